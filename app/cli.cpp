@@ -1,0 +1,203 @@
+#include "cli.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string_view>
+
+#include "scene/scene.h"
+#include "telemetry/telemetry.h"
+#include "world/world.h"
+
+namespace cl {
+
+const char* usage_text() {
+  return "usage:\n"
+         "  contactlab [SCENE.json] [--solver NAME] [--dt H] [--set name=value]...\n"
+         "             [--screenshot FILE.png [--frames N]]\n"
+         "  contactlab --headless SCENE.json --steps N [--solver NAME] [--dt H] [--set name=value]...\n"
+         "             [--metrics FILE.csv] [--trace FILE.json] [--state FILE.json]\n"
+         "  contactlab --list-solvers     solvers and their parameters\n"
+         "exit codes: 0 ok, 2 bad input, 3 the simulation produced a non-finite value\n";
+}
+
+namespace {
+
+bool parse_int(std::string_view s, int& v) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size() && !s.empty();
+}
+
+bool parse_double(std::string_view s, double& v) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size() && !s.empty() && std::isfinite(v);
+}
+
+}  // namespace
+
+bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* error) {
+  bool steps_given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&](std::string_view& v) {
+      if (i + 1 >= argc) {
+        *error = "option " + std::string(arg) + " needs a value";
+        return false;
+      }
+      v = argv[++i];
+      return true;
+    };
+    std::string_view v;
+    if (arg == "--help" || arg == "-h") out.help = true;
+    else if (arg == "--headless") out.headless = true;
+    else if (arg == "--list-solvers") out.list_solvers = true;
+    else if (arg == "--steps") {
+      if (!value(v)) return false;
+      if (!parse_int(v, out.steps) || out.steps < 0) {
+        *error = "--steps expects a whole number >= 0, got '" + std::string(v) + "'";
+        return false;
+      }
+      steps_given = true;
+    } else if (arg == "--frames") {
+      if (!value(v)) return false;
+      if (!parse_int(v, out.frames) || out.frames < 1) {
+        *error = "--frames expects a whole number >= 1, got '" + std::string(v) + "'";
+        return false;
+      }
+    } else if (arg == "--dt") {
+      if (!value(v)) return false;
+      if (!parse_double(v, out.dt) || out.dt <= 0 || out.dt > 1.0) {
+        *error = "--dt expects a time step in (0, 1] seconds, got '" + std::string(v) + "'";
+        return false;
+      }
+    } else if (arg == "--solver") {
+      if (!value(v)) return false;
+      out.solver = v;
+      if (!find_solver(out.solver)) {
+        *error = "unknown solver '" + out.solver + "' (available: " + solver_names() + ")";
+        return false;
+      }
+    } else if (arg == "--set") {
+      if (!value(v)) return false;
+      const size_t eq = v.find('=');
+      if (eq == std::string_view::npos || eq == 0) {
+        *error = "--set expects name=value, got '" + std::string(v) + "'";
+        return false;
+      }
+      out.params.emplace_back(std::string(v.substr(0, eq)), std::string(v.substr(eq + 1)));
+    } else if (arg == "--metrics") {
+      if (!value(v)) return false;
+      out.metrics = v;
+    } else if (arg == "--trace") {
+      if (!value(v)) return false;
+      out.trace = v;
+    } else if (arg == "--state") {
+      if (!value(v)) return false;
+      out.state = v;
+    } else if (arg == "--screenshot") {
+      if (!value(v)) return false;
+      out.screenshot = v;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      *error = "unknown option '" + std::string(arg) + "'";
+      return false;
+    } else if (out.scene.empty()) {
+      out.scene = arg;
+    } else {
+      *error = "more than one scene given ('" + out.scene + "' and '" + std::string(arg) + "')";
+      return false;
+    }
+  }
+  if (out.headless && !out.list_solvers && !out.help) {
+    if (out.scene.empty()) {
+      *error = "--headless needs a scene file";
+      return false;
+    }
+    if (!steps_given) {
+      *error = "--headless needs --steps N";
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+void list_solvers() {
+  for (const SolverInfo& info : solver_registry()) {
+    std::printf("%s: %s\n", info.name.c_str(), info.method.c_str());
+    ParamSet set(info.params);
+    for (size_t i = 0; i < info.params.size(); ++i) {
+      const ParamSpec& p = info.params[i];
+      std::printf("  %-24s default %-8s range [%g, %g]%s%s  %s\n", p.name.c_str(), set.to_string(i).c_str(), p.min,
+                  p.max, p.unit.empty() ? "" : " ", p.unit.c_str(), p.help.c_str());
+    }
+  }
+}
+
+bool write_text(const std::string& path, const std::string& text, std::string* error) {
+  std::ofstream out(path);
+  if (!out || !(out << text)) {
+    *error = path + ": cannot write";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int run_headless(const CommandLine& cmd) {
+  if (cmd.list_solvers) {
+    list_solvers();
+    return 0;
+  }
+  SceneLoadResult loaded = load_scene_file(cmd.scene);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "contactlab: %s\n", loaded.error.c_str());
+    return 2;
+  }
+  for (const std::string& w : loaded.warnings) std::fprintf(stderr, "contactlab: warning: %s\n", w.c_str());
+  World& world = loaded.world;
+  std::string error;
+  if (!cmd.solver.empty() && !world.set_solver(cmd.solver, &error)) {
+    std::fprintf(stderr, "contactlab: %s\n", error.c_str());
+    return 2;
+  }
+  if (cmd.dt > 0) world.settings.dt = cmd.dt;
+  for (const auto& [name, text] : cmd.params) {
+    if (!world.solver().params().set_from_string(name, text, &error)) {
+      std::fprintf(stderr, "contactlab: --set %s=%s: %s (solver %s)\n", name.c_str(), text.c_str(), error.c_str(),
+                   std::string(world.solver().name()).c_str());
+      return 2;
+    }
+  }
+
+  Recorder recorder;
+  int exit_code = 0;
+  for (int s = 0; s < cmd.steps; ++s) {
+    const StepResult r = world.step();
+    recorder.add(world.last_stats());
+    if (!r.ok) {
+      std::fprintf(stderr, "contactlab: %s: %s\n", cmd.scene.c_str(), r.error.c_str());
+      exit_code = 3;
+      break;
+    }
+  }
+
+  // Outputs are written even when the run stopped early, so the steps before the failure can be studied.
+  if (!cmd.metrics.empty() && !recorder.write_csv(cmd.metrics, &error)) {
+    std::fprintf(stderr, "contactlab: %s\n", error.c_str());
+    return 2;
+  }
+  if (!cmd.trace.empty() && !recorder.write_trace(cmd.trace, &error)) {
+    std::fprintf(stderr, "contactlab: %s\n", error.c_str());
+    return 2;
+  }
+  if (!cmd.state.empty() && !write_text(cmd.state, state_to_json(world).dump(2) + "\n", &error)) {
+    std::fprintf(stderr, "contactlab: %s\n", error.c_str());
+    return 2;
+  }
+  return exit_code;
+}
+
+}  // namespace cl

@@ -1,0 +1,109 @@
+#include "viewer/input.h"
+
+#include <cmath>
+
+#include <imgui.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include "collision/raycast.h"
+#include "viewer/convert.h"
+#include "viewer/session.h"
+
+namespace cl::viewer {
+
+namespace {
+
+void apply_drag_spring(AppState& app) {
+  DragSpring spring;
+  spring.body = app.pick.selected;
+  spring.local_anchor = app.pick.local_anchor;
+  spring.target = app.pick.target;
+  spring.stiffness = app.view.drag_stiffness;
+  spring.damping = app.view.drag_damping;
+  app.scene.world.set_drag(spring);
+}
+
+Ray mouse_ray(const AppState& app) {
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  return app.camera.ray_through(mouse.x, mouse.y, app.viewport_width, app.viewport_height);
+}
+
+void handle_keys(AppState& app) {
+  if (ImGui::GetIO().WantCaptureKeyboard) return;
+  // ImGui 1.86 indexes keys by the GLFW key codes the backend reports.
+  if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && app.sim.step_error.empty()) app.sim.playing = !app.sim.playing;
+  if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD) && !app.sim.playing) step_once(app);
+  if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) reset_scene(app);
+  if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) frame_scene(app);
+}
+
+}  // namespace
+
+void begin_pick(AppState& app, const Ray& ray) {
+  World& world = app.scene.world;
+  const RayHit hit = raycast(world, to_vec3(ray.origin), to_vec3(ray.dir));
+  app.pick.selected = hit.hit ? hit.body : -1;
+  if (!hit.hit || !world.bodies[hit.body].is_dynamic() || !app.sim.step_error.empty()) return;
+
+  const Body& body = world.bodies[hit.body];
+  PickState& pick = app.pick;
+  pick.dragging = true;
+  pick.local_anchor = body.rotation().transpose() * (hit.point - body.position);
+  // The target moves in the plane through the grabbed point facing the camera, so the body stays
+  // under the cursor at the depth where it was grabbed.
+  pick.plane_point = hit.point;
+  pick.plane_normal = -to_vec3(app.camera.forward());
+  pick.target = hit.point;
+  apply_drag_spring(app);
+}
+
+void update_drag(AppState& app, const Ray& ray) {
+  PickState& pick = app.pick;
+  if (!pick.dragging) return;
+  const Vec3 origin = to_vec3(ray.origin), dir = to_vec3(ray.dir);
+  const double denom = pick.plane_normal.dot(dir);
+  if (std::abs(denom) > 1e-6) {
+    const double t = pick.plane_normal.dot(pick.plane_point - origin) / denom;
+    if (t > 0.0 && std::isfinite(t)) pick.target = origin + t * dir;
+  }
+  apply_drag_spring(app);  // every frame, so stiffness edits in the View panel apply at once
+}
+
+void end_drag(AppState& app) {
+  app.pick.dragging = false;
+  app.scene.world.clear_drag();
+}
+
+void handle_view_input(AppState& app) {
+  ImGuiIO& io = ImGui::GetIO();
+  app.viewport_width = io.DisplaySize.x;
+  app.viewport_height = io.DisplaySize.y;
+  handle_keys(app);
+
+  // A drag keeps going when the cursor passes over a panel; everything else needs the 3D view.
+  if (app.pick.dragging) {
+    if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+      end_drag(app);
+    } else {
+      if (io.MouseWheel != 0.0f) {  // the wheel pushes the grabbed body away or pulls it closer
+        app.pick.plane_point += to_vec3(app.camera.forward()) * (0.08 * app.camera.distance * io.MouseWheel);
+      }
+      update_drag(app, mouse_ray(app));
+    }
+  }
+  if (io.WantCaptureMouse) return;
+
+  if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) begin_pick(app, mouse_ray(app));
+
+  const bool pan = ImGui::IsMouseDown(ImGuiMouseButton_Middle) ||
+                   (ImGui::IsMouseDown(ImGuiMouseButton_Right) && io.KeyShift);
+  if (pan) {
+    app.camera.pan(io.MouseDelta.x, io.MouseDelta.y, app.viewport_height);
+  } else if (ImGui::IsMouseDown(ImGuiMouseButton_Right)) {
+    app.camera.orbit(io.MouseDelta.x, io.MouseDelta.y);
+  }
+  if (io.MouseWheel != 0.0f && !app.pick.dragging) app.camera.zoom(io.MouseWheel);
+}
+
+}  // namespace cl::viewer

@@ -1,0 +1,21 @@
+// The Dear ImGui panels, one function per panel. Each reads and edits only the AppState it is given.
+#pragma once
+
+#include "viewer/viewer_state.h"
+
+namespace cl::viewer {
+
+// Places and draws every panel (call between ImGui::NewFrame and ImGui::Render).
+void draw_panels(AppState& app);
+
+void draw_scene_panel(AppState& app);       // choose / open / reload / reset / save scenes
+void draw_simulation_panel(AppState& app);  // play, pause, step, speed, dt
+void draw_solver_panel(AppState& app);      // contact method and its published parameters
+void draw_view_panel(AppState& app);        // overlays, grid, wireframe, mouse drag spring
+void draw_stats_panel(AppState& app);       // fps, stage timings, counters, recording
+void draw_inspector_panel(AppState& app);   // the selected body
+
+// A greyed "(?)" after the last item that shows `text` as a tooltip.
+void help_marker(const char* text);
+
+}  // namespace cl::viewer

@@ -1,0 +1,367 @@
+#include "viewer/renderer.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
+#include <glm/gtc/type_ptr.hpp>
+
+#include "core/shape.h"
+#include "viewer/convert.h"
+#include "viewer/gl_util.h"
+
+namespace cl::viewer {
+
+namespace {
+
+// Towards the key light: high, slightly in front and to the right of the default view.
+const glm::vec3 kLightDir = glm::normalize(glm::vec3(0.45f, 1.0f, 0.35f));
+const glm::vec3 kPlaneColor{0.50f, 0.51f, 0.53f};
+
+// Colours of the debug overlays.
+const glm::vec4 kContactColor{1.00f, 0.85f, 0.20f, 1.0f};
+const glm::vec4 kNormalColor{0.30f, 0.90f, 1.00f, 1.0f};
+const glm::vec4 kNormalImpulseColor{1.00f, 0.30f, 0.25f, 1.0f};
+const glm::vec4 kFrictionImpulseColor{1.00f, 0.60f, 0.15f, 1.0f};
+const glm::vec4 kDragColor{1.0f, 1.0f, 1.0f, 1.0f};
+
+constexpr int kMaxShadowBlobs = 64;  // must match ground.frag.glsl
+
+// Muted, well separated hues that read well under the key light on a dark background.
+const std::array<glm::vec3, 10> kPalette = {{
+    {0.90f, 0.45f, 0.35f}, {0.35f, 0.60f, 0.88f}, {0.52f, 0.78f, 0.40f}, {0.95f, 0.75f, 0.32f},
+    {0.68f, 0.50f, 0.84f}, {0.33f, 0.76f, 0.74f}, {0.93f, 0.56f, 0.70f}, {0.80f, 0.64f, 0.46f},
+    {0.60f, 0.70f, 0.30f}, {0.45f, 0.50f, 0.90f},
+}};
+
+enum MeshSlot { kSphere = 0, kBox = 1, kCapsule = 2 };
+
+glm::mat4 body_model(const Body& b) {
+  const Quat& q = b.orientation;
+  const glm::quat rot(static_cast<float>(q.w()), static_cast<float>(q.x()), static_cast<float>(q.y()),
+                      static_cast<float>(q.z()));
+  return glm::translate(glm::mat4(1.0f), to_glm(b.position)) * glm::mat4_cast(glm::normalize(rot));
+}
+
+// Spacing of the ground grid: a power of ten giving about ten cells across the scene.
+float grid_spacing(float scene_radius) {
+  return std::pow(10.0f, std::round(std::log10(std::max(scene_radius, 1e-3f) * 0.2f)));
+}
+
+}  // namespace
+
+glm::vec3 body_color(const Body& body, int index) {
+  switch (body.kind) {
+    case BodyKind::Fixed: return {0.55f, 0.56f, 0.58f};
+    case BodyKind::Kinematic: return {0.62f, 0.68f, 0.76f};
+    case BodyKind::Dynamic: break;
+  }
+  return kPalette[static_cast<size_t>(index) % kPalette.size()];
+}
+
+void update_impulse_reference(ViewState& view, const ContactList& contacts) {
+  float largest = 0.0f;
+  for (const Contact& c : contacts) {
+    largest = std::max({largest, static_cast<float>(std::abs(c.normal_impulse)),
+                        static_cast<float>(c.friction_impulse.norm())});
+  }
+  if (!std::isfinite(largest)) return;
+  // Rises at once, decays over a second or two at 60 frames per second.
+  view.impulse_reference = std::max(largest, view.impulse_reference * 0.98f);
+}
+
+Renderer::~Renderer() {
+  // Only touch GL if init ran (a context exists then and is still current when the viewer shuts down).
+  if (mesh_program_ == 0 && ground_program_ == 0 && line_program_ == 0) return;
+  destroy_mesh(sphere_);
+  destroy_mesh(box_);
+  destroy_mesh(capsule_);
+  glDeleteVertexArrays(1, &empty_vao_);
+  glDeleteVertexArrays(1, &line_vao_);
+  glDeleteBuffers(1, &line_vbo_);
+  glDeleteProgram(mesh_program_);
+  glDeleteProgram(ground_program_);
+  glDeleteProgram(line_program_);
+}
+
+bool Renderer::init(const std::string& shader_dir, std::string* error) {
+  mesh_program_ = load_program(shader_dir, "mesh", error);
+  if (mesh_program_ == 0) return false;
+  ground_program_ = load_program(shader_dir, "ground", error);
+  if (ground_program_ == 0) return false;
+  line_program_ = load_program(shader_dir, "line", error);
+  if (line_program_ == 0) return false;
+
+  sphere_ = upload_mesh(make_sphere_mesh(40, 20));
+  box_ = upload_mesh(make_box_mesh());
+  capsule_ = upload_mesh(make_capsule_mesh(40, 20));
+  glCreateVertexArrays(1, &empty_vao_);
+
+  glCreateVertexArrays(1, &line_vao_);
+  glCreateBuffers(1, &line_vbo_);
+  glVertexArrayVertexBuffer(line_vao_, 0, line_vbo_, 0, sizeof(LineVertex));
+  glEnableVertexArrayAttrib(line_vao_, 0);
+  glVertexArrayAttribFormat(line_vao_, 0, 3, GL_FLOAT, GL_FALSE, offsetof(LineVertex, position));
+  glVertexArrayAttribBinding(line_vao_, 0, 0);
+  glEnableVertexArrayAttrib(line_vao_, 1);
+  glVertexArrayAttribFormat(line_vao_, 1, 4, GL_FLOAT, GL_FALSE, offsetof(LineVertex, color));
+  glVertexArrayAttribBinding(line_vao_, 1, 0);
+  return true;
+}
+
+Renderer::GpuMesh Renderer::upload_mesh(const MeshData& data) {
+  GpuMesh m;
+  m.index_count = static_cast<GLsizei>(data.indices.size());
+  glCreateBuffers(1, &m.vertices);
+  glNamedBufferStorage(m.vertices, static_cast<GLsizeiptr>(data.vertices.size() * sizeof(MeshVertex)),
+                       data.vertices.data(), 0);
+  glCreateBuffers(1, &m.indices);
+  glNamedBufferStorage(m.indices, static_cast<GLsizeiptr>(data.indices.size() * sizeof(uint32_t)),
+                       data.indices.data(), 0);
+  glCreateBuffers(1, &m.instances);
+
+  glCreateVertexArrays(1, &m.vao);
+  glVertexArrayElementBuffer(m.vao, m.indices);
+  // Binding 0: the mesh, per vertex. Binding 1: the bodies, one Instance per drawn copy.
+  glVertexArrayVertexBuffer(m.vao, 0, m.vertices, 0, sizeof(MeshVertex));
+  glVertexArrayVertexBuffer(m.vao, 1, m.instances, 0, sizeof(Instance));
+  glVertexArrayBindingDivisor(m.vao, 1, 1);
+  auto attribute = [&m](GLuint location, GLuint binding, GLint size, size_t offset) {
+    glEnableVertexArrayAttrib(m.vao, location);
+    glVertexArrayAttribFormat(m.vao, location, size, GL_FLOAT, GL_FALSE, static_cast<GLuint>(offset));
+    glVertexArrayAttribBinding(m.vao, location, binding);
+  };
+  attribute(0, 0, 3, offsetof(MeshVertex, position));
+  attribute(1, 0, 3, offsetof(MeshVertex, normal));
+  attribute(2, 0, 1, offsetof(MeshVertex, side));
+  for (GLuint column = 0; column < 4; ++column) {  // a mat4 attribute takes four locations
+    attribute(3 + column, 1, 4, offsetof(Instance, model) + column * sizeof(glm::vec4));
+  }
+  attribute(7, 1, 4, offsetof(Instance, scale));
+  attribute(8, 1, 4, offsetof(Instance, color));
+  attribute(9, 1, 4, offsetof(Instance, params));
+  return m;
+}
+
+void Renderer::destroy_mesh(GpuMesh& m) {
+  glDeleteVertexArrays(1, &m.vao);
+  glDeleteBuffers(1, &m.vertices);
+  glDeleteBuffers(1, &m.indices);
+  glDeleteBuffers(1, &m.instances);
+  m = GpuMesh{};
+}
+
+void Renderer::draw(const AppState& app, int fb_width, int fb_height) {
+  glViewport(0, 0, fb_width, fb_height);
+  glClearColor(kBackground.r, kBackground.g, kBackground.b, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LEQUAL);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+
+  const float aspect = static_cast<float>(fb_width) / static_cast<float>(std::max(fb_height, 1));
+  const glm::mat4 view_proj = app.camera.projection(aspect) * app.camera.view();
+  draw_planes(app, view_proj);
+  draw_bodies(app, view_proj);
+  draw_overlays(app, view_proj, static_cast<float>(fb_height));
+
+  glBindVertexArray(0);
+  glUseProgram(0);
+}
+
+void Renderer::draw_planes(const AppState& app, const glm::mat4& view_proj) {
+  const World& world = app.scene.world;
+  const OrbitCamera& cam = app.camera;
+  const float radius = cam.scene_radius;
+  // Fog hides the far edge of the "infinite" quad by fading it into the background.
+  const float fog_start = cam.distance + 3.0f * radius;
+  const float fog_end = cam.distance + 25.0f * radius + 10.0f;
+
+  const GLuint p = ground_program_;
+  glUseProgram(p);
+  set_uniform(p, "u_view_proj", view_proj);
+  set_uniform(p, "u_eye", cam.eye());
+  set_uniform(p, "u_light_dir", kLightDir);
+  set_uniform(p, "u_background", kBackground);
+  set_uniform(p, "u_show_grid", app.view.show_grid ? 1.0f : 0.0f);
+  set_uniform(p, "u_spacing", grid_spacing(radius));
+  set_uniform(p, "u_fog_start", fog_start);
+  set_uniform(p, "u_fog_end", fog_end);
+  set_uniform(p, "u_half_size", fog_end * 1.5f);
+  glBindVertexArray(empty_vao_);
+  // Planes are seen only from the open side: a wall between the camera and the scene is culled, so
+  // scenes enclosed by planes stay visible from outside like a doll's house.
+  glEnable(GL_CULL_FACE);
+  glCullFace(GL_BACK);
+  glFrontFace(GL_CCW);
+
+  std::array<glm::vec4, kMaxShadowBlobs> blobs{}, blob_params{};
+  for (size_t i = 0; i < world.bodies.size(); ++i) {
+    const Body& plane = world.bodies[i];
+    if (plane.shape.type != ShapeType::Plane) continue;
+    const Mat3 rot = plane.rotation();
+    const Vec3 n = (rot * plane.shape.normal).normalized();
+    const double d = n.dot(plane.position) + plane.shape.offset;  // world plane: n . x = d
+    Vec3 u, v;
+    tangent_basis(n, u, v);  // u x v = n, so the quad faces along n
+    const Vec3 target = to_vec3(cam.target);
+    const Vec3 center = target - (n.dot(target) - d) * n;
+
+    // Soft blob shadows of the bodies above this plane (a cheap stand-in for shadow mapping).
+    int count = 0;
+    if (app.view.show_shadows) {
+      for (const Body& b : world.bodies) {
+        if (b.shape.type == ShapeType::Plane || count == kMaxShadowBlobs) continue;
+        const Aabb box = shape_aabb(b.shape, b.position, b.orientation);
+        const Vec3 mid = 0.5 * (box.lo + box.hi), size = box.hi - box.lo;
+        const double half_n = 0.5 * n.cwiseAbs().dot(size);
+        const double height = n.dot(mid) - d - half_n;  // gap between the body's bottom and the plane
+        if (!std::isfinite(height) || height < -half_n) continue;  // behind the plane
+        const double r = 0.25 * (u.cwiseAbs().dot(size) + v.cwiseAbs().dot(size));
+        const double h = std::max(height, 0.0);
+        blobs[count] = glm::vec4(to_glm(mid - (n.dot(mid) - d) * n), static_cast<float>(r));
+        blob_params[count] = glm::vec4(static_cast<float>(0.55 / (1.0 + 1.5 * h / std::max(r, 1e-3))),
+                                       static_cast<float>(1.15 * r + 0.6 * h), 0.0f, 0.0f);
+        ++count;
+      }
+    }
+    set_uniform(p, "u_blob_count", count);
+    glProgramUniform4fv(p, glGetUniformLocation(p, "u_blobs"), kMaxShadowBlobs, glm::value_ptr(blobs[0]));
+    glProgramUniform4fv(p, glGetUniformLocation(p, "u_blob_params"), kMaxShadowBlobs,
+                        glm::value_ptr(blob_params[0]));
+    set_uniform(p, "u_center", to_glm(center));
+    set_uniform(p, "u_normal", to_glm(n));
+    set_uniform(p, "u_axis_u", to_glm(u));
+    set_uniform(p, "u_axis_v", to_glm(v));
+    set_uniform(p, "u_color", kPlaneColor);
+    set_uniform(p, "u_highlight", static_cast<int>(i) == app.pick.selected ? 1.0f : 0.0f);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  }
+  glDisable(GL_CULL_FACE);
+}
+
+void Renderer::draw_bodies(const AppState& app, const glm::mat4& view_proj) {
+  for (auto& list : scratch_) list.clear();
+  const auto& bodies = app.scene.world.bodies;
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const Body& b = bodies[i];
+    const Shape& s = b.shape;
+    Instance inst;
+    inst.model = body_model(b);
+    inst.color = glm::vec4(body_color(b, static_cast<int>(i)), 1.0f);
+    inst.params = glm::vec4(static_cast<int>(i) == app.pick.selected ? 1.0f : 0.0f, 0.0f, 0.0f, 0.0f);
+    const float r = static_cast<float>(s.radius);
+    switch (s.type) {
+      case ShapeType::Plane: continue;  // drawn by draw_planes
+      case ShapeType::Sphere:
+        inst.scale = glm::vec4(r, r, r, 0.0f);
+        inst.params.y = 0.22f;  // without the pattern a rolling ball looks like it slides
+        scratch_[kSphere].push_back(inst);
+        break;
+      case ShapeType::Box:
+        inst.scale = glm::vec4(to_glm(s.half_extents), 0.0f);
+        scratch_[kBox].push_back(inst);
+        break;
+      case ShapeType::Capsule:
+        inst.scale = glm::vec4(r, r, r, static_cast<float>(s.half_height));
+        inst.params.y = 0.22f;
+        scratch_[kCapsule].push_back(inst);
+        break;
+    }
+  }
+
+  const GLuint p = mesh_program_;
+  glUseProgram(p);
+  set_uniform(p, "u_view_proj", view_proj);
+  set_uniform(p, "u_eye", app.camera.eye());
+  set_uniform(p, "u_light_dir", kLightDir);
+  if (app.view.wireframe) {
+    glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+  } else {
+    glEnable(GL_CULL_FACE);  // closed meshes: the back faces are never visible
+  }
+  draw_instances(sphere_, scratch_[kSphere]);
+  draw_instances(box_, scratch_[kBox]);
+  draw_instances(capsule_, scratch_[kCapsule]);
+  glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+  glDisable(GL_CULL_FACE);
+}
+
+void Renderer::draw_instances(GpuMesh& mesh, const std::vector<Instance>& instances) {
+  if (instances.empty()) return;
+  // Orphan and refill: the driver hands out fresh storage instead of waiting for the last frame.
+  glNamedBufferData(mesh.instances, static_cast<GLsizeiptr>(instances.size() * sizeof(Instance)),
+                    instances.data(), GL_STREAM_DRAW);
+  glBindVertexArray(mesh.vao);
+  glDrawElementsInstanced(GL_TRIANGLES, mesh.index_count, GL_UNSIGNED_INT, nullptr,
+                          static_cast<GLsizei>(instances.size()));
+}
+
+void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, float fb_height) {
+  lines_.clear();
+  points_.clear();
+  const World& world = app.scene.world;
+  const ViewState& view = app.view;
+
+  auto line = [this](const Vec3& a, const Vec3& b, const glm::vec4& color) {
+    lines_.push_back({to_glm(a), color});
+    lines_.push_back({to_glm(b), color});
+  };
+  // Metres of arrow per N s of impulse.
+  const double impulse_scale = view.auto_impulse_scale
+                                   ? (view.impulse_reference > 0.0f ? view.impulse_length / view.impulse_reference : 0.0)
+                                   : view.impulse_scale;
+  for (const Contact& c : world.contacts()) {
+    if (!all_finite(c.position) || !all_finite(c.normal)) continue;
+    if (view.show_contacts) points_.push_back({to_glm(c.position), kContactColor});
+    if (view.show_normals) line(c.position, c.position + view.normal_length * c.normal, kNormalColor);
+    if (view.show_impulses) {
+      line(c.position, c.position + impulse_scale * c.normal_impulse * c.normal, kNormalImpulseColor);
+      line(c.position, c.position + impulse_scale * c.friction_impulse, kFrictionImpulseColor);
+    }
+  }
+  const PickState& pick = app.pick;
+  if (pick.dragging && pick.selected >= 0 && pick.selected < static_cast<int>(world.bodies.size())) {
+    const Body& b = world.bodies[pick.selected];
+    const Vec3 anchor = b.position + b.rotation() * pick.local_anchor;
+    line(anchor, pick.target, kDragColor);
+    points_.push_back({to_glm(anchor), kDragColor});
+    points_.push_back({to_glm(pick.target), kDragColor});
+  }
+  if (lines_.empty() && points_.empty()) return;
+
+  const size_t line_count = lines_.size();
+  lines_.insert(lines_.end(), points_.begin(), points_.end());  // one upload: lines, then points
+  glNamedBufferData(line_vbo_, static_cast<GLsizeiptr>(lines_.size() * sizeof(LineVertex)), lines_.data(),
+                    GL_STREAM_DRAW);
+
+  const GLuint p = line_program_;
+  glUseProgram(p);
+  glBindVertexArray(line_vao_);
+  set_uniform(p, "u_view_proj", view_proj);
+  set_uniform(p, "u_point_size", std::max(5.0f, 7.0f * fb_height / 720.0f));
+  glEnable(GL_PROGRAM_POINT_SIZE);
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glDepthMask(GL_FALSE);
+  // Two passes: faint where hidden behind bodies (contacts are mostly inside the contact region),
+  // solid where visible.
+  for (int pass = 0; pass < 2; ++pass) {
+    glDepthFunc(pass == 0 ? GL_GREATER : GL_LEQUAL);
+    set_uniform(p, "u_alpha", pass == 0 ? 0.3f : 1.0f);
+    set_uniform(p, "u_round_points", 0);
+    glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(line_count));
+    set_uniform(p, "u_round_points", 1);
+    glDrawArrays(GL_POINTS, static_cast<GLint>(line_count), static_cast<GLsizei>(lines_.size() - line_count));
+  }
+  glDepthFunc(GL_LEQUAL);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+  glDisable(GL_PROGRAM_POINT_SIZE);
+}
+
+}  // namespace cl::viewer

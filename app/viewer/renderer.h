@@ -1,0 +1,69 @@
+// Draws the world with OpenGL 4.5: lit instanced meshes for the bodies, planes as large quads with a
+// ground grid and soft blob shadows, and debug lines/points for contacts, impulses and the drag spring.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <glad/gl.h>
+#include <glm/glm.hpp>
+
+#include "viewer/meshes.h"
+#include "viewer/viewer_state.h"
+
+namespace cl::viewer {
+
+// Display colour of body `index`: a palette for dynamic bodies, greys for fixed and kinematic ones.
+glm::vec3 body_color(const Body& body, int index);
+
+// The automatic impulse scale follows a slowly decaying maximum of the contact impulses, so the arrows
+// keep a readable length without flickering from step to step. Call once per frame.
+void update_impulse_reference(ViewState& view, const ContactList& contacts);
+
+class Renderer {
+ public:
+  Renderer() = default;
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+  ~Renderer();
+
+  // Needs a current GL 4.5 context. Loads the shaders from `shader_dir`; false with *error on failure.
+  bool init(const std::string& shader_dir, std::string* error);
+  // Clears and draws the scene into the current framebuffer of the given size (pixels).
+  void draw(const AppState& app, int fb_width, int fb_height);
+
+  static constexpr glm::vec3 kBackground{0.19f, 0.21f, 0.25f};
+
+ private:
+  struct GpuMesh {
+    GLuint vao = 0, vertices = 0, indices = 0, instances = 0;
+    GLsizei index_count = 0;
+  };
+  // One body as the mesh shader sees it (per-instance vertex attributes).
+  struct Instance {
+    glm::mat4 model;   // rotation and translation only
+    glm::vec4 scale;   // xyz: scale of the unit mesh; w: capsule half height
+    glm::vec4 color;   // rgb, a unused
+    glm::vec4 params;  // x: selection highlight 0..1, y: strength of the octant pattern (shows spin)
+  };
+  struct LineVertex {
+    glm::vec3 position;
+    glm::vec4 color;
+  };
+
+  GpuMesh upload_mesh(const MeshData& data);
+  void destroy_mesh(GpuMesh& mesh);
+  void draw_planes(const AppState& app, const glm::mat4& view_proj);
+  void draw_bodies(const AppState& app, const glm::mat4& view_proj);
+  void draw_overlays(const AppState& app, const glm::mat4& view_proj, float fb_height);
+  void draw_instances(GpuMesh& mesh, const std::vector<Instance>& instances);
+
+  GLuint mesh_program_ = 0, ground_program_ = 0, line_program_ = 0;
+  GpuMesh sphere_, box_, capsule_;
+  GLuint empty_vao_ = 0;              // the ground quad's corners come from gl_VertexID
+  GLuint line_vao_ = 0, line_vbo_ = 0;
+  std::vector<Instance> scratch_[3];  // per mesh, reused every frame to avoid allocations
+  std::vector<LineVertex> lines_, points_;
+};
+
+}  // namespace cl::viewer

@@ -1,0 +1,196 @@
+// run_viewer: the window, the frame loop and screenshot mode. The pieces live in
+//   session.cpp  (scenes and stepping), input.cpp (camera and picking), panels.cpp (ImGui panels),
+//   renderer.cpp (OpenGL drawing), camera.cpp, meshes.cpp, gl_util.cpp.
+#include "viewer/viewer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <vector>
+
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <stb_image_write.h>
+
+#include "viewer/input.h"
+#include "viewer/panels.h"
+#include "viewer/renderer.h"
+#include "viewer/session.h"
+
+namespace cl {
+
+namespace {
+
+using viewer::AppState;
+
+void glfw_error(int code, const char* description) {
+  std::cerr << "contactlab: GLFW error " << code << ": " << description << "\n";
+}
+
+// Owns GLFW, the window and the ImGui context, and tears them down in order on every return path.
+struct WindowSystem {
+  GLFWwindow* window = nullptr;
+  bool glfw_ready = false, imgui_ready = false;
+
+  ~WindowSystem() {
+    if (imgui_ready) {
+      ImGui_ImplOpenGL3_Shutdown();
+      ImGui_ImplGlfw_Shutdown();
+      ImGui::DestroyContext();
+    }
+    if (window != nullptr) glfwDestroyWindow(window);
+    if (glfw_ready) glfwTerminate();
+  }
+
+  // False with a message on stderr when there is no display or no OpenGL 4.5 core context.
+  bool open(int width, int height, bool visible) {
+    glfwSetErrorCallback(glfw_error);
+    if (glfwInit() != GLFW_TRUE) {
+      std::cerr << "contactlab: cannot initialise GLFW (no display? under a headless system use "
+                   "xvfb-run -a -s '-screen 0 1280x720x24' contactlab ...)\n";
+      return false;
+    }
+    glfw_ready = true;
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SAMPLES, 4);
+    glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
+    window = glfwCreateWindow(width, height, "ContactLab", nullptr, nullptr);
+    if (window == nullptr) {
+      std::cerr << "contactlab: cannot create a window with an OpenGL 4.5 core context "
+                   "(the GPU driver may be too old; Mesa's llvmpipe works)\n";
+      return false;
+    }
+    glfwMakeContextCurrent(window);
+    if (gladLoadGL(glfwGetProcAddress) == 0) {
+      std::cerr << "contactlab: cannot load the OpenGL 4.5 functions\n";
+      return false;
+    }
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    imgui_ready = true;
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // same layout every start (and screenshots), no file left in the cwd
+    ImGui::StyleColorsDark();
+    ImGuiStyle& style = ImGui::GetStyle();
+    style.WindowRounding = 4.0f;
+    style.FrameRounding = 3.0f;
+    style.Colors[ImGuiCol_WindowBg].w = 0.88f;  // the scene shows through a little
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 450 core");
+    return true;
+  }
+};
+
+// Reads the back buffer (after the frame is drawn, before the swap) and writes it as a PNG.
+bool write_screenshot(const std::string& path, int width, int height) {
+  std::vector<unsigned char> pixels(static_cast<size_t>(width) * height * 3);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
+  // OpenGL's first row is the bottom one; PNG's is the top one.
+  const size_t row = static_cast<size_t>(width) * 3;
+  std::vector<unsigned char> flipped(pixels.size());
+  for (int y = 0; y < height; ++y) {
+    std::copy_n(pixels.begin() + static_cast<std::ptrdiff_t>((height - 1 - y) * row), row,
+                flipped.begin() + static_cast<std::ptrdiff_t>(y * row));
+  }
+  return stbi_write_png(path.c_str(), width, height, 3, flipped.data(), static_cast<int>(row)) != 0;
+}
+
+void update_title(GLFWwindow* window, const AppState& app, int& shown_generation) {
+  if (shown_generation == app.scene.generation) return;
+  shown_generation = app.scene.generation;
+  const std::string title = "ContactLab - " + app.scene.world.name + " (" + app.scene.path + ")";
+  glfwSetWindowTitle(window, title.c_str());
+}
+
+}  // namespace
+
+int run_viewer(const ViewerOptions& options) {
+  AppState app;
+  app.options = &options;
+  app.viewport_width = static_cast<float>(options.width);
+  app.viewport_height = static_cast<float>(options.height);
+  app.scene.root = viewer::resolve_root();
+  app.scene.files = viewer::list_scene_files(app.scene.root);
+
+  // The scene first: a bad file is reported (exit 2) even where no window could be opened.
+  const std::string path =
+      options.scene_path.empty() ? app.scene.root + "/scenes/default.json" : options.scene_path;
+  std::string error;
+  if (!viewer::open_scene(app, path, &options, &error)) {
+    std::cerr << "contactlab: cannot load scene: " << error << "\n";
+    return 2;
+  }
+
+  const bool screenshot = !options.screenshot_path.empty();
+  WindowSystem system;
+  if (!system.open(options.width, options.height, true)) return 1;
+  glfwSwapInterval(screenshot ? 0 : 1);
+
+  viewer::Renderer renderer;
+  if (!renderer.init(app.scene.root + "/shaders", &error)) {
+    std::cerr << "contactlab: cannot build the shaders: " << error << "\n";
+    return 1;
+  }
+  glEnable(GL_MULTISAMPLE);
+
+  // ImGui lays out auto-sized windows over the first frames, so screenshots render at least a few.
+  const int frames_to_render = screenshot ? std::max(options.frames, 3) : 0;
+  int shown_generation = -1;
+  for (int frame = 0; !glfwWindowShouldClose(system.window); ++frame) {
+    glfwPollEvents();
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    const ImGuiIO& io = ImGui::GetIO();
+
+    viewer::handle_view_input(app);
+    if (screenshot) {
+      // One step per frame regardless of wall time, so a screenshot after N frames is reproducible.
+      if (frame < options.frames) viewer::step_once(app);
+    } else {
+      viewer::advance_simulation(app, io.DeltaTime);
+    }
+    app.stats.fps.push(io.Framerate);
+    viewer::update_impulse_reference(app.view, app.scene.world.contacts());
+    viewer::draw_panels(app);
+    update_title(system.window, app, shown_generation);
+
+    ImGui::Render();
+    int fb_width = 0, fb_height = 0;
+    glfwGetFramebufferSize(system.window, &fb_width, &fb_height);
+    if (fb_width > 0 && fb_height > 0) {  // minimised windows have an empty framebuffer
+      renderer.draw(app, fb_width, fb_height);
+      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    }
+
+    if (screenshot && frame + 1 >= frames_to_render) {
+      if (!write_screenshot(options.screenshot_path, fb_width, fb_height)) {
+        std::cerr << "contactlab: cannot write screenshot " << options.screenshot_path << "\n";
+        return 2;
+      }
+      if (!app.sim.step_error.empty()) std::cerr << "contactlab: simulation stopped: " << app.sim.step_error << "\n";
+      std::cout << "wrote " << options.screenshot_path << " (" << fb_width << "x" << fb_height << ", "
+                << app.scene.world.step_count() << " steps)\n";
+      return 0;
+    }
+    glfwSwapBuffers(system.window);
+  }
+  if (app.stats.recording) {  // don't lose a recording on close
+    viewer::stop_recording(app);
+    if (app.stats.error.empty()) std::cout << "recorded " << app.stats.csv_path << " and " << app.stats.trace_path << "\n";
+    else std::cerr << "contactlab: " << app.stats.error << "\n";
+  }
+  return 0;
+}
+
+}  // namespace cl

@@ -1,0 +1,23 @@
+// The interactive viewer: a GLFW window with OpenGL 4.5 rendering and Dear ImGui panels.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cl {
+
+struct ViewerOptions {
+  std::string scene_path;       // scene to open (the default scene when empty)
+  std::string solver;           // override the scene's solver ("" keeps it)
+  std::vector<std::pair<std::string, std::string>> params;  // --set name=value overrides
+  double dt = 0.0;              // override the scene's dt (0 keeps it)
+  std::string screenshot_path;  // when set: render `frames` frames, save a PNG, exit
+  int frames = 60;
+  int width = 1280, height = 720;
+};
+
+// Runs the viewer until the window closes. Returns the process exit code
+// (0 ok, 2 bad input such as an unreadable scene given on the command line, 1 no OpenGL context).
+int run_viewer(const ViewerOptions& options);
+
+}  // namespace cl

@@ -1,0 +1,34 @@
+// Broad phase: incremental sweep-and-prune along the axis of largest spread.
+#pragma once
+
+#include <vector>
+
+#include "core/math.h"
+
+namespace cl {
+
+struct BodyPair {
+  int a, b;  // a < b
+  bool operator==(const BodyPair&) const = default;
+  bool operator<(const BodyPair& o) const { return a != o.a ? a < o.a : b < o.b; }
+};
+
+class BroadPhase {
+ public:
+  // Finds all pairs whose boxes overlap, skipping pairs where both `skip_pair_mask` entries are true
+  // (e.g. two bodies that never move). Output sorted by (a, b). Cost O(n log n) the first time, then
+  // near O(n + pairs) while the order along the axis changes little (insertion sort keeps it coherent).
+  void find_pairs(const std::vector<Aabb>& boxes, const std::vector<char>& static_body,
+                  std::vector<BodyPair>& out);
+  void clear() { order_.clear(); }
+
+ private:
+  std::vector<int> order_;  // body indices sorted by box minimum along axis_
+  int axis_ = 0;
+};
+
+// O(n^2) reference used by the tests.
+void brute_force_pairs(const std::vector<Aabb>& boxes, const std::vector<char>& static_body,
+                       std::vector<BodyPair>& out);
+
+}  // namespace cl

@@ -1,0 +1,845 @@
+// Scene files: strict loading (every problem named by file, JSON pointer and what was expected),
+// saving in the same format, and final-state output.
+//
+// Loading stops at the first problem and reports it as
+//   FILE: /json/pointer: what was expected, got what
+// (syntax errors as FILE:LINE:COLUMN: ...). Values that can be repaired without guessing (a non-unit
+// quaternion or plane normal) are normalised and reported as warnings instead.
+#include "scene/scene.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <unordered_map>
+
+namespace cl {
+namespace {
+
+using json = nlohmann::json;
+
+// --- limits ----------------------------------------------------------------------------------------
+constexpr int kFormat = 1;
+constexpr double kMaxDt = 1.0;             // s; a larger step is certainly a mistake
+constexpr double kMaxContactMargin = 1.0;  // m
+constexpr double kUnitTolerance = 1e-6;    // |norm - 1| below this is rounding, normalised silently
+// |norm - 1| below this is already unit in double precision: kept bit for bit, so that saving and loading
+// again reproduces the same numbers (normalising would move the last bits each time).
+constexpr double kUnitExact = 8 * std::numeric_limits<double>::epsilon();
+
+// Thrown inside the loader only; the public functions turn it into SceneLoadResult::error.
+struct SceneError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// --- JSON pointers and value descriptions -------------------------------------------------------------
+
+// One reference token of a JSON pointer (RFC 6901: "~" -> "~0", "/" -> "~1").
+std::string pointer_token(std::string_view key) {
+  std::string out;
+  out.reserve(key.size());
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string child(const std::string& path, std::string_view key) { return path + "/" + pointer_token(key); }
+std::string child(const std::string& path, size_t index) { return path + "/" + std::to_string(index); }
+std::string shown(const std::string& path) { return path.empty() ? "/" : path; }
+
+// True if `v` is small enough to quote in a message (bounded depth, so hostile nesting cannot recurse deep).
+bool is_small(const json& v, int depth, int& budget) {
+  if (--budget < 0 || depth > 4) return false;
+  if (v.is_array() || v.is_object()) {
+    for (const auto& e : v) {
+      if (!is_small(e, depth + 1, budget)) return false;
+    }
+  }
+  return true;
+}
+
+std::string dump_safe(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// "got ..." part of a message: the value itself when short, else what kind of value it is.
+std::string describe(const json& v) {
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isnan(d)) return "NaN";
+    if (std::isinf(d)) {
+      return d > 0 ? "a number too large to represent (it reads as infinity)"
+                   : "a negative number too large to represent (it reads as -infinity)";
+    }
+  }
+  int budget = 24;
+  if (is_small(v, 0, budget)) {
+    std::string s = dump_safe(v);
+    if (s.size() <= 80) return s;
+  }
+  if (v.is_string()) return "a string of " + std::to_string(v.get_ref<const std::string&>().size()) + " characters";
+  if (v.is_array()) return "an array of " + std::to_string(v.size()) + " elements";
+  if (v.is_object()) return "an object with " + std::to_string(v.size()) + " keys";
+  return dump_safe(v);
+}
+
+std::string in_quotes(std::string_view s) { return dump_safe(json(std::string(s))); }
+
+std::string join(const std::vector<std::string>& items, std::string_view sep = ", ") {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean "x"?)" when one known name is close to `name`, else "".
+std::string suggestion(std::string_view name, const std::vector<std::string>& known) {
+  size_t best = 3;
+  std::string pick;
+  for (const auto& k : known) {
+    const size_t d = edit_distance(name, k);
+    if (d < best) {
+      best = d;
+      pick = k;
+    }
+  }
+  return pick.empty() ? std::string() : " (did you mean " + in_quotes(pick) + "?)";
+}
+
+// --- the reader ------------------------------------------------------------------------------------
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw SceneError(file_ + ": " + shown(path) + ": " + what);
+  }
+  [[noreturn]] void expected(const std::string& path, const std::string& what, const json& got) const {
+    fail(path, "expected " + what + ", got " + describe(got));
+  }
+  void warn(const std::string& path, const std::string& what) { warnings_.push_back(file_ + ": " + shown(path) + ": " + what); }
+  std::vector<std::string>& warnings() { return warnings_; }
+
+  // Rejects keys of `obj` not in `allowed`; `owner` names the object in the message ("a body").
+  void check_keys(const json& obj, const std::string& path, const std::vector<std::string>& allowed,
+                  const std::string& owner, const std::vector<std::string>& other_known = {}) const {
+    for (const auto& [key, value] : obj.items()) {
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      const bool elsewhere = std::find(other_known.begin(), other_known.end(), key) != other_known.end();
+      fail(child(path, key), std::string("unknown key") + (elsewhere ? " for " + owner : "") + suggestion(key, allowed) +
+                                 "; " + owner + " takes: " + join(allowed));
+    }
+  }
+
+  const json& object(const json& v, const std::string& path, const std::string& what) const {
+    if (!v.is_object()) expected(path, what, v);
+    return v;
+  }
+
+  const json* optional(const json& obj, std::string_view key) const {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+  const json& required(const json& obj, const std::string& path, std::string_view key, const std::string& what) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(child(path, key), "missing required field: expected " + what);
+    return *it;
+  }
+
+  // Any finite number; `what` is the expectation shown when it is not one.
+  double number(const json& v, const std::string& path, const std::string& what = "a finite number") const {
+    if (!v.is_number()) expected(path, what, v);
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) expected(path, what, v);
+    return d;
+  }
+  double positive(const json& v, const std::string& path) const {
+    const double d = number(v, path, "a positive number");
+    if (!(d > 0)) expected(path, "a positive number", v);
+    return d;
+  }
+  double in_range(const json& v, const std::string& path, double lo, double hi, const std::string& what) const {
+    const double d = number(v, path, what);
+    if (d < lo || d > hi) expected(path, what, v);
+    return d;
+  }
+  bool boolean(const json& v, const std::string& path) const {
+    if (!v.is_boolean()) expected(path, "true or false", v);
+    return v.get<bool>();
+  }
+  const std::string& string(const json& v, const std::string& path, const std::string& what) const {
+    if (!v.is_string()) expected(path, what, v);
+    return v.get_ref<const std::string&>();
+  }
+
+  // An array of `n` finite numbers. A non-number element is reported at the array, a non-finite one at the element.
+  std::vector<double> numbers(const json& v, const std::string& path, size_t n, const std::string& what) const {
+    if (!v.is_array() || v.size() != n) expected(path, what, v);
+    std::vector<double> out(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (!v[i].is_number()) expected(path, what, v);
+      out[i] = number(v[i], child(path, i));
+    }
+    return out;
+  }
+  Vec3 vec3(const json& v, const std::string& path) const {
+    const auto d = numbers(v, path, 3, "an array of 3 numbers [x, y, z]");
+    return Vec3(d[0], d[1], d[2]);
+  }
+  // A non-zero direction, normalised (with a warning unless it was unit up to rounding).
+  Vec3 direction(const json& v, const std::string& path) {
+    const Vec3 d = vec3(v, path);
+    const double n = d.stableNorm();  // no underflow for tiny (still non-zero) components
+    if (!(n > 0) || !std::isfinite(n)) expected(path, "a non-zero direction [x, y, z]", v);
+    if (std::abs(n - 1.0) > kUnitTolerance) warn(path, "normalised (length was " + format_number(n) + ")");
+    return std::abs(n - 1.0) <= kUnitExact ? d : Vec3(d / n);
+  }
+  Quat quaternion(const json& v, const std::string& path) {
+    const auto d = numbers(v, path, 4, "an array of 4 numbers [w, x, y, z]");
+    Quat q(d[0], d[1], d[2], d[3]);
+    const double n = q.coeffs().stableNorm();
+    if (!(n > 0) || !std::isfinite(n)) expected(path, "a non-zero quaternion [w, x, y, z]", v);
+    if (std::abs(n - 1.0) > kUnitTolerance) warn(path, "normalised (norm was " + format_number(n) + ")");
+    if (std::abs(n - 1.0) > kUnitExact) q.coeffs() /= n;
+    return q;
+  }
+
+  static std::string format_number(double d) {
+    std::ostringstream s;
+    s.precision(6);
+    s << d;
+    return s.str();
+  }
+
+ private:
+  std::string file_;
+  std::vector<std::string> warnings_;
+};
+
+// --- the scene ---------------------------------------------------------------------------------------
+
+const std::vector<std::string> kTopKeys = {"format", "name", "description", "gravity", "dt", "contact_margin",
+                                           "solver", "materials", "bodies"};
+const std::vector<std::string> kSolverKeys = {"type", "params"};
+const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
+const std::vector<std::string> kBodyKeys = {"name", "shape", "fixed", "kinematic", "density", "mass", "position",
+                                            "orientation", "linear_velocity", "angular_velocity", "material"};
+const std::vector<std::string> kAllShapeKeys = {"type", "normal", "offset", "radius", "half_extents", "half_height"};
+
+std::vector<std::string> shape_keys(ShapeType t) {
+  switch (t) {
+    case ShapeType::Plane: return {"type", "normal", "offset"};
+    case ShapeType::Sphere: return {"type", "radius"};
+    case ShapeType::Box: return {"type", "half_extents"};
+    case ShapeType::Capsule: return {"type", "radius", "half_height"};
+  }
+  return {"type"};
+}
+
+std::vector<std::string> shape_type_names() {
+  std::vector<std::string> names;
+  for (int i = 0; i < kShapeTypeCount; ++i) names.emplace_back(shape_type_name(static_cast<ShapeType>(i)));
+  return names;
+}
+
+std::vector<std::string> solver_name_list() {
+  std::vector<std::string> names;
+  for (const auto& info : solver_registry()) names.push_back(info.name);
+  return names;
+}
+
+void read_settings(Reader& r, const json& doc, World& world) {
+  if (const json* v = r.optional(doc, "gravity")) world.settings.gravity = r.vec3(*v, "/gravity");
+  if (const json* v = r.optional(doc, "dt")) {
+    const std::string what = "a time step in (0, 1] s";
+    const double dt = r.number(*v, "/dt", what);
+    if (!(dt > 0 && dt <= kMaxDt)) r.expected("/dt", what, *v);
+    world.settings.dt = dt;
+  }
+  if (const json* v = r.optional(doc, "contact_margin")) {
+    world.settings.contact_margin = r.in_range(*v, "/contact_margin", 0.0, kMaxContactMargin, "a distance in [0, 1] m");
+  }
+}
+
+void read_solver(Reader& r, const json& doc, World& world) {
+  std::string error;
+  const json* solver = r.optional(doc, "solver");
+  if (!solver) {
+    // Default: lcp with default parameters (keep the world's own default if lcp is not registered).
+    world.set_solver("lcp", &error);
+    return;
+  }
+  const std::string path = "/solver";
+  r.object(*solver, path, "an object {\"type\": name, \"params\": {...}}");
+  r.check_keys(*solver, path, kSolverKeys, "\"solver\"");
+  const std::string tpath = child(path, "type");
+  const std::string names = solver_names();
+  const json& type = r.required(*solver, path, "type", "a solver name (one of: " + names + ")");
+  const std::string& name = r.string(type, tpath, "a solver name (one of: " + names + ")");
+  if (!find_solver(name)) {
+    r.fail(tpath, "expected a solver name (one of: " + names + "), got " + in_quotes(name) +
+                      suggestion(name, solver_name_list()));
+  }
+  if (!world.set_solver(name, &error)) r.fail(tpath, "cannot use solver " + in_quotes(name) + ": " + error);
+
+  const json* params = r.optional(*solver, "params");
+  if (!params) return;
+  const std::string ppath = child(path, "params");
+  r.object(*params, ppath, "an object of parameter values {\"name\": value}");
+  ParamSet& set = world.solver().params();
+  std::vector<std::string> known;
+  for (const auto& spec : set.specs()) known.push_back(spec.name);
+  for (const auto& [key, value] : params->items()) {
+    const std::string kpath = child(ppath, key);
+    const ParamSpec* spec = set.find(key);
+    if (!spec) {
+      r.fail(kpath, "unknown parameter for solver " + in_quotes(name) + suggestion(key, known) + "; its parameters: " +
+                        (known.empty() ? std::string("(none)") : join(known)));
+    }
+    bool ok = false;
+    error.clear();
+    if (value.is_boolean()) {
+      ok = set.set(key, value.get<bool>() ? 1.0 : 0.0, &error);
+    } else if (value.is_number()) {
+      const double d = value.get<double>();
+      if (!std::isfinite(d)) r.expected(kpath, "a finite number", value);
+      ok = set.set(key, d, &error);
+    } else if (value.is_string()) {
+      ok = set.set_from_string(key, value.get_ref<const std::string&>(), &error);
+    } else {
+      r.expected(kpath, "a number, true/false or a choice name", value);
+    }
+    if (!ok) r.fail(kpath, error.empty() ? "invalid value " + describe(value) : error);
+  }
+}
+
+void read_materials(Reader& r, const json& doc, World& world) {
+  const json* materials = r.optional(doc, "materials");
+  if (!materials) return;
+  const std::string path = "/materials";
+  r.object(*materials, path, "an object {\"name\": {\"friction\": f, \"restitution\": e}}");
+  for (const auto& [key, value] : materials->items()) {
+    const std::string mpath = child(path, key);
+    if (key.empty()) r.fail(mpath, "expected a non-empty material name, got \"\"");
+    r.object(value, mpath, "an object {\"friction\": f, \"restitution\": e}");
+    r.check_keys(value, mpath, kMaterialKeys, "a material");
+    Material m;
+    m.name = key;
+    if (const json* f = r.optional(value, "friction")) {
+      m.friction = r.number(*f, child(mpath, "friction"), "a non-negative number");
+      if (m.friction < 0) r.expected(child(mpath, "friction"), "a non-negative number", *f);
+    }
+    if (const json* e = r.optional(value, "restitution")) {
+      m.restitution = r.in_range(*e, child(mpath, "restitution"), 0.0, 1.0, "a number in [0, 1]");
+    }
+    const int existing = world.find_material(key);
+    if (existing >= 0) world.materials[existing] = m;  // only "default" can already exist
+    else world.materials.push_back(m);
+  }
+}
+
+Shape read_shape(Reader& r, const json& v, const std::string& path) {
+  r.object(v, path, "an object {\"type\": \"plane\"|\"sphere\"|\"box\"|\"capsule\", ...}");
+  const std::vector<std::string> types = shape_type_names();
+  const std::string type_list = join(types);
+  const std::string tpath = child(path, "type");
+  const json& tv = r.required(v, path, "type", "a shape type (one of: " + type_list + ")");
+  const std::string& tname = r.string(tv, tpath, "a shape type (one of: " + type_list + ")");
+  const auto type = shape_type_from_name(tname);
+  if (!type) r.fail(tpath, "expected a shape type (one of: " + type_list + "), got " + in_quotes(tname) + suggestion(tname, types));
+
+  Shape s;
+  s.type = *type;
+  r.check_keys(v, path, shape_keys(s.type), "a " + tname + " shape", kAllShapeKeys);
+  switch (s.type) {
+    case ShapeType::Plane:
+      s.normal = r.direction(r.required(v, path, "normal", "a non-zero direction [x, y, z]"), child(path, "normal"));
+      if (const json* o = r.optional(v, "offset")) s.offset = r.number(*o, child(path, "offset"));
+      else s.offset = 0.0;
+      break;
+    case ShapeType::Sphere:
+      s.radius = r.positive(r.required(v, path, "radius", "a positive number"), child(path, "radius"));
+      break;
+    case ShapeType::Box: {
+      const std::string hpath = child(path, "half_extents");
+      const json& h = r.required(v, path, "half_extents", "an array of 3 positive numbers [x, y, z]");
+      s.half_extents = r.vec3(h, hpath);
+      for (size_t i = 0; i < 3; ++i) r.positive(h[i], child(hpath, i));
+      break;
+    }
+    case ShapeType::Capsule:
+      s.radius = r.positive(r.required(v, path, "radius", "a positive number"), child(path, "radius"));
+      s.half_height = r.positive(r.required(v, path, "half_height", "a positive number"), child(path, "half_height"));
+      break;
+  }
+  return s;
+}
+
+bool finite_matrix(const Mat3& m) { return m.allFinite(); }
+
+Body read_body(Reader& r, const json& v, const std::string& path, const World& world) {
+  r.object(v, path, "an object describing a body {\"name\", \"shape\", ...}");
+  r.check_keys(v, path, kBodyKeys, "a body");
+  Body b;
+  b.name = r.string(r.required(v, path, "name", "a non-empty string"), child(path, "name"), "a non-empty string");
+  if (b.name.empty()) r.expected(child(path, "name"), "a non-empty string", v["name"]);
+
+  // Kind of motion.
+  const json* fixed = r.optional(v, "fixed");
+  const json* kinematic = r.optional(v, "kinematic");
+  const bool is_fixed = fixed && r.boolean(*fixed, child(path, "fixed"));
+  const bool is_kinematic = kinematic && r.boolean(*kinematic, child(path, "kinematic"));
+  if (is_fixed && is_kinematic) {
+    r.fail(child(path, "kinematic"), "expected at most one of \"fixed\" and \"kinematic\" to be true, got both");
+  }
+  b.kind = is_fixed ? BodyKind::Fixed : is_kinematic ? BodyKind::Kinematic : BodyKind::Dynamic;
+  const char* kind_word = is_fixed ? "fixed" : "kinematic";
+
+  // Shape.
+  const std::string spath = child(path, "shape");
+  b.shape = read_shape(r, r.required(v, path, "shape", "a shape object {\"type\": ...}"), spath);
+  if (b.shape.type == ShapeType::Plane && !is_fixed) {
+    if (is_kinematic) r.fail(child(path, "kinematic"), "expected false: a plane must belong to a fixed body, got true");
+    r.fail(child(path, "fixed"), std::string("expected true: a plane must belong to a fixed body, got ") +
+                                     (fixed ? describe(*fixed) : "nothing (the body is dynamic by default)"));
+  }
+
+  // Mass: exactly one of density and mass for dynamic bodies, neither for fixed and kinematic ones.
+  const json* density = r.optional(v, "density");
+  const json* mass = r.optional(v, "mass");
+  double density_value = 0.0, mass_value = 0.0;
+  if (b.kind == BodyKind::Dynamic) {
+    if (density && mass) r.fail(child(path, "mass"), "expected either \"density\" or \"mass\", got both");
+    if (!density && !mass) {
+      r.fail(path, "missing required field: a dynamic body needs \"density\" (kg/m^3) or \"mass\" (kg)");
+    }
+    if (density) density_value = r.positive(*density, child(path, "density"));
+    if (mass) mass_value = r.positive(*mass, child(path, "mass"));
+  } else {
+    const char* key = density ? "density" : mass ? "mass" : nullptr;
+    if (key) {
+      r.fail(child(path, key), std::string("unexpected for a ") + kind_word + " body (its mass is infinite); remove \"" +
+                                   key + "\" or make the body dynamic");
+    }
+  }
+
+  // Pose and velocity.
+  if (const json* p = r.optional(v, "position")) b.position = r.vec3(*p, child(path, "position"));
+  if (const json* q = r.optional(v, "orientation")) b.orientation = r.quaternion(*q, child(path, "orientation"));
+  if (const json* lv = r.optional(v, "linear_velocity")) b.linear_velocity = r.vec3(*lv, child(path, "linear_velocity"));
+  if (const json* av = r.optional(v, "angular_velocity")) {
+    b.angular_velocity = r.vec3(*av, child(path, "angular_velocity"));
+  }
+  if (is_fixed) {
+    for (const char* key : {"linear_velocity", "angular_velocity"}) {
+      const Vec3& vel = key[0] == 'l' ? b.linear_velocity : b.angular_velocity;
+      if (vel != Vec3::Zero()) {
+        r.fail(child(path, key), "expected [0, 0, 0] for a fixed body (fixed bodies never move; use \"kinematic\": "
+                                 "true for a body that moves at a given velocity), got " + describe(v[key]));
+      }
+    }
+  }
+
+  // Material.
+  if (const json* m = r.optional(v, "material")) {
+    const std::string mpath = child(path, "material");
+    const std::string& name = r.string(*m, mpath, "a material name");
+    const int index = world.find_material(name);
+    if (index < 0) {
+      std::vector<std::string> defined;
+      for (const auto& mat : world.materials) defined.push_back(mat.name);
+      r.fail(mpath, "unknown material " + in_quotes(name) + suggestion(name, defined) + "; defined: " + join(defined));
+    }
+    b.material = index;
+  } else {
+    b.material = std::max(0, world.find_material("default"));
+  }
+
+  // Mass properties from the shape.
+  b.set_mass_properties(density_value, mass_value);
+  b.density = density_value;
+  b.update_world_inertia();
+  if (b.kind == BodyKind::Dynamic) {
+    const bool good = std::isfinite(b.mass) && b.mass > 0 && std::isfinite(b.inv_mass) && b.inv_mass > 0 &&
+                      finite_matrix(b.inertia_body) && finite_matrix(b.inv_inertia_body) &&
+                      finite_matrix(b.inv_inertia_world);
+    if (!good) {
+      r.fail(path, "mass properties are not finite and positive (mass " + Reader::format_number(b.mass) +
+                       " kg); the shape's size or the density/mass is too large or too small");
+    }
+  }
+  return b;
+}
+
+void read_bodies(Reader& r, const json& doc, World& world) {
+  const std::string path = "/bodies";
+  const json& bodies = r.required(doc, "", "bodies", "an array of bodies");
+  if (!bodies.is_array()) r.expected(path, "an array of bodies", bodies);
+  world.bodies.reserve(bodies.size());
+  std::unordered_map<std::string, size_t> index_of_name;  // World::find_body is linear; scenes can be large
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const std::string bpath = child(path, i);
+    Body b = read_body(r, bodies[i], bpath, world);
+    const auto [it, inserted] = index_of_name.emplace(b.name, i);
+    if (!inserted) {
+      r.fail(child(bpath, "name"), "expected a unique body name, got " + in_quotes(b.name) + " (already used by " +
+                                       child(path, it->second) + ")");
+    }
+    world.bodies.push_back(std::move(b));
+  }
+}
+
+World read_scene(Reader& r, const json& doc, const std::string& file_label) {
+  if (!doc.is_object()) r.expected("", "a JSON object {\"format\": 1, ...} at the top level", doc);
+  const json& format = r.required(doc, "", "format", "1");
+  if (!format.is_number() || format.get<double>() != kFormat) {
+    r.expected("/format", "1 (the only scene format this version reads)", format);
+  }
+  r.check_keys(doc, "", kTopKeys, "a scene");
+
+  World world;
+  if (const json* name = r.optional(doc, "name")) {
+    world.name = r.string(*name, "/name", "a string");
+  } else {
+    const std::string stem = std::filesystem::path(file_label).stem().string();
+    if (!stem.empty()) world.name = stem;
+  }
+  if (const json* d = r.optional(doc, "description")) r.string(*d, "/description", "a string");
+  read_settings(r, doc, world);
+  read_solver(r, doc, world);
+  read_materials(r, doc, world);
+  read_bodies(r, doc, world);
+  world.reset_contacts();
+  return world;
+}
+
+// --- parsing text ------------------------------------------------------------------------------------
+
+// Tracks the JSON pointer while nlohmann's callback parser runs, to report duplicate object keys
+// (which the parser would otherwise silently resolve to the last one).
+class DuplicateKeyFinder {
+ public:
+  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        frames_.push_back(Frame{event == json::parse_event_t::object_start, {}, {}, 0});
+        break;
+      case json::parse_event_t::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second && duplicate_.empty()) duplicate_ = path();
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        element_done();
+        break;
+      case json::parse_event_t::value:
+        element_done();
+        break;
+    }
+    return true;
+  }
+  // Pointer of the first repeated key, or "" if none (a repeated key always has a non-empty pointer).
+  const std::string& duplicate() const { return duplicate_; }
+  // Pointer of the value being parsed (where a parse error occurred).
+  std::string path() const {
+    std::string p;
+    for (const auto& f : frames_) p = f.is_object ? child(p, f.key) : child(p, f.index);
+    return p;
+  }
+
+ private:
+  struct Frame {
+    bool is_object;
+    std::set<std::string> keys;
+    std::string key;
+    size_t index;
+  };
+  void element_done() {
+    if (!frames_.empty() && !frames_.back().is_object) ++frames_.back().index;
+  }
+  std::vector<Frame> frames_;
+  std::string duplicate_;
+};
+
+// "FILE:LINE:COL: JSON syntax error: ..." from nlohmann's byte offset (1-based, of the last character read).
+std::string syntax_error(std::string_view text, const std::string& file, const json::parse_error& e) {
+  const size_t at = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < at; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  // nlohmann's text is "[json.exception.parse_error.101] parse error at line L, column C: DETAIL".
+  std::string detail = e.what();
+  const size_t colon = detail.find(": ");
+  if (colon != std::string::npos && detail.find("parse error") < colon) detail = detail.substr(colon + 2);
+  else if (const size_t bracket = detail.find("] "); bracket != std::string::npos) detail = detail.substr(bracket + 2);
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": JSON syntax error: " + detail;
+}
+
+bool all_space(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+}
+
+// --- writing -----------------------------------------------------------------------------------------
+
+template <class J>
+J vec_json(const Vec3& v) {
+  return J::array({v.x(), v.y(), v.z()});
+}
+
+template <class J>
+J quat_json(const Quat& q) {
+  return J::array({q.w(), q.x(), q.y(), q.z()});
+}
+
+template <class J>
+J param_json(const ParamSpec& spec, double value) {
+  switch (spec.kind) {
+    case ParamKind::Integer: return J(static_cast<int64_t>(std::llround(value)));
+    case ParamKind::Bool: return J(value != 0.0);
+    case ParamKind::Choice: {
+      const long long i = std::llround(value);
+      if (i >= 0 && static_cast<size_t>(i) < spec.choices.size()) return J(spec.choices[static_cast<size_t>(i)]);
+      return J(value);
+    }
+    case ParamKind::Real: break;
+  }
+  return J(value);
+}
+
+template <class J>
+J shape_json(const Shape& s) {
+  J j = J::object();
+  j["type"] = std::string(shape_type_name(s.type));
+  switch (s.type) {
+    case ShapeType::Plane:
+      j["normal"] = vec_json<J>(s.normal);
+      j["offset"] = s.offset;
+      break;
+    case ShapeType::Sphere: j["radius"] = s.radius; break;
+    case ShapeType::Box: j["half_extents"] = vec_json<J>(s.half_extents); break;
+    case ShapeType::Capsule:
+      j["radius"] = s.radius;
+      j["half_height"] = s.half_height;
+      break;
+  }
+  return j;
+}
+
+template <class J>
+J body_json(const World& world, const Body& b) {
+  J j = J::object();
+  j["name"] = b.name;
+  j["shape"] = shape_json<J>(b.shape);
+  if (b.kind == BodyKind::Fixed) j["fixed"] = true;
+  if (b.kind == BodyKind::Kinematic) j["kinematic"] = true;
+  if (b.kind == BodyKind::Dynamic) {
+    if (b.density > 0) j["density"] = b.density;
+    else j["mass"] = b.mass;
+  }
+  j["position"] = vec_json<J>(b.position);
+  j["orientation"] = quat_json<J>(b.orientation);
+  // Fixed bodies never move; their (zero) velocities are left out.
+  if (b.kind != BodyKind::Fixed || b.linear_velocity != Vec3::Zero()) j["linear_velocity"] = vec_json<J>(b.linear_velocity);
+  if (b.kind != BodyKind::Fixed || b.angular_velocity != Vec3::Zero()) {
+    j["angular_velocity"] = vec_json<J>(b.angular_velocity);
+  }
+  const bool valid = b.material >= 0 && static_cast<size_t>(b.material) < world.materials.size();
+  j["material"] = valid ? world.materials[static_cast<size_t>(b.material)].name : std::string("default");
+  return j;
+}
+
+template <class J>
+J world_json(const World& world) {
+  J j = J::object();
+  j["format"] = kFormat;
+  j["name"] = world.name;
+  j["gravity"] = vec_json<J>(world.settings.gravity);
+  j["dt"] = world.settings.dt;
+  j["contact_margin"] = world.settings.contact_margin;
+
+  J solver = J::object();
+  solver["type"] = std::string(world.solver().name());
+  J params = J::object();
+  const ParamSet& set = world.solver().params();
+  const auto specs = set.specs();
+  for (size_t i = 0; i < specs.size(); ++i) params[specs[i].name] = param_json<J>(specs[i], set.value(i));
+  solver["params"] = params;
+  j["solver"] = solver;
+
+  J materials = J::object();
+  for (const auto& m : world.materials) materials[m.name] = J{{"friction", m.friction}, {"restitution", m.restitution}};
+  j["materials"] = materials;
+
+  J bodies = J::array();
+  for (const auto& b : world.bodies) bodies.push_back(body_json<J>(world, b));
+  j["bodies"] = bodies;
+  return j;
+}
+
+}  // namespace
+
+// --- public API ----------------------------------------------------------------------------------------
+
+SceneLoadResult load_scene_json(const nlohmann::json& doc, const std::string& file_label) {
+  SceneLoadResult result;
+  Reader reader(file_label);
+  try {
+    result.world = read_scene(reader, doc, file_label);
+    result.warnings = std::move(reader.warnings());
+  } catch (const SceneError& e) {
+    result.error = e.what();
+    result.warnings = std::move(reader.warnings());
+  } catch (const std::exception& e) {
+    result.error = file_label + ": cannot load scene: " + e.what();
+  } catch (...) {
+    result.error = file_label + ": cannot load scene: unknown error";
+  }
+  return result;
+}
+
+SceneLoadResult load_scene_text(std::string_view text, const std::string& file_label) {
+  SceneLoadResult result;
+  try {
+    if (all_space(text)) {
+      result.error = file_label + ": /: expected a JSON object {\"format\": 1, ...}, got an empty file";
+      return result;
+    }
+    DuplicateKeyFinder finder;
+    json doc;
+    try {
+      doc = json::parse(text.begin(), text.end(), std::ref(finder), /*allow_exceptions=*/true, /*ignore_comments=*/false);
+    } catch (const json::parse_error& e) {
+      result.error = syntax_error(text, file_label, e);
+      return result;
+    } catch (const json::out_of_range& e) {
+      // nlohmann rejects numbers beyond the double range (e.g. 1e400) while parsing: "number overflow
+      // parsing '1e400'". The finder still knows where the parser was.
+      std::string what = e.what();
+      const size_t quote = what.find('\'');
+      const std::string literal = quote != std::string::npos ? what.substr(quote) : std::string("a number");
+      result.error = file_label + ": " + shown(finder.path()) + ": expected a finite number, got " + literal +
+                     " (too large to represent as a double)";
+      return result;
+    }
+    if (!finder.duplicate().empty()) {
+      result.error = file_label + ": " + finder.duplicate() +
+                     ": duplicate key (each key may appear once in an object; the parser would keep only the last)";
+      return result;
+    }
+    return load_scene_json(doc, file_label);
+  } catch (const std::exception& e) {
+    result.error = file_label + ": cannot load scene: " + e.what();
+  } catch (...) {
+    result.error = file_label + ": cannot load scene: unknown error";
+  }
+  return result;
+}
+
+SceneLoadResult load_scene_file(const std::string& path) {
+  SceneLoadResult result;
+  try {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      result.error = path + ": cannot read scene file: it is a directory";
+      return result;
+    }
+    errno = 0;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      const int err = errno;
+      result.error = path + ": cannot open scene file: " + (err ? std::strerror(err) : "unknown reason");
+      return result;
+    }
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) {
+      result.error = path + ": cannot read scene file: read error";
+      return result;
+    }
+    const std::string text = buffer.str();
+    return load_scene_text(text, path);
+  } catch (const std::exception& e) {
+    result.error = path + ": cannot load scene: " + e.what();
+  } catch (...) {
+    result.error = path + ": cannot load scene: unknown error";
+  }
+  return result;
+}
+
+nlohmann::json scene_to_json(const World& world) { return world_json<nlohmann::json>(world); }
+
+bool save_scene_file(const World& world, const std::string& path, std::string* error) {
+  try {
+    // Written with keys in the documented order (readable diffs), not nlohmann::json's sorted order.
+    const std::string text =
+        world_json<nlohmann::ordered_json>(world).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      if (error) *error = path + ": cannot write scene file: " + std::strerror(errno);
+      return false;
+    }
+    out << text;
+    out.flush();
+    if (!out) {
+      if (error) *error = path + ": cannot write scene file: write error";
+      return false;
+    }
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = path + ": cannot save scene: " + e.what();
+  } catch (...) {
+    if (error) *error = path + ": cannot save scene: unknown error";
+  }
+  return false;
+}
+
+nlohmann::json state_to_json(const World& world) {
+  json bodies = json::array();
+  for (const auto& b : world.bodies) {
+    bodies.push_back({{"name", b.name},
+                      {"position", vec_json<json>(b.position)},
+                      {"orientation", quat_json<json>(b.orientation)},
+                      {"linear_velocity", vec_json<json>(b.linear_velocity)},
+                      {"angular_velocity", vec_json<json>(b.angular_velocity)}});
+  }
+  return json{{"time", world.time()}, {"bodies", bodies}};
+}
+
+}  // namespace cl

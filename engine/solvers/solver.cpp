@@ -1,0 +1,42 @@
+#include "solvers/solver.h"
+
+#include <array>
+
+#include "solvers/lcp/lcp_solver.h"
+
+namespace cl {
+
+void integrate_body_positions(std::vector<Body>& bodies, double dt) {
+  for (Body& b : bodies) {
+    if (b.kind == BodyKind::Fixed) continue;
+    b.position += dt * b.linear_velocity;
+    b.orientation = integrate_orientation(b.orientation, b.angular_velocity, dt);
+    b.update_world_inertia();
+  }
+}
+
+void Solver::integrate_positions(StepContext& ctx) { integrate_body_positions(ctx.bodies, ctx.dt); }
+
+std::span<const SolverInfo> solver_registry() {
+  // Each contact method registers here once it is implemented; the others are planned (see README).
+  static const std::array<SolverInfo, 1> registry = {{
+      {"lcp", "velocity-level LCP, projected Gauss-Seidel, friction box, error correction by projection",
+       "erleben-2004-multibody-dynamics-thesis.txt", LcpSolver::param_specs(),
+       [] { return std::unique_ptr<Solver>(new LcpSolver()); }},
+  }};
+  return registry;
+}
+
+const SolverInfo* find_solver(std::string_view name) {
+  for (const SolverInfo& info : solver_registry())
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+std::string solver_names() {
+  std::string names;
+  for (const SolverInfo& info : solver_registry()) names += (names.empty() ? "" : ", ") + info.name;
+  return names;
+}
+
+}  // namespace cl

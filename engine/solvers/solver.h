@@ -1,0 +1,73 @@
+// The interface every contact method implements, and the registry that makes them by name.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collision/contact.h"
+#include "core/body.h"
+#include "solvers/params.h"
+
+namespace cl {
+
+// Counters a solver reports for one step.
+struct SolverStats {
+  int iterations = 0;      // total sweeps over all rows in this step
+  double residual = 0.0;   // largest change of any impulse in the last sweep (N s)
+  int rows = 0;            // constraint rows solved
+};
+
+// What a solver sees during one step. Bodies and contacts belong to the world.
+struct StepContext {
+  std::vector<Body>& bodies;
+  ContactList& contacts;        // sorted by (a, b, feature); impulses are written back for warm starting
+  const std::vector<int>& island_of_body;  // island index per body, -1 for fixed/kinematic/isolated
+  int island_count = 0;
+  double dt = 0.0;
+  Vec3 gravity{0, 0, 0};
+  SolverStats& stats;
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::unique_ptr<Solver> clone() const = 0;
+
+  ParamSet& params() { return params_; }
+  const ParamSet& params() const { return params_; }
+
+  // Velocity stage: gravity, external forces and contact impulses give the new velocities u(t+h).
+  virtual void solve_velocities(StepContext& ctx) = 0;
+  // Position stage: advance positions with the new velocities and correct errors.
+  // The default is the semi-implicit update s(t+h) = s(t) + h S u(t+h) (thesis eq. 6.76).
+  virtual void integrate_positions(StepContext& ctx);
+  // Called when the solver takes over a running world: drop anything cached from another method.
+  virtual void reset() {}
+
+ protected:
+  ParamSet params_;
+};
+
+// A contact method known by name. `make` returns a solver with default parameters.
+struct SolverInfo {
+  std::string name;
+  std::string method;  // one line: what the method is
+  std::string paper;   // file in shared/papers
+  std::span<const ParamSpec> params;
+  std::function<std::unique_ptr<Solver>()> make;
+};
+
+std::span<const SolverInfo> solver_registry();
+const SolverInfo* find_solver(std::string_view name);
+// Comma-separated list of registered names, for error messages.
+std::string solver_names();
+
+// Shared by solvers: semi-implicit Euler position update of every dynamic and kinematic body.
+void integrate_body_positions(std::vector<Body>& bodies, double dt);
+
+}  // namespace cl

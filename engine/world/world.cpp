@@ -1,0 +1,304 @@
+#include "world/world.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "collision/narrowphase.h"
+
+namespace cl {
+
+namespace {
+
+bool contact_less(const Contact& x, const Contact& y) {
+  if (x.a != y.a) return x.a < y.a;
+  if (x.b != y.b) return x.b < y.b;
+  return x.feature < y.feature;
+}
+
+// Union-find with path halving; roots are chosen by index so the result never depends on order of calls.
+int find_root(std::vector<int>& parent, int i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+}  // namespace
+
+World::World() : solver_(find_solver("lcp")->make()) {}
+World::~World() = default;
+
+World::World(const World& o)
+    : name(o.name),
+      settings(o.settings),
+      materials(o.materials),
+      bodies(o.bodies),
+      solver_(o.solver_->clone()),
+      broadphase_(o.broadphase_),
+      bounds_(o.bounds_),
+      pairs_(o.pairs_),
+      contacts_(o.contacts_),
+      previous_contacts_(o.previous_contacts_),
+      island_of_body_(o.island_of_body_),
+      island_count_(o.island_count_),
+      drag_(o.drag_),
+      stats_(o.stats_),
+      time_(o.time_),
+      step_count_(o.step_count_) {}
+
+World& World::operator=(const World& o) {
+  if (this != &o) {
+    World copy(o);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+int World::find_body(std::string_view body_name) const {
+  for (size_t i = 0; i < bodies.size(); ++i)
+    if (bodies[i].name == body_name) return int(i);
+  return -1;
+}
+
+int World::find_material(std::string_view material_name) const {
+  for (size_t i = 0; i < materials.size(); ++i)
+    if (materials[i].name == material_name) return int(i);
+  return -1;
+}
+
+bool World::set_solver(std::string_view solver_name, std::string* error) {
+  const SolverInfo* info = find_solver(solver_name);
+  if (!info) {
+    if (error) *error = "unknown solver '" + std::string(solver_name) + "' (available: " + solver_names() + ")";
+    return false;
+  }
+  solver_ = info->make();
+  reset_contacts();  // impulses cached by another method mean nothing to this one
+  return true;
+}
+
+void World::reset_contacts() {
+  contacts_.clear();
+  previous_contacts_.clear();
+  broadphase_.clear();
+}
+
+// One step of the simulation; each stage is timed into the step's profile.
+StepResult World::step() {
+  StepResult result;
+  StepStats stats;
+  SolverStats solver_stats;
+  {
+    ScopedTimer total(stats.profile.total);
+    apply_drag();
+    {
+      ScopedTimer t(stats.profile.broad_phase);
+      update_bounds();
+    }
+    {
+      ScopedTimer t(stats.profile.narrow_phase);
+      find_contacts();
+    }
+    {
+      ScopedTimer t(stats.profile.graph);
+      find_islands();
+    }
+    StepContext ctx{bodies, contacts_, island_of_body_, island_count_, settings.dt, settings.gravity, solver_stats};
+    {
+      ScopedTimer t(stats.profile.solve);
+      solver_->solve_velocities(ctx);
+    }
+    if (check_finite("solve", result)) {
+      ScopedTimer t(stats.profile.integrate);
+      solver_->integrate_positions(ctx);
+    }
+    if (result.ok) check_finite("integrate", result);
+    for (Body& b : bodies) {
+      b.force.setZero();
+      b.torque.setZero();
+    }
+  }
+  time_ += settings.dt;
+  ++step_count_;
+
+  stats.step = step_count_;
+  stats.time = time_;
+  stats.pairs = int(pairs_.size());
+  stats.contacts = int(contacts_.size());
+  stats.islands = island_count_;
+  stats.iterations = solver_stats.iterations;
+  stats.residual = solver_stats.residual;
+  stats.max_penetration = max_penetration();
+  stats.kinetic_energy = kinetic_energy();
+  stats.potential_energy = potential_energy();
+  stats_ = stats;
+  return result;
+}
+
+// Broad phase: bounding boxes grown by the contact margin, then sweep-and-prune.
+void World::update_bounds() {
+  const size_t n = bodies.size();
+  bounds_.resize(n);
+  std::vector<char> is_static(n);
+  const double m = 0.5 * settings.contact_margin;
+  for (size_t i = 0; i < n; ++i) {
+    const Body& b = bodies[i];
+    Aabb box = shape_aabb(b.shape, b.position, b.orientation);
+    box.lo.array() -= m;
+    box.hi.array() += m;
+    bounds_[i] = box;
+    is_static[i] = b.kind != BodyKind::Dynamic;  // fixed-fixed, fixed-kinematic and kinematic pairs never collide
+  }
+  broadphase_.find_pairs(bounds_, is_static, pairs_);
+}
+
+// Narrow phase over the broad-phase pairs, then persistence: contacts whose (pair, feature) existed in
+// the previous step inherit its impulses for warm starting.
+void World::find_contacts() {
+  std::swap(previous_contacts_, contacts_);
+  contacts_.clear();
+  for (const BodyPair& p : pairs_) {
+    const size_t first = contacts_.size();
+    collide(bodies, p.a, p.b, settings.contact_margin, contacts_);
+    if (contacts_.size() == first) continue;
+    const Material& ma = materials[bodies[p.a].material];
+    const Material& mb = materials[bodies[p.b].material];
+    const double friction = std::sqrt(ma.friction * mb.friction);
+    const double restitution = std::max(ma.restitution, mb.restitution);
+    for (size_t i = first; i < contacts_.size(); ++i) {
+      contacts_[i].friction = friction;
+      contacts_[i].restitution = restitution;
+    }
+  }
+  std::sort(contacts_.begin(), contacts_.end(), contact_less);
+  match_previous_contacts();
+}
+
+// Persistence for warm starting: a contact inherits the impulses of the previous step's contact of the
+// same pair with the same feature id; failing that, of the nearest unclaimed one of the same pair within
+// kPersistDistance. The second rule keeps stacks warm when coincident features (two equal boxes' corners)
+// swap which test found them, which feature ids alone cannot tell apart.
+void World::match_previous_contacts() {
+  constexpr double kPersistDistance = 0.02;  // m
+  std::vector<char> claimed(previous_contacts_.size(), 0);
+  size_t pair_begin = 0;  // first previous contact of the current pair
+  for (size_t i = 0; i < contacts_.size();) {
+    // The new contacts [i, j) and the previous ones [p0, p1) of one pair.
+    size_t j = i;
+    while (j < contacts_.size() && contacts_[j].a == contacts_[i].a && contacts_[j].b == contacts_[i].b) ++j;
+    while (pair_begin < previous_contacts_.size() &&
+           (previous_contacts_[pair_begin].a < contacts_[i].a ||
+            (previous_contacts_[pair_begin].a == contacts_[i].a && previous_contacts_[pair_begin].b < contacts_[i].b)))
+      ++pair_begin;
+    size_t pair_end = pair_begin;
+    while (pair_end < previous_contacts_.size() && previous_contacts_[pair_end].a == contacts_[i].a &&
+           previous_contacts_[pair_end].b == contacts_[i].b)
+      ++pair_end;
+    auto inherit = [&](Contact& c, size_t k) {
+      c.normal_impulse = previous_contacts_[k].normal_impulse;
+      c.friction_impulse = previous_contacts_[k].friction_impulse;
+      c.persisted = true;
+      claimed[k] = 1;
+    };
+    for (size_t n = i; n < j; ++n)
+      for (size_t k = pair_begin; k < pair_end; ++k)
+        if (!claimed[k] && previous_contacts_[k].feature == contacts_[n].feature) {
+          inherit(contacts_[n], k);
+          break;
+        }
+    for (size_t n = i; n < j; ++n) {
+      if (contacts_[n].persisted) continue;
+      size_t best = pair_end;
+      double best_d = kPersistDistance;
+      for (size_t k = pair_begin; k < pair_end; ++k) {
+        const double d = (previous_contacts_[k].position - contacts_[n].position).norm();
+        if (!claimed[k] && d < best_d) {
+          best_d = d;
+          best = k;
+        }
+      }
+      if (best != pair_end) inherit(contacts_[n], best);
+    }
+    i = j;
+    pair_begin = pair_end;
+  }
+}
+
+// Contact groups: connected components of dynamic bodies through their contacts. Fixed and kinematic
+// bodies have infinite mass and insulate groups (digest 5.3), so a floor does not merge all stacks on it.
+void World::find_islands() {
+  const int n = int(bodies.size());
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  std::vector<char> touched(n, 0);
+  for (const Contact& c : contacts_) {
+    if (!bodies[c.a].is_dynamic() || !bodies[c.b].is_dynamic()) {
+      touched[bodies[c.a].is_dynamic() ? c.a : c.b] = 1;
+      continue;
+    }
+    touched[c.a] = touched[c.b] = 1;
+    int ra = find_root(parent, c.a), rb = find_root(parent, c.b);
+    if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+  }
+  island_of_body_.assign(n, -1);
+  island_count_ = 0;
+  std::vector<int> index_of_root(n, -1);
+  for (int i = 0; i < n; ++i) {
+    if (!bodies[i].is_dynamic() || !touched[i]) continue;
+    const int r = find_root(parent, i);
+    if (index_of_root[r] < 0) index_of_root[r] = island_count_++;
+    island_of_body_[i] = index_of_root[r];
+  }
+}
+
+void World::apply_drag() {
+  if (drag_.body < 0 || drag_.body >= int(bodies.size())) return;
+  Body& b = bodies[drag_.body];
+  if (!b.is_dynamic()) return;
+  const Vec3 anchor = b.position + b.orientation * drag_.local_anchor;
+  const Vec3 f = b.mass * (drag_.stiffness * (drag_.target - anchor) - drag_.damping * b.velocity_at(anchor));
+  b.force += f;
+  b.torque += (anchor - b.position).cross(f);
+}
+
+bool World::check_finite(const char* stage, StepResult& result) const {
+  for (const Body& b : bodies) {
+    const char* what = nullptr;
+    if (!all_finite(b.position)) what = "position";
+    else if (!b.orientation.coeffs().allFinite()) what = "orientation";
+    else if (!all_finite(b.linear_velocity)) what = "linear velocity";
+    else if (!all_finite(b.angular_velocity)) what = "angular velocity";
+    if (what) {
+      result.ok = false;
+      result.error = "non-finite " + std::string(what) + " of body '" + b.name + "' after the " + stage +
+                     " stage of step " + std::to_string(step_count_ + 1);
+      return false;
+    }
+  }
+  return true;
+}
+
+double World::kinetic_energy() const {
+  double e = 0.0;
+  for (const Body& b : bodies)
+    if (b.is_dynamic())
+      e += 0.5 * b.mass * b.linear_velocity.squaredNorm() +
+           0.5 * b.angular_velocity.dot(b.inertia_world() * b.angular_velocity);
+  return e;
+}
+
+double World::potential_energy() const {
+  double e = 0.0;
+  for (const Body& b : bodies)
+    if (b.is_dynamic()) e -= b.mass * settings.gravity.dot(b.position);
+  return e;
+}
+
+double World::max_penetration() const {
+  double d = 0.0;
+  for (const Contact& c : contacts_) d = std::max(d, c.depth);
+  return d;
+}
+
+}  // namespace cl

@@ -1,0 +1,103 @@
+// The world: a value holding bodies, materials, settings, the active solver and the contact cache.
+// Copying a World gives an independent simulation; stepping is deterministic (no threads, no pointer order).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collision/broadphase.h"
+#include "collision/contact.h"
+#include "core/body.h"
+#include "solvers/solver.h"
+#include "telemetry/telemetry.h"
+
+namespace cl {
+
+struct WorldSettings {
+  Vec3 gravity{0, -9.81, 0};   // m/s^2, y is up
+  double dt = 1.0 / 60.0;      // s
+  double contact_margin = 0.01;  // m: pairs closer than this produce (speculative) contacts
+};
+
+// A spring from a point on a body to a target in the world, used by the viewer to drag bodies.
+struct DragSpring {
+  int body = -1;
+  Vec3 local_anchor{0, 0, 0};
+  Vec3 target{0, 0, 0};
+  double stiffness = 0.0;  // N/m per kg of the body's mass (so light and heavy bodies feel the same)
+  double damping = 0.0;    // N s/m per kg
+};
+
+struct StepResult {
+  bool ok = true;
+  std::string error;  // names the body and the stage when a value became non-finite
+};
+
+class World {
+ public:
+  World();
+  World(const World& other);
+  World& operator=(const World& other);
+  World(World&&) noexcept = default;
+  World& operator=(World&&) noexcept = default;
+  ~World();
+
+  // --- description -------------------------------------------------------------------------------
+  std::string name = "untitled";
+  WorldSettings settings;
+  std::vector<Material> materials{Material{}};
+  std::vector<Body> bodies;
+
+  int find_body(std::string_view body_name) const;        // -1 if absent
+  int find_material(std::string_view material_name) const;  // -1 if absent
+
+  // --- solver ------------------------------------------------------------------------------------
+  Solver& solver() { return *solver_; }
+  const Solver& solver() const { return *solver_; }
+  // Switches the contact method of this world (also while it runs); parameters start at defaults.
+  bool set_solver(std::string_view solver_name, std::string* error);
+
+  // --- stepping ----------------------------------------------------------------------------------
+  StepResult step();  // advances by settings.dt
+  double time() const { return time_; }
+  int64_t step_count() const { return step_count_; }
+  const ContactList& contacts() const { return contacts_; }
+  const StepStats& last_stats() const { return stats_; }
+  const std::vector<int>& island_of_body() const { return island_of_body_; }
+  // Forget cached contacts (after bodies were added, removed or teleported).
+  void reset_contacts();
+
+  // --- interaction -------------------------------------------------------------------------------
+  void set_drag(const DragSpring& spring) { drag_ = spring; }
+  void clear_drag() { drag_ = DragSpring{}; }
+  const DragSpring& drag() const { return drag_; }
+
+  // --- measures ----------------------------------------------------------------------------------
+  double kinetic_energy() const;    // J
+  double potential_energy() const;  // J, relative to the origin, -m g . x summed
+  double max_penetration() const;   // m, over the current contacts
+
+ private:
+  void update_bounds();
+  void find_contacts();
+  void match_previous_contacts();
+  void find_islands();
+  void apply_drag();
+  bool check_finite(const char* stage, StepResult& result) const;
+
+  std::unique_ptr<Solver> solver_;
+  BroadPhase broadphase_;
+  std::vector<Aabb> bounds_;
+  std::vector<BodyPair> pairs_;
+  ContactList contacts_;
+  ContactList previous_contacts_;
+  std::vector<int> island_of_body_;
+  int island_count_ = 0;
+  DragSpring drag_;
+  StepStats stats_;
+  double time_ = 0.0;
+  int64_t step_count_ = 0;
+};
+
+}  // namespace cl

@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Writes the shipped scene files (scenes/*.json) from their geometric description.
+
+Usage: python3 scenes/generate.py [output-dir]      (default: the directory of this script)
+
+The JSON files are what the viewer opens, the tests load and the benchmarks time; this script only
+exists so that stacks and grids are laid out exactly (contact gaps of 0) instead of by hand.
+Re-running it rewrites every file below byte for byte; edit the numbers here, not in the JSON.
+Python standard library only. Scene format: see scenes/reference.json (every field used once).
+"""
+
+import json
+import math
+import os
+import sys
+
+DT_60 = 1.0 / 60.0
+GROUND = {"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0], "offset": 0}, "fixed": True}
+
+
+def num(x):
+    """Whole numbers as integers, others as the shortest round-trip decimal."""
+    if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
+        return int(x)
+    return x
+
+
+BODY_KEY_ORDER = ["name", "shape", "fixed", "kinematic", "density", "mass", "position", "orientation",
+                  "linear_velocity", "angular_velocity", "material"]
+
+
+def clean(v):
+    if isinstance(v, dict):
+        if "shape" in v:  # a body: keys in the documented order
+            v = {k: v[k] for k in sorted(v, key=BODY_KEY_ORDER.index)}
+        return {k: clean(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [clean(x) for x in v]
+    if isinstance(v, float):
+        return num(v)
+    return v
+
+
+def quat_axis_angle(axis, degrees):
+    """[w, x, y, z] of a rotation by `degrees` about `axis`."""
+    n = math.sqrt(sum(a * a for a in axis))
+    h = math.radians(degrees) / 2
+    s = math.sin(h) / n
+    return [math.cos(h), axis[0] * s, axis[1] * s, axis[2] * s]
+
+
+def box(name, half_extents, position, **extra):
+    b = {"name": name, "shape": {"type": "box", "half_extents": list(half_extents)}}
+    if "fixed" not in extra and "kinematic" not in extra and "mass" not in extra:
+        b["density"] = 1000
+    b.update(extra)
+    b["position"] = list(position)
+    return b
+
+
+def sphere(name, radius, position, **extra):
+    b = {"name": name, "shape": {"type": "sphere", "radius": radius}}
+    if "mass" not in extra and "density" not in extra:
+        b["density"] = 1000
+    b.update(extra)
+    b["position"] = list(position)
+    return b
+
+
+def capsule(name, radius, half_height, position, **extra):
+    b = {"name": name, "shape": {"type": "capsule", "radius": radius, "half_height": half_height}}
+    if "mass" not in extra and "density" not in extra:
+        b["density"] = 1000
+    b.update(extra)
+    b["position"] = list(position)
+    return b
+
+
+def scene(name, description, bodies, dt=DT_60, iterations=10, materials=None, **extra):
+    s = {"format": 1, "name": name, "description": description, "gravity": [0, -9.81, 0], "dt": dt}
+    s.update(extra)
+    s["solver"] = {"type": "lcp", "params": {"iterations": iterations}}
+    if materials:
+        s["materials"] = materials
+    s["bodies"] = bodies
+    return clean(s)
+
+
+def pyramid_rows(rows, size, x0=0.0, z=0.0, prefix="box", **extra):
+    """Rows of cubes of edge `size`, centred on x0, each row half a box in from the one below, gaps 0."""
+    h = size / 2
+    out = []
+    for r in range(rows):
+        n = rows - r
+        for i in range(n):
+            x = x0 + (i - (n - 1) / 2) * size
+            out.append(box(f"{prefix}_{r}_{i}", [h, h, h], [x, h + r * size, z], **extra))
+    return out
+
+
+def bounding_radius(shape):
+    t = shape["type"]
+    if t == "sphere":
+        return shape["radius"]
+    if t == "capsule":
+        return shape["radius"] + shape["half_height"]
+    if t == "box":
+        return math.sqrt(sum(h * h for h in shape["half_extents"]))
+    return None
+
+
+def check_apart(movers, bodies):
+    """Asserts that no falling body starts touching another (bounding spheres apart, planes: above them)."""
+    for m in movers:
+        rm = bounding_radius(m["shape"])
+        for b in bodies:
+            if b is m:
+                continue
+            rb = bounding_radius(b["shape"])
+            if rb is None:
+                assert m["position"][1] > rm, m["name"]
+                continue
+            d = math.dist(m["position"], b["position"])
+            assert d > rm + rb, (m["name"], b["name"])
+
+
+# --- the scenes ---------------------------------------------------------------------------------------
+
+def default_scene():
+    bodies = [dict(GROUND)]
+    bodies += pyramid_rows(6, 1.0, prefix="pyramid")  # 21 boxes
+    for i in range(5):  # a small tower to the right
+        bodies.append(box(f"tower_{i}", [0.5, 0.5, 0.5], [6.0, 0.5 + i, 0.0]))
+    # Spheres and capsules rain onto the pyramid from staggered heights (no two overlap at the start).
+    for i in range(8):
+        x = -3.5 + i
+        z = 0.8 if i % 2 == 0 else -0.8
+        extra = {"material": "rubber"} if i % 3 == 0 else {}
+        bodies.append(sphere(f"ball_{i}", 0.4, [x, 8.0 + 0.6 * i, z], **extra))
+    for i in range(6):
+        x = -2.5 + i
+        q = quat_axis_angle([1, 0.3 * (i - 2.5), 0.5], 35 + 20 * i)
+        bodies.append(capsule(f"capsule_{i}", 0.25, 0.5, [x, 13.0 + 1.6 * i, 0.3 * (i % 3 - 1)], orientation=q))
+    for i, (x, angle) in enumerate([(-1.0, 40.0), (1.5, 65.0)]):
+        bodies.append(box(f"tumbler_{i}", [0.6, 0.3, 0.4], [x, 23.5 + 2.0 * i, 0.0],
+                          orientation=quat_axis_angle([1, 1, 0.2], angle), angular_velocity=[0, 2.0, 1.0]))
+    bodies.append(box("slider", [0.5, 0.25, 0.5], [-7.0, 0.25, 0.0], material="ice", linear_velocity=[4.0, 0, 0]))
+    check_apart([b for b in bodies if b["name"].startswith(("ball", "capsule", "tumbler"))], bodies)
+    return scene("default", "A 6-row box pyramid and a 5-box tower; spheres (some bouncy), capsules and two "
+                 "tumbling boxes rain down on them, and a box slides in on ice.", bodies,
+                 materials={"rubber": {"friction": 0.8, "restitution": 0.7}, "ice": {"friction": 0.05}})
+
+
+def sphere_and_box():
+    bodies = [dict(GROUND),
+              sphere("sphere", 0.5, [-1.0, 0.5, 0.0]),
+              box("box", [0.5, 0.5, 0.5], [1.0, 0.5, 0.0])]
+    return scene("sphere_and_box", "A sphere and a box at rest on a plane.", bodies)
+
+
+def incline():
+    # Plane through the origin tilted 30 degrees about z: it rises towards +x. The box sits on it 2 m up the
+    # slope, rotated by the same 30 degrees so that its bottom face lies on the plane. tan 30 is exactly the
+    # friction needed to hold it (friction is combined as the geometric mean, and both bodies use "incline").
+    a = math.radians(30.0)
+    normal = [-math.sin(a), math.cos(a), 0.0]
+    along = [math.cos(a), math.sin(a), 0.0]
+    s, h = 2.0, 0.5
+    centre = [s * along[i] + h * normal[i] for i in range(3)]
+    bodies = [{"name": "incline", "shape": {"type": "plane", "normal": normal, "offset": 0}, "fixed": True,
+               "material": "incline"},
+              box("box", [h, h, h], centre, orientation=quat_axis_angle([0, 0, 1], 30.0), material="incline")]
+    return scene("incline", "A 1 m box on a plane inclined at 30 degrees with friction tan(30) = 0.57735: "
+                 "the static friction threshold.", bodies,
+                 materials={"incline": {"friction": math.tan(a), "restitution": 0}})
+
+
+def pyramid20():
+    bodies = [dict(GROUND)] + pyramid_rows(20, 1.0)
+    return scene("pyramid20", "20-row pyramid of 210 boxes of 1 m (density 1000), rows centred and offset by "
+                 "half a box, resting with zero gaps on a ground plane at y = 0; friction 0.6.", bodies,
+                 materials={"default": {"friction": 0.6, "restitution": 0}})
+
+
+def tower20():
+    bodies = [dict(GROUND)] + [box(f"box_{i}", [0.5, 0.5, 0.5], [0.0, 0.5 + i, 0.0]) for i in range(20)]
+    return scene("tower20", "20 boxes of 1 m (density 1000) stacked in a column with zero gaps; friction 0.6.",
+                 bodies, materials={"default": {"friction": 0.6, "restitution": 0}})
+
+
+def ball_grid():
+    # Thesis scene S11 (Erleben 2004, figs. 6.12-6.13): a 5x5x5 grid of balls, r = 0.5 m, density 10,
+    # each resting on the one below (gaps 0), h = 0.01 s. With 10 PGS iterations the grid collapses after
+    # about 2.5 s; with 100 it holds.
+    bodies = [dict(GROUND)]
+    for j in range(5):
+        for i in range(5):
+            for k in range(5):
+                bodies.append(sphere(f"ball_{i}_{j}_{k}", 0.5, [i - 2.0, 0.5 + j, k - 2.0], density=10))
+    return scene("ball_grid", "Thesis scene S11: 125 balls (r = 0.5 m, density 10) in a 5x5x5 grid stack "
+                 "resting on a plane, h = 0.01 s. With 10 iterations it collapses after about 2.5 s; "
+                 "with 100 it holds.", bodies, dt=0.01)
+
+
+def wall():
+    # Running bond: even rows are 10 bricks of 1.0 x 0.5 x 0.5 m; odd rows are shifted by half a brick,
+    # so they hold 9 bricks and a half brick (0.5 x 0.5 x 0.5 m) at each end to keep the ends flush.
+    bodies = [dict(GROUND)]
+    brick = [0.5, 0.25, 0.25]
+    half = [0.25, 0.25, 0.25]
+    for r in range(10):
+        y = 0.25 + 0.5 * r
+        if r % 2 == 0:
+            for i in range(10):
+                bodies.append(box(f"brick_{r}_{i}", brick, [i - 4.5, y, 0.0]))
+        else:
+            bodies.append(box(f"brick_{r}_left", half, [-4.75, y, 0.0]))
+            for i in range(9):
+                bodies.append(box(f"brick_{r}_{i}", brick, [i - 4.0, y, 0.0]))
+            bodies.append(box(f"brick_{r}_right", half, [4.75, y, 0.0]))
+    return scene("wall", "A 10-row running-bond wall, 10 m long and 5 m high: bricks of 1.0 x 0.5 x 0.5 m "
+                 "(half bricks at the ends of odd rows), density 1000, zero gaps; friction 0.6.", bodies,
+                 materials={"default": {"friction": 0.6, "restitution": 0}})
+
+
+def reference():
+    # Every field of the format, each at least once. Comments live in "description" (JSON has none).
+    s = {
+        "format": 1,
+        "name": "reference",
+        "description": "Uses every field of the scene format once; see the README for what each means.",
+        "gravity": [0, -9.81, 0],
+        "dt": 0.01,
+        "contact_margin": 0.02,
+        "solver": {"type": "lcp", "params": {
+            "iterations": 20, "correction_iterations": 5, "warm_start": True, "friction_directions": 2,
+            "restitution_threshold": 0.5, "allowed_penetration": 0.001}},
+        "materials": {
+            "default": {"friction": 0.5, "restitution": 0},
+            "rubber": {"friction": 0.9, "restitution": 0.6},
+            "steel": {"friction": 0.3},
+        },
+        "bodies": [
+            {"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0], "offset": 0}, "fixed": True},
+            {"name": "back_wall", "shape": {"type": "plane", "normal": [0, 0, 1], "offset": -5}, "fixed": True,
+             "material": "steel"},
+            {"name": "ramp", "shape": {"type": "box", "half_extents": [2, 0.1, 1]}, "fixed": True,
+             "position": [-4, 1, 0], "orientation": quat_axis_angle([0, 0, 1], -15), "material": "steel"},
+            {"name": "crate", "shape": {"type": "box", "half_extents": [0.5, 0.5, 0.5]}, "density": 500,
+             "position": [0, 0.5, 0]},
+            {"name": "ball", "shape": {"type": "sphere", "radius": 0.3}, "mass": 2.5,
+             "position": [0, 3, 0], "linear_velocity": [1, 0, 0], "angular_velocity": [0, 0, -3],
+             "material": "rubber"},
+            {"name": "pill", "shape": {"type": "capsule", "radius": 0.2, "half_height": 0.4}, "density": 1000,
+             "position": [2, 1, 0], "orientation": quat_axis_angle([0, 0, 1], 90)},
+            {"name": "pusher", "shape": {"type": "box", "half_extents": [0.2, 0.5, 1]}, "kinematic": True,
+             "position": [5, 0.5, 0], "linear_velocity": [-0.5, 0, 0], "angular_velocity": [0, 0, 0]},
+        ],
+    }
+    return clean(s)
+
+
+SCENES = {
+    "default.json": default_scene,
+    "sphere_and_box.json": sphere_and_box,
+    "incline.json": incline,
+    "pyramid20.json": pyramid20,
+    "tower20.json": tower20,
+    "ball_grid.json": ball_grid,
+    "wall.json": wall,
+    "reference.json": reference,
+}
+
+
+def dump(s):
+    """Top-level keys one per line, each body on one line: compact yet diff-friendly."""
+    lines = ["{"]
+    keys = list(s.keys())
+    for n, k in enumerate(keys):
+        comma = "," if n + 1 < len(keys) else ""
+        v = s[k]
+        if k == "bodies":
+            lines.append('  "bodies": [')
+            for i, b in enumerate(v):
+                lines.append("    " + json.dumps(b) + ("," if i + 1 < len(v) else ""))
+            lines.append("  ]" + comma)
+        else:
+            lines.append(f"  {json.dumps(k)}: {json.dumps(v)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    for file_name, make in SCENES.items():
+        with open(os.path.join(out_dir, file_name), "w", encoding="utf-8") as f:
+            f.write(dump(make()))
+        print(os.path.join(out_dir, file_name))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+// Bodies: a key light, a weak fill from the opposite side, sky/ground ambient and a small highlight.
+#version 450 core
+
+in vec3 v_world;
+in vec3 v_normal;
+in vec3 v_local;
+in vec4 v_color;
+in vec4 v_params;
+
+uniform vec3 u_eye;
+uniform vec3 u_light_dir;  // unit, towards the light
+
+out vec4 frag_color;
+
+void main() {
+  vec3 n = normalize(v_normal);
+  if (!gl_FrontFacing) n = -n;  // wireframe mode draws back faces too
+  vec3 to_eye = normalize(u_eye - v_world);
+
+  vec3 base = v_color.rgb;
+  // Alternate octants of the body frame are darker, so that spinning spheres and capsules show it.
+  float octant = sign(v_local.x) * sign(v_local.y) * sign(v_local.z);
+  base *= 1.0 - v_params.y * step(octant, -0.5);
+
+  float key = max(dot(n, u_light_dir), 0.0);
+  float fill = max(dot(n, -u_light_dir * vec3(1.0, 0.0, 1.0)), 0.0) * 0.18;
+  vec3 ambient = mix(vec3(0.16, 0.15, 0.14), vec3(0.32, 0.35, 0.42), 0.5 + 0.5 * n.y);
+  vec3 half_vector = normalize(u_light_dir + to_eye);
+  float specular = pow(max(dot(n, half_vector), 0.0), 40.0) * 0.25 * step(0.0, key);
+
+  vec3 color = base * (ambient + key * vec3(1.0, 0.97, 0.92) * 0.85 + fill) + specular;
+
+  // Selection: a warm rim and a slight lift, visible from every side.
+  float rim = pow(1.0 - max(dot(n, to_eye), 0.0), 2.0);
+  color += v_params.x * (vec3(1.0, 0.8, 0.3) * rim * 0.9 + vec3(0.08));
+
+  frag_color = vec4(color, 1.0);
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The headless command line as a user runs it: outputs, determinism and exit codes.
+# usage: cli_test.sh CONTACTLAB SOURCE_DIR OUT_DIR
+set -u
+exe=$1; src=$2; out=$3
+mkdir -p "$out"
+fail=0
+check() {  # check NAME EXPECTED_EXIT STDERR_SUBSTRING -- command...
+  local name=$1 want=$2 msg=$3; shift 4
+  "$@" >"$out/$name.out" 2>"$out/$name.err"
+  local got=$?
+  if [ "$got" != "$want" ]; then echo "FAIL $name: exit $got, expected $want"; cat "$out/$name.err"; fail=1; return; fi
+  if [ -n "$msg" ] && ! grep -qF -- "$msg" "$out/$name.err"; then
+    echo "FAIL $name: stderr lacks '$msg':"; cat "$out/$name.err"; fail=1; return
+  fi
+  echo "ok   $name"
+}
+scene=$src/scenes/sphere_and_box.json
+
+check run 0 "" -- "$exe" --headless "$scene" --steps 120 --metrics "$out/m.csv" --trace "$out/t.json" --state "$out/s1.json"
+head -1 "$out/m.csv" | grep -q '^step,time,wall_ms,.*contacts.*max_penetration.*kinetic_energy' || { echo "FAIL metrics header"; fail=1; }
+[ "$(wc -l < "$out/m.csv")" = 121 ] || { echo "FAIL metrics rows: $(wc -l < "$out/m.csv")"; fail=1; }
+grep -q '"traceEvents"' "$out/t.json" || { echo "FAIL trace"; fail=1; }
+grep -q '"bodies"' "$out/s1.json" && grep -q '"time"' "$out/s1.json" || { echo "FAIL state"; fail=1; }
+
+# Determinism: the same run twice gives byte-identical final states.
+check run2 0 "" -- "$exe" --headless "$scene" --steps 120 --state "$out/s2.json"
+cmp -s "$out/s1.json" "$out/s2.json" || { echo "FAIL determinism: states differ"; fail=1; }
+
+check solver_set 0 "" -- "$exe" --headless "$scene" --steps 10 --solver lcp --set iterations=20 --set warm_start=false --dt 0.005
+check list 0 "" -- "$exe" --list-solvers
+grep -q 'correction_iterations' "$out/list.out" || { echo "FAIL list-solvers"; fail=1; }
+
+check missing_file 2 "no_such_scene.json" -- "$exe" --headless "$out/no_such_scene.json" --steps 1
+check unknown_flag 2 "unknown option '--bogus'" -- "$exe" --headless "$scene" --steps 1 --bogus
+check no_steps 2 "--steps" -- "$exe" --headless "$scene"
+check bad_steps 2 "--steps expects" -- "$exe" --headless "$scene" --steps ten
+check unknown_solver 2 "unknown solver 'nope'" -- "$exe" --headless "$scene" --steps 1 --solver nope
+check unknown_param 2 "unknown parameter 'bogus'" -- "$exe" --headless "$scene" --steps 1 --set bogus=1
+check bad_param 2 "expected a value in [1, 1000]" -- "$exe" --headless "$scene" --steps 1 --set iterations=0
+check bad_param_text 2 "expected true or false" -- "$exe" --headless "$scene" --steps 1 --set warm_start=maybe
+check bad_dt 2 "--dt expects" -- "$exe" --headless "$scene" --steps 1 --dt -1
+check nan_dt 2 "--dt expects" -- "$exe" --headless "$scene" --steps 1 --dt nan
+check bad_set 2 "--set expects name=value" -- "$exe" --headless "$scene" --steps 1 --set iterations
+check unwritable 2 "cannot" -- "$exe" --headless "$scene" --steps 1 --metrics /nonexistent_dir/m.csv
+
+# A simulation that produces a non-finite value exits 3 naming the body and the stage.
+cat > "$out/explode.json" <<'JSON'
+{"format": 1, "name": "explode", "gravity": [0, -9.81, 0], "dt": 0.01,
+ "bodies": [{"name": "rocket", "shape": {"type": "box", "half_extents": [0.1, 0.5, 1]}, "density": 1000,
+             "position": [0, 1, 0], "angular_velocity": [1e200, 3e200, 0]}]}
+JSON
+check nonfinite 3 "rocket" -- "$exe" --headless "$out/explode.json" --steps 5
+
+exit $fail

@@ -1,0 +1,113 @@
+#include "world/world.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "support/builders.h"
+
+namespace cl {
+
+using namespace cl::test;
+
+namespace {
+// A small pile: boxes, spheres and capsules dropped onto a plane, overlapping in the broad phase.
+World pile() {
+  World w;
+  const int mat = add_material(w, 0.6, 0.2);
+  add_plane(w, Vec3(0, 1, 0), 0.0, mat);
+  for (int i = 0; i < 24; ++i) {
+    const Vec3 p(0.37 * (i % 4) - 0.5, 0.6 + 0.8 * (i / 4), 0.21 * (i % 3));
+    const Quat q(Eigen::AngleAxisd(0.3 * i, Vec3(1, i % 2, 0.5).normalized()));
+    const Shape s = i % 3 == 0 ? box(Vec3(0.3, 0.2, 0.25)) : i % 3 == 1 ? sphere(0.25) : capsule(0.15, 0.2);
+    add_body(w, s, p, 900.0 + 10 * i, q, mat);
+  }
+  return w;
+}
+
+bool same_state(const World& a, const World& b) {
+  if (a.bodies.size() != b.bodies.size()) return false;
+  for (size_t i = 0; i < a.bodies.size(); ++i) {
+    const Body& x = a.bodies[i];
+    const Body& y = b.bodies[i];
+    if (std::memcmp(x.position.data(), y.position.data(), sizeof(double) * 3) != 0) return false;
+    if (std::memcmp(x.orientation.coeffs().data(), y.orientation.coeffs().data(), sizeof(double) * 4) != 0) return false;
+    if (std::memcmp(x.linear_velocity.data(), y.linear_velocity.data(), sizeof(double) * 3) != 0) return false;
+    if (std::memcmp(x.angular_velocity.data(), y.angular_velocity.data(), sizeof(double) * 3) != 0) return false;
+  }
+  return true;
+}
+}  // namespace
+
+TEST(World, SteppingIsDeterministic) {
+  World a = pile(), b = pile();
+  for (int s = 0; s < 240; ++s) {
+    ASSERT_TRUE(a.step().ok);
+    ASSERT_TRUE(b.step().ok);
+  }
+  EXPECT_TRUE(same_state(a, b));
+  EXPECT_GT(a.contacts().size(), 10u);
+}
+
+TEST(World, CopyIsAnIndependentSimulation) {
+  World a = pile();
+  for (int s = 0; s < 60; ++s) a.step();
+  World b = a;  // copy mid-run, contact cache and warm start included
+  const World snapshot = a;
+  for (int s = 0; s < 120; ++s) {
+    a.step();
+    b.step();
+  }
+  EXPECT_TRUE(same_state(a, b));       // same future
+  EXPECT_FALSE(same_state(a, snapshot));  // the copy did not move with them
+  ASSERT_TRUE(b.set_solver("lcp", nullptr));
+  ASSERT_TRUE(b.solver().params().set("iterations", 3, nullptr));
+  EXPECT_EQ(a.solver().params().get("iterations"), 10);  // solvers are not shared
+}
+
+TEST(World, SwitchingSolverWhileRunning) {
+  World w = pile();
+  for (int s = 0; s < 30; ++s) ASSERT_TRUE(w.step().ok);
+  std::string error;
+  EXPECT_FALSE(w.set_solver("no-such-method", &error));
+  EXPECT_NE(error.find("available: lcp"), std::string::npos) << error;
+  EXPECT_EQ(w.solver().name(), "lcp");
+  EXPECT_TRUE(w.set_solver("lcp", &error));
+  for (int s = 0; s < 30; ++s) ASSERT_TRUE(w.step().ok);
+}
+
+TEST(World, NonFiniteStateIsReportedWithBodyAndStage) {
+  World w = pile();
+  w.bodies[5].linear_velocity.x() = std::numeric_limits<double>::quiet_NaN();
+  const StepResult r = w.step();
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("'" + w.bodies[5].name + "'"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("solve"), std::string::npos) << r.error;
+}
+
+TEST(World, TelemetryCountsContactsIslandsAndEnergy) {
+  World w = pile();
+  for (int s = 0; s < 200; ++s) w.step();
+  const StepStats& s = w.last_stats();
+  EXPECT_EQ(s.step, 200);
+  EXPECT_EQ(s.contacts, int(w.contacts().size()));
+  EXPECT_GE(s.islands, 1);
+  EXPECT_GE(s.iterations, 10);  // velocity sweeps, plus projection sweeps when something penetrates
+  EXPECT_LE(s.iterations, 10 + 5);
+  EXPECT_GT(s.potential_energy, 0.0);
+  EXPECT_GE(s.profile.total, s.profile.solve);
+}
+
+TEST(World, KinematicBodiesPushButAreNotPushed) {
+  World w;
+  w.settings.gravity = Vec3::Zero();
+  const int pusher = add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(-1.2, 0, 0), 0, Quat::Identity(), 0, BodyKind::Kinematic);
+  w.bodies[pusher].linear_velocity = Vec3(1, 0, 0);
+  const int ball = add_body(w, sphere(0.5), Vec3(0.0, 0, 0));
+  for (int s = 0; s < 60; ++s) ASSERT_TRUE(w.step().ok);
+  EXPECT_NEAR(w.bodies[pusher].linear_velocity.x(), 1.0, 0.0);
+  EXPECT_NEAR(w.bodies[pusher].position.x(), -0.2, 1e-9);
+  EXPECT_GT(w.bodies[ball].position.x(), 0.2);
+}
+
+}  // namespace cl

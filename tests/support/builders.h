@@ -1,0 +1,50 @@
+// Small helpers to build worlds in code for tests and benchmarks.
+#pragma once
+
+#include <string>
+
+#include "world/world.h"
+
+namespace cl::test {
+
+inline int add_plane(World& w, const Vec3& normal = Vec3(0, 1, 0), double offset = 0.0, int material = 0) {
+  Body b;
+  b.name = "ground" + std::to_string(w.bodies.size());
+  b.kind = BodyKind::Fixed;
+  b.shape.type = ShapeType::Plane;
+  b.shape.normal = normal.normalized();
+  b.shape.offset = offset;
+  b.material = material;
+  b.set_mass_properties(0, 0);
+  w.bodies.push_back(b);
+  return int(w.bodies.size()) - 1;
+}
+
+inline int add_body(World& w, const Shape& shape, const Vec3& position, double density = 1000.0,
+                    const Quat& orientation = Quat::Identity(), int material = 0, BodyKind kind = BodyKind::Dynamic) {
+  Body b;
+  b.name = "body" + std::to_string(w.bodies.size());
+  b.shape = shape;
+  b.kind = kind;
+  b.position = position;
+  b.orientation = orientation;
+  b.material = material;
+  b.set_mass_properties(density, 0);
+  w.bodies.push_back(b);
+  return int(w.bodies.size()) - 1;
+}
+
+inline Shape box(const Vec3& half) { Shape s; s.type = ShapeType::Box; s.half_extents = half; return s; }
+inline Shape sphere(double r) { Shape s; s.type = ShapeType::Sphere; s.radius = r; return s; }
+inline Shape capsule(double r, double hh) { Shape s; s.type = ShapeType::Capsule; s.radius = r; s.half_height = hh; return s; }
+
+inline int add_material(World& w, double friction, double restitution) {
+  Material m;
+  m.name = "m" + std::to_string(w.materials.size());
+  m.friction = friction;
+  m.restitution = restitution;
+  w.materials.push_back(m);
+  return int(w.materials.size()) - 1;
+}
+
+}  // namespace cl::test
