@@ -531,7 +531,7 @@ World read_scene(Reader& r, const json& doc, const std::string& file_label) {
     const std::string stem = std::filesystem::path(file_label).stem().string();
     if (!stem.empty()) world.name = stem;
   }
-  if (const json* d = r.optional(doc, "description")) r.string(*d, "/description", "a string");
+  if (const json* d = r.optional(doc, "description")) world.description = r.string(*d, "/description", "a string");
   read_settings(r, doc, world);
   read_solver(r, doc, world);
   read_materials(r, doc, world);
@@ -690,6 +690,7 @@ J world_json(const World& world) {
   J j = J::object();
   j["format"] = kFormat;
   j["name"] = world.name;
+  if (!world.description.empty()) j["description"] = world.description;
   j["gravity"] = vec_json<J>(world.settings.gravity);
   j["dt"] = world.settings.dt;
   j["contact_margin"] = world.settings.contact_margin;

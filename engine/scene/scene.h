@@ -1,4 +1,29 @@
 // Scene files (JSON, "format": 1): loading with full validation, saving, and final-state output.
+//
+// Format (scenes/reference.json uses every field; units SI, y is up):
+//   format          required, 1
+//   name            string, default: the file name without extension
+//   description     string, ignored by the engine (not saved back)
+//   gravity         [x, y, z] m/s^2, default [0, -9.81, 0]
+//   dt              s, in (0, 1], default 1/60
+//   contact_margin  m, in [0, 1], default 0.01
+//   solver          {"type": name (required), "params": {name: number | true/false | choice name}};
+//                   default lcp with default parameters
+//   materials       {name: {"friction" >= 0 (default 0.5), "restitution" in [0, 1] (default 0)}};
+//                   "default" always exists and may be redefined
+//   bodies          required array of {
+//     name              required, non-empty, unique
+//     shape             required: {"type": "plane", "normal" (non-zero, normalised), "offset" (default 0)}
+//                       | {"type": "sphere", "radius"} | {"type": "box", "half_extents": [x, y, z]}
+//                       | {"type": "capsule", "radius", "half_height"}; sizes > 0; other keys rejected
+//     fixed, kinematic  true/false, default false (not both); planes must be fixed
+//     density | mass    exactly one for dynamic bodies (> 0, kg/m^3 | kg), neither for fixed/kinematic ones
+//     position          [x, y, z], default 0
+//     orientation       quaternion [w, x, y, z], default identity; non-zero, normalised
+//     linear_velocity, angular_velocity  [x, y, z], default 0 (must be 0 for fixed bodies)
+//     material          name, default "default" }
+// Any other key, wrong type, non-finite number, out-of-range value or duplicate key is an error.
+// Non-unit quaternions and plane normals are normalised, with a warning when |norm - 1| > 1e-6.
 #pragma once
 
 #include <string>

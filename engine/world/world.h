@@ -45,6 +45,7 @@ class World {
 
   // --- description -------------------------------------------------------------------------------
   std::string name = "untitled";
+  std::string description;  // one paragraph shown by the viewer; kept by save
   WorldSettings settings;
   std::vector<Material> materials{Material{}};
   std::vector<Body> bodies;

@@ -27,7 +27,18 @@ const std::vector<ParamSpec>& specs() {
   return list;
 }
 
-inline double dot_row(const Vec3& l, const Vec3& a, const Vec3& v, const Vec3& w) { return l.dot(v) + a.dot(w); }
+// The gyroscopic term -w x I w of eq. 4.12, integrated implicitly: one Newton step on
+// I (w' - w) + h w' x I w' = 0 in the body frame (Catto, "Numerical methods", GDC 2015). The explicit
+// form of the thesis gains energy on elongated bodies (a spinning capsule speeds up without bound).
+Vec3 implicit_gyroscopic(const Body& b, double h) {
+  const Mat3 r = b.rotation();
+  const Vec3 w = r.transpose() * b.angular_velocity;  // body frame
+  const Mat3& inertia = b.inertia_body;
+  const Vec3 f = h * w.cross(inertia * w);
+  const Mat3 jacobian = inertia + h * (skew(w) * inertia - skew(inertia * w));
+  return r * (w - jacobian.partialPivLu().solve(f));
+}
+
 
 }  // namespace
 
@@ -35,105 +46,111 @@ std::span<const ParamSpec> LcpSolver::param_specs() { return specs(); }
 
 LcpSolver::LcpSolver() { params_ = ParamSet(specs()); }
 
+LcpSolver::Axis LcpSolver::make_axis(const StepContext& ctx, const Contact& c, const Vec3& dir) const {
+  Axis x;
+  x.dir = dir;
+  x.ang_a = (c.position - ctx.bodies[c.a].position).cross(dir);
+  x.ang_b = (c.position - ctx.bodies[c.b].position).cross(dir);
+  x.inv_ang_a = inv_inertia_[c.a] * x.ang_a;
+  x.inv_ang_b = inv_inertia_[c.b] * x.ang_b;
+  const double diag = inv_mass_[c.a] + inv_mass_[c.b] + x.ang_a.dot(x.inv_ang_a) + x.ang_b.dot(x.inv_ang_b);
+  x.inv_diag = diag > 1e-300 ? 1.0 / diag : 0.0;
+  return x;
+}
+
 // Rows for every contact: normal (bounds [0, inf)) then its friction rows (bounds +-mu lambda_n).
-void LcpSolver::build_rows(StepContext& ctx, bool with_friction) {
-  const int friction_rows = with_friction ? int(params_.get("friction_directions")) : 0;
+void LcpSolver::build_rows(StepContext& ctx) {
+  const int friction_rows = int(params_.get("friction_directions"));
   const double restitution_threshold = params_.get("restitution_threshold");
   const bool warm = params_.get("warm_start") != 0;
   const double h = ctx.dt;
-  rows_.clear();
-  rows_.reserve(ctx.contacts.size() * (1 + friction_rows));
+  rows_.resize(ctx.contacts.size());
 
-  auto make_row = [&](const Contact& c, const Vec3& dir) {
-    Row r{};
+  for (size_t k = 0; k < ctx.contacts.size(); ++k) {
+    const Contact& c = ctx.contacts[k];
+    ContactRows& r = rows_[k];
     r.a = c.a;
     r.b = c.b;
-    const Vec3 ra = c.position - ctx.bodies[c.a].position, rb = c.position - ctx.bodies[c.b].position;
-    // Contact rows use the j - i convention (digest 4.8, eqs. 4.165-4.166).
-    r.ja_lin = -dir;
-    r.ja_ang = -ra.cross(dir);
-    r.jb_lin = dir;
-    r.jb_ang = rb.cross(dir);
-    r.ba_lin = inv_mass_[c.a] * r.ja_lin;
-    r.ba_ang = inv_inertia_[c.a] * r.ja_ang;
-    r.bb_lin = inv_mass_[c.b] * r.jb_lin;
-    r.bb_ang = inv_inertia_[c.b] * r.jb_ang;
-    const double diag = r.ja_lin.dot(r.ba_lin) + r.ja_ang.dot(r.ba_ang) + r.jb_lin.dot(r.bb_lin) + r.jb_ang.dot(r.bb_ang);
-    r.inv_diag = diag > 1e-300 ? 1.0 / diag : 0.0;
-    r.normal_row = -1;
-    return r;
-  };
+    r.inv_mass_a = inv_mass_[c.a];
+    r.inv_mass_b = inv_mass_[c.b];
+    r.mu = c.friction;
+    r.normal = make_axis(ctx, c, c.normal);
 
-  for (Contact& c : ctx.contacts) {
-    Row n = make_row(c, c.normal);
-    const double vn = dot_row(n.ja_lin, n.ja_ang, v_[c.a], w_[c.a]) + dot_row(n.jb_lin, n.jb_ang, v_[c.b], w_[c.b]);
+    // Relative velocity at the contact, b minus a, from the free velocities.
+    const Vec3 vrel = (v_[c.b] + w_[c.b].cross(c.position - ctx.bodies[c.b].position)) -
+                      (v_[c.a] + w_[c.a].cross(c.position - ctx.bodies[c.a].position));
+    const double vn = vrel.dot(c.normal);
     const double gap = -c.depth;
     // Normal target (digest 4.4, 8.1): an impact faster than the threshold bounces back with e * v_n;
     // a contact still apart may close its gap within the step (linearised gap, nu = -d); a penetrating
     // one must not approach further (the projection removes the penetration itself).
     if (vn < -restitution_threshold && c.restitution > 0 && vn * h < -std::max(gap, 0.0))
-      n.bias = c.restitution * vn;
+      r.normal.bias = c.restitution * vn;
     else
-      n.bias = std::max(gap, 0.0) / h;
-    n.lo = 0.0;
-    n.hi = std::numeric_limits<double>::infinity();
-    n.lambda = warm && c.persisted ? c.normal_impulse : 0.0;
-    n.mu = c.friction;
-    const int normal_index = int(rows_.size());
-    rows_.push_back(n);
-    if (friction_rows == 0 || c.friction <= 0) continue;
+      r.normal.bias = std::max(gap, 0.0) / h;
+    r.normal.lambda = warm && c.persisted ? c.normal_impulse : 0.0;
 
+    r.friction_rows = c.friction > 0 ? friction_rows : 0;
+    if (r.friction_rows == 0) continue;
     // Tangent directions: the first along the sliding velocity when there is one (so sliding friction is
     // exactly mu lambda_n along the motion), else a fixed basis around the normal.
-    const Vec3 vrel = (v_[c.b] + w_[c.b].cross(c.position - ctx.bodies[c.b].position)) -
-                      (v_[c.a] + w_[c.a].cross(c.position - ctx.bodies[c.a].position));
-    const Vec3 vt = vrel - c.normal * c.normal.dot(vrel);
-    Vec3 t1, t2;
+    const Vec3 vt = vrel - c.normal * vn;
+    Vec3 t[2];
     if (vt.norm() > 1e-6) {
-      t1 = vt.normalized();
-      t2 = c.normal.cross(t1);
+      t[0] = vt.normalized();
+      t[1] = c.normal.cross(t[0]);
     } else {
-      tangent_basis(c.normal, t1, t2);
+      tangent_basis(c.normal, t[0], t[1]);
     }
-    for (int k = 0; k < friction_rows; ++k) {
-      const Vec3 dir = k == 0 ? t1 : t2;
-      Row f = make_row(c, dir);
-      f.bias = 0.0;
-      f.lo = f.hi = 0.0;
-      f.lambda = warm && c.persisted ? c.friction_impulse.dot(dir) : 0.0;
-      f.normal_row = normal_index;
-      f.mu = c.friction;
-      rows_.push_back(f);
+    for (int f = 0; f < r.friction_rows; ++f) {
+      r.friction[f] = make_axis(ctx, c, t[f]);
+      r.friction[f].lambda = warm && c.persisted ? c.friction_impulse.dot(t[f]) : 0.0;
     }
   }
 }
 
-// One PGS sweep per iteration over all rows in order (normals before their friction rows), matrix-free:
-// each row update reads and writes only the two bodies' velocities (digest 6.6).
-int LcpSolver::sweep(int iterations, double& residual) {
+namespace {
+// Applies an impulse change d along one axis to the two bodies' velocities (u += B d).
+inline void apply(const LcpSolver::Axis& x, double d, double ima, double imb, Vec3& va, Vec3& wa, Vec3& vb, Vec3& wb) {
+  va -= (d * ima) * x.dir;
+  wa -= d * x.inv_ang_a;
+  vb += (d * imb) * x.dir;
+  wb += d * x.inv_ang_b;
+}
+
+// One projected Gauss-Seidel row update, clamped to [lo, hi]; returns the change of lambda.
+inline double relax(LcpSolver::Axis& x, double lo, double hi, double ima, double imb, Vec3& va, Vec3& wa, Vec3& vb,
+                    Vec3& wb) {
+  const double w = x.dir.dot(vb - va) + x.ang_b.dot(wb) - x.ang_a.dot(wa) + x.bias;
+  const double next = std::clamp(x.lambda - x.inv_diag * w, lo, hi);
+  const double d = next - x.lambda;
+  x.lambda = next;
+  apply(x, d, ima, imb, va, wa, vb, wb);
+  return d;
+}
+}  // namespace
+
+// Projected Gauss-Seidel sweeps over all rows, contact by contact, the normal row before its friction rows
+// (whose bounds +-mu lambda_n are re-read inside the sweep, digest 6.5 SOR-LCP-3). Matrix-free: a row
+// update touches only its two bodies' velocities (digest 6.6).
+void LcpSolver::sweep(int iterations, double& residual) {
   residual = 0.0;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
   for (int it = 0; it < iterations; ++it) {
     residual = 0.0;
-    for (Row& r : rows_) {
-      if (r.normal_row >= 0) {
-        const double bound = r.mu * rows_[r.normal_row].lambda;
-        r.lo = -bound;
-        r.hi = bound;
-      }
-      const double w = dot_row(r.ja_lin, r.ja_ang, v_[r.a], w_[r.a]) + dot_row(r.jb_lin, r.jb_ang, v_[r.b], w_[r.b]) +
-                       r.bias;
-      const double next = std::clamp(r.lambda - r.inv_diag * w, r.lo, r.hi);
-      const double d = next - r.lambda;
-      if (d == 0.0) continue;
-      r.lambda = next;
-      v_[r.a] += d * r.ba_lin;
-      w_[r.a] += d * r.ba_ang;
-      v_[r.b] += d * r.bb_lin;
-      w_[r.b] += d * r.bb_ang;
-      residual = std::max(residual, std::abs(d));
+    for (ContactRows& r : rows_) {
+      Vec3 va = v_[r.a], wa = w_[r.a], vb = v_[r.b], wb = w_[r.b];
+      double change = std::abs(relax(r.normal, 0.0, kInf, r.inv_mass_a, r.inv_mass_b, va, wa, vb, wb));
+      const double bound = r.mu * r.normal.lambda;
+      for (int f = 0; f < r.friction_rows; ++f)
+        change = std::max(change, std::abs(relax(r.friction[f], -bound, bound, r.inv_mass_a, r.inv_mass_b, va, wa, vb, wb)));
+      v_[r.a] = va;
+      w_[r.a] = wa;
+      v_[r.b] = vb;
+      w_[r.b] = wb;
+      residual = std::max(residual, change);
     }
   }
-  return iterations;
 }
 
 void LcpSolver::solve_velocities(StepContext& ctx) {
@@ -154,36 +171,34 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
     inv_inertia_[i] = b.inv_inertia_world;
     if (!b.is_dynamic()) continue;
     v_[i] += h * (ctx.gravity + b.inv_mass * b.force);
-    const Vec3 gyro = b.angular_velocity.cross(b.inertia_world() * b.angular_velocity);
-    w_[i] += h * (b.inv_inertia_world * (b.torque - gyro));
+    w_[i] = implicit_gyroscopic(b, h) + h * (b.inv_inertia_world * b.torque);
   }
 
-  build_rows(ctx, true);
+  build_rows(ctx);
 
   // Warm start: apply the initial impulses, u = u* + B lambda0.
-  for (const Row& r : rows_) {
-    if (r.lambda == 0.0) continue;
-    v_[r.a] += r.lambda * r.ba_lin;
-    w_[r.a] += r.lambda * r.ba_ang;
-    v_[r.b] += r.lambda * r.bb_lin;
-    w_[r.b] += r.lambda * r.bb_ang;
+  for (ContactRows& r : rows_) {
+    apply(r.normal, r.normal.lambda, r.inv_mass_a, r.inv_mass_b, v_[r.a], w_[r.a], v_[r.b], w_[r.b]);
+    for (int f = 0; f < r.friction_rows; ++f)
+      apply(r.friction[f], r.friction[f].lambda, r.inv_mass_a, r.inv_mass_b, v_[r.a], w_[r.a], v_[r.b], w_[r.b]);
   }
 
   double residual = 0.0;
-  ctx.stats.iterations += rows_.empty() ? 0 : sweep(int(params_.get("iterations")), residual);
+  const int iterations = int(params_.get("iterations"));
+  if (!rows_.empty()) {
+    sweep(iterations, residual);
+    ctx.stats.iterations += iterations;
+  }
   ctx.stats.residual = residual;
   ctx.stats.rows += int(rows_.size());
 
   // Keep the impulses with their contacts for the next step's warm start and for display.
-  size_t row = 0;
-  for (Contact& c : ctx.contacts) {
-    c.normal_impulse = rows_[row].lambda;
+  for (size_t k = 0; k < rows_.size(); ++k) {
+    Contact& c = ctx.contacts[k];
+    const ContactRows& r = rows_[k];
+    c.normal_impulse = r.normal.lambda;
     c.friction_impulse = Vec3::Zero();
-    ++row;
-    while (row < rows_.size() && rows_[row].normal_row >= 0) {
-      c.friction_impulse += rows_[row].lambda * rows_[row].jb_lin;
-      ++row;
-    }
+    for (int f = 0; f < r.friction_rows; ++f) c.friction_impulse += r.friction[f].lambda * r.friction[f].dir;
   }
 
   for (size_t i = 0; i < n; ++i) {
@@ -217,25 +232,15 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
                             (A.linear_velocity + A.angular_velocity.cross(ra)));
     const double depth = c.depth - c.normal.dot(moved);
     if (depth <= allowed) continue;
-    Row r{};
+    ContactRows r{};
     r.a = c.a;
     r.b = c.b;
-    r.ja_lin = -c.normal;
-    r.ja_ang = -ra.cross(c.normal);
-    r.jb_lin = c.normal;
-    r.jb_ang = rb.cross(c.normal);
-    r.ba_lin = inv_mass_[c.a] * r.ja_lin;
-    r.ba_ang = inv_inertia_[c.a] * r.ja_ang;
-    r.bb_lin = inv_mass_[c.b] * r.jb_lin;
-    r.bb_ang = inv_inertia_[c.b] * r.jb_ang;
-    const double diag = r.ja_lin.dot(r.ba_lin) + r.ja_ang.dot(r.ba_ang) + r.jb_lin.dot(r.bb_lin) + r.jb_ang.dot(r.bb_ang);
-    if (diag <= 1e-300) continue;
-    r.inv_diag = 1.0 / diag;
-    r.bias = -(depth - allowed);  // w = J dx - (d - allowed) >= 0: separate by the excess depth
-    r.lo = 0.0;
-    r.hi = std::numeric_limits<double>::infinity();
-    r.lambda = 0.0;
-    r.normal_row = -1;
+    r.inv_mass_a = inv_mass_[c.a];
+    r.inv_mass_b = inv_mass_[c.b];
+    r.friction_rows = 0;
+    r.normal = make_axis(ctx, c, c.normal);
+    if (r.normal.inv_diag == 0.0) continue;
+    r.normal.bias = -(depth - allowed);  // w = J dx - (d - allowed) >= 0: separate by the excess depth
     rows_.push_back(r);
   }
   if (rows_.empty()) return;
@@ -245,7 +250,8 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   std::fill(v_.begin(), v_.begin() + n, Vec3::Zero());
   std::fill(w_.begin(), w_.begin() + n, Vec3::Zero());
   double residual = 0.0;
-  ctx.stats.iterations += sweep(iterations, residual);
+  sweep(iterations, residual);
+  ctx.stats.iterations += iterations;
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
     if (!b.is_dynamic()) continue;

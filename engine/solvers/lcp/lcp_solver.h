@@ -25,29 +25,33 @@ class LcpSolver final : public Solver {
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
 
-  // One constraint row in matrix-free form (digest 6.6): J = [ja_lin ja_ang | jb_lin jb_ang] and
-  // B = M^-1 J^T, with the row's bounds and right-hand side. Hot data, kept contiguous.
-  struct Row {
+  // One row in matrix-free form (digest 6.6): J = [-dir, -ang_a | dir, ang_b] (contact rows use the j - i
+  // convention, eqs. 4.165-4.166) and B = M^-1 J^T, kept as inv_ang_* = I^-1 ang_* and the inverse masses.
+  struct Axis {
+    Vec3 dir, ang_a, ang_b, inv_ang_a, inv_ang_b;
+    double inv_diag = 0;  // 1 / (J M^-1 J^T)_ii
+    double bias = 0;      // w = J u + bias, >= 0 at the lower bound
+    double lambda = 0;    // impulse, N s
+  };
+  // A contact's rows, solved together so the two bodies' velocities are loaded once per contact:
+  // the normal row with bounds [0, inf), then up to two friction rows with bounds +-mu lambda_n.
+  struct ContactRows {
     int a, b;
-    Vec3 ja_lin, ja_ang, jb_lin, jb_ang;
-    Vec3 ba_lin, ba_ang, bb_lin, bb_ang;
-    double inv_diag;  // 1 / (J M^-1 J^T)_ii
-    double bias;      // w = J u + bias must be >= 0 at the lower bound
-    double lambda;    // impulse, N s
-    double lo, hi;
-    int normal_row;   // friction rows: index of their normal row (bounds +-mu lambda_n), else -1
-    double mu;
+    double inv_mass_a, inv_mass_b, mu;
+    int friction_rows;
+    Axis normal, friction[2];
   };
 
  private:
-  void build_rows(StepContext& ctx, bool with_friction);
-  int sweep(int iterations, double& residual);
+  Axis make_axis(const StepContext& ctx, const Contact& c, const Vec3& dir) const;
+  void build_rows(StepContext& ctx);
+  void sweep(int iterations, double& residual);
 
   // Solver bodies: velocities during the solve, inverse mass properties (zero for fixed and kinematic).
   std::vector<Vec3> v_, w_;
   std::vector<double> inv_mass_;
   std::vector<Mat3> inv_inertia_;
-  std::vector<Row> rows_;
+  std::vector<ContactRows> rows_;
 };
 
 }  // namespace cl

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Smoke test of the viewer: renders scenes/default.json for 30 frames under a virtual X server, checks
+# that the screenshot exists and shows a rendered scene (not a blank or uniform image), and that a bad
+# scene path exits with code 2 and names the file on stderr.
+#
+# Usage: tests/app/viewer_smoke.sh PATH/TO/contactlab OUTPUT_DIR
+# Exit 0 on success, 1 on failure, 77 (ctest SKIP_RETURN_CODE) when xvfb-run is not installed.
+set -u
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 PATH/TO/contactlab OUTPUT_DIR" >&2
+  exit 1
+fi
+bin=$1
+out=$2
+root=${CONTACTLAB_HOME:-$(cd "$(dirname "$0")/../.." && pwd)}
+mkdir -p "$out" || exit 1
+
+if ! command -v xvfb-run > /dev/null; then
+  echo "SKIP: xvfb-run not found (apt-get install xvfb)" >&2
+  exit 77
+fi
+
+fail=0
+check() {  # check DESCRIPTION CONDITION...
+  local what=$1
+  shift
+  if "$@"; then echo "ok: $what"; else echo "FAIL: $what" >&2; fail=1; fi
+}
+
+# --- 1. a screenshot of the default scene ------------------------------------------------------------
+png="$out/viewer_smoke_default.png"
+rm -f "$png"
+xvfb-run -a -s '-screen 0 1280x720x24' \
+  "$bin" "$root/scenes/default.json" --screenshot "$png" --frames 30 > "$out/viewer_smoke.stdout" 2> "$out/viewer_smoke.stderr"
+rc=$?
+check "viewer exits 0 (got $rc)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || cat "$out/viewer_smoke.stderr" >&2
+check "screenshot $png exists" test -s "$png"
+
+# The PNG is decoded with the standard library only (zlib + struct) and must look like a picture:
+# many distinct colours overall, no single colour covering most of it, and detail in the middle of
+# the window where the 3D scene is (the panels are at the sides).
+if [ -s "$png" ]; then
+  python3 - "$png" <<'PY'
+import struct, sys, zlib
+
+def read_png(path):
+    data = open(path, 'rb').read()
+    if data[:8] != b'\x89PNG\r\n\x1a\n':
+        raise ValueError('not a PNG file')
+    pos, idat = 8, b''
+    while pos < len(data):
+        length, kind = struct.unpack('>I4s', data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b'IHDR':
+            width, height, depth, color_type, _, _, interlace = struct.unpack('>IIBBBBB', body)
+        elif kind == b'IDAT':
+            idat += body
+        pos += 12 + length
+    if depth != 8 or color_type not in (2, 6) or interlace != 0:
+        raise ValueError('unsupported PNG layout (depth %d, colour type %d)' % (depth, color_type))
+    bpp = 3 if color_type == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if f == 1:
+            for i in range(bpp, stride): line[i] = (line[i] + line[i - bpp]) & 255
+        elif f == 2:
+            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+        elif f == 3:
+            for i in range(stride):
+                left = line[i - bpp] if i >= bpp else 0
+                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
+        elif f == 4:
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b = prev[i]
+                c = prev[i - bpp] if i >= bpp else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return width, height, bpp, rows
+
+w, h, bpp, rows = read_png(sys.argv[1])
+counts = {}
+for line in rows:
+    for x in range(0, w * bpp, bpp):
+        key = bytes(line[x:x + 3])
+        counts[key] = counts.get(key, 0) + 1
+top = max(counts.values()) / float(w * h)
+middle = set()
+for line in rows[h // 4: 3 * h // 4]:
+    for x in range((w // 3) * bpp, (2 * w // 3) * bpp, bpp):
+        middle.add(bytes(line[x:x + 3]))
+print('screenshot %dx%d: %d colours, most common covers %.0f%%, %d colours in the middle'
+      % (w, h, len(counts), 100 * top, len(middle)))
+ok = w >= 320 and h >= 200 and len(counts) > 200 and top < 0.6 and len(middle) > 50
+sys.exit(0 if ok else 1)
+PY
+  check "screenshot shows a rendered scene" test $? -eq 0
+fi
+
+# --- 2. a scene file that does not exist --------------------------------------------------------------
+missing="$out/no-such-scene.json"
+xvfb-run -a -s '-screen 0 1280x720x24' \
+  "$bin" "$missing" --screenshot "$out/viewer_smoke_missing.png" --frames 2 > /dev/null 2> "$out/viewer_smoke_missing.stderr"
+rc=$?
+check "missing scene exits 2 (got $rc)" test "$rc" -eq 2
+check "stderr names the missing file" grep -qF "$missing" "$out/viewer_smoke_missing.stderr"
+check "no screenshot for a missing scene" test ! -e "$out/viewer_smoke_missing.png"
+
+exit $fail
