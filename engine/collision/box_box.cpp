@@ -41,6 +41,7 @@ void face_contacts(const Vec3& hr, int k, double s, const Mat3& inc_rot, const V
                    double margin, uint32_t feature_base, std::vector<ContactPointOut>& out) {
   const int u = (k + 1) % 3, v = (k + 2) % 3;
   const Vec3 n = s * Vec3::Unit(k);
+  const size_t first = out.size();
 
   // Incident face: the face of the incident box most anti-parallel to n.
   int j = 0;
@@ -64,15 +65,25 @@ void face_contacts(const Vec3& hr, int k, double s, const Mat3& inc_rot, const V
   const double tol = 1e-9 * scale;
   auto height = [&](const Vec3& x) { return s * x[k] - hr[k]; };  // > 0 outside the reference face
 
-  // 1a. Incident corners inside the reference rectangle (inclusive).
+  // 1a. Incident corners inside the reference rectangle, inclusive by a small tolerance so that equal
+  //     boxes stacked with a slight twist keep their four corners instead of turning into an octagon.
+  const double corner_tol = 1e-3 * scale;
   bool inc_flag[4] = {false, false, false, false};
   for (int i = 0; i < 4; ++i) {
-    if (std::abs(c3[i][u]) > hr[u] + tol || std::abs(c3[i][v]) > hr[v] + tol) continue;
+    if (std::abs(c3[i][u]) > hr[u] + corner_tol || std::abs(c3[i][v]) > hr[v] + corner_tol) continue;
     const double z = height(c3[i]);
     if (z >= margin) continue;
     inc_flag[i] = true;
     out.push_back({c3[i] - n * (0.5 * z), n, -z, feature_base | uint32_t(cid[i])});
   }
+
+  // A point next to one already found adds a redundant row (digest 7.5 desiderata): such points are skipped.
+  const double merge = 0.02 * scale;
+  auto near_existing = [&](const Vec3& p) {
+    for (size_t q = first; q < out.size(); ++q)
+      if ((out[q].position - p).squaredNorm() < merge * merge) return true;
+    return false;
+  };
 
   // 1b. Reference corners strictly inside the incident face's projection.
   const double ru[4] = {-hr[u], hr[u], hr[u], -hr[u]}, rv[4] = {-hr[v], -hr[v], hr[v], hr[v]};
@@ -97,6 +108,7 @@ void face_contacts(const Vec3& hr, int k, double s, const Mat3& inc_rot, const V
       ref_flag[r] = true;
       Vec3 on_ref = x;
       on_ref[k] = s * hr[k];
+      if (near_existing(on_ref + n * (0.5 * z))) continue;
       out.push_back({on_ref + n * (0.5 * z), n, -z, feature_base | uint32_t(8 + r)});
     }
   }
@@ -119,6 +131,7 @@ void face_contacts(const Vec3& hr, int k, double s, const Mat3& inc_rot, const V
       const Vec3 x = c3[e] + t * (c3[e1] - c3[e]);
       const double z = height(x);
       if (z >= margin) continue;
+      if (near_existing(x - n * (0.5 * z))) continue;
       out.push_back({x - n * (0.5 * z), n, -z, feature_base | uint32_t(12 + 4 * e + r)});
     }
   }
