@@ -162,6 +162,7 @@ void World::find_contacts() {
     const size_t first = contacts_.size();
     collide(bodies, p.a, p.b, settings.contact_margin, contacts_);
     if (contacts_.size() == first) continue;
+    std::sort(contacts_.begin() + first, contacts_.end(), contact_less);
     const Material& ma = materials[bodies[p.a].material];
     const Material& mb = materials[bodies[p.b].material];
     const double friction = std::sqrt(ma.friction * mb.friction);
@@ -171,7 +172,7 @@ void World::find_contacts() {
       contacts_[i].restitution = restitution;
     }
   }
-  std::sort(contacts_.begin(), contacts_.end(), contact_less);
+  // Pairs come sorted from the broad phase, so sorting each pair's few points by feature sorts them all.
   match_previous_contacts();
 }
 

@@ -78,8 +78,8 @@ void LcpSolver::build_rows(StepContext& ctx) {
     r.normal = make_axis(ctx, c, c.normal);
 
     // Relative velocity at the contact, b minus a, from the free velocities.
-    const Vec3 vrel = (v_[c.b] + w_[c.b].cross(c.position - ctx.bodies[c.b].position)) -
-                      (v_[c.a] + w_[c.a].cross(c.position - ctx.bodies[c.a].position));
+    const Vec3 vrel = (vel_[c.b].v + vel_[c.b].w.cross(c.position - ctx.bodies[c.b].position)) -
+                      (vel_[c.a].v + vel_[c.a].w.cross(c.position - ctx.bodies[c.a].position));
     const double vn = vrel.dot(c.normal);
     const double gap = -c.depth;
     // Normal target (digest 4.4, 8.1): an impact faster than the threshold bounces back with e * v_n;
@@ -140,15 +140,15 @@ void LcpSolver::sweep(int iterations, double& residual) {
   for (int it = 0; it < iterations; ++it) {
     residual = 0.0;
     for (ContactRows& r : rows_) {
-      Vec3 va = v_[r.a], wa = w_[r.a], vb = v_[r.b], wb = w_[r.b];
+      Vec3 va = vel_[r.a].v, wa = vel_[r.a].w, vb = vel_[r.b].v, wb = vel_[r.b].w;
       double change = std::abs(relax(r.normal, 0.0, kInf, r.inv_mass_a, r.inv_mass_b, va, wa, vb, wb));
       const double bound = r.mu * r.normal.lambda;
       for (int f = 0; f < r.friction_rows; ++f)
         change = std::max(change, std::abs(relax(r.friction[f], -bound, bound, r.inv_mass_a, r.inv_mass_b, va, wa, vb, wb)));
-      v_[r.a] = va;
-      w_[r.a] = wa;
-      v_[r.b] = vb;
-      w_[r.b] = wb;
+      vel_[r.a].v = va;
+      vel_[r.a].w = wa;
+      vel_[r.b].v = vb;
+      vel_[r.b].w = wb;
       residual = std::max(residual, change);
     }
   }
@@ -157,8 +157,7 @@ void LcpSolver::sweep(int iterations, double& residual) {
 void LcpSolver::solve_velocities(StepContext& ctx) {
   const double h = ctx.dt;
   const size_t n = ctx.bodies.size();
-  v_.resize(n);
-  w_.resize(n);
+  vel_.resize(n);
   inv_mass_.resize(n);
   inv_inertia_.resize(n);
 
@@ -166,22 +165,22 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   // bodies keep their prescribed velocity and have zero inverse mass (digest 3.8).
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
-    v_[i] = b.linear_velocity;
-    w_[i] = b.angular_velocity;
+    vel_[i].v = b.linear_velocity;
+    vel_[i].w = b.angular_velocity;
     inv_mass_[i] = b.inv_mass;
     inv_inertia_[i] = b.inv_inertia_world;
     if (!b.is_dynamic()) continue;
-    v_[i] += h * (ctx.gravity + b.inv_mass * b.force);
-    w_[i] = free_angular_velocity(b, b.torque, h);
+    vel_[i].v += h * (ctx.gravity + b.inv_mass * b.force);
+    vel_[i].w = free_angular_velocity(b, b.torque, h);
   }
 
   build_rows(ctx);
 
   // Warm start: apply the initial impulses, u = u* + B lambda0.
   for (ContactRows& r : rows_) {
-    apply(r.normal, r.normal.lambda, r.inv_mass_a, r.inv_mass_b, v_[r.a], w_[r.a], v_[r.b], w_[r.b]);
+    apply(r.normal, r.normal.lambda, r.inv_mass_a, r.inv_mass_b, vel_[r.a].v, vel_[r.a].w, vel_[r.b].v, vel_[r.b].w);
     for (int f = 0; f < r.friction_rows; ++f)
-      apply(r.friction[f], r.friction[f].lambda, r.inv_mass_a, r.inv_mass_b, v_[r.a], w_[r.a], v_[r.b], w_[r.b]);
+      apply(r.friction[f], r.friction[f].lambda, r.inv_mass_a, r.inv_mass_b, vel_[r.a].v, vel_[r.a].w, vel_[r.b].v, vel_[r.b].w);
   }
 
   double residual = 0.0;
@@ -205,8 +204,8 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
     if (!b.is_dynamic()) continue;
-    b.linear_velocity = v_[i];
-    b.angular_velocity = w_[i];
+    b.linear_velocity = vel_[i].v;
+    b.angular_velocity = vel_[i].w;
   }
 }
 
@@ -246,19 +245,18 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   }
   if (rows_.empty()) return;
 
-  // The PGS works on displacements here: v_/w_ hold the accumulated position and rotation corrections.
+  // The PGS works on displacements here: vel_ holds the accumulated position and rotation corrections.
   const size_t n = ctx.bodies.size();
-  std::fill(v_.begin(), v_.begin() + n, Vec3::Zero());
-  std::fill(w_.begin(), w_.begin() + n, Vec3::Zero());
+  std::fill(vel_.begin(), vel_.end(), Velocity{Vec3::Zero(), Vec3::Zero()});
   double residual = 0.0;
   sweep(iterations, residual);
   ctx.stats.iterations += iterations;
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
     if (!b.is_dynamic()) continue;
-    if (v_[i].isZero(0.0) && w_[i].isZero(0.0)) continue;
-    b.position += v_[i];
-    b.orientation = apply_small_rotation(b.orientation, w_[i]);
+    if (vel_[i].v.isZero(0.0) && vel_[i].w.isZero(0.0)) continue;
+    b.position += vel_[i].v;
+    b.orientation = apply_small_rotation(b.orientation, vel_[i].w);
     b.update_world_inertia();
   }
 }

@@ -48,7 +48,10 @@ class LcpSolver final : public Solver {
   void sweep(int iterations, double& residual);
 
   // Solver bodies: velocities during the solve, inverse mass properties (zero for fixed and kinematic).
-  std::vector<Vec3> v_, w_;
+  struct Velocity {
+    Vec3 v, w;
+  };
+  std::vector<Velocity> vel_;
   std::vector<double> inv_mass_;
   std::vector<Mat3> inv_inertia_;
   std::vector<ContactRows> rows_;
