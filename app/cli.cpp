@@ -18,7 +18,7 @@ const char* usage_text() {
          "             [--screenshot FILE.png [--frames N]]\n"
          "  contactlab --headless SCENE.json --steps N [--solver NAME] [--dt H] [--set name=value]...\n"
          "             [--metrics FILE.csv] [--trace FILE.json] [--state FILE.json]\n"
-         "  contactlab --list-solvers     solvers and their parameters\n"
+         "  contactlab --list-solvers [--markdown]   solvers and their parameters\n"
          "exit codes: 0 ok, 2 bad input, 3 the simulation produced a non-finite value\n";
 }
 
@@ -52,6 +52,7 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
     if (arg == "--help" || arg == "-h") out.help = true;
     else if (arg == "--headless") out.headless = true;
     else if (arg == "--list-solvers") out.list_solvers = true;
+    else if (arg == "--markdown") out.markdown = true;
     else if (arg == "--steps") {
       if (!value(v)) return false;
       if (!parse_int(v, out.steps) || out.steps < 0) {
@@ -123,7 +124,31 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
 
 namespace {
 
-void list_solvers() {
+void list_solvers(bool markdown) {
+  if (markdown) {
+    // The README's parameter tables are this output, pasted (a test keeps them equal).
+    for (const SolverInfo& info : solver_registry()) {
+      std::printf("**`%s`**: %s.\n\n", info.name.c_str(), info.method.c_str());
+      std::printf("| parameter | unit | range | default | what it does |\n|---|---|---|---|---|\n");
+      ParamSet set(info.params);
+      for (size_t i = 0; i < info.params.size(); ++i) {
+        const ParamSpec& p = info.params[i];
+        std::string range;
+        if (p.kind == ParamKind::Bool) range = "true / false";
+        else if (p.kind == ParamKind::Choice) {
+          for (const std::string& c : p.choices) range += (range.empty() ? "" : " / ") + c;
+        } else {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "%g .. %g", p.min, p.max);
+          range = buf;
+        }
+        std::printf("| `%s` | %s | %s | %s | %s |\n", p.name.c_str(), p.unit.empty() ? "-" : p.unit.c_str(),
+                    range.c_str(), set.to_string(i).c_str(), p.help.c_str());
+      }
+      std::printf("\n");
+    }
+    return;
+  }
   for (const SolverInfo& info : solver_registry()) {
     std::printf("%s: %s\n", info.name.c_str(), info.method.c_str());
     ParamSet set(info.params);
@@ -148,7 +173,7 @@ bool write_text(const std::string& path, const std::string& text, std::string* e
 
 int run_headless(const CommandLine& cmd) {
   if (cmd.list_solvers) {
-    list_solvers();
+    list_solvers(cmd.markdown);
     return 0;
   }
   SceneLoadResult loaded = load_scene_file(cmd.scene);

@@ -11,6 +11,7 @@ struct CommandLine {
   bool headless = false;
   bool help = false;
   bool list_solvers = false;
+  bool markdown = false;                                     // --list-solvers as README tables
   std::string scene;                                         // positional SCENE.json
   int steps = -1;                                            // --steps N (headless, required)
   std::string solver;                                        // --solver NAME

@@ -30,9 +30,10 @@ void main() {
 
   vec3 color = base * (ambient + key * vec3(1.0, 0.97, 0.92) * 0.85 + fill) + specular;
 
-  // Selection: a warm rim and a slight lift, visible from every side.
+  // Selection: tinted warm and lit up at the silhouette, visible from every side and on flat faces.
   float rim = pow(1.0 - max(dot(n, to_eye), 0.0), 2.0);
-  color += v_params.x * (vec3(1.0, 0.8, 0.3) * rim * 0.9 + vec3(0.08));
+  color = mix(color, vec3(1.0, 0.88, 0.45), 0.35 * v_params.x);
+  color += v_params.x * vec3(1.0, 0.8, 0.3) * rim * 0.9;
 
   frag_color = vec4(color, 1.0);
 }

@@ -158,7 +158,16 @@ void table_row(const char* name, const char* fmt, ...) {
 }
 
 void vec_row(const char* name, const Vec3& v, const char* unit) {
-  table_row(name, "%8.3f %8.3f %8.3f %s", v.x(), v.y(), v.z(), unit);
+  table_row(name, "%.3f, %.3f, %.3f %s", v.x(), v.y(), v.z(), unit);
+}
+
+// Name column sized for the longest label, values take the rest.
+bool begin_two_column_table(const char* id, const char* longest_name) {
+  if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp)) return false;
+  const float name_width = ImGui::CalcTextSize(longest_name).x + ImGui::GetStyle().ItemSpacing.x;
+  ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, name_width);
+  ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+  return true;
 }
 
 void open_and_report(AppState& app, const std::string& path) {
@@ -166,12 +175,23 @@ void open_and_report(AppState& app, const std::string& path) {
   if (!open_scene(app, path, nullptr, &error)) app.scene.error = error;
 }
 
+// Moves the current window up when its bottom is below the display (a collapsed panel at the bottom
+// of the screen that gets expanded, or a window that shrank), so no panel is ever out of reach.
+void keep_on_screen() {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  if (pos.y + size.y > display.y && pos.y > 0.0f) {
+    ImGui::SetWindowPos(ImVec2(pos.x, std::max(0.0f, display.y - size.y - kMargin)));
+  }
+}
+
 }  // namespace
 
 void help_marker(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
+  // Also inside BeginDisabled blocks: the help matters most when a control is greyed out.
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
     ImGui::TextUnformatted(text);
@@ -187,6 +207,7 @@ void draw_scene_panel(AppState& app) {
     ImGui::End();
     return;
   }
+  keep_on_screen();
   ImGui::Text("%s  (%zu bodies)", scene.world.name.c_str(), scene.world.bodies.size());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", scene.path.c_str());
 
@@ -220,15 +241,18 @@ void draw_scene_panel(AppState& app) {
               "parameters) as a scene file. An existing file is overwritten.");
   ImGui::PopItemWidth();
 
-  if (ImGui::Button("Reload")) open_and_report(app, scene.path);
+  if (ImGui::Button("Reload")) {
+    std::string error;
+    if (!reload_scene(app, &error)) scene.error = error;
+  }
   help_marker("Read the scene file again from disk (picks up edits made in a text editor).");
   ImGui::SameLine();
   if (ImGui::Button("Reset")) reset_scene(app);
   help_marker("Back to the state the scene had when it was loaded (key R).");
   ImGui::SameLine();
   ImGui::Checkbox("keep solver", &scene.keep_settings_on_reset);
-  help_marker("On Reset, keep the solver, its parameters and dt chosen in the panels, so methods can be "
-              "compared from the same start. Untick to also restore the scene file's settings.");
+  help_marker("On Reset and Reload, keep the solver, its parameters and dt chosen in the panels, so "
+              "methods can be compared from the same start. Untick to also restore the scene's settings.");
 
   if (!scene.error.empty()) colored_wrapped(kErrorColor, scene.error);
   if (!scene.message.empty()) colored_wrapped(kOkColor, scene.message);
@@ -244,6 +268,7 @@ void draw_simulation_panel(AppState& app) {
     ImGui::End();
     return;
   }
+  keep_on_screen();
   const bool failed = !sim.step_error.empty();
   ImGui::BeginDisabled(failed);
   if (ImGui::Button(sim.playing ? "Pause" : "Play", ImVec2(60, 0))) sim.playing = !sim.playing;
@@ -290,6 +315,7 @@ void draw_solver_panel(AppState& app) {
     ImGui::End();
     return;
   }
+  keep_on_screen();
   const std::string current(world.solver().name());
   ImGui::PushItemWidth(-190.0f);  // room for the longest parameter names
   if (ImGui::BeginCombo("method", current.c_str())) {
@@ -342,6 +368,7 @@ void draw_view_panel(AppState& app) {
     ImGui::End();
     return;
   }
+  keep_on_screen();
   ImGui::PushItemWidth(-150.0f);
   ImGui::Checkbox("contact points", &view.show_contacts);
   help_marker("Yellow dots at the contact points of the last step (faint where hidden behind a body).");
@@ -397,6 +424,7 @@ void draw_stats_panel(AppState& app) {
     ImGui::End();
     return;
   }
+  keep_on_screen();
   const float fps = stats.fps.latest();
   char overlay[96];
   std::snprintf(overlay, sizeof overlay, "%.0f fps  (%.1f ms)", fps, fps > 0.0f ? 1000.0f / fps : 0.0f);
@@ -417,7 +445,7 @@ void draw_stats_panel(AppState& app) {
   }
 
   const StepStats& s = world.last_stats();
-  if (ImGui::BeginTable("counters", 2, ImGuiTableFlags_SizingStretchProp)) {
+  if (begin_two_column_table("counters", "potential energy")) {
     table_row("contacts", "%d   (pairs %d)", s.contacts, s.pairs);
     table_row("islands", "%d", s.islands);
     table_row("iterations", "%d", s.iterations);
@@ -455,6 +483,7 @@ void draw_inspector_panel(AppState& app) {
     ImGui::End();
     return;
   }
+  keep_on_screen();
   const int i = app.pick.selected;
   if (i < 0 || i >= static_cast<int>(world.bodies.size())) {
     ImGui::TextDisabled("Left-click a body to select it.");
@@ -463,21 +492,21 @@ void draw_inspector_panel(AppState& app) {
   }
   const Body& b = world.bodies[i];
   const Shape& s = b.shape;
-  if (ImGui::BeginTable("body", 2, ImGuiTableFlags_SizingStretchProp)) {
+  if (begin_two_column_table("body", "orientation")) {
     table_row("name", "%s  (#%d)", b.name.empty() ? "(unnamed)" : b.name.c_str(), i);
     table_row("kind", "%s", kind_name(b.kind));
     switch (s.type) {
       case ShapeType::Plane:
-        table_row("shape", "plane n = (%.2f, %.2f, %.2f), offset %.3f m", s.normal.x(), s.normal.y(), s.normal.z(),
+        table_row("shape", "plane n (%.2f, %.2f, %.2f), offset %.3g m", s.normal.x(), s.normal.y(), s.normal.z(),
                   s.offset);
         break;
-      case ShapeType::Sphere: table_row("shape", "sphere r = %.3f m", s.radius); break;
+      case ShapeType::Sphere: table_row("shape", "sphere r %.3g m", s.radius); break;
       case ShapeType::Box:
-        table_row("shape", "box %.3f x %.3f x %.3f m", 2 * s.half_extents.x(), 2 * s.half_extents.y(),
+        table_row("shape", "box %.3g x %.3g x %.3g m", 2 * s.half_extents.x(), 2 * s.half_extents.y(),
                   2 * s.half_extents.z());
         break;
       case ShapeType::Capsule:
-        table_row("shape", "capsule r = %.3f m, length %.3f m", s.radius, 2 * s.half_height);
+        table_row("shape", "capsule r %.3g m, segment %.3g m", s.radius, 2 * s.half_height);
         break;
     }
     const bool has_material = b.material >= 0 && b.material < static_cast<int>(world.materials.size());
@@ -486,9 +515,10 @@ void draw_inspector_panel(AppState& app) {
     else table_row("mass", "infinite (%s)", kind_name(b.kind));
     vec_row("position", b.position, "m");
     const Quat& q = b.orientation;
-    table_row("orientation", "w %.3f  x %.3f  y %.3f  z %.3f", q.w(), q.x(), q.y(), q.z());
+    table_row("orientation", "%.3f, %.3f, %.3f, %.3f", q.w(), q.x(), q.y(), q.z());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Unit quaternion (w, x, y, z), body to world.");
     vec_row("velocity", b.linear_velocity, "m/s");
-    vec_row("ang. velocity", b.angular_velocity, "rad/s");
+    vec_row("angular vel.", b.angular_velocity, "rad/s");
     table_row("speed", "%.3f m/s", b.linear_velocity.norm());
     ImGui::EndTable();
   }
@@ -506,18 +536,18 @@ void draw_panels(AppState& app) {
     ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(ImVec2(kPanelWidth, h), ImGuiCond_FirstUseEver);
   };
-  place(kMargin, kMargin, 180.0f);
+  place(kMargin, kMargin, 150.0f);
   draw_scene_panel(app);
-  place(kMargin, 196.0f, 150.0f);
+  place(kMargin, 166.0f, 140.0f);
   draw_simulation_panel(app);
-  place(kMargin, 354.0f, std::max(display.y - 362.0f, 150.0f));
+  place(kMargin, 314.0f, std::max(display.y - 322.0f, 150.0f));
   draw_solver_panel(app);
 
-  place(right, kMargin, 410.0f);
+  place(right, kMargin, 445.0f);
   draw_stats_panel(app);
-  place(right, 426.0f, 200.0f);
+  place(right, 461.0f, std::max(display.y - 461.0f - 42.0f, 120.0f));
   draw_inspector_panel(app);
-  place(right, 634.0f, 330.0f);
+  place(right, display.y - 34.0f, 372.0f);
   ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);
   draw_view_panel(app);
 }

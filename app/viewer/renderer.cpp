@@ -27,6 +27,7 @@ const glm::vec4 kNormalColor{0.30f, 0.90f, 1.00f, 1.0f};
 const glm::vec4 kNormalImpulseColor{1.00f, 0.30f, 0.25f, 1.0f};
 const glm::vec4 kFrictionImpulseColor{1.00f, 0.60f, 0.15f, 1.0f};
 const glm::vec4 kDragColor{1.0f, 1.0f, 1.0f, 1.0f};
+const glm::vec4 kSelectionColor{1.0f, 0.85f, 0.35f, 1.0f};
 
 constexpr int kMaxShadowBlobs = 64;  // must match ground.frag.glsl
 
@@ -223,8 +224,10 @@ void Renderer::draw_planes(const AppState& app, const glm::mat4& view_proj) {
         if (!std::isfinite(height) || height < -half_n) continue;  // behind the plane
         const double r = 0.25 * (u.cwiseAbs().dot(size) + v.cwiseAbs().dot(size));
         const double h = std::max(height, 0.0);
+        const double darkness = 0.55 / (1.0 + 1.5 * h / std::max(r, 1e-3));
+        if (darkness < 0.05) continue;  // too high up to matter; saves fragment work
         blobs[count] = glm::vec4(to_glm(mid - (n.dot(mid) - d) * n), static_cast<float>(r));
-        blob_params[count] = glm::vec4(static_cast<float>(0.55 / (1.0 + 1.5 * h / std::max(r, 1e-3))),
+        blob_params[count] = glm::vec4(static_cast<float>(darkness),
                                        static_cast<float>(1.15 * r + 0.6 * h), 0.0f, 0.0f);
         ++count;
       }
@@ -325,6 +328,22 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
     }
   }
   const PickState& pick = app.pick;
+  if (pick.selected >= 0 && pick.selected < static_cast<int>(world.bodies.size())) {
+    // Flat box faces show no rim highlight, so a selected box also gets its edges outlined.
+    const Body& b = world.bodies[pick.selected];
+    if (b.shape.type == ShapeType::Box) {
+      const Mat3 rot = b.rotation();
+      const Vec3& h = b.shape.half_extents;
+      auto corner = [&](int i) {
+        return Vec3(b.position + rot * Vec3((i & 1) ? h.x() : -h.x(), (i & 2) ? h.y() : -h.y(), (i & 4) ? h.z() : -h.z()));
+      };
+      for (int i = 0; i < 8; ++i) {
+        for (int axis = 1; axis < 8; axis <<= 1) {  // an edge joins corners differing in one bit
+          if ((i & axis) == 0) line(corner(i), corner(i | axis), kSelectionColor);
+        }
+      }
+    }
+  }
   if (pick.dragging && pick.selected >= 0 && pick.selected < static_cast<int>(world.bodies.size())) {
     const Body& b = world.bodies[pick.selected];
     const Vec3 anchor = b.position + b.rotation() * pick.local_anchor;
@@ -343,7 +362,7 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
   glUseProgram(p);
   glBindVertexArray(line_vao_);
   set_uniform(p, "u_view_proj", view_proj);
-  set_uniform(p, "u_point_size", std::max(5.0f, 7.0f * fb_height / 720.0f));
+  set_uniform(p, "u_point_size", std::max(4.0f, 5.0f * fb_height / 720.0f));
   glEnable(GL_PROGRAM_POINT_SIZE);
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);

@@ -48,22 +48,30 @@ std::string resolve_scene_path(const std::string& root, const std::string& typed
 
 namespace {
 
-// Bounds of the bodies that have a size (planes are infinite and would swamp the camera framing).
+// Bounds of the bodies that have a size (planes are infinite and would swamp the camera framing),
+// grown to at least three times the largest body so that a lone body is seen with its surroundings.
 void compute_bounds(const World& world, Vec3& lo, Vec3& hi) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   lo = Vec3::Constant(kInf);
   hi = Vec3::Constant(-kInf);
+  double largest = 0.0;
   for (const Body& b : world.bodies) {
     if (b.shape.type == ShapeType::Plane) continue;
     const Aabb box = shape_aabb(b.shape, b.position, b.orientation);
     if (!all_finite(box.lo) || !all_finite(box.hi)) continue;
     lo = lo.cwiseMin(box.lo);
     hi = hi.cwiseMax(box.hi);
+    largest = std::max(largest, (box.hi - box.lo).maxCoeff());
   }
   if (!(lo.array() <= hi.array()).all()) {  // nothing but planes: look at the origin
     lo = Vec3(-2, 0, -2);
     hi = Vec3(2, 2, 2);
+    return;
   }
+  const Vec3 center = 0.5 * (lo + hi);
+  const Vec3 half = (0.5 * (hi - lo)).cwiseMax(Vec3::Constant(1.5 * largest));
+  lo = center - half;
+  hi = center + half;
 }
 
 bool apply_overrides(World& world, const ViewerOptions& o, std::string* error) {
@@ -160,6 +168,17 @@ void frame_scene(AppState& app) {
   // The panels cover the sides of the window: fit the bodies into the middle part.
   constexpr float kFreeWidth = 0.55f;
   app.camera.frame(to_glm(lo), to_glm(hi), kFreeWidth * app.viewport_width / std::max(app.viewport_height, 1.0f));
+}
+
+bool reload_scene(AppState& app, std::string* error) {
+  const World previous = app.scene.world;
+  const OrbitCamera camera = app.camera;  // same file: keep looking where the user was looking
+  const int selected = app.pick.selected;
+  if (!open_scene(app, app.scene.path, nullptr, error)) return false;
+  if (app.scene.keep_settings_on_reset) copy_settings(previous, app.scene.world);
+  app.camera = camera;
+  if (selected < static_cast<int>(app.scene.world.bodies.size())) app.pick.selected = selected;
+  return true;
 }
 
 void reset_scene(AppState& app) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "viewer/viewer.h"
 #include "viewer/viewer_state.h"
 
 namespace cl::viewer {
@@ -20,6 +21,8 @@ std::string resolve_scene_path(const std::string& root, const std::string& typed
 // Loads a scene file and applies the command-line overrides (solver, --set, --dt) when `overrides` is
 // given. On success replaces the current scene; on failure leaves it alone and returns the message.
 bool open_scene(AppState& app, const std::string& path, const ViewerOptions* overrides, std::string* error);
+// Reads the current file again (keeping the UI's solver settings if scene.keep_settings_on_reset).
+bool reload_scene(AppState& app, std::string* error);
 // Points the camera at the bodies (planes excluded) from its current direction.
 void frame_scene(AppState& app);
 // Back to the loaded state (keeping the UI's solver settings if scene.keep_settings_on_reset).

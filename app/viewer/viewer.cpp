@@ -4,7 +4,6 @@
 #include "viewer/viewer.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <vector>
 
@@ -116,7 +115,6 @@ void update_title(GLFWwindow* window, const AppState& app, int& shown_generation
 
 int run_viewer(const ViewerOptions& options) {
   AppState app;
-  app.options = &options;
   app.viewport_width = static_cast<float>(options.width);
   app.viewport_height = static_cast<float>(options.height);
   app.scene.root = viewer::resolve_root();
@@ -168,10 +166,12 @@ int run_viewer(const ViewerOptions& options) {
     ImGui::Render();
     int fb_width = 0, fb_height = 0;
     glfwGetFramebufferSize(system.window, &fb_width, &fb_height);
-    if (fb_width > 0 && fb_height > 0) {  // minimised windows have an empty framebuffer
-      renderer.draw(app, fb_width, fb_height);
-      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (fb_width <= 0 || fb_height <= 0) {  // minimised: nothing to draw, don't spin the CPU
+      glfwWaitEventsTimeout(0.05);
+      continue;
     }
+    renderer.draw(app, fb_width, fb_height);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
     if (screenshot && frame + 1 >= frames_to_render) {
       if (!write_screenshot(options.screenshot_path, fb_width, fb_height)) {

@@ -9,7 +9,6 @@
 
 #include "telemetry/telemetry.h"
 #include "viewer/camera.h"
-#include "viewer/viewer.h"
 #include "world/world.h"
 
 namespace cl::viewer {
@@ -40,7 +39,7 @@ struct SceneState {
   std::string error;      // last load or save error, shown in red; the current scene stays
   std::string message;    // last success message ("saved to ...")
   std::vector<std::string> warnings;  // from the last successful load
-  bool keep_settings_on_reset = true;  // Reset keeps the solver, its parameters and dt chosen in the UI
+  bool keep_settings_on_reset = true;  // Reset and Reload keep the solver, its parameters and dt chosen in the UI
   int generation = 0;  // bumped on every load so views can notice a new scene
 };
 
@@ -93,7 +92,6 @@ struct PickState {
 };
 
 struct AppState {
-  const ViewerOptions* options = nullptr;
   SceneState scene;
   SimState sim;
   SolverUiState solver;

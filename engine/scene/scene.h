@@ -3,7 +3,7 @@
 // Format (scenes/reference.json uses every field; units SI, y is up):
 //   format          required, 1
 //   name            string, default: the file name without extension
-//   description     string, ignored by the engine (not saved back)
+//   description     string, shown by the viewer and saved back
 //   gravity         [x, y, z] m/s^2, default [0, -9.81, 0]
 //   dt              s, in (0, 1], default 1/60
 //   contact_margin  m, in [0, 1], default 0.01

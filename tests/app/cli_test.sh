@@ -31,6 +31,16 @@ check solver_set 0 "" -- "$exe" --headless "$scene" --steps 10 --solver lcp --se
 check list 0 "" -- "$exe" --list-solvers
 grep -q 'correction_iterations' "$out/list.out" || { echo "FAIL list-solvers"; fail=1; }
 
+# The README's parameter tables are the generated ones.
+"$exe" --list-solvers --markdown > "$out/params.md"
+sed -n '/<!-- parameters:begin -->/,/<!-- parameters:end -->/p' "$src/README.md" | sed '1d;$d' > "$out/readme_params.md"
+if ! cmp -s "$out/params.md" "$out/readme_params.md"; then
+  echo "FAIL README parameter table differs from 'contactlab --list-solvers --markdown':"
+  diff "$out/readme_params.md" "$out/params.md"; fail=1
+else
+  echo "ok   readme_params"
+fi
+
 check missing_file 2 "no_such_scene.json" -- "$exe" --headless "$out/no_such_scene.json" --steps 1
 check unknown_flag 2 "unknown option '--bogus'" -- "$exe" --headless "$scene" --steps 1 --bogus
 check no_steps 2 "--steps" -- "$exe" --headless "$scene"

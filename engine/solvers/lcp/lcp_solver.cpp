@@ -15,7 +15,7 @@ const std::vector<ParamSpec>& specs() {
       {"correction_iterations", ParamKind::Integer, "", 0, 1000, 5,
        "PGS sweeps of the error-correction projection that removes penetration (thesis: 5; 0 turns it off)"},
       {"warm_start", ParamKind::Bool, "", 0, 1, 1,
-       "Start PGS from the impulses of the previous step for contacts whose features persist"},
+       "Start PGS from the previous step's impulses of contacts that persist (same feature pair, or within 2 cm)"},
       {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
        "Tangent rows per contact: 0 frictionless, 1 along the sliding direction only, 2 the friction box "
        "(bounds +-mu lambda_n, first direction along the sliding velocity)"},
@@ -125,6 +125,7 @@ inline double relax(LcpSolver::Axis& x, double lo, double hi, double ima, double
   const double w = x.dir.dot(vb - va) + x.ang_b.dot(wb) - x.ang_a.dot(wa) + x.bias;
   const double next = std::clamp(x.lambda - x.inv_diag * w, lo, hi);
   const double d = next - x.lambda;
+  if (d == 0.0) return 0.0;  // inactive rows (separating, or friction with no load) change nothing
   x.lambda = next;
   apply(x, d, ima, imb, va, wa, vb, wb);
   return d;

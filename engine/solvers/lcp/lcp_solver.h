@@ -28,7 +28,7 @@ class LcpSolver final : public Solver {
   // One row in matrix-free form (digest 6.6): J = [-dir, -ang_a | dir, ang_b] (contact rows use the j - i
   // convention, eqs. 4.165-4.166) and B = M^-1 J^T, kept as inv_ang_* = I^-1 ang_* and the inverse masses.
   struct Axis {
-    Vec3 dir, ang_a, ang_b, inv_ang_a, inv_ang_b;
+    Vec3 dir = Vec3::Zero(), ang_a = Vec3::Zero(), ang_b = Vec3::Zero(), inv_ang_a = Vec3::Zero(), inv_ang_b = Vec3::Zero();
     double inv_diag = 0;  // 1 / (J M^-1 J^T)_ii
     double bias = 0;      // w = J u + bias, >= 0 at the lower bound
     double lambda = 0;    // impulse, N s

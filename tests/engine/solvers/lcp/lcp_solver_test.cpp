@@ -229,7 +229,9 @@ TEST(LcpSolver, RestingStackContactsPersist) {
     ASSERT_TRUE(w.step().ok);
     ASSERT_GE(w.contacts().size(), 20u);
     for (const Contact& c : w.contacts())
-      if (c.depth >= 0) EXPECT_TRUE(c.persisted) << c.a << "-" << c.b << " feature " << c.feature;
+      if (c.depth >= 0) {
+        EXPECT_TRUE(c.persisted) << c.a << "-" << c.b << " feature " << c.feature;
+      }
   }
 }
 
