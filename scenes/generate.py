@@ -223,6 +223,164 @@ def wall():
                  materials={"default": {"friction": 0.6, "restitution": 0}})
 
 
+def scripted_ball_push():
+    # Thesis scene S5 (Erleben 2004, fig. 3.7): a scripted body pushes into the 5x5x5 ball grid of S11
+    # (r = 0.5 m, density 10, gaps 0, h = 0.01 s). The pusher is a kinematic box following a gently curving
+    # spline from the side into the lower layers, easing in and out; the grid settles for half a second
+    # first. 100 iterations, so that the grid itself holds (S11) and only the pusher breaks it.
+    bodies = [dict(GROUND)]
+    for j in range(5):
+        for i in range(5):
+            for k in range(5):
+                bodies.append(sphere(f"ball_{i}_{j}_{k}", 0.5, [i - 2.0, 0.5 + j, k - 2.0], density=10))
+    path = [[-6.0, 1.5, -1.0], [-3.5, 1.6, -0.6], [-1.0, 1.8, 0.2], [1.5, 2.0, 0.5]]
+    bodies.append(box("pusher", [0.4, 1.0, 1.5], path[0], kinematic=True))
+    s = scene("scripted_ball_push", "Thesis scene S5: a kinematic box follows a curved spline path (ease in, "
+              "ease out) into the side of a 5x5x5 grid of balls (r = 0.5 m, density 10) resting on a plane; "
+              "h = 0.01 s, 100 iterations.", bodies, dt=0.01, iterations=100)
+    s["scripts"] = clean([{"body": "pusher", "path": path, "speed": 1.5, "timing": "ease", "loop": False,
+                           "start_time": 0.5}])
+    return s
+
+
+def scripted_wall_hit():
+    # Thesis scene S7 (fig. 3.9): a scripted body hits a 200-brick wall. 10 courses of 20 bricks of
+    # 1.0 x 0.5 x 0.5 m (density 10, as the thesis's bricks) in running bond: even courses are 20 whole
+    # bricks (x in [-10, 10]); odd courses start with a half brick on the left and continue with 19 whole
+    # ones shifted by half a brick, so the right end steps back by half a brick (every brick fully
+    # supported, 20 per course). A kinematic ball (r = 1 m) swings like a wrecking ball on a circular arc
+    # (radius 10 m, through the wall's middle at 2 m height), easing in and out; the wall settles for half a
+    # second first.
+    bodies = [dict(GROUND)]
+    for r in range(10):
+        y = 0.25 + 0.5 * r
+        if r % 2 == 0:
+            for i in range(20):
+                bodies.append(box(f"brick_{r}_{i}", [0.5, 0.25, 0.25], [i - 9.5, y, 0.0], density=10))
+        else:
+            bodies.append(box(f"brick_{r}_half", [0.25, 0.25, 0.25], [-9.75, y, 0.0], density=10))
+            for i in range(19):
+                bodies.append(box(f"brick_{r}_{i}", [0.5, 0.25, 0.25], [i - 9.0, y, 0.0], density=10))
+    pivot, radius = [0.0, 12.0, 0.0], 10.0
+    path = []
+    for degrees in (-40, -20, 0, 20, 40):
+        a = math.radians(degrees)
+        path.append([pivot[0], pivot[1] - radius * math.cos(a), pivot[2] + radius * math.sin(a)])
+    ball = sphere("wrecking_ball", 1.0, path[0], kinematic=True)
+    del ball["density"]  # kinematic: infinite mass
+    bodies.append(ball)
+    s = scene("scripted_wall_hit", "Thesis scene S7: a kinematic ball (r = 1 m) swings on a circular arc through "
+              "a 200-brick running-bond wall (10 courses of 20 bricks of 1.0 x 0.5 x 0.5 m, half bricks at "
+              "the left end of odd courses, density 10, friction 0.4), easing in and out; h = 0.01 s, "
+              "50 iterations.", bodies, dt=0.01, iterations=50,
+              materials={"default": {"friction": 0.4, "restitution": 0}})
+    s["scripts"] = clean([{"body": "wrecking_ball", "path": path, "speed": 4.0, "timing": "ease", "loop": False,
+                           "start_time": 0.5}])
+    return s
+
+
+# --- joints ---------------------------------------------------------------------------------------------
+
+def joint(type_, bodies, anchor, axis=None, axis2=None, name=None, limits=None, motor=None, erp=None):
+    """A joint in the documented key order."""
+    j = {}
+    if name:
+        j["name"] = name
+    j["type"] = type_
+    j["bodies"] = list(bodies)
+    j["anchor"] = list(anchor)
+    if axis is not None:
+        j["axis"] = list(axis)
+    if axis2 is not None:
+        j["axis2"] = list(axis2)
+    if limits is not None:
+        j["limits"] = {"lower": limits[0], "upper": limits[1]}
+    if motor is not None:
+        j["motor"] = {"speed": motor[0], "max_force": motor[1]}
+    if erp is not None:
+        j["erp"] = erp
+    return j
+
+
+def pendulum_chain():
+    # Six bars of 0.7 x 0.1 x 0.1 m hinged end to end about z, starting horizontal along +x from a hinge at
+    # (0, 7.5, 0) on a fixed support (which sits 0.3 m behind the chain so that they never touch). The hinges
+    # sit in 0.3 m gaps between the bars, on their long axes; their limits of +-2.2 rad (126 degrees) stop
+    # neighbours before they fold into each other (at about 2.45 rad). The chain falls and whips through in
+    # its plane, high enough never to reach the ground. h = 1/120 s, 20 iterations.
+    n, length, gap, y = 6, 0.7, 0.3, 7.5
+    pitch = length + gap
+    bodies = [dict(GROUND), box("support", [0.1, 0.1, 0.05], [0.0, y, -0.3], fixed=True)]
+    joints = []
+    for i in range(n):
+        x0 = gap / 2 + i * pitch  # left end of bar i; the hinge before it is at x0 - gap / 2
+        bodies.append(box(f"bar_{i}", [length / 2, 0.05, 0.05], [x0 + length / 2, y, 0.0], density=500))
+        joints.append(joint("hinge", ["support" if i == 0 else f"bar_{i - 1}", f"bar_{i}"], [i * pitch, y, 0.0],
+                            axis=[0, 0, 1], name=f"hinge_{i}", limits=None if i == 0 else [-2.2, 2.2]))
+    s = scene("pendulum_chain", "Six hinged bars (0.7 x 0.1 x 0.1 m, density 500) hang from a fixed support "
+              "and start horizontal: the chain falls and whips through in its plane. Hinges about z in 0.3 m "
+              "gaps between the bars, limited to +-2.2 rad between bars; h = 1/120 s, 20 iterations.", bodies,
+              dt=1.0 / 120.0, iterations=20)
+    s["joints"] = clean(joints)
+    return s
+
+
+def door():
+    # A 1 x 2 m door (0.05 m thick, density 600, 60 kg) hangs on a vertical hinge along its left edge from a
+    # fixed post (0.1 m clear of it, and 0.02 m above the floor). Its motor turns it at 1 rad/s with at most
+    # 100 N m; the limits [0, 1.5] rad stop it open, where the motor keeps pressing it against the limit.
+    bodies = [dict(GROUND),
+              box("post", [0.05, 1.05, 0.05], [-0.65, 1.07, 0.0], fixed=True),
+              box("door", [0.5, 1.0, 0.025], [0.0, 1.02, 0.0], density=600)]
+    joints = [joint("hinge", ["post", "door"], [-0.5, 1.02, 0.0], axis=[0, 1, 0], name="hinge",
+                    limits=[0.0, 1.5], motor=[1.0, 100.0])]
+    s = scene("door", "A 1 x 2 m door on a vertical hinge at its left edge: a motor (1 rad/s, at most 100 N m) "
+              "swings it open until the limit at 1.5 rad stops it; limits [0, 1.5] rad.", bodies)
+    s["joints"] = clean(joints)
+    return s
+
+
+def car():
+    # A chassis box (2 x 0.4 x 1 m, density 300, 240 kg) on four sphere wheels (r = 0.35 m, density 400,
+    # 72 kg) resting on the ground, each on a hinge-2 joint at its centre: steering axis y on the chassis,
+    # wheel axis -z on the wheel, steering locked straight by limits [0, 0], and a motor driving the wheel at
+    # 6 rad/s (2.1 m/s forward, +x) with at most 150 N m. The wheels sit 0.05 m clear of the chassis sides.
+    r = 0.35
+    bodies = [dict(GROUND), box("chassis", [1.0, 0.2, 0.5], [0.0, 0.6, 0.0], density=300)]
+    joints = []
+    for name, x, z in (("front_left", 0.7, -0.9), ("front_right", 0.7, 0.9), ("rear_left", -0.7, -0.9),
+                       ("rear_right", -0.7, 0.9)):
+        bodies.append(sphere(f"wheel_{name}", r, [x, r, z], density=400, material="tyre"))
+        joints.append(joint("hinge2", ["chassis", f"wheel_{name}"], [x, r, z], axis=[0, 1, 0], axis2=[0, 0, -1],
+                            name=f"axle_{name}", limits=[0.0, 0.0], motor=[6.0, 150.0]))
+    s = scene("car", "A four-wheel car: a 2 x 0.4 x 1 m chassis on four sphere wheels (r = 0.35 m), each on a "
+              "hinge-2 joint (steering axis y locked straight by limits [0, 0], wheel axis -z) whose motor "
+              "drives it at 6 rad/s with at most 150 N m: the car accelerates along +x to about 2.1 m/s.",
+              bodies, materials={"tyre": {"friction": 1.0, "restitution": 0}})
+    s["joints"] = clean(joints)
+    return s
+
+
+def chain20():
+    # 20 capsule links (r = 0.05 m, half height 0.15 m: 0.4 m long, density 1000, 2.9 kg) lying along +x,
+    # 0.5 m apart, joined by ball joints in the 0.1 m gaps between their tips (on their axes, so neighbours
+    # only touch when bent past about 110 degrees). The first hangs from a ball joint at (0, 11, 0) on a
+    # fixed anchor 0.3 m behind it. The chain starts horizontal, falls and swings. h = 1/120 s, 30 iterations.
+    n, pitch, y = 20, 0.5, 11.0
+    across = quat_axis_angle([0, 0, 1], 90)  # the capsule's axis (body y) along world x
+    bodies = [dict(GROUND), sphere("anchor", 0.05, [0.0, y, -0.3], fixed=True)]
+    del bodies[1]["density"]
+    joints = []
+    for i in range(n):
+        bodies.append(capsule(f"link_{i}", 0.05, 0.15, [pitch / 2 + i * pitch, y, 0.0], orientation=across))
+        joints.append(joint("ball", ["anchor" if i == 0 else f"link_{i - 1}", f"link_{i}"], [i * pitch, y, 0.0]))
+    s = scene("chain20", "A chain of 20 capsule links (0.4 m long, r = 0.05 m) joined by ball joints, hanging "
+              "from a fixed anchor 11 m up: it starts horizontal, falls and swings. h = 1/120 s, 30 iterations.",
+              bodies, dt=1.0 / 120.0, iterations=30)
+    s["joints"] = clean(joints)
+    return s
+
+
 def reference():
     # Every field of the format, each at least once. Comments live in "description" (JSON has none).
     s = {
@@ -234,7 +392,9 @@ def reference():
         "contact_margin": 0.02,
         "solver": {"type": "lcp", "params": {
             "iterations": 20, "correction_iterations": 5, "warm_start": True, "friction_directions": 2,
-            "restitution_threshold": 0.5, "allowed_penetration": 0.001}},
+            "restitution_threshold": 0.5, "allowed_penetration": 0.001, "tolerance": 1e-9,
+            "shock_propagation": True, "shock_fraction": 0.01, "sleeping": True, "sleep_energy": 0.002,
+            "sleep_steps": 5}},
         "materials": {
             "default": {"friction": 0.5, "restitution": 0},
             "rubber": {"friction": 0.9, "restitution": 0.6},
@@ -269,18 +429,24 @@ SCENES = {
     "ball_grid.json": ball_grid,
     "wall.json": wall,
     "reference.json": reference,
+    "scripted_ball_push.json": scripted_ball_push,
+    "scripted_wall_hit.json": scripted_wall_hit,
+    "pendulum_chain.json": pendulum_chain,
+    "door.json": door,
+    "car.json": car,
+    "chain20.json": chain20,
 }
 
 
 def dump(s):
-    """Top-level keys one per line, each body on one line: compact yet diff-friendly."""
+    """Top-level keys one per line, each body (and each joint) on one line: compact yet diff-friendly."""
     lines = ["{"]
     keys = list(s.keys())
     for n, k in enumerate(keys):
         comma = "," if n + 1 < len(keys) else ""
         v = s[k]
-        if k == "bodies":
-            lines.append('  "bodies": [')
+        if k in ("bodies", "joints"):
+            lines.append(f'  "{k}": [')
             for i, b in enumerate(v):
                 lines.append("    " + json.dumps(b) + ("," if i + 1 < len(v) else ""))
             lines.append("  ]" + comma)

@@ -1,4 +1,5 @@
-// Debug overlay: coloured lines and points in world space (contacts, normals, impulses, drag spring).
+// Debug overlay: coloured lines and points in world space (contacts, normals, impulses, drag spring,
+// contact graph, joint frames, script paths).
 #version 450 core
 
 layout(location = 0) in vec3 a_position;

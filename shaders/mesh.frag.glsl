@@ -30,6 +30,13 @@ void main() {
 
   vec3 color = base * (ambient + key * vec3(1.0, 0.97, 0.92) * 0.85 + fill) + specular;
 
+  // Sleeping bodies (their colour is already desaturated and cold): faint diagonal bands in screen space,
+  // so that "asleep" reads even where the colour alone would be ambiguous (a grey body, a dim layer).
+  if (v_params.z > 0.5) {
+    float band = step(0.5, fract((gl_FragCoord.x + gl_FragCoord.y) / 9.0));
+    color *= 1.0 - 0.16 * band;
+  }
+
   // Selection: tinted warm and lit up at the silhouette, visible from every side and on flat faces.
   float rim = pow(1.0 - max(dot(n, to_eye), 0.0), 2.0);
   color = mix(color, vec3(1.0, 0.88, 0.45), 0.35 * v_params.x);

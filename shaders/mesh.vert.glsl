@@ -7,7 +7,7 @@ layout(location = 2) in float a_side;     // capsule hemispheres: +1 / -1, moved
 layout(location = 3) in mat4 i_model;     // rotation and translation (locations 3..6)
 layout(location = 7) in vec4 i_scale;     // xyz: size of the unit mesh, w: capsule half height
 layout(location = 8) in vec4 i_color;
-layout(location = 9) in vec4 i_params;    // x: selection highlight, y: octant pattern strength
+layout(location = 9) in vec4 i_params;    // x: selection highlight, y: octant pattern strength, z: asleep
 
 uniform mat4 u_view_proj;
 

@@ -1,6 +1,7 @@
 #include "viewer/input.h"
 
 #include <cmath>
+#include <string>
 
 #include <imgui.h>
 #define GLFW_INCLUDE_NONE
@@ -31,6 +32,14 @@ Ray mouse_ray(const AppState& app) {
 
 void handle_keys(AppState& app) {
   if (ImGui::GetIO().WantCaptureKeyboard) return;
+  if (app.script.laying) {  // Script path mode: editing keys for the path being laid
+    if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE)) remove_last_script_point(app);
+    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) end_script_path(app);
+    if (ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false)) {
+      std::string error;
+      if (!apply_script(app, &error)) app.script.error = error;
+    }
+  }
   // ImGui 1.86 indexes keys by the GLFW key codes the backend reports.
   if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && app.sim.step_error.empty()) app.sim.playing = !app.sim.playing;
   if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD) && !app.sim.playing) step_once(app);
@@ -43,7 +52,7 @@ void handle_keys(AppState& app) {
 void begin_pick(AppState& app, const Ray& ray) {
   World& world = app.scene.world;
   const RayHit hit = raycast(world, to_vec3(ray.origin), to_vec3(ray.dir));
-  app.pick.selected = hit.hit ? hit.body : -1;
+  select_body(app, hit.hit ? hit.body : -1);  // also wakes it, so that it can be pulled
   if (!hit.hit || !world.bodies[hit.body].is_dynamic() || !app.sim.step_error.empty()) return;
 
   const Body& body = world.bodies[hit.body];
@@ -68,6 +77,8 @@ void update_drag(AppState& app, const Ray& ray) {
     if (t > 0.0 && std::isfinite(t)) pick.target = origin + t * dir;
   }
   apply_drag_spring(app);  // every frame, so stiffness edits in the View panel apply at once
+  // Held still by the spring, the body could pass the sleep test and stop following the mouse.
+  if (pick.selected >= 0) app.scene.world.wake(pick.selected);
 }
 
 void end_drag(AppState& app) {
@@ -92,9 +103,24 @@ void handle_view_input(AppState& app) {
       update_drag(app, mouse_ray(app));
     }
   }
+  app.script.has_hover = false;
   if (io.WantCaptureMouse) return;
 
-  if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) begin_pick(app, mouse_ray(app));
+  if (app.script.laying) {
+    // Script path mode: the left button lays points instead of picking; the camera works as usual.
+    const Ray ray = mouse_ray(app);
+    const auto p = script_point_from_ray(app.scene.world, app.script.body, to_vec3(ray.origin), to_vec3(ray.dir),
+                                         app.script.plane_only);
+    app.script.has_hover = p.has_value();
+    if (p) app.script.hover = *p;
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) add_script_point(app, to_vec3(ray.origin), to_vec3(ray.dir));
+  } else if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    // Joint anchors are small and usually inside a body: a click close to one picks the joint first.
+    constexpr float kJointPickRadius = 10.0f;  // ImGui units (pixels at 100% scale)
+    const int joint = app.view.show_joints ? pick_joint(app, io.MousePos.x, io.MousePos.y, kJointPickRadius) : -1;
+    if (joint >= 0) select_joint(app, joint);
+    else begin_pick(app, mouse_ray(app));
+  }
 
   const bool pan = ImGui::IsMouseDown(ImGuiMouseButton_Middle) ||
                    (ImGui::IsMouseDown(ImGuiMouseButton_Right) && io.KeyShift);

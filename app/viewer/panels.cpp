@@ -7,12 +7,14 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
 #include "core/shape.h"
+#include "viewer/colors.h"
 #include "viewer/session.h"
 
 namespace cl::viewer {
@@ -362,52 +364,169 @@ void draw_solver_panel(AppState& app) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+namespace {
+
+ImU32 to_imgui(const glm::vec3& c) { return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, 1.0f)); }
+
+// A small colour square followed by a label on the same line.
+void swatch(const glm::vec3& color, const char* label) {
+  const float size = ImGui::GetTextLineHeight();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + size, p.y + size), to_imgui(color), 2.0f);
+  ImGui::Dummy(ImVec2(size, size));
+  ImGui::SameLine();
+  ImGui::TextUnformatted(label);
+}
+
+// The stack height legend: the ramp with its end heights, then the two kinds of unreached bodies.
+void height_legend(const World& world) {
+  const int top = max_stack_height(world);
+  if (top == 0) {
+    ImGui::TextDisabled("no stacks (nothing rests on a fixed body)");
+  } else {
+    const float width = ImGui::GetContentRegionAvail().x - 60.0f, height = ImGui::GetTextLineHeight();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const int steps = std::max(top, 1);
+    for (int h = 1; h <= steps; ++h) {  // one block per height: the ramp is discrete like the heights
+      const float x0 = p.x + width * (h - 1) / steps, x1 = p.x + width * h / steps;
+      draw->AddRectFilled(ImVec2(x0, p.y), ImVec2(x1, p.y + height), to_imgui(height_color(h, top)));
+    }
+    ImGui::Dummy(ImVec2(width, height));
+    ImGui::SameLine();
+    ImGui::Text("1..%d", top);
+  }
+  swatch(kFloatingColor, "floating (no fixed support)");
+  swatch(kNoGroupColor, "touching nothing");
+  ImGui::TextDisabled("fixed and kinematic bodies: height 0, grey");
+}
+
+}  // namespace
+
 void draw_view_panel(AppState& app) {
   ViewState& view = app.view;
+  const World& world = app.scene.world;
+  if (view.expand_view_panel) {  // asked for once (CONTACTLAB_VIEW=panel), then the user decides
+    ImGui::SetNextWindowCollapsed(false);
+    view.expand_view_panel = false;
+  }
   if (!ImGui::Begin("View")) {
     ImGui::End();
     return;
   }
   keep_on_screen();
   ImGui::PushItemWidth(-150.0f);
-  ImGui::Checkbox("contact points", &view.show_contacts);
-  help_marker("Yellow dots at the contact points of the last step (faint where hidden behind a body).");
-  ImGui::Checkbox("contact normals", &view.show_normals);
-  help_marker("Cyan lines along each contact normal, from body a towards body b.");
-  if (view.show_normals) {
-    ImGui::SliderFloat("normal length", &view.normal_length, 0.01f, 5.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
-    help_marker("Drawn length of the normals, in metres.");
-  }
-  ImGui::Checkbox("impulses", &view.show_impulses);
-  help_marker("Red: normal impulse of each contact in the last step, along the normal. Orange: friction "
-              "impulse. Length proportional to the impulse (N s).");
-  if (view.show_impulses) {
-    ImGui::Checkbox("auto scale", &view.auto_impulse_scale);
-    help_marker("Scale so that the largest recent impulse is drawn 'longest' metres long.");
-    if (view.auto_impulse_scale) {
-      ImGui::SliderFloat("longest", &view.impulse_length, 0.05f, 5.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
-      help_marker("Drawn length of the largest recent impulse.");
-    } else {
-      ImGui::SliderFloat("scale", &view.impulse_scale, 1e-3f, 1e3f, "%.3g m/(N s)", ImGuiSliderFlags_Logarithmic);
-      help_marker("Metres of line per N s of impulse.");
+  if (ImGui::CollapsingHeader("Contacts", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::Checkbox("contact points", &view.show_contacts);
+    help_marker("Yellow dots at the contact points of the last step (faint where hidden behind a body).");
+    ImGui::Checkbox("contact normals", &view.show_normals);
+    help_marker("Cyan lines along each contact normal, from body a towards body b.");
+    if (view.show_normals) {
+      ImGui::SliderFloat("normal length", &view.normal_length, 0.01f, 5.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
+      help_marker("Drawn length of the normals, in metres.");
+    }
+    ImGui::Checkbox("impulses", &view.show_impulses);
+    help_marker("Red: normal impulse of each contact in the last step, along the normal. Orange: friction "
+                "impulse. Length proportional to the impulse (N s).");
+    if (view.show_impulses) {
+      ImGui::Checkbox("auto scale", &view.auto_impulse_scale);
+      help_marker("Scale so that the largest recent impulse is drawn 'longest' metres long.");
+      if (view.auto_impulse_scale) {
+        ImGui::SliderFloat("longest", &view.impulse_length, 0.05f, 5.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
+        help_marker("Drawn length of the largest recent impulse.");
+      } else {
+        ImGui::SliderFloat("scale", &view.impulse_scale, 1e-3f, 1e3f, "%.3g m/(N s)", ImGuiSliderFlags_Logarithmic);
+        help_marker("Metres of line per N s of impulse.");
+      }
     }
   }
+
+  if (ImGui::CollapsingHeader("Contact graph", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::Checkbox("graph edges", &view.show_graph);
+    help_marker("The contact graph of the last step (thesis ch. 5): a white line between the centres of every "
+                "two bodies that touch. An edge to a fixed or kinematic body ends at the middle of the pair's "
+                "contacts (a dot), since the ground's centre means nothing. Drawn on top of the bodies. "
+                "With 'stack height' colouring the edges take the colour of their stack layer.");
+    if (view.show_graph) {
+      ImGui::Checkbox("near pairs too", &view.show_proximity);
+      help_marker("Also the faint edges of pairs whose bounding boxes overlap (within the contact margin) "
+                  "but have no contact yet: what the broad phase hands to the narrow phase.");
+    }
+    const char* kColorings[kBodyColoringCount] = {"own colour", "contact group", "stack height", "stack layer"};
+    int coloring = static_cast<int>(view.coloring);
+    if (ImGui::Combo("body colours", &coloring, kColorings, kBodyColoringCount)) {
+      view.coloring = static_cast<BodyColoring>(coloring);
+    }
+    help_marker("Repaint the bodies by a property of the contact graph:\n"
+                "- contact group: dynamic bodies connected through contacts (and joints), which the solver "
+                "treats together; fixed and kinematic bodies separate groups. One colour per group, grey for "
+                "bodies touching nothing.\n"
+                "- stack height: fewest contacts from a fixed (or kinematic) body, found by breadth-first "
+                "search (thesis 6.4.2).\n"
+                "- stack layer: the bodies of heights i and i+1 and the contacts between them, which shock "
+                "propagation solves bottom-up with the lower bodies held fixed.");
+    if (view.coloring == BodyColoring::Group) {
+      ImGui::Text("%zu contact groups", world.graph().groups().size());
+      swatch(kNoGroupColor, "in no group (touching nothing)");
+    } else if (view.coloring == BodyColoring::Height) {
+      height_legend(world);
+    } else if (view.coloring == BodyColoring::Layer) {
+      const int layers = world.graph().max_layer_count();
+      if (layers == 0) {
+        ImGui::TextDisabled("no stack layers in this step");
+      } else {
+        view.layer = std::clamp(view.layer, 0, layers - 1);
+        ImGui::SliderInt("layer", &view.layer, 0, layers - 1, "%d", ImGuiSliderFlags_AlwaysClamp);
+        help_marker("Which stack layer to show, counted from the bottom (layer i joins heights i and i+1). "
+                    "Every contact group with that many layers shows its layer i. Other bodies are dimmed. "
+                    "Shock propagation solves layer by layer from the bottom, holding each layer's bottom "
+                    "bodies fixed (infinite mass) while it solves the layer.");
+      }
+      swatch(kLayerBottomColor, "bottom (held fixed)");
+      swatch(kLayerTopColor, "top");
+      swatch(kLayerEdgeColor, "its contact edges");
+    }
+    ImGui::Checkbox("sleeping bodies", &view.show_sleeping);
+    help_marker("Shade sleeping bodies darker, bluish and faintly striped. A body falls asleep after it has "
+                "been calm for a while (thesis 6.5) and is not simulated until something touches it, the "
+                "mouse picks it, or a joint motor changes.");
+  }
+
+  if (ImGui::CollapsingHeader("Joints and scripts", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::Checkbox("joint frames", &view.show_joints);
+    help_marker("At each joint: its anchor (white dot; click near it to select the joint), lines to the "
+                "centres of its bodies, its axes (orange first, blue second) and, for hinges, the allowed "
+                "angle range (green arc; a faint circle without limits) with the current angle (yellow "
+                "needle). Sliders show their travel range. A red line means the two anchors have drifted "
+                "apart (constraint error).");
+    if (view.show_joints) {
+      ImGui::SliderFloat("axis length", &view.joint_axis_length, 0.0f, 3.0f,
+                         view.joint_axis_length > 0.0f ? "%.2f m" : "auto");
+      help_marker("Drawn length of the joint axes. 'auto' (0) uses the size of the smaller body of each joint.");
+    }
+    ImGui::Checkbox("script paths", &view.show_scripts);
+    help_marker("The path of every scripted body (blue; the selected body's brighter) through its control "
+                "points. A path being laid in the Inspector is green.");
+  }
+
+  if (ImGui::CollapsingHeader("Mouse drag")) {
+    ImGui::SliderFloat("stiffness", &view.drag_stiffness, 1.0f, 2000.0f, "%.0f N/m/kg", ImGuiSliderFlags_Logarithmic);
+    help_marker("Spring stiffness of the mouse drag per kg of the dragged body (so light and heavy bodies "
+                "feel alike). 100 gives a natural frequency of 10 rad/s.");
+    ImGui::SliderFloat("damping", &view.drag_damping, 0.0f, 100.0f, "%.1f N s/m/kg");
+    help_marker("Damping of the drag spring per kg; 2 sqrt(stiffness) is critical damping.");
+  }
+  ImGui::PopItemWidth();
+
   ImGui::Checkbox("grid", &view.show_grid);
   help_marker("Grid lines on planes: minor lines at a power-of-ten spacing suited to the scene size, "
               "darker major lines every ten.");
+  ImGui::SameLine();
   ImGui::Checkbox("shadows", &view.show_shadows);
   help_marker("Soft blob shadows under the bodies on planes (a depth cue, not a light simulation).");
+  ImGui::SameLine();
   ImGui::Checkbox("wireframe", &view.wireframe);
   help_marker("Draw the body meshes as wireframes.");
-
-  ImGui::Separator();
-  ImGui::TextUnformatted("Mouse drag");
-  ImGui::SliderFloat("stiffness", &view.drag_stiffness, 1.0f, 2000.0f, "%.0f N/m/kg", ImGuiSliderFlags_Logarithmic);
-  help_marker("Spring stiffness of the mouse drag per kg of the dragged body (so light and heavy bodies "
-              "feel alike). 100 gives a natural frequency of 10 rad/s.");
-  ImGui::SliderFloat("damping", &view.drag_damping, 0.0f, 100.0f, "%.1f N s/m/kg");
-  help_marker("Damping of the drag spring per kg; 2 sqrt(stiffness) is critical damping.");
-  ImGui::PopItemWidth();
 
   if (ImGui::Button("Frame scene")) frame_scene(app);
   help_marker("Point the camera at all bodies (key F).");
@@ -440,14 +559,21 @@ void draw_stats_panel(AppState& app) {
     std::snprintf(overlay, sizeof overlay, "%s  %.3f ms", kStageNames[i], h.latest());
     ImGui::PushID(i);
     ImGui::PlotLines("##stage", h.values.data(), History::kLength, h.next, overlay, 0.0f, scale,
-                     ImVec2(ImGui::GetContentRegionAvail().x, 26.0f));
+                     ImVec2(ImGui::GetContentRegionAvail().x, 21.0f));
     ImGui::PopID();
   }
 
   const StepStats& s = world.last_stats();
   if (begin_two_column_table("counters", "potential energy")) {
     table_row("contacts", "%d   (pairs %d)", s.contacts, s.pairs);
-    table_row("islands", "%d", s.islands);
+    table_row("contact groups", "%d", s.islands);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Dynamic bodies connected through contacts and joints.");
+    table_row("stack layers", "%d", s.layers);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Layers of the tallest stack (View panel: stack layer colouring).");
+    const auto dynamic = std::count_if(world.bodies.begin(), world.bodies.end(), [](const Body& b) { return b.is_dynamic(); });
+    table_row("sleeping", "%d of %d dynamic bodies", s.sleeping, static_cast<int>(dynamic));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Bodies the sleepy policy stopped simulating (View panel: sleeping bodies).");
+    table_row("joints", "%zu   (scripts %zu)", world.joints.size(), world.scripts.size());
     table_row("iterations", "%d", s.iterations);
     table_row("residual", "%.3g N s", s.residual);
     table_row("max penetration", "%.3g mm", s.max_penetration * 1000.0);
@@ -477,19 +603,260 @@ void draw_stats_panel(AppState& app) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-void draw_inspector_panel(AppState& app) {
+namespace {
+
+std::string body_label(const World& world, int body) {
+  if (body < 0 || body >= static_cast<int>(world.bodies.size())) return "(world)";
+  const Body& b = world.bodies[body];
+  return (b.name.empty() ? std::string("(unnamed)") : b.name) + "  (#" + std::to_string(body) + ", " +
+         kind_name(b.kind) + ")";
+}
+
+// The joint coordinate is an angle for these types (shown in degrees), a length for the slider.
+bool angular_joint(JointType t) { return t != JointType::Slider; }
+bool has_limit_and_motor(JointType t) { return joint_type_has_coordinate(t); }
+
+constexpr double kDeg = 180.0 / 3.14159265358979323846;
+
+// What the selected joint is and where it stands.
+void draw_joint_state_tab(AppState& app, int j) {
   const World& world = app.scene.world;
-  if (!ImGui::Begin("Inspector")) {
-    ImGui::End();
+  const Joint& joint = world.joints[j];
+  const bool angular = angular_joint(joint.type);
+  if (begin_two_column_table("joint", "coordinate")) {
+    table_row("joint", "%s  (#%d)", joint.name.empty() ? "(unnamed)" : joint.name.c_str(), j);
+    const std::string_view type = joint_type_name(joint.type);
+    table_row("type", "%.*s", static_cast<int>(type.size()), type.data());
+    table_row("body a", "%s", body_label(world, joint.body_a).c_str());
+    table_row("body b", "%s", body_label(world, joint.body_b).c_str());
+    vec_row("anchor", joint_anchor_world(world, joint, 0), "m");
+    if (joint.type != JointType::Ball && joint.type != JointType::Fixed) {
+      vec_row("axis", joint_axis_world(world, joint, false), "");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("First axis in the world frame, carried by body a.");
+    }
+    if (joint.type == JointType::Hinge2 || joint.type == JointType::Universal) {
+      vec_row("axis 2", joint_axis_world(world, joint, true), "");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Second axis in the world frame, carried by body b.");
+    }
+    if (has_limit_and_motor(joint.type)) {
+      const double c = joint_coordinate(joint, world.bodies);
+      if (angular) table_row("coordinate", "%.2f deg  (%.4f rad)", c * kDeg, c);
+      else table_row("coordinate", "%.4f m", c);
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip(joint.type == JointType::Slider ? "Displacement of b along the axis relative to a (what the limit acts on)."
+                          : joint.type == JointType::Hinge ? "Angle of b about the axis relative to a (what the limit acts on)."
+                                                           : "Angle of b's second axis about the first axis, seen from a (what the limit acts on).");
+      }
+      const double rate = joint_rate(joint, world.bodies);
+      table_row("rate", angular ? "%.3f rad/s" : "%.3f m/s", rate);
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip(joint.type == JointType::Hinge || joint.type == JointType::Slider
+                              ? "Rate of the coordinate: what the motor drives."
+                              : "Relative spin about the second axis: what the motor drives.");
+      }
+    }
+    table_row("error", "%.3g", joint_error(joint, world.bodies));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("How far the constraint is from satisfied (m at the anchor, rad for the axes).");
+    ImGui::EndTable();
+  }
+  if (ImGui::Button("Deselect")) select_joint(app, -1);
+}
+
+// The selected joint's limit, motor and softness, editable live.
+void draw_joint_settings_tab(AppState& app, int j) {
+  const World& world = app.scene.world;
+  const Joint& joint = world.joints[j];
+  const bool angular = angular_joint(joint.type);
+  // Edits work on a copy and go through set_joint_settings, which also updates the reset state and wakes
+  // the bodies.
+  JointLimit limit = joint.limit;
+  JointMotor motor = joint.motor;
+  double erp = joint.erp, cfm = joint.cfm;
+  bool changed = false;
+  ImGui::PushItemWidth(-150.0f);
+  if (has_limit_and_motor(joint.type)) {
+    changed |= ImGui::Checkbox("limited", &limit.enabled);
+    help_marker(joint.type == JointType::Slider
+                    ? "Keep the displacement along the axis between lower and upper (green ticks in the scene)."
+                    : "Keep the angle about the (first) axis between lower and upper (the green arc in the scene).");
+    ImGui::BeginDisabled(!limit.enabled);
+    const double scale = angular ? kDeg : 1.0;
+    double range[2] = {limit.lower * scale, limit.upper * scale};
+    const char* fmt = angular ? "%.1f deg" : "%.3f m";
+    if (ImGui::InputScalarN("lower, upper", ImGuiDataType_Double, range, 2, nullptr, nullptr, fmt,
+                            ImGuiInputTextFlags_EnterReturnsTrue)) {
+      if (std::isfinite(range[0]) && std::isfinite(range[1])) {
+        // Angles stay within [-180, 180] degrees, the range scene files accept.
+        const double bound = angular ? 180.0 : std::numeric_limits<double>::max();
+        limit.lower = std::clamp(std::min(range[0], range[1]), -bound, bound) / scale;
+        limit.upper = std::clamp(std::max(range[0], range[1]), -bound, bound) / scale;
+        changed = true;
+      }
+    }
+    help_marker(angular ? "Lower and upper angle in degrees, within -180..180 (stored in radians); press Enter to "
+                          "apply. Swapped if given the wrong way round."
+                        : "Lower and upper displacement in metres; press Enter to apply.");
+    ImGui::EndDisabled();
+
+    ImGui::Separator();
+    ImGui::TextDisabled("Motor");
+    changed |= ImGui::Checkbox("motor on", &motor.enabled);
+    help_marker(joint.type == JointType::Hinge2 || joint.type == JointType::Universal
+                    ? "Drive the relative spin about the second (wheel) axis to 'speed' with at most 'max force' of torque."
+                    : "Drive the coordinate's rate to 'speed' with at most 'max force'.");
+    ImGui::BeginDisabled(!motor.enabled);
+    const double speed_min = angular ? -50.0 : -10.0, speed_max = -speed_min;
+    changed |= ImGui::SliderScalar("speed", ImGuiDataType_Double, &motor.speed, &speed_min, &speed_max,
+                                   angular ? "%.2f rad/s" : "%.3f m/s");
+    help_marker(angular ? "Target angular velocity in rad/s (1 rad/s = 57.3 deg/s); the sign follows the axis "
+                          "(right-hand rule). Ctrl+click to type a value."
+                        : "Target speed along the axis in m/s. Ctrl+click to type a value.");
+    const double force_min = 0.0, force_max = 1e5;
+    changed |= ImGui::SliderScalar("max force", ImGuiDataType_Double, &motor.max_force, &force_min, &force_max,
+                                   angular ? "%.4g N m" : "%.4g N",
+                                   ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    help_marker("Largest torque (N m) or force (N) the motor may use to reach its speed; 0 disables it in effect.");
+    ImGui::EndDisabled();
+  }
+  ImGui::Separator();
+    ImGui::TextDisabled("Softness");
+  const double zero = 0.0, one = 1.0, cfm_max = 1.0;
+  changed |= ImGui::SliderScalar("ERP", ImGuiDataType_Double, &erp, &zero, &one, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+  help_marker("Error reduction parameter: the fraction of the joint's position error removed per step "
+              "(thesis 4.7). 0 lets errors drift, 1 removes them at once (can be jittery); 0.2 is typical.");
+  changed |= ImGui::SliderScalar("CFM", ImGuiDataType_Double, &cfm, &zero, &cfm_max, "%.3g",
+                                 ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+  help_marker("Constraint force mixing: added to the diagonal of the joint's rows (thesis 4.13), making the "
+              "joint soft (springy). 0 is rigid.");
+  ImGui::PopItemWidth();
+  if (changed) set_joint_settings(app, j, limit, motor, erp, cfm);
+  ImGui::TextDisabled("Edits also apply after Reset and to Save as.");
+}
+
+void draw_joint_inspector(AppState& app, int j) {
+  if (!ImGui::BeginTabBar("joint tabs")) return;
+  if (ImGui::BeginTabItem("Joint")) {
+    draw_joint_state_tab(app, j);
+    ImGui::EndTabItem();
+  }
+  const ImGuiTabItemFlags flags = app.pick.focus_joint_settings ? ImGuiTabItemFlags_SetSelected : 0;
+  app.pick.focus_joint_settings = false;
+  const bool limits = has_limit_and_motor(app.scene.world.joints[j].type);
+  if (ImGui::BeginTabItem(limits ? "Limit, motor###settings" : "Softness###settings", nullptr, flags)) {
+    draw_joint_settings_tab(app, j);
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
+}
+
+// The Inspector's Script tab: lay a path for the selected body, set its timing, apply, clear.
+void draw_script_tab(AppState& app, int body) {
+  World& world = app.scene.world;
+  ScriptEditState& d = app.script;
+  if (world.bodies[body].shape.type == ShapeType::Plane) {
+    ImGui::TextDisabled("Planes cannot follow a path.");
     return;
   }
-  keep_on_screen();
-  const int i = app.pick.selected;
-  if (i < 0 || i >= static_cast<int>(world.bodies.size())) {
-    ImGui::TextDisabled("Left-click a body to select it.");
-    ImGui::End();
-    return;
+  const int applied = find_script(world, body);
+  if (applied >= 0) {
+    const Script& s = world.scripts[applied];
+    ImGui::Text("follows a path: %zu points, %.3g m", s.points.size(), script_length(s));
+  } else {
+    ImGui::TextDisabled("no script");
   }
+
+  if (d.laying) {
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.25f, 0.55f, 0.2f, 1.0f));
+    if (ImGui::Button("Stop laying")) end_script_path(app);
+    ImGui::PopStyleColor();
+  } else if (ImGui::Button("Script path")) {
+    std::string error;
+    if (!begin_script_path(app, &error)) d.error = error;
+  }
+  help_marker("Lay the body's path: while on, each left click in the scene adds a point (green). A click on "
+              "a surface puts the body's centre where the body would rest on it; a click on empty space uses "
+              "the horizontal plane through the body's centre. A new path starts at the body. Keys while on: "
+              "Backspace removes the last point, Enter applies, Esc stops. The camera still orbits (right "
+              "drag) and zooms.");
+  ImGui::SameLine();
+  ImGui::Checkbox("at body height", &d.plane_only);
+  help_marker("Put every clicked point on the horizontal plane through the body's centre, ignoring the "
+              "surfaces under the cursor (a path across a floor at constant height).");
+  ImGui::Text("draft: %zu points", d.points.size());
+  ImGui::SameLine();
+  ImGui::BeginDisabled(d.points.empty());
+  if (ImGui::SmallButton("Undo point")) remove_last_script_point(app);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Clear points")) {
+    d.points.clear();
+    if (d.laying) d.points.push_back(world.bodies[body].position);
+  }
+  ImGui::EndDisabled();
+
+  ImGui::PushItemWidth(-150.0f);
+  double speed = d.speed;
+  const double speed_min = 0.01, speed_max = 50.0;
+  if (ImGui::SliderScalar("speed", ImGuiDataType_Double, &speed, &speed_min, &speed_max, "%.3g m/s",
+                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
+    if (applied >= 0) set_script_speed(app, body, speed);  // live, without a jump
+    d.speed = speed;
+  }
+  help_marker("Speed along the path in m/s (the mean speed with 'ease'). Changing it on a body that already "
+              "follows a path takes effect at once, and the body keeps its place on the path.");
+  const char* kTimings[] = {"constant", "ease"};
+  int timing = static_cast<int>(d.timing);
+  ImGui::SetNextItemWidth(110.0f);  // with "loop" on the same line: the Inspector is short at 720 lines
+  if (ImGui::Combo("timing", &timing, kTimings, 2)) d.timing = static_cast<ScriptTiming>(timing);
+  help_marker("constant: the same speed all along. ease: starts and stops gently (ease-in / ease-out), "
+              "faster in the middle. Takes effect on Apply.");
+  ImGui::SameLine();
+  ImGui::Checkbox("loop", &d.loop);
+  help_marker("Go round again and again: the path closes from the last point back to the first. Takes "
+              "effect on Apply.");
+  const double delay_min = 0.0, delay_max = 60.0;
+  ImGui::SliderScalar("start after", ImGuiDataType_Double, &d.delay, &delay_min, &delay_max, "%.2f s",
+                      ImGuiSliderFlags_AlwaysClamp);
+  help_marker("Seconds the body waits at the first point: after Apply in the running simulation, and from "
+              "the start after Reset and in the saved scene (the script's start_time). Takes effect on Apply.");
+  ImGui::PopItemWidth();
+
+  ImGui::BeginDisabled(d.points.size() < 2);
+  if (ImGui::Button("Apply")) {
+    std::string error;
+    if (!apply_script(app, &error)) d.error = error;
+  }
+  ImGui::EndDisabled();
+  help_marker("Give the body this path: it becomes kinematic (infinite mass: it pushes dynamic bodies and is "
+              "never pushed back), moves to the first point and follows the path. Reset replays it from the "
+              "start and Save as writes it into the scene file. The body's mass is remembered for Clear.");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(applied < 0);
+  if (ImGui::Button("Clear script")) clear_script(app, d.restore_on_clear);
+  ImGui::EndDisabled();
+  help_marker("Remove the body's script (also from the reset state). With 'make dynamic' the body gets back "
+              "the kind and mass it had before Apply and falls or flies on with its last velocity.");
+  ImGui::SameLine();
+  ImGui::Checkbox("make dynamic", &d.restore_on_clear);
+  help_marker("On Clear, make the body dynamic again (or fixed, if it was fixed before Apply). Unticked, "
+              "it stays kinematic and stops where it is.");
+  const bool original_known = std::any_of(d.originals.begin(), d.originals.end(),
+                                          [&](const OriginalMass& o) { return o.body == body; });
+  if (applied >= 0 && d.restore_on_clear && !original_known) {
+    ImGui::PushItemWidth(-150.0f);
+    const double dmin = 1.0, dmax = 20000.0;
+    ImGui::SliderScalar("density", ImGuiDataType_Double, &d.restore_density, &dmin, &dmax, "%.0f kg/m^3",
+                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    help_marker("The scene made this body kinematic, so it has no mass to go back to: Clear gives it this "
+                "density (water 1000, wood ~600, steel ~7800).");
+    ImGui::PopItemWidth();
+  }
+  if (!d.error.empty()) colored_wrapped(kErrorColor, d.error);
+  else if (!d.message.empty()) colored_wrapped(kOkColor, d.message);
+}
+
+// The state of the selected body.
+void draw_body_tab(AppState& app, int i) {
+  const World& world = app.scene.world;
   const Body& b = world.bodies[i];
   const Shape& s = b.shape;
   if (begin_two_column_table("body", "orientation")) {
@@ -520,9 +887,62 @@ void draw_inspector_panel(AppState& app) {
     vec_row("velocity", b.linear_velocity, "m/s");
     vec_row("angular vel.", b.angular_velocity, "rad/s");
     table_row("speed", "%.3f m/s", b.linear_velocity.norm());
+    if (b.is_dynamic()) {
+      const ContactGraph& graph = world.graph();
+      const auto k = static_cast<size_t>(i);
+      const int g = k < graph.group_of_body().size() ? graph.group_of_body()[k] : -1;
+      const int h = k < graph.height_of_body().size() ? graph.height_of_body()[k] : ContactGraph::kUnreached;
+      table_row("state", "%s", b.sleeping ? "asleep" : "awake");
+      if (g < 0) table_row("group", "none (touching nothing)");
+      else table_row("group", "%d  (%zu bodies)", g, graph.groups()[g].bodies.size());
+      if (h != ContactGraph::kUnreached) table_row("stack height", "%d", h);
+      else table_row("stack height", "%s", g >= 0 ? "floating (no fixed support)" : "-");
+    }
     ImGui::EndTable();
   }
-  if (ImGui::Button("Deselect")) app.pick.selected = -1;
+  if (ImGui::Button("Deselect")) select_body(app, -1);
+}
+
+// Two tabs, so that the path editor gets the whole (small, at 720 lines) Inspector: the body's state, and
+// its script. Starting Script path mode brings the Script tab forward.
+void draw_body_inspector(AppState& app, int i) {
+  load_script_draft(app, i);
+  if (!ImGui::BeginTabBar("body tabs")) return;
+  if (ImGui::BeginTabItem("Body")) {
+    draw_body_tab(app, i);
+    ImGui::EndTabItem();
+  }
+  const bool scripted = find_script(app.scene.world, i) >= 0;
+  const ImGuiTabItemFlags flags = app.script.focus_tab ? ImGuiTabItemFlags_SetSelected : 0;
+  app.script.focus_tab = false;
+  if (ImGui::BeginTabItem(scripted ? "Script (on)###script" : "Script###script", nullptr, flags)) {
+    draw_script_tab(app, i);
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
+}
+
+
+}  // namespace
+
+void draw_inspector_panel(AppState& app) {
+  const World& world = app.scene.world;
+  if (!ImGui::Begin("Inspector")) {
+    ImGui::End();
+    return;
+  }
+  keep_on_screen();
+  const int joint = app.pick.selected_joint;
+  const int body = app.pick.selected;
+  if (joint >= 0 && joint < static_cast<int>(world.joints.size())) {
+    draw_joint_inspector(app, joint);
+  } else if (body >= 0 && body < static_cast<int>(world.bodies.size())) {
+    draw_body_inspector(app, body);
+  } else {
+    ImGui::TextDisabled(world.joints.empty() ? "Left-click a body to select it."
+                                             : "Left-click a body to select it, or near a joint's\n"
+                                               "anchor (white dot) to select the joint.");
+  }
   ImGui::End();
 }
 
@@ -543,9 +963,9 @@ void draw_panels(AppState& app) {
   place(kMargin, 314.0f, std::max(display.y - 322.0f, 150.0f));
   draw_solver_panel(app);
 
-  place(right, kMargin, 445.0f);
+  place(right, kMargin, 452.0f);
   draw_stats_panel(app);
-  place(right, 461.0f, std::max(display.y - 461.0f - 42.0f, 120.0f));
+  place(right, 468.0f, std::max(display.y - 468.0f - 42.0f, 120.0f));
   draw_inspector_panel(app);
   place(right, display.y - 34.0f, 372.0f);
   ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);

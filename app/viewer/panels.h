@@ -11,9 +11,11 @@ void draw_panels(AppState& app);
 void draw_scene_panel(AppState& app);       // choose / open / reload / reset / save scenes
 void draw_simulation_panel(AppState& app);  // play, pause, step, speed, dt
 void draw_solver_panel(AppState& app);      // contact method and its published parameters
-void draw_view_panel(AppState& app);        // overlays, grid, wireframe, mouse drag spring
-void draw_stats_panel(AppState& app);       // fps, stage timings, counters, recording
-void draw_inspector_panel(AppState& app);   // the selected body
+void draw_view_panel(AppState& app);        // overlays (contacts, contact graph, body colourings, sleeping,
+                                            // joints, script paths), grid, wireframe, mouse drag spring
+void draw_stats_panel(AppState& app);       // fps, stage timings, counters (groups, layers, sleeping), recording
+void draw_inspector_panel(AppState& app);   // the selected body (Body and Script tabs) or joint (state and
+                                            // live limit / motor / softness edits)
 
 // A greyed "(?)" after the last item that shows `text` as a tooltip.
 void help_marker(const char* text);

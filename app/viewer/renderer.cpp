@@ -4,14 +4,17 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <numbers>
 
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/quaternion.hpp>
 #include <glm/gtc/type_ptr.hpp>
 
 #include "core/shape.h"
+#include "viewer/colors.h"
 #include "viewer/convert.h"
 #include "viewer/gl_util.h"
+#include "viewer/session.h"
 
 namespace cl::viewer {
 
@@ -28,6 +31,21 @@ const glm::vec4 kNormalImpulseColor{1.00f, 0.30f, 0.25f, 1.0f};
 const glm::vec4 kFrictionImpulseColor{1.00f, 0.60f, 0.15f, 1.0f};
 const glm::vec4 kDragColor{1.0f, 1.0f, 1.0f, 1.0f};
 const glm::vec4 kSelectionColor{1.0f, 0.85f, 0.35f, 1.0f};
+const glm::vec4 kEdgeColor{0.95f, 0.95f, 0.95f, 0.85f};
+const glm::vec4 kProximityColor{0.75f, 0.75f, 0.80f, 0.30f};
+const glm::vec4 kJointLinkColor{0.80f, 0.80f, 0.85f, 0.45f};   // body centre to anchor
+const glm::vec4 kJointAnchorColor{1.00f, 1.00f, 1.00f, 1.0f};
+const glm::vec4 kJointErrorColor{1.00f, 0.25f, 0.25f, 1.0f};   // anchors pulled apart
+const glm::vec4 kAxis1Color{1.00f, 0.55f, 0.20f, 1.0f};
+const glm::vec4 kAxis2Color{0.30f, 0.80f, 1.00f, 1.0f};
+const glm::vec4 kLimitColor{0.45f, 0.95f, 0.45f, 1.0f};
+const glm::vec4 kFreeRangeColor{0.45f, 0.95f, 0.45f, 0.35f};  // no limit: the whole circle, faint
+const glm::vec4 kAngleColor{1.00f, 1.00f, 0.55f, 1.0f};
+const glm::vec4 kPathColor{0.35f, 0.85f, 1.00f, 0.85f};
+const glm::vec4 kSelectedPathColor{0.70f, 0.95f, 1.00f, 1.0f};
+const glm::vec4 kDraftColor{0.55f, 1.00f, 0.35f, 1.0f};
+const glm::vec4 kHoverColor{0.55f, 1.00f, 0.35f, 0.5f};
+const glm::vec3 kDimTarget{0.19f, 0.21f, 0.25f};  // the background: dimmed bodies fade into it
 
 constexpr int kMaxShadowBlobs = 64;  // must match ground.frag.glsl
 
@@ -52,7 +70,60 @@ float grid_spacing(float scene_radius) {
   return std::pow(10.0f, std::round(std::log10(std::max(scene_radius, 1e-3f) * 0.2f)));
 }
 
+// Where a graph edge ends at a body: its centre, or for a fixed or kinematic body: the middle of the pair's contacts (a plane's
+// or a shared floor box's centre would turn every edge into a star on one far point).
+Vec3 edge_end(const World& world, const GraphEdge& e, int body) {
+  const Body& b = world.bodies[body];
+  if (b.is_dynamic()) return b.position;
+  const ContactList& contacts = world.contacts();
+  Vec3 sum = Vec3::Zero();
+  int n = 0;
+  for (int c = e.first_contact; c < e.first_contact + e.contact_count && c < static_cast<int>(contacts.size()); ++c) {
+    if (c < 0 || contacts[c].a != e.a || contacts[c].b != e.b) continue;
+    sum += contacts[c].position;
+    ++n;
+  }
+  if (n > 0) return sum / n;
+  return b.shape.type == ShapeType::Plane ? world.bodies[e.a + e.b - body].position : b.position;
+}
+
+// A point `r` from `center` in direction angle `phi` in the plane perpendicular to `axis` (unit), measured
+// right-handedly about the axis from `ref` (unit, perpendicular to the axis).
+Vec3 on_circle(const Vec3& center, const Vec3& axis, const Vec3& ref, double r, double phi) {
+  return center + r * (std::cos(phi) * ref + std::sin(phi) * axis.cross(ref));
+}
+
 }  // namespace
+
+glm::vec3 colored_body(const AppState& app, int index, int max_height, const std::vector<char>& layer_role) {
+  const World& world = app.scene.world;
+  const Body& b = world.bodies[index];
+  const glm::vec3 own = body_color(b, index);
+  const ContactGraph& graph = world.graph();
+  const auto i = static_cast<size_t>(index);
+  switch (app.view.coloring) {
+    case BodyColoring::Body: return own;
+    case BodyColoring::Group: {
+      if (!b.is_dynamic()) return own;
+      const int g = i < graph.group_of_body().size() ? graph.group_of_body()[i] : -1;
+      return g >= 0 ? group_color(g) : kNoGroupColor;
+    }
+    case BodyColoring::Height: {
+      if (!b.is_dynamic()) return own;  // height 0: the supports keep their grey
+      const int h = i < graph.height_of_body().size() ? graph.height_of_body()[i] : ContactGraph::kUnreached;
+      if (h != ContactGraph::kUnreached) return height_color(h, max_height);
+      const int g = i < graph.group_of_body().size() ? graph.group_of_body()[i] : -1;
+      return g >= 0 ? kFloatingColor : kNoGroupColor;
+    }
+    case BodyColoring::Layer: {
+      const char role = i < layer_role.size() ? layer_role[i] : 0;
+      if (role == 1) return kLayerBottomColor;
+      if (role == 2) return kLayerTopColor;
+      return glm::mix(own, kDimTarget, 0.7f);  // everything else steps back
+    }
+  }
+  return own;
+}
 
 glm::vec3 body_color(const Body& body, int index) {
   switch (body.kind) {
@@ -249,14 +320,32 @@ void Renderer::draw_planes(const AppState& app, const glm::mat4& view_proj) {
 
 void Renderer::draw_bodies(const AppState& app, const glm::mat4& view_proj) {
   for (auto& list : scratch_) list.clear();
-  const auto& bodies = app.scene.world.bodies;
+  const World& world = app.scene.world;
+  const auto& bodies = world.bodies;
+  const int max_height = app.view.coloring == BodyColoring::Height ? max_stack_height(world) : 0;
+  layer_role_.assign(bodies.size(), 0);
+  if (app.view.coloring == BodyColoring::Layer) {
+    const ContactGraph& graph = world.graph();
+    for (int g = 0; g < static_cast<int>(graph.groups().size()); ++g) {
+      if (app.view.layer >= graph.groups()[g].layer_count) continue;
+      const StackLayer& layer = graph.layers(g)[app.view.layer];
+      for (int b : layer.bottom) if (b >= 0 && b < static_cast<int>(bodies.size())) layer_role_[b] = 1;
+      for (int b : layer.top) if (b >= 0 && b < static_cast<int>(bodies.size())) layer_role_[b] = 2;
+    }
+  }
   for (size_t i = 0; i < bodies.size(); ++i) {
     const Body& b = bodies[i];
     const Shape& s = b.shape;
+    if (s.type == ShapeType::Plane) continue;  // drawn by draw_planes
     Instance inst;
     inst.model = body_model(b);
-    inst.color = glm::vec4(body_color(b, static_cast<int>(i)), 1.0f);
-    inst.params = glm::vec4(static_cast<int>(i) == app.pick.selected ? 1.0f : 0.0f, 0.0f, 0.0f, 0.0f);
+    glm::vec3 color = colored_body(app, static_cast<int>(i), max_height, layer_role_);
+    const bool asleep = app.view.show_sleeping && b.sleeping;
+    // Under a graph colouring the colour carries the information: sleep only darkens it a little (the
+    // shader's stripes still tell); with the bodies' own colours the full cold tint is free to use.
+    if (asleep) color = app.view.coloring == BodyColoring::Body ? sleeping_tint(color) : color * 0.85f;
+    inst.color = glm::vec4(color, 1.0f);
+    inst.params = glm::vec4(static_cast<int>(i) == app.pick.selected ? 1.0f : 0.0f, 0.0f, asleep ? 1.0f : 0.0f, 0.0f);
     const float r = static_cast<float>(s.radius);
     switch (s.type) {
       case ShapeType::Plane: continue;  // drawn by draw_planes
@@ -307,6 +396,8 @@ void Renderer::draw_instances(GpuMesh& mesh, const std::vector<Instance>& instan
 void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, float fb_height) {
   lines_.clear();
   points_.clear();
+  top_lines_.clear();
+  top_points_.clear();
   const World& world = app.scene.world;
   const ViewState& view = app.view;
 
@@ -351,36 +442,241 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
     points_.push_back({to_glm(anchor), kDragColor});
     points_.push_back({to_glm(pick.target), kDragColor});
   }
-  if (lines_.empty() && points_.empty()) return;
+  add_graph_overlay(app);
+  add_joint_overlay(app);
+  add_script_overlay(app);
 
-  const size_t line_count = lines_.size();
-  lines_.insert(lines_.end(), points_.begin(), points_.end());  // one upload: lines, then points
-  glNamedBufferData(line_vbo_, static_cast<GLsizeiptr>(lines_.size() * sizeof(LineVertex)), lines_.data(),
+  const float point_size = std::max(4.0f, 5.0f * fb_height / 720.0f);
+  glEnable(GL_PROGRAM_POINT_SIZE);
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glDepthMask(GL_FALSE);
+  draw_line_batch(lines_, points_, false, view_proj, point_size);
+  draw_line_batch(top_lines_, top_points_, true, view_proj, point_size);
+  glDepthFunc(GL_LEQUAL);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+  glDisable(GL_PROGRAM_POINT_SIZE);
+}
+
+void Renderer::draw_line_batch(std::vector<LineVertex>& lines, const std::vector<LineVertex>& points, bool on_top,
+                               const glm::mat4& view_proj, float point_size) {
+  if (lines.empty() && points.empty()) return;
+  const size_t line_count = lines.size();
+  lines.insert(lines.end(), points.begin(), points.end());  // one upload: lines, then points
+  glNamedBufferData(line_vbo_, static_cast<GLsizeiptr>(lines.size() * sizeof(LineVertex)), lines.data(),
                     GL_STREAM_DRAW);
 
   const GLuint p = line_program_;
   glUseProgram(p);
   glBindVertexArray(line_vao_);
   set_uniform(p, "u_view_proj", view_proj);
-  set_uniform(p, "u_point_size", std::max(4.0f, 5.0f * fb_height / 720.0f));
-  glEnable(GL_PROGRAM_POINT_SIZE);
-  glEnable(GL_BLEND);
-  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-  glDepthMask(GL_FALSE);
-  // Two passes: faint where hidden behind bodies (contacts are mostly inside the contact region),
-  // solid where visible.
-  for (int pass = 0; pass < 2; ++pass) {
-    glDepthFunc(pass == 0 ? GL_GREATER : GL_LEQUAL);
-    set_uniform(p, "u_alpha", pass == 0 ? 0.3f : 1.0f);
+  set_uniform(p, "u_point_size", point_size);
+  // Depth tested: two passes, faint where hidden behind bodies (contacts are mostly inside the contact
+  // region), solid where visible. On top: one pass without the depth test (graph edges, joint anchors
+  // and paths run through the bodies and would otherwise be hidden).
+  const int passes = on_top ? 1 : 2;
+  if (on_top) glDisable(GL_DEPTH_TEST);
+  for (int pass = 0; pass < passes; ++pass) {
+    const bool hidden_pass = !on_top && pass == 0;
+    glDepthFunc(hidden_pass ? GL_GREATER : GL_LEQUAL);
+    set_uniform(p, "u_alpha", hidden_pass ? 0.3f : 1.0f);
     set_uniform(p, "u_round_points", 0);
     glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(line_count));
     set_uniform(p, "u_round_points", 1);
-    glDrawArrays(GL_POINTS, static_cast<GLint>(line_count), static_cast<GLsizei>(lines_.size() - line_count));
+    glDrawArrays(GL_POINTS, static_cast<GLint>(line_count), static_cast<GLsizei>(lines.size() - line_count));
   }
-  glDepthFunc(GL_LEQUAL);
-  glDepthMask(GL_TRUE);
-  glDisable(GL_BLEND);
-  glDisable(GL_PROGRAM_POINT_SIZE);
+  if (on_top) glEnable(GL_DEPTH_TEST);
+  lines.resize(line_count);
+}
+
+void Renderer::add_graph_overlay(const AppState& app) {
+  const World& world = app.scene.world;
+  const ViewState& view = app.view;
+  const bool layer_mode = view.coloring == BodyColoring::Layer;
+  if (!view.show_graph && !layer_mode) return;
+  const int max_height = view.coloring == BodyColoring::Height ? max_stack_height(world) : 0;
+  const int n = static_cast<int>(world.bodies.size());
+  for (const GraphEdge& e : world.graph().edges()) {
+    if (e.a < 0 || e.b < 0 || e.a >= n || e.b >= n) continue;
+    const bool touching = e.touching() && !(e.events & kVanishedTouching);
+    const bool in_layer = layer_mode && touching && e.layer == view.layer;
+    glm::vec4 color;
+    if (in_layer) {
+      color = glm::vec4(kLayerEdgeColor, 1.0f);
+    } else if (!view.show_graph) {
+      continue;  // the layer view without the graph: only the highlighted layer's edges
+    } else if (!touching) {
+      if (!view.show_proximity) continue;
+      color = kProximityColor;
+    } else if (layer_mode) {
+      color = glm::vec4(kEdgeColor.r, kEdgeColor.g, kEdgeColor.b, 0.25f);  // other layers step back
+    } else if (view.coloring == BodyColoring::Height && e.layer >= 0) {
+      color = glm::vec4(height_color(e.layer + 1, max_height), 1.0f);  // the colour of the layer's top
+    } else {
+      color = kEdgeColor;
+    }
+    const Vec3 a = touching ? edge_end(world, e, e.a) : world.bodies[e.a].position;
+    const Vec3 b = touching ? edge_end(world, e, e.b) : world.bodies[e.b].position;
+    if (!all_finite(a) || !all_finite(b)) continue;
+    if (!touching && (world.bodies[e.a].shape.type == ShapeType::Plane || world.bodies[e.b].shape.type == ShapeType::Plane))
+      continue;  // a plane has no centre to draw a proximity edge to
+    top_lines_.push_back({to_glm(a), color});
+    top_lines_.push_back({to_glm(b), color});
+    if (!world.bodies[e.a].is_dynamic()) top_points_.push_back({to_glm(a), color * glm::vec4(1, 1, 1, 0.8f)});
+    if (!world.bodies[e.b].is_dynamic()) top_points_.push_back({to_glm(b), color * glm::vec4(1, 1, 1, 0.8f)});
+  }
+}
+
+void Renderer::add_joint_overlay(const AppState& app) {
+  const World& world = app.scene.world;
+  if (!app.view.show_joints || world.joints.empty()) return;
+  const int n = static_cast<int>(world.bodies.size());
+  auto line = [this](const Vec3& a, const Vec3& b, const glm::vec4& color) {
+    top_lines_.push_back({to_glm(a), color});
+    top_lines_.push_back({to_glm(b), color});
+  };
+  auto size_of = [&](int body) {  // a body's bounding radius (planes and the world frame: none)
+    if (body < 0 || body >= n || world.bodies[body].shape.type == ShapeType::Plane) return 0.0;
+    return shape_bounding_radius(world.bodies[body].shape);
+  };
+  for (int j = 0; j < static_cast<int>(world.joints.size()); ++j) {
+    const Joint& joint = world.joints[j];
+    const bool selected = j == app.pick.selected_joint;
+    const auto emphasis = [selected](glm::vec4 c) { return selected ? c : glm::vec4(glm::vec3(c), c.a * 0.8f); };
+    const Vec3 pa = joint_anchor_world(world, joint, 0), pb = joint_anchor_world(world, joint, 1);
+    if (!all_finite(pa) || !all_finite(pb)) continue;
+    // Axis length: the scale of the smaller body, so chains of small links and doors both read well.
+    double length = app.view.joint_axis_length;
+    if (!(length > 0.0)) {
+      const double ra = size_of(joint.body_a), rb = size_of(joint.body_b);
+      const double r = ra > 0 && rb > 0 ? std::min(ra, rb) : std::max(ra, rb);
+      length = std::clamp(0.9 * r, 0.05, 3.0);
+    }
+    for (int side = 0; side < 2; ++side) {  // which body holds the joint, and where
+      const int body = side == 0 ? joint.body_a : joint.body_b;
+      if (size_of(body) > 0.0) line(world.bodies[body].position, side == 0 ? pa : pb, emphasis(kJointLinkColor));
+    }
+    const Vec3 axis1 = joint_axis_world(world, joint, false);
+    const Vec3 axis2 = joint_axis_world(world, joint, true);
+    // The constraint is violated: a red line from where b's anchor should be to where it is (a slider's
+    // anchors may part along the axis, only the offset across it is an error).
+    if (joint_error_parts(joint, world.bodies).linear > 1e-3 * length) {
+      const Vec3 should = joint.type == JointType::Slider ? Vec3(pa + (pb - pa).dot(axis1) * axis1) : pa;
+      line(should, pb, kJointErrorColor);
+    }
+    top_points_.push_back({to_glm(pa), selected ? glm::vec4(kSelectionColor) : kJointAnchorColor});
+
+    switch (joint.type) {
+      case JointType::Ball:
+      case JointType::Fixed: {  // no axis: a small frame of body a shows the joint's orientation
+        Quat q = Quat::Identity();
+        if (joint.body_a >= 0 && joint.body_a < n) q = world.bodies[joint.body_a].orientation;
+        const glm::vec4 colors[3] = {{0.95f, 0.35f, 0.35f, 1.0f}, {0.40f, 0.90f, 0.40f, 1.0f}, {0.40f, 0.55f, 1.0f, 1.0f}};
+        for (int k = 0; k < 3; ++k) line(pa, pa + 0.4 * length * (q * Vec3::Unit(k)), emphasis(colors[k]));
+        break;
+      }
+      case JointType::Slider: {
+        line(pa - length * axis1, pa + length * axis1, emphasis(kAxis1Color));
+        Vec3 t1, t2;
+        tangent_basis(axis1, t1, t2);
+        const double tick = 0.25 * length;
+        if (joint.limit.enabled) {  // the allowed travel of b's anchor, with end ticks
+          const Vec3 lo = pa + joint.limit.lower * axis1, hi = pa + joint.limit.upper * axis1;
+          line(lo + 0.05 * tick * t1, hi + 0.05 * tick * t1, emphasis(kLimitColor));
+          line(lo - tick * t1, lo + tick * t1, emphasis(kLimitColor));
+          line(hi - tick * t1, hi + tick * t1, emphasis(kLimitColor));
+        }
+        const double c = joint_coordinate(joint, world.bodies);
+        if (std::isfinite(c)) {
+          const Vec3 at = pa + c * axis1;
+          line(at - 0.6 * tick * t2, at + 0.6 * tick * t2, kAngleColor);
+          top_points_.push_back({to_glm(at), kAngleColor});
+        }
+        break;
+      }
+      case JointType::Hinge:
+      case JointType::Hinge2:
+      case JointType::Universal: {
+        line(pa - length * axis1, pa + length * axis1, emphasis(kAxis1Color));
+        if (joint.type != JointType::Hinge) line(pb - length * axis2, pb + length * axis2, emphasis(kAxis2Color));
+        // The angle about the first axis: the range from the limits (or the whole circle) measured from
+        // the zero direction, and the needle at the current angle.
+        Vec3 zero, needle;
+        const double angle = joint_coordinate(joint, world.bodies);
+        if (!std::isfinite(angle) || !joint_angle_frame(world, joint, &zero, &needle)) break;
+        const double r = 0.8 * length;
+        const bool limited = joint.limit.enabled && joint.limit.upper >= joint.limit.lower;
+        const double lo = limited ? joint.limit.lower : -std::numbers::pi, hi = limited ? joint.limit.upper : std::numbers::pi;
+        const int segments = std::clamp(static_cast<int>(std::ceil((hi - lo) / 0.08)), 4, 160);
+        const glm::vec4 arc = emphasis(limited ? kLimitColor : kFreeRangeColor);
+        for (int k = 0; k < segments; ++k) {
+          const double f0 = lo + (hi - lo) * k / segments, f1 = lo + (hi - lo) * (k + 1) / segments;
+          line(on_circle(pa, axis1, zero, r, f0), on_circle(pa, axis1, zero, r, f1), arc);
+        }
+        if (limited) {
+          line(pa, on_circle(pa, axis1, zero, r, lo), arc);
+          line(pa, on_circle(pa, axis1, zero, r, hi), arc);
+        }
+        line(pa, pa + 1.15 * r * needle, kAngleColor);
+        break;
+      }
+    }
+  }
+}
+
+namespace {
+// The path of a script as a polyline: sample_script over one pass (one lap when looping).
+void sample_path(const Script& s, std::vector<Vec3>& out) {
+  out.clear();
+  const double length = script_length(s);
+  const double duration = s.speed > 0.0 ? length / s.speed : 0.0;
+  if (!(duration > 0.0) || !std::isfinite(duration) || s.points.size() < 2) {
+    out = s.points;  // degenerate: the control points as they are
+    return;
+  }
+  const int samples = std::clamp(static_cast<int>(s.points.size()) * 24, 48, 600);
+  for (int k = 0; k <= samples; ++k) {
+    const Vec3 p = sample_script(s, s.start_time + duration * k / samples).position;
+    if (all_finite(p)) out.push_back(p);
+  }
+}
+}  // namespace
+
+void Renderer::add_script_overlay(const AppState& app) {
+  const World& world = app.scene.world;
+  const ScriptEditState& draft = app.script;
+  std::vector<Vec3> path;
+  auto polyline = [this](const std::vector<Vec3>& pts, const glm::vec4& color) {
+    for (size_t k = 1; k < pts.size(); ++k) {
+      top_lines_.push_back({to_glm(pts[k - 1]), color});
+      top_lines_.push_back({to_glm(pts[k]), color});
+    }
+  };
+  if (app.view.show_scripts) {
+    for (const Script& s : world.scripts) {
+      const bool selected = s.body == app.pick.selected;
+      const glm::vec4 color = selected ? kSelectedPathColor : kPathColor;
+      sample_path(s, path);
+      polyline(path, color);
+      for (const Vec3& p : s.points) top_points_.push_back({to_glm(p), color * glm::vec4(1, 1, 1, 0.7f)});
+    }
+  }
+  // The draft of the selected body while it is being laid or differs from what was applied.
+  const bool own = draft.body == app.pick.selected && draft.generation == app.scene.generation && draft.body >= 0;
+  if (!own || draft.points.empty()) return;
+  const int applied = find_script(world, draft.body);
+  if (!draft.laying && applied >= 0 && world.scripts[applied].points == draft.points) return;
+  Script s = draft_script(draft, 0.0);
+  if (!(s.speed > 0.0)) s.speed = 1.0;
+  sample_path(s, path);
+  polyline(path, kDraftColor);
+  for (const Vec3& p : draft.points) top_points_.push_back({to_glm(p), kDraftColor});
+  if (draft.laying && draft.has_hover) {  // where the next click would put a point
+    top_lines_.push_back({to_glm(draft.points.back()), kHoverColor});
+    top_lines_.push_back({to_glm(draft.hover), kHoverColor});
+    top_points_.push_back({to_glm(draft.hover), kHoverColor});
+  }
 }
 
 }  // namespace cl::viewer

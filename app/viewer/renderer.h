@@ -1,5 +1,7 @@
 // Draws the world with OpenGL 4.5: lit instanced meshes for the bodies, planes as large quads with a
-// ground grid and soft blob shadows, and debug lines/points for contacts, impulses and the drag spring.
+// ground grid and soft blob shadows, and debug lines/points for contacts, impulses, the drag spring, the
+// contact graph, joint frames and script paths. Bodies can be coloured by contact group, stack height or
+// stack layer; sleeping bodies are shaded apart.
 #pragma once
 
 #include <string>
@@ -15,6 +17,9 @@ namespace cl::viewer {
 
 // Display colour of body `index`: a palette for dynamic bodies, greys for fixed and kinematic ones.
 glm::vec3 body_color(const Body& body, int index);
+// Colour of body `index` under the View panel's colouring (group, height, layer; not the sleep shading).
+// `layer_role` holds per body 1 for the highlighted layer's bottom, 2 for its top, 0 otherwise.
+glm::vec3 colored_body(const AppState& app, int index, int max_height, const std::vector<char>& layer_role);
 
 // The automatic impulse scale follows a slowly decaying maximum of the contact impulses, so the arrows
 // keep a readable length without flickering from step to step. Call once per frame.
@@ -44,7 +49,7 @@ class Renderer {
     glm::mat4 model;   // rotation and translation only
     glm::vec4 scale;   // xyz: scale of the unit mesh; w: capsule half height
     glm::vec4 color;   // rgb, a unused
-    glm::vec4 params;  // x: selection highlight 0..1, y: strength of the octant pattern (shows spin)
+    glm::vec4 params;  // x: selection highlight 0..1, y: strength of the octant pattern (shows spin), z: asleep
   };
   struct LineVertex {
     glm::vec3 position;
@@ -57,13 +62,23 @@ class Renderer {
   void draw_bodies(const AppState& app, const glm::mat4& view_proj);
   void draw_overlays(const AppState& app, const glm::mat4& view_proj, float fb_height);
   void draw_instances(GpuMesh& mesh, const std::vector<Instance>& instances);
+  // Overlay pieces, each appending to the line and point lists below.
+  void add_graph_overlay(const AppState& app);
+  void add_joint_overlay(const AppState& app);
+  void add_script_overlay(const AppState& app);
+  // Uploads and draws one batch of lines and points: depth tested in two passes (faint where hidden,
+  // solid where visible), or on top of everything.
+  void draw_line_batch(std::vector<LineVertex>& lines, const std::vector<LineVertex>& points, bool on_top,
+                       const glm::mat4& view_proj, float point_size);
 
   GLuint mesh_program_ = 0, ground_program_ = 0, line_program_ = 0;
   GpuMesh sphere_, box_, capsule_;
   GLuint empty_vao_ = 0;              // the ground quad's corners come from gl_VertexID
   GLuint line_vao_ = 0, line_vbo_ = 0;
   std::vector<Instance> scratch_[3];  // per mesh, reused every frame to avoid allocations
-  std::vector<LineVertex> lines_, points_;
+  std::vector<LineVertex> lines_, points_;          // depth tested: contacts, impulses, drag
+  std::vector<LineVertex> top_lines_, top_points_;  // on top: graph, joints, paths (mostly inside bodies)
+  std::vector<char> layer_role_;                    // per body, see colored_body
 };
 
 }  // namespace cl::viewer

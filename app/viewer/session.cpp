@@ -3,12 +3,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <limits>
+#include <numbers>
 #include <system_error>
 
+#include <glm/glm.hpp>
+
+#include "collision/raycast.h"
 #include "core/shape.h"
 #include "scene/scene.h"
 #include "viewer/convert.h"
@@ -113,7 +118,25 @@ void forget_runtime_state(AppState& app) {
   app.pick.dragging = false;
   app.scene.world.clear_drag();
   if (app.pick.selected >= static_cast<int>(app.scene.world.bodies.size())) app.pick.selected = -1;
+  if (app.pick.selected_joint >= static_cast<int>(app.scene.world.joints.size())) app.pick.selected_joint = -1;
   app.view.impulse_reference = 0.0f;
+}
+
+// The saved file starts its clock at 0 while the running world is at time(): script start times move back
+// by time(), so a script still waiting keeps its remaining wait. Scene files have no "already under way"
+// (start_time >= 0), so a script that has started is saved to start at once from its first point, and
+// its body is saved there (where loading would put it anyway, with a warning if it were elsewhere).
+World world_for_saving(const World& world) {
+  World copy = world;
+  for (Script& s : copy.scripts) {
+    s.start_time = std::max(0.0, s.start_time - world.time());
+    if (s.body >= 0 && s.body < static_cast<int>(copy.bodies.size()) && !s.points.empty()) {
+      copy.bodies[s.body].position = s.points.front();
+      copy.bodies[s.body].linear_velocity.setZero();
+      copy.bodies[s.body].angular_velocity.setZero();
+    }
+  }
+  return copy;
 }
 
 void record_step(AppState& app) {
@@ -157,6 +180,11 @@ bool open_scene(AppState& app, const std::string& path, const ViewerOptions* ove
   ++scene.generation;
 
   app.pick.selected = -1;
+  app.pick.selected_joint = -1;
+  // A draft belongs to the bodies of the previous scene; keep only the user's preference.
+  const bool plane_only = app.script.plane_only;
+  app.script = ScriptEditState{};
+  app.script.plane_only = plane_only;
   forget_runtime_state(app);
   frame_scene(app);
   return true;
@@ -193,7 +221,7 @@ bool save_scene_as(AppState& app, const std::string& path, std::string* error) {
     *error = "type a file name to save to";
     return false;
   }
-  if (!save_scene_file(app.scene.world, path, error)) return false;
+  if (!save_scene_file(world_for_saving(app.scene.world), path, error)) return false;
   std::error_code ec;
   const fs::path absolute = fs::absolute(path, ec);
   app.scene.message = "saved to " + (ec ? path : absolute.string());
@@ -264,6 +292,538 @@ void stop_recording(AppState& app) {
     stats.csv_path = fs::absolute(csv, ec).string();
     stats.trace_path = fs::absolute(trace, ec).string();
   }
+}
+
+int max_stack_height(const World& world) {
+  int m = 0;
+  for (int h : world.graph().height_of_body()) {
+    if (h != ContactGraph::kUnreached) m = std::max(m, h);
+  }
+  return m;
+}
+
+// --- selection ---------------------------------------------------------------------------------------
+
+void select_body(AppState& app, int body) {
+  World& world = app.scene.world;
+  if (body < 0 || body >= static_cast<int>(world.bodies.size())) body = -1;
+  app.pick.selected = body;
+  app.pick.selected_joint = -1;
+  if (body >= 0 && world.bodies[body].sleeping) world.wake(body);
+  // Clicks would go on laying a path for a body the Inspector no longer shows.
+  if (app.script.laying && app.script.body != body) end_script_path(app);
+}
+
+void select_joint(AppState& app, int joint) {
+  if (joint < 0 || joint >= static_cast<int>(app.scene.world.joints.size())) joint = -1;
+  app.pick.selected_joint = joint;
+  if (joint >= 0) {
+    app.pick.selected = -1;
+    end_script_path(app);
+  }
+}
+
+bool project_to_window(const AppState& app, const Vec3& point, float* x, float* y) {
+  const float w = std::max(app.viewport_width, 1.0f), h = std::max(app.viewport_height, 1.0f);
+  const glm::vec4 clip = app.camera.projection(w / h) * app.camera.view() * glm::vec4(to_glm(point), 1.0f);
+  if (!(clip.w > 1e-6f)) return false;
+  *x = (0.5f * clip.x / clip.w + 0.5f) * w;
+  *y = (0.5f - 0.5f * clip.y / clip.w) * h;
+  return std::isfinite(*x) && std::isfinite(*y);
+}
+
+namespace {
+// Pose of a joint's body; the world frame for -1 (or a stale index).
+void body_pose(const World& world, int body, Vec3& position, Quat& orientation) {
+  if (body >= 0 && body < static_cast<int>(world.bodies.size())) {
+    position = world.bodies[body].position;
+    orientation = world.bodies[body].orientation;
+  } else {
+    position.setZero();
+    orientation = Quat::Identity();
+  }
+}
+}  // namespace
+
+Vec3 joint_anchor_world(const World& world, const Joint& joint, int side) {
+  Vec3 p;
+  Quat q;
+  body_pose(world, side == 0 ? joint.body_a : joint.body_b, p, q);
+  return p + q * (side == 0 ? joint.anchor_a : joint.anchor_b);
+}
+
+Vec3 joint_axis_world(const World& world, const Joint& joint, bool second) {
+  // The second axis (hinge-2 wheel, universal second) is fixed in body b and turns with it.
+  Vec3 p;
+  Quat q;
+  body_pose(world, second ? joint.body_b : joint.body_a, p, q);
+  const Vec3 axis = q * (second ? joint.axis2_b : joint.axis_a);
+  const double n = axis.norm();
+  return n > 0 ? Vec3(axis / n) : Vec3(1, 0, 0);
+}
+
+bool joint_angle_frame(const World& world, const Joint& joint, Vec3* zero, Vec3* needle) {
+  if (joint.type != JointType::Hinge && joint.type != JointType::Hinge2 && joint.type != JointType::Universal) {
+    return false;
+  }
+  const Vec3 axis = joint_axis_world(world, joint, false);
+  auto flat = [&axis](const Vec3& v, Vec3* out) {  // v without its part along the axis, unit
+    const Vec3 p = v - v.dot(axis) * axis;
+    const double n = p.norm();
+    if (!(n > 1e-9) || !std::isfinite(n)) return false;
+    *out = p / n;
+    return true;
+  };
+  Vec3 pa, pb;
+  Quat qa, qb;
+  body_pose(world, joint.body_a, pa, qa);
+  body_pose(world, joint.body_b, pb, qb);
+  if (joint.type != JointType::Hinge) {
+    // Hinge-2 and universal: the angle of b's second axis about the first, zero at a's reference axis2_a.
+    return flat(qa * joint.axis2_a, zero) && flat(qb * joint.axis2_b, needle);
+  }
+  // Hinge: a direction fixed in b, towards b's centre when it is off the axis (the needle then follows the
+  // door or the link), else any direction across the axis (a wheel's centre is on it). The same direction
+  // at the zero angle is where b would have it with the relative rotation of the zero pose:
+  // q_b,zero = q_a relative_rotation.
+  Vec3 in_b;
+  const Vec3 anchor = joint_anchor_world(world, joint, 0);
+  if (joint.body_b < 0 || joint.body_b >= static_cast<int>(world.bodies.size()) ||
+      world.bodies[joint.body_b].shape.type == ShapeType::Plane || !flat(pb - anchor, needle)) {
+    Vec3 t1, t2;
+    tangent_basis(qb.conjugate() * axis, t1, t2);
+    if (!flat(qb * t1, needle)) return false;
+  }
+  in_b = qb.conjugate() * *needle;
+  return flat(qa * (joint.relative_rotation * in_b), zero);
+}
+
+int pick_joint(const AppState& app, float x, float y, float radius) {
+  const World& world = app.scene.world;
+  int best = -1;
+  float best_d2 = radius * radius;
+  for (int j = 0; j < static_cast<int>(world.joints.size()); ++j) {
+    float px = 0, py = 0;
+    if (!project_to_window(app, joint_anchor_world(world, world.joints[j], 0), &px, &py)) continue;
+    const float d2 = (px - x) * (px - x) + (py - y) * (py - y);
+    if (d2 <= best_d2) {
+      best_d2 = d2;
+      best = j;
+    }
+  }
+  return best;
+}
+
+void set_joint_settings(AppState& app, int joint, const JointLimit& limit, const JointMotor& motor, double erp,
+                        double cfm) {
+  for (World* w : {&app.scene.world, &app.scene.loaded}) {
+    if (joint < 0 || joint >= static_cast<int>(w->joints.size())) continue;
+    Joint& j = w->joints[joint];
+    j.limit = limit;
+    j.motor = motor;
+    j.erp = std::clamp(erp, 0.0, 1.0);
+    j.cfm = std::max(cfm, 0.0);
+  }
+  if (joint >= 0 && joint < static_cast<int>(app.scene.world.joints.size())) {
+    // A sleeping door would ignore its new motor until something bumped it.
+    app.scene.world.wake(app.scene.world.joints[joint].body_a);
+    app.scene.world.wake(app.scene.world.joints[joint].body_b);
+  }
+}
+
+// --- scripted motion ---------------------------------------------------------------------------------
+
+int find_script(const World& world, int body) {
+  for (int i = 0; i < static_cast<int>(world.scripts.size()); ++i) {
+    if (world.scripts[i].body == body) return i;
+  }
+  return -1;
+}
+
+void load_script_draft(AppState& app, int body) {
+  ScriptEditState& d = app.script;
+  if (d.body == body && d.generation == app.scene.generation) return;
+  d.body = body;
+  d.generation = app.scene.generation;
+  d.laying = false;
+  d.points.clear();
+  d.error.clear();
+  d.message.clear();
+  const World& world = app.scene.world;
+  const int i = find_script(world, body);
+  if (i < 0) return;  // keep speed, timing and loop from the last draft: likely what the user wants again
+  const Script& s = world.scripts[i];
+  d.points = s.points;
+  d.speed = s.speed;
+  d.timing = s.timing;
+  d.loop = s.loop;
+  // The delay is the start time of the reset state's copy (the scene's own clock), else what remains.
+  const int k = find_script(app.scene.loaded, body);
+  d.delay = k >= 0 ? app.scene.loaded.scripts[k].start_time : std::max(0.0, s.start_time - world.time());
+  d.delay = std::max(d.delay, 0.0);
+}
+
+bool begin_script_path(AppState& app, std::string* error) {
+  const World& world = app.scene.world;
+  const int body = app.pick.selected;
+  if (body < 0 || body >= static_cast<int>(world.bodies.size())) {
+    *error = "select a body first";
+    return false;
+  }
+  if (world.bodies[body].shape.type == ShapeType::Plane) {
+    *error = "a plane cannot follow a path";
+    return false;
+  }
+  load_script_draft(app, body);
+  ScriptEditState& d = app.script;
+  // The path starts where the body is, so that Apply does not make it jump.
+  if (d.points.empty()) d.points.push_back(world.bodies[body].position);
+  d.laying = true;
+  d.focus_tab = true;
+  d.error.clear();
+  d.message.clear();
+  return true;
+}
+
+void end_script_path(AppState& app) { app.script.laying = false; }
+
+namespace {
+// Distance from the body's centre to its surface in direction `dir` (unit, world frame).
+double support_distance(const Body& b, const Vec3& dir) {
+  const Vec3 local = b.orientation.conjugate() * dir;
+  const Shape& s = b.shape;
+  switch (s.type) {
+    case ShapeType::Sphere: return s.radius;
+    case ShapeType::Box: return local.cwiseAbs().dot(s.half_extents);
+    case ShapeType::Capsule: return s.radius + s.half_height * std::abs(local.y());
+    case ShapeType::Plane: break;
+  }
+  return 0.0;
+}
+}  // namespace
+
+std::optional<Vec3> script_point_from_ray(const World& world, int body, const Vec3& origin, const Vec3& dir,
+                                          bool plane_only) {
+  if (body < 0 || body >= static_cast<int>(world.bodies.size()) || !all_finite(origin) || !all_finite(dir)) {
+    return std::nullopt;
+  }
+  const Body& moving = world.bodies[body];
+  if (!plane_only) {
+    std::optional<ShapeHit> best;
+    for (int i = 0; i < static_cast<int>(world.bodies.size()); ++i) {
+      if (i == body) continue;  // the body cannot rest on itself
+      const Body& b = world.bodies[i];
+      const auto hit = raycast_shape(b.shape, b.position, b.orientation, origin, dir,
+                                     best ? best->distance : std::numeric_limits<double>::infinity());
+      if (hit && hit->distance > 0.0 && (!best || hit->distance < best->distance)) best = hit;
+    }
+    if (best) return Vec3(best->point + best->normal * support_distance(moving, -best->normal));
+  }
+  // Nothing under the cursor (or asked for): the horizontal plane through the body's centre.
+  const double height = moving.position.y();
+  if (std::abs(dir.y()) < 1e-9) return std::nullopt;
+  const double t = (height - origin.y()) / dir.y();
+  if (!(t > 0.0) || !std::isfinite(t)) return std::nullopt;
+  return Vec3(origin + t * dir);
+}
+
+bool add_script_point(AppState& app, const Vec3& origin, const Vec3& dir) {
+  ScriptEditState& d = app.script;
+  if (!d.laying) return false;
+  const auto p = script_point_from_ray(app.scene.world, d.body, origin, dir, d.plane_only);
+  if (!p) {
+    d.error = "the click meets neither a surface nor the body's height plane";
+    return false;
+  }
+  // A double click (or a second click on the same spot) would add a zero-length segment.
+  if (!d.points.empty() && (*p - d.points.back()).norm() < 1e-6) return false;
+  d.points.push_back(*p);
+  d.error.clear();
+  return true;
+}
+
+void remove_last_script_point(AppState& app) {
+  // The first point is the body's start: keep it while laying so the path still starts at the body.
+  const size_t keep = app.script.laying ? 1 : 0;
+  if (app.script.points.size() > keep) app.script.points.pop_back();
+}
+
+Script draft_script(const ScriptEditState& d, double start_time) {
+  Script s;
+  s.body = d.body;
+  s.points = d.points;
+  s.speed = d.speed;
+  s.timing = d.timing;
+  s.loop = d.loop;
+  s.start_time = start_time;
+  return s;
+}
+
+bool apply_script(AppState& app, std::string* error) {
+  ScriptEditState& d = app.script;
+  World& world = app.scene.world;
+  if (d.body < 0 || d.body >= static_cast<int>(world.bodies.size())) {
+    *error = "select a body first";
+    return false;
+  }
+  if (world.bodies[d.body].shape.type == ShapeType::Plane) {
+    *error = "a plane cannot follow a path";
+    return false;
+  }
+  if (d.points.size() < 2) {
+    *error = "a path needs at least 2 points: turn on Script path and click in the scene";
+    return false;
+  }
+  // The loader's own test, so that whatever Apply accepts also saves into a scene file that loads.
+  size_t bad = 0;
+  const std::string problem = script_path_problem(d.points, d.loop, &bad);
+  if (!problem.empty()) {
+    *error = "point " + std::to_string(bad + 1) + " of the path: expected " + problem;
+    return false;
+  }
+  if (!(d.speed > 0.0) || !std::isfinite(d.speed)) {
+    *error = "the speed must be a positive number of m/s";
+    return false;
+  }
+  if (!(d.delay >= 0.0) || !std::isfinite(d.delay)) {
+    *error = "the delay must be a number of seconds >= 0";
+    return false;
+  }
+  const Body& before = world.bodies[d.body];
+  const bool known = std::any_of(d.originals.begin(), d.originals.end(),
+                                 [&](const OriginalMass& o) { return o.body == d.body; });
+  if (!known && before.kind != BodyKind::Kinematic) {
+    d.originals.push_back({d.body, before.kind, before.density, before.mass});
+  }
+  if (app.pick.dragging && app.pick.selected == d.body) {  // kinematic bodies are not pulled
+    app.pick.dragging = false;
+    world.clear_drag();
+  }
+  // The running world starts the path now (its clock is at time()); the reset state at the delay.
+  const bool teleported = (world.bodies[d.body].position - d.points.front()).norm() > 1e-9;
+  for (World* w : {&world, &app.scene.loaded}) {
+    if (d.body >= static_cast<int>(w->bodies.size())) continue;
+    Body& b = w->bodies[d.body];
+    b.kind = BodyKind::Kinematic;
+    b.set_mass_properties(0.0, 0.0);  // infinite mass: zero inverse mass and inertia
+    b.position = d.points.front();    // waits at the first point until the start
+    b.linear_velocity.setZero();
+    b.angular_velocity.setZero();     // a script moves the centre only; a leftover spin would go on forever
+    const Script s = draft_script(d, (w == &world ? world.time() : 0.0) + d.delay);
+    const int i = find_script(*w, d.body);
+    if (i >= 0) w->scripts[i] = s;
+    else w->scripts.push_back(s);
+  }
+  world.wake(d.body);
+  if (teleported) world.reset_contacts();  // cached contacts of the body's old place are wrong now
+  d.laying = false;
+  d.error.clear();
+  char text[128];
+  std::snprintf(text, sizeof text, "applied: %zu points, %.3g m at %.3g m/s", d.points.size(),
+                script_length(draft_script(d, 0.0)), d.speed);
+  d.message = text;
+  return true;
+}
+
+void clear_script(AppState& app, bool make_dynamic) {
+  ScriptEditState& d = app.script;
+  const auto original = std::find_if(d.originals.begin(), d.originals.end(),
+                                     [&](const OriginalMass& o) { return o.body == d.body; });
+  for (World* w : {&app.scene.world, &app.scene.loaded}) {
+    const int i = find_script(*w, d.body);
+    if (i >= 0) w->scripts.erase(w->scripts.begin() + i);
+    if (!make_dynamic || d.body < 0 || d.body >= static_cast<int>(w->bodies.size())) continue;
+    Body& b = w->bodies[d.body];
+    if (b.shape.type == ShapeType::Plane) continue;
+    if (original != d.originals.end()) {
+      b.kind = original->kind;
+      b.set_mass_properties(original->density, original->density > 0.0 ? 0.0 : original->mass);
+    } else {
+      b.kind = BodyKind::Dynamic;
+      b.set_mass_properties(d.restore_density, 0.0);
+    }
+    // The running body keeps the velocity the path gave it (it flies on); the reset state starts at rest.
+    if (w == &app.scene.loaded || b.kind == BodyKind::Fixed) {
+      b.linear_velocity.setZero();
+      b.angular_velocity.setZero();
+    }
+  }
+  if (make_dynamic && original != d.originals.end()) d.originals.erase(original);
+  if (d.body >= 0) app.scene.world.wake(d.body);
+  d.laying = false;
+  d.points.clear();
+  d.error.clear();
+  d.message = make_dynamic ? "script removed; the body is dynamic again" : "script removed";
+}
+
+void set_script_speed(AppState& app, int body, double speed) {
+  if (!(speed > 0.0) || !std::isfinite(speed)) return;
+  World& world = app.scene.world;
+  const int i = find_script(world, body);
+  if (i >= 0) {
+    // Both time laws depend on (t - start) * speed only (ease through the duration length / speed), so
+    // scaling the elapsed time by old / new speed keeps the body at the same place on the path.
+    Script& s = world.scripts[i];
+    const double t = world.time();
+    if (t > s.start_time) s.start_time = t - (t - s.start_time) * s.speed / speed;
+    s.speed = speed;
+  }
+  const int k = find_script(app.scene.loaded, body);
+  if (k >= 0) app.scene.loaded.scripts[k].speed = speed;
+  if (app.script.body == body) app.script.speed = speed;
+}
+
+// --- view settings -------------------------------------------------------------------------------------
+
+bool apply_view_spec(AppState& app, const std::string& spec, std::string* error) {
+  ViewState& v = app.view;
+  const std::pair<const char*, bool*> flags[] = {
+      {"contacts", &v.show_contacts}, {"normals", &v.show_normals},     {"impulses", &v.show_impulses},
+      {"grid", &v.show_grid},         {"shadows", &v.show_shadows},     {"wireframe", &v.wireframe},
+      {"graph", &v.show_graph},       {"proximity", &v.show_proximity}, {"sleeping", &v.show_sleeping},
+      {"joints", &v.show_joints},     {"scripts", &v.show_scripts},     {"panel", &v.expand_view_panel},
+  };
+  const std::pair<const char*, BodyColoring> colorings[] = {
+      {"body", BodyColoring::Body}, {"group", BodyColoring::Group}, {"height", BodyColoring::Height},
+      {"layer", BodyColoring::Layer}};
+  size_t start = 0;
+  while (start <= spec.size()) {
+    size_t end = spec.find(',', start);
+    if (end == std::string::npos) end = spec.size();
+    std::string token = spec.substr(start, end - start);
+    start = end + 1;
+    while (!token.empty() && token.front() == ' ') token.erase(token.begin());
+    while (!token.empty() && token.back() == ' ') token.pop_back();
+    if (token.empty()) continue;
+    const bool on = token[0] != '-';
+    const std::string name = on ? token : token.substr(1);
+    const size_t eq = name.find('=');
+    const std::string key = name.substr(0, eq), value = eq == std::string::npos ? "" : name.substr(eq + 1);
+    bool known = false;
+    for (const auto& [flag, target] : flags) {
+      if (key == flag && eq == std::string::npos) {
+        *target = on;
+        known = true;
+      }
+    }
+    if (known) continue;
+    if (key == "groups" || key == "heights" || key == "layers") {
+      v.coloring = key == "groups" ? BodyColoring::Group : key == "heights" ? BodyColoring::Height : BodyColoring::Layer;
+      continue;
+    }
+    if (key == "color") {
+      for (const auto& [n, c] : colorings) {
+        if (value == n) {
+          v.coloring = c;
+          known = true;
+        }
+      }
+      if (!known) {
+        *error = "view '" + token + "': expected color=body, group, height or layer";
+        return false;
+      }
+      continue;
+    }
+    if (key == "layer") {
+      char* rest = nullptr;
+      const long n = std::strtol(value.c_str(), &rest, 10);
+      if (value.empty() || *rest != '\0' || n < 0 || n > 100000) {
+        *error = "view '" + token + "': expected layer=N with N >= 0";
+        return false;
+      }
+      v.coloring = BodyColoring::Layer;
+      v.layer = static_cast<int>(n);
+      continue;
+    }
+    if (key == "select") {
+      const int body = app.scene.world.find_body(value);
+      if (body < 0) {
+        *error = "view '" + token + "': no body named '" + value + "'";
+        return false;
+      }
+      select_body(app, body);
+      continue;
+    }
+    if (key == "zoom" || key == "yaw" || key == "pitch") {  // camera, for screenshots of details
+      char* rest = nullptr;
+      const double x = std::strtod(value.c_str(), &rest);
+      if (value.empty() || *rest != '\0' || !std::isfinite(x) || (key == "zoom" && !(x > 0.0))) {
+        *error = "view '" + token + "': expected " + key + "=NUMBER" + (key == "zoom" ? " > 0" : " (degrees)");
+        return false;
+      }
+      if (key == "zoom") app.camera.zoom(static_cast<float>(std::log(x) / std::log(1.0 / 0.88)));
+      else if (key == "yaw") app.camera.yaw = static_cast<float>(x * std::numbers::pi / 180.0);
+      else app.camera.pitch = static_cast<float>(std::clamp(x, -89.0, 89.0) * std::numbers::pi / 180.0);
+      continue;
+    }
+    if (key == "focus") {
+      const int body = app.scene.world.find_body(value);
+      if (body < 0) {
+        *error = "view '" + token + "': no body named '" + value + "'";
+        return false;
+      }
+      app.camera.target = to_glm(app.scene.world.bodies[body].position);
+      continue;
+    }
+    if (key == "joint") {
+      char* rest = nullptr;
+      const long n = std::strtol(value.c_str(), &rest, 10);
+      if (value.empty() || *rest != '\0' || n < 0 || n >= static_cast<long>(app.scene.world.joints.size())) {
+        *error = "view '" + token + "': expected joint=N with N a joint index (the scene has " +
+                 std::to_string(app.scene.world.joints.size()) + " joints)";
+        return false;
+      }
+      select_joint(app, static_cast<int>(n));
+      continue;
+    }
+    if (key == "tab") {  // tab=script or tab=settings: the Inspector tab to show first
+      if (value == "script") app.script.focus_tab = true;
+      else if (value == "settings") app.pick.focus_joint_settings = true;
+      else {
+        *error = "view '" + token + "': expected tab=script or tab=settings";
+        return false;
+      }
+      continue;
+    }
+    if (key == "point") {  // a path point as if clicked there: point=X:Y:Z (world frame, m)
+      Vec3 p;
+      char* rest = nullptr;
+      const char* c = value.c_str();
+      bool ok = app.script.laying;
+      for (int k = 0; k < 3 && ok; ++k) {
+        p[k] = std::strtod(c, &rest);
+        ok = rest != c && std::isfinite(p[k]) && *rest == (k < 2 ? ':' : '\0');
+        c = rest + 1;
+      }
+      if (!ok) {
+        *error = "view '" + token + "': expected point=X:Y:Z after 'path'";
+        return false;
+      }
+      app.script.points.push_back(p);
+      continue;
+    }
+    if (key == "apply") {
+      if (!apply_script(app, error)) {
+        *error = "view 'apply': " + *error;
+        return false;
+      }
+      continue;
+    }
+    if (key == "path") {
+      if (!begin_script_path(app, error)) {
+        *error = "view 'path': " + *error;
+        return false;
+      }
+      continue;
+    }
+    *error = "view '" + token + "': unknown; expected contacts, normals, impulses, grid, shadows, wireframe, "
+             "graph, proximity, sleeping, joints, scripts, panel (each with an optional leading '-'), "
+             "color=..., groups, heights, layers, layer=N, select=NAME, joint=N, tab=script|settings, path, "
+             "point=X:Y:Z, apply, "
+             "zoom=F, yaw=DEG, pitch=DEG or focus=NAME";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace cl::viewer

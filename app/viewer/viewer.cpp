@@ -4,6 +4,7 @@
 #include "viewer/viewer.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
@@ -127,6 +128,13 @@ int run_viewer(const ViewerOptions& options) {
   if (!viewer::open_scene(app, path, &options, &error)) {
     std::cerr << "contactlab: cannot load scene: " << error << "\n";
     return 2;
+  }
+
+  // Start-up overlays (for screenshots): a mistake is reported but does not stop the viewer.
+  const char* env_view = std::getenv("CONTACTLAB_VIEW");
+  const std::string view_spec = !options.view.empty() ? options.view : env_view != nullptr ? env_view : "";
+  if (!view_spec.empty() && !viewer::apply_view_spec(app, view_spec, &error)) {
+    std::cerr << "contactlab: ignoring the rest of the view settings: " << error << "\n";
   }
 
   const bool screenshot = !options.screenshot_path.empty();

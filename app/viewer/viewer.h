@@ -14,6 +14,9 @@ struct ViewerOptions {
   std::string screenshot_path;  // when set: render `frames` frames, save a PNG, exit
   int frames = 60;
   int width = 1280, height = 720;
+  // Overlays and selection to start with, e.g. "graph,heights,select=box3" (see apply_view_spec in
+  // viewer/session.h). Empty: $CONTACTLAB_VIEW if set. Mostly for screenshots of the overlays.
+  std::string view;
 };
 
 // Runs the viewer until the window closes. Returns the process exit code

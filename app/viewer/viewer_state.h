@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "scripts/script.h"
 #include "telemetry/telemetry.h"
 #include "viewer/camera.h"
 #include "world/world.h"
@@ -55,6 +56,11 @@ struct SolverUiState {
   std::string error;  // last rejected parameter or solver switch
 };
 
+// How bodies are coloured: their own palette colour, or by a property of the contact graph (one at a
+// time, since each one repaints every body).
+enum class BodyColoring : int { Body = 0, Group, Height, Layer };
+inline constexpr int kBodyColoringCount = 4;
+
 struct ViewState {
   bool show_contacts = true;
   bool show_normals = false;
@@ -69,6 +75,18 @@ struct ViewState {
   float impulse_reference = 0.0f;  // N s: slowly decaying maximum for the automatic scale
   float drag_stiffness = 100.0f;   // N/m per kg of the dragged body
   float drag_damping = 12.0f;      // N s/m per kg
+
+  // Contact graph (issue 3).
+  bool show_graph = false;          // touching edges as lines between body centres
+  bool show_proximity = false;      // also the edges of pairs that are near but not touching, faint
+  BodyColoring coloring = BodyColoring::Body;
+  int layer = 0;                    // stack layer highlighted in BodyColoring::Layer
+  bool show_sleeping = true;        // sleeping bodies darker and bluish: always useful, so on by default
+  // Joints and scripts (issue 3). Both only draw something in scenes that have joints or scripts.
+  bool show_joints = true;          // anchors, axes, hinge limit arcs
+  float joint_axis_length = 0.0f;   // m; 0 picks one per joint from the size of its bodies
+  bool show_scripts = true;         // paths of the scripted bodies
+  bool expand_view_panel = false;   // open the (normally collapsed) View panel once, for screenshots
 };
 
 struct StatsState {
@@ -84,11 +102,41 @@ struct StatsState {
 
 struct PickState {
   int selected = -1;       // body index, -1 for none
+  int selected_joint = -1; // joint index, -1 for none; a body and a joint are never selected together
+  bool focus_joint_settings = false;  // bring the Inspector's joint settings tab forward once
   bool dragging = false;
   Vec3 local_anchor{0, 0, 0};  // grabbed point in the body frame
   Vec3 plane_point{0, 0, 0};   // the target moves in the plane through this point facing the camera
   Vec3 plane_normal{0, 0, 1};
   Vec3 target{0, 0, 0};
+};
+
+// The mass a body had before a script made it kinematic, so Clear can give it back.
+struct OriginalMass {
+  int body = -1;
+  BodyKind kind = BodyKind::Dynamic;
+  double density = 0.0;  // kg/m^3 (0 when the mass was given directly)
+  double mass = 0.0;     // kg
+};
+
+// The script being edited in the Inspector for one body (the draft), before Apply commits it.
+struct ScriptEditState {
+  int body = -1;                // whose draft this is; a new selection loads that body's draft
+  int generation = -1;          // scene generation of the draft (a newly loaded scene drops it)
+  bool laying = false;          // "Script path" mode: left clicks in the scene add points
+  bool focus_tab = false;       // bring the Inspector's Script tab forward (set when laying starts)
+  bool plane_only = false;      // put clicked points on the horizontal plane through the body centre
+  std::vector<Vec3> points;     // control points, world frame; the first is where the body was
+  bool has_hover = false;       // while laying: where a click at the cursor would put the next point
+  Vec3 hover{0, 0, 0};
+  double speed = 1.0;           // m/s
+  ScriptTiming timing = ScriptTiming::Constant;
+  bool loop = false;
+  double delay = 0.0;           // s after Apply (after the start for Reset and saved scenes)
+  bool restore_on_clear = true;     // Clear makes the body dynamic (or fixed) again
+  double restore_density = 1000.0;  // kg/m^3 for Clear of a body whose original mass is unknown
+  std::vector<OriginalMass> originals;  // per body made kinematic by Apply in this scene
+  std::string error, message;
 };
 
 struct AppState {
@@ -98,6 +146,7 @@ struct AppState {
   ViewState view;
   StatsState stats;
   PickState pick;
+  ScriptEditState script;
   OrbitCamera camera;
   float viewport_width = 1280.0f, viewport_height = 720.0f;  // window size in ImGui units (mouse space)
 };

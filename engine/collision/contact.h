@@ -23,6 +23,9 @@ struct Contact {
   // Impulses of the last solve, carried to the next step for warm starting (matched by pair and feature).
   double normal_impulse = 0.0;  // N s
   Vec3 friction_impulse{0, 0, 0};  // N s, world frame, tangent to the normal
+  // The part of them solved layer by layer under shock propagation: each phase warm starts from its own.
+  double layer_normal_impulse = 0.0;
+  Vec3 layer_friction_impulse{0, 0, 0};
   bool persisted = false;          // true if this contact matched one from the previous step
 
 };

@@ -38,6 +38,11 @@ struct Body {
   Mat3 inv_inertia_body = Mat3::Zero();
   Mat3 inv_inertia_world = Mat3::Zero();
 
+  // Sleepy policy (thesis 6.5, digest 5.7): a sleeping body is not simulated until something wakes it.
+  bool sleeping = false;
+  int calm_steps = 0;         // consecutive steps passing the sleep tests
+  double last_energy = 0.0;   // kinetic energy at the previous step, J
+
   // External force and torque applied during the next step (cleared after it), besides gravity.
   Vec3 force{0, 0, 0};
   Vec3 torque{0, 0, 0};

@@ -10,6 +10,8 @@
 
 #include "collision/contact.h"
 #include "core/body.h"
+#include "graph/contact_graph.h"
+#include "joints/joint.h"
 #include "solvers/params.h"
 
 namespace cl {
@@ -19,14 +21,15 @@ struct SolverStats {
   int iterations = 0;      // total sweeps over all rows in this step
   double residual = 0.0;   // largest change of any impulse in the last sweep (N s)
   int rows = 0;            // constraint rows solved
+  int sleeping = 0;        // bodies asleep after the step
 };
 
 // What a solver sees during one step. Bodies and contacts belong to the world.
 struct StepContext {
   std::vector<Body>& bodies;
   ContactList& contacts;        // sorted by (a, b, feature); impulses are written back for warm starting
-  const std::vector<int>& island_of_body;  // island index per body, -1 for fixed/kinematic/isolated
-  int island_count = 0;
+  const ContactGraph& graph;    // edges (with their contact ranges), contact groups, stack layers
+  const std::vector<Joint>& joints;
   double dt = 0.0;
   Vec3 gravity{0, 0, 0};
   SolverStats& stats;

@@ -1,7 +1,6 @@
 #include "world/world.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "collision/narrowphase.h"
 
@@ -15,15 +14,6 @@ bool contact_less(const Contact& x, const Contact& y) {
   return x.feature < y.feature;
 }
 
-// Union-find with path halving; roots are chosen by index so the result never depends on order of calls.
-int find_root(std::vector<int>& parent, int i) {
-  while (parent[i] != i) {
-    parent[i] = parent[parent[i]];
-    i = parent[i];
-  }
-  return i;
-}
-
 }  // namespace
 
 World::World() : solver_(find_solver("lcp")->make()) {}
@@ -34,14 +24,15 @@ World::World(const World& o)
       settings(o.settings),
       materials(o.materials),
       bodies(o.bodies),
+      joints(o.joints),
+      scripts(o.scripts),
       solver_(o.solver_->clone()),
       broadphase_(o.broadphase_),
+      graph_(o.graph_),
       bounds_(o.bounds_),
       pairs_(o.pairs_),
       contacts_(o.contacts_),
       previous_contacts_(o.previous_contacts_),
-      island_of_body_(o.island_of_body_),
-      island_count_(o.island_count_),
       drag_(o.drag_),
       stats_(o.stats_),
       time_(o.time_),
@@ -82,6 +73,7 @@ void World::reset_contacts() {
   contacts_.clear();
   previous_contacts_.clear();
   broadphase_.clear();
+  graph_.clear();
 }
 
 // One step of the simulation; each stage is timed into the step's profile.
@@ -91,10 +83,13 @@ StepResult World::step() {
   SolverStats solver_stats;
   {
     ScopedTimer total(stats.profile.total);
+    // Scripted bodies take their pose at t and the velocity that carries them along their path.
+    apply_scripts(scripts, bodies, time_, settings.dt);
     apply_drag();
     {
       ScopedTimer t(stats.profile.broad_phase);
       update_bounds();
+      graph_.update_edges(pairs_);
     }
     {
       ScopedTimer t(stats.profile.narrow_phase);
@@ -102,9 +97,9 @@ StepResult World::step() {
     }
     {
       ScopedTimer t(stats.profile.graph);
-      find_islands();
+      find_groups();
     }
-    StepContext ctx{bodies, contacts_, island_of_body_, island_count_, settings.dt, settings.gravity, solver_stats};
+    StepContext ctx{bodies, contacts_, graph_, joints, settings.dt, settings.gravity, solver_stats};
     {
       ScopedTimer t(stats.profile.solve);
       solver_->solve_velocities(ctx);
@@ -126,7 +121,9 @@ StepResult World::step() {
   stats.time = time_;
   stats.pairs = int(pairs_.size());
   stats.contacts = int(contacts_.size());
-  stats.islands = island_count_;
+  stats.islands = int(graph_.groups().size());
+  stats.layers = graph_.max_layer_count();
+  stats.sleeping = solver_stats.sleeping;
   stats.iterations = solver_stats.iterations;
   stats.residual = solver_stats.residual;
   stats.max_penetration = max_penetration();
@@ -134,6 +131,12 @@ StepResult World::step() {
   stats.potential_energy = potential_energy();
   stats_ = stats;
   return result;
+}
+
+void World::wake(int body) {
+  if (body < 0 || body >= int(bodies.size())) return;
+  bodies[body].sleeping = false;
+  bodies[body].calm_steps = 0;
 }
 
 // Broad phase: bounding boxes grown by the contact margin, then sweep-and-prune.
@@ -153,27 +156,46 @@ void World::update_bounds() {
   broadphase_.find_pairs(bounds_, is_static, pairs_);
 }
 
-// Narrow phase over the broad-phase pairs, then persistence: contacts whose (pair, feature) existed in
-// the previous step inherit its impulses for warm starting.
+// Narrow phase over the graph's current edges. A pair neither of whose bodies moved since its contacts
+// were computed (resting or asleep) keeps them as they are (coherence, digest 5.3); the others are
+// collided and then matched with the previous step's contacts for warm starting.
 void World::find_contacts() {
   std::swap(previous_contacts_, contacts_);
   contacts_.clear();
-  for (const BodyPair& p : pairs_) {
+  auto previous_of = [&](int a, int b) {
+    auto first = std::lower_bound(previous_contacts_.begin(), previous_contacts_.end(), std::pair(a, b),
+                                  [](const Contact& c, const std::pair<int, int>& p) {
+                                    return c.a != p.first ? c.a < p.first : c.b < p.second;
+                                  });
+    auto last = first;
+    while (last != previous_contacts_.end() && last->a == a && last->b == b) ++last;
+    return std::pair(first, last);
+  };
+  for (GraphEdge& e : graph_.edges()) {
+    if (e.events & kVanishedProximity) continue;
+    if (ContactGraph::unmoved(e, bodies)) {
+      const auto [first, last] = previous_of(e.a, e.b);
+      for (auto c = first; c != last; ++c) contacts_.push_back(*c);
+      for (size_t i = contacts_.size() - (last - first); i < contacts_.size(); ++i) contacts_[i].persisted = true;
+      continue;
+    }
     const size_t first = contacts_.size();
-    collide(bodies, p.a, p.b, settings.contact_margin, contacts_);
+    collide(bodies, e.a, e.b, settings.contact_margin, contacts_);
+    ContactGraph::remember_placement(e, bodies);
     if (contacts_.size() == first) continue;
     std::sort(contacts_.begin() + first, contacts_.end(), contact_less);
-    const Material& ma = materials[bodies[p.a].material];
-    const Material& mb = materials[bodies[p.b].material];
+    const Material& ma = materials[bodies[e.a].material];
+    const Material& mb = materials[bodies[e.b].material];
     const double friction = std::sqrt(ma.friction * mb.friction);
     const double restitution = std::max(ma.restitution, mb.restitution);
     for (size_t i = first; i < contacts_.size(); ++i) {
       contacts_[i].friction = friction;
       contacts_[i].restitution = restitution;
+      contacts_[i].persisted = false;
     }
   }
-  // Pairs come sorted from the broad phase, so sorting each pair's few points by feature sorts them all.
   match_previous_contacts();
+  graph_.attach_contacts(contacts_);
 }
 
 // Persistence for warm starting: a contact inherits the impulses of the previous step's contact of the
@@ -199,11 +221,13 @@ void World::match_previous_contacts() {
     auto inherit = [&](Contact& c, size_t k) {
       c.normal_impulse = previous_contacts_[k].normal_impulse;
       c.friction_impulse = previous_contacts_[k].friction_impulse;
+      c.layer_normal_impulse = previous_contacts_[k].layer_normal_impulse;
+      c.layer_friction_impulse = previous_contacts_[k].layer_friction_impulse;
       c.persisted = true;
       claimed[k] = 1;
     };
     for (size_t n = i; n < j; ++n)
-      for (size_t k = pair_begin; k < pair_end; ++k)
+      for (size_t k = pair_begin; k < pair_end && !contacts_[n].persisted; ++k)
         if (!claimed[k] && previous_contacts_[k].feature == contacts_[n].feature) {
           inherit(contacts_[n], k);
           break;
@@ -226,37 +250,21 @@ void World::match_previous_contacts() {
   }
 }
 
-// Contact groups: connected components of dynamic bodies through their contacts. Fixed and kinematic
-// bodies have infinite mass and insulate groups (digest 5.3), so a floor does not merge all stacks on it.
-void World::find_islands() {
-  const int n = int(bodies.size());
-  std::vector<int> parent(n);
-  std::iota(parent.begin(), parent.end(), 0);
-  std::vector<char> touched(n, 0);
-  for (const Contact& c : contacts_) {
-    if (!bodies[c.a].is_dynamic() || !bodies[c.b].is_dynamic()) {
-      touched[bodies[c.a].is_dynamic() ? c.a : c.b] = 1;
-      continue;
-    }
-    touched[c.a] = touched[c.b] = 1;
-    int ra = find_root(parent, c.a), rb = find_root(parent, c.b);
-    if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
-  }
-  island_of_body_.assign(n, -1);
-  island_count_ = 0;
-  std::vector<int> index_of_root(n, -1);
-  for (int i = 0; i < n; ++i) {
-    if (!bodies[i].is_dynamic() || !touched[i]) continue;
-    const int r = find_root(parent, i);
-    if (index_of_root[r] < 0) index_of_root[r] = island_count_++;
-    island_of_body_[i] = index_of_root[r];
-  }
+// Contact groups over touching edges and joints, then stack heights and layers (digest 5.3, 8.3).
+void World::find_groups() {
+  std::vector<BodyPair> links;
+  links.reserve(joints.size());
+  for (const Joint& j : joints)
+    if (j.body_a >= 0 && j.body_b >= 0) links.push_back({std::min(j.body_a, j.body_b), std::max(j.body_a, j.body_b)});
+  graph_.find_groups(bodies, links);
+  graph_.find_layers(bodies);
 }
 
 void World::apply_drag() {
   if (drag_.body < 0 || drag_.body >= int(bodies.size())) return;
   Body& b = bodies[drag_.body];
   if (!b.is_dynamic()) return;
+  wake(drag_.body);  // a user pulling a body wakes it (and through its contacts, its group)
   const Vec3 anchor = b.position + b.orientation * drag_.local_anchor;
   const Vec3 f = b.mass * (drag_.stiffness * (drag_.target - anchor) - drag_.damping * b.velocity_at(anchor));
   b.force += f;

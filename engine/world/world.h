@@ -9,6 +9,9 @@
 #include "collision/broadphase.h"
 #include "collision/contact.h"
 #include "core/body.h"
+#include "graph/contact_graph.h"
+#include "joints/joint.h"
+#include "scripts/script.h"
 #include "solvers/solver.h"
 #include "telemetry/telemetry.h"
 
@@ -49,6 +52,8 @@ class World {
   WorldSettings settings;
   std::vector<Material> materials{Material{}};
   std::vector<Body> bodies;
+  std::vector<Joint> joints;    // constraints between bodies (issue 3)
+  std::vector<Script> scripts;  // paths driving kinematic bodies (issue 3)
 
   int find_body(std::string_view body_name) const;        // -1 if absent
   int find_material(std::string_view material_name) const;  // -1 if absent
@@ -65,7 +70,11 @@ class World {
   int64_t step_count() const { return step_count_; }
   const ContactList& contacts() const { return contacts_; }
   const StepStats& last_stats() const { return stats_; }
-  const std::vector<int>& island_of_body() const { return island_of_body_; }
+  const std::vector<int>& island_of_body() const { return graph_.group_of_body(); }
+  // Contact graph of the last step: edges, contact groups, stack heights and layers.
+  const ContactGraph& graph() const { return graph_; }
+  // Wakes a body (and lets the next step wake what it touches); used on user interaction.
+  void wake(int body);
   // Forget cached contacts (after bodies were added, removed or teleported).
   void reset_contacts();
 
@@ -83,18 +92,17 @@ class World {
   void update_bounds();
   void find_contacts();
   void match_previous_contacts();
-  void find_islands();
+  void find_groups();
   void apply_drag();
   bool check_finite(const char* stage, StepResult& result) const;
 
   std::unique_ptr<Solver> solver_;
   BroadPhase broadphase_;
+  ContactGraph graph_;
   std::vector<Aabb> bounds_;
   std::vector<BodyPair> pairs_;
   ContactList contacts_;
   ContactList previous_contacts_;
-  std::vector<int> island_of_body_;
-  int island_count_ = 0;
   DragSpring drag_;
   StepStats stats_;
   double time_ = 0.0;

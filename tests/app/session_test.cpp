@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+
+#include "scene/scene.h"
+#include "viewer/convert.h"
 
 namespace cl::viewer {
 
@@ -98,6 +102,428 @@ TEST(Session, SaveAsWritesALoadableScene) {
   other.scene.root = CONTACTLAB_SOURCE_DIR;
   EXPECT_TRUE(open_scene(other, path, nullptr, &error)) << error;
   EXPECT_EQ(other.scene.world.bodies.size(), app.scene.world.bodies.size());
+}
+
+// --- scripted motion: lay a path with clicks, set its speed, apply, reset, clear, save -------------------
+
+namespace {
+int body_named(const AppState& app, const char* name) {
+  const int i = app.scene.world.find_body(name);
+  EXPECT_GE(i, 0) << name;
+  return i;
+}
+// A click straight down onto the scene at (x, z).
+void click_from_above(AppState& app, double x, double z) {
+  add_script_point(app, Vec3(x, 20.0, z), Vec3(0, -1, 0));
+}
+// Lays the path box -> (1, 0, 4) -> (4, 0, 4) and applies it.
+void lay_and_apply_box_path(AppState& app) {
+  const int box = body_named(app, "box");
+  select_body(app, box);
+  std::string error;
+  ASSERT_TRUE(begin_script_path(app, &error)) << error;
+  click_from_above(app, 1.0, 4.0);
+  click_from_above(app, 4.0, 4.0);
+  app.script.speed = 2.0;
+  ASSERT_TRUE(apply_script(app, &error)) << error;
+}
+}  // namespace
+
+TEST(Session, ClickedScriptPointsRestOnTheSurfaceOrLieAtBodyHeight) {
+  AppState app = open_default();
+  const int box = body_named(app, "box"), sphere = body_named(app, "sphere");
+  select_body(app, box);
+  std::string error;
+  ASSERT_TRUE(begin_script_path(app, &error)) << error;
+  // The path starts at the body, so applying does not make it jump.
+  ASSERT_EQ(app.script.points.size(), 1u);
+  EXPECT_EQ(app.script.points[0], app.scene.world.bodies[box].position);
+
+  // On the ground: the box's centre half its height above it.
+  click_from_above(app, 3.0, 2.0);
+  ASSERT_EQ(app.script.points.size(), 2u);
+  EXPECT_NEAR((app.script.points[1] - Vec3(3.0, 0.5, 2.0)).norm(), 0.0, 1e-9);
+  // On top of the sphere: resting on it (sphere top at 1.0, plus the box's half height).
+  click_from_above(app, -1.0, 0.0);
+  ASSERT_EQ(app.script.points.size(), 3u);
+  EXPECT_NEAR(app.script.points[2].y(), 1.5, 1e-6);
+  // The body itself is not a surface for its own path: clicking on it reaches the ground below.
+  click_from_above(app, 1.0, 0.0);
+  EXPECT_NEAR(app.script.points.back().y(), 0.5, 1e-9);
+  // Plane mode: the horizontal plane through the centre, whatever is under the cursor.
+  app.script.plane_only = true;
+  add_script_point(app, Vec3(-1.0, 10.0, 9.5), Vec3(0, -9.5, -9.5).normalized());
+  EXPECT_NEAR((app.script.points.back() - Vec3(-1.0, 0.5, 0.0)).norm(), 0.0, 1e-9);
+  // Undo keeps the start point while laying.
+  for (int i = 0; i < 10; ++i) remove_last_script_point(app);
+  EXPECT_EQ(app.script.points.size(), 1u);
+  // A ray pointing away from everything adds nothing.
+  EXPECT_FALSE(add_script_point(app, Vec3(0, 5, 0), Vec3(0, 1, 0)));
+  EXPECT_FALSE(app.script.error.empty());
+  (void)sphere;
+}
+
+TEST(Session, ApplyMakesTheBodyKinematicAndResetReplaysThePath) {
+  AppState app = open_default();
+  const int box = body_named(app, "box");
+  const double mass = app.scene.world.bodies[box].mass;
+  std::string error;
+  select_body(app, box);
+  ASSERT_TRUE(begin_script_path(app, &error));
+  EXPECT_FALSE(apply_script(app, &error));  // one point is no path
+  EXPECT_NE(error.find("2 points"), std::string::npos) << error;
+  click_from_above(app, 1.0, 4.0);
+  click_from_above(app, 4.0, 4.0);
+  app.script.speed = 2.0;
+  ASSERT_TRUE(apply_script(app, &error)) << error;
+  EXPECT_FALSE(app.script.laying);
+
+  for (const World* w : {&app.scene.world, &app.scene.loaded}) {
+    const Body& b = w->bodies[box];
+    EXPECT_EQ(b.kind, BodyKind::Kinematic);
+    EXPECT_EQ(b.inv_mass, 0.0);
+    EXPECT_EQ(b.inv_inertia_body, Mat3::Zero());
+    ASSERT_EQ(w->scripts.size(), 1u);
+    EXPECT_EQ(w->scripts[0].body, box);
+    EXPECT_EQ(w->scripts[0].points.size(), 3u);
+    EXPECT_EQ(w->scripts[0].speed, 2.0);
+  }
+  // It moves along the path at the set speed: after 0.5 s, about 1 m along the first leg.
+  const Vec3 start = app.scene.world.bodies[box].position;
+  for (int i = 0; i < 30; ++i) ASSERT_TRUE(step_once(app));
+  const Vec3 now = app.scene.world.bodies[box].position;
+  EXPECT_GT(now.z() - start.z(), 0.8);
+  EXPECT_NEAR((now - start).norm(), 1.0, 0.1);
+  EXPECT_NEAR(now.y(), 0.5, 0.05);  // the path stays at resting height
+
+  // Reset starts again from the first point, with the script in place.
+  reset_scene(app);
+  EXPECT_EQ(app.scene.world.bodies[box].position, start);
+  ASSERT_EQ(app.scene.world.scripts.size(), 1u);
+  for (int i = 0; i < 30; ++i) ASSERT_TRUE(step_once(app));
+  EXPECT_NEAR((app.scene.world.bodies[box].position - now).norm(), 0.0, 1e-9);
+
+  // Clear gives back the dynamic body with its mass, in the running world and the reset state.
+  load_script_draft(app, box);
+  clear_script(app, true);
+  for (const World* w : {&app.scene.world, &app.scene.loaded}) {
+    EXPECT_TRUE(w->scripts.empty());
+    EXPECT_EQ(w->bodies[box].kind, BodyKind::Dynamic);
+    EXPECT_NEAR(w->bodies[box].mass, mass, 1e-9 * mass);
+  }
+  EXPECT_TRUE(app.scene.world.bodies[box].linear_velocity.norm() > 0.0);  // flies on with the path's speed
+}
+
+TEST(Session, ApplyLaterStartsThePathNowAndDelaysIt) {
+  AppState app = open_default();
+  for (int i = 0; i < 60; ++i) ASSERT_TRUE(step_once(app));  // t = 1 s
+  const int box = body_named(app, "box");
+  select_body(app, box);
+  std::string error;
+  ASSERT_TRUE(begin_script_path(app, &error));
+  click_from_above(app, 1.0, 4.0);
+  app.script.delay = 0.5;
+  ASSERT_TRUE(apply_script(app, &error)) << error;
+  EXPECT_NEAR(app.scene.world.scripts[0].start_time, app.scene.world.time() + 0.5, 1e-12);
+  EXPECT_EQ(app.scene.loaded.scripts[0].start_time, 0.5);  // the reset state counts from 0
+  const Vec3 start = app.scene.world.bodies[box].position;
+  for (int i = 0; i < 24; ++i) ASSERT_TRUE(step_once(app));  // 0.4 s: still waiting
+  EXPECT_NEAR((app.scene.world.bodies[box].position - start).norm(), 0.0, 1e-9);
+  for (int i = 0; i < 30; ++i) ASSERT_TRUE(step_once(app));
+  EXPECT_GT((app.scene.world.bodies[box].position - start).norm(), 0.1);
+}
+
+TEST(Session, ChangingTheSpeedKeepsTheBodyOnItsPlace) {
+  for (const ScriptTiming timing : {ScriptTiming::Constant, ScriptTiming::Ease}) {
+    AppState app = open_default();
+    const int box = body_named(app, "box");
+    select_body(app, box);
+    std::string error;
+    ASSERT_TRUE(begin_script_path(app, &error));
+    click_from_above(app, 1.0, 4.0);
+    click_from_above(app, 4.0, 4.0);
+    app.script.timing = timing;
+    ASSERT_TRUE(apply_script(app, &error)) << error;
+    for (int i = 0; i < 45; ++i) ASSERT_TRUE(step_once(app));
+    const Script& s = app.scene.world.scripts[0];
+    const double t = app.scene.world.time();
+    const Vec3 before = sample_script(s, t).position;
+    set_script_speed(app, box, 3.0);
+    EXPECT_EQ(s.speed, 3.0);
+    EXPECT_EQ(app.scene.loaded.scripts[0].speed, 3.0);
+    EXPECT_EQ(app.script.speed, 3.0);
+    EXPECT_NEAR((sample_script(s, t).position - before).norm(), 0.0, 1e-9);
+    // And it is faster from now on.
+    const double ahead_slow = (sample_script(s, t + 0.1).position - before).norm();
+    set_script_speed(app, box, 1.0);
+    EXPECT_NEAR((sample_script(s, t).position - before).norm(), 0.0, 1e-9);
+    EXPECT_GT(ahead_slow, (sample_script(s, t + 0.1).position - before).norm());
+  }
+}
+
+TEST(Session, SavedScenesKeepTheScripts) {
+  AppState app = open_default();
+  lay_and_apply_box_path(app);
+  const int box = body_named(app, "box");
+  app.scene.world.scripts[0].timing = ScriptTiming::Ease;
+  app.scene.world.scripts[0].loop = true;
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(step_once(app));
+  const std::string path = testing::TempDir() + "/saved_script_scene.json";
+  std::string error;
+  ASSERT_TRUE(save_scene_as(app, path, &error)) << error;
+
+  const SceneLoadResult loaded = load_scene_file(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error;
+  EXPECT_TRUE(loaded.warnings.empty()) << loaded.warnings.front();
+  ASSERT_EQ(loaded.world.scripts.size(), 1u);
+  const Script& s = loaded.world.scripts[0];
+  const Script& original = app.scene.world.scripts[0];
+  EXPECT_EQ(s.body, box);
+  EXPECT_EQ(loaded.world.bodies[box].kind, BodyKind::Kinematic);
+  EXPECT_EQ(s.points, original.points);
+  EXPECT_EQ(s.speed, original.speed);
+  EXPECT_EQ(s.timing, ScriptTiming::Ease);
+  EXPECT_TRUE(s.loop);
+  EXPECT_EQ(s.start_time, 0.0);  // under way when saved: the file starts it at once
+  EXPECT_EQ(loaded.world.bodies[box].position, original.points.front());
+}
+
+TEST(Session, SavingWhileAScriptWaitsKeepsTheRestOfTheWait) {
+  AppState app = open_default();
+  for (int i = 0; i < 30; ++i) ASSERT_TRUE(step_once(app));
+  const int box = body_named(app, "box");
+  select_body(app, box);
+  std::string error;
+  ASSERT_TRUE(begin_script_path(app, &error));
+  click_from_above(app, 1.0, 4.0);
+  app.script.delay = 2.0;
+  ASSERT_TRUE(apply_script(app, &error)) << error;
+  for (int i = 0; i < 30; ++i) ASSERT_TRUE(step_once(app));  // 0.5 s of the 2 s wait gone
+  const std::string path = testing::TempDir() + "/saved_waiting_script.json";
+  ASSERT_TRUE(save_scene_as(app, path, &error)) << error;
+  const SceneLoadResult loaded = load_scene_file(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error;
+  ASSERT_EQ(loaded.world.scripts.size(), 1u);
+  EXPECT_NEAR(loaded.world.scripts[0].start_time, 1.5, 1e-9);
+}
+
+TEST(Session, ScriptsOfAFileCanBeClearedIntoADynamicBody) {
+  AppState app;
+  app.scene.root = CONTACTLAB_SOURCE_DIR;
+  std::string error;
+  const std::string path = std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/scripted_ball_push.json";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no " << path;
+  ASSERT_TRUE(open_scene(app, path, nullptr, &error)) << error;
+  ASSERT_FALSE(app.scene.world.scripts.empty());
+  const int body = app.scene.world.scripts[0].body;
+  select_body(app, body);
+  load_script_draft(app, body);
+  EXPECT_EQ(app.script.points, app.scene.world.scripts[0].points);  // the draft is the file's script
+  app.script.restore_density = 500.0;
+  clear_script(app, true);
+  EXPECT_TRUE(app.scene.world.scripts.empty());
+  const Body& b = app.scene.world.bodies[body];
+  EXPECT_EQ(b.kind, BodyKind::Dynamic);  // no mass known from before: the density given in the panel
+  EXPECT_NEAR(b.mass, 500.0 * shape_volume(b.shape), 1e-9 * b.mass);
+}
+
+TEST(Session, ApplyRefusesPathsTheSceneLoaderWouldRefuse) {
+  AppState app = open_default();
+  select_body(app, body_named(app, "box"));
+  std::string error;
+  ASSERT_TRUE(begin_script_path(app, &error));
+  click_from_above(app, 1.0, 4.0);
+  app.script.loop = true;  // a loop needs 3 points
+  EXPECT_FALSE(apply_script(app, &error));
+  EXPECT_NE(error.find("looping"), std::string::npos) << error;
+  app.script.loop = false;
+  app.script.points.push_back(Vec3(1.0, 0.5, -3.0));  // straight back through the start
+  EXPECT_FALSE(apply_script(app, &error));
+  EXPECT_NE(error.find("point 2"), std::string::npos) << error;
+  EXPECT_TRUE(app.scene.world.scripts.empty());
+  EXPECT_EQ(app.scene.world.bodies[body_named(app, "box")].kind, BodyKind::Dynamic);
+}
+
+TEST(Session, PlanesCannotBeScripted) {
+  AppState app = open_default();
+  select_body(app, body_named(app, "ground"));
+  std::string error;
+  EXPECT_FALSE(begin_script_path(app, &error));
+  EXPECT_NE(error.find("plane"), std::string::npos) << error;
+}
+
+// --- selection, waking, joints ------------------------------------------------------------------------
+
+TEST(Session, SelectingASleepingBodyWakesIt) {
+  AppState app = open_default();
+  const int box = body_named(app, "box");
+  app.scene.world.bodies[box].sleeping = true;
+  app.scene.world.bodies[box].calm_steps = 100;
+  select_body(app, box);
+  EXPECT_EQ(app.pick.selected, box);
+  EXPECT_FALSE(app.scene.world.bodies[box].sleeping);
+  select_joint(app, -1);
+  EXPECT_EQ(app.pick.selected, box);  // deselecting a joint leaves the body alone
+
+  // Selecting another body ends Script path mode (its clicks would lay a path for a body not shown).
+  std::string error;
+  ASSERT_TRUE(begin_script_path(app, &error)) << error;
+  select_body(app, box);
+  EXPECT_TRUE(app.script.laying);
+  select_body(app, -1);
+  EXPECT_FALSE(app.script.laying);
+}
+
+namespace {
+// A fixed post with a door hinged to it about +y, at rest, and an AppState holding it.
+AppState door_app(JointType type) {
+  AppState app;
+  World w;
+  w.settings.gravity = Vec3::Zero();
+  Body post;
+  post.name = "post";
+  post.kind = BodyKind::Fixed;
+  post.shape.type = ShapeType::Box;
+  post.shape.half_extents = Vec3(0.1, 1.0, 0.1);
+  post.position = Vec3(0, 1, 0);
+  post.set_mass_properties(0, 0);
+  Body door;
+  door.name = "door";
+  door.shape.type = ShapeType::Box;
+  door.shape.half_extents = Vec3(0.5, 0.9, 0.05);
+  door.position = Vec3(0.7, 1, 0);
+  door.set_mass_properties(500, 0);
+  w.bodies = {post, door};
+  w.joints.push_back(make_joint(type, w.bodies, 0, 1, Vec3(0.15, 1, 0), Vec3(0, 1, 0), Vec3(1, 0, 0)));
+  app.scene.world = w;
+  app.scene.loaded = w;
+  return app;
+}
+// Turns body 1 by `angle` about the axis `axis` through `anchor`.
+void turn_body(World& w, const Vec3& anchor, const Vec3& axis, double angle) {
+  const Quat r(Eigen::AngleAxisd(angle, axis));
+  Body& b = w.bodies[1];
+  b.position = anchor + r * (b.position - anchor);
+  b.orientation = (r * b.orientation).normalized();
+}
+}  // namespace
+
+TEST(Session, HingeNeedleLiesAtTheJointAngleFromZero) {
+  for (const JointType type : {JointType::Hinge, JointType::Hinge2, JointType::Universal}) {
+    AppState app = door_app(type);
+    World& w = app.scene.world;
+    turn_body(w, Vec3(0.15, 1, 0), Vec3(0, 1, 0), 0.6);
+    const Joint& j = w.joints[0];
+    const double angle = joint_coordinate(j, w.bodies);
+    EXPECT_NEAR(std::abs(angle), 0.6, 1e-9) << joint_type_name(type);
+    Vec3 zero, needle;
+    ASSERT_TRUE(joint_angle_frame(w, j, &zero, &needle)) << joint_type_name(type);
+    const Vec3 axis = joint_axis_world(w, j, false);
+    EXPECT_NEAR(zero.dot(axis), 0.0, 1e-12);
+    const Vec3 expected = std::cos(angle) * zero + std::sin(angle) * axis.cross(zero);
+    EXPECT_NEAR((needle - expected).norm(), 0.0, 1e-9) << joint_type_name(type);
+    if (type == JointType::Hinge) {  // the needle points at the door's centre
+      const Vec3 d = w.bodies[1].position - joint_anchor_world(w, j, 0);
+      EXPECT_NEAR((needle - (d - d.dot(axis) * axis).normalized()).norm(), 0.0, 1e-9);
+    }
+  }
+  AppState app = door_app(JointType::Slider);
+  Vec3 zero, needle;
+  EXPECT_FALSE(joint_angle_frame(app.scene.world, app.scene.world.joints[0], &zero, &needle));
+}
+
+TEST(Session, JointsArePickedNearTheirAnchorOnScreen) {
+  AppState app = door_app(JointType::Hinge);
+  app.viewport_width = 1280;
+  app.viewport_height = 720;
+  app.camera.target = glm::vec3(0, 1, 0);
+  app.camera.distance = 6;
+  float x = 0, y = 0;
+  ASSERT_TRUE(project_to_window(app, joint_anchor_world(app.scene.world, app.scene.world.joints[0], 0), &x, &y));
+  EXPECT_GT(x, 0);
+  EXPECT_LT(x, 1280);
+  EXPECT_EQ(pick_joint(app, x + 4, y - 3, 10), 0);
+  EXPECT_EQ(pick_joint(app, x + 40, y, 10), -1);
+  // The window point maps back to a ray through the anchor.
+  const Ray ray = app.camera.ray_through(x, y, 1280, 720);
+  const Vec3 o = to_vec3(ray.origin), d = to_vec3(ray.dir);
+  const Vec3 a = joint_anchor_world(app.scene.world, app.scene.world.joints[0], 0);
+  EXPECT_NEAR(((a - o) - (a - o).dot(d) * d).norm(), 0.0, 1e-3);
+
+  select_body(app, 1);
+  select_joint(app, 0);
+  EXPECT_EQ(app.pick.selected_joint, 0);
+  EXPECT_EQ(app.pick.selected, -1);
+}
+
+TEST(Session, JointEditsReachTheResetStateAndWakeTheBodies) {
+  AppState app = door_app(JointType::Hinge);
+  app.scene.world.bodies[1].sleeping = true;
+  JointLimit limit{true, -0.5, 0.7};
+  JointMotor motor{true, 1.5, 2000.0};
+  set_joint_settings(app, 0, limit, motor, 0.4, 1e-4);
+  for (const World* w : {&app.scene.world, &app.scene.loaded}) {
+    const Joint& j = w->joints[0];
+    EXPECT_TRUE(j.limit.enabled);
+    EXPECT_EQ(j.limit.lower, -0.5);
+    EXPECT_EQ(j.limit.upper, 0.7);
+    EXPECT_EQ(j.motor.speed, 1.5);
+    EXPECT_EQ(j.motor.max_force, 2000.0);
+    EXPECT_EQ(j.erp, 0.4);
+    EXPECT_EQ(j.cfm, 1e-4);
+  }
+  EXPECT_FALSE(app.scene.world.bodies[1].sleeping);
+  // The motor turns the door up to the limit.
+  for (int i = 0; i < 90; ++i) ASSERT_TRUE(step_once(app));
+  EXPECT_NEAR(joint_coordinate(app.scene.world.joints[0], app.scene.world.bodies), 0.7, 0.03);
+}
+
+// --- start-up view settings ------------------------------------------------------------------------------
+
+TEST(Session, ViewSpecSetsOverlaysAndSelection) {
+  AppState app = open_default();
+  std::string error;
+  ASSERT_TRUE(apply_view_spec(app, "graph, heights,-contacts,-sleeping,select=box,panel,zoom=2", &error)) << error;
+  EXPECT_TRUE(app.view.show_graph);
+  EXPECT_EQ(app.view.coloring, BodyColoring::Height);
+  EXPECT_FALSE(app.view.show_contacts);
+  EXPECT_FALSE(app.view.show_sleeping);
+  EXPECT_TRUE(app.view.expand_view_panel);
+  EXPECT_EQ(app.pick.selected, app.scene.world.find_body("box"));
+  ASSERT_TRUE(apply_view_spec(app, "layer=3,path", &error)) << error;
+  EXPECT_EQ(app.view.coloring, BodyColoring::Layer);
+  EXPECT_EQ(app.view.layer, 3);
+  EXPECT_TRUE(app.script.laying);
+  ASSERT_TRUE(apply_view_spec(app, "point=1:0.5:4,point=4:0.5:4", &error)) << error;
+  EXPECT_EQ(app.script.points.size(), 3u);
+  EXPECT_EQ(app.script.points.back(), Vec3(4, 0.5, 4));
+  EXPECT_FALSE(apply_view_spec(app, "point=1:2", &error));
+  ASSERT_TRUE(apply_view_spec(app, "apply", &error)) << error;
+  EXPECT_EQ(app.scene.world.scripts.size(), 1u);
+  EXPECT_FALSE(apply_view_spec(app, "point=1:2:3", &error));  // not laying any more
+  ASSERT_TRUE(apply_view_spec(app, "color=group", &error)) << error;
+  EXPECT_EQ(app.view.coloring, BodyColoring::Group);
+
+  EXPECT_FALSE(apply_view_spec(app, "graph,grpah", &error));
+  EXPECT_NE(error.find("grpah"), std::string::npos) << error;
+  EXPECT_FALSE(apply_view_spec(app, "select=nobody", &error));
+  EXPECT_NE(error.find("nobody"), std::string::npos) << error;
+  EXPECT_FALSE(apply_view_spec(app, "joint=0", &error));  // the scene has no joints
+  EXPECT_FALSE(apply_view_spec(app, "layer=-1", &error));
+  EXPECT_FALSE(apply_view_spec(app, "color=rainbow", &error));
+}
+
+TEST(Session, OpeningASceneDropsTheDraftAndJointSelection) {
+  AppState app = open_default();
+  lay_and_apply_box_path(app);
+  app.pick.selected_joint = 3;
+  std::string error;
+  ASSERT_TRUE(open_scene(app, std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/sphere_and_box.json", nullptr, &error));
+  EXPECT_EQ(app.pick.selected_joint, -1);
+  EXPECT_EQ(app.script.body, -1);
+  EXPECT_TRUE(app.script.points.empty());
+  EXPECT_TRUE(app.script.originals.empty());
+  EXPECT_TRUE(app.scene.world.scripts.empty());  // the file has none
 }
 
 }  // namespace cl::viewer

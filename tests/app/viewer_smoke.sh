@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Smoke test of the viewer: renders scenes/default.json for 30 frames under a virtual X server, checks
 # that the screenshot exists and shows a rendered scene (not a blank or uniform image), and that a bad
-# scene path exits with code 2 and names the file on stderr.
+# scene path exits with code 2 and names the file on stderr. Then the issue-3 overlays (contact graph,
+# stack heights and layers, a script path laid and applied through CONTACTLAB_VIEW) render the same way,
+# and a bad CONTACTLAB_VIEW is reported without stopping the viewer.
 #
 # Usage: tests/app/viewer_smoke.sh PATH/TO/contactlab OUTPUT_DIR
 # Exit 0 on success, 1 on failure, 77 (ctest SKIP_RETURN_CODE) when xvfb-run is not installed.
@@ -15,6 +17,7 @@ bin=$1
 out=$2
 root=${CONTACTLAB_HOME:-$(cd "$(dirname "$0")/../.." && pwd)}
 mkdir -p "$out" || exit 1
+unset CONTACTLAB_VIEW  # the first screenshot is of the plain viewer
 
 if ! command -v xvfb-run > /dev/null; then
   echo "SKIP: xvfb-run not found (apt-get install xvfb)" >&2
@@ -41,8 +44,8 @@ check "screenshot $png exists" test -s "$png"
 # The PNG is decoded with the standard library only (zlib + struct) and must look like a picture:
 # many distinct colours overall, no single colour covering most of it, and detail in the middle of
 # the window where the 3D scene is (the panels are at the sides).
-if [ -s "$png" ]; then
-  python3 - "$png" <<'PY'
+looks_rendered() {  # looks_rendered FILE.png
+  python3 - "$1" <<'PY'
 import struct, sys, zlib
 
 def read_png(path):
@@ -103,6 +106,9 @@ print('screenshot %dx%d: %d colours, most common covers %.0f%%, %d colours in th
 ok = w >= 320 and h >= 200 and len(counts) > 200 and top < 0.6 and len(middle) > 50
 sys.exit(0 if ok else 1)
 PY
+}
+if [ -s "$png" ]; then
+  looks_rendered "$png"
   check "screenshot shows a rendered scene" test $? -eq 0
 fi
 
@@ -114,5 +120,36 @@ rc=$?
 check "missing scene exits 2 (got $rc)" test "$rc" -eq 2
 check "stderr names the missing file" grep -qF "$missing" "$out/viewer_smoke_missing.stderr"
 check "no screenshot for a missing scene" test ! -e "$out/viewer_smoke_missing.png"
+
+# --- 3. the contact graph and stack overlays, and a scripted path (issue 3) --------------------------------
+# Views chosen through CONTACTLAB_VIEW (see apply_view_spec in app/viewer/session.h); small scenes so that
+# the software renderer stays quick.
+overlay() {  # overlay NAME SCENE VIEW
+  local shot="$out/viewer_smoke_$1.png"
+  rm -f "$shot"
+  CONTACTLAB_VIEW=$3 xvfb-run -a -s '-screen 0 1280x720x24' \
+    "$bin" "$root/scenes/$2" --screenshot "$shot" --frames 30 > "$out/viewer_smoke_$1.stdout" 2> "$out/viewer_smoke_$1.stderr"
+  local rc=$?
+  check "$1: viewer exits 0 (got $rc)" test "$rc" -eq 0
+  [ "$rc" -eq 0 ] || cat "$out/viewer_smoke_$1.stderr" >&2
+  ! grep -q "view settings" "$out/viewer_smoke_$1.stderr"
+  check "$1: the view settings are accepted" test $? -eq 0
+  if [ -s "$shot" ]; then
+    looks_rendered "$shot"
+    check "$1: screenshot shows a rendered scene" test $? -eq 0
+  else
+    check "$1: screenshot $shot exists" false
+  fi
+}
+overlay graph_heights tower20.json "graph,heights,panel"
+overlay script_layers sphere_and_box.json "select=box,path,point=1:0.5:3,point=3:0.5:3.5,apply,layers,graph"
+
+# --- 4. a mistaken CONTACTLAB_VIEW is reported, and the viewer still runs ---------------------------------
+CONTACTLAB_VIEW="graph,no-such-overlay" xvfb-run -a -s '-screen 0 1280x720x24' \
+  "$bin" "$root/scenes/sphere_and_box.json" --screenshot "$out/viewer_smoke_badview.png" --frames 3 \
+  > /dev/null 2> "$out/viewer_smoke_badview.stderr"
+rc=$?
+check "bad view settings still exit 0 (got $rc)" test "$rc" -eq 0
+check "stderr names the bad view setting" grep -qF "no-such-overlay" "$out/viewer_smoke_badview.stderr"
 
 exit $fail

@@ -92,8 +92,7 @@ TEST(World, TelemetryCountsContactsIslandsAndEnergy) {
   EXPECT_EQ(s.step, 200);
   EXPECT_EQ(s.contacts, int(w.contacts().size()));
   EXPECT_GE(s.islands, 1);
-  EXPECT_GE(s.iterations, 10);  // velocity sweeps, plus projection sweeps when something penetrates
-  EXPECT_LE(s.iterations, 10 + 5);
+  EXPECT_GE(s.iterations, 1);  // the most sweeps any group needed, velocities and projection
   EXPECT_GT(s.potential_energy, 0.0);
   EXPECT_GE(s.profile.total, s.profile.solve);
 }

@@ -1,0 +1,95 @@
+// The contact graph (thesis ch. 5, digest section 5): bodies are nodes, touching or nearby pairs are
+// edges holding their contacts. It is updated incrementally each step, tells the narrow phase which
+// pairs have not moved (coherence), groups bodies into contact groups (fixed and kinematic bodies
+// insulate), and finds stack heights and layers for shock propagation (thesis 6.4.2, digest 8.3).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "collision/broadphase.h"
+#include "collision/contact.h"
+#include "core/body.h"
+
+namespace cl {
+
+// Events of an edge in the last step (digest 5.4), as bits.
+enum EdgeEvent : uint8_t {
+  kNewProximity = 1,         // the broad phase reported the pair for the first time
+  kPersistentProximity = 2,  // reported again
+  kVanishedProximity = 4,    // no longer reported
+  kNewTouching = 8,          // has contacts now and had none before
+  kPersistentTouching = 16,  // had and has contacts
+  kVanishedTouching = 32,    // had contacts, has none now
+};
+
+struct GraphEdge {
+  int a = -1, b = -1;       // body indices, a < b
+  int first_contact = 0;    // this step's contacts of the pair: World::contacts()[first_contact, +contact_count)
+  int contact_count = 0;
+  uint8_t events = 0;       // EdgeEvent bits of the last step
+  int layer = -1;           // stack layer of the edge; -1 outside any stack
+  int missing_steps = 0;    // steps since the broad phase last reported the pair (obsolete-edge test)
+  // Coherence cache: both bodies' poses when the pair's contacts were last computed. If neither body has
+  // moved since (bit for bit, as for resting or sleeping bodies), the contacts are reused as they are.
+  bool cached = false;
+  Vec3 cached_position_a{0, 0, 0}, cached_position_b{0, 0, 0};
+  Quat cached_orientation_a = Quat::Identity(), cached_orientation_b = Quat::Identity();
+  bool touching() const { return contact_count > 0; }
+};
+
+// A contact group: dynamic bodies connected through contacts (and joints), solved together.
+struct ContactGroup {
+  std::vector<int> bodies;  // dynamic bodies, ascending
+  std::vector<int> edges;   // indices into ContactGraph::edges(), touching edges only
+  bool floating = true;     // no fixed or kinematic body supports it (stack heights are infinite)
+  int layer_count = 0;      // stack layers of the group (0 when floating)
+};
+
+// One stack layer of a group (digest 8.3): layer i holds the bodies of height i (its bottom, held fixed
+// while the layer is solved) and i+1 (its top) and the edges between them.
+struct StackLayer {
+  std::vector<int> bottom;  // bodies of height i that support bodies of height i+1 (fixed bodies excluded)
+  std::vector<int> top;     // bodies of height i+1 supported from height i
+  std::vector<int> edges;   // edge indices
+};
+
+class ContactGraph {
+ public:
+  static constexpr int kUnreached = 1 << 30;  // stack height of bodies no fixed body supports
+
+  // Digest 5.3 step 1, after the broad phase: edges for new pairs, events for persisting and vanishing
+  // ones, and removal of edges missing for two steps in a row (the obsolete test).
+  void update_edges(const std::vector<BodyPair>& pairs);
+  // True if neither body of the edge moved since its contacts were computed, so they can be reused
+  // without a narrow phase (coherence, digest 5.3 step 2; the thesis's "caching", 5.6).
+  static bool unmoved(const GraphEdge& e, const std::vector<Body>& bodies);
+  static void remember_placement(GraphEdge& e, const std::vector<Body>& bodies);
+  // After the narrow phase: contact ranges and touching events (contacts sorted by pair).
+  void attach_contacts(const ContactList& contacts);
+  // Contact groups: connected components of dynamic bodies over touching edges and the extra links
+  // (joints), not passing through fixed or kinematic bodies (digest 5.3 step 5).
+  void find_groups(const std::vector<Body>& bodies, const std::vector<BodyPair>& links);
+  // Stack heights by breadth-first search from fixed and kinematic bodies over each group, then layers
+  // (thesis Figs. 6.50-6.52, digest 8.3).
+  void find_layers(const std::vector<Body>& bodies);
+  void clear();
+
+  std::vector<GraphEdge>& edges() { return edges_; }
+  const std::vector<GraphEdge>& edges() const { return edges_; }
+  const std::vector<ContactGroup>& groups() const { return groups_; }
+  const std::vector<int>& group_of_body() const { return group_of_body_; }    // -1 if in no group
+  const std::vector<int>& height_of_body() const { return height_of_body_; }  // 0 fixed, kUnreached floating
+  // Layers of group g, bottom-up.
+  const std::vector<StackLayer>& layers(int group) const { return layers_[group]; }
+  int max_layer_count() const;
+
+ private:
+  std::vector<GraphEdge> edges_;  // sorted by (a, b)
+  std::vector<ContactGroup> groups_;
+  std::vector<int> group_of_body_;
+  std::vector<int> height_of_body_;
+  std::vector<std::vector<StackLayer>> layers_;
+};
+
+}  // namespace cl

@@ -1,0 +1,161 @@
+// Joints between two bodies (thesis 4.7-4.11, digest 4.7-4.9): ball-in-socket, hinge, slider, hinge-2
+// (wheel), universal and fixed; limits, velocity motors with a force limit, error reduction (ERP) and
+// constraint force mixing (CFM) per joint. A joint produces velocity-level constraint rows that every
+// solver built on rows (the `lcp` solver today) adds to its contact rows.
+//
+// Conventions (digest 4.8 with the errata of digest 11 applied; a = body_a = "i", b = body_b = "j"):
+//  - Equality rows measure (bearing velocity of a) - (bearing velocity of b) along the constrained
+//    direction, and their target is k_cor * error with k_cor = erp / h and the error measured b - a, so an
+//    ERP-only step removes the fraction erp of the error (ball: target = k_cor e.(p_b - p_a)).
+//  - The joint coordinate x (hinge angle, slider displacement, hinge-2/universal angle about the first axis)
+//    and the motor rate grow when b moves positively relative to a ("j - i", errata eq. 4.207):
+//      hinge     x = signed angle of b about the axis relative to a, dx/dt = s.(w_b - w_a)
+//      slider    x = s.(p_b - p_a) along the axis,  dx/dt = s.(v_b - v_a) - (c x s).(alpha w_a + (1 - alpha) w_b)
+//                (c = r_b - r_a; the slider's forces act at p = r_a + alpha c on both bodies, alpha =
+//                m_a / (m_a + m_b): the digest's midpoint for equal masses, b's centre when a is fixed)
+//      hinge-2   x = angle of the second (wheel) axis about the first (steering) axis, seen from a;
+//      universal   the motor drives the relative spin about the second axis.
+//  - Limit rows push the coordinate back inside [lower, upper] with lambda >= 0; motor rows have
+//    lambda in [-max_force h, +max_force h] and target the motor speed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/body.h"
+
+namespace cl {
+
+enum class JointType : int { Ball = 0, Hinge, Slider, Hinge2, Universal, Fixed };
+inline constexpr int kJointTypeCount = 6;
+std::string_view joint_type_name(JointType t);  // "ball", "hinge", "slider", "hinge2", "universal", "fixed"
+std::optional<JointType> joint_type_from_name(std::string_view name);
+
+// What each type uses: an axis (hinge, slider, hinge2, universal), a second axis (hinge2, universal),
+// and a coordinate that limits, motors and `coordinate` act on (all but ball and fixed).
+bool joint_type_has_axis(JointType t);
+bool joint_type_has_axis2(JointType t);
+bool joint_type_has_coordinate(JointType t);
+// Number of equality rows (degrees of freedom removed): ball 3, hinge 5, slider 5, hinge2 4, universal 4, fixed 6.
+int joint_type_equality_rows(JointType t);
+
+// Limit on the joint coordinate (hinge: angle about the axis, rad; slider: displacement along the axis, m;
+// hinge-2 and universal: angle about the first axis, rad).
+struct JointLimit {
+  bool enabled = false;
+  double lower = 0.0;
+  double upper = 0.0;
+};
+
+// Velocity motor on the joint coordinate: drives its rate to `speed` (rad/s or m/s) with at most
+// `max_force` (N m or N). Hinge-2 and universal drive the relative spin about the second (wheel) axis.
+struct JointMotor {
+  bool enabled = false;
+  double speed = 0.0;
+  double max_force = 0.0;
+};
+
+// The world-frame data a joint was made from and the two bodies' poses at that moment. Saving writes these
+// back unchanged while the bodies have not moved (so load -> save is a fixed point), else the same data
+// measured at the current poses (see describe_joint).
+struct JointDescription {
+  Vec3 anchor{0, 0, 0};
+  Vec3 axis{1, 0, 0};
+  Vec3 axis2{0, 0, 1};
+  double coordinate = 0.0;  // the joint coordinate of these poses (0 unless given)
+  Vec3 position_a{0, 0, 0}, position_b{0, 0, 0};
+  Quat orientation_a = Quat::Identity(), orientation_b = Quat::Identity();
+};
+
+struct Joint {
+  std::string name;
+  JointType type = JointType::Ball;
+  int body_a = -1;  // either body may be fixed or kinematic; at least one is dynamic
+  int body_b = -1;
+  // Frames fixed in each body, set by make_joint from world-frame data at the bodies' current poses.
+  Vec3 anchor_a{0, 0, 0}, anchor_b{0, 0, 0};  // the joint point in each body's frame
+  Vec3 axis_a{1, 0, 0}, axis_b{1, 0, 0};      // first axis in each body's frame (hinge, slider, hinge-2 steering, universal first)
+  // Second axis (hinge-2 wheel, universal second) in each frame. axis2_b turns with b; axis2_a is the
+  // reference direction in a's frame at which the coordinate about the first axis is zero.
+  Vec3 axis2_a{0, 0, 1}, axis2_b{0, 0, 1};
+  // q_a^* q_b at creation, rotated so that the hinge angle of the creation poses equals the given coordinate
+  // (slider, fixed: the orientation to keep; hinge: the zero of the angle).
+  Quat relative_rotation = Quat::Identity();
+  double initial_angle = 0.0;                 // hinge-2, universal: angle between the axes at creation (rad)
+  JointLimit limit;
+  JointMotor motor;
+  double erp = 0.2;  // error reduction parameter in [0, 1] (digest 4.7): fraction of the error removed per step
+  double cfm = 0.0;  // constraint force mixing >= 0 added to the diagonal (digest 4.13): softness, m/(N s) or 1/(N m s)
+  JointDescription made_from;
+};
+
+// Builds a joint from a world-frame anchor point and axes at the bodies' current poses. `axis2` is used by
+// hinge-2 (wheel axis) and universal (second axis); it is ignored by the others. The axes are normalised.
+// `coordinate` is the value the joint coordinate takes at the current poses (limits are in the same terms).
+Joint make_joint(JointType type, const std::vector<Body>& bodies, int a, int b, const Vec3& anchor_world,
+                 const Vec3& axis_world, const Vec3& axis2_world, double coordinate = 0.0);
+
+// One velocity-level constraint row: J u = [ja_lin ja_ang jb_lin jb_ang] . [v_a w_a v_b w_b], with the
+// condition that w = J u - target + cfm * lambda is 0 when lo < lambda < hi, >= 0 at lambda = lo and
+// <= 0 at lambda = hi (boxed LCP, digest 4.11). lambda is an impulse (N s or N m s); it changes the
+// velocities by u += M^-1 J^T lambda.
+struct ConstraintRow {
+  int a = -1, b = -1;
+  Vec3 ja_lin{0, 0, 0}, ja_ang{0, 0, 0}, jb_lin{0, 0, 0}, jb_ang{0, 0, 0};
+  double target = 0.0;  // ERP error term (digest 4.8 b) or motor speed
+  double lo = -1e300, hi = 1e300;
+  double cfm = 0.0;
+  int joint = -1;       // index of the joint the row came from
+  int kind = 0;         // 0 equality, 1 limit, 2 motor (for display and statistics)
+};
+
+inline constexpr int kRowEquality = 0, kRowLimit = 1, kRowMotor = 2;
+// A limit row is added while the coordinate is within this distance (rad or m) of its bound, or within
+// twice its travel in one step, or past it. Inside the bound the row's target lets the coordinate reach the
+// bound exactly at the end of the step and no further (like a contact's gap / h), so limits do not overshoot.
+inline constexpr double kLimitSlack = 0.02;
+
+// How joint_rows writes the equality rows.
+//  - Physical: one row per constrained direction as in digest 4.8 (row value = bearing velocity of a minus
+//    that of b along the direction, target = k_cor * error), lambda the impulse along that direction.
+//  - Decoupled (default): the same constraints recombined, J' = L^-1 J and target' = L^-1 target with
+//    J M^-1 J^T = L L^T at the current masses, so that J' M^-1 J'^T = I: the solutions u are identical,
+//    but a projected Gauss-Seidel sweep solves a joint's equality rows exactly in one pass instead of
+//    converging slowly through their coupling (a hinge at the end of a thin bar: 10 sweeps let a double
+//    pendulum come apart by 0.3 m; decoupled, it stays within millimetres). The lambdas are then impulses
+//    along those combinations. Rows of a joint with cfm > 0 stay physical (a diagonal CFM does not survive
+//    the change of basis); limit and motor rows are always physical.
+enum class JointRowForm { Physical, Decoupled };
+
+// Appends the joint's rows at the current state for a step of h seconds: the equality rows, plus a limit
+// row when the coordinate is near, at or past a bound, plus a motor row when the motor is on with
+// max_force > 0. A joint between two bodies of which none is dynamic adds nothing. Decoupled rows use the
+// bodies' inv_mass and inv_inertia_world as they are (fixed and kinematic bodies count as infinite mass).
+void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bodies, double h,
+                std::vector<ConstraintRow>& out, JointRowForm form = JointRowForm::Decoupled);
+
+// The joint coordinate the limit acts on (rad or m), for limits, motors and the viewer; 0 for ball, fixed.
+double joint_coordinate(const Joint& joint, const std::vector<Body>& bodies);
+// The rate the motor drives (rad/s or m/s): dx/dt for hinge and slider, the relative spin about the second
+// axis for hinge-2 and universal; 0 for ball and fixed.
+double joint_rate(const Joint& joint, const std::vector<Body>& bodies);
+// Position error of the equality constraints (m for the anchor, rad for the axes): zero when satisfied.
+// joint_error is the length of the stacked error [linear, angular].
+struct JointErrorParts {
+  double linear = 0.0;   // m: anchor separation (slider: offset across the axis)
+  double angular = 0.0;  // rad: axis misalignment, relative rotation, or change of the angle between the axes
+};
+JointErrorParts joint_error_parts(const Joint& joint, const std::vector<Body>& bodies);
+double joint_error(const Joint& joint, const std::vector<Body>& bodies);
+
+// The anchor points of the joint on a and on b in world coordinates (equal when the joint is satisfied;
+// for the slider they differ by the displacement along the axis).
+void joint_anchors_world(const Joint& joint, const std::vector<Body>& bodies, Vec3& on_a, Vec3& on_b);
+// The joint's world-frame description at the bodies' current poses: `made_from` while neither body has
+// moved since the joint was made, else the anchor midway between the two anchors, the first axis as carried
+// by a, the second as carried by b, and the current coordinate.
+JointDescription describe_joint(const Joint& joint, const std::vector<Body>& bodies);
+
+}  // namespace cl

@@ -1,0 +1,263 @@
+// Reading and writing the "joints" array of scene files (format in scene_joints.h).
+#include "scene/scene_joints.h"
+
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "joints/joint.h"
+
+namespace cl {
+
+namespace {
+
+using namespace scene_io;
+using json = nlohmann::json;
+
+const std::vector<std::string> kJointKeys = {"name", "type", "bodies", "anchor", "axis", "axis2", "coordinate",
+                                             "limits", "motor", "erp", "cfm"};
+const std::vector<std::string> kLimitKeys = {"lower", "upper"};
+const std::vector<std::string> kMotorKeys = {"speed", "max_force"};
+constexpr double kMinAxesAngleDegrees = 10.0;  // hinge2 / universal: axis2 at least this far from parallel
+
+std::vector<std::string> joint_type_names() {
+  std::vector<std::string> names;
+  for (int i = 0; i < kJointTypeCount; ++i) names.emplace_back(joint_type_name(static_cast<JointType>(i)));
+  return names;
+}
+
+std::string types_with(bool (*has)(JointType)) {
+  std::vector<std::string> names;
+  for (int i = 0; i < kJointTypeCount; ++i)
+    if (has(static_cast<JointType>(i))) names.emplace_back(joint_type_name(static_cast<JointType>(i)));
+  return join(names);
+}
+
+std::string a_joint(JointType t) { return "a " + std::string(joint_type_name(t)) + " joint"; }
+
+const char* kind_name(BodyKind k) {
+  switch (k) {
+    case BodyKind::Fixed: return "fixed";
+    case BodyKind::Dynamic: return "dynamic";
+    case BodyKind::Kinematic: return "kinematic";
+  }
+  return "?";
+}
+
+struct BodyIndex {
+  std::unordered_map<std::string, int> index;
+  std::vector<std::string> names;
+};
+
+int read_body_ref(Reader& r, const json& v, const std::string& path, const BodyIndex& bodies) {
+  const std::string& name = r.string(v, path, "the name of a body");
+  const auto it = bodies.index.find(name);
+  if (it == bodies.index.end()) {
+    r.fail(path, "expected the name of a body, got " + in_quotes(name) + ", which names no body" +
+                     suggestion(name, bodies.names));
+  }
+  return it->second;
+}
+
+Joint read_joint(Reader& r, const json& v, const std::string& path, const World& world, const BodyIndex& bodies) {
+  r.object(v, path, "an object describing a joint {\"type\", \"bodies\", \"anchor\", ...}");
+  r.check_keys(v, path, kJointKeys, "a joint");
+
+  // Type.
+  const std::vector<std::string> types = joint_type_names();
+  const std::string type_list = join(types);
+  const std::string tpath = child(path, "type");
+  const json& tv = r.required(v, path, "type", "a joint type (one of: " + type_list + ")");
+  const std::string& tname = r.string(tv, tpath, "a joint type (one of: " + type_list + ")");
+  const auto type = joint_type_from_name(tname);
+  if (!type) {
+    r.fail(tpath, "expected a joint type (one of: " + type_list + "), got " + in_quotes(tname) + suggestion(tname, types));
+  }
+  const JointType t = *type;
+
+  // Name.
+  std::string name;
+  if (const json* n = r.optional(v, "name")) {
+    name = r.string(*n, child(path, "name"), "a non-empty string");
+    if (name.empty()) r.expected(child(path, "name"), "a non-empty string", *n);
+  }
+
+  // Bodies.
+  const std::string bpath = child(path, "bodies");
+  const std::string bwhat = "an array of two body names [\"A\", \"B\"]";
+  const json& bv = r.required(v, path, "bodies", bwhat);
+  if (!bv.is_array() || bv.size() != 2) r.expected(bpath, bwhat, bv);
+  const int a = read_body_ref(r, bv[0], child(bpath, size_t(0)), bodies);
+  const int b = read_body_ref(r, bv[1], child(bpath, size_t(1)), bodies);
+  const Body& A = world.bodies[size_t(a)];
+  const Body& B = world.bodies[size_t(b)];
+  if (a == b) {
+    r.fail(child(bpath, size_t(1)), "expected a body other than " + in_quotes(A.name) +
+                                        " (a joint connects two different bodies), got " + in_quotes(B.name));
+  }
+  if (!A.is_dynamic() && !B.is_dynamic()) {
+    r.fail(bpath, "expected at least one dynamic body, got " + in_quotes(A.name) + " (" + kind_name(A.kind) + ") and " +
+                      in_quotes(B.name) + " (" + kind_name(B.kind) + ")");
+  }
+
+  // Geometry.
+  const Vec3 anchor = r.vec3(r.required(v, path, "anchor", "an array of 3 numbers [x, y, z]"), child(path, "anchor"));
+  Vec3 axis(1, 0, 0), axis2(0, 0, 1);
+  const std::string apath = child(path, "axis"), a2path = child(path, "axis2");
+  if (joint_type_has_axis(t)) {
+    axis = r.direction(r.required(v, path, "axis", "a non-zero direction [x, y, z]"), apath);
+  } else if (r.optional(v, "axis")) {
+    r.fail(apath, "unexpected for " + a_joint(t) + " (it has no axis); \"axis\" is for: " + types_with(joint_type_has_axis));
+  }
+  if (joint_type_has_axis2(t)) {
+    const json& a2 = r.required(v, path, "axis2", "a non-zero direction [x, y, z]");
+    axis2 = r.direction(a2, a2path);
+    const double degrees = std::atan2(axis.cross(axis2).norm(), std::abs(axis.dot(axis2))) * 180.0 / std::numbers::pi;
+    if (degrees < kMinAxesAngleDegrees) {
+      r.fail(a2path, "expected a direction at least 10 degrees from parallel to \"axis\", got " + describe(a2) + " (" +
+                         Reader::format_number(degrees) + " degrees)");
+    }
+  } else if (r.optional(v, "axis2")) {
+    r.fail(a2path, "unexpected for " + a_joint(t) + " (it has one axis or none); \"axis2\" is for: " +
+                       types_with(joint_type_has_axis2));
+  }
+
+  // The coordinate, its limits and the motor.
+  const bool angular = t != JointType::Slider;
+  const std::string coordinate_types = types_with(joint_type_has_coordinate);
+  for (const char* key : {"coordinate", "limits", "motor"}) {
+    if (!joint_type_has_coordinate(t) && r.optional(v, key)) {
+      r.fail(child(path, key), "unexpected for " + a_joint(t) + " (it has no joint coordinate); \"" + key +
+                                   "\" is for: " + coordinate_types);
+    }
+  }
+  double coordinate = 0.0;
+  const std::string angle_what = "an angle in [-pi, pi] rad";
+  if (const json* c = r.optional(v, "coordinate")) {
+    const std::string cpath = child(path, "coordinate");
+    coordinate = angular ? r.in_range(*c, cpath, -std::numbers::pi, std::numbers::pi, angle_what)
+                         : r.number(*c, cpath, "a displacement in m (a finite number)");
+  }
+
+  Joint j = make_joint(t, world.bodies, a, b, anchor, axis, axis2, coordinate);
+  j.name = name;  // make_joint keeps anchor, axes and coordinate as read, so saving is a fixed point
+
+  if (const json* lim = r.optional(v, "limits")) {
+    const std::string lpath = child(path, "limits");
+    r.object(*lim, lpath, "an object {\"lower\": x, \"upper\": y}");
+    r.check_keys(*lim, lpath, kLimitKeys, "\"limits\"");
+    const std::string what = angular ? angle_what : "a displacement in m (a finite number)";
+    const std::string lo_path = child(lpath, "lower"), hi_path = child(lpath, "upper");
+    const json& lo = r.required(*lim, lpath, "lower", what);
+    const json& hi = r.required(*lim, lpath, "upper", what);
+    const double lower = angular ? r.in_range(lo, lo_path, -std::numbers::pi, std::numbers::pi, what) : r.number(lo, lo_path, what);
+    const double upper = angular ? r.in_range(hi, hi_path, -std::numbers::pi, std::numbers::pi, what) : r.number(hi, hi_path, what);
+    if (upper < lower) {
+      r.expected(hi_path, "a value >= \"lower\" (" + Reader::format_number(lower) + ")", hi);
+    }
+    j.limit = JointLimit{true, lower, upper};
+    if (coordinate < lower || coordinate > upper) {
+      r.warn(lpath, "the joint starts outside its limits (coordinate " + Reader::format_number(coordinate) + " not in [" +
+                        Reader::format_number(lower) + ", " + Reader::format_number(upper) +
+                        "]); it will be pushed to the nearer limit");
+    }
+  }
+
+  if (const json* mot = r.optional(v, "motor")) {
+    const std::string mpath = child(path, "motor");
+    r.object(*mot, mpath, "an object {\"speed\": v, \"max_force\": f}");
+    r.check_keys(*mot, mpath, kMotorKeys, "\"motor\"");
+    const std::string speed_what = angular ? "a speed in rad/s (a finite number)" : "a speed in m/s (a finite number)";
+    const std::string force_what = angular ? "a non-negative torque in N m" : "a non-negative force in N";
+    const double speed = r.number(r.required(*mot, mpath, "speed", speed_what), child(mpath, "speed"), speed_what);
+    const json& f = r.required(*mot, mpath, "max_force", force_what);
+    const double max_force = r.number(f, child(mpath, "max_force"), force_what);
+    if (max_force < 0) r.expected(child(mpath, "max_force"), force_what, f);
+    j.motor = JointMotor{true, speed, max_force};
+  }
+
+  if (const json* e = r.optional(v, "erp")) j.erp = r.in_range(*e, child(path, "erp"), 0.0, 1.0, "a number in [0, 1]");
+  if (const json* c = r.optional(v, "cfm")) {
+    j.cfm = r.number(*c, child(path, "cfm"), "a non-negative number");
+    if (j.cfm < 0) r.expected(child(path, "cfm"), "a non-negative number", *c);
+  }
+  return j;
+}
+
+template <class J>
+J vec_json(const Vec3& v) {
+  return J::array({v.x(), v.y(), v.z()});
+}
+
+}  // namespace
+
+void read_joints(Reader& r, const json& doc, World& world) {
+  const json* joints = r.optional(doc, "joints");
+  if (!joints) return;
+  const std::string path = "/joints";
+  if (!joints->is_array()) r.expected(path, "an array of joints", *joints);
+
+  BodyIndex bodies;
+  for (size_t i = 0; i < world.bodies.size(); ++i) {
+    bodies.index.emplace(world.bodies[i].name, int(i));
+    bodies.names.push_back(world.bodies[i].name);
+  }
+  std::unordered_map<std::string, size_t> index_of_name;
+  world.joints.reserve(world.joints.size() + joints->size());
+  for (size_t i = 0; i < joints->size(); ++i) {
+    const std::string jpath = child(path, i);
+    Joint j = read_joint(r, (*joints)[i], jpath, world, bodies);
+    if (!j.name.empty()) {
+      const auto [it, inserted] = index_of_name.emplace(j.name, i);
+      if (!inserted) {
+        r.fail(child(jpath, "name"), "expected a unique joint name, got " + in_quotes(j.name) + " (already used by " +
+                                         child(path, it->second) + ")");
+      }
+    }
+    world.joints.push_back(std::move(j));
+  }
+}
+
+template <class J>
+J joints_json_as(const World& world) {
+  J out = J::array();
+  for (const Joint& j : world.joints) {
+    const bool valid = j.body_a >= 0 && j.body_b >= 0 && size_t(j.body_a) < world.bodies.size() &&
+                       size_t(j.body_b) < world.bodies.size();
+    if (!valid) continue;
+    const JointDescription d = describe_joint(j, world.bodies);
+    J o = J::object();
+    if (!j.name.empty()) o["name"] = j.name;
+    o["type"] = std::string(joint_type_name(j.type));
+    o["bodies"] = J::array({world.bodies[size_t(j.body_a)].name, world.bodies[size_t(j.body_b)].name});
+    o["anchor"] = vec_json<J>(d.anchor);
+    if (joint_type_has_axis(j.type)) o["axis"] = vec_json<J>(d.axis);
+    if (joint_type_has_axis2(j.type)) o["axis2"] = vec_json<J>(d.axis2);
+    if (joint_type_has_coordinate(j.type) && d.coordinate != 0.0) o["coordinate"] = d.coordinate;
+    if (joint_type_has_coordinate(j.type) && j.limit.enabled) {
+      J lim = J::object();
+      lim["lower"] = j.limit.lower;
+      lim["upper"] = j.limit.upper;
+      o["limits"] = lim;
+    }
+    if (joint_type_has_coordinate(j.type) && j.motor.enabled) {
+      J mot = J::object();
+      mot["speed"] = j.motor.speed;
+      mot["max_force"] = j.motor.max_force;
+      o["motor"] = mot;
+    }
+    o["erp"] = j.erp;
+    o["cfm"] = j.cfm;
+    out.push_back(o);
+  }
+  return out;
+}
+
+template nlohmann::json joints_json_as<nlohmann::json>(const World& world);
+template nlohmann::ordered_json joints_json_as<nlohmann::ordered_json>(const World& world);
+
+nlohmann::json joints_json(const World& world) { return joints_json_as<nlohmann::json>(world); }
+
+}  // namespace cl
