@@ -2,7 +2,8 @@
 # Smoke test of the viewer: renders scenes/default.json for 30 frames under a virtual X server, checks
 # that the screenshot exists and shows a rendered scene (not a blank or uniform image), and that a bad
 # scene path exits with code 2 and names the file on stderr. Then the issue-3 overlays (contact graph,
-# stack heights and layers, a script path laid and applied through CONTACTLAB_VIEW) render the same way,
+# stack heights and layers, a script path laid and applied through CONTACTLAB_VIEW, a hinge's frame and
+# limit arc with its joint selected) render the same way,
 # and a bad CONTACTLAB_VIEW is reported without stopping the viewer.
 #
 # Usage: tests/app/viewer_smoke.sh PATH/TO/contactlab OUTPUT_DIR
@@ -121,7 +122,7 @@ check "missing scene exits 2 (got $rc)" test "$rc" -eq 2
 check "stderr names the missing file" grep -qF "$missing" "$out/viewer_smoke_missing.stderr"
 check "no screenshot for a missing scene" test ! -e "$out/viewer_smoke_missing.png"
 
-# --- 3. the contact graph and stack overlays, and a scripted path (issue 3) --------------------------------
+# --- 3. the contact graph and stack overlays, a scripted path, joint frames (issue 3) ------------------------
 # Views chosen through CONTACTLAB_VIEW (see apply_view_spec in app/viewer/session.h); small scenes so that
 # the software renderer stays quick.
 overlay() {  # overlay NAME SCENE VIEW
@@ -143,6 +144,7 @@ overlay() {  # overlay NAME SCENE VIEW
 }
 overlay graph_heights tower20.json "graph,heights,panel"
 overlay script_layers sphere_and_box.json "select=box,path,point=1:0.5:3,point=3:0.5:3.5,apply,layers,graph"
+overlay joint_frames door.json "joint=0,tab=settings,focus=door,zoom=2"
 
 # --- 4. a mistaken CONTACTLAB_VIEW is reported, and the viewer still runs ---------------------------------
 CONTACTLAB_VIEW="graph,no-such-overlay" xvfb-run -a -s '-screen 0 1280x720x24' \
