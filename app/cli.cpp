@@ -15,7 +15,7 @@ namespace cl {
 const char* usage_text() {
   return "usage:\n"
          "  contactlab [SCENE.json] [--solver NAME] [--dt H] [--set name=value]...\n"
-         "             [--screenshot FILE.png [--frames N]]\n"
+         "             [--screenshot FILE.png [--frames N]] [--view LIST]\n"
          "  contactlab --headless SCENE.json --steps N [--solver NAME] [--dt H] [--set name=value]...\n"
          "             [--metrics FILE.csv] [--trace FILE.json] [--state FILE.json]\n"
          "  contactlab --list-solvers [--markdown]   solvers and their parameters\n"
@@ -96,6 +96,9 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
     } else if (arg == "--state") {
       if (!value(v)) return false;
       out.state = v;
+    } else if (arg == "--view") {
+      if (!value(v)) return false;
+      out.view = v;
     } else if (arg == "--screenshot") {
       if (!value(v)) return false;
       out.screenshot = v;

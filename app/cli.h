@@ -19,6 +19,7 @@ struct CommandLine {
   std::vector<std::pair<std::string, std::string>> params;   // --set name=value
   std::string metrics, trace, state;                         // output files (headless)
   std::string screenshot;                                    // --screenshot FILE.png (viewer)
+  std::string view;                                          // --view LIST: starting view (viewer)
   int frames = 60;                                           // --frames N (viewer)
 };
 

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     options.dt = cmd.dt;
     options.screenshot_path = cmd.screenshot;
     options.frames = cmd.frames;
+    options.view = cmd.view;
     return cl::run_viewer(options);
   } catch (const std::exception& e) {
     // Nothing should throw this far; if something does, say so instead of aborting.

@@ -38,7 +38,8 @@ bool group_asleep(const ContactGroup& group, const std::vector<Body>& bodies, co
   return !group_touches_moving_script(group, bodies, graph);  // a moving scripted body wakes what it touches
 }
 
-int update_sleep(std::vector<Body>& bodies, const ContactGraph& graph, const SleepSettings& settings) {
+int update_sleep(std::vector<Body>& bodies, const ContactGraph& graph, const SleepSettings& settings,
+                 const std::vector<char>& restless) {
   const int n = int(bodies.size());
   if (!settings.enabled) {
     for (Body& b : bodies) {
@@ -55,7 +56,8 @@ int update_sleep(std::vector<Body>& bodies, const ContactGraph& graph, const Sle
     // count as not gaining (else round-off in a resting stack keeps it awake forever).
     const double e = kinetic_energy(b);
     const double threshold = settings.energy_per_mass * b.mass;
-    const bool calm = e < threshold && e <= std::max(b.last_energy, 0.01 * threshold);
+    const bool driven = i < int(restless.size()) && restless[i];
+    const bool calm = !driven && e < threshold && e <= std::max(b.last_energy, 0.01 * threshold);
     b.calm_steps = calm ? b.calm_steps + 1 : 0;
     b.last_energy = e;
   }

@@ -17,8 +17,10 @@ struct SleepSettings {
 };
 
 // Updates Body::calm_steps, last_energy and sleeping after a step; sleeping bodies get zero velocity.
-// Returns the number of sleeping bodies.
-int update_sleep(std::vector<Body>& bodies, const ContactGraph& graph, const SleepSettings& settings);
+// Bodies flagged in `restless` (e.g. driven by a running motor) never count as calm. Returns the number of
+// sleeping bodies.
+int update_sleep(std::vector<Body>& bodies, const ContactGraph& graph, const SleepSettings& settings,
+                 const std::vector<char>& restless = {});
 
 // True if every body of the group is asleep and no moving scripted body touches it: the group is not
 // simulated this step.

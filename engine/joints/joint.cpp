@@ -100,9 +100,11 @@ struct RowSink {
   const Joint& j;
   int index;
   std::vector<ConstraintRow>& out;
+  int next_slot = 0;
   void add(const Vec3& ja_lin, const Vec3& ja_ang, const Vec3& jb_lin, const Vec3& jb_ang, double target, double lo,
-           double hi, double cfm, int kind) {
+           double hi, double cfm, int kind, int slot = -1) {
     ConstraintRow r;
+    r.slot = slot >= 0 ? slot : next_slot++;
     r.a = j.body_a;
     r.b = j.body_b;
     r.ja_lin = ja_lin;
@@ -414,6 +416,7 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
   if (form == JointRowForm::Decoupled && joint.cfm == 0.0) decouple(out, first, *e.A, *e.B);
 
   if (!joint_type_has_coordinate(joint.type)) return;
+  const int n = joint_type_equality_rows(joint.type);
 
   if (joint.limit.enabled) {
     const RateRow r = coordinate_rate_row(joint, e);
@@ -424,13 +427,13 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
     const double below = x - joint.limit.lower;
     if (below < reach) {
       const double target = below < 0 ? -k * below : -below / h;
-      s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, target, 0.0, kInf, joint.cfm, kRowLimit);
+      s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, target, 0.0, kInf, joint.cfm, kRowLimit, n);
     }
     // Upper: -dx/dt >= k (x - upper) when past, >= -(upper - x) / h before (errata eqs. 4.188, 4.198).
     const double above = joint.limit.upper - x;
     if (above < reach) {
       const double target = above < 0 ? -k * above : -above / h;
-      s.add(-r.ja_lin, -r.ja_ang, -r.jb_lin, -r.jb_ang, target, 0.0, kInf, joint.cfm, kRowLimit);
+      s.add(-r.ja_lin, -r.ja_ang, -r.jb_lin, -r.jb_ang, target, 0.0, kInf, joint.cfm, kRowLimit, n + 1);
     }
   }
 
@@ -438,7 +441,7 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
     // dx/dt = speed with |lambda| <= max_force h (digest 4.9, eqs. 4.205-4.210; j - i for every type).
     const RateRow r = motor_rate_row(joint, e);
     const double cap = joint.motor.max_force * h;
-    s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, joint.motor.speed, -cap, cap, 0.0, kRowMotor);
+    s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, joint.motor.speed, -cap, cap, 0.0, kRowMotor, n + 2);
   }
 }
 

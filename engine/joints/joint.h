@@ -109,7 +109,13 @@ struct ConstraintRow {
   double cfm = 0.0;
   int joint = -1;       // index of the joint the row came from
   int kind = 0;         // 0 equality, 1 limit, 2 motor (for display and statistics)
+  // Where the row sits among all the rows its joint can have, stable from step to step while limit rows come
+  // and go (match warm-start impulses by it): 0 .. n-1 the n equality rows, n the lower limit, n + 1 the
+  // upper limit, n + 2 the motor; below kMaxJointRows.
+  int slot = 0;
 };
+
+inline constexpr int kMaxJointRows = 9;  // 6 equality rows (fixed joint) + 2 limits + motor
 
 inline constexpr int kRowEquality = 0, kRowLimit = 1, kRowMotor = 2;
 // A limit row is added while the coordinate is within this distance (rad or m) of its bound, or within

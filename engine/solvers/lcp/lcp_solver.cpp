@@ -555,7 +555,14 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   settings.enabled = sleeping;
   settings.energy_per_mass = set_.sleep_energy;
   settings.steps = set_.sleep_steps;
-  ctx.stats.sleeping = update_sleep(ctx.bodies, ctx.graph, settings);
+  // A running motor keeps its bodies awake even when friction holds them still.
+  std::vector<char> driven(ctx.bodies.size(), 0);
+  for (const Joint& j : ctx.joints)
+    if (j.motor.enabled && j.motor.speed != 0.0 && j.motor.max_force > 0.0) {
+      if (j.body_a >= 0) driven[j.body_a] = 1;
+      if (j.body_b >= 0) driven[j.body_b] = 1;
+    }
+  ctx.stats.sleeping = update_sleep(ctx.bodies, ctx.graph, settings, driven);
 }
 
 }  // namespace cl

@@ -331,6 +331,16 @@ TEST(JointJacobian, LimitAndMotorRowsMeasureTheCoordinateRate) {
       EXPECT_EQ(lower.kind, kRowLimit);
       EXPECT_EQ(upper.kind, kRowLimit);
       EXPECT_EQ(motor.kind, kRowMotor);
+      for (int k = 0; k < n + 3; ++k) EXPECT_EQ(rows[size_t(k)].slot, k);
+      // Without the lower limit row, the others keep their slots.
+      Joint upper_only = j;
+      upper_only.limit = JointLimit{true, s.x0 - 1.0, s.x0};
+      std::vector<ConstraintRow> fewer;
+      joint_rows(upper_only, 0, bodies, h, fewer);
+      ASSERT_EQ(int(fewer.size()), n + 2);
+      EXPECT_EQ(fewer[size_t(n)].slot, n + 1);
+      EXPECT_EQ(fewer[size_t(n + 1)].slot, n + 2);
+      EXPECT_LT(n + 2, kMaxJointRows);
       EXPECT_EQ(lower.lo, 0.0);
       EXPECT_EQ(upper.lo, 0.0);
       EXPECT_NEAR(motor.lo, -10.0 * h, 1e-15);
@@ -513,8 +523,8 @@ TEST(JointErrorTerm, StepsWithMomentumShrinkTheErrorToASmallFloor) {
       for (int step = 0; step < 100; ++step) {
         ASSERT_TRUE(w.world.step().ok);
         const double e = joint_error(j, w.world.bodies);
-        if (previous > 1e-3 * initial) EXPECT_LT(e, previous) << "step " << step;
-        if (step >= 20) EXPECT_LT(e, 1e-3 * initial) << "step " << step;
+        if (previous > 1e-3 * initial) { EXPECT_LT(e, previous) << "step " << step; }
+        if (step >= 20) { EXPECT_LT(e, 1e-3 * initial) << "step " << step; }
         previous = e;
       }
     }
@@ -737,8 +747,14 @@ TEST(JointPhysics, MotorReachesItsSpeedOnlyWithEnoughForce) {
 // it at its speed all the way round; a weaker one (m g d / 2) cannot lift it past the angle where its work
 // equals the gain in potential energy, theta/2 = 1 - cos(theta) (1.109 rad), and never reaches its speed.
 TEST(JointPhysics, MotorAgainstGravity) {
-  double stall = 1.0;  // root of theta/2 = 1 - cos(theta) in (0.5, 2), by bisection
-  for (double lo = 0.5, hi = 2.0; hi - lo > 1e-12; stall = 0.5 * (lo + hi)) (0.25 * (lo + hi) > 1 - std::cos(0.5 * (lo + hi)) ? lo : hi) = 0.5 * (lo + hi);
+  // The root of theta/2 = 1 - cos(theta) in (0.5, 2), by bisection.
+  double lo = 0.5, hi = 2.0;
+  while (hi - lo > 1e-12) {
+    const double mid = 0.5 * (lo + hi);
+    if (0.5 * mid > 1 - std::cos(mid)) lo = mid;
+    else hi = mid;
+  }
+  const double stall = 0.5 * (lo + hi);
   for (double factor : {2.0, 0.5}) {
     World w;
     w.settings.dt = 1.0 / 120.0;
@@ -821,7 +837,8 @@ TEST(JointPhysics, HingeErrorStaysSmallOverALongRun) {
   while (w.time() < 60.0) {
     ASSERT_TRUE(w.step().ok);
     const JointErrorParts p = joint_error_parts(w.joints[0], w.bodies);
-    (w.time() < 30 ? max_early : max_late) = std::max(w.time() < 30 ? max_early : max_late, p.linear);
+    double& max_linear = w.time() < 30 ? max_early : max_late;
+    max_linear = std::max(max_linear, p.linear);
     max_angular = std::max(max_angular, p.angular);
     max_gain = std::max(max_gain, w.kinetic_energy() + w.potential_energy() - e0);
     min_angle = std::min(min_angle, joint_coordinate(w.joints[0], w.bodies));

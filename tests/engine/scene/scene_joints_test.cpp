@@ -242,12 +242,12 @@ TEST(SceneJoints, MutationsNeverThrow) {
       json joints = kAllTypes;
       joints[i].erase(key);
       SceneLoadResult r = load(joints);
-      if (!r.ok()) EXPECT_EQ(r.error.rfind("mem.json: /joints/", 0), 0u) << r.error;
+      if (!r.ok()) { EXPECT_EQ(r.error.rfind("mem.json: /joints/", 0), 0u) << r.error; }
       for (const json& v : bad_values) {
         joints = kAllTypes;
         joints[i][key] = v;
         SceneLoadResult m = load(joints);
-        if (!m.ok()) EXPECT_EQ(m.error.rfind("mem.json: /joints/", 0), 0u) << m.error;
+        if (!m.ok()) { EXPECT_EQ(m.error.rfind("mem.json: /joints/", 0), 0u) << m.error; }
       }
     }
   }
@@ -328,7 +328,7 @@ TEST(SceneJoints, PendulumChainSwingsAndHolds) {
   EXPECT_LT(max_error, 0.1);
   EXPECT_LT(max_gain, 1.0);
   for (const Body& b : w.bodies)
-    if (b.is_dynamic()) EXPECT_LT(std::abs(b.position.z()), 0.01) << b.name << " stays in its plane";
+    if (b.is_dynamic()) { EXPECT_LT(std::abs(b.position.z()), 0.01) << b.name << " stays in its plane"; }
 }
 
 TEST(SceneJoints, Chain20Swings) {
