@@ -42,6 +42,7 @@ struct Body {
   bool sleeping = false;
   int calm_steps = 0;         // consecutive steps passing the sleep tests
   double last_energy = 0.0;   // kinetic energy at the previous step, J
+  Vec3 last_velocity{0, 0, 0};  // linear velocity at the previous step, m/s
 
   // External force and torque applied during the next step (cleared after it), besides gravity.
   Vec3 force{0, 0, 0};

@@ -57,7 +57,11 @@ int update_sleep(std::vector<Body>& bodies, const ContactGraph& graph, const Sle
     const double e = kinetic_energy(b);
     const double threshold = settings.energy_per_mass * b.mass;
     const bool driven = i < int(restless.size()) && restless[i];
-    const bool calm = !driven && e < threshold && e <= std::max(b.last_energy, 0.01 * threshold);
+    // Kinetic energy alone sleeps a pendulum at its turning point (the thesis's see-saw failure, fig.
+    // 6.33): calm also needs the velocity to be changing slowly.
+    const bool steady = settings.dt <= 0 || (b.linear_velocity - b.last_velocity).norm() < settings.max_acceleration * settings.dt;
+    const bool calm = !driven && steady && e < threshold && e <= std::max(b.last_energy, 0.01 * threshold);
+    b.last_velocity = b.linear_velocity;
     b.calm_steps = calm ? b.calm_steps + 1 : 0;
     b.last_energy = e;
   }

@@ -14,6 +14,8 @@ struct SleepSettings {
   bool enabled = true;
   double energy_per_mass = 1e-3;  // J/kg: the absolute test E < energy_per_mass * m
   int steps = 5;                  // consecutive steps both tests must pass
+  double dt = 0.0;                // s, the step: with it, calm also needs an acceleration under max_acceleration
+  double max_acceleration = 0.1;  // m/s^2: a pendulum at the top of its swing is slow but not calm
 };
 
 // Updates Body::calm_steps, last_energy and sleeping after a step; sleeping bodies get zero velocity.

@@ -171,8 +171,14 @@ void World::find_contacts() {
     while (last != previous_contacts_.end() && last->a == a && last->b == b) ++last;
     return std::pair(first, last);
   };
+  // Bodies joined by a joint do not collide with each other (as in ODE): the joint decides how they meet.
+  std::vector<BodyPair> joined;
+  for (const Joint& j : joints)
+    if (j.body_a >= 0 && j.body_b >= 0) joined.push_back({std::min(j.body_a, j.body_b), std::max(j.body_a, j.body_b)});
+  std::sort(joined.begin(), joined.end());
   for (GraphEdge& e : graph_.edges()) {
     if (e.events & kVanishedProximity) continue;
+    if (std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b})) continue;
     if (ContactGraph::unmoved(e, bodies)) {
       const auto [first, last] = previous_of(e.a, e.b);
       for (auto c = first; c != last; ++c) contacts_.push_back(*c);

@@ -8,6 +8,8 @@ namespace cl {
 
 namespace {
 
+constexpr double kJointWarmStart = 0.9;
+
 const std::vector<ParamSpec>& specs() {
   static const std::vector<ParamSpec> list = {
       {"iterations", ParamKind::Integer, "", 1, 1000, 10,
@@ -194,6 +196,7 @@ LcpSolver::JointRow LcpSolver::make_joint_row(const ConstraintRow& c) const {
   r.lambda = 0.0;
   r.joint = c.joint;
   r.kind = c.kind;
+  r.slot = c.slot;
   return r;
 }
 
@@ -252,7 +255,8 @@ void LcpSolver::collect_joint_rows(const StepContext& ctx) {
     const int body = ctx.bodies[joint.body_a].is_dynamic() ? joint.body_a : joint.body_b;
     const int group = ctx.graph.group_of_body()[body];
     constraint_group_.resize(constraint_rows_.size(), group);
-    joint_lambda_[j].resize(constraint_rows_.size() - first, 0.0);
+    joint_lambda_[j].resize(kMaxJointRows, 0.0);
+    (void)first;
   }
 }
 
@@ -329,36 +333,16 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   for (size_t r = 0; r < constraint_rows_.size(); ++r) {
     if (constraint_group_[r] != group_index) continue;
     JointRow row = make_joint_row(constraint_rows_[r]);
-    const Joint& joint = ctx.joints[row.joint];
-    (void)joint;
     joint_rows_.push_back(row);
   }
-  // Joint rows of one joint are consecutive; warm start them from the last step's impulses.
-  {
-    size_t r = 0;
-    while (r < joint_rows_.size()) {
-      const int j = joint_rows_[r].joint;
-      size_t k = 0;
-      while (r < joint_rows_.size() && joint_rows_[r].joint == j) {
-        if (warm && k < joint_lambda_[j].size()) joint_rows_[r].lambda = joint_lambda_[j][k];
-        ++r;
-        ++k;
-      }
-    }
-  }
+  // Joint rows warm start from the impulse their slot had last step, scaled by kJointWarmStart: limit rows
+  // come and go, and full-strength warm starts of unconverged joint rows pump energy into chains (ODE uses
+  // 0.9 x_last for the same reason, digest 6.5).
+  if (warm)
+    for (JointRow& r : joint_rows_) r.lambda = kJointWarmStart * joint_lambda_[r.joint][r.slot];
   solve_rows(false);
-  {
-    size_t r = 0;
-    while (r < joint_rows_.size()) {
-      const int j = joint_rows_[r].joint;
-      size_t k = 0;
-      while (r < joint_rows_.size() && joint_rows_[r].joint == j) {
-        if (k < joint_lambda_[j].size()) joint_lambda_[j][k] = joint_rows_[r].lambda;
-        ++r;
-        ++k;
-      }
-    }
-  }
+  for (JointRow& r : joint_rows_) std::fill(joint_lambda_[r.joint].begin(), joint_lambda_[r.joint].end(), 0.0);
+  for (JointRow& r : joint_rows_) joint_lambda_[r.joint][r.slot] = r.lambda;  // slots absent now restart at 0
   joint_rows_.clear();
 
   if (shock) {
@@ -555,6 +539,7 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   settings.enabled = sleeping;
   settings.energy_per_mass = set_.sleep_energy;
   settings.steps = set_.sleep_steps;
+  settings.dt = ctx.dt;
   // A running motor keeps its bodies awake even when friction holds them still.
   std::vector<char> driven(ctx.bodies.size(), 0);
   for (const Joint& j : ctx.joints)

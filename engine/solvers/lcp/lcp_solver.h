@@ -54,7 +54,7 @@ class LcpSolver final : public Solver {
     Vec3 ja_lin, ja_ang, jb_lin, jb_ang;  // J
     Vec3 ba_lin, ba_ang, bb_lin, bb_ang;  // M^-1 J^T
     double inv_diag, target, lo, hi, cfm, lambda;
-    int joint, kind;
+    int joint, kind, slot;
   };
 
  private:
@@ -94,7 +94,7 @@ class LcpSolver final : public Solver {
   // Joint rows of this step (built once), by group, and their impulses for warm starting the next step.
   std::vector<ConstraintRow> constraint_rows_;
   std::vector<int> constraint_group_;
-  std::vector<std::vector<double>> joint_lambda_;  // per joint, per row
+  std::vector<std::vector<double>> joint_lambda_;  // per joint, per row slot (ConstraintRow::slot)
   // Contact impulses accumulated over the phases of this step, per contact.
   std::vector<double> normal_total_;
   std::vector<Vec3> friction_total_;

@@ -1,0 +1,483 @@
+#include "mesh/bvh.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <unordered_map>
+
+namespace cl {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Primitive tests
+
+Vec3 closest_point_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c, TriangleFeature* feature,
+                               int* local_index) {
+  auto set = [&](TriangleFeature f, int i) {
+    if (feature) *feature = f;
+    if (local_index) *local_index = i;
+  };
+  const Vec3 ab = b - a, ac = c - a, ap = p - a;
+  const double d1 = ab.dot(ap), d2 = ac.dot(ap);
+  if (d1 <= 0 && d2 <= 0) return set(TriangleFeature::Vertex, 0), a;
+  const Vec3 bp = p - b;
+  const double d3 = ab.dot(bp), d4 = ac.dot(bp);
+  if (d3 >= 0 && d4 <= d3) return set(TriangleFeature::Vertex, 1), b;
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+    const double v = d1 / (d1 - d3);
+    return set(TriangleFeature::Edge, 0), Vec3(a + v * ab);
+  }
+  const Vec3 cp = p - c;
+  const double d5 = ab.dot(cp), d6 = ac.dot(cp);
+  if (d6 >= 0 && d5 <= d6) return set(TriangleFeature::Vertex, 2), c;
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+    const double w = d2 / (d2 - d6);
+    return set(TriangleFeature::Edge, 2), Vec3(a + w * ac);
+  }
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+    const double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+    return set(TriangleFeature::Edge, 1), Vec3(b + w * (c - b));
+  }
+  const double denom = 1.0 / (va + vb + vc);
+  const double v = vb * denom, w = vc * denom;
+  set(TriangleFeature::Face, -1);
+  return a + ab * v + ac * w;
+}
+
+bool ray_triangle(const Vec3& o, const Vec3& d, const Vec3& a, const Vec3& b, const Vec3& c, double t_min,
+                  double t_max, double* t_out, double* u_out, double* v_out) {
+  const Vec3 e1 = b - a, e2 = c - a;
+  const Vec3 pv = d.cross(e2);
+  const double det = e1.dot(pv);
+  if (det == 0 || !std::isfinite(det)) return false;
+  const double inv = 1.0 / det;
+  const Vec3 tv = o - a;
+  const double u = tv.dot(pv) * inv;
+  if (u < 0 || u > 1) return false;
+  const Vec3 qv = tv.cross(e1);
+  const double v = d.dot(qv) * inv;
+  if (v < 0 || u + v > 1) return false;
+  const double t = e2.dot(qv) * inv;
+  if (t < t_min || t > t_max) return false;
+  *t_out = t;
+  if (u_out) *u_out = u;
+  if (v_out) *v_out = v;
+  return true;
+}
+
+bool triangles_overlap(const Vec3& a0, const Vec3& a1, const Vec3& a2, const Vec3& b0, const Vec3& b1,
+                       const Vec3& b2) {
+  const Vec3 A[3] = {a0, a1, a2}, B[3] = {b0, b1, b2};
+  const Vec3 ea[3] = {a1 - a0, a2 - a1, a0 - a2}, eb[3] = {b1 - b0, b2 - b1, b0 - b2};
+  double scale2 = 0;
+  for (int i = 0; i < 3; ++i) scale2 = std::max({scale2, ea[i].squaredNorm(), eb[i].squaredNorm()});
+  if (!(scale2 > 0)) scale2 = 1;
+  const double tiny = 1e-24 * scale2 * scale2;  // axes are products of two edges
+  auto separated = [&](const Vec3& L) {
+    if (L.squaredNorm() <= tiny) return false;
+    double amin = A[0].dot(L), amax = amin, bmin = B[0].dot(L), bmax = bmin;
+    for (int i = 1; i < 3; ++i) {
+      const double x = A[i].dot(L), y = B[i].dot(L);
+      amin = std::min(amin, x), amax = std::max(amax, x);
+      bmin = std::min(bmin, y), bmax = std::max(bmax, y);
+    }
+    return amax < bmin || bmax < amin;
+  };
+  const Vec3 na = ea[0].cross(ea[1]), nb = eb[0].cross(eb[1]);
+  if (separated(na) || separated(nb)) return false;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      if (separated(ea[i].cross(eb[j]))) return false;
+  // in-plane edge normals: decisive for coplanar triangles, harmless otherwise
+  for (int i = 0; i < 3; ++i) {
+    if (separated(na.cross(ea[i])) || separated(nb.cross(eb[i]))) return false;
+    if (separated(na.cross(eb[i])) || separated(nb.cross(ea[i]))) return false;
+  }
+  return true;
+}
+
+double triangle_solid_angle(const Vec3& p, const Vec3& a0, const Vec3& b0, const Vec3& c0) {
+  const Vec3 a = a0 - p, b = b0 - p, c = c0 - p;
+  const double la = a.norm(), lb = b.norm(), lc = c.norm();
+  const double num = a.dot(b.cross(c));
+  const double den = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
+  return 2.0 * std::atan2(num, den);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Build
+
+namespace {
+Aabb merge(const Aabb& a, const Aabb& b) { return {a.lo.cwiseMin(b.lo), a.hi.cwiseMax(b.hi)}; }
+double half_area(const Aabb& b) {
+  const Vec3 d = (b.hi - b.lo).cwiseMax(0.0);
+  return d.x() * d.y() + d.y() * d.z() + d.z() * d.x();
+}
+Aabb empty_box() {
+  const double inf = std::numeric_limits<double>::infinity();
+  return {Vec3(inf, inf, inf), Vec3(-inf, -inf, -inf)};
+}
+double box_dist2(const Aabb& b, const Vec3& p) {
+  const Vec3 d = (b.lo - p).cwiseMax(p - b.hi).cwiseMax(0.0);
+  return d.squaredNorm();
+}
+// Slab test; returns entry t or +inf if missed within [0, tmax].
+double ray_box(const Aabb& b, const Vec3& o, const Vec3& inv, double tmax) {
+  double t0 = 0, t1 = tmax;
+  for (int k = 0; k < 3; ++k) {
+    double ta = (b.lo[k] - o[k]) * inv[k], tb = (b.hi[k] - o[k]) * inv[k];
+    if (std::isnan(ta) || std::isnan(tb)) {  // dir component 0 and origin on the slab plane
+      if (o[k] < b.lo[k] || o[k] > b.hi[k]) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    if (ta > tb) std::swap(ta, tb);
+    t0 = std::max(t0, ta);
+    t1 = std::min(t1, tb);
+    if (t0 > t1) return std::numeric_limits<double>::infinity();
+  }
+  return t0;
+}
+}  // namespace
+
+TriangleBvh::TriangleBvh(const TriangleMesh& mesh, int max_leaf_size) : mesh_(mesh) {
+  const int nt = (int)mesh_.triangles.size();
+  const int nv = (int)mesh_.vertices.size();
+  face_normals_.resize(nt);
+  vertex_normals_.assign(nv, Vec3::Zero());
+  edge_normals_.resize(nt);
+  std::unordered_map<std::uint64_t, Vec3> edge_sum;
+  edge_sum.reserve(nt * 2);
+  auto key = [](int a, int b) {
+    if (a > b) std::swap(a, b);
+    return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b);
+  };
+  for (int t = 0; t < nt; ++t) {
+    const auto& f = mesh_.triangles[t];
+    const Vec3 n = mesh_.normal(t);
+    face_normals_[t] = n;
+    for (int k = 0; k < 3; ++k) {
+      const Vec3& p = mesh_.vertices[f[k]];
+      const Vec3 e1 = mesh_.vertices[f[(k + 1) % 3]] - p, e2 = mesh_.vertices[f[(k + 2) % 3]] - p;
+      const double l = e1.norm() * e2.norm();
+      const double angle = l > 0 ? std::acos(std::clamp(e1.dot(e2) / l, -1.0, 1.0)) : 0.0;
+      vertex_normals_[f[k]] += angle * n;
+      edge_sum[key(f[k], f[(k + 1) % 3])] += n;
+    }
+  }
+  for (Vec3& n : vertex_normals_) {
+    const double l = n.norm();
+    n = l > 0 ? Vec3(n / l) : Vec3::Zero();
+  }
+  for (int t = 0; t < nt; ++t) {
+    const auto& f = mesh_.triangles[t];
+    for (int k = 0; k < 3; ++k) {
+      const Vec3 s = edge_sum[key(f[k], f[(k + 1) % 3])];
+      const double l = s.norm();
+      edge_normals_[t][k] = l > 0 ? Vec3(s / l) : face_normals_[t];
+    }
+  }
+  if (nt == 0) return;
+  order_.resize(nt);
+  std::vector<Aabb> boxes(nt);
+  std::vector<Vec3> centres(nt);
+  for (int t = 0; t < nt; ++t) {
+    order_[t] = t;
+    const auto& f = mesh_.triangles[t];
+    const Vec3 &a = mesh_.vertices[f[0]], &b = mesh_.vertices[f[1]], &c = mesh_.vertices[f[2]];
+    boxes[t] = {a.cwiseMin(b).cwiseMin(c), a.cwiseMax(b).cwiseMax(c)};
+    centres[t] = (a + b + c) / 3.0;
+  }
+  nodes_.reserve(2 * nt / std::max(1, max_leaf_size) + 2);
+  build(0, nt, std::max(1, max_leaf_size), boxes, centres);
+}
+
+int TriangleBvh::build(int first, int count, int max_leaf, std::vector<Aabb>& boxes, std::vector<Vec3>& centres) {
+  const int id = (int)nodes_.size();
+  nodes_.emplace_back();
+  Aabb box = empty_box(), cbox = empty_box();
+  Vec3 an(0, 0, 0), ac(0, 0, 0);
+  double area = 0;
+  for (int i = first; i < first + count; ++i) {
+    const int t = order_[i];
+    box = merge(box, boxes[t]);
+    cbox = merge(cbox, {centres[t], centres[t]});
+    const Vec3 n2 = mesh_.area_normal(t);
+    an += 0.5 * n2;
+    const double a = 0.5 * n2.norm();
+    ac += a * centres[t];
+    area += a;
+  }
+  Node node;
+  node.box = box;
+  node.area_normal = an;
+  node.centroid = area > 0 ? Vec3(ac / area) : Vec3(0.5 * (box.lo + box.hi));
+  double r2 = 0;
+  for (int i = first; i < first + count; ++i)
+    for (int v : mesh_.triangles[order_[i]]) r2 = std::max(r2, (mesh_.vertices[v] - node.centroid).squaredNorm());
+  node.radius = std::sqrt(r2);
+  node.first = first;
+  node.count = count;
+  int split = -1;
+  if (count > max_leaf) {
+    // binned SAH on the longest centroid axis
+    const Vec3 ext = cbox.hi - cbox.lo;
+    int axis = 0;
+    if (ext.y() > ext[axis]) axis = 1;
+    if (ext.z() > ext[axis]) axis = 2;
+    if (ext[axis] > 0) {
+      constexpr int kBins = 16;
+      Aabb bin_box[kBins];
+      int bin_count[kBins] = {};
+      for (auto& b : bin_box) b = empty_box();
+      const double scale = kBins / ext[axis];
+      auto bin_of = [&](int t) { return std::min(kBins - 1, (int)((centres[t][axis] - cbox.lo[axis]) * scale)); };
+      for (int i = first; i < first + count; ++i) {
+        const int b = bin_of(order_[i]);
+        ++bin_count[b];
+        bin_box[b] = merge(bin_box[b], boxes[order_[i]]);
+      }
+      double right_area[kBins];
+      int right_count[kBins];
+      Aabb acc = empty_box();
+      int n = 0;
+      for (int b = kBins - 1; b > 0; --b) {
+        acc = merge(acc, bin_box[b]);
+        n += bin_count[b];
+        right_area[b] = n ? half_area(acc) : 0;
+        right_count[b] = n;
+      }
+      acc = empty_box();
+      n = 0;
+      double best = std::numeric_limits<double>::infinity();
+      int best_b = -1;
+      for (int b = 1; b < kBins; ++b) {
+        acc = merge(acc, bin_box[b - 1]);
+        n += bin_count[b - 1];
+        if (n == 0 || right_count[b] == 0) continue;
+        const double cost = n * half_area(acc) + right_count[b] * right_area[b];
+        if (cost < best) best = cost, best_b = b;
+      }
+      if (best_b > 0) {
+        auto mid = std::partition(order_.begin() + first, order_.begin() + first + count,
+                                  [&](int t) { return bin_of(t) < best_b; });
+        split = (int)(mid - order_.begin());
+      }
+    }
+    if (split <= first || split >= first + count) {  // all centroids equal: median split by index
+      split = first + count / 2;
+    }
+  }
+  nodes_[id] = node;
+  if (split > 0 && count > max_leaf) {
+    const int l = build(first, split - first, max_leaf, boxes, centres);
+    const int r = build(split, first + count - split, max_leaf, boxes, centres);
+    nodes_[id].left = l;
+    nodes_[id].right = r;
+  }
+  return id;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Queries
+
+RayHit TriangleBvh::raycast(const Vec3& o, const Vec3& d, double max_t) const {
+  RayHit hit;
+  if (nodes_.empty() || !all_finite(o) || !all_finite(d) || d.squaredNorm() == 0) return hit;
+  const Vec3 inv(1.0 / d.x(), 1.0 / d.y(), 1.0 / d.z());
+  double best = max_t;
+  int stack[128];
+  int sp = 0;
+  stack[sp++] = 0;
+  while (sp) {
+    const Node& n = nodes_[stack[--sp]];
+    if (ray_box(n.box, o, inv, best) > best) continue;
+    if (n.is_leaf()) {
+      for (int i = n.first; i < n.first + n.count; ++i) {
+        const int t = order_[i];
+        const auto& f = mesh_.triangles[t];
+        double tt, u, v;
+        if (ray_triangle(o, d, mesh_.vertices[f[0]], mesh_.vertices[f[1]], mesh_.vertices[f[2]], 0.0, best, &tt, &u,
+                         &v)) {
+          if (tt < best || !hit.hit || (tt == best && t < hit.triangle)) {
+            best = tt;
+            hit.hit = true;
+            hit.t = tt;
+            hit.triangle = t;
+            hit.u = u;
+            hit.v = v;
+          }
+        }
+      }
+    } else {
+      const double tl = ray_box(nodes_[n.left].box, o, inv, best);
+      const double tr = ray_box(nodes_[n.right].box, o, inv, best);
+      // push the farther first so the nearer is popped first
+      if (tl <= tr) {
+        if (tr <= best) stack[sp++] = n.right;
+        if (tl <= best) stack[sp++] = n.left;
+      } else {
+        if (tl <= best) stack[sp++] = n.left;
+        if (tr <= best) stack[sp++] = n.right;
+      }
+    }
+  }
+  if (hit.hit) {
+    hit.point = o + hit.t * d;
+    hit.normal = face_normals_[hit.triangle];
+  }
+  return hit;
+}
+
+bool TriangleBvh::ray_hits(const Vec3& o, const Vec3& d, double max_t) const {
+  if (nodes_.empty() || !all_finite(o) || !all_finite(d) || d.squaredNorm() == 0) return false;
+  const Vec3 inv(1.0 / d.x(), 1.0 / d.y(), 1.0 / d.z());
+  int stack[128];
+  int sp = 0;
+  stack[sp++] = 0;
+  while (sp) {
+    const Node& n = nodes_[stack[--sp]];
+    if (ray_box(n.box, o, inv, max_t) > max_t) continue;
+    if (n.is_leaf()) {
+      for (int i = n.first; i < n.first + n.count; ++i) {
+        const auto& f = mesh_.triangles[order_[i]];
+        double tt;
+        if (ray_triangle(o, d, mesh_.vertices[f[0]], mesh_.vertices[f[1]], mesh_.vertices[f[2]], 0.0, max_t, &tt,
+                         nullptr, nullptr))
+          return true;
+      }
+    } else {
+      stack[sp++] = n.right;
+      stack[sp++] = n.left;
+    }
+  }
+  return false;
+}
+
+void TriangleBvh::closest_rec(int ni, const Vec3& p, ClosestPoint& best, double& best_d2) const {
+  const Node& n = nodes_[ni];
+  if (n.is_leaf()) {
+    for (int i = n.first; i < n.first + n.count; ++i) {
+      const int t = order_[i];
+      const auto& f = mesh_.triangles[t];
+      TriangleFeature feat;
+      int local;
+      const Vec3 q = closest_point_on_triangle(p, mesh_.vertices[f[0]], mesh_.vertices[f[1]], mesh_.vertices[f[2]],
+                                               &feat, &local);
+      const double d2 = (q - p).squaredNorm();
+      if (d2 < best_d2 || (d2 == best_d2 && (best.triangle < 0 || t < best.triangle))) {
+        best_d2 = d2;
+        best.point = q;
+        best.triangle = t;
+        best.feature = feat;
+        best.feature_index = feat == TriangleFeature::Vertex ? f[local] : local;
+      }
+    }
+    return;
+  }
+  const double dl = box_dist2(nodes_[n.left].box, p), dr = box_dist2(nodes_[n.right].box, p);
+  if (dl <= dr) {
+    if (dl <= best_d2) closest_rec(n.left, p, best, best_d2);
+    if (dr <= best_d2) closest_rec(n.right, p, best, best_d2);
+  } else {
+    if (dr <= best_d2) closest_rec(n.right, p, best, best_d2);
+    if (dl <= best_d2) closest_rec(n.left, p, best, best_d2);
+  }
+}
+
+ClosestPoint TriangleBvh::closest_point(const Vec3& p) const {
+  return closest_point(p, std::numeric_limits<double>::infinity());
+}
+
+ClosestPoint TriangleBvh::closest_point(const Vec3& p, double max_distance) const {
+  ClosestPoint best;
+  best.distance = std::numeric_limits<double>::infinity();
+  if (nodes_.empty() || !all_finite(p)) return best;
+  double best_d2 = max_distance * max_distance;
+  closest_rec(0, p, best, best_d2);
+  if (best.triangle < 0) return best;
+  best.distance = std::sqrt(best_d2);
+  switch (best.feature) {
+    case TriangleFeature::Face: best.pseudo_normal = face_normals_[best.triangle]; break;
+    case TriangleFeature::Edge: best.pseudo_normal = edge_normals_[best.triangle][best.feature_index]; break;
+    case TriangleFeature::Vertex: best.pseudo_normal = vertex_normals_[best.feature_index]; break;
+  }
+  return best;
+}
+
+double TriangleBvh::signed_distance(const Vec3& p) const {
+  const ClosestPoint c = closest_point(p);
+  if (c.triangle < 0) return c.distance;
+  return (p - c.point).dot(c.pseudo_normal) < 0 ? -c.distance : c.distance;
+}
+
+double TriangleBvh::winding_rec(int ni, const Vec3& p, double beta) const {
+  const Node& n = nodes_[ni];
+  if (beta > 0) {
+    const Vec3 r = n.centroid - p;
+    const double d = r.norm();
+    if (d > beta * n.radius && d > 0) return r.dot(n.area_normal) / (d * d * d);
+  }
+  if (n.is_leaf()) {
+    double s = 0;
+    for (int i = n.first; i < n.first + n.count; ++i) {
+      const auto& f = mesh_.triangles[order_[i]];
+      s += triangle_solid_angle(p, mesh_.vertices[f[0]], mesh_.vertices[f[1]], mesh_.vertices[f[2]]);
+    }
+    return s;
+  }
+  return winding_rec(n.left, p, beta) + winding_rec(n.right, p, beta);
+}
+
+double TriangleBvh::winding_number(const Vec3& p, double beta) const {
+  if (nodes_.empty()) return 0;
+  return winding_rec(0, p, beta) / (4.0 * std::numbers::pi);
+}
+
+std::vector<std::pair<int, int>> TriangleBvh::overlapping_triangles(const Vec3& pos_a, const Quat& rot_a,
+                                                                    const TriangleBvh& other, const Vec3& pos_b,
+                                                                    const Quat& rot_b, bool first_only) const {
+  std::vector<std::pair<int, int>> out;
+  if (nodes_.empty() || other.nodes_.empty()) return out;
+  // B's model frame into A's model frame: x_a = R x_b + t
+  const Quat qa = rot_a.normalized(), qb = rot_b.normalized();
+  const Mat3 R = (qa.conjugate() * qb).toRotationMatrix();
+  const Vec3 t = qa.conjugate() * (pos_b - pos_a);
+  const Mat3 absR = R.cwiseAbs();
+  const auto& mb = other.mesh_;
+  std::vector<std::pair<int, int>> stack{{0, 0}};
+  while (!stack.empty()) {
+    const auto [ia, ib] = stack.back();
+    stack.pop_back();
+    const Node& na = nodes_[ia];
+    const Node& nb = other.nodes_[ib];
+    const Vec3 c = R * (0.5 * (nb.box.lo + nb.box.hi)) + t;
+    const Vec3 h = absR * (0.5 * (nb.box.hi - nb.box.lo));
+    const Aabb bb{c - h, c + h};
+    if (!na.box.overlaps(bb)) continue;
+    if (na.is_leaf() && nb.is_leaf()) {
+      for (int i = na.first; i < na.first + na.count; ++i) {
+        const auto& fa = mesh_.triangles[order_[i]];
+        for (int j = nb.first; j < nb.first + nb.count; ++j) {
+          const auto& fb = mb.triangles[other.order_[j]];
+          const Vec3 b0 = R * mb.vertices[fb[0]] + t, b1 = R * mb.vertices[fb[1]] + t, b2 = R * mb.vertices[fb[2]] + t;
+          if (triangles_overlap(mesh_.vertices[fa[0]], mesh_.vertices[fa[1]], mesh_.vertices[fa[2]], b0, b1, b2)) {
+            out.emplace_back(order_[i], other.order_[j]);
+            if (first_only) return out;
+          }
+        }
+      }
+    } else if (nb.is_leaf() || (!na.is_leaf() && half_area(na.box) >= half_area(nb.box))) {
+      stack.emplace_back(na.right, ib);
+      stack.emplace_back(na.left, ib);
+    } else {
+      stack.emplace_back(ia, nb.right);
+      stack.emplace_back(ia, nb.left);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace cl

@@ -1,0 +1,125 @@
+// Bounding volume hierarchy over the triangles of a mesh: ray casts, closest points with angle-weighted
+// pseudo-normals, generalized winding numbers, and triangle-triangle overlap between two posed meshes.
+//
+// The tree is an AABB tree built top-down with a binned surface-area heuristic, stored as a flat node array.
+// It keeps its own copy of the mesh, so the mesh passed to the constructor may go away.
+#pragma once
+
+#include "mesh/mesh.h"
+
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace cl {
+
+// Nearest ray hit. hit == false (and triangle == -1) when nothing is hit within [0, max_t].
+struct RayHit {
+  bool hit = false;
+  double t = 0;           // ray parameter: point = origin + t * dir (distance if dir is unit)
+  Vec3 point{0, 0, 0};
+  int triangle = -1;
+  Vec3 normal{0, 0, 0};   // unit face normal of the triangle hit (outward on a valid mesh; not flipped to the ray)
+  double u = 0, v = 0;    // barycentric coordinates: point = (1-u-v) a + u b + v c
+};
+
+// Which feature of the triangle the closest point lies on.
+enum class TriangleFeature : int { Face = 0, Edge, Vertex };
+
+// Closest point on the mesh surface to a query point.
+struct ClosestPoint {
+  Vec3 point{0, 0, 0};
+  int triangle = -1;      // -1 only for an empty mesh (distance is then +infinity)
+  double distance = 0;    // unsigned, >= 0
+  Vec3 pseudo_normal{0, 0, 0};  // unit; angle-weighted at the feature: face normal, mean of the two face normals
+                                // at an edge, angle-weighted vertex normal at a vertex (Baerentzen-Aanaes)
+  TriangleFeature feature = TriangleFeature::Face;
+  int feature_index = -1;       // Edge: local edge k of the triangle (vertices k, k+1 mod 3); Vertex: mesh vertex
+                                // index; Face: -1
+};
+
+// Closest point on triangle (a, b, c) to p (Ericson 5.1.5), with the feature it lies on (local index as above;
+// for Vertex, the local corner 0..2).
+Vec3 closest_point_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c, TriangleFeature* feature,
+                               int* local_index);
+// Moeller-Trumbore ray/triangle intersection, two-sided. Returns true with t in [t_min, t_max] and barycentrics.
+bool ray_triangle(const Vec3& origin, const Vec3& dir, const Vec3& a, const Vec3& b, const Vec3& c, double t_min,
+                  double t_max, double* t, double* u, double* v);
+// Do two (closed) triangles intersect or touch? Separating-axis test over the face normals, the 9 edge-edge
+// cross products and, for (near-)coplanar pairs, the in-plane edge normals.
+bool triangles_overlap(const Vec3& a0, const Vec3& a1, const Vec3& a2, const Vec3& b0, const Vec3& b1,
+                       const Vec3& b2);
+// Solid angle of triangle (a, b, c) seen from p, signed (positive when p sees the counter-clockwise side's
+// back, i.e. p lies behind the outward face), in steradians (van Oosterom-Strackee).
+double triangle_solid_angle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c);
+
+class TriangleBvh {
+ public:
+  struct Node {
+    Aabb box;
+    int left = -1;   // interior: index of the first child (the second is right); leaf: -1
+    int right = -1;
+    int first = 0;   // leaf: triangles order_[first, first + count)
+    int count = 0;
+    // For the fast winding number: sum of area normals (x0.5) and their area-weighted centroid, and the radius
+    // of the ball around that centroid containing the node's triangles.
+    Vec3 area_normal{0, 0, 0};
+    Vec3 centroid{0, 0, 0};
+    double radius = 0;
+    bool is_leaf() const { return left < 0; }
+  };
+
+  TriangleBvh() = default;
+  // Builds the tree (O(n log n)). An empty mesh gives an empty tree whose queries report no hit.
+  explicit TriangleBvh(const TriangleMesh& mesh, int max_leaf_size = 4);
+
+  // Nearest intersection of origin + t dir, t in [0, max_t]; dir need not be unit (t is then in units of |dir|).
+  RayHit raycast(const Vec3& origin, const Vec3& dir, double max_t = std::numeric_limits<double>::infinity()) const;
+  // Any intersection in [0, max_t] (shadow/occlusion test; faster than raycast).
+  bool ray_hits(const Vec3& origin, const Vec3& dir, double max_t) const;
+
+  // Closest point on the surface to p. Ties between triangles are broken towards the lower triangle index.
+  ClosestPoint closest_point(const Vec3& p) const;
+  // Closest point only if it is within max_distance; otherwise triangle == -1 and distance == +infinity.
+  ClosestPoint closest_point(const Vec3& p, double max_distance) const;
+  // Signed distance: negative inside a closed outward mesh; sign from the pseudo-normal at the closest feature.
+  double signed_distance(const Vec3& p) const;
+
+  // Generalized winding number (1 inside a closed outward mesh, 0 outside, fractional near holes), by the fast
+  // hierarchical method (Barill et al. 2018, first-order dipole terms for nodes whose ball is seen from further
+  // than `beta` radii; error well below 0.01 at beta = 2). beta <= 0 gives the exact O(n) sum.
+  double winding_number(const Vec3& p, double beta = 2.0) const;
+  double winding_number_exact(const Vec3& p) const { return winding_number(p, 0.0); }
+
+  // All pairs (triangle of this mesh, triangle of other) that overlap when this mesh is placed at pose
+  // (pos_a, rot_a) and other at (pos_b, rot_b), both mapping model to world coordinates. If first_only, stops at
+  // the first pair found. Touching counts as overlap.
+  std::vector<std::pair<int, int>> overlapping_triangles(const Vec3& pos_a, const Quat& rot_a, const TriangleBvh& other,
+                                                         const Vec3& pos_b, const Quat& rot_b,
+                                                         bool first_only = false) const;
+  bool overlaps(const Vec3& pos_a, const Quat& rot_a, const TriangleBvh& other, const Vec3& pos_b,
+                const Quat& rot_b) const {
+    return !overlapping_triangles(pos_a, rot_a, other, pos_b, rot_b, true).empty();
+  }
+
+  const TriangleMesh& mesh() const { return mesh_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  Aabb bounds() const { return nodes_.empty() ? Aabb{} : nodes_[0].box; }
+  // Unit angle-weighted normal at vertex i, and unit normal of edge k (vertices k, k+1) of triangle t.
+  const Vec3& vertex_normal(int i) const { return vertex_normals_[i]; }
+  const Vec3& edge_normal(int t, int k) const { return edge_normals_[t][k]; }
+
+ private:
+  int build(int first, int count, int max_leaf, std::vector<Aabb>& tri_boxes, std::vector<Vec3>& centres);
+  void closest_rec(int node, const Vec3& p, ClosestPoint& best, double& best_d2) const;
+  double winding_rec(int node, const Vec3& p, double beta) const;
+
+  TriangleMesh mesh_;
+  std::vector<Node> nodes_;
+  std::vector<int> order_;  // triangle indices in leaf order
+  std::vector<Vec3> face_normals_;
+  std::vector<Vec3> vertex_normals_;
+  std::vector<std::array<Vec3, 3>> edge_normals_;
+};
+
+}  // namespace cl

@@ -1,0 +1,158 @@
+#include "sdf/sdf.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+
+#include "sdf/mesh_distance.h"
+
+namespace cl {
+
+void SignedDistanceGrid::set_geometry(int nx, int ny, int nz, const Vec3& origin, double h) {
+  nx_ = nx;
+  ny_ = ny;
+  nz_ = nz;
+  sxy_ = static_cast<std::ptrdiff_t>(nx) * ny;
+  origin_ = origin;
+  h_ = h;
+  inv_h_ = 1.0 / h;
+  umax_x_ = nx - 1;
+  umax_y_ = ny - 1;
+  umax_z_ = nz - 1;
+}
+
+SignedDistanceGrid SignedDistanceGrid::build(std::span<const Vec3> vertices,
+                                             std::span<const std::array<int, 3>> triangles,
+                                             const SdfOptions& options, SdfBuildInfo* info) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SdfBuildInfo local;
+  SdfBuildInfo& out = info ? *info : local;
+  out = {};
+  if (options.resolution < 2 || options.resolution > 4096)
+    throw std::invalid_argument("signed distance: resolution must be in [2, 4096]");
+  if (!(options.padding >= 0) || !std::isfinite(options.padding))
+    throw std::invalid_argument("signed distance: padding must be finite and >= 0");
+  if (options.padding_cells < 0 || (options.padding_cells > 0 && options.resolution - 2 * options.padding_cells < 1))
+    throw std::invalid_argument("signed distance: padding_cells leaves no room for the mesh");
+
+  // Validates the mesh (throws) and builds the distance tree.
+  const sdf_detail::MeshDistance dist(vertices, triangles);
+  const Aabb bb = dist.bounds();
+  const Vec3 ext = bb.hi - bb.lo;
+  const double longest = ext.maxCoeff();
+  if (!(longest > 0)) throw std::invalid_argument("signed distance: mesh has zero extent");
+
+  // Cache lookup.
+  std::filesystem::path cache_file;
+  std::uint64_t key = 0;
+  if (options.use_cache) {
+    std::filesystem::path dir = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
+    std::error_code ec;
+    if (!dir.empty()) {
+      std::filesystem::create_directories(dir, ec);
+      if (!ec && std::filesystem::is_directory(dir, ec)) {
+        key = cache_key(vertices, triangles, options);
+        char name[40];
+        std::snprintf(name, sizeof name, "sdf-%016llx.bin", static_cast<unsigned long long>(key));
+        cache_file = dir / name;
+      }
+    }
+  }
+  out.cache_file = cache_file;
+  if (!cache_file.empty()) {
+    std::error_code ec;
+    if (std::filesystem::exists(cache_file, ec)) {
+      SignedDistanceGrid grid;
+      if (grid.read(cache_file, key)) {
+        out.loaded_from_cache = true;
+        out.threads = 0;
+        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return grid;
+      }
+      out.cache_rejected = true;
+    }
+  }
+
+  // Grid geometry: cubic cells, 'resolution' cells along the padded box's longest side, centred on the mesh.
+  double h, pad;
+  if (options.padding_cells > 0) {
+    h = longest / (options.resolution - 2 * options.padding_cells);
+    pad = options.padding_cells * h;
+  } else {
+    pad = options.padding * longest;
+    h = (longest + 2 * pad) / options.resolution;
+  }
+  std::array<int, 3> cells;
+  for (int a = 0; a < 3; ++a)
+    cells[a] = std::clamp(static_cast<int>(std::ceil((ext[a] + 2 * pad) / h - 1e-9)), 1, options.resolution);
+  const Vec3 centre = 0.5 * (bb.lo + bb.hi);
+  const Vec3 origin = centre - 0.5 * h * Vec3(cells[0], cells[1], cells[2]);
+
+  SignedDistanceGrid grid;
+  grid.set_geometry(cells[0] + 1, cells[1] + 1, cells[2] + 1, origin, h);
+  grid.data_.assign(static_cast<std::size_t>(grid.nx_) * grid.ny_ * grid.nz_, 0.0f);
+
+  // Parallel fill over z-slices (dynamic: an atomic slice counter). Within an x-row each node's search is
+  // bounded by the previous node's |distance| + h (1-Lipschitz), a bound that depends only on the row, so
+  // the values are identical for any thread count.
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::clamp(threads, 1, grid.nz_);
+  std::atomic<int> next_slice{0};
+  auto worker = [&]() {
+    for (int k = next_slice.fetch_add(1); k < grid.nz_; k = next_slice.fetch_add(1)) {
+      for (int j = 0; j < grid.ny_; ++j) {
+        float* row = grid.data_.data() + grid.index(0, j, k);
+        double prev = std::numeric_limits<double>::infinity();
+        for (int i = 0; i < grid.nx_; ++i) {
+          const double d = dist.signed_distance(grid.node_position(i, j, k), std::abs(prev) + h);
+          row[i] = static_cast<float>(d);
+          prev = d;
+        }
+      }
+    }
+  };
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  out.threads = threads;
+
+  if (!cache_file.empty()) out.stored_in_cache = grid.write(cache_file, key);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return grid;
+}
+
+void SignedDistanceGrid::value_and_gradient(const Mat3& R, const Vec3& t, std::span<const Vec3> points,
+                                            std::span<double> values, std::span<Vec3> gradients) const {
+  if (values.size() < points.size() || (!gradients.empty() && gradients.size() < points.size()))
+    throw std::invalid_argument("signed distance: output spans shorter than the point span");
+  const double r00 = R(0, 0), r01 = R(0, 1), r02 = R(0, 2);
+  const double r10 = R(1, 0), r11 = R(1, 1), r12 = R(1, 2);
+  const double r20 = R(2, 0), r21 = R(2, 1), r22 = R(2, 2);
+  const double tx = t.x(), ty = t.y(), tz = t.z();
+  const std::size_t n = points.size();
+  const Vec3* p = points.data();
+  double* v = values.data();
+  if (gradients.empty()) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = p[i].x(), y = p[i].y(), z = p[i].z();
+      v[i] = eval(r00 * x + r01 * y + r02 * z + tx, r10 * x + r11 * y + r12 * z + ty,
+                  r20 * x + r21 * y + r22 * z + tz, nullptr);
+    }
+    return;
+  }
+  double* g = gradients.data()->data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = p[i].x(), y = p[i].y(), z = p[i].z();
+    v[i] = eval(r00 * x + r01 * y + r02 * z + tx, r10 * x + r11 * y + r12 * z + ty, r20 * x + r21 * y + r22 * z + tz,
+                g + 3 * i);
+  }
+}
+
+}  // namespace cl

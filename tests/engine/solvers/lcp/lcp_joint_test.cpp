@@ -1,0 +1,80 @@
+// Joints inside the lcp solver: sleeping must not freeze a swinging pendulum, warm-started chains must not
+// gain energy, and jointed bodies do not collide with each other.
+#include <gtest/gtest.h>
+
+#include "joints/joint.h"
+#include "support/builders.h"
+#include "world/world.h"
+
+namespace cl {
+
+using namespace cl::test;
+
+namespace {
+// A chain of `links` spheres hanging from a fixed anchor body by ball joints, displaced sideways.
+World chain(int links, double angle) {
+  World w;
+  w.settings.dt = 0.01;
+  const int anchor = add_body(w, sphere(0.05), Vec3(0, 5, 0), 0, Quat::Identity(), 0, BodyKind::Fixed);
+  int previous = anchor;
+  Vec3 joint_point(0, 5, 0);
+  const Vec3 dir(std::sin(angle), -std::cos(angle), 0);
+  for (int i = 0; i < links; ++i) {
+    const Vec3 centre = joint_point + dir * 0.5;
+    const int link = add_body(w, sphere(0.1), centre, 1000.0);
+    w.joints.push_back(make_joint(JointType::Ball, w.bodies, previous, link, joint_point, Vec3::UnitX(), Vec3::UnitZ()));
+    joint_point = centre;
+    previous = link;
+  }
+  return w;
+}
+
+// A double pendulum of two 1 m bars on hinges about z, released from horizontal.
+World double_pendulum() {
+  World w;
+  w.settings.dt = 0.01;
+  const int anchor = add_body(w, box(Vec3(0.1, 0.1, 0.1)), Vec3(0, 3, 0), 0, Quat::Identity(), 0, BodyKind::Fixed);
+  const int a = add_body(w, box(Vec3(0.5, 0.05, 0.05)), Vec3(0.5, 3, 0), 500.0);
+  const int b = add_body(w, box(Vec3(0.5, 0.05, 0.05)), Vec3(1.5, 3, 0), 500.0);
+  w.joints.push_back(make_joint(JointType::Hinge, w.bodies, anchor, a, Vec3(0, 3, 0), Vec3::UnitZ(), Vec3::UnitX()));
+  w.joints.push_back(make_joint(JointType::Hinge, w.bodies, a, b, Vec3(1, 3, 0), Vec3::UnitZ(), Vec3::UnitX()));
+  return w;
+}
+
+double energy(const World& w) { return w.kinetic_energy() + w.potential_energy(); }
+}  // namespace
+
+TEST(LcpJoints, SmallPendulumDoesNotFallAsleepAtItsTurningPoint) {
+  World w = chain(1, 5.0 * M_PI / 180.0);
+  ASSERT_EQ(w.solver().params().get("sleeping"), 1);
+  double highest_speed_late = 0.0;
+  for (int s = 0; s < 500; ++s) {
+    ASSERT_TRUE(w.step().ok);
+    if (s > 300) highest_speed_late = std::max(highest_speed_late, w.bodies[1].linear_velocity.norm());
+  }
+  EXPECT_EQ(w.last_stats().sleeping, 0);
+  EXPECT_GT(highest_speed_late, 0.1);  // still swinging (peak about 0.27 m/s)
+}
+
+TEST(LcpJoints, WarmStartedChainsDoNotGainEnergy) {
+  for (World w : {chain(5, 1.0), double_pendulum()}) {
+    const double e0 = energy(w);
+    for (int s = 0; s < 1000; ++s) {
+      ASSERT_TRUE(w.step().ok);
+      ASSERT_LT(energy(w), e0 + 0.01 * std::abs(e0) + 1.0) << "step " << s;
+    }
+  }
+}
+
+TEST(LcpJoints, JoinedBodiesDoNotCollide) {
+  World w;
+  w.settings.gravity = Vec3::Zero();
+  const int a = add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 0, 0));
+  const int b = add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0.9, 0, 0));  // overlapping by 10 cm
+  w.joints.push_back(make_joint(JointType::Fixed, w.bodies, a, b, Vec3(0.45, 0, 0), Vec3::UnitX(), Vec3::UnitZ()));
+  for (int s = 0; s < 10; ++s) ASSERT_TRUE(w.step().ok);
+  EXPECT_TRUE(w.contacts().empty());
+  EXPECT_LT(w.kinetic_energy(), 1e-9);  // no contact pushing them apart against the joint
+}
+
+}  // namespace cl
