@@ -371,7 +371,9 @@ namespace {
 World scripted_world(const std::vector<Vec3>& points, double speed, const Vec3* ball, bool sleeping = false) {
   World w;
   w.settings.dt = 0.01;
-  if (w.solver().params().find("sleeping")) EXPECT_TRUE(w.solver().params().set("sleeping", sleeping ? 1.0 : 0.0, nullptr));
+  if (w.solver().params().find("sleeping")) {
+    EXPECT_TRUE(w.solver().params().set("sleeping", sleeping ? 1.0 : 0.0, nullptr));
+  }
   add_plane(w);
   const int pusher = add_body(w, box(Vec3(0.3, 0.4, 0.6)), points.front(), 0.0, Quat::Identity(), 0, BodyKind::Kinematic);
   if (ball) add_body(w, sphere(0.5), *ball, 500.0);
