@@ -145,9 +145,15 @@ def default_scene():
         bodies.append(box(f"tumbler_{i}", [0.6, 0.3, 0.4], [x, 23.5 + 2.0 * i, 0.0],
                           orientation=quat_axis_angle([1, 1, 0.2], angle), angular_velocity=[0, 2.0, 1.0]))
     bodies.append(box("slider", [0.5, 0.25, 0.5], [-7.0, 0.25, 0.0], material="ice", linear_velocity=[4.0, 0, 0]))
+    # Two tori (a mesh shape: assets/torus.obj) drop beside the tower.
+    for i in range(2):
+        bodies.append({"name": f"torus_{i}", "shape": {"type": "mesh", "file": "torus.obj"}, "density": 1000,
+                       "position": [8.5, 1.0 + 1.2 * i, 0.2 * i],
+                       "orientation": quat_axis_angle([1, 0, 0.3], 20.0 * i)})
     check_apart([b for b in bodies if b["name"].startswith(("ball", "capsule", "tumbler"))], bodies)
     return scene("default", "A 6-row box pyramid and a 5-box tower; spheres (some bouncy), capsules and two "
-                 "tumbling boxes rain down on them, and a box slides in on ice.", bodies,
+                 "tumbling boxes rain down on them, a box slides in on ice, and two tori (meshes) drop beside "
+                 "the tower.", bodies,
                  materials={"rubber": {"friction": 0.8, "restitution": 0.7}, "ice": {"friction": 0.05}})
 
 

@@ -4,6 +4,7 @@
 in vec3 v_world;
 in vec3 v_normal;
 in vec3 v_local;
+in vec3 v_local_normal;
 in vec4 v_color;
 in vec4 v_params;
 
@@ -18,6 +19,8 @@ void main() {
   vec3 to_eye = normalize(u_eye - v_world);
 
   vec3 base = v_color.rgb;
+  // Mesh bodies in "normals" colouring: the body-frame normal as a colour (+x red, +y green, +z blue).
+  if (v_params.w > 0.5) base = 0.5 + 0.5 * normalize(v_local_normal);
   // Alternate octants of the body frame are darker, so that spinning spheres and capsules show it.
   float octant = sign(v_local.x) * sign(v_local.y) * sign(v_local.z);
   base *= 1.0 - v_params.y * step(octant, -0.5);

@@ -13,6 +13,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "collision/mesh_shape.h"
 #include "core/shape.h"
 #include "viewer/colors.h"
 #include "viewer/session.h"
@@ -509,6 +510,54 @@ void draw_view_panel(AppState& app) {
                 "points. A path being laid in the Inspector is green.");
   }
 
+  if (ImGui::CollapsingHeader("Meshes", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const int selected = app.pick.selected;
+    const bool selected_mesh = selected >= 0 && selected < static_cast<int>(world.bodies.size()) &&
+                               world.bodies[selected].shape.type == ShapeType::Mesh && world.bodies[selected].shape.mesh;
+    const bool any_mesh = std::any_of(world.bodies.begin(), world.bodies.end(),
+                                      [](const Body& b) { return b.shape.type == ShapeType::Mesh; });
+    if (!any_mesh) ImGui::TextDisabled("no triangle-mesh bodies in this scene");
+    const char* kMeshColorings[] = {"body colour", "normals"};
+    int mesh_coloring = static_cast<int>(view.mesh_coloring);
+    if (ImGui::Combo("mesh colouring", &mesh_coloring, kMeshColorings, 2)) {
+      view.mesh_coloring = static_cast<MeshColoring>(mesh_coloring);
+    }
+    help_marker("How triangle-mesh bodies are shaded: like the other bodies, or by their surface normal in the "
+                "body frame (+x red, +y green, +z blue), which shows the shading normals and the facets of the "
+                "mesh.");
+    ImGui::Checkbox("point shells", &view.show_point_shells);
+    help_marker("Green dots at the shell points of the selected mesh body: the surface samples (vertices, points "
+                "along sharp edges, centres of large triangles) that are tested against the other body's "
+                "distance field to find contacts.");
+    if (view.show_point_shells) {
+      ImGui::SameLine();
+      ImGui::Checkbox("all mesh bodies", &view.point_shells_all);
+    }
+    ImGui::Checkbox("distance field slice", &view.show_sdf_slice);
+    help_marker("A plane through the selected mesh body, perpendicular to one of its body axes, coloured by the "
+                "signed distance grid: blue inside, red outside, white at the surface. The outline is the "
+                "grid's extent.");
+    if (view.show_sdf_slice) {
+      ImGui::RadioButton("x", &view.sdf_axis, 0);
+      ImGui::SameLine();
+      ImGui::RadioButton("y", &view.sdf_axis, 1);
+      ImGui::SameLine();
+      ImGui::RadioButton("z", &view.sdf_axis, 2);
+      ImGui::SameLine();
+      ImGui::TextUnformatted("body axis");
+      if (selected_mesh) {
+        const Aabb box = world.bodies[selected].shape.mesh->sdf.box();
+        const int a = std::clamp(view.sdf_axis, 0, 2);
+        const float lo = static_cast<float>(box.lo[a]), hi = static_cast<float>(box.hi[a]);
+        view.sdf_offset = std::clamp(view.sdf_offset, lo, hi);
+        ImGui::SliderFloat("offset", &view.sdf_offset, lo, hi, "%.3f m", ImGuiSliderFlags_AlwaysClamp);
+        help_marker("Where the plane cuts the axis, from the body's centre of mass (0).");
+      } else {
+        ImGui::TextDisabled("select a mesh body to see its slice");
+      }
+    }
+  }
+
   if (ImGui::CollapsingHeader("Mouse drag")) {
     ImGui::SliderFloat("stiffness", &view.drag_stiffness, 1.0f, 2000.0f, "%.0f N/m/kg", ImGuiSliderFlags_Logarithmic);
     help_marker("Spring stiffness of the mouse drag per kg of the dragged body (so light and heavy bodies "
@@ -875,6 +924,27 @@ void draw_body_tab(AppState& app, int i) {
       case ShapeType::Capsule:
         table_row("shape", "capsule r %.3g m, segment %.3g m", s.radius, 2 * s.half_height);
         break;
+      case ShapeType::Mesh: {
+        if (!s.mesh) {
+          table_row("shape", "mesh (missing)");
+          break;
+        }
+        const MeshShape& m = *s.mesh;
+        table_row("shape", "mesh %s", m.source.c_str());
+        if (m.options.scale != 1.0) table_row("scale", "%.4g", m.options.scale);
+        table_row("triangles", "%zu  (%zu vertices)", m.mesh.triangles.size(), m.mesh.vertices.size());
+        table_row("shell points", "%zu", m.points.size());
+        const auto nodes = m.sdf.node_counts();
+        table_row("distance grid", "%d x %d x %d nodes, cell %.3g m", nodes[0], nodes[1], nodes[2], m.sdf.cell_size());
+        if (ImGui::IsItemHovered()) {
+          ImGui::SetTooltip("Signed distance grid of the mesh (negative inside), %d cells along the longest side.",
+                            m.options.sdf_resolution);
+        }
+        const Vec3 size = m.local_bounds.hi - m.local_bounds.lo;
+        table_row("size", "%.3g x %.3g x %.3g m (radius %.3g m)", size.x(), size.y(), size.z(), m.bounding_radius);
+        table_row("volume", "%.4g m^3", m.volume);
+        break;
+      }
     }
     const bool has_material = b.material >= 0 && b.material < static_cast<int>(world.materials.size());
     table_row("material", "%s", has_material ? world.materials[b.material].name.c_str() : "?");

@@ -10,6 +10,7 @@
 #include <glm/gtc/quaternion.hpp>
 #include <glm/gtc/type_ptr.hpp>
 
+#include "collision/mesh_shape.h"
 #include "core/shape.h"
 #include "viewer/colors.h"
 #include "viewer/convert.h"
@@ -46,6 +47,8 @@ const glm::vec4 kSelectedPathColor{0.70f, 0.95f, 1.00f, 1.0f};
 const glm::vec4 kDraftColor{0.55f, 1.00f, 0.35f, 1.0f};
 const glm::vec4 kHoverColor{0.55f, 1.00f, 0.35f, 0.5f};
 const glm::vec3 kDimTarget{0.19f, 0.21f, 0.25f};  // the background: dimmed bodies fade into it
+const glm::vec4 kShellColor{0.35f, 1.00f, 0.55f, 1.0f};
+const glm::vec4 kSliceEdgeColor{0.95f, 0.95f, 0.95f, 0.7f};
 
 constexpr int kMaxShadowBlobs = 64;  // must match ground.frag.glsl
 
@@ -94,6 +97,52 @@ Vec3 on_circle(const Vec3& center, const Vec3& axis, const Vec3& ref, double r, 
 }
 
 }  // namespace
+
+MeshData make_shape_mesh(const MeshShape& shape, double crease_degrees) {
+  const TriangleMesh& mesh = shape.mesh;
+  const int nv = static_cast<int>(mesh.vertices.size()), nt = static_cast<int>(mesh.triangles.size());
+  // Triangles around each vertex (compressed rows).
+  std::vector<int> start(static_cast<size_t>(nv) + 1, 0), around(static_cast<size_t>(nt) * 3);
+  for (const auto& tri : mesh.triangles) {
+    for (int v : tri) if (v >= 0 && v < nv) ++start[static_cast<size_t>(v) + 1];
+  }
+  for (int v = 0; v < nv; ++v) start[v + 1] += start[v];
+  std::vector<int> fill(start.begin(), start.end() - 1);
+  std::vector<Vec3> area_normal(static_cast<size_t>(nt)), unit(static_cast<size_t>(nt));
+  for (int t = 0; t < nt; ++t) {
+    area_normal[t] = mesh.area_normal(t);
+    const double len = area_normal[t].norm();
+    unit[t] = len > 0.0 ? Vec3(area_normal[t] / len) : Vec3::Zero();
+    for (int v : mesh.triangles[t]) if (v >= 0 && v < nv) around[fill[v]++] = t;
+  }
+  const double min_cos = std::cos(crease_degrees * std::numbers::pi / 180.0);
+  MeshData out;
+  out.vertices.reserve(static_cast<size_t>(nt) * 3);
+  out.indices.reserve(static_cast<size_t>(nt) * 3);
+  for (int t = 0; t < nt; ++t) {
+    for (int v : mesh.triangles[t]) {
+      if (v < 0 || v >= nv) v = 0;
+      Vec3 sum = Vec3::Zero();
+      for (int k = start[v]; k < start[v + 1]; ++k) {
+        const int f = around[k];
+        if (unit[f].dot(unit[t]) >= min_cos) sum += area_normal[f];
+      }
+      const double len = sum.norm();
+      const Vec3 n = len > 0.0 ? Vec3(sum / len) : unit[t];
+      out.indices.push_back(static_cast<uint32_t>(out.vertices.size()));
+      out.vertices.push_back({to_glm(nv > 0 ? mesh.vertices[v] : Vec3::Zero()), to_glm(n), 0.0f});
+    }
+  }
+  return out;
+}
+
+glm::vec3 distance_color(double d, double scale) {
+  const glm::vec3 white{1.0f, 1.0f, 1.0f}, inside{0.15f, 0.35f, 1.0f}, outside{1.0f, 0.22f, 0.12f};
+  if (!std::isfinite(d)) return {0.5f, 0.5f, 0.5f};
+  const double t = std::clamp(scale > 0.0 ? d / scale : 0.0, -1.0, 1.0);
+  const float w = static_cast<float>(std::sqrt(std::abs(t)));  // leaves the colour quickly: only near zero is white
+  return glm::mix(white, t < 0.0 ? inside : outside, w);
+}
 
 glm::vec3 colored_body(const AppState& app, int index, int max_height, const std::vector<char>& layer_role) {
   const World& world = app.scene.world;
@@ -151,6 +200,7 @@ Renderer::~Renderer() {
   destroy_mesh(sphere_);
   destroy_mesh(box_);
   destroy_mesh(capsule_);
+  for (auto& [key, entry] : mesh_cache_) destroy_mesh(entry.gpu);
   glDeleteVertexArrays(1, &empty_vao_);
   glDeleteVertexArrays(1, &line_vao_);
   glDeleteBuffers(1, &line_vbo_);
@@ -320,6 +370,7 @@ void Renderer::draw_planes(const AppState& app, const glm::mat4& view_proj) {
 
 void Renderer::draw_bodies(const AppState& app, const glm::mat4& view_proj) {
   for (auto& list : scratch_) list.clear();
+  for (auto& [key, entry] : mesh_cache_) entry.instances.clear();
   const World& world = app.scene.world;
   const auto& bodies = world.bodies;
   const int max_height = app.view.coloring == BodyColoring::Height ? max_stack_height(world) : 0;
@@ -363,6 +414,27 @@ void Renderer::draw_bodies(const AppState& app, const glm::mat4& view_proj) {
         inst.params.y = 0.22f;
         scratch_[kCapsule].push_back(inst);
         break;
+      case ShapeType::Mesh: {
+        if (!s.mesh) continue;
+        CachedMesh& entry = mesh_cache_[s.mesh.get()];
+        if (entry.gpu.vao == 0) {  // first sight of this shape: upload its triangles once
+          entry.shape = s.mesh;
+          entry.gpu = upload_mesh(make_shape_mesh(*s.mesh));
+        }
+        inst.scale = glm::vec4(1.0f, 1.0f, 1.0f, 0.0f);
+        inst.params.w = app.view.mesh_coloring == MeshColoring::Normals ? 1.0f : 0.0f;
+        entry.instances.push_back(inst);
+        break;
+      }
+    }
+  }
+  // Shapes no body uses any more (a new scene, a removed body): free their buffers.
+  for (auto it = mesh_cache_.begin(); it != mesh_cache_.end();) {
+    if (it->second.instances.empty()) {
+      destroy_mesh(it->second.gpu);
+      it = mesh_cache_.erase(it);
+    } else {
+      ++it;
     }
   }
 
@@ -379,6 +451,7 @@ void Renderer::draw_bodies(const AppState& app, const glm::mat4& view_proj) {
   draw_instances(sphere_, scratch_[kSphere]);
   draw_instances(box_, scratch_[kBox]);
   draw_instances(capsule_, scratch_[kCapsule]);
+  for (auto& [key, entry] : mesh_cache_) draw_instances(entry.gpu, entry.instances);
   glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
   glDisable(GL_CULL_FACE);
 }
@@ -445,12 +518,16 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
   add_graph_overlay(app);
   add_joint_overlay(app);
   add_script_overlay(app);
+  add_mesh_overlays(app);
 
   const float point_size = std::max(4.0f, 5.0f * fb_height / 720.0f);
   glEnable(GL_PROGRAM_POINT_SIZE);
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   glDepthMask(GL_FALSE);
+  draw_slice(view_proj);
+  no_lines_.clear();
+  draw_line_batch(no_lines_, shell_points_, false, view_proj, std::max(2.0f, 2.5f * fb_height / 720.0f));
   draw_line_batch(lines_, points_, false, view_proj, point_size);
   draw_line_batch(top_lines_, top_points_, true, view_proj, point_size);
   glDepthFunc(GL_LEQUAL);
@@ -623,6 +700,94 @@ void Renderer::add_joint_overlay(const AppState& app) {
       }
     }
   }
+}
+
+void Renderer::add_mesh_overlays(const AppState& app) {
+  shell_points_.clear();
+  slice_triangles_.clear();
+  const World& world = app.scene.world;
+  const ViewState& view = app.view;
+  const int n = static_cast<int>(world.bodies.size());
+  const int selected = app.pick.selected;
+  auto mesh_of = [&](int i) -> const MeshShape* {
+    if (i < 0 || i >= n || world.bodies[i].shape.type != ShapeType::Mesh) return nullptr;
+    return world.bodies[i].shape.mesh.get();
+  };
+  if (view.show_point_shells) {
+    for (int i = 0; i < n; ++i) {
+      const MeshShape* m = mesh_of(i);
+      if (!m || (!view.point_shells_all && i != selected)) continue;
+      const Body& b = world.bodies[i];
+      const Mat3 rot = b.rotation();
+      // Lifted a little off the surface along the normal, so that they do not fight with the triangles.
+      const double lift = 0.004 * m->bounding_radius;
+      const bool have_normals = m->normals.size() == m->points.size();
+      for (size_t k = 0; k < m->points.size(); ++k) {
+        const Vec3 local = have_normals ? Vec3(m->points[k] + lift * m->normals[k]) : m->points[k];
+        shell_points_.push_back({to_glm(Vec3(b.position + rot * local)), kShellColor});
+      }
+    }
+  }
+  const MeshShape* m = mesh_of(selected);
+  if (!view.show_sdf_slice || !m || m->sdf.empty()) return;
+  const Body& b = world.bodies[selected];
+  const Mat3 rot = b.rotation();
+  const SignedDistanceGrid& sdf = m->sdf;
+  const Aabb box = sdf.box();
+  const int a = std::clamp(view.sdf_axis, 0, 2), u = (a + 1) % 3, v = (a + 2) % 3;
+  const double at = std::clamp(static_cast<double>(view.sdf_offset), box.lo[a], box.hi[a]);
+  const double h = std::max(sdf.cell_size(), 1e-9);
+  // Two samples per grid cell (the grid interpolates between nodes), at most 160 along a side.
+  const int su = std::clamp(static_cast<int>(std::ceil(2.0 * (box.hi[u] - box.lo[u]) / h)), 2, 160);
+  const int sv = std::clamp(static_cast<int>(std::ceil(2.0 * (box.hi[v] - box.lo[v]) / h)), 2, 160);
+  const double scale = std::max(0.3 * m->bounding_radius, 2.0 * h);
+  std::vector<LineVertex> grid(static_cast<size_t>(su + 1) * static_cast<size_t>(sv + 1));
+  auto local_point = [&](double fu, double fv) {
+    Vec3 p;
+    p[a] = at;
+    p[u] = box.lo[u] + fu * (box.hi[u] - box.lo[u]);
+    p[v] = box.lo[v] + fv * (box.hi[v] - box.lo[v]);
+    return p;
+  };
+  for (int j = 0; j <= sv; ++j) {
+    for (int i = 0; i <= su; ++i) {
+      const Vec3 p = local_point(static_cast<double>(i) / su, static_cast<double>(j) / sv);
+      grid[static_cast<size_t>(j) * (su + 1) + i] = {to_glm(Vec3(b.position + rot * p)),
+                                                      glm::vec4(distance_color(sdf.value(p), scale), 1.0f)};
+    }
+  }
+  slice_triangles_.reserve(static_cast<size_t>(su) * sv * 6);
+  for (int j = 0; j < sv; ++j) {
+    for (int i = 0; i < su; ++i) {
+      const size_t c00 = static_cast<size_t>(j) * (su + 1) + i, c10 = c00 + 1, c01 = c00 + su + 1, c11 = c01 + 1;
+      for (size_t c : {c00, c10, c11, c00, c11, c01}) slice_triangles_.push_back(grid[c]);
+    }
+  }
+  // The outline of the slice, so that its extent reads where it is hidden inside the body.
+  const Vec3 corners[4] = {local_point(0, 0), local_point(1, 0), local_point(1, 1), local_point(0, 1)};
+  for (int k = 0; k < 4; ++k) {
+    lines_.push_back({to_glm(Vec3(b.position + rot * corners[k])), kSliceEdgeColor});
+    lines_.push_back({to_glm(Vec3(b.position + rot * corners[(k + 1) % 4])), kSliceEdgeColor});
+  }
+}
+
+void Renderer::draw_slice(const glm::mat4& view_proj) {
+  if (slice_triangles_.empty()) return;
+  glNamedBufferData(line_vbo_, static_cast<GLsizeiptr>(slice_triangles_.size() * sizeof(LineVertex)),
+                    slice_triangles_.data(), GL_STREAM_DRAW);
+  const GLuint p = line_program_;
+  glUseProgram(p);
+  glBindVertexArray(line_vao_);
+  set_uniform(p, "u_view_proj", view_proj);
+  set_uniform(p, "u_point_size", 1.0f);
+  set_uniform(p, "u_round_points", 0);
+  // Faint where the body's surface is in front of it, nearly opaque where it is in the open.
+  for (int pass = 0; pass < 2; ++pass) {
+    glDepthFunc(pass == 0 ? GL_GREATER : GL_LEQUAL);
+    set_uniform(p, "u_alpha", pass == 0 ? 0.55f : 0.92f);
+    glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(slice_triangles_.size()));
+  }
+  glDepthFunc(GL_LEQUAL);
 }
 
 namespace {

@@ -4,7 +4,9 @@
 // stack layer; sleeping bodies are shaded apart.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <glad/gl.h>
@@ -13,7 +15,20 @@
 #include "viewer/meshes.h"
 #include "viewer/viewer_state.h"
 
+namespace cl {
+struct MeshShape;
+}
+
 namespace cl::viewer {
+
+// The triangles of a mesh shape as the body shader draws them (body frame, scale 1): three vertices per
+// triangle, each with the area-weighted average of the normals of the triangles around that vertex that
+// bend less than `crease_degrees` from its own (smooth on curved scans, sharp edges stay sharp).
+MeshData make_shape_mesh(const MeshShape& shape, double crease_degrees = 50.0);
+
+// Colour of a signed distance for the distance field slice: blue inside (d < 0), red outside, white at
+// zero; `scale` is the distance of full saturation.
+glm::vec3 distance_color(double d, double scale);
 
 // Display colour of body `index`: a palette for dynamic bodies, greys for fixed and kinematic ones.
 glm::vec3 body_color(const Body& body, int index);
@@ -49,7 +64,8 @@ class Renderer {
     glm::mat4 model;   // rotation and translation only
     glm::vec4 scale;   // xyz: scale of the unit mesh; w: capsule half height
     glm::vec4 color;   // rgb, a unused
-    glm::vec4 params;  // x: selection highlight 0..1, y: strength of the octant pattern (shows spin), z: asleep
+    glm::vec4 params;  // x: selection highlight 0..1, y: strength of the octant pattern (shows spin), z: asleep,
+                       // w: 1 to colour a mesh body by its body-frame normal
   };
   struct LineVertex {
     glm::vec3 position;
@@ -62,6 +78,16 @@ class Renderer {
   void draw_bodies(const AppState& app, const glm::mat4& view_proj);
   void draw_overlays(const AppState& app, const glm::mat4& view_proj, float fb_height);
   void draw_instances(GpuMesh& mesh, const std::vector<Instance>& instances);
+  // GPU buffers of the mesh shapes in use, uploaded on first sight; entries no body uses any more (a new
+  // scene) are freed at the end of draw_bodies. The cache holds a reference so a pointer cannot be reused
+  // by another shape while its entry exists.
+  struct CachedMesh {
+    std::shared_ptr<const MeshShape> shape;
+    GpuMesh gpu;
+    std::vector<Instance> instances;  // this frame's bodies
+  };
+  void add_mesh_overlays(const AppState& app);
+  void draw_slice(const glm::mat4& view_proj);
   // Overlay pieces, each appending to the line and point lists below.
   void add_graph_overlay(const AppState& app);
   void add_joint_overlay(const AppState& app);
@@ -79,6 +105,9 @@ class Renderer {
   std::vector<LineVertex> lines_, points_;          // depth tested: contacts, impulses, drag
   std::vector<LineVertex> top_lines_, top_points_;  // on top: graph, joints, paths (mostly inside bodies)
   std::vector<char> layer_role_;                    // per body, see colored_body
+  std::unordered_map<const MeshShape*, CachedMesh> mesh_cache_;
+  std::vector<LineVertex> shell_points_, no_lines_;  // point shells (drawn smaller than the other points)
+  std::vector<LineVertex> slice_triangles_;          // distance field slice
 };
 
 }  // namespace cl::viewer

@@ -13,6 +13,7 @@
 
 #include <glm/glm.hpp>
 
+#include "collision/mesh_shape.h"
 #include "collision/raycast.h"
 #include "core/shape.h"
 #include "scene/scene.h"
@@ -496,6 +497,12 @@ double support_distance(const Body& b, const Vec3& dir) {
     case ShapeType::Sphere: return s.radius;
     case ShapeType::Box: return local.cwiseAbs().dot(s.half_extents);
     case ShapeType::Capsule: return s.radius + s.half_height * std::abs(local.y());
+    case ShapeType::Mesh: {  // the support of the vertices (the hull), exact for the contact that matters
+      if (!s.mesh) return 0.0;
+      double best = 0.0;
+      for (const Vec3& v : s.mesh->mesh.vertices) best = std::max(best, v.dot(local));
+      return best;
+    }
     case ShapeType::Plane: break;
   }
   return 0.0;
@@ -682,6 +689,7 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       {"grid", &v.show_grid},         {"shadows", &v.show_shadows},     {"wireframe", &v.wireframe},
       {"graph", &v.show_graph},       {"proximity", &v.show_proximity}, {"sleeping", &v.show_sleeping},
       {"joints", &v.show_joints},     {"scripts", &v.show_scripts},     {"panel", &v.expand_view_panel},
+      {"shells", &v.show_point_shells}, {"allshells", &v.point_shells_all}, {"sdf", &v.show_sdf_slice},
   };
   const std::pair<const char*, BodyColoring> colorings[] = {
       {"body", BodyColoring::Body}, {"group", BodyColoring::Group}, {"height", BodyColoring::Height},
@@ -722,6 +730,32 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
         *error = "view '" + token + "': expected color=body, group, height or layer";
         return false;
       }
+      continue;
+    }
+    if (key == "meshcolor") {
+      if (value == "body" || value == "normals") {
+        v.mesh_coloring = value == "body" ? MeshColoring::Body : MeshColoring::Normals;
+        continue;
+      }
+      *error = "view '" + token + "': expected meshcolor=body or normals";
+      return false;
+    }
+    if (key == "slice") {  // slice=AXIS or slice=AXIS:OFFSET (body frame, m): the distance field slice
+      const int axis = value.empty() ? -1 : value[0] == 'x' ? 0 : value[0] == 'y' ? 1 : value[0] == 'z' ? 2 : -1;
+      double offset = 0.0;
+      bool ok = axis >= 0 && (value.size() == 1 || value[1] == ':');
+      if (ok && value.size() > 1) {
+        char* rest = nullptr;
+        offset = std::strtod(value.c_str() + 2, &rest);
+        ok = rest != value.c_str() + 2 && *rest == '\0' && std::isfinite(offset);
+      }
+      if (!ok) {
+        *error = "view '" + token + "': expected slice=x, y or z, optionally :OFFSET in metres (slice=y:0.02)";
+        return false;
+      }
+      v.show_sdf_slice = true;
+      v.sdf_axis = axis;
+      v.sdf_offset = static_cast<float>(offset);
       continue;
     }
     if (key == "layer") {
@@ -817,7 +851,8 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       continue;
     }
     *error = "view '" + token + "': unknown; expected contacts, normals, impulses, grid, shadows, wireframe, "
-             "graph, proximity, sleeping, joints, scripts, panel (each with an optional leading '-'), "
+             "graph, proximity, sleeping, joints, scripts, shells, allshells, sdf, panel (each with an optional "
+             "leading '-'), meshcolor=body|normals, slice=x|y|z[:OFFSET], "
              "color=..., groups, heights, layers, layer=N, select=NAME, joint=N, tab=script|settings, path, "
              "point=X:Y:Z, apply, "
              "zoom=F, yaw=DEG, pitch=DEG or focus=NAME";

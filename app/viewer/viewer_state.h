@@ -61,6 +61,10 @@ struct SolverUiState {
 enum class BodyColoring : int { Body = 0, Group, Height, Layer };
 inline constexpr int kBodyColoringCount = 4;
 
+// How triangle-mesh bodies are shaded: like every body, or by their surface normal in the body frame
+// (rgb = 0.5 + 0.5 n, so +x red, +y green, +z blue), which shows the orientation and smoothness of the mesh.
+enum class MeshColoring : int { Body = 0, Normals };
+
 struct ViewState {
   bool show_contacts = true;
   bool show_normals = false;
@@ -86,6 +90,13 @@ struct ViewState {
   bool show_joints = true;          // anchors, axes, hinge limit arcs
   float joint_axis_length = 0.0f;   // m; 0 picks one per joint from the size of its bodies
   bool show_scripts = true;         // paths of the scripted bodies
+  // Triangle-mesh bodies.
+  MeshColoring mesh_coloring = MeshColoring::Body;
+  bool show_point_shells = false;   // the shell points (surface samples used for contacts) as small dots
+  bool point_shells_all = false;    // of every mesh body, not only the selected one
+  bool show_sdf_slice = false;      // a slice of the selected mesh body's signed distance grid
+  int sdf_axis = 1;                 // 0 x, 1 y, 2 z: the slice is perpendicular to this body axis
+  float sdf_offset = 0.0f;          // m from the centre of mass along that axis (clamped to the grid)
   bool expand_view_panel = false;   // open the (normally collapsed) View panel once, for screenshots
 };
 

@@ -1,9 +1,30 @@
 #include "collision/narrowphase.h"
 
+#include "collision/mesh_contacts.h"
+
 #include <algorithm>
 #include <array>
 
 namespace cl {
+
+// Signed distance from x (box frame) to a box of half extents h, with the outward direction.
+double box_signed_distance(const Vec3& h, const Vec3& x, Vec3* direction) {
+  const Vec3 q = x.cwiseAbs() - h;
+  if ((q.array() > 0).any()) {
+    const Vec3 outside = q.cwiseMax(0.0);
+    const double d = outside.norm();
+    if (direction) *direction = outside.cwiseProduct(x.cwiseSign()) / d;
+    return d;
+  }
+  int k;
+  const double d = q.maxCoeff(&k);
+  if (direction) {
+    *direction = Vec3::Zero();
+    (*direction)[k] = x[k] >= 0 ? 1.0 : -1.0;
+  }
+  return d;
+}
+
 
 namespace {
 
@@ -81,24 +102,6 @@ void plane_capsule(const Body& p, const Body& c, double margin, Points& out) {
 
 void sphere_sphere(const Body& a, const Body& b, double margin, Points& out) {
   sphere_sphere_point(a.position, a.shape.radius, b.position, b.shape.radius, margin, 0, out);
-}
-
-// Signed distance from x (box frame) to a box of half extents h, with the outward direction.
-double box_signed_distance(const Vec3& h, const Vec3& x, Vec3* direction) {
-  const Vec3 q = x.cwiseAbs() - h;
-  if ((q.array() > 0).any()) {
-    const Vec3 outside = q.cwiseMax(0.0);
-    const double d = outside.norm();
-    if (direction) *direction = outside.cwiseProduct(x.cwiseSign()) / d;
-    return d;
-  }
-  int k;
-  const double d = q.maxCoeff(&k);
-  if (direction) {
-    *direction = Vec3::Zero();
-    (*direction)[k] = x[k] >= 0 ? 1.0 : -1.0;
-  }
-  return d;
 }
 
 // A sphere (centre c, radius r) against a box body: normal from the sphere to the box.
@@ -205,11 +208,13 @@ void capsule_capsule(const Body& a, const Body& b, double margin, Points& out) {
 
 // The dispatch table, indexed [type A][type B] with type A <= type B (ShapeType order: plane, sphere,
 // box, capsule). Plane-plane is empty: planes are fixed and fixed pairs never reach the narrow phase.
+// Pairs with a mesh go through its distance field and point shell (collision/mesh_contacts.cpp).
 constexpr std::array<std::array<CollideFn, kShapeTypeCount>, kShapeTypeCount> kCollide = {{
-    {nullptr, plane_sphere, plane_box, plane_capsule},
-    {nullptr, sphere_sphere, sphere_box, sphere_capsule},
-    {nullptr, nullptr, box_box, box_capsule},
-    {nullptr, nullptr, nullptr, capsule_capsule},
+    {nullptr, plane_sphere, plane_box, plane_capsule, collide_with_mesh},
+    {nullptr, sphere_sphere, sphere_box, sphere_capsule, collide_with_mesh},
+    {nullptr, nullptr, box_box, box_capsule, collide_with_mesh},
+    {nullptr, nullptr, nullptr, capsule_capsule, collide_with_mesh},
+    {nullptr, nullptr, nullptr, nullptr, collide_with_mesh},
 }};
 
 }  // namespace

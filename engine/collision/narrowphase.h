@@ -19,6 +19,9 @@ struct ContactPointOut {
 // `margin`. Friction and restitution are left for the caller to fill from the materials.
 void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out);
 
+// Signed distance from x (box frame) to a box of half extents h; *direction gets the outward direction.
+double box_signed_distance(const Vec3& h, const Vec3& x, Vec3* direction);
+
 // The box-box generator on its own (digest 7.5): separating axes with rotation snapping and a face-axis
 // preference, edge-edge contacts only when validated, then corners first and edge crossings second.
 // Normals point from box a to box b. Returns the number of points appended.

@@ -2,6 +2,8 @@
 // and axis aligned, intersected there in closed form, and the hit is moved back.
 #include "collision/raycast.h"
 
+#include "collision/mesh_shape.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -97,6 +99,15 @@ std::optional<LocalHit> ray_capsule(const Shape& s, const Vec3& o, const Vec3& d
   return best;
 }
 
+// A mesh through its BVH; a ray starting inside (negative distance) hits at once, as for the primitives.
+std::optional<LocalHit> ray_mesh(const Shape& s, const Vec3& o, const Vec3& d) {
+  if (!s.mesh) return std::nullopt;
+  if (s.mesh->sdf.value(o) < 0.0) return LocalHit{0.0, -d};
+  const MeshRayHit h = s.mesh->bvh.raycast(o, d);
+  if (!h.hit) return std::nullopt;
+  return LocalHit{h.t, h.normal};
+}
+
 }  // namespace
 
 std::optional<ShapeHit> raycast_shape(const Shape& shape, const Vec3& position, const Quat& orientation,
@@ -116,6 +127,7 @@ std::optional<ShapeHit> raycast_shape(const Shape& shape, const Vec3& position, 
     case ShapeType::Sphere: local = ray_sphere(shape, o, d); break;
     case ShapeType::Box: local = ray_box(shape, o, d); break;
     case ShapeType::Capsule: local = ray_capsule(shape, o, d); break;
+    case ShapeType::Mesh: local = ray_mesh(shape, o, d); break;
   }
   if (!local || local->t > max_distance) return std::nullopt;
 

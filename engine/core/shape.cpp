@@ -1,5 +1,7 @@
 #include "core/shape.h"
 
+#include "collision/mesh_shape.h"
+
 #include <limits>
 #include <numbers>
 
@@ -16,6 +18,7 @@ std::string_view shape_type_name(ShapeType t) {
     case ShapeType::Sphere: return "sphere";
     case ShapeType::Box: return "box";
     case ShapeType::Capsule: return "capsule";
+    case ShapeType::Mesh: return "mesh";
   }
   return "unknown";
 }
@@ -33,6 +36,7 @@ double shape_volume(const Shape& s) {
     case ShapeType::Box: return 8.0 * s.half_extents.prod();
     case ShapeType::Capsule:
       return kPi * s.radius * s.radius * (2.0 * s.half_height) + 4.0 / 3.0 * kPi * std::pow(s.radius, 3);
+    case ShapeType::Mesh: return s.mesh ? s.mesh->volume : 0.0;
   }
   return 0.0;
 }
@@ -59,6 +63,7 @@ Mat3 shape_unit_inertia(const Shape& s) {
       const double perp = cyl_perp + hemi_perp;
       return Vec3(perp, axial, perp).asDiagonal() * (1.0 / m);
     }
+    case ShapeType::Mesh: return s.mesh ? s.mesh->unit_inertia : Mat3::Zero();
   }
   return Mat3::Zero();
 }
@@ -69,6 +74,7 @@ double shape_bounding_radius(const Shape& s) {
     case ShapeType::Sphere: return s.radius;
     case ShapeType::Box: return s.half_extents.norm();
     case ShapeType::Capsule: return s.half_height + s.radius;
+    case ShapeType::Mesh: return s.mesh ? s.mesh->bounding_radius : 0.0;
   }
   return 0.0;
 }
@@ -93,6 +99,14 @@ Aabb shape_aabb(const Shape& s, const Vec3& p, const Quat& q) {
       const Vec3 axis = q * Vec3(0, s.half_height, 0);
       const Vec3 ext = axis.cwiseAbs().array() + s.radius;
       return {p - ext, p + ext};
+    }
+    case ShapeType::Mesh: {
+      if (!s.mesh) return {p, p};
+      const Aabb& b = s.mesh->local_bounds;
+      const Vec3 centre = 0.5 * (b.lo + b.hi), half = 0.5 * (b.hi - b.lo);
+      const Mat3 r = q.toRotationMatrix();
+      const Vec3 ext = r.cwiseAbs() * half;
+      return {p + r * centre - ext, p + r * centre + ext};
     }
   }
   return {};

@@ -1,6 +1,7 @@
 // Collision shapes and their mass properties. Shapes are small values held by each body.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -8,8 +9,10 @@
 
 namespace cl {
 
-enum class ShapeType : int { Plane = 0, Sphere, Box, Capsule };
-inline constexpr int kShapeTypeCount = 4;
+enum class ShapeType : int { Plane = 0, Sphere, Box, Capsule, Mesh };
+inline constexpr int kShapeTypeCount = 5;
+
+struct MeshShape;  // collision/mesh_shape.h: a closed triangle mesh with its BVH, distance field, point shell
 
 std::string_view shape_type_name(ShapeType t);
 std::optional<ShapeType> shape_type_from_name(std::string_view name);
@@ -19,6 +22,7 @@ std::optional<ShapeType> shape_type_from_name(std::string_view name);
 //  - sphere:  radius, centred on the body origin
 //  - box:     half_extents along the body axes
 //  - capsule: the segment from -half_height to +half_height along the body y axis, swept by radius
+//  - mesh:    a closed triangle mesh, centre of mass at the body origin (shared, immutable)
 struct Shape {
   ShapeType type = ShapeType::Sphere;
   Vec3 normal{0, 1, 0};
@@ -26,6 +30,7 @@ struct Shape {
   double radius = 0.5;
   Vec3 half_extents{0.5, 0.5, 0.5};
   double half_height = 0.5;
+  std::shared_ptr<const MeshShape> mesh;
 };
 
 // Volume in m^3 (infinite for planes).

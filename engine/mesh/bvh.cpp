@@ -163,7 +163,8 @@ TriangleBvh::TriangleBvh(const TriangleMesh& mesh, int max_leaf_size) : mesh_(me
       const double l = e1.norm() * e2.norm();
       const double angle = l > 0 ? std::acos(std::clamp(e1.dot(e2) / l, -1.0, 1.0)) : 0.0;
       vertex_normals_[f[k]] += angle * n;
-      edge_sum[key(f[k], f[(k + 1) % 3])] += n;
+      auto it = edge_sum.try_emplace(key(f[k], f[(k + 1) % 3]), Vec3::Zero()).first;  // Eigen does not zero
+      it->second += n;
     }
   }
   for (Vec3& n : vertex_normals_) {
@@ -217,6 +218,23 @@ int TriangleBvh::build(int first, int count, int max_leaf, std::vector<Aabb>& bo
   for (int i = first; i < first + count; ++i)
     for (int v : mesh_.triangles[order_[i]]) r2 = std::max(r2, (mesh_.vertices[v] - node.centroid).squaredNorm());
   node.radius = std::sqrt(r2);
+  for (int i = first; i < first + count; ++i) {
+    const int t = order_[i];
+    const Vec3 an2 = 0.5 * mesh_.area_normal(t);
+    const double a = an2.norm();
+    node.moment += (centres[t] - node.centroid) * an2.transpose();
+    if (a == 0) continue;
+    const Vec3 n = an2 / a;
+    // integral over the triangle of (x - c)(x - c)^T dA = A/12 (sum d_i d_i^T + 9 g g^T), d_i = v_i - c, g = centroid - c
+    Mat3 C = Mat3::Zero();
+    const Vec3 g = centres[t] - node.centroid;
+    for (int v : mesh_.triangles[t]) {
+      const Vec3 dv = mesh_.vertices[v] - node.centroid;
+      C += dv * dv.transpose();
+    }
+    C = (a / 12.0) * (C + 9.0 * g * g.transpose());
+    for (int k = 0; k < 3; ++k) node.moment2[k] += n[k] * C;
+  }
   node.first = first;
   node.count = count;
   int split = -1;
@@ -282,16 +300,17 @@ int TriangleBvh::build(int first, int count, int max_leaf, std::vector<Aabb>& bo
 // ---------------------------------------------------------------------------------------------------------------
 // Queries
 
-RayHit TriangleBvh::raycast(const Vec3& o, const Vec3& d, double max_t) const {
-  RayHit hit;
+MeshRayHit TriangleBvh::raycast(const Vec3& o, const Vec3& d, double max_t) const {
+  MeshRayHit hit;
   if (nodes_.empty() || !all_finite(o) || !all_finite(d) || d.squaredNorm() == 0) return hit;
   const Vec3 inv(1.0 / d.x(), 1.0 / d.y(), 1.0 / d.z());
   double best = max_t;
-  int stack[128];
-  int sp = 0;
-  stack[sp++] = 0;
-  while (sp) {
-    const Node& n = nodes_[stack[--sp]];
+  std::vector<int> stack;
+  stack.reserve(64);
+  stack.push_back(0);
+  while (!stack.empty()) {
+    const Node& n = nodes_[stack.back()];
+    stack.pop_back();
     if (ray_box(n.box, o, inv, best) > best) continue;
     if (n.is_leaf()) {
       for (int i = n.first; i < n.first + n.count; ++i) {
@@ -315,11 +334,11 @@ RayHit TriangleBvh::raycast(const Vec3& o, const Vec3& d, double max_t) const {
       const double tr = ray_box(nodes_[n.right].box, o, inv, best);
       // push the farther first so the nearer is popped first
       if (tl <= tr) {
-        if (tr <= best) stack[sp++] = n.right;
-        if (tl <= best) stack[sp++] = n.left;
+        if (tr <= best) stack.push_back(n.right);
+        if (tl <= best) stack.push_back(n.left);
       } else {
-        if (tl <= best) stack[sp++] = n.left;
-        if (tr <= best) stack[sp++] = n.right;
+        if (tl <= best) stack.push_back(n.left);
+        if (tr <= best) stack.push_back(n.right);
       }
     }
   }
@@ -333,11 +352,12 @@ RayHit TriangleBvh::raycast(const Vec3& o, const Vec3& d, double max_t) const {
 bool TriangleBvh::ray_hits(const Vec3& o, const Vec3& d, double max_t) const {
   if (nodes_.empty() || !all_finite(o) || !all_finite(d) || d.squaredNorm() == 0) return false;
   const Vec3 inv(1.0 / d.x(), 1.0 / d.y(), 1.0 / d.z());
-  int stack[128];
-  int sp = 0;
-  stack[sp++] = 0;
-  while (sp) {
-    const Node& n = nodes_[stack[--sp]];
+  std::vector<int> stack;
+  stack.reserve(64);
+  stack.push_back(0);
+  while (!stack.empty()) {
+    const Node& n = nodes_[stack.back()];
+    stack.pop_back();
     if (ray_box(n.box, o, inv, max_t) > max_t) continue;
     if (n.is_leaf()) {
       for (int i = n.first; i < n.first + n.count; ++i) {
@@ -348,8 +368,8 @@ bool TriangleBvh::ray_hits(const Vec3& o, const Vec3& d, double max_t) const {
           return true;
       }
     } else {
-      stack[sp++] = n.right;
-      stack[sp++] = n.left;
+      stack.push_back(n.right);
+      stack.push_back(n.left);
     }
   }
   return false;
@@ -417,7 +437,20 @@ double TriangleBvh::winding_rec(int ni, const Vec3& p, double beta) const {
   if (beta > 0) {
     const Vec3 r = n.centroid - p;
     const double d = r.norm();
-    if (d > beta * n.radius && d > 0) return r.dot(n.area_normal) / (d * d * d);
+    if (d > beta * n.radius && d > 0) {
+      const double d2 = d * d, d3 = d2 * d;
+      const double d5 = d3 * d2, d7 = d5 * d2;
+      // Taylor expansion of (x - p).n / |x - p|^3 about the centroid, to second order in (x - centroid)
+      double third = 0;
+      Vec3 u(0, 0, 0), w(0, 0, 0);
+      for (int k = 0; k < 3; ++k) {
+        third += r[k] * r.dot(n.moment2[k] * r);
+        u += n.moment2[k].col(k);
+        w[k] = n.moment2[k].trace();
+      }
+      return r.dot(n.area_normal) / d3 + n.moment.trace() / d3 - 3.0 * r.dot(n.moment * r) / d5 +
+             0.5 * (-6.0 * u.dot(r) / d5 - 3.0 * w.dot(r) / d5 + 15.0 * third / d7);
+    }
   }
   if (n.is_leaf()) {
     double s = 0;

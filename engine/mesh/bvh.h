@@ -13,8 +13,9 @@
 
 namespace cl {
 
-// Nearest ray hit. hit == false (and triangle == -1) when nothing is hit within [0, max_t].
-struct RayHit {
+// Nearest ray hit on a mesh (named MeshRayHit: cl::RayHit is the world ray cast of collision/raycast.h).
+// hit == false (and triangle == -1) when nothing is hit within [0, max_t].
+struct MeshRayHit {
   bool hit = false;
   double t = 0;           // ray parameter: point = origin + t * dir (distance if dir is unit)
   Vec3 point{0, 0, 0};
@@ -65,6 +66,9 @@ class TriangleBvh {
     // of the ball around that centroid containing the node's triangles.
     Vec3 area_normal{0, 0, 0};
     Vec3 centroid{0, 0, 0};
+    Mat3 moment = Mat3::Zero();  // sum of area * (triangle centroid - centroid) * normal^T (second-order term)
+    std::array<Mat3, 3> moment2{Mat3::Zero(), Mat3::Zero(), Mat3::Zero()};  // [k]: sum of n_k * integral of
+                                                                           // (x - centroid)(x - centroid)^T dA
     double radius = 0;
     bool is_leaf() const { return left < 0; }
   };
@@ -74,7 +78,7 @@ class TriangleBvh {
   explicit TriangleBvh(const TriangleMesh& mesh, int max_leaf_size = 4);
 
   // Nearest intersection of origin + t dir, t in [0, max_t]; dir need not be unit (t is then in units of |dir|).
-  RayHit raycast(const Vec3& origin, const Vec3& dir, double max_t = std::numeric_limits<double>::infinity()) const;
+  MeshRayHit raycast(const Vec3& origin, const Vec3& dir, double max_t = std::numeric_limits<double>::infinity()) const;
   // Any intersection in [0, max_t] (shadow/occlusion test; faster than raycast).
   bool ray_hits(const Vec3& origin, const Vec3& dir, double max_t) const;
 
@@ -86,8 +90,8 @@ class TriangleBvh {
   double signed_distance(const Vec3& p) const;
 
   // Generalized winding number (1 inside a closed outward mesh, 0 outside, fractional near holes), by the fast
-  // hierarchical method (Barill et al. 2018, first-order dipole terms for nodes whose ball is seen from further
-  // than `beta` radii; error well below 0.01 at beta = 2). beta <= 0 gives the exact O(n) sum.
+  // hierarchical method (Barill et al. 2018: dipole expansion to third order for nodes whose ball is seen from
+  // further than `beta` radii; absolute error typically below 0.01 at beta = 2, falling as beta^-3). beta <= 0 gives the exact O(n) sum.
   double winding_number(const Vec3& p, double beta = 2.0) const;
   double winding_number_exact(const Vec3& p) const { return winding_number(p, 0.0); }
 

@@ -7,11 +7,15 @@
 // quaternion or plane normal) are normalised and reported as warnings instead.
 #include "scene/scene.h"
 
+#include "collision/mesh_shape.h"
 #include "scene/scene_joints.h"
 #include "scene/scene_reader.h"
 #include "scene/scene_scripts.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -39,7 +43,8 @@ const std::vector<std::string> kSolverKeys = {"type", "params"};
 const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
 const std::vector<std::string> kBodyKeys = {"name", "shape", "fixed", "kinematic", "density", "mass", "position",
                                             "orientation", "linear_velocity", "angular_velocity", "material"};
-const std::vector<std::string> kAllShapeKeys = {"type", "normal", "offset", "radius", "half_extents", "half_height"};
+const std::vector<std::string> kAllShapeKeys = {"type", "normal", "offset", "radius", "half_extents", "half_height",
+                                                "file", "scale", "resolution"};
 
 std::vector<std::string> shape_keys(ShapeType t) {
   switch (t) {
@@ -47,6 +52,7 @@ std::vector<std::string> shape_keys(ShapeType t) {
     case ShapeType::Sphere: return {"type", "radius"};
     case ShapeType::Box: return {"type", "half_extents"};
     case ShapeType::Capsule: return {"type", "radius", "half_height"};
+    case ShapeType::Mesh: return {"type", "file", "scale", "resolution"};
   }
   return {"type"};
 }
@@ -153,6 +159,54 @@ void read_materials(Reader& r, const json& doc, World& world) {
   }
 }
 
+// Finds a mesh file a scene names: next to the scene file, then in <source>/assets, then in <build>/assets
+// (where the scanned meshes of libcgal-demo are extracted), then in $CONTACTLAB_ASSETS.
+std::string find_mesh_file(const std::string& scene_file, const std::string& name) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates;
+  if (fs::path(name).is_absolute()) candidates.push_back(name);
+  candidates.push_back(fs::path(scene_file).parent_path() / name);
+  candidates.push_back(fs::path(CONTACTLAB_ASSETS_SOURCE) / name);
+  candidates.push_back(fs::path(CONTACTLAB_ASSETS_BUILD) / name);
+  if (const char* env = std::getenv("CONTACTLAB_ASSETS"); env && *env) candidates.push_back(fs::path(env) / name);
+  std::error_code ec;
+  for (const fs::path& c : candidates)
+    if (fs::is_regular_file(c, ec)) return c.string();
+  return {};
+}
+
+// Mesh shapes are immutable and shared: the same file with the same options is built once per process.
+std::shared_ptr<const MeshShape> load_mesh_shape(const std::string& scene_file, const std::string& name,
+                                                 const MeshShapeOptions& options, std::string* error) {
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, double, int>, std::weak_ptr<const MeshShape>> cache;
+  const std::string path = find_mesh_file(scene_file, name);
+  if (path.empty()) {
+    *error = "mesh file " + in_quotes(name) + " not found next to the scene, in assets/ or in the build's assets/"
+             " (scanned meshes come from the libcgal-demo package: run bash .ci/deps, then cmake again)";
+    return nullptr;
+  }
+  const auto key = std::make_tuple(std::filesystem::weakly_canonical(path).string(), options.scale, options.sdf_resolution);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto shared = cache[key].lock()) return shared;
+  }
+  MeshLoadResult loaded = load_mesh(path);
+  if (!loaded.ok()) {
+    *error = "cannot use mesh: " + loaded.error;
+    return nullptr;
+  }
+  std::string why;
+  auto shape = make_mesh_shape(std::move(loaded.mesh), name, options, &why);
+  if (!shape) {
+    *error = "cannot use mesh " + in_quotes(path) + ": " + why;
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  cache[key] = shape;
+  return shape;
+}
+
 Shape read_shape(Reader& r, const json& v, const std::string& path) {
   r.object(v, path, "an object {\"type\": \"plane\"|\"sphere\"|\"box\"|\"capsule\", ...}");
   const std::vector<std::string> types = shape_type_names();
@@ -186,6 +240,19 @@ Shape read_shape(Reader& r, const json& v, const std::string& path) {
       s.radius = r.positive(r.required(v, path, "radius", "a positive number"), child(path, "radius"));
       s.half_height = r.positive(r.required(v, path, "half_height", "a positive number"), child(path, "half_height"));
       break;
+    case ShapeType::Mesh: {
+      const std::string fpath = child(path, "file");
+      const std::string& file = r.string(r.required(v, path, "file", "a mesh file name (.obj or .off)"), fpath,
+                                         "a mesh file name (.obj or .off)");
+      MeshShapeOptions options;
+      if (const json* sc = r.optional(v, "scale")) options.scale = r.positive(*sc, child(path, "scale"));
+      if (const json* res = r.optional(v, "resolution"))
+        options.sdf_resolution = int(r.in_range(*res, child(path, "resolution"), 4, 512, "a whole number in [4, 512]"));
+      std::string error;
+      s.mesh = load_mesh_shape(r.file(), file, options, &error);
+      if (!s.mesh) r.fail(fpath, error);
+      break;
+    }
   }
   return s;
 }
@@ -447,6 +514,11 @@ J shape_json(const Shape& s) {
     case ShapeType::Capsule:
       j["radius"] = s.radius;
       j["half_height"] = s.half_height;
+      break;
+    case ShapeType::Mesh:
+      j["file"] = s.mesh->source;
+      j["scale"] = s.mesh->options.scale;
+      j["resolution"] = s.mesh->options.sdf_resolution;
       break;
   }
   return j;

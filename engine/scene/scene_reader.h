@@ -140,6 +140,7 @@ class Reader {
   }
   void warn(const std::string& path, const std::string& what) { warnings_.push_back(file_ + ": " + shown(path) + ": " + what); }
   std::vector<std::string>& warnings() { return warnings_; }
+  const std::string& file() const { return file_; }
 
   // Rejects keys of `obj` not in `allowed`; `owner` names the object in the message ("a body").
   void check_keys(const json& obj, const std::string& path, const std::vector<std::string>& allowed,

@@ -105,7 +105,11 @@ MeshDistance::MeshDistance(std::span<const Vec3> vertices, std::span<const std::
   bounds_.hi = bounds_.lo;
   for (std::size_t i = 0; i < nt; ++i) {
     const auto& t = triangles[i];
-    tri_[i] = {vertices[t[0]], vertices[t[1]], vertices[t[2]]};
+    tri_[i].a = vertices[t[0]];
+    tri_[i].b = vertices[t[1]];
+    tri_[i].c = vertices[t[2]];
+    tri_[i].lo = tri_[i].a.cwiseMin(tri_[i].b).cwiseMin(tri_[i].c);
+    tri_[i].hi = tri_[i].a.cwiseMax(tri_[i].b).cwiseMax(tri_[i].c);
     TriNormals& tn = normals_[i];
     for (int k = 0; k < 3; ++k) {
       tn.n[k] = vertex_n[t[k]];
@@ -186,7 +190,22 @@ int MeshDistance::build(int begin, int end, std::vector<Vec3>& centroids, int /*
 ClosestFeature MeshDistance::closest(const Vec3& p, double bound2) const {
   ClosestFeature best;
   best.distance2 = bound2;
-  int best_feature = -1;
+  return search(p, best, -1);
+}
+
+ClosestFeature MeshDistance::closest_from(const Vec3& p, int hint) const {
+  ClosestFeature best;
+  best.distance2 = std::numeric_limits<double>::infinity();
+  int feature = -1;
+  if (hint >= 0 && hint < static_cast<int>(tri_.size())) {
+    best.point = closest_on_triangle(p, tri_[hint].a, tri_[hint].b, tri_[hint].c, feature);
+    best.distance2 = (p - best.point).squaredNorm();
+    best.triangle = hint;
+  }
+  return search(p, best, feature);
+}
+
+ClosestFeature MeshDistance::search(const Vec3& p, ClosestFeature best, int best_feature) const {
   struct Entry {
     int node;
     double d2;
@@ -194,7 +213,7 @@ ClosestFeature MeshDistance::closest(const Vec3& p, double bound2) const {
   Entry stack[128];
   int top = 0;
   const double root_d2 = box_distance2(p, nodes_[0].lo, nodes_[0].hi);
-  if (root_d2 > bound2) return best;
+  if (root_d2 > best.distance2) return best;
   stack[top++] = {0, root_d2};
   while (top > 0) {
     const Entry e = stack[--top];
@@ -202,6 +221,7 @@ ClosestFeature MeshDistance::closest(const Vec3& p, double bound2) const {
     const Node& node = nodes_[e.node];
     if (node.count > 0) {
       for (int i = node.first; i < node.first + node.count; ++i) {
+        if (box_distance2(p, tri_[i].lo, tri_[i].hi) > best.distance2) continue;
         int feature;
         const Vec3 q = closest_on_triangle(p, tri_[i].a, tri_[i].b, tri_[i].c, feature);
         const double d2 = (p - q).squaredNorm();
@@ -230,14 +250,9 @@ ClosestFeature MeshDistance::closest(const Vec3& p, double bound2) const {
   return best;
 }
 
-double MeshDistance::signed_distance(const Vec3& p, double bound) const {
-  ClosestFeature f;
-  if (std::isfinite(bound)) {
-    // Slightly inflated so a triangle exactly at the bound is still found.
-    const double b = bound * (1 + 1e-9) + 1e-300;
-    f = closest(p, b * b);
-  }
-  if (f.triangle < 0) f = closest(p);
+double MeshDistance::signed_distance(const Vec3& p, int* hint) const {
+  const ClosestFeature f = closest_from(p, hint ? *hint : -1);
+  if (hint) *hint = f.triangle;
   const double d = std::sqrt(f.distance2);
   return (p - f.point).dot(f.pseudo_normal) < 0 ? -d : d;
 }

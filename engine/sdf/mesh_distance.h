@@ -2,9 +2,9 @@
 //
 // This is the SDF builder's own closest-point structure (a binary AABB tree over triangles). It exists
 // next to the general TriangleBvh of engine/mesh/ because the grid build needs two things a general
-// query does not give: a caller-supplied upper bound (the neighbouring grid node's distance plus the node
-// spacing, which prunes most of the tree: |d(p) - d(q)| <= |p - q|), and the closest *feature* (vertex,
-// edge or face) so the sign comes from the angle-weighted pseudo-normal of that feature
+// query does not give: a starting triangle (the neighbouring grid node's closest triangle, whose distance is
+// a tight upper bound that prunes most of the tree), and the closest *feature* (vertex, edge or face) so the
+// sign comes from the angle-weighted pseudo-normal of that feature
 // (Baerentzen & Aanaes 2005): sign(d) = sign((p - closest) . n_feature), exact for closed, consistently
 // oriented (outward) meshes.
 #pragma once
@@ -34,9 +34,13 @@ class MeshDistance {
   // Closest feature to p among triangles closer than sqrt(bound2); triangle == -1 when there is none.
   ClosestFeature closest(const Vec3& p, double bound2 = std::numeric_limits<double>::infinity()) const;
 
-  // Signed distance: negative inside (pseudo-normal sign). 'bound' is an upper bound on |d| (or infinity);
-  // if the bound turns out too tight the query silently falls back to an unbounded search.
-  double signed_distance(const Vec3& p, double bound = std::numeric_limits<double>::infinity()) const;
+  // Closest feature, starting from triangle 'hint' (an index in this structure's order, e.g. the previous
+  // query's result, or -1): its distance bounds the search, which makes coherent queries cheap.
+  ClosestFeature closest_from(const Vec3& p, int hint) const;
+
+  // Signed distance: negative inside (pseudo-normal sign). 'hint' as in closest_from; on return it holds this
+  // query's closest triangle.
+  double signed_distance(const Vec3& p, int* hint = nullptr) const;
 
   Aabb bounds() const { return bounds_; }
   std::size_t triangle_count() const { return tri_.size(); }
@@ -48,11 +52,12 @@ class MeshDistance {
     int count = 0;  // leaf: triangle count (>0); inner: 0
   };
   struct Tri {
-    Vec3 a, b, c;
+    Vec3 a, b, c, lo, hi;
   };
   struct TriNormals {  // pseudo-normals of the features: vertices a, b, c; edges ab, bc, ca; face
     Vec3 n[7];
   };
+  ClosestFeature search(const Vec3& p, ClosestFeature best, int best_feature) const;
   int build(int begin, int end, std::vector<Vec3>& centroids, int depth);
   std::vector<Node> nodes_;
   std::vector<Tri> tri_;

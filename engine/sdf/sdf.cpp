@@ -4,7 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "sdf/mesh_distance.h"
@@ -38,9 +40,21 @@ SignedDistanceGrid SignedDistanceGrid::build(std::span<const Vec3> vertices,
   if (options.padding_cells < 0 || (options.padding_cells > 0 && options.resolution - 2 * options.padding_cells < 1))
     throw std::invalid_argument("signed distance: padding_cells leaves no room for the mesh");
 
-  // Validates the mesh (throws) and builds the distance tree.
-  const sdf_detail::MeshDistance dist(vertices, triangles);
-  const Aabb bb = dist.bounds();
+  // Validation and bounds first (cheap), so a cache hit skips building the distance tree.
+  if (vertices.empty() || triangles.empty()) throw std::invalid_argument("signed distance: empty mesh");
+  for (const Vec3& v : vertices)
+    if (!all_finite(v)) throw std::invalid_argument("signed distance: mesh has a non-finite vertex");
+  Aabb bb{Vec3::Constant(std::numeric_limits<double>::infinity()),
+          Vec3::Constant(-std::numeric_limits<double>::infinity())};
+  const int nv = static_cast<int>(vertices.size());
+  for (const auto& t : triangles)
+    for (int k = 0; k < 3; ++k) {
+      if (t[k] < 0 || t[k] >= nv)
+        throw std::invalid_argument("signed distance: triangle vertex index " + std::to_string(t[k]) +
+                                    " out of range");
+      bb.lo = bb.lo.cwiseMin(vertices[t[k]]);
+      bb.hi = bb.hi.cwiseMax(vertices[t[k]]);
+    }
   const Vec3 ext = bb.hi - bb.lo;
   const double longest = ext.maxCoeff();
   if (!(longest > 0)) throw std::invalid_argument("signed distance: mesh has zero extent");
@@ -91,13 +105,14 @@ SignedDistanceGrid SignedDistanceGrid::build(std::span<const Vec3> vertices,
   const Vec3 centre = 0.5 * (bb.lo + bb.hi);
   const Vec3 origin = centre - 0.5 * h * Vec3(cells[0], cells[1], cells[2]);
 
+  const sdf_detail::MeshDistance dist(vertices, triangles);
   SignedDistanceGrid grid;
   grid.set_geometry(cells[0] + 1, cells[1] + 1, cells[2] + 1, origin, h);
   grid.data_.assign(static_cast<std::size_t>(grid.nx_) * grid.ny_ * grid.nz_, 0.0f);
 
-  // Parallel fill over z-slices (dynamic: an atomic slice counter). Within an x-row each node's search is
-  // bounded by the previous node's |distance| + h (1-Lipschitz), a bound that depends only on the row, so
-  // the values are identical for any thread count.
+  // Parallel fill over z-slices (dynamic: an atomic slice counter). Within an x-row each node's search starts
+  // from the previous node's closest triangle (whose distance is a tight bound); that hint depends only on the
+  // row, so the values are identical for any thread count.
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::clamp(threads, 1, grid.nz_);
   std::atomic<int> next_slice{0};
@@ -105,12 +120,8 @@ SignedDistanceGrid SignedDistanceGrid::build(std::span<const Vec3> vertices,
     for (int k = next_slice.fetch_add(1); k < grid.nz_; k = next_slice.fetch_add(1)) {
       for (int j = 0; j < grid.ny_; ++j) {
         float* row = grid.data_.data() + grid.index(0, j, k);
-        double prev = std::numeric_limits<double>::infinity();
-        for (int i = 0; i < grid.nx_; ++i) {
-          const double d = dist.signed_distance(grid.node_position(i, j, k), std::abs(prev) + h);
-          row[i] = static_cast<float>(d);
-          prev = d;
-        }
+        int hint = -1;  // the previous node's closest triangle
+        for (int i = 0; i < grid.nx_; ++i) row[i] = static_cast<float>(dist.signed_distance(grid.node_position(i, j, k), &hint));
       }
     }
   };

@@ -2,6 +2,9 @@
 // functions (an independent way to find the first surface point along a ray).
 #include "collision/raycast.h"
 
+#include "collision/mesh_shape.h"
+#include "mesh/generate.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -37,6 +40,7 @@ double local_sdf(const Shape& s, const Vec3& p) {
       const Vec3 c(0, std::clamp(p.y(), -s.half_height, s.half_height), 0);
       return (p - c).norm() - s.radius;
     }
+    case ShapeType::Mesh: return kInf;  // not used: meshes have their own test
   }
   return kInf;
 }
@@ -156,6 +160,7 @@ TEST_P(RaycastRandom, MatchesSphereTracing) {
     case ShapeType::Sphere: s = make_sphere(size(rng)); break;
     case ShapeType::Box: s = make_box(Vec3(size(rng), size(rng), size(rng))); break;
     case ShapeType::Capsule: s = make_capsule(size(rng), size(rng)); break;
+    case ShapeType::Mesh: break;
   }
   int hits = 0, misses = 0, inside = 0;
   for (int trial = 0; trial < 2000; ++trial) {
@@ -196,7 +201,8 @@ TEST_P(RaycastRandom, MatchesSphereTracing) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllShapes, RaycastRandom, ::testing::Range(0, kShapeTypeCount),
+// The analytic shapes (meshes are checked against the box they tessellate below).
+INSTANTIATE_TEST_SUITE_P(AllShapes, RaycastRandom, ::testing::Range(0, int(ShapeType::Mesh)),
                          [](const ::testing::TestParamInfo<int>& info) {
                            return std::string(shape_type_name(static_cast<ShapeType>(info.param)));
                          });
@@ -237,4 +243,34 @@ TEST(Raycast, WorldReturnsNearestBody) {
 }
 
 }  // namespace
+}  // namespace cl
+
+namespace cl {
+// A mesh box hits where the primitive box does (the BVH path of raycast_shape).
+TEST(Raycast, MeshAgreesWithTheBoxItTessellates) {
+  std::string error;
+  Shape mesh;
+  mesh.type = ShapeType::Mesh;
+  mesh.mesh = make_mesh_shape(make_box(Vec3(0.5, 0.25, 1.0), 3), "box", MeshShapeOptions{16, 1.0}, &error);
+  ASSERT_TRUE(mesh.mesh) << error;
+  Shape box;
+  box.type = ShapeType::Box;
+  box.half_extents = Vec3(0.5, 0.25, 1.0);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const Quat q(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()));
+  int hits = 0;
+  for (int i = 0; i < 500; ++i) {
+    const Vec3 origin = Vec3(u(rng), u(rng), u(rng)) * 4.0;
+    const Vec3 dir = Vec3(u(rng), u(rng), u(rng)) * 0.8 - origin;  // mostly towards the box
+    const auto a = raycast_shape(mesh, Vec3(0.1, 0.2, 0.3), q, origin, dir, 100.0);
+    const auto b = raycast_shape(box, Vec3(0.1, 0.2, 0.3), q, origin, dir, 100.0);
+    ASSERT_EQ(bool(a), bool(b)) << i;
+    if (!a) continue;
+    ++hits;
+    EXPECT_NEAR(a->distance, b->distance, 1e-9) << i;
+    if (a->distance > 0) EXPECT_NEAR(a->normal.dot(b->normal), 1.0, 1e-9) << i;
+  }
+  EXPECT_GT(hits, 100);
+}
 }  // namespace cl

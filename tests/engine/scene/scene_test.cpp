@@ -1,6 +1,7 @@
 // Scene files: every shipped scene loads and survives save -> load unchanged; every malformed file in
 // tests/data/bad_scenes is rejected with its specific message (file, JSON pointer, expectation); the
 // loader never throws and never crashes on hostile input.
+#include "collision/mesh_shape.h"
 #include "scene/scene.h"
 
 #include <gtest/gtest.h>
@@ -119,6 +120,11 @@ void expect_same_world(const World& a, const World& b) {
       case ShapeType::Capsule:
         EXPECT_EQ(x.shape.radius, y.shape.radius);
         EXPECT_EQ(x.shape.half_height, y.shape.half_height);
+        break;
+      case ShapeType::Mesh:
+        EXPECT_EQ(x.shape.mesh->source, y.shape.mesh->source);
+        EXPECT_EQ(x.shape.mesh->options.scale, y.shape.mesh->options.scale);
+        EXPECT_EQ(x.shape.mesh->options.sdf_resolution, y.shape.mesh->options.sdf_resolution);
         break;
     }
     expect_vec_near(x.position, y.position, "position");

@@ -1,0 +1,54 @@
+#include "collision/mesh_shape.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mesh/mass_properties.h"
+#include "mesh/point_shell.h"
+
+namespace cl {
+
+std::shared_ptr<const MeshShape> make_mesh_shape(TriangleMesh mesh, const std::string& source,
+                                                 const MeshShapeOptions& options, std::string* error) {
+  auto fail = [&](const std::string& why) {
+    if (error) *error = why;
+    return std::shared_ptr<const MeshShape>();
+  };
+  if (mesh.empty()) return fail("the mesh has no triangles");
+  if (!(options.scale > 0) || !std::isfinite(options.scale)) return fail("the scale must be a positive number");
+  if (options.sdf_resolution < 4 || options.sdf_resolution > 512) return fail("the resolution must be in [4, 512]");
+  scale_mesh(mesh, options.scale);
+  const MeshValidation check = validate_mesh(mesh);
+  if (!check.ok()) {
+    std::string why = "not a closed, outward, manifold mesh";
+    for (const std::string& p : check.problems) why += "; " + p;
+    return fail(why);
+  }
+  recentre(mesh);
+  const MassProperties props = mass_properties(mesh, 1.0);
+  if (!props.valid || !(props.volume > 0)) return fail("the mesh encloses no volume");
+
+  auto shape = std::make_shared<MeshShape>();
+  shape->source = source;
+  shape->options = options;
+  shape->volume = props.volume;
+  shape->unit_inertia = props.inertia / props.mass;
+  shape->local_bounds = mesh.bounds();
+  for (const Vec3& v : mesh.vertices) shape->bounding_radius = std::max(shape->bounding_radius, v.norm());
+  try {
+    SdfOptions sdf;
+    sdf.resolution = options.sdf_resolution;
+    shape->sdf = SignedDistanceGrid::build(mesh, sdf);
+  } catch (const std::exception& e) {
+    return fail(std::string("distance field: ") + e.what());
+  }
+  shape->bvh = TriangleBvh(mesh);
+  // The thesis's point re-sampling (digest 7.2) at the grid spacing.
+  PointShell shell = thesis_point_shell(mesh, shape->sdf.cell_size());
+  shape->points = std::move(shell.points);
+  shape->normals = std::move(shell.normals);
+  shape->mesh = std::move(mesh);
+  return shape;
+}
+
+}  // namespace cl

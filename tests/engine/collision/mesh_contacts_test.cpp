@@ -1,0 +1,103 @@
+// Contacts of mesh bodies through distance fields and point shells (issue 4, digest 7.1): a mesh box rests
+// like the primitive box, a sphere rests on a mesh at the right height, a torus lying on the floor settles,
+// a stack of tori settles, and contact reduction keeps the deepest and spread-out points.
+#include "collision/mesh_contacts.h"
+
+#include <gtest/gtest.h>
+
+#include "collision/mesh_shape.h"
+#include "mesh/generate.h"
+#include "scene/scene.h"
+#include "support/builders.h"
+
+namespace cl {
+
+using namespace cl::test;
+
+namespace {
+Shape mesh_of(TriangleMesh m, int resolution = 32) {
+  std::string error;
+  Shape s;
+  s.type = ShapeType::Mesh;
+  s.mesh = make_mesh_shape(std::move(m), "generated", MeshShapeOptions{resolution, 1.0}, &error);
+  EXPECT_TRUE(s.mesh) << error;
+  return s;
+}
+}  // namespace
+
+TEST(MeshContacts, MeshBoxRestsLikeABoxAndCarriesItsWeight) {
+  World w;
+  add_plane(w);
+  const int id = add_body(w, mesh_of(make_box(Vec3(0.5, 0.25, 0.4), 2)), Vec3(0, 0.25, 0));
+  EXPECT_NEAR(w.bodies[id].mass, 1000.0 * 0.4, 1e-9);  // 1 x 0.5 x 0.8 m of density 1000
+  ASSERT_TRUE(w.solver().params().set("sleeping", 0, nullptr));  // measure a step that is solved
+  for (int s = 0; s < 120; ++s) ASSERT_TRUE(w.step().ok);
+  double sum = 0.0;
+  for (const Contact& c : w.contacts()) sum += c.normal_impulse;
+  const double weight = w.bodies[id].mass * 9.81 * w.settings.dt;
+  EXPECT_NEAR(sum, weight, 1e-3 * weight);
+  EXPECT_NEAR(w.bodies[id].position.y(), 0.25, 2e-3);
+  EXPECT_LT(w.bodies[id].linear_velocity.norm(), 1e-3);
+}
+
+TEST(MeshContacts, SphereRestsOnAMeshAtTheRightHeight) {
+  World w;
+  w.bodies.push_back([] {
+    Body b;
+    b.name = "slab";
+    b.kind = BodyKind::Fixed;
+    b.shape = mesh_of(make_box(Vec3(2, 0.2, 2), 4));
+    b.set_mass_properties(0, 0);
+    return b;
+  }());
+  const int ball = add_body(w, sphere(0.3), Vec3(0.2, 1.0, -0.1));
+  for (int s = 0; s < 180; ++s) ASSERT_TRUE(w.step().ok);
+  EXPECT_NEAR(w.bodies[ball].position.y(), 0.2 + 0.3, 3e-3);
+  EXPECT_LT(w.bodies[ball].linear_velocity.norm(), 1e-3);
+}
+
+TEST(MeshContacts, TorusLyingOnTheFloorSettlesAndSleeps) {
+  World w;
+  add_plane(w);
+  TriangleMesh torus = make_torus(0.35, 0.12, 32, 16);
+  transform_mesh(torus, Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX())), Vec3::Zero());  // axis along y
+  const int id = add_body(w, mesh_of(torus), Vec3(0, 0.5, 0), 1000.0,
+                          Quat(Eigen::AngleAxisd(0.1, Vec3::UnitX())));
+  double deepest = 0.0;
+  for (int s = 0; s < 400; ++s) {
+    ASSERT_TRUE(w.step().ok);
+    if (s > 100) deepest = std::max(deepest, w.last_stats().max_penetration);
+  }
+  EXPECT_EQ(w.last_stats().sleeping, 1);
+  EXPECT_LT(deepest, 0.005);
+  EXPECT_NEAR(w.bodies[id].position.y(), 0.12, 0.005);
+}
+
+TEST(MeshContacts, StackOfToriSettles) {
+  SceneLoadResult r = load_scene_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/torus_stack.json");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_TRUE(r.warnings.empty());
+  World& w = r.world;
+  for (int s = 0; s < 600; ++s) ASSERT_TRUE(w.step().ok);
+  EXPECT_LT(w.kinetic_energy(), 0.1);
+  EXPECT_LT(w.last_stats().max_penetration, 0.01);
+  for (const Body& b : w.bodies)
+    if (b.is_dynamic()) EXPECT_GT(b.position.y(), 0.0) << b.name;  // nothing fell through the floor
+}
+
+TEST(MeshContacts, ReductionKeepsTheDeepestAndSpreadsTheRest) {
+  std::vector<ContactPointOut> pts;
+  for (int i = 0; i < 100; ++i)
+    pts.push_back({Vec3(std::cos(i * 0.0628), 0, std::sin(i * 0.0628)), Vec3::UnitY(), 0.001 * (i == 37), uint32_t(i)});
+  reduce_contacts(pts, 0, 8);
+  ASSERT_EQ(pts.size(), 8u);
+  bool deepest = false;
+  for (const auto& p : pts) deepest |= p.feature == 37;
+  EXPECT_TRUE(deepest);
+  double closest = 1e9;
+  for (size_t i = 0; i < pts.size(); ++i)
+    for (size_t j = i + 1; j < pts.size(); ++j) closest = std::min(closest, (pts[i].position - pts[j].position).norm());
+  EXPECT_GT(closest, 0.5);  // spread around the ring, not bunched
+}
+
+}  // namespace cl
