@@ -49,6 +49,7 @@ const glm::vec4 kHoverColor{0.55f, 1.00f, 0.35f, 0.5f};
 const glm::vec3 kDimTarget{0.19f, 0.21f, 0.25f};  // the background: dimmed bodies fade into it
 const glm::vec4 kShellColor{0.35f, 1.00f, 0.55f, 1.0f};
 const glm::vec4 kSliceEdgeColor{0.95f, 0.95f, 0.95f, 0.7f};
+const glm::vec4 kSliceContourColor{0.10f, 0.10f, 0.12f, 0.9f};  // the zero level of the distance field
 
 constexpr int kMaxShadowBlobs = 64;  // must match ground.frag.glsl
 
@@ -742,6 +743,7 @@ void Renderer::add_mesh_overlays(const AppState& app) {
   const int sv = std::clamp(static_cast<int>(std::ceil(2.0 * (box.hi[v] - box.lo[v]) / h)), 2, 160);
   const double scale = std::max(0.3 * m->bounding_radius, 2.0 * h);
   std::vector<LineVertex> grid(static_cast<size_t>(su + 1) * static_cast<size_t>(sv + 1));
+  std::vector<double> value(grid.size());
   auto local_point = [&](double fu, double fv) {
     Vec3 p;
     p[a] = at;
@@ -752,8 +754,9 @@ void Renderer::add_mesh_overlays(const AppState& app) {
   for (int j = 0; j <= sv; ++j) {
     for (int i = 0; i <= su; ++i) {
       const Vec3 p = local_point(static_cast<double>(i) / su, static_cast<double>(j) / sv);
-      grid[static_cast<size_t>(j) * (su + 1) + i] = {to_glm(Vec3(b.position + rot * p)),
-                                                      glm::vec4(distance_color(sdf.value(p), scale), 1.0f)};
+      const size_t c = static_cast<size_t>(j) * (su + 1) + i;
+      value[c] = sdf.value(p);
+      grid[c] = {to_glm(Vec3(b.position + rot * p)), glm::vec4(distance_color(value[c], scale), 1.0f)};
     }
   }
   slice_triangles_.reserve(static_cast<size_t>(su) * sv * 6);
@@ -761,6 +764,26 @@ void Renderer::add_mesh_overlays(const AppState& app) {
     for (int i = 0; i < su; ++i) {
       const size_t c00 = static_cast<size_t>(j) * (su + 1) + i, c10 = c00 + 1, c01 = c00 + su + 1, c11 = c01 + 1;
       for (size_t c : {c00, c10, c11, c00, c11, c01}) slice_triangles_.push_back(grid[c]);
+    }
+  }
+  // The zero level (the surface as the grid sees it), by marching squares: where the sign changes along a
+  // cell edge, the linearly interpolated crossing; the crossings of a cell joined in pairs.
+  for (int j = 0; j < sv; ++j) {
+    for (int i = 0; i < su; ++i) {
+      const size_t c00 = static_cast<size_t>(j) * (su + 1) + i, c10 = c00 + 1, c01 = c00 + su + 1, c11 = c01 + 1;
+      const size_t ring[5] = {c00, c10, c11, c01, c00};
+      glm::vec3 cross[4];
+      int count = 0;
+      for (int k = 0; k < 4; ++k) {
+        const double d0 = value[ring[k]], d1 = value[ring[k + 1]];
+        if (!std::isfinite(d0) || !std::isfinite(d1) || (d0 < 0.0) == (d1 < 0.0)) continue;
+        const float f = static_cast<float>(d0 / (d0 - d1));
+        cross[count++] = glm::mix(grid[ring[k]].position, grid[ring[k + 1]].position, f);
+      }
+      for (int k = 0; k + 1 < count; k += 2) {
+        lines_.push_back({cross[k], kSliceContourColor});
+        lines_.push_back({cross[k + 1], kSliceContourColor});
+      }
     }
   }
   // The outline of the slice, so that its extent reads where it is hidden inside the body.

@@ -513,6 +513,29 @@ TEST(Session, ViewSpecSetsOverlaysAndSelection) {
   EXPECT_FALSE(apply_view_spec(app, "color=rainbow", &error));
 }
 
+TEST(Session, ViewSpecSetsMeshOverlays) {
+  AppState app = open_default();
+  std::string error;
+  ASSERT_TRUE(apply_view_spec(app, "shells,allshells,meshcolor=normals,slice=z:-0.25", &error)) << error;
+  EXPECT_TRUE(app.view.show_point_shells);
+  EXPECT_TRUE(app.view.point_shells_all);
+  EXPECT_EQ(app.view.mesh_coloring, MeshColoring::Normals);
+  EXPECT_TRUE(app.view.show_sdf_slice);
+  EXPECT_EQ(app.view.sdf_axis, 2);
+  EXPECT_FLOAT_EQ(app.view.sdf_offset, -0.25f);
+  ASSERT_TRUE(apply_view_spec(app, "slice=x,meshcolor=body,-sdf,-shells", &error)) << error;
+  EXPECT_EQ(app.view.sdf_axis, 0);
+  EXPECT_FLOAT_EQ(app.view.sdf_offset, 0.0f);
+  EXPECT_FALSE(app.view.show_sdf_slice);
+  EXPECT_FALSE(app.view.show_point_shells);
+  EXPECT_EQ(app.view.mesh_coloring, MeshColoring::Body);
+  EXPECT_FALSE(apply_view_spec(app, "slice=w", &error));
+  EXPECT_FALSE(apply_view_spec(app, "slice=y:abc", &error));
+  EXPECT_FALSE(apply_view_spec(app, "slice=yy", &error));
+  EXPECT_FALSE(apply_view_spec(app, "meshcolor=rainbow", &error));
+  EXPECT_NE(error.find("meshcolor"), std::string::npos) << error;
+}
+
 TEST(Session, OpeningASceneDropsTheDraftAndJointSelection) {
   AppState app = open_default();
   lay_and_apply_box_path(app);

@@ -88,7 +88,7 @@ inline double relax(LcpSolver::Axis& x, double lo, double hi, double ima, double
 
 }  // namespace
 
-void LcpSolver::load_masses(const StepContext& ctx, const std::vector<int>& held) {
+void LcpSolver::load_masses(const StepContext& ctx) {
   const size_t n = ctx.bodies.size();
   inv_mass_.resize(n);
   inv_inertia_.resize(n);
@@ -96,9 +96,20 @@ void LcpSolver::load_masses(const StepContext& ctx, const std::vector<int>& held
     inv_mass_[i] = ctx.bodies[i].inv_mass;
     inv_inertia_[i] = ctx.bodies[i].inv_inertia_world;
   }
-  for (int i : held) {
+}
+
+// Shock propagation holds a layer's bottom bodies fixed: infinite mass while the layer is solved.
+void LcpSolver::hold(const std::vector<int>& bodies) {
+  for (int i : bodies) {
     inv_mass_[i] = 0.0;
     inv_inertia_[i].setZero();
+  }
+}
+
+void LcpSolver::release(const StepContext& ctx, const std::vector<int>& bodies) {
+  for (int i : bodies) {
+    inv_mass_[i] = ctx.bodies[i].inv_mass;
+    inv_inertia_[i] = ctx.bodies[i].inv_inertia_world;
   }
 }
 
@@ -349,16 +360,10 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     // Phase 2: the rest of the step, layer by layer, lower bodies of each layer held (infinite mass).
     add_free_velocity(ctx, group.bodies, 1.0 - f);
     for (const StackLayer& layer : ctx.graph.layers(group_index)) {
-      for (int i : layer.bottom) {
-        inv_mass_[i] = 0.0;
-        inv_inertia_[i].setZero();
-      }
+      hold(layer.bottom);
       gather(layer.edges, Phase::Layers);
       solve_rows(true);
-      for (int i : layer.bottom) {
-        inv_mass_[i] = ctx.bodies[i].inv_mass;
-        inv_inertia_[i] = ctx.bodies[i].inv_inertia_world;
-      }
+      release(ctx, layer.bottom);
     }
   }
   ctx.stats.residual = std::max(ctx.stats.residual, residual);
@@ -387,7 +392,7 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   vel_.resize(n);
   free_linear_.assign(n, Vec3::Zero());
   free_angular_.assign(n, Vec3::Zero());
-  load_masses(ctx, {});
+  load_masses(ctx);
   // Free velocity increments over the whole step (eqs. 4.12, 4.19); phases add fractions of them. Fixed
   // and kinematic bodies keep their prescribed velocity and have zero inverse mass (digest 3.8).
   for (size_t i = 0; i < n; ++i) {
@@ -483,16 +488,10 @@ void LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int g
 
   if (use_shock_propagation(group)) {
     for (const StackLayer& layer : ctx.graph.layers(group_index)) {
-      for (int i : layer.bottom) {
-        inv_mass_[i] = 0.0;
-        inv_inertia_[i].setZero();
-      }
+      hold(layer.bottom);
       gather(layer.edges);
       solve_rows();
-      for (int i : layer.bottom) {
-        inv_mass_[i] = ctx.bodies[i].inv_mass;
-        inv_inertia_[i] = ctx.bodies[i].inv_inertia_world;
-      }
+      release(ctx, layer.bottom);
     }
   } else {
     gather(group.edges);
@@ -526,7 +525,7 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   }
 
   // Error correction, per awake group; the PGS works on displacements here (vel_ holds them).
-  load_masses(ctx, {});
+  load_masses(ctx);
   std::fill(vel_.begin(), vel_.end(), Velocity{Vec3::Zero(), Vec3::Zero()});
   const int iterations = set_.correction_iterations;
   for (int g = 0; g < int(groups.size()); ++g) {

@@ -69,8 +69,11 @@ class LcpSolver final : public Solver {
   struct Velocity {
     Vec3 v, w;
   };
-  // Which bodies a phase may move: inverse mass and inertia, zero for fixed, kinematic and held bodies.
-  void load_masses(const StepContext& ctx, const std::vector<int>& held);
+  // Inverse mass and inertia of every body (zero for fixed and kinematic ones); hold() zeroes them for
+  // bodies a layer keeps fixed, release() restores them.
+  void load_masses(const StepContext& ctx);
+  void hold(const std::vector<int>& bodies);
+  void release(const StepContext& ctx, const std::vector<int>& bodies);
   Axis make_axis(const StepContext& ctx, const Contact& c, const Vec3& dir) const;
   // Whole: a group without shock propagation; First: its dynamics step of fraction f; Layers: the rest.
   enum class Phase { Whole, First, Layers };
