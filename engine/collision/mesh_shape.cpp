@@ -8,11 +8,11 @@
 
 namespace cl {
 
-std::shared_ptr<const MeshShape> make_mesh_shape(TriangleMesh mesh, const std::string& source,
-                                                 const MeshShapeOptions& options, std::string* error) {
+std::shared_ptr<MeshShape> make_mesh_shape(TriangleMesh mesh, const std::string& source,
+                                           const MeshShapeOptions& options, std::string* error) {
   auto fail = [&](const std::string& why) {
     if (error) *error = why;
-    return std::shared_ptr<const MeshShape>();
+    return std::shared_ptr<MeshShape>();
   };
   if (mesh.empty()) return fail("the mesh has no triangles");
   if (!(options.scale > 0) || !std::isfinite(options.scale)) return fail("the scale must be a positive number");

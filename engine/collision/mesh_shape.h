@@ -19,7 +19,9 @@ struct MeshShapeOptions {
 };
 
 struct MeshShape {
-  std::string source;       // the file name (or generator) the scene named, for saving
+  std::string source;       // the file name the scene named, for saving (empty for generated meshes)
+  std::string generator;    // the procedural shape type that made it ("bowl", ...), empty for files
+  std::vector<std::pair<std::string, std::vector<double>>> generator_params;  // as given in the scene
   MeshShapeOptions options;
   TriangleMesh mesh;        // body frame: centre of mass at the origin
   TriangleBvh bvh;
@@ -34,7 +36,7 @@ struct MeshShape {
 
 // Builds a mesh shape from a closed mesh (scaled, then recentred on its centre of mass). On failure returns
 // null and explains in *error.
-std::shared_ptr<const MeshShape> make_mesh_shape(TriangleMesh mesh, const std::string& source,
-                                                 const MeshShapeOptions& options, std::string* error);
+std::shared_ptr<MeshShape> make_mesh_shape(TriangleMesh mesh, const std::string& source,
+                                           const MeshShapeOptions& options, std::string* error);
 
 }  // namespace cl

@@ -9,6 +9,7 @@
 
 #include "collision/mesh_shape.h"
 #include "scene/scene_joints.h"
+#include "scene/scene_procedural.h"
 #include "scene/scene_reader.h"
 #include "scene/scene_scripts.h"
 
@@ -44,7 +45,13 @@ const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
 const std::vector<std::string> kBodyKeys = {"name", "shape", "fixed", "kinematic", "density", "mass", "position",
                                             "orientation", "linear_velocity", "angular_velocity", "material"};
 const std::vector<std::string> kAllShapeKeys = {"type", "normal", "offset", "radius", "half_extents", "half_height",
-                                                "file", "scale", "resolution"};
+                                                "file", "scale", "resolution", "outer_radius", "thickness",
+                                                "segments", "major_radius", "minor_radius", "major_segments",
+                                                "minor_segments", "roughness", "seed", "subdivisions",
+                                                "hole_radius", "holes_x", "holes_z", "hole_segments", "head_width",
+                                                "head_height", "shaft_radius", "length", "thread_pitch",
+                                                "thread_depth", "half_width", "height", "clearance",
+                                                "handle_radius", "handle_length", "shaft_length", "tip_width"};
 
 std::vector<std::string> shape_keys(ShapeType t) {
   switch (t) {
@@ -60,6 +67,7 @@ std::vector<std::string> shape_keys(ShapeType t) {
 std::vector<std::string> shape_type_names() {
   std::vector<std::string> names;
   for (int i = 0; i < kShapeTypeCount; ++i) names.emplace_back(shape_type_name(static_cast<ShapeType>(i)));
+  for (const std::string& p : procedural_shape_names()) names.push_back(p);
   return names;
 }
 
@@ -207,6 +215,50 @@ std::shared_ptr<const MeshShape> load_mesh_shape(const std::string& scene_file, 
   return shape;
 }
 
+// A procedural shape ({"type": "bowl", "outer_radius": 0.1, ...}): a mesh body built by its generator.
+Shape read_procedural_shape(Reader& r, const json& v, const std::string& path, const std::string& type) {
+  std::vector<std::string> keys = {"type"};
+  for (const std::string& k : procedural_param_names(type)) keys.push_back(k);
+  keys.push_back("resolution");
+  r.check_keys(v, path, keys, "a " + type + " shape", kAllShapeKeys);
+  ProceduralParams params;
+  MeshShapeOptions options;
+  for (const auto& [key, value] : v.items()) {
+    const std::string kpath = child(path, key);
+    if (key == "type") continue;
+    if (key == "resolution") {
+      options.sdf_resolution = int(r.in_range(value, kpath, 4, 512, "a whole number in [4, 512]"));
+    } else if (procedural_param_is_vector(key)) {
+      const Vec3 x = r.vec3(value, kpath);
+      params.push_back({key, {x.x(), x.y(), x.z()}});
+    } else {
+      params.push_back({key, {r.number(value, kpath)}});
+    }
+  }
+  // Like mesh files, one generated shape per (type, parameters, resolution) per process, shared by every body.
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, ProceduralParams, int>, std::weak_ptr<const MeshShape>> cache;
+  const auto key = std::make_tuple(type, params, options.sdf_resolution);
+  Shape s;
+  s.type = ShapeType::Mesh;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    s.mesh = cache[key].lock();
+  }
+  if (s.mesh) return s;
+  std::string error;
+  TriangleMesh mesh = build_procedural(type, params, &error);
+  if (mesh.empty()) r.fail(path, "cannot build the " + type + ": " + error);
+  auto shape = make_mesh_shape(std::move(mesh), "", options, &error);
+  if (!shape) r.fail(path, "cannot use the " + type + ": " + error);
+  shape->generator = type;
+  shape->generator_params = params;
+  s.mesh = shape;
+  std::lock_guard<std::mutex> lock(mutex);
+  cache[key] = s.mesh;
+  return s;
+}
+
 Shape read_shape(Reader& r, const json& v, const std::string& path) {
   r.object(v, path, "an object {\"type\": \"plane\"|\"sphere\"|\"box\"|\"capsule\", ...}");
   const std::vector<std::string> types = shape_type_names();
@@ -215,6 +267,7 @@ Shape read_shape(Reader& r, const json& v, const std::string& path) {
   const json& tv = r.required(v, path, "type", "a shape type (one of: " + type_list + ")");
   const std::string& tname = r.string(tv, tpath, "a shape type (one of: " + type_list + ")");
   const auto type = shape_type_from_name(tname);
+  if (!type && is_procedural_shape(tname)) return read_procedural_shape(r, v, path, tname);
   if (!type) r.fail(tpath, "expected a shape type (one of: " + type_list + "), got " + in_quotes(tname) + suggestion(tname, types));
 
   Shape s;
@@ -516,8 +569,16 @@ J shape_json(const Shape& s) {
       j["half_height"] = s.half_height;
       break;
     case ShapeType::Mesh:
-      j["file"] = s.mesh->source;
-      j["scale"] = s.mesh->options.scale;
+      if (!s.mesh->generator.empty()) {
+        j["type"] = s.mesh->generator;
+        for (const auto& [name, values] : s.mesh->generator_params) {
+          if (values.size() == 1) j[name] = values[0];
+          else j[name] = J{values[0], values[1], values[2]};
+        }
+      } else {
+        j["file"] = s.mesh->source;
+        j["scale"] = s.mesh->options.scale;
+      }
       j["resolution"] = s.mesh->options.sdf_resolution;
       break;
   }
