@@ -101,3 +101,27 @@ TEST(MeshContacts, ReductionKeepsTheDeepestAndSpreadsTheRest) {
 }
 
 }  // namespace cl
+
+namespace cl {
+// Issue 4: a bowl resting in a bowl stays at rest without jitter once it has settled.
+TEST(MeshContacts, BowlInABowlSettlesWithoutJitter) {
+  const std::string scene = R"({"format": 1, "bodies": [
+    {"name": "under", "shape": {"type": "bowl", "outer_radius": 0.3, "thickness": 0.03}, "fixed": true, "position": [0, 0.3, 0]},
+    {"name": "over", "shape": {"type": "bowl", "outer_radius": 0.3, "thickness": 0.03}, "density": 1000, "position": [0.01, 0.45, 0]}],
+    "solver": {"type": "lcp", "params": {"sleeping": false}}})";
+  SceneLoadResult r = load_scene_text(scene, "bowls.json");
+  ASSERT_TRUE(r.ok()) << r.error;
+  World& w = r.world;
+  for (int s = 0; s < 1200; ++s) ASSERT_TRUE(w.step().ok);
+  double most = 0.0, deepest = 0.0;
+  for (int s = 0; s < 300; ++s) {
+    ASSERT_TRUE(w.step().ok);
+    most = std::max(most, w.kinetic_energy());
+    deepest = std::max(deepest, w.last_stats().max_penetration);
+  }
+  EXPECT_GT(w.contacts().size(), 8u);  // resting on a patch, not a point
+  EXPECT_LT(most, 1e-6);               // J, for a 15 kg bowl: no jitter
+  EXPECT_LT(deepest, 0.002);
+  EXPECT_LT(w.bodies[1].position.y(), 0.45);  // it went in
+}
+}  // namespace cl
