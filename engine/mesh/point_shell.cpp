@@ -1,5 +1,9 @@
 #include "mesh/point_shell.h"
 
+#include <limits>
+
+#include "mesh/bvh.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -184,7 +188,22 @@ PointShell thesis_point_shell(const TriangleMesh& mesh, double spacing, double c
       verts.erase(std::unique(verts.begin(), verts.end()), verts.end());
       Vec3 c(0, 0, 0);
       for (int v : verts) c += mesh.vertices[v];
-      s.points.push_back(c / double(verts.size()));
+      c /= double(verts.size());
+      // The vertex average of a region that is not convex (a face with a hole, such as the top of a block
+      // with a threaded hole) can lie off the region, even inside another body's place: keep the sample on
+      // the surface by moving it to the region's closest point.
+      Vec3 best = c;
+      double best_d = std::numeric_limits<double>::infinity();
+      for (int t : members) {
+        const auto& tri = mesh.triangles[t];
+        const Vec3 q = closest_point_on_triangle(c, mesh.vertices[tri[0]], mesh.vertices[tri[1]], mesh.vertices[tri[2]], nullptr, nullptr);
+        const double d = (q - c).squaredNorm();
+        if (d < best_d) {
+          best_d = d;
+          best = q;
+        }
+      }
+      s.points.push_back(best);
       s.normals.push_back(an.normalized());
     }
   }
