@@ -183,36 +183,51 @@ std::string find_mesh_file(const std::string& scene_file, const std::string& nam
   return {};
 }
 
-// Mesh shapes are immutable and shared: the same file with the same options is built once per process.
+// Mesh shapes are immutable and shared: the same source (a file, or a generator with its parameters) with
+// the same options is built once per process, as long as some body still uses it. `build` runs unlocked.
+template <class Build>
+std::shared_ptr<const MeshShape> shared_mesh_shape(const std::string& key, Build build) {
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<const MeshShape>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto shared = cache[key].lock()) return shared;
+  }
+  std::shared_ptr<const MeshShape> shape = build();
+  if (shape) {
+    std::lock_guard<std::mutex> lock(mutex);
+    cache[key] = shape;
+  }
+  return shape;
+}
+
+std::string options_key(const MeshShapeOptions& o) {
+  std::ostringstream s;
+  s.precision(17);
+  s << "|scale=" << o.scale << "|resolution=" << o.sdf_resolution;
+  return s.str();
+}
+
 std::shared_ptr<const MeshShape> load_mesh_shape(const std::string& scene_file, const std::string& name,
                                                  const MeshShapeOptions& options, std::string* error) {
-  static std::mutex mutex;
-  static std::map<std::tuple<std::string, double, int>, std::weak_ptr<const MeshShape>> cache;
   const std::string path = find_mesh_file(scene_file, name);
   if (path.empty()) {
     *error = "mesh file " + in_quotes(name) + " not found next to the scene, in assets/ or in the build's assets/"
              " (scanned meshes come from the libcgal-demo package: run bash .ci/deps, then cmake again)";
     return nullptr;
   }
-  const auto key = std::make_tuple(std::filesystem::weakly_canonical(path).string(), options.scale, options.sdf_resolution);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto shared = cache[key].lock()) return shared;
-  }
-  MeshLoadResult loaded = load_mesh(path);
-  if (!loaded.ok()) {
-    *error = "cannot use mesh: " + loaded.error;
-    return nullptr;
-  }
-  std::string why;
-  auto shape = make_mesh_shape(std::move(loaded.mesh), name, options, &why);
-  if (!shape) {
-    *error = "cannot use mesh " + in_quotes(path) + ": " + why;
-    return nullptr;
-  }
-  std::lock_guard<std::mutex> lock(mutex);
-  cache[key] = shape;
-  return shape;
+  const std::string key = "file:" + std::filesystem::weakly_canonical(path).string() + options_key(options);
+  return shared_mesh_shape(key, [&]() -> std::shared_ptr<const MeshShape> {
+    MeshLoadResult loaded = load_mesh(path);
+    if (!loaded.ok()) {
+      *error = "cannot use mesh: " + loaded.error;
+      return nullptr;
+    }
+    std::string why;
+    auto shape = make_mesh_shape(std::move(loaded.mesh), name, options, &why);
+    if (!shape) *error = "cannot use mesh " + in_quotes(path) + ": " + why;
+    return shape;
+  });
 }
 
 // A procedural shape ({"type": "bowl", "outer_radius": 0.1, ...}): a mesh body built by its generator.
@@ -235,32 +250,37 @@ Shape read_procedural_shape(Reader& r, const json& v, const std::string& path, c
       params.push_back({key, {r.number(value, kpath)}});
     }
   }
-  // Like mesh files, one generated shape per (type, parameters, resolution) per process, shared by every body.
-  static std::mutex mutex;
-  static std::map<std::tuple<std::string, ProceduralParams, int>, std::weak_ptr<const MeshShape>> cache;
-  const auto key = std::make_tuple(type, params, options.sdf_resolution);
+  std::ostringstream key;
+  key.precision(17);
+  key << "generator:" << type;
+  for (const auto& [name, values] : params) {
+    key << "|" << name;
+    for (double x : values) key << ":" << x;
+  }
+  std::string error;
   Shape s;
   s.type = ShapeType::Mesh;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    s.mesh = cache[key].lock();
-  }
-  if (s.mesh) return s;
-  std::string error;
-  TriangleMesh mesh = build_procedural(type, params, &error);
-  if (mesh.empty()) r.fail(path, "cannot build the " + type + ": " + error);
-  auto shape = make_mesh_shape(std::move(mesh), "", options, &error);
-  if (!shape) r.fail(path, "cannot use the " + type + ": " + error);
-  shape->generator = type;
-  shape->generator_params = params;
-  s.mesh = shape;
-  std::lock_guard<std::mutex> lock(mutex);
-  cache[key] = s.mesh;
+  s.mesh = shared_mesh_shape(key.str() + options_key(options), [&]() -> std::shared_ptr<const MeshShape> {
+    TriangleMesh mesh = build_procedural(type, params, &error);
+    if (mesh.empty()) {
+      error = "cannot build the " + type + ": " + error;
+      return nullptr;
+    }
+    auto shape = make_mesh_shape(std::move(mesh), "", options, &error);
+    if (!shape) {
+      error = "cannot use the " + type + ": " + error;
+      return nullptr;
+    }
+    shape->generator = type;
+    shape->generator_params = params;
+    return shape;
+  });
+  if (!s.mesh) r.fail(path, error);
   return s;
 }
 
 Shape read_shape(Reader& r, const json& v, const std::string& path) {
-  r.object(v, path, "an object {\"type\": \"plane\"|\"sphere\"|\"box\"|\"capsule\", ...}");
+  r.object(v, path, "an object {\"type\": \"plane\"|\"sphere\"|\"box\"|\"capsule\"|\"mesh\"|..., ...}");
   const std::vector<std::string> types = shape_type_names();
   const std::string type_list = join(types);
   const std::string tpath = child(path, "type");

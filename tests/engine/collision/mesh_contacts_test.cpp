@@ -81,8 +81,11 @@ TEST(MeshContacts, StackOfToriSettles) {
   for (int s = 0; s < 600; ++s) ASSERT_TRUE(w.step().ok);
   EXPECT_LT(w.kinetic_energy(), 0.1);
   EXPECT_LT(w.last_stats().max_penetration, 0.01);
-  for (const Body& b : w.bodies)
-    if (b.is_dynamic()) EXPECT_GT(b.position.y(), 0.0) << b.name;  // nothing fell through the floor
+  for (const Body& b : w.bodies) {
+    if (b.is_dynamic()) {
+      EXPECT_GT(b.position.y(), 0.0) << b.name;  // nothing fell through the floor
+    }
+  }
 }
 
 TEST(MeshContacts, ReductionKeepsTheDeepestAndSpreadsTheRest) {

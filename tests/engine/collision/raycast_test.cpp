@@ -269,7 +269,9 @@ TEST(Raycast, MeshAgreesWithTheBoxItTessellates) {
     if (!a) continue;
     ++hits;
     EXPECT_NEAR(a->distance, b->distance, 1e-9) << i;
-    if (a->distance > 0) EXPECT_NEAR(a->normal.dot(b->normal), 1.0, 1e-9) << i;
+    if (a->distance > 0) {
+      EXPECT_NEAR(a->normal.dot(b->normal), 1.0, 1e-9) << i;
+    }
   }
   EXPECT_GT(hits, 100);
 }
