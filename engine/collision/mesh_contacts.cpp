@@ -77,26 +77,48 @@ void samples_of(const Shape& s, std::vector<Sample>& out) {
 }
 
 // The samples of body `from` against the signed distance of body `into`; normals of the output point from
-// `into` towards `from` (flip = false) or the other way (flip = true).
+// `into` towards `from` (flip = false) or the other way (flip = true). A mesh's points are visited through
+// its sphere tree (digest 7.3): a ball whose centre is farther from `into` than its radius (times sqrt 3, the
+// trilinear grid's worst slope, for mesh distances) plus the margin holds no contact and is skipped.
 void test_samples(const Body& from, const Body& into, double margin, bool flip, uint32_t feature_base,
                   std::vector<ContactPointOut>& out) {
-  thread_local std::vector<Sample> samples;
-  samples_of(from.shape, samples);
   const Mat3 rf = from.rotation(), ri = into.rotation();
   const Mat3 r = ri.transpose() * rf;                       // from's frame -> into's frame
   const Vec3 t = ri.transpose() * (from.position - into.position);
-  for (size_t i = 0; i < samples.size(); ++i) {
-    const Vec3 local = r * samples[i].point + t;
+  auto test = [&](size_t index, const Vec3& point, double radius) {
+    const Vec3 local = r * point + t;
     double phi;
     Vec3 n;
-    if (!signed_distance(into.shape, local, phi, n)) continue;
-    phi -= samples[i].radius;
-    if (phi >= margin) continue;
+    if (!signed_distance(into.shape, local, phi, n)) return;
+    phi -= radius;
+    if (phi >= margin) return;
     const Vec3 n_world = ri * n;  // out of `into`, towards the sample
-    const Vec3 x = from.position + rf * samples[i].point - n_world * samples[i].radius;
-    out.push_back({x - n_world * (0.5 * phi), flip ? Vec3(n_world) : Vec3(-n_world), -phi,
-                   feature_base | uint32_t(i)});
+    const Vec3 x = from.position + rf * point - n_world * radius;
+    out.push_back({x - n_world * (0.5 * phi), flip ? Vec3(n_world) : Vec3(-n_world), -phi, feature_base | uint32_t(index)});
+  };
+
+  if (from.shape.type == ShapeType::Mesh && !from.shape.mesh->tree.nodes.empty()) {
+    const SphereTree& tree = from.shape.mesh->tree;
+    const double slope = into.shape.type == ShapeType::Mesh ? 1.7321 : 1.0;
+    thread_local std::vector<int> stack;
+    stack.assign(1, 0);
+    while (!stack.empty()) {
+      const SphereTree::Node& node = tree.nodes[stack.back()];
+      stack.pop_back();
+      if (node.is_leaf()) {
+        test(size_t(node.point), from.shape.mesh->points[node.point], 0.0);
+        continue;
+      }
+      double phi;
+      Vec3 n;
+      if (signed_distance(into.shape, r * node.centre + t, phi, n) && phi > slope * node.radius + margin) continue;
+      for (int c = 0; c < node.child_count; ++c) stack.push_back(node.first_child + c);
+    }
+    return;
   }
+  thread_local std::vector<Sample> samples;
+  samples_of(from.shape, samples);
+  for (size_t i = 0; i < samples.size(); ++i) test(i, samples[i].point, samples[i].radius);
 }
 
 }  // namespace
@@ -135,6 +157,8 @@ void collide_with_mesh(const Body& a, const Body& b, double margin, std::vector<
   // a's points against b's distance (normal out of b, flipped to a -> b), and b's against a's.
   test_samples(a, b, margin, false, 0u, out);
   test_samples(b, a, margin, true, 1u << 20, out);
+  // Sample order, not tree order, so the reduction (which breaks ties by order) does not depend on the walk.
+  std::sort(out.begin() + first, out.end(), [](const auto& x, const auto& y) { return x.feature < y.feature; });
   reduce_contacts(out, first, kMaxMeshContacts);
 }
 

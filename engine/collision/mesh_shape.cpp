@@ -47,6 +47,7 @@ std::shared_ptr<MeshShape> make_mesh_shape(TriangleMesh mesh, const std::string&
   PointShell shell = thesis_point_shell(mesh, shape->sdf.cell_size());
   shape->points = std::move(shell.points);
   shape->normals = std::move(shell.normals);
+  shape->tree = build_sphere_tree(shape->points);
   shape->mesh = std::move(mesh);
   return shape;
 }

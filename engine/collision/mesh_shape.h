@@ -9,6 +9,7 @@
 
 #include "mesh/bvh.h"
 #include "mesh/mesh.h"
+#include "mesh/point_shell.h"
 #include "sdf/sdf.h"
 
 namespace cl {
@@ -28,6 +29,7 @@ struct MeshShape {
   SignedDistanceGrid sdf;   // negative inside
   std::vector<Vec3> points;   // point shell in the body frame
   std::vector<Vec3> normals;  // outward unit normals of the points
+  SphereTree tree;            // over the points, to skip far ones in contact queries (digest 7.3)
   double volume = 0.0;        // m^3
   Mat3 unit_inertia = Mat3::Zero();  // inertia about the centre of mass per kg
   Aabb local_bounds;
