@@ -260,27 +260,38 @@ void LcpSolver::collect_joint_rows(const StepContext& ctx) {
   constraint_group_.clear();
   joint_lambda_.resize(ctx.joints.size());
   for (int j = 0; j < int(ctx.joints.size()); ++j) {
-    const size_t first = constraint_rows_.size();
     joint_rows(ctx.joints[j], j, ctx.bodies, ctx.dt, constraint_rows_);
     const Joint& joint = ctx.joints[j];
     const int body = ctx.bodies[joint.body_a].is_dynamic() ? joint.body_a : joint.body_b;
     const int group = ctx.graph.group_of_body()[body];
     constraint_group_.resize(constraint_rows_.size(), group);
     joint_lambda_[j].resize(kMaxJointRows, 0.0);
-    (void)first;
   }
 }
 
-bool LcpSolver::use_shock_propagation(const ContactGroup& group) const {
-  if (!set_.shock_propagation || group.floating || group.layer_count == 0) return false;
-  // Layers come from contacts only; a group held together by joints is solved whole (see README).
-  for (int b : group.bodies)
-    for (size_t r = 0; r < constraint_rows_.size(); ++r)
-      if (constraint_rows_[r].a == b || constraint_rows_[r].b == b) return false;
-  return true;
+// Per group, once per step: whether it is simulated (not asleep) and whether it uses shock propagation.
+// Layers come from contacts only, so a group held together by joints is solved whole (see README).
+void LcpSolver::classify_groups(const StepContext& ctx) {
+  const auto& groups = ctx.graph.groups();
+  group_awake_.assign(groups.size(), 1);
+  group_shock_.assign(groups.size(), 0);
+  std::vector<char> has_joint(groups.size(), 0);
+  for (int g : constraint_group_)
+    if (g >= 0) has_joint[g] = 1;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    group_awake_[g] = !(set_.sleeping && group_asleep(groups[g], ctx.bodies, ctx.graph));
+    group_shock_[g] = set_.shock_propagation && !groups[g].floating && groups[g].layer_count > 0 && !has_joint[g];
+  }
 }
 
-void LcpSolver::add_free_velocity(const StepContext& ctx, const std::vector<int>& bodies, double fraction) {
+// True for a body the step leaves alone: asleep in a group that is asleep (or touching nothing).
+bool LcpSolver::frozen(const StepContext& ctx, int i) const {
+  if (!set_.sleeping || !ctx.bodies[i].sleeping) return false;
+  const int g = ctx.graph.group_of_body()[i];
+  return g < 0 || !group_awake_[g];
+}
+
+void LcpSolver::add_free_velocity(const std::vector<int>& bodies, double fraction) {
   for (int i : bodies) {
     vel_[i].v += fraction * free_linear_[i];
     vel_[i].w += fraction * free_angular_[i];
@@ -290,7 +301,7 @@ void LcpSolver::add_free_velocity(const StepContext& ctx, const std::vector<int>
 // One contact group: the whole step, or with shock propagation a dynamics step of fraction f followed by
 // the remaining (1 - f) h layer by layer, bottom-up, with each layer's bottom bodies held fixed (digest 8.5).
 void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int group_index) {
-  const bool shock = use_shock_propagation(group);
+  const bool shock = group_shock_[group_index];
   const double f = shock ? set_.shock_fraction : 1.0;
   const int iterations = set_.iterations;
   const bool warm = set_.warm_start;
@@ -338,7 +349,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   };
 
   // Phase 1: the whole group over f h (all of h without shock propagation): weight feeling and impacts.
-  add_free_velocity(ctx, group.bodies, f);
+  add_free_velocity(group.bodies, f);
   gather(group.edges, shock ? Phase::First : Phase::Whole);
   joint_rows_.clear();
   for (size_t r = 0; r < constraint_rows_.size(); ++r) {
@@ -358,7 +369,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
 
   if (shock) {
     // Phase 2: the rest of the step, layer by layer, lower bodies of each layer held (infinite mass).
-    add_free_velocity(ctx, group.bodies, 1.0 - f);
+    add_free_velocity(group.bodies, 1.0 - f);
     for (const StackLayer& layer : ctx.graph.layers(group_index)) {
       hold(layer.bottom);
       gather(layer.edges, Phase::Layers);
@@ -409,15 +420,13 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   layer_friction_.assign(ctx.contacts.size(), Vec3::Zero());
   bounce_.assign(ctx.contacts.size(), 0.0);
   collect_joint_rows(ctx);
+  classify_groups(ctx);
   group_sweeps_ = 0;
 
   // Each awake contact group on its own (digest 5.5); a group whose bodies all sleep is not simulated.
-  const bool sleeping = set_.sleeping;
   const auto& groups = ctx.graph.groups();
-  for (int g = 0; g < int(groups.size()); ++g) {
-    if (sleeping && group_asleep(groups[g], ctx.bodies, ctx.graph)) continue;
-    solve_group(ctx, groups[g], g);
-  }
+  for (int g = 0; g < int(groups.size()); ++g)
+    if (group_awake_[g]) solve_group(ctx, groups[g], g);
   // Bodies touching nothing move freely.
   const auto& group_of = ctx.graph.group_of_body();
   for (size_t i = 0; i < n; ++i)
@@ -436,8 +445,7 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   }
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
-    if (!b.is_dynamic() || (sleeping && b.sleeping && group_of[i] >= 0 && group_asleep(groups[group_of[i]], ctx.bodies, ctx.graph)))
-      continue;
+    if (!b.is_dynamic() || (group_of[i] >= 0 && frozen(ctx, int(i)))) continue;
     b.linear_velocity = vel_[i].v;
     b.angular_velocity = vel_[i].w;
   }
@@ -486,7 +494,7 @@ void LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int g
     sweep(rows_, no_joints, iterations, residual);
   };
 
-  if (use_shock_propagation(group)) {
+  if (group_shock_[group_index]) {
     for (const StackLayer& layer : ctx.graph.layers(group_index)) {
       hold(layer.bottom);
       gather(layer.edges);
@@ -508,17 +516,12 @@ void LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int g
 
 void LcpSolver::integrate_positions(StepContext& ctx) {
   const double h = ctx.dt;
-  const bool sleeping = set_.sleeping;
   const auto& groups = ctx.graph.groups();
-  const auto& group_of = ctx.graph.group_of_body();
-  auto frozen = [&](int i) {
-    return sleeping && ctx.bodies[i].sleeping && (group_of[i] < 0 || group_asleep(groups[group_of[i]], ctx.bodies, ctx.graph));
-  };
   // Position update with the constrained velocity u(t+h) (thesis eq. 6.76); sleeping bodies stay put
   // bit for bit, so their contacts are reused without a narrow phase.
   for (int i = 0; i < int(ctx.bodies.size()); ++i) {
     Body& b = ctx.bodies[i];
-    if (b.kind == BodyKind::Fixed || frozen(i)) continue;
+    if (b.kind == BodyKind::Fixed || frozen(ctx, i)) continue;
     b.position += h * b.linear_velocity;
     b.orientation = integrate_orientation(b.orientation, b.angular_velocity, h);
     b.update_world_inertia();
@@ -528,14 +531,12 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   load_masses(ctx);
   std::fill(vel_.begin(), vel_.end(), Velocity{Vec3::Zero(), Vec3::Zero()});
   const int iterations = set_.correction_iterations;
-  for (int g = 0; g < int(groups.size()); ++g) {
-    if (sleeping && group_asleep(groups[g], ctx.bodies, ctx.graph)) continue;
-    project_group(ctx, groups[g], g);
-  }
+  for (int g = 0; g < int(groups.size()); ++g)
+    if (group_awake_[g]) project_group(ctx, groups[g], g);
   if (iterations > 0 && !groups.empty()) ctx.stats.iterations += iterations;
 
   SleepSettings settings;
-  settings.enabled = sleeping;
+  settings.enabled = set_.sleeping;
   settings.energy_per_mass = set_.sleep_energy;
   settings.steps = set_.sleep_steps;
   settings.dt = ctx.dt;

@@ -81,10 +81,11 @@ class LcpSolver final : public Solver {
   JointRow make_joint_row(const ConstraintRow& row) const;
   // Returns the number of sweeps done (fewer than `iterations` when the tolerance is met).
   int sweep(std::vector<ContactRows>& contacts, std::vector<JointRow>& joints, int iterations, double& residual);
-  void add_free_velocity(const StepContext& ctx, const std::vector<int>& bodies, double fraction);
+  void add_free_velocity(const std::vector<int>& bodies, double fraction);
   void solve_group(StepContext& ctx, const ContactGroup& group, int group_index);
   void project_group(StepContext& ctx, const ContactGroup& group, int group_index);
-  bool use_shock_propagation(const ContactGroup& group) const;
+  void classify_groups(const StepContext& ctx);
+  bool frozen(const StepContext& ctx, int body) const;
   void collect_joint_rows(const StepContext& ctx);
 
   // Per body: velocities during the solve, inverse mass properties of the current phase.
@@ -107,7 +108,9 @@ class LcpSolver final : public Solver {
   std::vector<double> bounce_;  // per contact: the restitution target of this step (0: none)
   // Per body: the free velocity increments of the whole step (gravity, forces, gyroscopic term).
   std::vector<Vec3> free_linear_, free_angular_;
-  int group_sweeps_ = 0;  // most PGS sweeps any group needed this step (telemetry)
+  int group_sweeps_ = 0;
+  // Per contact group, decided once per step by classify_groups.
+  std::vector<char> group_awake_, group_shock_;  // most PGS sweeps any group needed this step (telemetry)
 };
 
 }  // namespace cl
