@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "collision/narrowphase.h"
 #include "solvers/lcp/lcp_solver.h"
 
 namespace cl {
@@ -13,6 +14,10 @@ void integrate_body_positions(std::vector<Body>& bodies, double dt) {
     b.orientation = integrate_orientation(b.orientation, b.angular_velocity, dt);
     b.update_world_inertia();
   }
+}
+
+void Solver::collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) {
+  cl::collide(bodies, ia, ib, margin, out);
 }
 
 void Solver::integrate_positions(StepContext& ctx) { integrate_body_positions(ctx.bodies, ctx.dt); }

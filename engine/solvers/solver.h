@@ -44,6 +44,11 @@ class Solver {
   ParamSet& params() { return params_; }
   const ParamSet& params() const { return params_; }
 
+  // Narrow phase in the contact model this method needs: the contacts of bodies ia < ib appended to `out`,
+  // normals from a to b. The default is the shared narrow phase (primitives analytically, meshes by signed
+  // distance maps, reduced to a few points per pair); a method with its own model overrides it and may keep
+  // what it computed for its solve.
+  virtual void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out);
   // Velocity stage: gravity, external forces and contact impulses give the new velocities u(t+h).
   virtual void solve_velocities(StepContext& ctx) = 0;
   // Position stage: advance positions with the new velocities and correct errors.

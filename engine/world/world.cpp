@@ -186,7 +186,7 @@ void World::find_contacts() {
       continue;
     }
     const size_t first = contacts_.size();
-    collide(bodies, e.a, e.b, settings.contact_margin, contacts_);
+    solver_->collide(bodies, e.a, e.b, settings.contact_margin, contacts_);
     ContactGraph::remember_placement(e, bodies);
     if (contacts_.size() == first) continue;
     std::sort(contacts_.begin() + first, contacts_.end(), contact_less);
