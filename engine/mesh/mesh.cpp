@@ -11,6 +11,14 @@
 #include <sstream>
 #include <unordered_map>
 
+#include <tiny_obj_loader.h>
+
+// real_t must be double here and in the library: the float and double builds of tinyobjloader have the same symbols
+// with different struct layouts. CMake links tinyobjloader::tinyobjloader_double, which defines this.
+#ifndef TINYOBJLOADER_USE_DOUBLE
+#error "link tinyobjloader::tinyobjloader_double (it defines TINYOBJLOADER_USE_DOUBLE)"
+#endif
+
 namespace cl {
 
 Vec3 TriangleMesh::area_normal(int t) const {
@@ -395,12 +403,133 @@ std::vector<std::pair<int, std::string>> logical_lines(const std::string& text, 
   return out;
 }
 
+// OBJ goes through tinyobjloader (Debian's libtinyobjloader-dev, 2.0.0~rc10, its double-precision library):
+// it reads the vertices and faces, resolves v, v/vt, v//vn, v/vt/vn and negative (relative) indices and
+// triangulates polygons (quads along the shorter diagonal, larger polygons by ear clipping). What it does not
+// do is done around it, because the loader promises errors that name the file and the line:
+//  - before it, one pass over the statements (comments stripped, `\` continuation lines joined; tinyobjloader
+//    rejects a comment after a face and knows no continuations) rejects unknown statements, faces with fewer
+//    than 3 vertices and vertices whose coordinates are not finite numbers (tinyobjloader reads "nan" or "1,5"
+//    as 0 without a word), notes the line of every vertex and face, and hands tinyobjloader only the `v` and
+//    `f` statements (`fo` as `f`), each on its original line so the line numbers it reports are the file's;
+//  - after it, every index is checked against the vertex count (tinyobjloader resolves a relative index before
+//    the first vertex to -1 and reports an index past the end only as a warning naming the last line), each
+//    triangle gets its face's line, and a polygon its ear clipping could not finish (it gives up on some
+//    concave polygons, e.g. an L shape away from the origin) is an error rather than a silent hole.
+struct ObjFace {
+  int line;
+  int corners;
+};
+
+// The text of line `line` (1-based) of `text`, or "" if there is no such line.
+std::string nth_line(const std::string& text, int line) {
+  size_t start = 0;
+  for (int l = 1; l < line; ++l) {
+    start = text.find('\n', start);
+    if (start == std::string::npos) return {};
+    ++start;
+  }
+  const size_t end = text.find('\n', start);
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// Which index of face statement `statement` tinyobjloader refused ("" if none looks wrong).
+std::string describe_bad_face(const std::string& statement) {
+  const auto tok = split_ws(statement);
+  for (size_t k = 1; k < tok.size(); ++k) {
+    const std::string_view t = tok[k];
+    size_t start = 0;
+    for (int part = 0; part < 3; ++part) {
+      const size_t slash = t.find('/', start);
+      const std::string_view s = t.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+      if (part == 0 || !s.empty()) {  // v//vn leaves the texture index empty
+        long long i;
+        if (!parse_int(s, i)) return "bad face index '" + std::string(t) + "'";
+        if (i == 0)
+          return part == 0 ? std::string("face index 0 (OBJ indices start at 1)")
+                           : "texture or normal index 0 in '" + std::string(t) + "' (OBJ indices start at 1)";
+      }
+      if (slash == std::string_view::npos) break;
+      start = slash + 1;
+    }
+  }
+  return {};
+}
+
+// tinyobjloader's error ("Failed parse `f' line(e.g. zero value for face index. line 2.)") as ours.
+std::string tinyobj_error(const std::string& err, const std::string& geometry, const std::string& name) {
+  std::string msg = err.substr(0, err.find('\n'));
+  if (msg.empty()) msg = "could not parse the file";
+  int line = 0;
+  const size_t at = msg.rfind("line ");
+  if (at != std::string::npos) {
+    long long l;
+    size_t e = at + 5;
+    while (e < msg.size() && std::isdigit((unsigned char)msg[e])) ++e;
+    if (parse_int(std::string_view(msg).substr(at + 5, e - at - 5), l) && l > 0 && l <= std::numeric_limits<int>::max()) line = (int)l;
+  }
+  if (line == 0) return name + ": tinyobjloader: " + msg;
+  if (msg.find("`f'") != std::string::npos) {
+    const std::string why = describe_bad_face(nth_line(geometry, line));
+    if (!why.empty()) return where(name, line) + why;
+  }
+  return where(name, line) + "tinyobjloader: " + msg;
+}
+
+std::string obj_index_error(const std::string& name, int line, int index, long long nv) {
+  if (index < 0) return where(name, line) + "relative face index before the first vertex";
+  return where(name, line) + "face index " + std::to_string((long long)index + 1) + " out of range (" + std::to_string(nv) +
+         " vertices)";
+}
+
+// Called when tinyobjloader returned fewer triangles than the faces should give: finds the face to blame from
+// the untriangulated faces (a second parse, only on this path).
+std::string diagnose_obj_faces(const std::string& geometry, const std::string& name, const std::vector<ObjFace>& faces,
+                               const std::vector<std::array<int, 3>>& tris, long long nv, long long expected) {
+  tinyobj::ObjReaderConfig config;
+  config.triangulate = false;
+  config.vertex_color = false;
+  tinyobj::ObjReader reader;
+  if (!reader.ParseFromString(geometry, "", config)) return tinyobj_error(reader.Error(), geometry, name);
+  std::vector<int> corners;  // every face's vertex indices, in file order
+  for (const tinyobj::shape_t& s : reader.GetShapes())
+    for (const tinyobj::index_t& i : s.mesh.indices) corners.push_back(i.vertex_index);
+  size_t total = 0;
+  for (const ObjFace& f : faces) total += f.corners;
+  const std::string summary = name + ": tinyobjloader returned " + std::to_string(tris.size()) + " triangles, " +
+                              std::to_string(expected) + " expected from the faces";
+  if (corners.size() != total) return summary;
+  size_t c = 0;
+  for (const ObjFace& f : faces) {
+    for (int k = 0; k < f.corners; ++k)
+      if (corners[c + k] < 0 || corners[c + k] >= nv) return obj_index_error(name, f.line, corners[c + k], nv);
+    c += f.corners;
+  }
+  // Each face's triangles come out together, in face order, and use only that face's vertices.
+  size_t j = 0;
+  c = 0;
+  for (const ObjFace& f : faces) {
+    const auto begin = corners.begin() + (std::ptrdiff_t)c, end = begin + f.corners;
+    int got = 0;
+    while (got < f.corners - 2 && j < tris.size() &&
+           std::all_of(tris[j].begin(), tris[j].end(), [&](int v) { return std::find(begin, end, v) != end; })) {
+      ++got;
+      ++j;
+    }
+    if (got < f.corners - 2)
+      return where(name, f.line) + "tinyobjloader triangulated this " + std::to_string(f.corners) + "-vertex polygon into " +
+             std::to_string(got) + " triangles instead of " + std::to_string(f.corners - 2) +
+             " (its ear clipping gives up on some concave or degenerate polygons: triangulate the mesh before export)";
+    c += f.corners;
+  }
+  return summary;
+}
+
 std::string parse_obj(const std::string& text, const std::string& name, Parsed& p, std::vector<std::string>& warnings) {
-  struct RawFace {
-    std::vector<long long> idx;
-    int line;
-  };
-  std::vector<RawFace> faces;
+  std::string geometry;  // the v and f statements, for tinyobjloader, each on its line of the file
+  geometry.reserve(text.size());
+  int geometry_lines = 1;  // line that the next statement appended to `geometry` starts
+  std::vector<ObjFace> faces;
   int ignored_lines = 0, first_ignored = 0;
   std::string first_ignored_kw;
   for (const auto& [line, s] : logical_lines(text, true)) {
@@ -408,31 +537,15 @@ std::string parse_obj(const std::string& text, const std::string& name, Parsed& 
     if (tok.empty()) continue;
     if (tok[0] == "v") {
       if (tok.size() < 4) return where(name, line) + "vertex needs 3 coordinates";
-      Vec3 v;
-      for (int k = 0; k < 3; ++k)
-        if (!parse_double(tok[k + 1], v[k]))
-          return where(name, line) + "bad vertex coordinate '" + std::string(tok[k + 1]) + "'";
-      if (!all_finite(v)) return where(name, line) + "vertex with NaN or infinite coordinate";
-      p.mesh.vertices.push_back(v);
+      for (int k = 1; k <= 3; ++k) {
+        double x;
+        if (!parse_double(tok[k], x)) return where(name, line) + "bad vertex coordinate '" + std::string(tok[k]) + "'";
+        if (!std::isfinite(x)) return where(name, line) + "vertex with NaN or infinite coordinate";
+      }
       p.vertex_lines.push_back(line);
     } else if (tok[0] == "f" || tok[0] == "fo") {
       if (tok.size() < 4) return where(name, line) + "face needs at least 3 vertices";
-      RawFace f{{}, line};
-      for (size_t k = 1; k < tok.size(); ++k) {
-        const std::string_view t = tok[k];
-        const std::string_view first = t.substr(0, t.find('/'));
-        long long idx;
-        if (!parse_int(first, idx)) return where(name, line) + "bad face index '" + std::string(t) + "'";
-        if (idx == 0) return where(name, line) + "face index 0 (OBJ indices start at 1)";
-        if (idx < 0) {
-          idx = (long long)p.mesh.vertices.size() + idx;  // relative: -1 is the last vertex so far
-          if (idx < 0) return where(name, line) + "relative face index '" + std::string(t) + "' before the first vertex";
-        } else {
-          idx -= 1;
-        }
-        f.idx.push_back(idx);
-      }
-      faces.push_back(std::move(f));
+      faces.push_back({line, (int)tok.size() - 1});
     } else {
       static const char* known[] = {"vt", "vn", "vp", "g", "o", "s", "usemtl", "mtllib", "l", "p", "mg", "usemap",
                                     "maplib", "cstype", "deg", "curv", "curv2", "surf", "parm", "trim", "hole",
@@ -444,22 +557,58 @@ std::string parse_obj(const std::string& text, const std::string& name, Parsed& 
       if (tok[0] == "l" || tok[0] == "p" || tok[0] == "curv" || tok[0] == "surf") {
         if (ignored_lines++ == 0) first_ignored = line, first_ignored_kw = std::string(tok[0]);
       }
+      continue;
     }
+    for (; geometry_lines < line; ++geometry_lines) geometry += '\n';
+    geometry += tok[0] == "fo" ? "f" : tok[0];
+    for (size_t k = 1; k < tok.size(); ++k) {
+      geometry += ' ';
+      geometry += tok[k];
+    }
+    geometry += '\n';
+    ++geometry_lines;
   }
   if (ignored_lines)
     warnings.push_back(where(name, first_ignored) + "ignored " + std::to_string(ignored_lines) +
                        " non-face elements (first: '" + first_ignored_kw + "')");
-  const long long nv = (long long)p.mesh.vertices.size();
-  for (const auto& f : faces) {
-    for (long long i : f.idx)
-      if (i >= nv)
-        return where(name, f.line) + "face index " + std::to_string(i + 1) + " out of range (" + std::to_string(nv) +
-               " vertices)";
-    for (size_t k = 1; k + 1 < f.idx.size(); ++k) {
-      p.mesh.triangles.push_back({(int)f.idx[0], (int)f.idx[k], (int)f.idx[k + 1]});
+
+  // tinyobjloader's warnings are left out: they concern materials (which we do not read) or indices, which are
+  // checked below with the line to blame.
+  tinyobj::ObjReaderConfig config;
+  config.triangulate = true;
+  config.vertex_color = false;
+  tinyobj::ObjReader reader;
+  if (!reader.ParseFromString(geometry, "", config)) return tinyobj_error(reader.Error(), geometry, name);
+  const std::vector<tinyobj::real_t>& xyz = reader.GetAttrib().vertices;
+  const long long nv = (long long)p.vertex_lines.size();
+  if ((long long)xyz.size() != 3 * nv)
+    return name + ": tinyobjloader read " + std::to_string(xyz.size() / 3) + " vertices, the file has " + std::to_string(nv);
+  p.mesh.vertices.reserve(nv);
+  for (long long i = 0; i < nv; ++i) {
+    const Vec3 v(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
+    if (!all_finite(v)) return where(name, p.vertex_lines[i]) + "vertex with NaN or infinite coordinate";
+    p.mesh.vertices.push_back(v);
+  }
+  std::vector<std::array<int, 3>> tris;
+  for (const tinyobj::shape_t& s : reader.GetShapes()) {
+    const auto& idx = s.mesh.indices;
+    for (size_t t = 0; t + 2 < idx.size(); t += 3)
+      tris.push_back({idx[t].vertex_index, idx[t + 1].vertex_index, idx[t + 2].vertex_index});
+  }
+  // A face of n vertices gives n - 2 triangles, in file order; when some are missing, find out why.
+  long long expected = 0;
+  for (const ObjFace& f : faces) expected += f.corners - 2;
+  if ((long long)tris.size() != expected) return diagnose_obj_faces(geometry, name, faces, tris, nv, expected);
+  p.mesh.triangles.reserve(tris.size());
+  p.triangle_lines.reserve(tris.size());
+  size_t t = 0;
+  for (const ObjFace& f : faces)
+    for (int k = 0; k < f.corners - 2; ++k, ++t) {
+      for (int i : tris[t])
+        if (i < 0 || i >= nv) return obj_index_error(name, f.line, i, nv);
+      p.mesh.triangles.push_back(tris[t]);
       p.triangle_lines.push_back(f.line);
     }
-  }
   return {};
 }
 

@@ -46,8 +46,12 @@ struct MeshLoadResult {
 };
 
 // Loads a Wavefront OBJ (.obj) or Object File Format (.off, also COFF/NOFF) mesh, chosen by extension (content
-// sniffed when the extension is unknown). OBJ: `v` and `f` lines; faces may use v, v/vt, v//vn, v/vt/vn and
-// negative (relative) indices; polygons are triangulated as fans; other statements are ignored.
+// sniffed when the extension is unknown). OBJ is read with tinyobjloader: `v` and `f` (or `fo`) statements; faces
+// may use v, v/vt, v//vn, v/vt/vn and negative (relative) indices; polygons are triangulated by tinyobjloader
+// (quads along the shorter diagonal, larger polygons by ear clipping; a polygon it cannot triangulate is an
+// error); comments and `\` line continuations are handled, the other standard statements ignored (lines and
+// points with a warning), unknown statements are errors. OFF is read by our own parser; its polygons are
+// triangulated as fans.
 // Checks, in order: readable, non-empty, finite coordinates, valid indices, no degenerate triangles, closed,
 // manifold, consistent and outward orientation (see MeshLoadOptions). Vertices referenced by no triangle are
 // kept (a warning is given).

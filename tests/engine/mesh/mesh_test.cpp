@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
+#include <numbers>
 #include <sstream>
 
 namespace cl {
@@ -184,6 +186,82 @@ TEST(MeshLoad, ObjPolygonsNegativeIndicesCommentsAndContinuations) {
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.mesh.triangles.size(), 6u);
   EXPECT_NEAR(validate_mesh(r.mesh).signed_volume, 1.0 / 3.0, 1e-15);
+}
+
+// A prism over a polygon (counter-clockwise in the xy plane): bottom and top as single polygon faces, quad sides.
+std::string prism_obj(const std::vector<Vec3>& polygon, double height) {
+  std::ostringstream o;
+  o.precision(17);
+  const int n = (int)polygon.size();
+  for (const Vec3& p : polygon) o << "v " << p.x() << " " << p.y() << " 0\n";
+  for (const Vec3& p : polygon) o << "v " << p.x() << " " << p.y() << " " << height << "\n";
+  o << "f";
+  for (int i = n; i >= 1; --i) o << " " << i;  // bottom, seen from below
+  o << "\nf";
+  for (int i = 1; i <= n; ++i) o << " " << n + i;  // top
+  o << "\n";
+  for (int i = 0; i < n; ++i) {
+    const int j = (i + 1) % n;
+    o << "f " << i + 1 << " " << j + 1 << " " << n + j + 1 << " " << n + i + 1 << "\n";
+  }
+  return o.str();
+}
+
+TEST(MeshLoad, ObjPolygonsAreTriangulatedByTinyobjloader) {
+  // a convex hexagonal prism away from the origin: 2 x 4 + 6 x 2 triangles, volume (3 sqrt(3) / 2) r^2 h
+  std::vector<Vec3> hexagon;
+  for (int i = 0; i < 6; ++i) hexagon.push_back(Vec3(3 + std::cos(i * std::numbers::pi / 3), -2 + std::sin(i * std::numbers::pi / 3), 0));
+  const MeshLoadResult r = load_mesh_from_string(prism_obj(hexagon, 0.5), "obj", "hex");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+  EXPECT_EQ(r.mesh.triangles.size(), 20u);
+  EXPECT_NEAR(validate_mesh(r.mesh).signed_volume, 1.5 * std::sqrt(3.0) * 0.5, 1e-12);
+}
+
+TEST(MeshLoad, ObjConcavePolygonLoadsOrNamesItsLine) {
+  // An L-shaped prism away from the origin. tinyobjloader 2.0.0rc10's ear clipping gives up on this L (it keeps 1 of
+  // its 4 triangles); the loader must then name the face's line rather than report an open mesh. A tinyobjloader
+  // that triangulates it must give the right volume.
+  std::vector<Vec3> l{{0, 0, 0}, {2, 0, 0}, {2, 1, 0}, {1, 1, 0}, {1, 2, 0}, {0, 2, 0}};
+  for (Vec3& p : l) p += Vec3(-5, 3, 0);
+  const MeshLoadResult r = load_mesh_from_string(prism_obj(l, 1.0), "obj", "L");
+  if (r.ok()) {
+    EXPECT_NEAR(validate_mesh(r.mesh).signed_volume, 3.0, 1e-12);
+  } else {
+    EXPECT_TRUE(contains(r.error, "L:13: ") || contains(r.error, "L:14: ")) << r.error;  // the bottom or the top
+    EXPECT_TRUE(contains(r.error, "6-vertex polygon")) << r.error;
+  }
+}
+
+TEST(MeshLoad, ObjFaceCommentsFoAndIndexErrorsInPolygons) {
+  // a comment after a face and the old `fo` keyword
+  const MeshLoadResult r = load_mesh_from_string(
+      "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2 # bottom\nfo 1 2 4\nf 1 4 3\nf 2 3 4\n", "obj", "t");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.mesh.triangles.size(), 4u);
+  // an index past the end in a quad or a pentagon (tinyobjloader drops such a quad) and a bad texture index
+  EXPECT_TRUE(contains(load_mesh_from_string("v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\nf 1 2 3 9\n", "obj", "q").error,
+                       "q:5: face index 9 out of range (3 vertices)"));
+  EXPECT_TRUE(contains(load_mesh_from_string("v 0 0 0\nv 1 0 0\nv 1 1 0\n\nf 3 2 1 -4 1\n", "obj", "q").error,
+                       "q:5: relative face index before the first vertex"));
+  EXPECT_TRUE(contains(load_mesh_from_string("v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1/0 2/1 3/1\n", "obj", "q").error,
+                       "q:4: texture or normal index 0"));
+  // coordinates tinyobjloader would read as 0 without a word
+  EXPECT_TRUE(contains(load_mesh_from_string("v 0 0 0\nv 1,5 0 0\n", "obj", "c").error, "c:2: bad vertex coordinate '1,5'"));
+  EXPECT_TRUE(contains(load_mesh_from_string("v 0 0 0\nv 1 -nan 0\n", "obj", "c").error, "c:2: vertex with NaN"));
+  EXPECT_TRUE(contains(load_mesh_from_string("v 0 0\n", "obj", "c").error, "c:1: vertex needs 3 coordinates"));
+  EXPECT_TRUE(contains(load_mesh_from_string("v 0 0 0\nv 1 0 0\nf 1 2\n", "obj", "c").error,
+                       "c:3: face needs at least 3 vertices"));
+}
+
+TEST(MeshLoad, ObjLinesAndPointsAreIgnoredWithAWarning) {
+  const MeshLoadResult r = load_mesh_from_string(
+      "mtllib x.mtl\no tet\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nl 1 2\np 3\nusemtl steel\n"
+      "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "obj", "t");
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_TRUE(contains(r.warnings[0], "t:7: ignored 2 non-face elements (first: 'l')")) << r.warnings[0];
+  EXPECT_NEAR(validate_mesh(r.mesh).signed_volume, 1.0 / 6.0, 1e-15);
 }
 
 TEST(MeshLoad, OffVariants) {
