@@ -9,42 +9,12 @@ namespace cl {
 
 namespace {
 
-// A shape's signed distance in its body frame, with the outward unit normal (gradient); false if undefined.
+// A shape's signed distance in its body frame, with the outward unit normal (the normalised gradient); false
+// if undefined.
 bool signed_distance(const Shape& s, const Vec3& p, double& phi, Vec3& normal) {
-  switch (s.type) {
-    case ShapeType::Plane:
-      phi = s.normal.dot(p) - s.offset;
-      normal = s.normal;
-      return true;
-    case ShapeType::Sphere: {
-      const double d = p.norm();
-      if (d < 1e-12) return false;
-      phi = d - s.radius;
-      normal = p / d;
-      return true;
-    }
-    case ShapeType::Box:
-      phi = box_signed_distance(s.half_extents, p, &normal);
-      return true;
-    case ShapeType::Capsule: {
-      const Vec3 on_axis(0, std::clamp(p.y(), -s.half_height, s.half_height), 0);
-      const Vec3 d = p - on_axis;
-      const double len = d.norm();
-      if (len < 1e-12) return false;
-      phi = len - s.radius;
-      normal = d / len;
-      return true;
-    }
-    case ShapeType::Mesh: {
-      Vec3 g;
-      phi = s.mesh->sdf.value_and_gradient(p, g);
-      const double len = g.norm();
-      if (len < 1e-12) return false;
-      normal = g / len;
-      return true;
-    }
-  }
-  return false;
+  if (!shape_signed_distance(s, p, phi, normal)) return false;
+  if (s.type == ShapeType::Mesh) normal /= normal.norm();  // the grid's raw gradient (the primitives' are unit)
+  return true;
 }
 
 // Sample points of a shape in its body frame, each a sphere of the given radius (0 for surface points).

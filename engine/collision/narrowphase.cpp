@@ -1,6 +1,7 @@
 #include "collision/narrowphase.h"
 
 #include "collision/mesh_contacts.h"
+#include "collision/mesh_shape.h"
 
 #include <algorithm>
 #include <array>
@@ -25,6 +26,37 @@ double box_signed_distance(const Vec3& h, const Vec3& x, Vec3* direction) {
   return d;
 }
 
+bool shape_signed_distance(const Shape& s, const Vec3& p, double& phi, Vec3& gradient) {
+  switch (s.type) {
+    case ShapeType::Plane:
+      phi = s.normal.dot(p) - s.offset;
+      gradient = s.normal;
+      return true;
+    case ShapeType::Sphere: {
+      const double d = p.norm();
+      if (d < 1e-12) return false;
+      phi = d - s.radius;
+      gradient = p / d;
+      return true;
+    }
+    case ShapeType::Box:
+      phi = box_signed_distance(s.half_extents, p, &gradient);
+      return true;
+    case ShapeType::Capsule: {
+      const Vec3 on_axis(0, std::clamp(p.y(), -s.half_height, s.half_height), 0);
+      const Vec3 d = p - on_axis;
+      const double len = d.norm();
+      if (len < 1e-12) return false;
+      phi = len - s.radius;
+      gradient = d / len;
+      return true;
+    }
+    case ShapeType::Mesh:
+      phi = s.mesh->sdf.value_and_gradient(p, gradient);
+      return gradient.squaredNorm() >= 1e-24;
+  }
+  return false;
+}
 
 namespace {
 

@@ -22,6 +22,12 @@ void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, Con
 // Signed distance from x (box frame) to a box of half extents h; *direction gets the outward direction.
 double box_signed_distance(const Vec3& h, const Vec3& x, Vec3* direction);
 
+// Signed distance of a shape at `local` (body frame; negative inside) and its exact gradient there, in the body
+// frame: unit for the primitives (whose distances are exact), and for a mesh the RAW derivative of its grid's
+// trilinear interpolant (not normalised; its length is at most sqrt 3). False where the gradient is undefined
+// (a sphere's centre, a point on a capsule's segment, a vanishing grid gradient).
+bool shape_signed_distance(const Shape& s, const Vec3& local, double& phi, Vec3& gradient);
+
 // The box-box generator on its own (digest 7.5): separating axes with rotation snapping and a face-axis
 // preference, edge-edge contacts only when validated, then corners first and edge crossings second.
 // Normals point from box a to box b. Returns the number of points appended.

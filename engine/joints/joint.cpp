@@ -283,6 +283,26 @@ void decouple(std::vector<ConstraintRow>& rows, size_t first, const Body& A, con
   }
 }
 
+// The servo's target coordinate, clamped to its range.
+double servo_goal(const JointServo& servo) { return std::clamp(servo.target, servo.lower, servo.upper); }
+
+bool servo_target_and_cfm(const Joint& j, const Eval& e, double h, double& target, double& cfm) {
+  const double goal = servo_goal(j.servo);
+  if (j.type == JointType::Hinge) {
+    // Rigid: the constraint of eq. 66 as an ERP row on the angle.
+    target = j.erp / h * wrap_angle(goal - coordinate(j, e));
+    cfm = j.cfm;
+    return true;
+  }
+  // Slider: backward-Euler spring-damper (see joint.h), lambda = h F.
+  const double k = j.servo.stiffness, c = j.servo.damping;
+  const double soft = c + h * k;
+  if (!(soft > 0)) return false;
+  target = -k * (coordinate(j, e) - goal) / soft;
+  cfm = 1.0 / (h * soft);
+  return true;
+}
+
 }  // namespace
 
 std::string_view joint_type_name(JointType t) {
@@ -299,6 +319,10 @@ std::optional<JointType> joint_type_from_name(std::string_view name) {
 bool joint_type_has_axis(JointType t) { return t != JointType::Ball && t != JointType::Fixed; }
 bool joint_type_has_axis2(JointType t) { return t == JointType::Hinge2 || t == JointType::Universal; }
 bool joint_type_has_coordinate(JointType t) { return joint_type_has_axis(t); }
+
+bool joint_type_has_servo(JointType t) { return t == JointType::Hinge || t == JointType::Slider; }
+
+void set_servo_target(JointServo& servo, double target) { servo.target = std::clamp(target, servo.lower, servo.upper); }
 
 int joint_type_equality_rows(JointType t) {
   switch (t) {
@@ -443,6 +467,21 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
     const double cap = joint.motor.max_force * h;
     s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, joint.motor.speed, -cap, cap, 0.0, kRowMotor, n + 2);
   }
+
+  if (joint.servo.enabled && joint_type_has_servo(joint.type)) {
+    // Position servo (Xu et al. 2014, eq. 65-66): dx/dt = target - cfm lambda, unbounded (see joint.h).
+    double target = 0.0, cfm = 0.0;
+    if (servo_target_and_cfm(joint, e, h, target, cfm)) {
+      const RateRow r = coordinate_rate_row(joint, e);
+      s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, target, -kInf, kInf, cfm, kRowServo, n + 3);
+    }
+  }
+}
+
+bool servo_row_target_and_cfm(const Joint& joint, const std::vector<Body>& bodies, double h, double& target,
+                              double& cfm) {
+  if (!joint.servo.enabled || !joint_type_has_servo(joint.type)) return false;
+  return servo_target_and_cfm(joint, evaluate(joint, bodies), h, target, cfm);
 }
 
 double joint_coordinate(const Joint& joint, const std::vector<Body>& bodies) {

@@ -19,6 +19,7 @@
 //    lambda in [-max_force h, +max_force h] and target the motor speed.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +58,26 @@ struct JointMotor {
   double max_force = 0.0;
 };
 
+// Position servo on the joint coordinate (Xu, Zhao, Barbic 2014, eq. 65-66), drivable from the keyboard: the
+// coordinate is driven to `target` (rad or m), which is kept within [lower, upper] (the reachable workspace;
+// set it with set_servo_target). Allowed on sliders and hinges only.
+//  - slider: a PD force along the axis, F = stiffness (x - target) + damping dx/dt (eq. 65), N/m and N s/m.
+//    `implicit-penalty` integrates it implicitly (exact gradients); `lcp` adds it as a soft row whose CFM and
+//    target are exactly the implicit (backward Euler) spring-damper of the same gains.
+//  - hinge: a constraint that holds the relative rotation at the target angle (eq. 66 applied to the
+//    relative rotation), in both solvers; stiffness and damping are not used (0 for hinges).
+struct JointServo {
+  bool enabled = false;
+  double target = 0.0;     // rad (hinge) or m (slider), within [lower, upper]
+  double stiffness = 0.0;  // slider: N/m, >= 0 (hinge: unused, 0)
+  double damping = 0.0;    // slider: N s/m, >= 0 (hinge: unused, 0)
+  double lower = -std::numeric_limits<double>::infinity();  // bounds on the target (rad or m)
+  double upper = std::numeric_limits<double>::infinity();
+};
+bool joint_type_has_servo(JointType t);  // hinge, slider
+// Sets the servo's target, clamped to [servo.lower, servo.upper] (for keyboard control).
+void set_servo_target(JointServo& servo, double target);
+
 // The world-frame data a joint was made from and the two bodies' poses at that moment. Saving writes these
 // back unchanged while the bodies have not moved (so load -> save is a fixed point), else the same data
 // measured at the current poses (see describe_joint).
@@ -86,6 +107,7 @@ struct Joint {
   double initial_angle = 0.0;                 // hinge-2, universal: angle between the axes at creation (rad)
   JointLimit limit;
   JointMotor motor;
+  JointServo servo;
   double erp = 0.2;  // error reduction parameter in [0, 1] (digest 4.7): fraction of the error removed per step
   double cfm = 0.0;  // constraint force mixing >= 0 added to the diagonal (digest 4.13): softness, m/(N s) or 1/(N m s)
   JointDescription made_from;
@@ -108,16 +130,16 @@ struct ConstraintRow {
   double lo = -1e300, hi = 1e300;
   double cfm = 0.0;
   int joint = -1;       // index of the joint the row came from
-  int kind = 0;         // 0 equality, 1 limit, 2 motor (for display and statistics)
+  int kind = 0;         // 0 equality, 1 limit, 2 motor, 3 servo (for display and statistics)
   // Where the row sits among all the rows its joint can have, stable from step to step while limit rows come
   // and go (match warm-start impulses by it): 0 .. n-1 the n equality rows, n the lower limit, n + 1 the
-  // upper limit, n + 2 the motor; below kMaxJointRows.
+  // upper limit, n + 2 the motor, n + 3 the servo (hinge and slider only, n = 5); below kMaxJointRows.
   int slot = 0;
 };
 
-inline constexpr int kMaxJointRows = 9;  // 6 equality rows (fixed joint) + 2 limits + motor
+inline constexpr int kMaxJointRows = 9;  // 6 equality rows (fixed joint) + 2 limits + motor; 5 + 2 + motor + servo
 
-inline constexpr int kRowEquality = 0, kRowLimit = 1, kRowMotor = 2;
+inline constexpr int kRowEquality = 0, kRowLimit = 1, kRowMotor = 2, kRowServo = 3;
 // A limit row is added while the coordinate is within this distance (rad or m) of its bound, or within
 // twice its travel in one step, or past it. Inside the bound the row's target lets the coordinate reach the
 // bound exactly at the end of the step and no further (like a contact's gap / h), so limits do not overshoot.
@@ -137,10 +159,22 @@ enum class JointRowForm { Physical, Decoupled };
 
 // Appends the joint's rows at the current state for a step of h seconds: the equality rows, plus a limit
 // row when the coordinate is near, at or past a bound, plus a motor row when the motor is on with
-// max_force > 0. A joint between two bodies of which none is dynamic adds nothing. Decoupled rows use the
+// max_force > 0, plus a servo row when the servo is on (see servo_row_target_and_cfm). A joint between two bodies of which none is dynamic adds nothing. Decoupled rows use the
 // bodies' inv_mass and inv_inertia_world as they are (fixed and kinematic bodies count as infinite mass).
 void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bodies, double h,
                 std::vector<ConstraintRow>& out, JointRowForm form = JointRowForm::Decoupled);
+
+// The servo row of `lcp` (hinge and slider): it measures dx/dt like the motor row (lambda an impulse that
+// raises x) and asks dx/dt = target - cfm lambda.
+//  - slider, the implicit PD spring-damper F = -k (x + h dx/dt - x*) - c dx/dt of the servo's gains: with
+//    lambda = h F, target = -k (x - x*) / (c + h k) and cfm = 1 / (h (c + h k)) (as ODE's ERP/CFM for a
+//    spring, digest 4.13). The speed toward the target is (x* - x) k / c for a small step and never more than
+//    (x* - x) / h, so the servo does not overshoot in one step; its force is the PD force, which bounds it.
+//    Returns false (no row) when both gains are 0.
+//  - hinge, a rigid row: target = (erp / h) (x* - x), cfm = the joint's cfm (the constraint of eq. 66).
+// x* is the target clamped to [lower, upper]; the hinge's error is wrapped to (-pi, pi].
+bool servo_row_target_and_cfm(const Joint& joint, const std::vector<Body>& bodies, double h, double& target,
+                              double& cfm);
 
 // The joint coordinate the limit acts on (rad or m), for limits, motors and the viewer; 0 for ball, fixed.
 double joint_coordinate(const Joint& joint, const std::vector<Body>& bodies);

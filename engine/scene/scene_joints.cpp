@@ -17,9 +17,10 @@ using namespace scene_io;
 using json = nlohmann::json;
 
 const std::vector<std::string> kJointKeys = {"name", "type", "bodies", "anchor", "axis", "axis2", "coordinate",
-                                             "limits", "motor", "erp", "cfm"};
+                                             "limits", "motor", "servo", "erp", "cfm"};
 const std::vector<std::string> kLimitKeys = {"lower", "upper"};
 const std::vector<std::string> kMotorKeys = {"speed", "max_force"};
+const std::vector<std::string> kServoKeys = {"target", "stiffness", "damping", "range"};
 constexpr double kMinAxesAngleDegrees = 10.0;  // hinge2 / universal: axis2 at least this far from parallel
 
 std::vector<std::string> joint_type_names() {
@@ -59,6 +60,71 @@ int read_body_ref(Reader& r, const json& v, const std::string& path, const BodyI
                      suggestion(name, bodies.names));
   }
   return it->second;
+}
+
+// The servo of a hinge or slider (Xu et al. 2014, eq. 65-66; JointServo in joints/joint.h).
+JointServo read_servo(Reader& r, const json& v, const std::string& path, JointType t, bool has_motor) {
+  if (!joint_type_has_servo(t)) {
+    r.fail(path, "unexpected for " + a_joint(t) + " (it has no servo); \"servo\" is for: " + types_with(joint_type_has_servo));
+  }
+  if (has_motor) {
+    r.fail(path, "unexpected together with \"motor\" (both drive the joint coordinate; use one of them)");
+  }
+  const bool slider = t == JointType::Slider;
+  r.object(v, path, slider ? "an object {\"target\", \"stiffness\", \"damping\", \"range\"}"
+                           : "an object {\"target\", \"range\"}");
+  r.check_keys(v, path, kServoKeys, "\"servo\"");
+  JointServo servo;
+  servo.enabled = true;
+
+  // Range first: the target must lie within it.
+  const std::string value_what = slider ? "a displacement in m (a finite number)" : "an angle in [-pi, pi] rad";
+  const auto read_value = [&](const json& x, const std::string& p) {
+    return slider ? r.number(x, p, value_what) : r.in_range(x, p, -std::numbers::pi, std::numbers::pi, value_what);
+  };
+  if (const json* range = r.optional(v, "range")) {
+    const std::string rpath = child(path, "range");
+    const std::string what = slider ? "an array [lower, upper] of displacements in m"
+                                    : "an array [lower, upper] of angles in [-pi, pi] rad";
+    if (!range->is_array() || range->size() != 2) r.expected(rpath, what, *range);
+    servo.lower = read_value((*range)[0], child(rpath, size_t(0)));
+    servo.upper = read_value((*range)[1], child(rpath, size_t(1)));
+    if (servo.upper < servo.lower) {
+      r.expected(child(rpath, size_t(1)), "a value >= the lower end (" + Reader::format_number(servo.lower) + ")",
+                 (*range)[1]);
+    }
+  }
+  const std::string tpath = child(path, "target");
+  const json& target = r.required(v, path, "target", value_what);
+  servo.target = read_value(target, tpath);
+  if (servo.target < servo.lower || servo.target > servo.upper) {
+    r.expected(tpath, "a target within \"range\" [" + Reader::format_number(servo.lower) + ", " +
+                          Reader::format_number(servo.upper) + "]",
+               target);
+  }
+
+  // Gains: the slider's PD force (eq. 65); a hinge servo is a constraint (eq. 66) and has none.
+  for (const char* key : {"stiffness", "damping"}) {
+    const json* gain = r.optional(v, key);
+    if (!slider) {
+      if (gain) {
+        r.fail(child(path, key), std::string("unexpected for a hinge servo (it holds the angle as a constraint); \"") +
+                                     key + "\" is for slider servos");
+      }
+      continue;
+    }
+    const std::string what = std::string("a non-negative ") + (key[0] == 's' ? "stiffness in N/m" : "damping in N s/m");
+    const std::string gpath = child(path, key);
+    const json& x = r.required(v, path, key, what);
+    const double value = r.number(x, gpath, what);
+    if (value < 0) r.expected(gpath, what, x);
+    (key[0] == 's' ? servo.stiffness : servo.damping) = value;
+  }
+  if (slider && servo.stiffness == 0.0 && servo.damping == 0.0) {
+    r.expected(child(path, "stiffness"), "a positive stiffness or damping (with both 0 the servo does nothing)",
+               v["stiffness"]);
+  }
+  return servo;
 }
 
 Joint read_joint(Reader& r, const json& v, const std::string& path, const World& world, const BodyIndex& bodies) {
@@ -178,6 +244,8 @@ Joint read_joint(Reader& r, const json& v, const std::string& path, const World&
     j.motor = JointMotor{true, speed, max_force};
   }
 
+  if (const json* servo = r.optional(v, "servo")) j.servo = read_servo(r, *servo, child(path, "servo"), t, j.motor.enabled);
+
   if (const json* e = r.optional(v, "erp")) j.erp = r.in_range(*e, child(path, "erp"), 0.0, 1.0, "a number in [0, 1]");
   if (const json* c = r.optional(v, "cfm")) {
     j.cfm = r.number(*c, child(path, "cfm"), "a non-negative number");
@@ -247,6 +315,18 @@ J joints_json_as(const World& world) {
       mot["speed"] = j.motor.speed;
       mot["max_force"] = j.motor.max_force;
       o["motor"] = mot;
+    }
+    if (joint_type_has_servo(j.type) && j.servo.enabled) {
+      J servo = J::object();
+      servo["target"] = j.servo.target;
+      if (j.type == JointType::Slider) {
+        servo["stiffness"] = j.servo.stiffness;
+        servo["damping"] = j.servo.damping;
+      }
+      if (std::isfinite(j.servo.lower) || std::isfinite(j.servo.upper)) {
+        servo["range"] = J::array({j.servo.lower, j.servo.upper});
+      }
+      o["servo"] = servo;
     }
     o["erp"] = j.erp;
     o["cfm"] = j.cfm;

@@ -21,6 +21,12 @@
 //     motor      {"speed" (rad/s or m/s), "max_force" >= 0 (N m or N)}, both required: drives the rate of
 //                the coordinate (hinge, slider) or the spin of B about axis2 relative to A (hinge2,
 //                universal) to speed; only for hinge, slider, hinge2, universal
+//     servo      {"target", "stiffness", "damping", "range": [lower, upper]}: a position servo on the
+//                coordinate (Xu et al. 2014, eq. 65-66; JointServo in joints/joint.h); only for hinge and
+//                slider, not together with a motor. target required (rad in [-pi, pi] or m), within range
+//                (default unbounded; lower <= upper, rad in [-pi, pi] for the hinge). Slider: stiffness (N/m)
+//                and damping (N s/m) required, >= 0, not both 0 (a PD force). Hinge: no gains (the angle is
+//                held by a constraint)
 //     erp        error reduction parameter in [0, 1], default 0.2
 //     cfm        constraint force mixing >= 0, default 0 }
 #pragma once

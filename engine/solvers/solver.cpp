@@ -3,6 +3,7 @@
 #include <array>
 
 #include "collision/narrowphase.h"
+#include "solvers/implicit_penalty/implicit_penalty_solver.h"
 #include "solvers/lcp/lcp_solver.h"
 
 namespace cl {
@@ -24,10 +25,15 @@ void Solver::integrate_positions(StepContext& ctx) { integrate_body_positions(ct
 
 std::span<const SolverInfo> solver_registry() {
   // Each contact method registers here once it is implemented; the others are planned (see README).
-  static const std::array<SolverInfo, 1> registry = {{
+  static const std::array<SolverInfo, 2> registry = {{
       {"lcp", "velocity-level LCP, projected Gauss-Seidel, friction box, error correction by projection",
        "erleben-2004-multibody-dynamics-thesis.txt", LcpSolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new LcpSolver()); }},
+      {"implicit-penalty",
+       "point shells against signed distance fields, exact contact gradients, semi-implicit backward Euler "
+       "per contact island, joints by Lagrange multipliers with an SVD Schur complement, PD servos",
+       "xu-zhao-barbic-2014-implicit-multibody-penalty-contact.txt", ImplicitPenaltySolver::param_specs(),
+       [] { return std::unique_ptr<Solver>(new ImplicitPenaltySolver()); }},
   }};
   return registry;
 }

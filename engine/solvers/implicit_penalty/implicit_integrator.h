@@ -36,6 +36,7 @@ struct IntegratorBody {
   Mat3 rotation_map = Mat3::Identity();  // V (identity for fixed and kinematic bodies)
   Vec3 force{0, 0, 0};             // applied force and torque without gradients: gravity, mouse spring, friction
   Vec3 torque{0, 0, 0};
+  double mass_inverse() const { return mass > 0.0 ? 1.0 / mass : 0.0; }
 };
 
 // V = (I - h dw/dtheta)^-1 (see above); identity in explicit mode or for bodies without inertia.

@@ -1,0 +1,414 @@
+#include "solvers/implicit_penalty/implicit_penalty_solver.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <Eigen/SVD>
+#include <string>
+
+#include "solvers/implicit_penalty/penalty_joints.h"
+#include <cmath>
+
+namespace cl {
+
+using namespace implicit_penalty;
+
+namespace {
+
+const std::vector<ParamSpec>& specs() {
+  static const std::vector<ParamSpec> list = {
+      {"stiffness", ParamKind::Real, "N/m", 1, 1e9, 1e5,
+       "k: penalty stiffness of each penetrating point, F = k d N (eq. 19); the total grows with the contact area"},
+      {"damping", ParamKind::Real, "N s/m", 0, 1e7, 100,
+       "k_d: damping of each penetrating point on the relative velocity, normal and tangential (eq. 41-42)"},
+      {"gradients", ParamKind::Choice, "", 0, 1, 0,
+       "exact: the paper's contact gradients with rotating normals (eq. 22-51); approximate: the symmetric "
+       "gradients of Barbic and James that the paper's Fig. 12 compares against",
+       {"exact", "approximate"}},
+      {"integrator", ParamKind::Choice, "", 0, 1, 0,
+       "implicit: semi-implicit backward Euler on the 6n x 6n system (eq. 15-18); explicit: symplectic Euler on "
+       "the same forces (compare their largest stable time steps)",
+       {"implicit", "explicit"}},
+      {"stiffness_threshold", ParamKind::Integer, "", 0, 1e7, 0,
+       "N0 of eq. 77: a pair with N >= N0 penetrating points gets stiffness k N0 / N (0: no scaling, the "
+       "paper's N0 = infinity)"},
+      {"friction_stiffness", ParamKind::Real, "N/m", 0, 1e9, 10,
+       "Stiffness of each point's static friction anchor spring (explicit; the paper uses about 1/10000 of k)"},
+      {"dynamic_friction", ParamKind::Real, "", 0, 1, 1,
+       "Dynamic friction coefficient as a fraction of the static one (the material's friction)"},
+      {"slip_speed", ParamKind::Real, "m/s", 0, 10, 0.01,
+       "A sliding contact point whose tangential speed falls below this is anchored again (static friction)"},
+      {"point_spacing", ParamKind::Real, "m", 0.002, 1, 0.04,
+       "Spacing of the point shells of spheres, boxes and capsules (a mesh is resampled evenly at its distance "
+       "grid's cell size, set by its `resolution`)"},
+      {"joint_projection", ParamKind::Integer, "", 0, 10, 2,
+       "Newton steps of a mass-weighted projection of the positions back onto the joint constraints after each "
+       "step (0: Baumgarte stabilisation alone, as the paper)"},
+      {"baumgarte", ParamKind::Real, "", 0, 1.8, 1,
+       "alpha h of the joints' Baumgarte stabilisation Cddot + alpha Cdot + beta C = 0 with critical damping "
+       "beta = alpha^2 / 4 (eq. 56): 1 removes drift fastest (a quarter left per step), above 1.8 it diverges"},
+  };
+  return list;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+BodyPose pose_of(const Body& b) {
+  BodyPose p;
+  p.x = b.position;
+  p.R = b.rotation();
+  p.v = b.linear_velocity;
+  p.w = b.angular_velocity;
+  if (b.is_dynamic()) {
+    p.inv_inertia = p.R * b.inv_inertia_body * p.R.transpose();
+    p.L = p.R * b.inertia_body * p.R.transpose() * p.w;
+  }
+  return p;
+}
+
+}  // namespace
+
+std::span<const ParamSpec> ImplicitPenaltySolver::param_specs() { return specs(); }
+
+ImplicitPenaltySolver::ImplicitPenaltySolver() { params_ = ParamSet(specs()); }
+
+void ImplicitPenaltySolver::Settings::read(const ParamSet& p) {
+  stiffness = p.get("stiffness");
+  damping = p.get("damping");
+  gradients = GradientMode(int(p.get("gradients")));
+  integrator = Integrator(int(p.get("integrator")));
+  threshold = int(p.get("stiffness_threshold"));
+  friction_stiffness = p.get("friction_stiffness");
+  dynamic_ratio = p.get("dynamic_friction");
+  slip_speed = p.get("slip_speed");
+  point_spacing = p.get("point_spacing");
+  baumgarte = p.get("baumgarte");
+  projection = int(p.get("joint_projection"));
+}
+
+void ImplicitPenaltySolver::reset() {
+  points_.clear();
+  anchors_.clear();
+}
+
+// Narrow phase of this method: each body's points inside the other's signed distance (sec. 4.1, 6). The points
+// are kept for the solve; the world gets one contact per point for the graph, the islands and the viewer,
+// the normal from a to b and the depth -d.
+void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double, ContactList& out) {
+  set_.read(params_);
+  const Body& a = bodies[ia];
+  const Body& b = bodies[ib];
+  PairPoints& pp = points_[{ia, ib}];
+  pp.a_in_b.clear();
+  pp.b_in_a.clear();
+  const Mat3 ra = a.rotation(), rb = b.rotation();
+  if (auto shell = penalty_shell(a.shape, set_.point_spacing))
+    find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b);
+  if (auto shell = penalty_shell(b.shape, set_.point_spacing))
+    find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a);
+  auto emit = [&](const PenetratingPoint& p, const Body& owner, const Mat3& r, bool b_points) {
+    Contact c;
+    c.a = ia;
+    c.b = ib;
+    c.position = owner.position + r * p.r_b;
+    const Vec3 n = r * p.n_b;     // outward normal of the point's body
+    c.normal = b_points ? -n : n;  // b is pushed along its inward normal; a along its inward -normal
+    c.depth = -p.d;
+    c.feature = anchor_key(b_points, p.index);
+    out.push_back(c);
+  };
+  for (const PenetratingPoint& p : pp.a_in_b) emit(p, a, ra, false);
+  for (const PenetratingPoint& p : pp.b_in_a) emit(p, b, rb, true);
+  if (pp.a_in_b.empty() && pp.b_in_a.empty()) points_.erase({ia, ib});
+}
+
+void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
+  set_.read(params_);
+  const size_t n = ctx.bodies.size();
+  state_.resize(n);
+  rotation_.assign(n, Vec3::Zero());
+  momentum_.assign(n, Vec3::Zero());
+  for (size_t i = 0; i < n; ++i) {
+    Body& b = ctx.bodies[i];
+    b.sleeping = false;  // this method does not sleep bodies (another method may have left some asleep)
+    IntegratorBody& s = state_[i];
+    s.pose = pose_of(b);
+    s.mass = b.is_dynamic() ? b.mass : 0.0;
+    s.rotation_map = b.is_dynamic() ? rotation_map(s.pose, ctx.dt, set_.integrator) : Mat3::Identity();
+    s.force = b.is_dynamic() ? Vec3(b.force + b.mass * ctx.gravity) : Vec3::Zero();
+    s.torque = b.is_dynamic() ? b.torque : Vec3::Zero();
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  contact_forces(ctx);
+  profile_.forces = seconds_since(t0);
+  solve_islands(ctx);
+  ctx.stats.sleeping = 0;
+}
+
+// Contact forces of every touching pair: b's points in a's field and a's points in b's field, added into one
+// PairForce (sec. 4.1: "compute contact forces and gradients twice ... and add the results").
+void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
+  forces_.clear();
+  int rows = 0;
+  // Drop the points of pairs that no longer touch (the world keeps the contacts of unmoved pairs as they were;
+  // those pairs keep their points too).
+  std::map<PairKey, double> friction_of;
+  for (const Contact& c : ctx.contacts) friction_of.emplace(PairKey{c.a, c.b}, c.friction);
+  for (auto it = points_.begin(); it != points_.end();)
+    it = friction_of.count(it->first) ? std::next(it) : points_.erase(it);
+  for (auto it = anchors_.begin(); it != anchors_.end();)
+    it = points_.count(it->first) ? std::next(it) : anchors_.erase(it);
+
+  for (const auto& [pair, pp] : points_) {
+    const auto [ia, ib] = pair;
+    const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
+    if (count == 0) continue;
+    // Stiffness scaling (eq. 77).
+    const double k = set_.threshold > 0 && count >= set_.threshold ? set_.stiffness * set_.threshold / count
+                                                                   : set_.stiffness;
+    const BodyPose& pa = state_[ia].pose;
+    const BodyPose& pb = state_[ib].pose;
+    PairForce f;
+    f.a = ia;
+    f.b = ib;
+    add_point_forces(pa, pb, pp.b_in_a, k, set_.damping, set_.gradients, f);
+    if (!pp.a_in_b.empty()) {
+      PairForce g;
+      g.a = ib;
+      g.b = ia;
+      add_point_forces(pb, pa, pp.a_in_b, k, set_.damping, set_.gradients, g);
+      const PairForce s = swapped(g);
+      f.wrench += s.wrench;
+      f.d_pos += s.d_pos;
+      f.d_vel += s.d_vel;
+      f.points += s.points;
+    }
+    rows += count;
+    forces_.push_back(f);
+    friction_forces(ctx, pair, friction_of[pair]);
+  }
+  ctx.stats.rows = rows;
+}
+
+// Static and dynamic Coulomb friction by anchors (sec. 4, after Yamane and Nakamura [14]). A new contact point
+// is pinned where it is; a spring pulls it back to the pin (static friction) until the spring force exceeds
+// mu times the point's normal force; then the point slides with dynamic friction mu_d |F_n| against its
+// tangential velocity, and is pinned again once it slows below the slip speed. Explicit: no gradients.
+void ImplicitPenaltySolver::friction_forces(const StepContext& ctx, const PairKey& pair, double mu) {
+  if (mu <= 0.0 || set_.friction_stiffness <= 0.0) {
+    anchors_.erase(pair);
+    return;
+  }
+  const PairPoints& pp = points_.at(pair);
+  auto& old_anchors = anchors_[pair];
+  std::unordered_map<uint32_t, Anchor> anchors;
+  anchors.reserve(pp.a_in_b.size() + pp.b_in_a.size());
+  const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
+  const double k = set_.threshold > 0 && count >= set_.threshold ? set_.stiffness * set_.threshold / count
+                                                                 : set_.stiffness;
+  const double inv_mass = state_[pair.first].mass_inverse() + state_[pair.second].mass_inverse();
+  const double reduced_mass = inv_mass > 0 ? 1.0 / inv_mass : 0.0;
+  auto one_side = [&](const std::vector<PenetratingPoint>& points, int field, int owner, bool b_points) {
+    const BodyPose& pf = state_[field].pose;
+    const BodyPose& po = state_[owner].pose;
+    Vec3 force_on_owner_sum = Vec3::Zero(), torque_owner = Vec3::Zero(), torque_field = Vec3::Zero();
+    for (const PenetratingPoint& p : points) {
+      const Vec3 point = po.x + po.R * p.r_b;
+      Vec3 n = pf.R * p.g_a;  // field gradient: the direction the point body is pushed
+      const double len = n.norm();
+      if (len < 1e-12) continue;
+      n /= len;
+      const double normal_force = k * std::abs(p.d);
+      const Vec3 v_rel = (po.v + po.w.cross(point - po.x)) - (pf.v + pf.w.cross(point - pf.x));
+      const Vec3 v_t = v_rel - v_rel.dot(n) * n;
+      const uint32_t key = anchor_key(b_points, p.index);
+      Anchor anchor;
+      auto it = old_anchors.find(key);
+      if (it != old_anchors.end()) anchor = it->second;
+      else anchor.local = pf.R.transpose() * (point - pf.x);  // new contact: pinned where it is
+      Vec3 f = Vec3::Zero();
+      if (!anchor.sliding) {
+        const Vec3 s = pf.x + pf.R * anchor.local - point;
+        f = set_.friction_stiffness * (s - s.dot(n) * n);
+        if (f.norm() > mu * normal_force) anchor.sliding = true;  // static limit exceeded: release the anchor
+      } else if (v_t.norm() < set_.slip_speed) {
+        anchor.sliding = false;  // slowed down: pin again here
+        anchor.local = pf.R.transpose() * (point - pf.x);
+      }
+      if (anchor.sliding) {
+        // Explicit dynamic friction may not reverse the sliding within the step: each of the pair's points
+        // removes at most its share of the tangential momentum of the reduced mass (stops light bodies
+        // pinched by heavy ones from chattering).
+        const double speed = v_t.norm();
+        const Vec3 dir = speed > 1e-12 ? Vec3(v_t / speed) : Vec3(-f.normalized());
+        const double limit = reduced_mass * speed / (ctx.dt * count);
+        f = -std::min(set_.dynamic_ratio * mu * normal_force, limit) * dir;
+      }
+      anchors.emplace(key, anchor);
+      force_on_owner_sum += f;
+      torque_owner += (point - po.x).cross(f);
+      torque_field -= (point - pf.x).cross(f);
+    }
+    state_[owner].force += force_on_owner_sum;
+    state_[owner].torque += torque_owner;
+    state_[field].force -= force_on_owner_sum;
+    state_[field].torque += torque_field;
+  };
+  one_side(pp.a_in_b, pair.second, pair.first, false);
+  one_side(pp.b_in_a, pair.first, pair.second, true);
+  old_anchors.swap(anchors);
+}
+
+// Islands: the world's contact groups (dynamic bodies joined by touching pairs and joints; fixed and kinematic
+// bodies insulate), and every dynamic body outside any group on its own.
+void ImplicitPenaltySolver::solve_islands(StepContext& ctx) {
+  const size_t n = ctx.bodies.size();
+  std::vector<std::vector<int>> islands;
+  for (const ContactGroup& g : ctx.graph.groups()) islands.push_back(g.bodies);
+  const std::vector<int>& group_of = ctx.graph.group_of_body();
+  for (size_t i = 0; i < n; ++i)
+    if (ctx.bodies[i].is_dynamic() && (i >= group_of.size() || group_of[i] < 0)) islands.push_back({int(i)});
+
+  std::vector<int> island_of(n, -1);
+  for (size_t k = 0; k < islands.size(); ++k)
+    for (int b : islands[k]) island_of[b] = int(k);
+  // Joints by island (the world's groups already join jointed bodies), and the slider servos' PD forces
+  // (eq. 65), which enter the system with their gradients like contact forces.
+  std::vector<std::vector<int>> island_joints(islands.size());
+  for (size_t j = 0; j < ctx.joints.size(); ++j) {
+    const Joint& joint = ctx.joints[j];
+    const int k = joint.body_a >= 0 && island_of[joint.body_a] >= 0 ? island_of[joint.body_a]
+                  : joint.body_b >= 0                              ? island_of[joint.body_b]
+                                                                   : -1;
+    if (k < 0) continue;
+    island_joints[k].push_back(int(j));
+    PairForce servo;
+    if (slider_servo_force(joint, state_[joint.body_a].pose, state_[joint.body_b].pose, servo)) {
+      servo.a = joint.body_a;
+      servo.b = joint.body_b;
+      forces_.push_back(servo);
+    }
+  }
+  // Forces by island: a force belongs to the island of whichever of its bodies is dynamic.
+  std::vector<std::vector<int>> island_forces(islands.size());
+  for (size_t f = 0; f < forces_.size(); ++f) {
+    const int ka = island_of[forces_[f].a];
+    const int kb = forces_[f].b >= 0 ? island_of[forces_[f].b] : -1;
+    if (ka >= 0) island_forces[ka].push_back(int(f));
+    if (kb >= 0 && kb != ka) island_forces[kb].push_back(int(f));
+  }
+
+  islands_ = islands;
+  island_joints_ = island_joints;
+  std::vector<int> slot(n, -1);
+  IslandSystem system;
+  Eigen::VectorXd dS;
+  profile_.assembly = profile_.solve = 0.0;
+  int joint_rows = 0;
+  const double h = ctx.dt;
+  for (size_t k = 0; k < islands.size(); ++k) {
+    const std::vector<int>& island = islands[k];
+    for (size_t s = 0; s < island.size(); ++s) slot[island[s]] = int(s);
+    auto t0 = std::chrono::steady_clock::now();
+    assemble_island(island, state_, forces_, island_forces[k], slot, h, set_.integrator, system);
+    JointSystem rows;
+    if (!island_joints[k].empty()) {
+      std::string why;
+      if (!assemble_joint_system(ctx.joints, island_joints[k], ctx.bodies, slot, int(island.size()), set_.baumgarte / h,
+                                 rows, &why))
+        rows = JointSystem{};  // an unsupported joint was refused when the scene loaded; never here
+    }
+    profile_.assembly += seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    if (rows.rows() == 0) {
+      solve_island(system, h, dS);
+    } else {
+      // With joints: [G -h W^T; J 0] [dS; lambda] = [h Z; -h d] through the Schur complement (eq. 62-64).
+      Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
+      lu.compute(system.G);
+      Eigen::VectorXd lambda;
+      if (lu.info() != Eigen::Success ||
+          !solve_with_constraints(lu, rows, h * system.Z, h, dS, lambda))
+        dS = h * system.Z;
+      joint_rows += rows.rows();
+    }
+    profile_.solve += seconds_since(t0);
+    for (size_t s = 0; s < island.size(); ++s) {
+      Body& b = ctx.bodies[island[s]];
+      const IntegratorBody& st = state_[island[s]];
+      const Vec3 P = b.mass * b.linear_velocity + dS.segment<3>(6 * s);
+      const Vec3 L = st.pose.L + dS.segment<3>(6 * s + 3);
+      b.linear_velocity = P / b.mass;
+      const Vec3 w_new = st.pose.inv_inertia * L;  // w(t+h) at the current rotation
+      rotation_[island[s]] = h * (st.rotation_map * w_new);
+      b.angular_velocity = w_new;
+      momentum_[island[s]] = L;
+      slot[island[s]] = -1;
+    }
+  }
+  ctx.stats.rows += joint_rows;
+}
+
+// x += h v(t+h); the rotation turns by dtheta = h V w(t+h), then w = I_world^-1 L at the new rotation (L is
+// the state, eq. 1).
+void ImplicitPenaltySolver::integrate_positions(StepContext& ctx) {
+  for (size_t i = 0; i < ctx.bodies.size(); ++i) {
+    Body& b = ctx.bodies[i];
+    if (b.kind == BodyKind::Fixed) continue;
+    b.position += ctx.dt * b.linear_velocity;
+    if (b.is_dynamic()) {
+      const Vec3& L = momentum_[i];
+      const Vec3& dtheta = rotation_[i];
+      b.orientation = integrate_orientation(b.orientation, dtheta, 1.0);
+      b.update_world_inertia();
+      b.angular_velocity = b.inv_inertia_world * L;
+    } else {
+      b.orientation = integrate_orientation(b.orientation, b.angular_velocity, ctx.dt);
+      b.update_world_inertia();
+    }
+  }
+  if (set_.projection > 0) project_joints(ctx);
+}
+
+// Post-stabilisation of the joints (our addition; the paper relies on Baumgarte alone): Newton steps on
+// C(x, R) = 0 with the least mass-weighted correction, dq = M^-1 W^T (W M^-1 W^T)^+ (-C), the pseudo-inverse
+// dropping singular values below 1e-10 of the largest as in eq. 64. Velocities are left as they are.
+void ImplicitPenaltySolver::project_joints(StepContext& ctx) {
+  const size_t n = ctx.bodies.size();
+  std::vector<int> slot(n, -1);
+  for (size_t k = 0; k < islands_.size(); ++k) {
+    if (island_joints_[k].empty()) continue;
+    const std::vector<int>& island = islands_[k];
+    for (size_t s = 0; s < island.size(); ++s) slot[island[s]] = int(s);
+    for (int it = 0; it < set_.projection; ++it) {
+      JointSystem rows;
+      if (!assemble_joint_system(ctx.joints, island_joints_[k], ctx.bodies, slot, int(island.size()), 0.0, rows) ||
+          rows.rows() == 0 || rows.C.norm() < 1e-14)
+        break;
+      // M^-1 W^T: W's columns are [x, theta] per body.
+      Eigen::MatrixXd MinvWt = rows.W.transpose();
+      for (size_t s = 0; s < island.size(); ++s) {
+        const Body& b = ctx.bodies[island[s]];
+        MinvWt.middleRows<3>(6 * s) *= b.inv_mass;
+        MinvWt.middleRows<3>(6 * s + 3) = b.inv_inertia_world * MinvWt.middleRows<3>(6 * s + 3);
+      }
+      const Eigen::MatrixXd S = rows.W * MinvWt;
+      Eigen::JacobiSVD<Eigen::MatrixXd> svd(S, Eigen::ComputeThinU | Eigen::ComputeThinV);
+      svd.setThreshold(1e-10);
+      const Eigen::VectorXd dq = MinvWt * svd.solve(-rows.C);
+      for (size_t s = 0; s < island.size(); ++s) {
+        Body& b = ctx.bodies[island[s]];
+        b.position += dq.segment<3>(6 * s);
+        b.orientation = integrate_orientation(b.orientation, dq.segment<3>(6 * s + 3), 1.0);
+        const Vec3 L = b.inertia_world() * b.angular_velocity;
+        b.update_world_inertia();
+        b.angular_velocity = b.inv_inertia_world * L;  // L is the state
+      }
+    }
+    for (int b : island) slot[b] = -1;
+  }
+}
+
+}  // namespace cl

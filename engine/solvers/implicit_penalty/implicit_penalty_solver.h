@@ -1,0 +1,87 @@
+// `implicit-penalty`: the method of Xu, Zhao and Barbic 2014 (shared/papers/xu-zhao-barbic-2014-...).
+//
+// Per step:
+//   contacts   every body carries a point shell and a signed distance; for each touching pair, the points of
+//              each body inside the other's field give penalty forces F = k d N along the point's normal,
+//              with damping on the relative velocity, and their exact gradients      (sec. 4.1-4.2, eq. 19-51)
+//              k is scaled down when a pair has more than N0 points                   (eq. 77)
+//   friction   anchored springs per contact point, released into Coulomb sliding and re-anchored when the
+//              sliding stops, integrated explicitly                                    (sec. 4, [14])
+//   servos     PD forces along sliders, with gradients                                 (eq. 65)
+//   islands    per contact island (joints join islands): G dS = h Z                    (eq. 15-18)
+//              with joints, [G -h W^T; J 0] [dS; lambda] = [h Z; -h d] through the Schur complement and an
+//              SVD pseudo-inverse, Baumgarte-stabilised constraints                     (eq. 52-64, 66)
+//   update     P += dP, L += dL, x += h v, rotation by h V w                             (eq. 2-13)
+//   joints     optionally projected back onto their constraints (our addition, `joint_projection`)
+#pragma once
+
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "solvers/implicit_penalty/implicit_integrator.h"
+#include "solvers/implicit_penalty/penalty_contact.h"
+#include "solvers/implicit_penalty/penalty_geometry.h"
+#include "solvers/solver.h"
+
+namespace cl {
+
+class ImplicitPenaltySolver final : public Solver {
+ public:
+  ImplicitPenaltySolver();
+  static std::span<const ParamSpec> param_specs();
+
+  std::string_view name() const override { return "implicit-penalty"; }
+  std::unique_ptr<Solver> clone() const override { return std::make_unique<ImplicitPenaltySolver>(*this); }
+  void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
+  void solve_velocities(StepContext& ctx) override;
+  void integrate_positions(StepContext& ctx) override;
+  void reset() override;
+
+  // Timings of the last step's parts, for the per-stage split (collision is the world's narrow phase).
+  struct Profile {
+    double forces = 0.0;    // s: contact, friction and servo forces with their gradients
+    double assembly = 0.0;  // s: G and Z (and the joint rows)
+    double solve = 0.0;     // s: the sparse (and Schur) solves
+  };
+  const Profile& profile() const { return profile_; }
+
+ private:
+  struct Settings {
+    double stiffness, damping, friction_stiffness, dynamic_ratio, slip_speed, point_spacing, baumgarte;
+    int threshold, projection;
+    implicit_penalty::GradientMode gradients;
+    implicit_penalty::Integrator integrator;
+    void read(const ParamSet& p);
+  };
+  // The penetrating points of one pair a < b, as the narrow phase found them: a's points inside b's field
+  // and b's points inside a's.
+  struct PairPoints {
+    std::vector<implicit_penalty::PenetratingPoint> a_in_b, b_in_a;
+  };
+  // A friction anchor (sec. 4): where the contact point was pinned, in the field body's frame.
+  struct Anchor {
+    Vec3 local{0, 0, 0};
+    bool sliding = false;
+  };
+  using PairKey = std::pair<int, int>;
+  // Key of one penetrating point's anchor: the point's index, with bit 31 set for b's points.
+  static uint32_t anchor_key(bool b_points, int index) { return (b_points ? 0x80000000u : 0u) | uint32_t(index); }
+
+  void contact_forces(const StepContext& ctx);
+  void friction_forces(const StepContext& ctx, const PairKey& pair, double mu);
+  void solve_islands(StepContext& ctx);
+  void project_joints(StepContext& ctx);
+
+  Settings set_{};
+  std::map<PairKey, PairPoints> points_;  // filled by collide(), read by the solve
+  std::map<PairKey, std::unordered_map<uint32_t, Anchor>> anchors_;
+  std::vector<implicit_penalty::IntegratorBody> state_;
+  std::vector<implicit_penalty::PairForce> forces_;
+  std::vector<Vec3> rotation_;  // dtheta of each body for the position stage
+  std::vector<Vec3> momentum_;
+  std::vector<std::vector<int>> islands_, island_joints_;  // of the last velocity stage  // angular momentum L(t+h) of each dynamic body
+  Profile profile_;
+};
+
+}  // namespace cl

@@ -1,0 +1,193 @@
+#include "solvers/implicit_penalty/penalty_contact.h"
+
+namespace cl::implicit_penalty {
+
+// Per point, the gradient blocks are products of the point's vectors with a few per-pair matrices, so a pair's
+// sum is assembled from sums over its points (moments) once per call, not 12 x 12 per point. With s = s_b, the
+// constant c = x_B - x_A (so s_a = s + c) and C = [c]x, the quantities below are sums over the points.
+
+namespace {
+
+// dw/dtheta at fixed angular momentum: w = I_world^-1 L with I_world = R I_body R^T turning with R gives
+// dw = I_world^-1 [L]x dtheta - [w]x dtheta. A body without inverse inertia has a prescribed w.
+Mat3 angular_velocity_rotation_gradient(const BodyPose& body) {
+  if (body.inv_inertia.isZero(0.0)) return Mat3::Zero();
+  return body.inv_inertia * skew(body.L) - skew(body.w);
+}
+
+// sum of [x_i]x [y_i]x = sum of (y_i x_i^T - (x_i . y_i) I), from Y = sum of y_i x_i^T.
+Mat3 skew_products(const Mat3& Y) {
+  Mat3 m = Y;
+  m.diagonal().array() -= Y.trace();
+  return m;
+}
+
+struct Moments {
+  int count = 0;
+  Vec3 s1{0, 0, 0};             // sum s
+  Mat3 M2 = Mat3::Zero();       // sum s s^T                 (damping)
+  Vec3 F{0, 0, 0};              // sum F (force on B, penalty and damping)
+  Vec3 sxF{0, 0, 0};            // sum s x F
+  Vec3 fp{0, 0, 0};             // sum k d n (penalty force)  (exact)
+  Mat3 Pfs = Mat3::Zero();      // sum (k d n) s^T            (exact: rotating normal)
+  Mat3 SF = Mat3::Zero();       // sum s F^T                  (exact: lever arms)
+  // Rank-one penalty terms, a = k n, b = s x a, g = G (world distance gradient), h = G x s.
+  Mat3 Agg = Mat3::Zero(), Agh = Mat3::Zero(), Bg = Mat3::Zero(), Bh = Mat3::Zero();
+};
+
+// Adds the block N_j of each column j (the derivative of the total force on B) to the four rows,
+// F_A = -F, tau_A = s_a x F_A, F_B = F, tau_B = s x F, given sum N, sum [s_a]x N and sum [s]x N.
+void add_column(Mat12& D, int c, const Mat3& N, const Mat3& SaN, const Mat3& SN) {
+  D.block<3, 3>(0, c) -= N;
+  D.block<3, 3>(3, c) -= SaN;
+  D.block<3, 3>(6, c) += N;
+  D.block<3, 3>(9, c) += SN;
+}
+
+}  // namespace
+
+void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
+                      double k, double k_d, GradientMode mode, PairForce& sum) {
+  if (penetrating.empty()) return;
+  const bool exact = mode == GradientMode::Exact;
+  const bool damped = k_d != 0.0;
+  const Vec3 c = points.x - field.x;
+  // Relative velocity of A's and B's material points at P = x_B + s (eq. 41):
+  //   u = v_A + w_A x s_a - v_B - w_B x s = u0 + omega x s.
+  const Vec3 omega = field.w - points.w;
+  const Vec3 u0 = field.v + field.w.cross(c) - points.v;
+
+  Moments M;
+  M.count = int(penetrating.size());
+  for (const PenetratingPoint& p : penetrating) {
+    // Handle and contact point (eq. 21): s = R_B r_B, P = x_B + s, s_a = R_A r_A = P - x_A = s + c.
+    const Vec3 s = points.R * p.r_b;
+    const Vec3 n = points.R * p.n_b;  // B's outward normal (the paper's N^ is the inward one: F_A = k d N^)
+    // World gradient of A's distance (eq. 23); the approximation takes the unit normal direction instead.
+    const Vec3 G = exact ? Vec3(field.R * p.g_a) : Vec3(-n);
+    // Force on B: penalty (eq. 19) and damping (eq. 41); A gets the opposite (eq. 20, 42).
+    const Vec3 fp = (k * p.d) * n;
+    Vec3 F = fp;
+    if (damped) F += k_d * (u0 + omega.cross(s));
+    M.s1 += s;
+    M.F += F;
+    M.sxF += s.cross(F);
+    // Penalty through the distance (eq. 31-34): dF_B/dq = k n dd/dq, with (eq. 26-29)
+    //   dd/dq = [-G^T, (G x s_a)^T, G^T, -(G x s)^T],  q = [x_A, theta_A, x_B, theta_B].
+    const Vec3 a = k * n, b = s.cross(a), h = G.cross(s);
+    M.Agg.noalias() += a * G.transpose();
+    M.Agh.noalias() += a * h.transpose();
+    M.Bg.noalias() += b * G.transpose();
+    M.Bh.noalias() += b * h.transpose();
+    if (exact) {
+      M.fp += fp;
+      M.Pfs.noalias() += fp * s.transpose();
+      M.SF.noalias() += s * F.transpose();
+    }
+    if (damped) M.M2.noalias() += s * s.transpose();
+  }
+
+  const Mat3 C = skew(c);
+  const Vec3 sa1 = M.s1 + M.count * c;                                           // sum s_a
+  const Mat3 M2a = M.M2 + M.s1 * c.transpose() + c * M.s1.transpose() + M.count * c * c.transpose();  // sum s_a s_a^T
+  const Mat3 Ssa = M.M2 + M.s1 * c.transpose();                                   // sum s s_a^T
+
+  // Wrench: F_A = -F, tau_A = s_a x F_A, F_B = F, tau_B = s x F (eq. 19-20, 41-42).
+  sum.wrench.segment<3>(0) -= M.F;
+  sum.wrench.segment<3>(3) -= M.sxF + c.cross(M.F);
+  sum.wrench.segment<3>(6) += M.F;
+  sum.wrench.segment<3>(9) += M.sxF;
+  sum.points += M.count;
+
+  Mat12& D = sum.d_pos;
+  // Rank-one penalty part, per point u v^T with rows u = [-a; -(b + C a); a; b] (F_A, tau_A, F_B, tau_B of
+  // a = k n) and columns v = [-g; h - C g; g; -h] (G x s_a = h - C g). Ra_j = sum a v_j^T, Rb_j = sum b v_j^T.
+  {
+    const Mat3 Ra[4] = {-M.Agg, M.Agh + M.Agg * C, M.Agg, -M.Agh};
+    const Mat3 Rb[4] = {-M.Bg, M.Bh + M.Bg * C, M.Bg, -M.Bh};
+    for (int j = 0; j < 4; ++j) add_column(D, 3 * j, Ra[j], Rb[j] + C * Ra[j], Rb[j]);
+  }
+
+  if (exact) {
+    // The rotating normal (eq. 24, 34): k d dn/dtheta_B = -k d [n]x, summed: N3 = -[sum k d n]x, and
+    // sum [s]x (-k d [n]x) = -(Pfs - tr(Pfs) I).
+    Mat3 N3 = -skew(M.fp);
+    Mat3 SN3 = -skew_products(M.Pfs);
+    if (damped) {
+      // Damping through the moving lever arms and the turning angular velocities (eq. 45-48):
+      //   du/dx_A = -[w_A]x,  du/dtheta_A = -[s_a]x W_A,  du/dx_B = [w_A]x,
+      //   du/dtheta_B = -[omega]x [s]x + [s]x W_B,   W = dw/dtheta.
+      // Sums use [s]x [omega]x [s]x = -(omega . s) [s]x, so sum -[s]x[omega]x[s]x = [M2 omega]x.
+      const Mat3 Wa = angular_velocity_rotation_gradient(field);
+      const Mat3 Wb = angular_velocity_rotation_gradient(points);
+      const Mat3 K0 = -k_d * skew(field.w);
+      const Mat3 N0 = M.count * K0, SaN0 = skew(sa1) * K0, SN0 = skew(M.s1) * K0;
+      add_column(D, 0, N0, SaN0, SN0);
+      add_column(D, 6, -N0, -SaN0, -SN0);
+      if (!Wa.isZero(0.0))
+        add_column(D, 3, -k_d * skew(sa1) * Wa, -k_d * skew_products(M2a) * Wa,
+                   -k_d * skew_products(Ssa.transpose()) * Wa);
+      N3 += k_d * (-skew(omega) * skew(M.s1) + skew(M.s1) * Wb);
+      SN3 += k_d * (skew(M.M2 * omega) + skew_products(M.M2) * Wb);
+    }
+    add_column(D, 9, N3, SN3 + C * N3, SN3);
+
+    // Moving lever arms of the torques (eq. 37-40): tau_A = -s_a x F gives [F]x ds_a, tau_B = s x F gives
+    // -[F]x ds = [F]x [s]x dtheta_B; summed, sum [F]x [s]x = SF - tr(SF) I.
+    const Mat3 Fx = skew(M.F), FxS = skew_products(M.SF);
+    D.block<3, 3>(3, 0) -= Fx;
+    D.block<3, 3>(3, 6) += Fx;
+    D.block<3, 3>(3, 9) -= FxS;
+    D.block<3, 3>(9, 9) += FxS;
+  }
+
+  if (damped) {
+    // Velocity gradients (eq. 49-51): per point dF_DB/d[v_A, w_A, v_B, w_B] = k_d [I, -[s_a]x, -I, [s]x]; the
+    // rows F_A, tau_A, F_B, tau_B multiply it by -1, -[s_a]x, 1, [s]x. The result is -k_d J_D^T J_D, symmetric.
+    Mat12& V = sum.d_vel;
+    const double kn = k_d * M.count;
+    const Mat3 kSa = k_d * skew(sa1), kS = k_d * skew(M.s1);
+    const Mat3 SaSa = k_d * skew_products(M2a), SS = k_d * skew_products(M.M2);
+    const Mat3 SaS = k_d * skew_products(Ssa);  // sum [s_a]x [s]x = sum (s s_a^T - (s . s_a) I)
+    V.block<3, 3>(0, 0).diagonal().array() -= kn;
+    V.block<3, 3>(0, 3) += kSa;
+    V.block<3, 3>(0, 6).diagonal().array() += kn;
+    V.block<3, 3>(0, 9) -= kS;
+    V.block<3, 3>(3, 0) -= kSa;
+    V.block<3, 3>(3, 3) += SaSa;
+    V.block<3, 3>(3, 6) += kSa;
+    V.block<3, 3>(3, 9) -= SaS;
+    V.block<3, 3>(6, 0).diagonal().array() += kn;
+    V.block<3, 3>(6, 3) -= kSa;
+    V.block<3, 3>(6, 6).diagonal().array() -= kn;
+    V.block<3, 3>(6, 9) += kS;
+    V.block<3, 3>(9, 0) += kS;
+    V.block<3, 3>(9, 3) -= SaS.transpose();
+    V.block<3, 3>(9, 6) -= kS;
+    V.block<3, 3>(9, 9) += SS;
+  }
+}
+
+void add_point_force(const BodyPose& field, const BodyPose& points, const PenetratingPoint& p, double k, double k_d,
+                     GradientMode mode, PairForce& sum) {
+  add_point_forces(field, points, std::span<const PenetratingPoint>(&p, 1), k, k_d, mode, sum);
+}
+
+PairForce swapped(const PairForce& f) {
+  auto swap_halves = [](const Mat12& m, Mat12& out) {
+    out.topLeftCorner<6, 6>() = m.bottomRightCorner<6, 6>();
+    out.topRightCorner<6, 6>() = m.bottomLeftCorner<6, 6>();
+    out.bottomLeftCorner<6, 6>() = m.topRightCorner<6, 6>();
+    out.bottomRightCorner<6, 6>() = m.topLeftCorner<6, 6>();
+  };
+  PairForce s;
+  s.a = f.b;
+  s.b = f.a;
+  s.points = f.points;
+  s.wrench << f.wrench.tail<6>(), f.wrench.head<6>();
+  swap_halves(f.d_pos, s.d_pos);
+  swap_halves(f.d_vel, s.d_vel);
+  return s;
+}
+
+}  // namespace cl::implicit_penalty

@@ -1,0 +1,209 @@
+#include "solvers/implicit_penalty/penalty_geometry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <numbers>
+#include <tuple>
+
+#include "collision/mesh_shape.h"
+#include "collision/narrowphase.h"
+
+namespace cl::implicit_penalty {
+
+namespace {
+
+// The storage of a primitive's shell.
+struct OwnedShell {
+  std::vector<Vec3> points;
+  std::vector<Vec3> normals;
+  SphereTree tree;
+};
+
+// The spacing actually used for a surface of `area`: widened so that there are at most about
+// kMaxPrimitiveShellPoints points.
+double capped_spacing(double area, double spacing) {
+  return std::max(spacing, std::sqrt(area / kMaxPrimitiveShellPoints));
+}
+
+constexpr double kGoldenAngle = std::numbers::pi * (3.0 - 2.23606797749978969641);  // pi (3 - sqrt 5)
+
+// Fibonacci sphere: n points with equal-area rows along y (z of the classic form), golden-angle turns.
+void sample_sphere(double r, double spacing, OwnedShell& s) {
+  const double area = 4.0 * std::numbers::pi * r * r;
+  spacing = capped_spacing(area, spacing);
+  const int n = std::max(12, int(std::lround(area / (spacing * spacing))));
+  for (int i = 0; i < n; ++i) {
+    const double y = 1.0 - (2.0 * i + 1.0) / n;
+    const double rho = std::sqrt(std::max(0.0, 1.0 - y * y));
+    const double phi = kGoldenAngle * i;
+    const Vec3 normal(rho * std::cos(phi), y, rho * std::sin(phi));
+    s.points.push_back(r * normal);
+    s.normals.push_back(normal);
+  }
+}
+
+// Each face of the box gets its own grid of at most `spacing` cells with one point at each cell centre and the
+// face's normal: no points on edges or corners, whose averaged (diagonal) normals would push a box resting flush
+// on another sideways, and every point stands for the same area of its face.
+void sample_box(const Vec3& h, double spacing, OwnedShell& s) {
+  const double area = 8.0 * (h.x() * h.y() + h.y() * h.z() + h.z() * h.x());
+  spacing = capped_spacing(area, spacing);
+  int n[3];
+  for (int k = 0; k < 3; ++k) n[k] = std::max(1, int(std::ceil(2.0 * h[k] / spacing - 1e-9)));
+  for (int axis = 0; axis < 3; ++axis) {
+    const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+    for (const double side : {-1.0, 1.0})
+      for (int i = 0; i < n[u]; ++i)
+        for (int j = 0; j < n[v]; ++j) {
+          Vec3 p, normal = Vec3::Zero();
+          p[axis] = side * h[axis];
+          p[u] = -h[u] + 2.0 * h[u] * (i + 0.5) / n[u];
+          p[v] = -h[v] + 2.0 * h[v] * (j + 0.5) / n[v];
+          normal[axis] = side;
+          s.points.push_back(p);
+          s.normals.push_back(normal);
+        }
+  }
+}
+
+// Capsule along y: rings around the cylinder at most `spacing` apart (half a ring step from each cap's
+// equator, alternate rings turned by half a point), and a Fibonacci half sphere on each cap.
+void sample_capsule(double r, double half_height, double spacing, OwnedShell& s) {
+  const double area = 4.0 * std::numbers::pi * r * r + 2.0 * std::numbers::pi * r * 2.0 * half_height;
+  spacing = capped_spacing(area, spacing);
+  const int rings = std::max(1, int(std::lround(2.0 * half_height / spacing)));
+  const int per_ring = std::max(6, int(std::lround(2.0 * std::numbers::pi * r / spacing)));
+  for (int j = 0; j < rings; ++j) {
+    const double y = -half_height + (j + 0.5) * 2.0 * half_height / rings;
+    for (int i = 0; i < per_ring; ++i) {
+      const double phi = 2.0 * std::numbers::pi * (i + 0.5 * (j % 2)) / per_ring;
+      const Vec3 normal(std::cos(phi), 0.0, std::sin(phi));
+      s.points.push_back(r * normal + Vec3(0, y, 0));
+      s.normals.push_back(normal);
+    }
+  }
+  // Half sphere of n equal-area rows: height uniform in (0, r) is area-uniform (Archimedes).
+  const int n = std::max(4, int(std::lround(2.0 * std::numbers::pi * r * r / (spacing * spacing))));
+  for (int cap = 0; cap < 2; ++cap) {
+    const double sign = cap == 0 ? 1.0 : -1.0;
+    for (int i = 0; i < n; ++i) {
+      const double y = 1.0 - (i + 0.5) / n;
+      const double rho = std::sqrt(std::max(0.0, 1.0 - y * y));
+      const double phi = kGoldenAngle * i;
+      const Vec3 normal(rho * std::cos(phi), sign * y, rho * std::sin(phi));
+      s.points.push_back(r * normal + Vec3(0, sign * half_height, 0));
+      s.normals.push_back(normal);
+    }
+  }
+}
+
+// The Lipschitz bound of a shape's signed distance: 1 for exact distances; sqrt 3 (rounded up) for a trilinear
+// grid, whose gradient components are each a difference of node values at most one cell apart.
+double distance_slope(const Shape& s) { return s.type == ShapeType::Mesh ? 1.7321 : 1.0; }
+
+}  // namespace
+
+std::shared_ptr<const PenaltyShell> make_penalty_shell(const Shape& shape, double spacing) {
+  auto shell = std::make_shared<PenaltyShell>();
+  auto owned = std::make_shared<OwnedShell>();
+  if (shape.type == ShapeType::Mesh) {
+    // An even resampling (the paper's particle repulsion, here Poisson-disk) at the distance grid's cell size,
+    // with face normals: the mesh's own point shell (the thesis re-sampling for lcp) keeps one point per flat
+    // region, which would make a flat face as stiff as a single point.
+    spacing = shape.mesh->sdf.cell_size();
+    const double area = shape.mesh->mesh.surface_area();
+    PointShell even = poisson_point_shell(shape.mesh->mesh, capped_spacing(area, spacing));
+    owned->points = std::move(even.points);
+    owned->normals = std::move(even.normals);
+  } else if (spacing > 0 && std::isfinite(spacing)) {
+    switch (shape.type) {
+      case ShapeType::Sphere: sample_sphere(shape.radius, spacing, *owned); break;
+      case ShapeType::Box: sample_box(shape.half_extents, spacing, *owned); break;
+      case ShapeType::Capsule: sample_capsule(shape.radius, shape.half_height, spacing, *owned); break;
+      case ShapeType::Plane:
+      case ShapeType::Mesh: break;
+    }
+  }
+  owned->tree = build_sphere_tree(owned->points);
+  shell->points = owned->points;
+  shell->normals = owned->normals;
+  shell->tree = &owned->tree;
+  shell->spacing = spacing;
+  if (shape.type == ShapeType::Mesh) {
+    // Own the samples and keep the mesh alive (the cache is keyed by its address).
+    struct MeshOwned {
+      std::shared_ptr<OwnedShell> shell;
+      std::shared_ptr<const MeshShape> mesh;
+    };
+    shell->owner = std::make_shared<MeshOwned>(MeshOwned{std::move(owned), shape.mesh});
+  } else {
+    shell->owner = std::move(owned);
+  }
+  return shell;
+}
+
+std::shared_ptr<const PenaltyShell> penalty_shell(const Shape& shape, double spacing) {
+  // Key: type, dimensions, spacing; a mesh by its MeshShape alone (an entry holds the mesh, so its address
+  // cannot be reused while the entry can be found). Looked up, never iterated: the pointer order is harmless.
+  // Entries are kept for the life of the process (shells are built once per distinct shape and spacing; the
+  // solver asks for them at every narrow phase).
+  using Key = std::tuple<int, double, double, double, double, double, const void*>;
+  Key key;
+  switch (shape.type) {
+    case ShapeType::Mesh: key = Key(int(shape.type), 0, 0, 0, 0, 0, shape.mesh.get()); break;
+    case ShapeType::Plane: key = Key(int(shape.type), 0, 0, 0, 0, 0, nullptr); break;
+    case ShapeType::Sphere: key = Key(int(shape.type), shape.radius, 0, 0, 0, spacing, nullptr); break;
+    case ShapeType::Box:
+      key = Key(int(shape.type), shape.half_extents.x(), shape.half_extents.y(), shape.half_extents.z(), 0, spacing,
+                nullptr);
+      break;
+    case ShapeType::Capsule:
+      key = Key(int(shape.type), shape.radius, shape.half_height, 0, 0, spacing, nullptr);
+      break;
+  }
+  static std::mutex mutex;
+  static std::map<Key, std::shared_ptr<const PenaltyShell>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  // Built outside the lock; if two threads race, the first stored wins and both return it.
+  auto built = make_penalty_shell(shape, spacing);
+  std::lock_guard<std::mutex> lock(mutex);
+  return cache.emplace(key, std::move(built)).first->second;
+}
+
+void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Mat3& R_a, const PenaltyShell& shell,
+                             const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out) {
+  out.clear();
+  if (shell.empty() || shell.tree->nodes.empty()) return;
+  // B's frame -> A's frame.
+  const Mat3 R = R_a.transpose() * R_b;
+  const Vec3 t = R_a.transpose() * (x_b - x_a);
+  const double slope = distance_slope(field_shape);
+  const SphereTree& tree = *shell.tree;
+
+  thread_local std::vector<int> stack;
+  stack.assign(1, 0);
+  while (!stack.empty()) {
+    const SphereTree::Node& node = tree.nodes[stack.back()];
+    stack.pop_back();
+    double phi;
+    Vec3 g;
+    if (node.is_leaf()) {
+      const Vec3& r = shell.points[node.point];
+      if (shape_signed_distance(field_shape, R * r + t, phi, g) && phi < 0.0)
+        out.push_back({node.point, r, shell.normals[node.point], phi, g});
+      continue;
+    }
+    // Every point of the ball is at least phi - slope * radius from A's surface.
+    if (shape_signed_distance(field_shape, R * node.centre + t, phi, g) && phi > slope * node.radius) continue;
+    for (int c = 0; c < node.child_count; ++c) stack.push_back(node.first_child + c);
+  }
+  std::sort(out.begin(), out.end(), [](const PenetratingPoint& p, const PenetratingPoint& q) { return p.index < q.index; });
+}
+
+}  // namespace cl::implicit_penalty

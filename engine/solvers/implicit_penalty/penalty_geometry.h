@@ -1,0 +1,68 @@
+// Geometry of the implicit penalty method (Xu, Zhao, Barbic 2014, sections 4.1 and 6): every body carries a
+// point shell (surface samples with outward normals) and a signed distance; a pair's contact is the points of
+// one body that lie inside the other's distance field, and the other way round.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/shape.h"
+#include "mesh/point_shell.h"
+
+namespace cl::implicit_penalty {
+
+// A body's point shell in its body frame, with a sphere tree over the points to skip far ones (digest 7.3).
+// A mesh's shell is a Poisson-disk resampling at its distance grid's cell size with face normals (the paper's
+// evenly spread points); a primitive's is an even analytic sampling built here; a plane has no points. Copying a
+// shell is cheap and keeps the views valid.
+struct PenaltyShell {
+  std::span<const Vec3> points;   // body frame
+  std::span<const Vec3> normals;  // outward unit normals, one per point
+  const SphereTree* tree = nullptr;  // over `points`; never null (empty for no points)
+  double spacing = 0.0;           // m: the sampling spacing asked for (a mesh's: its grid cell size)
+  std::shared_ptr<const void> owner;  // keeps the storage behind the views alive
+
+  size_t size() const { return points.size(); }
+  bool empty() const { return points.empty(); }
+};
+
+// Shells of primitives have at most about this many points (the spacing is widened beyond that).
+inline constexpr double kMaxPrimitiveShellPoints = 1 << 20;
+
+// The shell of a shape, sampled at `spacing` (m, > 0) for primitives, about one point per spacing^2 of surface
+// (neighbours about `spacing` apart):
+//  - sphere:  Fibonacci points (golden-angle spiral, equal-area rows);
+//  - box:     on each face a grid of at most `spacing` cells, one point at each cell centre with the face's
+//             normal (no edge or corner points: their averaged normals would push a box lying flush on another
+//             sideways);
+//  - capsule: rings around the cylinder (alternate rings turned by half a step), Fibonacci points on the two
+//             half-sphere caps;
+//  - plane:   no points (a plane only acts through its distance);
+//  - mesh:    Poisson-disk points at the distance grid's cell size, face normals (spacing ignored).
+// Deterministic. Built every call; penalty_shell() caches.
+std::shared_ptr<const PenaltyShell> make_penalty_shell(const Shape& shape, double spacing);
+
+// make_penalty_shell through a process-wide, thread-safe cache keyed by the shape's type and dimensions and the
+// spacing (a mesh: by its MeshShape). Entries live as long as the process (one per distinct shape and spacing).
+std::shared_ptr<const PenaltyShell> penalty_shell(const Shape& shape, double spacing);
+
+// A point of body B's shell inside body A's signed distance field.
+struct PenetratingPoint {
+  int index = -1;       // into B's shell
+  Vec3 r_b{0, 0, 0};    // the point, B's body frame
+  Vec3 n_b{0, 0, 0};    // its outward unit normal, B's body frame
+  double d = 0.0;       // A's signed distance there, < 0
+  Vec3 g_a{0, 0, 0};    // A's distance gradient there, A's body frame (raw: for a mesh grid not unit)
+};
+
+// All points of `shell` (body B at x_b, R_b) strictly inside `field_shape` (body A at x_a, R_a), that is with
+// A's signed distance d < 0 and a defined gradient, in increasing index order (so the result does not depend
+// on the tree walk). `out` is cleared first. The walk over B's sphere tree skips a ball whose centre is
+// farther outside A than its radius times the distance's Lipschitz bound (1 for the exact distances of the
+// primitives, sqrt 3 for a trilinear grid, whose gradient components are each at most 1), as the mesh
+// contacts do.
+void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Mat3& R_a, const PenaltyShell& shell,
+                             const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out);
+
+}  // namespace cl::implicit_penalty

@@ -1,0 +1,393 @@
+// Joint constraints, Baumgarte stabilisation, the constrained Schur-complement solve and PD servos of the
+// implicit penalty method (Xu, Zhao, Barbic 2014, section 5; conventions in penalty_joints.h).
+#include "solvers/implicit_penalty/penalty_joints.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/SVD>
+
+namespace cl::implicit_penalty {
+
+namespace {
+
+// Singular values of S below this fraction of the largest are dropped (eq. 64: epsilon = 1e-10).
+constexpr double kSvdTruncation = 1e-10;
+
+// Second time derivative of a vector r = R r0 fixed in a body, without the wdot part: w x (w x r) (eq. 67).
+Vec3 centripetal(const Vec3& w, const Vec3& r) { return w.cross(w.cross(r)); }
+
+// Writes rows one at a time into a JointConstraint sized by penalty_joint_rows.
+struct RowWriter {
+  JointConstraint& out;
+  int row = 0;
+
+  void add(double c, const Vec3& a_lin, const Vec3& a_ang, const Vec3& b_lin, const Vec3& b_ang, double q) {
+    out.C[row] = c;
+    out.Wa.row(row) << a_lin.transpose(), a_ang.transpose();
+    out.Wb.row(row) << b_lin.transpose(), b_ang.transpose();
+    out.q[row] = q;
+    ++row;
+  }
+  // Three rows of a vector constraint c with dc = A_lin dx_a + A_ang dtheta_a + B_lin dx_b + B_ang dtheta_b;
+  // component `skip` (0..2) is left out when >= 0.
+  void add3(const Vec3& c, const Mat3& a_lin, const Mat3& a_ang, const Mat3& b_lin, const Mat3& b_ang, const Vec3& q,
+            int skip = -1) {
+    for (int i = 0; i < 3; ++i) {
+      if (i == skip) continue;
+      add(c[i], a_lin.row(i).transpose(), a_ang.row(i).transpose(), b_lin.row(i).transpose(), b_ang.row(i).transpose(),
+          q[i]);
+    }
+  }
+};
+
+// Ball-and-socket at the body points X_a, X_b (eq. 52): C = x_a + R_a X_a - x_b - R_b X_b,
+// W_a = [I, -[r_a]x], W_b = [-I, [r_b]x], q = w_a x (w_a x r_a) - w_b x (w_b x r_b).
+void point_rows(RowWriter& w, const BodyPose& a, const BodyPose& b, const Vec3& Xa, const Vec3& Xb, int skip = -1) {
+  const Vec3 ra = a.R * Xa, rb = b.R * Xb;
+  const Mat3 I = Mat3::Identity();
+  w.add3(a.x + ra - b.x - rb, I, -skew(ra), -I, skew(rb), centripetal(a.w, ra) - centripetal(b.w, rb), skip);
+}
+
+// Rotation match of the first two columns (eq. 53, 66), measured in b's frame: R_b^T (R_a Q - R_b)(:, k) = 0,
+// i.e. y_k - e_k = 0 with y_k = R_b^T c_a, c_a = R_a Q e_k, k = 1, 2. Multiplying eq. 53 by R_b^T keeps its
+// zero set but makes the rows depend on the relative rotation only: dy = R_b^T ((dtheta_a - dtheta_b) x c_a),
+// so W_a = [0, -R_b^T [c_a]x] = -W_b exactly. The torques W^T lambda then cancel (angular momentum is
+// conserved also while the joint is violated) and the 6 rows have rank 3 exactly; in the world frame the
+// rows would have rank up to 6 off the constraint, with singular values of the size of the error that the
+// SVD keeps, and their large multipliers made a tumbling welded pair lose most of its angular momentum.
+// q = R_b^T ((w_a - w_b) x (w_a x c_a) - w_b x ((w_a - w_b) x c_a)) (eq. 67 with d/dt R_b^T = -R_b^T [w_b]x).
+void rotation_match_rows(RowWriter& w, const BodyPose& a, const BodyPose& b, const Mat3& Q) {
+  const Mat3 RaQ = a.R * Q;
+  const Mat3 RbT = b.R.transpose();
+  const Mat3 Z = Mat3::Zero();
+  const Vec3 wr = a.w - b.w;
+  for (int k = 0; k < 2; ++k) {
+    const Vec3 ca = RaQ.col(k);
+    const Mat3 Wang = RbT * skew(ca);
+    w.add3(RbT * ca - Vec3::Unit(k), Z, -Wang, Z, Wang, RbT * (wr.cross(a.w.cross(ca)) - b.w.cross(wr.cross(ca))));
+  }
+}
+
+// The two axes keep their angle (universal, hinge-2): C = u_a . u_b - cos(phi0), u_a = R_a s, u_b = R_b s2;
+// dC = (u_a x u_b) . (dtheta_a - dtheta_b); q = (w_a x (w_a x u_a)) . u_b + 2 (w_a x u_a) . (w_b x u_b) +
+// u_a . (w_b x (w_b x u_b)).
+void axes_angle_row(RowWriter& w, const BodyPose& a, const BodyPose& b, const Vec3& s_a, const Vec3& s2_b,
+                    double angle) {
+  const Vec3 ua = a.R * s_a, ub = b.R * s2_b;
+  const Vec3 n = ua.cross(ub);
+  const double q = centripetal(a.w, ua).dot(ub) + 2.0 * a.w.cross(ua).dot(b.w.cross(ub)) + ua.dot(centripetal(b.w, ub));
+  w.add(ua.dot(ub) - std::cos(angle), Vec3::Zero(), n, Vec3::Zero(), -n, q);
+}
+
+// Slider, eq. 54 with the joint axis: for t = R_a T (T across the axis, fixed in a) and d = x_b - x_a,
+// C = t . d - T . (X_a - Q X_b); W_a = [-t, t x d], W_b = [t, 0];
+// q = (w_a x (w_a x t)) . d + 2 (w_a x t) . (v_b - v_a).
+void slider_cross_rows(RowWriter& w, const Joint& j, const BodyPose& a, const BodyPose& b) {
+  const Vec3 s = j.axis_a.normalized();
+  Vec3 T[2];
+  tangent_basis(s, T[0], T[1]);
+  const Vec3 offset = j.anchor_a - j.relative_rotation.toRotationMatrix() * j.anchor_b;
+  const Vec3 d = b.x - a.x, dv = b.v - a.v;
+  for (const Vec3& Tk : T) {
+    const Vec3 t = a.R * Tk;
+    const double q = centripetal(a.w, t).dot(d) + 2.0 * a.w.cross(t).dot(dv);
+    w.add(t.dot(d) - Tk.dot(offset), -t, t.cross(d), t, Vec3::Zero(), q);
+  }
+}
+
+// Q(angle): the relative rotation R_a^T R_b at which the hinge angle of joints/joint.h is `angle`:
+// q_b = q_a rot(s^a, angle) q_0 gives q_a^* q_b q_0^* = rot(s^a, angle).
+Mat3 hinge_rotation_at(const Joint& j, double angle) {
+  return (Quat(Eigen::AngleAxisd(angle, j.axis_a.normalized())) * j.relative_rotation).normalized().toRotationMatrix();
+}
+
+// dw/dtheta at fixed L (pair_force.h): I^-1 [L]x - [w]x for a dynamic body; 0 when w does not depend on the
+// rotation (fixed and kinematic bodies, zero inv_inertia).
+Mat3 dw_dtheta(const BodyPose& p) {
+  if (p.inv_inertia.isZero(0.0)) return Mat3::Zero();
+  return p.inv_inertia * skew(p.L) - skew(p.w);
+}
+
+bool fail(std::string* why, const std::string& message) {
+  if (why) *why = message;
+  return false;
+}
+
+// The Schur-complement solve of eq. 62-64. `solve_many` applies G^-1 to every column of a matrix.
+template <class SolveMany>
+bool solve_schur(const SolveMany& solve_many, const Eigen::MatrixXd& W, const Eigen::MatrixXd& J,
+                 const Eigen::VectorXd& hZ, const Eigen::VectorXd& d, double h, Eigen::VectorXd& dS,
+                 Eigen::VectorXd& lambda, ConstrainedSolveInfo* info) {
+  const Eigen::Index n6 = hZ.size(), m = d.size();
+  if (W.rows() != m || J.rows() != m || W.cols() != n6 || J.cols() != n6 || !(h > 0)) return false;
+
+  // One multi-column back-substitution: [dS0, F] = G^-1 [h Z, W^T].
+  Eigen::MatrixXd rhs(n6, m + 1);
+  rhs.col(0) = hZ;
+  rhs.rightCols(m) = W.transpose();
+  const Eigen::MatrixXd sol = solve_many(rhs);
+  if (sol.rows() != n6 || sol.cols() != m + 1) return false;
+  const Eigen::VectorXd dS0 = sol.col(0);
+
+  Eigen::VectorXd lam = Eigen::VectorXd::Zero(m);
+  ConstrainedSolveInfo stats;
+  stats.rows = int(m);
+  Eigen::VectorXd out = dS0;
+  if (m > 0) {
+    const auto F = sol.rightCols(m);
+    // S lambda = -d - J dS0 / h (from J (dS0 + h F lambda) = -h d), S = J G^-1 W^T.
+    const Eigen::MatrixXd S = J * F;
+    const Eigen::VectorXd r = -d - J * dS0 / h;
+    // Pseudo-inverse by SVD, truncating singular values below 1e-10 sigma_max (eq. 64).
+    const Eigen::BDCSVD<Eigen::MatrixXd> svd(S, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    const Eigen::VectorXd& sigma = svd.singularValues();
+    stats.sigma_max = sigma.size() > 0 ? sigma[0] : 0.0;
+    Eigen::VectorXd y = svd.matrixU().transpose() * r;
+    for (Eigen::Index i = 0; i < sigma.size(); ++i) {
+      if (stats.sigma_max > 0 && sigma[i] >= kSvdTruncation * stats.sigma_max) {
+        y[i] /= sigma[i];
+        ++stats.rank;
+      } else {
+        y[i] = 0.0;
+      }
+    }
+    lam = svd.matrixV() * y;
+    out = dS0 + h * (F * lam);
+    stats.residual = (J * out + h * d).norm();
+  }
+  if (!out.allFinite() || !lam.allFinite()) return false;
+  dS = std::move(out);
+  lambda = std::move(lam);
+  if (info) *info = stats;
+  return true;
+}
+
+}  // namespace
+
+Eigen::VectorXd JointConstraint::rate(const BodyPose& a, const BodyPose& b) const {
+  Eigen::Matrix<double, 6, 1> ua, ub;
+  ua << a.v, a.w;
+  ub << b.v, b.w;
+  return Wa * ua + Wb * ub;
+}
+
+int penalty_joint_rows(const Joint& joint) {
+  switch (joint.type) {
+    case JointType::Ball: return 3;
+    case JointType::Hinge: return joint.servo.enabled ? 11 : 5;
+    case JointType::Slider: return 8;
+    case JointType::Fixed: return 9;
+    case JointType::Universal:
+    case JointType::Hinge2: return 4;
+  }
+  return 0;
+}
+
+bool joint_constraint(const Joint& joint, const BodyPose& a, const BodyPose& b, JointConstraint& out,
+                      std::string* why) {
+  const int m = penalty_joint_rows(joint);
+  if (m == 0) return fail(why, "joint type " + std::string(joint_type_name(joint.type)) + " is not supported");
+  out.C.setZero(m);
+  out.q.setZero(m);
+  out.Wa.setZero(m, 6);
+  out.Wb.setZero(m, 6);
+  RowWriter w{out};
+
+  switch (joint.type) {
+    case JointType::Ball: point_rows(w, a, b, joint.anchor_a, joint.anchor_b); break;
+    case JointType::Hinge: {
+      // Two points on the axis (section 5): the anchor, and anchor + axis without the component of the
+      // largest |world axis| coordinate, which the first point and the rigid bodies already fix.
+      const Vec3 sa = joint.axis_a.normalized(), sb = joint.axis_b.normalized();
+      int largest = 0;
+      (a.R * sa).cwiseAbs().maxCoeff(&largest);
+      point_rows(w, a, b, joint.anchor_a, joint.anchor_b);
+      point_rows(w, a, b, joint.anchor_a + sa, joint.anchor_b + sb, largest);
+      if (joint.servo.enabled) {
+        // Hinge servo: the relative rotation at the target angle (eq. 66 on R_a^T R_b), 6 rows of which
+        // 1 is new; the others repeat the hinge's and are removed by the SVD.
+        const double goal = std::clamp(joint.servo.target, joint.servo.lower, joint.servo.upper);
+        rotation_match_rows(w, a, b, hinge_rotation_at(joint, goal));
+      }
+      break;
+    }
+    case JointType::Slider:
+      rotation_match_rows(w, a, b, joint.relative_rotation.normalized().toRotationMatrix());
+      slider_cross_rows(w, joint, a, b);
+      break;
+    case JointType::Fixed:
+      point_rows(w, a, b, joint.anchor_a, joint.anchor_b);
+      rotation_match_rows(w, a, b, joint.relative_rotation.normalized().toRotationMatrix());
+      break;
+    case JointType::Universal:
+    case JointType::Hinge2:
+      point_rows(w, a, b, joint.anchor_a, joint.anchor_b);
+      axes_angle_row(w, a, b, joint.axis_a.normalized(), joint.axis2_b.normalized(), joint.initial_angle);
+      break;
+  }
+  if (w.row != m) return fail(why, "internal: row count mismatch");
+  if (!out.C.allFinite() || !out.Wa.allFinite() || !out.Wb.allFinite() || !out.q.allFinite())
+    return fail(why, "joint " + joint.name + ": non-finite constraint value");
+  return true;
+}
+
+Eigen::VectorXd baumgarte_bias(const JointConstraint& c, const BodyPose& a, const BodyPose& b, double alpha,
+                               bool a_moves, bool b_moves) {
+  const double beta = 0.25 * alpha * alpha;  // critical damping (section 5)
+  Eigen::VectorXd d = alpha * c.rate(a, b) + beta * c.C + c.q;
+  // -B_i Jdot_i w_i of eq. 61: wdot = I^-1 (Ldot - w x L), so W_ang wdot carries -W_ang I^-1 (w x L).
+  if (a_moves) d -= c.Wa.rightCols<3>() * (a.inv_inertia * a.w.cross(a.L));
+  if (b_moves) d -= c.Wb.rightCols<3>() * (b.inv_inertia * b.w.cross(b.L));
+  return d;
+}
+
+BodyPose joint_body_pose(const Body& body) {
+  BodyPose p;
+  p.x = body.position;
+  p.R = body.rotation();
+  p.v = body.linear_velocity;
+  p.w = body.angular_velocity;
+  if (body.is_dynamic()) {
+    p.inv_inertia = p.R * body.inv_inertia_body * p.R.transpose();
+    p.L = p.R * (body.inertia_body * (p.R.transpose() * p.w));
+  }
+  return p;
+}
+
+bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<int>& island_joints,
+                           const std::vector<Body>& bodies, const std::vector<int>& unknown_of_body,
+                           int unknown_bodies, double alpha, JointSystem& out, std::string* why) {
+  const auto unknown = [&](int body) {
+    return body >= 0 && size_t(body) < unknown_of_body.size() ? unknown_of_body[size_t(body)] : -1;
+  };
+  // First pass: check the joints and count rows.
+  int m = 0;
+  for (int ji : island_joints) {
+    if (ji < 0 || size_t(ji) >= joints.size()) return fail(why, "joint index " + std::to_string(ji) + " out of range");
+    const Joint& j = joints[size_t(ji)];
+    if (j.body_a < 0 || j.body_b < 0 || size_t(j.body_a) >= bodies.size() || size_t(j.body_b) >= bodies.size() ||
+        j.body_a == j.body_b)
+      return fail(why, "joint " + std::to_string(ji) + " has invalid bodies");
+    if (unknown(j.body_a) >= unknown_bodies || unknown(j.body_b) >= unknown_bodies)
+      return fail(why, "joint " + std::to_string(ji) + ": unknown index beyond unknown_bodies");
+    if (unknown(j.body_a) < 0 && unknown(j.body_b) < 0) continue;
+    const int rows = penalty_joint_rows(j);
+    if (rows == 0) return fail(why, "joint " + std::to_string(ji) + ": type not supported");
+    m += rows;
+  }
+  const int n6 = 6 * std::max(unknown_bodies, 0);
+  out.W.setZero(m, n6);
+  out.J.setZero(m, n6);
+  out.d.setZero(m);
+  out.C.setZero(m);
+  out.Cdot.setZero(m);
+  out.row_joint.assign(size_t(m), -1);
+
+  int row = 0;
+  JointConstraint c;
+  for (int ji : island_joints) {
+    const Joint& j = joints[size_t(ji)];
+    const int ka = unknown(j.body_a), kb = unknown(j.body_b);
+    if (ka < 0 && kb < 0) continue;
+    const Body& A = bodies[size_t(j.body_a)];
+    const Body& B = bodies[size_t(j.body_b)];
+    const BodyPose pa = joint_body_pose(A), pb = joint_body_pose(B);
+    if (!joint_constraint(j, pa, pb, c, why)) return false;
+    const int r = c.rows();
+    out.C.segment(row, r) = c.C;
+    out.Cdot.segment(row, r) = c.rate(pa, pb);
+    out.d.segment(row, r) = baumgarte_bias(c, pa, pb, alpha, ka >= 0, kb >= 0);
+    // J_k = [W_k,lin / m_k, W_k,ang I_k^-1] (eq. 60): the acceleration per unit of Pdot, Ldot.
+    const auto place = [&](int k, const RowsX6& Wk, const Body& body, const BodyPose& p) {
+      if (k < 0) return;
+      out.W.block(row, 6 * k, r, 6) += Wk;
+      const double inv_mass = body.is_dynamic() ? body.inv_mass : 0.0;
+      out.J.block(row, 6 * k, r, 3) += Wk.leftCols<3>() * inv_mass;
+      out.J.block(row, 6 * k + 3, r, 3) += Wk.rightCols<3>() * p.inv_inertia;
+    };
+    place(ka, c.Wa, A, pa);
+    place(kb, c.Wb, B, pb);
+    std::fill(out.row_joint.begin() + row, out.row_joint.begin() + row + r, ji);
+    row += r;
+  }
+  return true;
+}
+
+bool solve_with_constraints(const SolveG& solve_G, const Eigen::MatrixXd& W, const Eigen::MatrixXd& J,
+                            const Eigen::VectorXd& hZ, const Eigen::VectorXd& d, double h, Eigen::VectorXd& dS,
+                            Eigen::VectorXd& lambda, ConstrainedSolveInfo* info) {
+  const auto solve_many = [&](const Eigen::MatrixXd& rhs) {
+    Eigen::MatrixXd x(rhs.rows(), rhs.cols());
+    for (Eigen::Index k = 0; k < rhs.cols(); ++k) {
+      const Eigen::VectorXd col = solve_G(rhs.col(k));
+      if (col.size() != rhs.rows()) return Eigen::MatrixXd();
+      x.col(k) = col;
+    }
+    return x;
+  };
+  return solve_schur(solve_many, W, J, hZ, d, h, dS, lambda, info);
+}
+
+bool solve_with_constraints(const Eigen::SparseLU<Eigen::SparseMatrix<double>>& G_lu, const Eigen::MatrixXd& W,
+                            const Eigen::MatrixXd& J, const Eigen::VectorXd& hZ, const Eigen::VectorXd& d, double h,
+                            Eigen::VectorXd& dS, Eigen::VectorXd& lambda, ConstrainedSolveInfo* info) {
+  if (G_lu.info() != Eigen::Success) return false;
+  const auto solve_many = [&](const Eigen::MatrixXd& rhs) { return Eigen::MatrixXd(G_lu.solve(rhs)); };
+  return solve_schur(solve_many, W, J, hZ, d, h, dS, lambda, info);
+}
+
+bool solve_with_constraints(const Eigen::SparseLU<Eigen::SparseMatrix<double>>& G_lu, const JointSystem& rows,
+                            const Eigen::VectorXd& hZ, double h, Eigen::VectorXd& dS, Eigen::VectorXd& lambda,
+                            ConstrainedSolveInfo* info) {
+  return solve_with_constraints(G_lu, rows.W, rows.J, hZ, rows.d, h, dS, lambda, info);
+}
+
+double slider_coordinate(const Joint& joint, const BodyPose& a, const BodyPose& b) {
+  const Vec3 s = joint.axis_a.normalized();
+  const Vec3 offset = joint.anchor_a - joint.relative_rotation.normalized().toRotationMatrix() * joint.anchor_b;
+  return (a.R * s).dot(b.x - a.x) - s.dot(offset);
+}
+
+bool slider_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
+  out.clear();
+  out.a = joint.body_a;
+  out.b = joint.body_b;
+  if (joint.type != JointType::Slider || !joint.servo.enabled) return false;
+  const double k = joint.servo.stiffness, c = joint.servo.damping;
+  const double goal = std::clamp(joint.servo.target, joint.servo.lower, joint.servo.upper);
+
+  const Vec3 u = a.R * joint.axis_a.normalized();
+  const Vec3 d = b.x - a.x, dv = b.v - a.v;
+  const Vec3 uxd = u.cross(d);
+  // g = ds/d[x_a, theta_a, x_b, theta_b] = ds/d[v_a, w_a, v_b, w_b] (ds/dtheta_a = u x d since du = dtheta x u).
+  Vec12 g;
+  g << -u, uxd, u, Vec3::Zero();
+  Vec12 vel;
+  vel << a.v, a.w, b.v, b.w;
+  const double s = slider_coordinate(joint, a, b);
+  const double sdot = g.dot(vel);  // u . (v_b - v_a) + w_a . (u x d)
+  const double f = k * (s - goal) + c * sdot;  // eq. 65
+  out.wrench = -f * g;
+
+  // d sdot / d[x, theta] at fixed velocities, then the change of w_a with theta_a at fixed L:
+  //   d/dx_a = u x w_a, d/dx_b = w_a x u, d/dtheta_a = u x (v_b - v_a) + u x (d x w_a) + (dw_a/dtheta_a)^T (u x d).
+  Vec12 hpos;
+  hpos << u.cross(a.w), u.cross(dv) + u.cross(d.cross(a.w)) + dw_dtheta(a).transpose() * uxd, a.w.cross(u),
+      Vec3::Zero();
+  // dg/d[x, theta]: d(-u)/dtheta_a = [u]x; d(u x d)/dx_a = -[u]x, /dx_b = [u]x, /dtheta_a = -(d . u) I + u d^T;
+  // du/dtheta_a = -[u]x.
+  Mat12 Dg = Mat12::Zero();
+  const Mat3 U = skew(u);
+  Dg.block<3, 3>(0, 3) = U;
+  Dg.block<3, 3>(3, 0) = -U;
+  Dg.block<3, 3>(3, 3) = -d.dot(u) * Mat3::Identity() + u * d.transpose();
+  Dg.block<3, 3>(3, 6) = U;
+  Dg.block<3, 3>(6, 3) = -U;
+
+  out.d_pos = -(k * g * g.transpose() + c * g * hpos.transpose()) - f * Dg;
+  out.d_vel = -c * g * g.transpose();
+  return true;
+}
+
+}  // namespace cl::implicit_penalty

@@ -1,0 +1,148 @@
+// Articulated bodies for the implicit penalty method (Xu, Zhao, Barbic 2014, section 5, eq. 52-66): joint
+// constraint functions on positions and rotations in maximal coordinates, their Jacobians and second
+// derivatives, Baumgarte stabilisation, the constrained solve of the momentum changes through a Schur
+// complement with an SVD pseudo-inverse (redundant rows and closed loops allowed), and PD servos.
+//
+// Conventions (shared with pair_force.h):
+//  - Variables of a body: [x, theta], theta the infinitesimal world-frame rotation R -> (I + [dtheta]x) R;
+//    velocities [v, w] (world frame, about the centre of mass). W_a, W_b (rows x 6) are dC/d[x, theta] of
+//    bodies a and b, so Cdot = W_a [v_a; w_a] + W_b [v_b; w_b] (eq. 57).
+//  - Cddot = W_a [a_a; wdot_a] + W_b [a_b; wdot_b] + q (eq. 58, 67): q is the velocity-product term.
+//  - Unknowns of the integrator: dS_k = [dP_k, dL_k] per body with unknowns (6 columns each), G dS = h Z
+//    (eq. 15-18). Fixed and kinematic bodies have no unknowns: their columns drop out, but a kinematic
+//    body's prescribed velocity still enters Cdot and q (its acceleration is taken as zero).
+//  - Constraint forces are physical: the generalised force (force, torque about the centre of mass) on body
+//    k is W_k^T lambda, so lambda is N for rows in m and N m for dimensionless rows.
+//
+// Rows per joint (joint data and conventions from joints/joint.h; anchors and axes fixed in the bodies):
+//  ball      3  x_a + R_a X_a - x_b - R_b X_b (eq. 52)
+//  hinge     5  ball at the anchor, and at anchor + axis minus the row of the largest |world axis| component
+//               (section 5); + 6 with an enabled hinge servo: the rotation match to the target angle (eq. 66,
+//               on the relative rotation, as the slider's)
+//  slider    8  rotation match R_b^T (R_a Q - R_b)(:, [1,2]) = 0 with Q = relative_rotation (eq. 53 measured in
+//               b's frame, so that it depends on the relative rotation only; see the .cpp), and
+//               t_k . (x_b - x_a) = t_k . R_a (X_a - Q X_b) for the two directions t_k across the axis fixed in
+//               a (eq. 54 with the joint axis for the paper's centre line a1): 3 rows are redundant
+//  fixed     9  ball + rotation match
+//  universal 4  ball + (R_a s) . (R_b s2) = cos(initial angle) (the two axes keep their angle)
+//  hinge2    4  the same constraints as universal (steering axis on a, wheel axis on b)
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+#include <Eigen/SparseLU>
+
+#include "core/body.h"
+#include "joints/joint.h"
+#include "solvers/implicit_penalty/pair_force.h"
+
+namespace cl::implicit_penalty {
+
+using RowsX6 = Eigen::Matrix<double, Eigen::Dynamic, 6>;
+
+// One joint's constraint function at the current poses, with its derivatives.
+struct JointConstraint {
+  Eigen::VectorXd C;  // value: m for point rows, dimensionless for rotation-match and angle rows
+  RowsX6 Wa, Wb;      // dC/d[x_a, theta_a], dC/d[x_b, theta_b] (eq. 57, 60 before the mass scaling)
+  Eigen::VectorXd q;  // velocity-product term of Cddot (eq. 58, 67)
+
+  int rows() const { return int(C.size()); }
+  // Cdot = W_a [v_a; w_a] + W_b [v_b; w_b] (eq. 57).
+  Eigen::VectorXd rate(const BodyPose& a, const BodyPose& b) const;
+};
+
+// Number of rows joint_constraint produces for this joint (see the table above); 0 when unsupported.
+int penalty_joint_rows(const Joint& joint);
+
+// Evaluates the joint's constraint at the poses and velocities of its bodies (a = joint.body_a, b =
+// joint.body_b; only x, R, v, w are read). Returns false with a message in *why for an invalid joint.
+bool joint_constraint(const Joint& joint, const BodyPose& a, const BodyPose& b, JointConstraint& out,
+                      std::string* why = nullptr);
+
+// Baumgarte stabilisation (eq. 56) with critical damping beta = alpha^2 / 4: the bias of eq. 61,
+//   d = alpha Cdot + beta C + q - sum_i W_i,ang I_i^-1 (w_i x L_i),
+// where the last term is eq. 61's -B_i Jdot_i w_i: with L as the state, wdot = I^-1 (Ldot - w x L), since
+// Idot w = w x (I w) - I (w x w). It is summed over the bodies with unknowns only (`a_moves`, `b_moves`);
+// a body without unknowns has zero acceleration. The constraint row then reads
+//   sum_i (W_i,lin / m_i) Pdot_i + (W_i,ang I_i^-1) Ldot_i = -d     (eq. 59).
+// alpha in 1/s; for the discrete step alpha h = 1 is a good choice: the drift recursion of a violated
+// constraint then has eigenvalues 0 and 0.75 per step; alpha h above about 1.8 is unstable.
+Eigen::VectorXd baumgarte_bias(const JointConstraint& c, const BodyPose& a, const BodyPose& b, double alpha,
+                               bool a_moves = true, bool b_moves = true);
+
+// A body's pose as the joints need it: x, R, v, w, and for dynamic bodies inv_inertia = R I0^-1 R^T and
+// L = I_world w (zero for fixed and kinematic bodies, as pair_force.h says).
+BodyPose joint_body_pose(const Body& body);
+
+// The constraints of an island, over its unknowns (6 columns per body with unknowns: [dP, dL]).
+struct JointSystem {
+  Eigen::MatrixXd W;           // m x 6n: dC/d[x, theta]; the generalised constraint force is W^T lambda
+  Eigen::MatrixXd J;           // m x 6n: [W_lin / m_k, W_ang I_k^-1] per body (eq. 60, 63): J dS / h = Cddot - q
+  Eigen::VectorXd d;           // m: Baumgarte bias (eq. 61)
+  Eigen::VectorXd C, Cdot;     // m: value and rate, for diagnostics
+  std::vector<int> row_joint;  // m: index (into the world's joints) of the joint each row belongs to
+  int rows() const { return int(d.size()); }
+};
+
+// Assembles the rows of the joints `island_joints` (indices into `joints`). unknown_of_body[i] = k >= 0
+// gives body i the columns 6k .. 6k + 5 (dS_k = [dP_k, dL_k]); -1 for a body without unknowns (fixed,
+// kinematic, or held). `unknown_bodies` is n (the number of column blocks). Joints of which neither body has
+// unknowns add nothing. Returns false with *why on an unsupported or invalid joint.
+bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<int>& island_joints,
+                           const std::vector<Body>& bodies, const std::vector<int>& unknown_of_body,
+                           int unknown_bodies, double alpha, JointSystem& out, std::string* why = nullptr);
+
+// What the constrained solve found.
+struct ConstrainedSolveInfo {
+  int rows = 0;              // m
+  int rank = 0;              // singular values of S kept
+  double sigma_max = 0.0;    // largest singular value of S
+  double residual = 0.0;     // |J dS + h d| (0 when the rows are consistent; least squares otherwise)
+};
+
+// Applies G^-1 to a vector (one back-substitution of the integrator's factorisation of G).
+using SolveG = std::function<Eigen::VectorXd(const Eigen::VectorXd&)>;
+
+// Solves the system of eq. 62 with physical constraint forces,
+//   [ G   -h W^T ] [ dS     ]   [ h Z  ]
+//   [ J    0     ] [ lambda ] = [ -h d ],
+// i.e. G dS = h (Z + W^T lambda) (the step of eq. 15 with the constraint force added to Z) and
+// J dS = -h d (eq. 59 with Pdot = dP / h, Ldot = dL / h), through the Schur complement (eq. 64):
+//   dS0 = G^-1 (h Z),  F = G^-1 W^T (m back-substitutions),  S = J F (m x m),
+//   lambda = S^+ (-d - J dS0 / h),  dS = dS0 + h F lambda,
+// S^+ the SVD pseudo-inverse dropping singular values below 1e-10 sigma_max (eq. 64), so redundant rows
+// (sliders, closed loops) are solved in the least-squares sense. W, J: m x 6n; hZ: 6n; d: m. With m = 0
+// it is dS = G^-1 hZ. Returns false (dS, lambda untouched) on mismatched sizes or a non-finite result.
+bool solve_with_constraints(const SolveG& solve_G, const Eigen::MatrixXd& W, const Eigen::MatrixXd& J,
+                            const Eigen::VectorXd& hZ, const Eigen::VectorXd& d, double h, Eigen::VectorXd& dS,
+                            Eigen::VectorXd& lambda, ConstrainedSolveInfo* info = nullptr);
+// The same with a factorised G (its m + 1 back-substitutions done as one multi-column solve).
+bool solve_with_constraints(const Eigen::SparseLU<Eigen::SparseMatrix<double>>& G_lu, const Eigen::MatrixXd& W,
+                            const Eigen::MatrixXd& J, const Eigen::VectorXd& hZ, const Eigen::VectorXd& d, double h,
+                            Eigen::VectorXd& dS, Eigen::VectorXd& lambda, ConstrainedSolveInfo* info = nullptr);
+// Convenience: a JointSystem's rows.
+bool solve_with_constraints(const Eigen::SparseLU<Eigen::SparseMatrix<double>>& G_lu, const JointSystem& rows,
+                            const Eigen::VectorXd& hZ, double h, Eigen::VectorXd& dS, Eigen::VectorXd& lambda,
+                            ConstrainedSolveInfo* info = nullptr);
+
+// The slider coordinate of joints/joint.h, s = (R_a s^a) . (x_b - x_a) - s^a . (X_a - Q X_b): equal to
+// joint_coordinate() of the same poses.
+double slider_coordinate(const Joint& joint, const BodyPose& a, const BodyPose& b);
+
+// The PD force of an enabled slider servo (eq. 65), with exact gradients so the integrator treats it
+// implicitly. With u = R_a s^a (the axis carried by a), d = x_b - x_a and the servo's target s* (clamped to
+// its range), the coordinate s has the gradient g = ds/d[x_a, theta_a, x_b, theta_b] = [-u, u x d, u, 0]
+// and rate sdot = g . [v_a, w_a, v_b, w_b]; the force is minus the gradient of the spring energy
+// k/2 (s - s*)^2 plus the Rayleigh damping c/2 sdot^2:
+//   f = k (s - s*) + c sdot,   wrench = -f g:  F_a = f u,  tau_a = -f (u x d),  F_b = -f u,  tau_b = 0,
+// i.e. +-f u applied at b's centre of mass on both bodies: b is pulled back toward s* (s > s* gives f > 0
+// and F_b along -u), and the pair exerts no net force or torque. d_pos includes the change of w_a with
+// theta_a at fixed L (pair_force.h). Returns false (out cleared) when the joint is not a slider or its servo
+// is off.
+bool slider_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out);
+
+}  // namespace cl::implicit_penalty

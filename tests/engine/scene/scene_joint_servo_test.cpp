@@ -1,0 +1,171 @@
+// The "servo" field of scene joints (Xu, Zhao, Barbic 2014, eq. 65-66): read, validated with messages naming
+// the file and JSON pointer, and written back so that saving is a fixed point (also after the bodies moved).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "joints/joint.h"
+#include "scene/scene.h"
+#include "scene/scene_joints.h"
+
+namespace cl {
+namespace {
+
+using nlohmann::json;
+
+json base() {
+  return json::parse(R"({
+    "format": 1,
+    "gravity": [0, -9.81, 0],
+    "bodies": [
+      {"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0]}, "fixed": true},
+      {"name": "post", "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]}, "fixed": true, "position": [0, 3, -1]},
+      {"name": "arm", "shape": {"type": "box", "half_extents": [0.5, 0.05, 0.05]}, "density": 500, "position": [0.5, 3, -1]},
+      {"name": "ram", "shape": {"type": "box", "half_extents": [0.2, 0.05, 0.05]}, "density": 800, "position": [1.5, 3, -1]},
+      {"name": "cart", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "density": 300, "position": [3, 3, -1]}
+    ]})");
+}
+
+const json kServos = json::parse(R"([
+  {"name": "shoulder", "type": "hinge", "bodies": ["post", "arm"], "anchor": [0, 3, -1], "axis": [0, 0, 1],
+   "servo": {"target": 0.2, "range": [-0.5, 1]}},
+  {"name": "ram", "type": "slider", "bodies": ["arm", "ram"], "anchor": [1.5, 3, -1], "axis": [1, 0, 0],
+   "coordinate": 0.05, "servo": {"target": 0.1, "stiffness": 20000, "damping": 500, "range": [-0.2, 0.3]}},
+  {"type": "slider", "bodies": ["post", "cart"], "anchor": [3, 3, -1], "axis": [0, 1, 0],
+   "servo": {"target": -0.4, "stiffness": 0, "damping": 30}}
+])");
+
+SceneLoadResult load(const json& joints) {
+  json doc = base();
+  doc["joints"] = joints;
+  return load_scene_json(doc, "mem.json");
+}
+
+std::string load_error(const json& joints) {
+  SceneLoadResult r = load(joints);
+  EXPECT_FALSE(r.ok()) << "loaded: " << joints.dump();
+  return r.error;
+}
+
+TEST(SceneJointServo, EveryFieldIsRead) {
+  SceneLoadResult r = load(kServos);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_TRUE(r.warnings.empty());
+  const auto& j = r.world.joints;
+  ASSERT_EQ(j.size(), 3u);
+  EXPECT_TRUE(j[0].servo.enabled);
+  EXPECT_EQ(j[0].servo.target, 0.2);
+  EXPECT_EQ(j[0].servo.stiffness, 0.0);
+  EXPECT_EQ(j[0].servo.lower, -0.5);
+  EXPECT_EQ(j[0].servo.upper, 1.0);
+  EXPECT_EQ(j[1].servo.target, 0.1);
+  EXPECT_EQ(j[1].servo.stiffness, 20000.0);
+  EXPECT_EQ(j[1].servo.damping, 500.0);
+  EXPECT_EQ(j[1].servo.lower, -0.2);
+  EXPECT_EQ(j[1].servo.upper, 0.3);
+  EXPECT_EQ(j[2].servo.upper, std::numeric_limits<double>::infinity()) << "no range: unbounded";
+  EXPECT_FALSE(j[1].motor.enabled);
+}
+
+TEST(SceneJointServo, SavingIsAFixedPoint) {
+  SceneLoadResult r = load(kServos);
+  ASSERT_TRUE(r.ok()) << r.error;
+  const json saved = scene_to_json(r.world);
+  const json& j = saved["joints"];
+  EXPECT_EQ(j[0]["servo"], json::parse(R"({"target": 0.2, "range": [-0.5, 1.0]})"));
+  EXPECT_EQ(j[1]["servo"], json::parse(R"({"target": 0.1, "stiffness": 20000.0, "damping": 500.0, "range": [-0.2, 0.3]})"));
+  EXPECT_EQ(j[2]["servo"], json::parse(R"({"target": -0.4, "stiffness": 0.0, "damping": 30.0})"));
+  SceneLoadResult again = load_scene_json(saved, "saved.json");
+  ASSERT_TRUE(again.ok()) << again.error;
+  const json diff = json::diff(saved, scene_to_json(again.world));
+  EXPECT_TRUE(diff.empty()) << diff.dump();
+  // The documented key order: the servo after the motor's place.
+  const nlohmann::ordered_json ordered = joints_json_as<nlohmann::ordered_json>(r.world);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : ordered[1].items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"name", "type", "bodies", "anchor", "axis", "coordinate", "servo", "erp",
+                                            "cfm"}));
+}
+
+// After the bodies moved (the servos drive them), the saved scene has the same servos and loads again.
+TEST(SceneJointServo, SavingAMovedWorldKeepsTheServos) {
+  SceneLoadResult r = load(kServos);
+  ASSERT_TRUE(r.ok()) << r.error;
+  World& w = r.world;
+  for (int i = 0; i < 30; ++i) ASSERT_TRUE(w.step().ok);
+  SceneLoadResult again = load_scene_json(scene_to_json(w), "saved.json");
+  ASSERT_TRUE(again.ok()) << again.error;
+  for (size_t i = 0; i < w.joints.size(); ++i) {
+    const JointServo& a = w.joints[i].servo;
+    const JointServo& b = again.world.joints[i].servo;
+    EXPECT_EQ(a.enabled, b.enabled);
+    EXPECT_EQ(a.target, b.target);
+    EXPECT_EQ(a.stiffness, b.stiffness);
+    EXPECT_EQ(a.damping, b.damping);
+    EXPECT_EQ(a.lower, b.lower);
+    EXPECT_EQ(a.upper, b.upper);
+    EXPECT_NEAR(joint_coordinate(again.world.joints[i], again.world.bodies), joint_coordinate(w.joints[i], w.bodies),
+                1e-9);
+  }
+}
+
+TEST(SceneJointServo, ErrorsNameTheFileAndThePointer) {
+  const auto hinge = [](const json& servo) {
+    json j = json::parse(R"([{"type": "hinge", "bodies": ["post", "arm"], "anchor": [0, 3, -1], "axis": [0, 0, 1]}])");
+    j[0]["servo"] = servo;
+    return j;
+  };
+  const auto slider = [](const json& servo) {
+    json j = json::parse(R"([{"type": "slider", "bodies": ["arm", "ram"], "anchor": [1.5, 3, -1], "axis": [1, 0, 0]}])");
+    j[0]["servo"] = servo;
+    return j;
+  };
+  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 4})"))),
+            "mem.json: /joints/0/servo/target: expected an angle in [-pi, pi] rad, got 4");
+  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 0.1, "damping": 3})"))),
+            "mem.json: /joints/0/servo/damping: unexpected for a hinge servo (it holds the angle as a constraint); "
+            "\"damping\" is for slider servos");
+  EXPECT_EQ(load_error(hinge(json::parse("5"))),
+            "mem.json: /joints/0/servo: expected an object {\"target\", \"range\"}, got 5");
+  EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": 100})"))),
+            "mem.json: /joints/0/servo/damping: missing required field: expected a non-negative damping in N s/m");
+  EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": 100, "damping": -1})"))),
+            "mem.json: /joints/0/servo/damping: expected a non-negative damping in N s/m, got -1");
+  EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": 1, "damping": 1, "range": [0.2, 0.5]})"))),
+            "mem.json: /joints/0/servo/target: expected a target within \"range\" [0.2, 0.5], got 0.1");
+  EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": 1, "damping": 1, "range": [0.2]})"))),
+            "mem.json: /joints/0/servo/range: expected an array [lower, upper] of displacements in m, got [0.2]");
+  EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": true, "damping": 1})"))),
+            "mem.json: /joints/0/servo/stiffness: expected a non-negative stiffness in N/m, got true");
+  json ball = json::parse(R"([{"type": "ball", "bodies": ["post", "arm"], "anchor": [0, 3, -1], "servo": {"target": 0}}])");
+  EXPECT_EQ(load_error(ball), "mem.json: /joints/0/servo: unexpected for a ball joint (it has no servo); \"servo\" is "
+                              "for: hinge, slider");
+  json both = hinge(json::parse(R"({"target": 0.1})"));
+  both[0]["motor"] = json::parse(R"({"speed": 1, "max_force": 5})");
+  EXPECT_EQ(load_error(both), "mem.json: /joints/0/servo: unexpected together with \"motor\" (both drive the joint "
+                              "coordinate; use one of them)");
+}
+
+// Every mutation of a servo (each key removed, each value replaced by wrong types) is reported, never thrown.
+TEST(SceneJointServo, MutationsNeverThrow) {
+  const json bad_values = json::parse(R"([null, true, -1, 0, 1e300, "x", [], [1, 2], [2, 1], [0, 0, 0], {}])");
+  for (size_t i = 0; i < kServos.size(); ++i) {
+    for (const auto& [key, value] : kServos[i]["servo"].items()) {
+      json joints = kServos;
+      joints[i]["servo"].erase(key);
+      SceneLoadResult r = load(joints);
+      if (!r.ok()) { EXPECT_EQ(r.error.rfind("mem.json: /joints/", 0), 0u) << r.error; }
+      for (const json& v : bad_values) {
+        joints = kServos;
+        joints[i]["servo"][key] = v;
+        SceneLoadResult m = load(joints);
+        if (!m.ok()) { EXPECT_EQ(m.error.rfind("mem.json: /joints/", 0), 0u) << m.error; }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cl
