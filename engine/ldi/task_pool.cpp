@@ -1,0 +1,75 @@
+#include "ldi/task_pool.h"
+
+#include <algorithm>
+
+namespace cl::ldi {
+
+TaskPool::TaskPool(int threads) {
+  if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
+  threads_ = std::clamp(threads, 1, 256);
+  for (int w = 1; w < threads_; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+}
+
+TaskPool::~TaskPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+// Takes tasks until none are left. Tasks are taken one at a time under the lock: stages hand out at most a few
+// thousand tasks (row chunks), each far longer than the lock.
+void TaskPool::drain(int worker) {
+  for (;;) {
+    int task;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (next_ >= tasks_) return;
+      task = next_++;
+    }
+    call_(job_, task, worker);
+  }
+}
+
+void TaskPool::worker_loop(int worker) {
+  unsigned seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+    }
+    drain(worker);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--running_ == 0) done_.notify_one();
+    }
+  }
+}
+
+void TaskPool::run_erased(int n, void* fn, Call call) {
+  if (n <= 0) return;
+  if (threads_ == 1 || n == 1) {
+    for (int t = 0; t < n; ++t) call(fn, t, 0);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_ = fn;
+    call_ = call;
+    tasks_ = n;
+    next_ = 0;
+    running_ = threads_ - 1;
+    ++generation_;
+  }
+  wake_.notify_all();
+  drain(0);
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_.wait(lock, [&] { return running_ == 0; });
+  job_ = nullptr;
+}
+
+}  // namespace cl::ldi

@@ -1,0 +1,55 @@
+// A small persistent pool of worker threads for the layered-depth-image stages (parallel over pixel rows).
+//
+// run(n, fn) calls fn(task, worker) once for every task in [0, n) and returns when all are done; the calling
+// thread takes part as worker 0. Tasks are handed out dynamically, so which worker runs a task varies from run
+// to run: callers keep results deterministic by writing each task's output to a place owned by the task and
+// combining those in task order afterwards (never in worker order). The workers sleep between runs.
+#pragma once
+
+#include <condition_variable>
+#include <type_traits>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cl::ldi {
+
+class TaskPool {
+ public:
+  // threads: total workers including the caller; 0 = std::thread::hardware_concurrency().
+  explicit TaskPool(int threads = 1);
+  ~TaskPool();
+  TaskPool(const TaskPool&) = delete;
+  TaskPool& operator=(const TaskPool&) = delete;
+
+  int threads() const { return threads_; }
+  // Runs fn(task, worker) for every task in [0, n); worker is in [0, threads()). Not reentrant. fn is called
+  // through a plain pointer (no std::function, so no allocation per run).
+  template <class F>
+  void run(int n, F&& fn) {
+    run_erased(n, &fn, [](void* f, int task, int worker) {
+      (*static_cast<std::remove_reference_t<F>*>(f))(task, worker);
+    });
+  }
+
+ private:
+  using Call = void (*)(void*, int, int);
+  void run_erased(int n, void* fn, Call call);
+  void worker_loop(int worker);
+  void drain(int worker);
+
+  int threads_ = 1;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  void* job_ = nullptr;
+  Call call_ = nullptr;
+  int tasks_ = 0;
+  int next_ = 0;        // next task to hand out (under mutex_)
+  int running_ = 0;     // workers still inside the current run
+  unsigned generation_ = 0;
+  bool stop_ = false;
+};
+
+}  // namespace cl::ldi
