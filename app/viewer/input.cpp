@@ -30,7 +30,33 @@ Ray mouse_ray(const AppState& app) {
   return app.camera.ray_through(mouse.x, mouse.y, app.viewport_width, app.viewport_height);
 }
 
+// True while the servo key `key` ('a'-'z', '0'-'9') is held; digits also on the keypad.
+bool servo_key_down(char key) {
+  // ImGui 1.86 indexes keys by the GLFW key codes the backend reports.
+  if (key >= 'a' && key <= 'z') return ImGui::IsKeyDown(GLFW_KEY_A + (key - 'a'));
+  if (key >= '0' && key <= '9') {
+    return ImGui::IsKeyDown(GLFW_KEY_0 + (key - '0')) || ImGui::IsKeyDown(GLFW_KEY_KP_0 + (key - '0'));
+  }
+  return false;
+}
+
+// Which servo keys are held: step_once moves their servos' targets (drive_held_servos).
+void update_servo_keys(AppState& app) {
+  std::string& held = app.servos.held;
+  held.clear();
+  if (ImGui::GetIO().WantCaptureKeyboard) return;  // typing in a panel drives nothing
+  for (int j : servo_joints(app.scene.world)) {
+    const JointServo& servo = app.scene.world.joints[j].servo;
+    for (char key : {servo.key_raise, servo.key_lower}) {
+      if (key != '\0' && servo_key_down(key)) held += key;
+    }
+  }
+}
+
+// The viewer's own letter shortcuts; viewer_shortcut_keys() (session.cpp) lists them for the scene loader,
+// which keeps servos off them (kServoReservedKeys).
 void handle_keys(AppState& app) {
+  update_servo_keys(app);
   if (ImGui::GetIO().WantCaptureKeyboard) return;
   if (app.script.laying) {  // Script path mode: editing keys for the path being laid
     if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE)) remove_last_script_point(app);

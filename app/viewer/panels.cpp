@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
+#include <cfloat>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -188,6 +190,30 @@ void keep_on_screen() {
   }
 }
 
+// One line naming the servo keys of the scene (nothing without servos).
+void servo_hint(const World& world) {
+  const std::vector<int> servos = servo_joints(world);
+  if (servos.empty()) return;
+  std::string keys;
+  for (int j : servos) {
+    std::string label = servo_key_label(world.joints[j].servo);
+    if (label.empty()) continue;
+    label.erase(std::remove(label.begin(), label.end(), ' '), label.end());  // "U / J" -> "U/J"
+    if (!keys.empty()) keys += ' ';
+    keys += label;
+  }
+  const std::string count = std::to_string(servos.size()) + (servos.size() == 1 ? " servo" : " servos");
+  // Up to 4 key pairs fit the panel's width; more are named in the Servos panel.
+  const std::string line = keys.empty() ? count + " (no keys): set the targets in the Servos panel"
+                           : keys.size() <= 15 ? "Servos: hold " + keys + " to drive them"
+                                               : count + ": hold their keys (Servos panel)";
+  ImGui::TextColored(kOkColor, "%s", line.c_str());
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("While the simulation runs, the first key of a pair raises the servo's target and the "
+                      "second lowers it. The Servos panel lists them all with a slider per target.");
+  }
+}
+
 }  // namespace
 
 void help_marker(const char* text) {
@@ -213,6 +239,7 @@ void draw_scene_panel(AppState& app) {
   keep_on_screen();
   ImGui::Text("%s  (%zu bodies)", scene.world.name.c_str(), scene.world.bodies.size());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", scene.path.c_str());
+  servo_hint(scene.world);
 
   ImGui::PushItemWidth(-95.0f);
   const std::string current = std::filesystem::path(scene.path).filename().string();
@@ -672,7 +699,7 @@ void draw_joint_state_tab(AppState& app, int j) {
   const World& world = app.scene.world;
   const Joint& joint = world.joints[j];
   const bool angular = angular_joint(joint.type);
-  if (begin_two_column_table("joint", "coordinate")) {
+  if (begin_two_column_table("joint", "servo target")) {
     table_row("joint", "%s  (#%d)", joint.name.empty() ? "(unnamed)" : joint.name.c_str(), j);
     const std::string_view type = joint_type_name(joint.type);
     table_row("type", "%.*s", static_cast<int>(type.size()), type.data());
@@ -703,6 +730,12 @@ void draw_joint_state_tab(AppState& app, int j) {
                               ? "Rate of the coordinate: what the motor drives."
                               : "Relative spin about the second axis: what the motor drives.");
       }
+    }
+    if (joint.servo.enabled && joint_type_has_servo(joint.type)) {
+      const std::string keys = servo_key_label(joint.servo);
+      if (angular) table_row("servo target", "%.2f deg  %s", joint.servo.target * kDeg, keys.c_str());
+      else table_row("servo target", "%.4f m  %s", joint.servo.target, keys.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("The servo's target and its keys (raise / lower); set it in the Servos panel.");
     }
     table_row("error", "%.3g", joint_error(joint, world.bodies));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("How far the constraint is from satisfied (m at the anchor, rad for the axes).");
@@ -1017,6 +1050,101 @@ void draw_inspector_panel(AppState& app) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+void draw_servos_panel(AppState& app) {
+  constexpr size_t kServoRowsShown = 8;  // beyond this many servos the table scrolls
+  const std::vector<int> servos = servo_joints(app.scene.world);
+  if (servos.empty()) return;
+  if (!ImGui::Begin("Servos")) {
+    ImGui::End();
+    return;
+  }
+  keep_on_screen();
+  ImGui::TextDisabled("Hold a servo's keys while the simulation runs to move its target.");
+  help_marker("Each servo drives its joint coordinate (hinge angle, slider displacement) to its target. "
+              "While the simulation runs, holding the first key raises the target and the second lowers it, at "
+              "the servo's rate (scene \"keys\" and \"rate\"), within its range; the slider sets it with the "
+              "mouse (Ctrl+click to type a value). The joint's bodies wake when the target changes. Reset goes "
+              "back to the targets of the file; Save as writes the current ones.");
+  ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV;
+  if (servos.size() > kServoRowsShown) flags |= ImGuiTableFlags_ScrollY;  // the header stays, the rows scroll
+  if (ImGui::BeginTable("servos", 5, flags)) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("joint");
+    ImGui::TableSetupColumn("type");
+    ImGui::TableSetupColumn("keys");
+    ImGui::TableSetupColumn("now");
+    ImGui::TableSetupColumn("target", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    for (int j : servos) {
+      const Joint& joint = app.scene.world.joints[j];
+      const JointServo& servo = joint.servo;
+      const bool slider = joint.type == JointType::Slider;
+      const double scale = slider ? 1.0 : kDeg;  // hinge angles are shown in degrees, stored in radians
+      const char* unit = slider ? "m" : "deg";
+      ImGui::PushID(j);
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::AlignTextToFramePadding();
+      if (ImGui::Selectable(joint.name.empty() ? ("#" + std::to_string(j)).c_str() : joint.name.c_str(),
+                            app.pick.selected_joint == j)) {
+        select_joint(app, j);
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Joint #%d; click to show it in the Inspector.", j);
+      ImGui::TableSetColumnIndex(1);
+      const std::string_view type = joint_type_name(joint.type);
+      ImGui::Text("%.*s", static_cast<int>(type.size()), type.data());
+      ImGui::TableSetColumnIndex(2);
+      const std::string keys = servo_key_label(servo);
+      if (keys.empty()) {
+        ImGui::TextDisabled("none");
+      } else {
+        const std::string& held = app.servos.held;
+        const bool active = held.find(servo.key_raise) != std::string::npos ||
+                            held.find(servo.key_lower) != std::string::npos;
+        if (active) ImGui::TextColored(kOkColor, "%s", keys.c_str());
+        else ImGui::TextUnformatted(keys.c_str());
+        if (ImGui::IsItemHovered()) {
+          ImGui::SetTooltip("Hold %c to raise the target, %c to lower it, by %.3g %s per second.",
+                            keys.front(), keys.back(), servo.rate * scale, slider ? "m" : "deg");
+        }
+      }
+      ImGui::TableSetColumnIndex(3);
+      double now = joint_coordinate(joint, app.scene.world.bodies) * scale;
+      if (std::abs(now) < (slider ? 5e-4 : 5e-2)) now = 0.0;  // "0.000", not "-0.000"
+      ImGui::Text(slider ? "%.3f %s" : "%.1f %s", now, unit);
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip(slider ? "The current displacement along the axis (m)." : "The current hinge angle (deg).");
+      }
+      ImGui::TableSetColumnIndex(4);
+      double lo = 0.0, hi = 0.0;
+      servo_target_bounds(joint, &lo, &hi);
+      double value = servo.target * scale;
+      const std::string fmt = std::string(slider ? "%.3f " : "%.1f ") + unit;
+      bool changed = false;
+      ImGui::SetNextItemWidth(-FLT_MIN);
+      if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) {
+        const double lo_shown = lo * scale, hi_shown = hi * scale;
+        changed = ImGui::SliderScalar("##target", ImGuiDataType_Double, &value, &lo_shown, &hi_shown, fmt.c_str(),
+                                      ImGuiSliderFlags_AlwaysClamp);
+      } else {  // an unbounded range: drag instead (a slider needs both ends)
+        changed = ImGui::DragScalar("##target", ImGuiDataType_Double, &value, slider ? 0.005f : 0.5f, nullptr,
+                                    nullptr, fmt.c_str());
+      }
+      if (ImGui::IsItemHovered()) {
+        const std::string range = std::isfinite(lo) || std::isfinite(hi)
+                                      ? "Range " + format_number(lo * scale) + " .. " + format_number(hi * scale) + " " + unit + "."
+                                      : std::string("No range: drag to set it.");
+        ImGui::SetTooltip("Target %s. %s", slider ? "displacement" : "angle", range.c_str());
+      }
+      if (changed) set_joint_servo_target(app, j, value / scale);
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  ImGui::End();
+}
+
+// ---------------------------------------------------------------------------------------------------
 void draw_panels(AppState& app) {
   // Two columns along the window edges, leaving the middle for the scene. FirstUseEver: the user may
   // move and resize them afterwards.
@@ -1026,11 +1154,13 @@ void draw_panels(AppState& app) {
     ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(ImVec2(kPanelWidth, h), ImGuiCond_FirstUseEver);
   };
-  place(kMargin, kMargin, 150.0f);
+  const size_t servo_count = servo_joints(app.scene.world).size();
+  const float hint = servo_count > 0 ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;  // the Scene panel's servo line
+  place(kMargin, kMargin, 150.0f + hint);
   draw_scene_panel(app);
-  place(kMargin, 166.0f, 140.0f);
+  place(kMargin, 166.0f + hint, 140.0f);
   draw_simulation_panel(app);
-  place(kMargin, 314.0f, std::max(display.y - 322.0f, 150.0f));
+  place(kMargin, 314.0f + hint, std::max(display.y - 322.0f - hint, 150.0f));
   draw_solver_panel(app);
 
   place(right, kMargin, 452.0f);
@@ -1040,6 +1170,16 @@ void draw_panels(AppState& app) {
   place(right, display.y - 34.0f, 372.0f);
   ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);
   draw_view_panel(app);
+
+  // Servos: at the top between the two columns, as tall as their rows (at most 8 before the table scrolls).
+  const auto rows = static_cast<float>(std::min<size_t>(servo_count, 8));
+  const float row = ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2.0f;
+  const float servo_width = std::min(560.0f, std::max(display.x - 2.0f * (kPanelWidth + 2.0f * kMargin), 300.0f));
+  ImGui::SetNextWindowPos(ImVec2(0.5f * (display.x - servo_width), kMargin), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(servo_width, ImGui::GetFrameHeightWithSpacing() * 2.0f + ImGui::GetTextLineHeightWithSpacing() +
+                                                   row * rows + 2.0f * ImGui::GetStyle().WindowPadding.y),
+                           ImGuiCond_FirstUseEver);
+  draw_servos_panel(app);
 }
 
 }  // namespace cl::viewer

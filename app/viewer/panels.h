@@ -16,6 +16,8 @@ void draw_view_panel(AppState& app);        // overlays (contacts, contact graph
 void draw_stats_panel(AppState& app);       // fps, stage timings, counters (groups, layers, sleeping), recording
 void draw_inspector_panel(AppState& app);   // the selected body (Body and Script tabs) or joint (state and
                                             // live limit / motor / softness edits)
+void draw_servos_panel(AppState& app);      // every joint servo: coordinate, target slider, key bindings
+                                            // (only drawn when the scene has servos)
 
 // A greyed "(?)" after the last item that shows `text` as a tooltip.
 void help_marker(const char* text);

@@ -150,6 +150,11 @@ struct ScriptEditState {
   std::string error, message;
 };
 
+// Keyboard control of the joint servos.
+struct ServoUiState {
+  std::string held;  // the servo keys ('a'-'z', '0'-'9') held down this frame; empty while ImGui has the keyboard
+};
+
 struct AppState {
   SceneState scene;
   SimState sim;
@@ -158,6 +163,7 @@ struct AppState {
   StatsState stats;
   PickState pick;
   ScriptEditState script;
+  ServoUiState servos;
   OrbitCamera camera;
   float viewport_width = 1280.0f, viewport_height = 720.0f;  // window size in ImGui units (mouse space)
 };

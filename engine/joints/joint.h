@@ -73,7 +73,16 @@ struct JointServo {
   double damping = 0.0;    // slider: N s/m, >= 0 (hinge: unused, 0)
   double lower = -std::numeric_limits<double>::infinity();  // bounds on the target (rad or m)
   double upper = std::numeric_limits<double>::infinity();
+  // Keyboard control in the viewer (scene "keys": [raise, lower], "rate"): while `key_raise` is held the
+  // target rises at `rate` (rad/s or m/s of simulated time), while `key_lower` is held it falls, clamped to
+  // [lower, upper]. Keys are 'a'-'z' or '0'-'9' (lower case), '\0' for none (both or neither are set);
+  // no two servos of a world share a key, and none is in kServoReservedKeys.
+  char key_raise = '\0';
+  char key_lower = '\0';
+  double rate = 0.5;  // > 0
 };
+// Keys the viewer uses for its own shortcuts (R reset, F frame the scene), which servos may not take.
+inline constexpr std::string_view kServoReservedKeys = "rf";
 bool joint_type_has_servo(JointType t);  // hinge, slider
 // Sets the servo's target, clamped to [servo.lower, servo.upper] (for keyboard control).
 void set_servo_target(JointServo& servo, double target);

@@ -20,7 +20,7 @@ const std::vector<std::string> kJointKeys = {"name", "type", "bodies", "anchor",
                                              "limits", "motor", "servo", "erp", "cfm"};
 const std::vector<std::string> kLimitKeys = {"lower", "upper"};
 const std::vector<std::string> kMotorKeys = {"speed", "max_force"};
-const std::vector<std::string> kServoKeys = {"target", "stiffness", "damping", "range"};
+const std::vector<std::string> kServoKeys = {"target", "stiffness", "damping", "range", "keys", "rate"};
 constexpr double kMinAxesAngleDegrees = 10.0;  // hinge2 / universal: axis2 at least this far from parallel
 
 std::vector<std::string> joint_type_names() {
@@ -60,6 +60,21 @@ int read_body_ref(Reader& r, const json& v, const std::string& path, const BodyI
                      suggestion(name, bodies.names));
   }
   return it->second;
+}
+
+// The key of "keys"/i: one letter a-z or digit 0-9 (either case), returned in lower case; not one of the
+// viewer's own shortcuts.
+char read_servo_key(Reader& r, const json& v, const std::string& path) {
+  const std::string what = "a single letter a-z or digit 0-9";
+  const std::string& s = r.string(v, path, what);
+  const char c = s.size() == 1 ? s[0] : '\0';
+  const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  if (!letter && !(c >= '0' && c <= '9')) r.expected(path, what, v);
+  const char key = letter && c <= 'Z' ? char(c - 'A' + 'a') : c;
+  if (kServoReservedKeys.find(key) != std::string_view::npos) {
+    r.expected(path, "a key the viewer does not already use (R resets the scene, F frames it)", v);
+  }
+  return key;
 }
 
 // The servo of a hinge or slider (Xu et al. 2014, eq. 65-66; JointServo in joints/joint.h).
@@ -123,6 +138,28 @@ JointServo read_servo(Reader& r, const json& v, const std::string& path, JointTy
   if (slider && servo.stiffness == 0.0 && servo.damping == 0.0) {
     r.expected(child(path, "stiffness"), "a positive stiffness or damping (with both 0 the servo does nothing)",
                v["stiffness"]);
+  }
+
+  // Keyboard control in the viewer: ["raise", "lower"] keys and the rate at which they move the target.
+  const json* keys = r.optional(v, "keys");
+  if (keys) {
+    const std::string kpath = child(path, "keys");
+    if (!keys->is_array() || keys->size() != 2) {
+      r.expected(kpath, "an array of two keys [\"raise\", \"lower\"] (letters a-z or digits 0-9)", *keys);
+    }
+    servo.key_raise = read_servo_key(r, (*keys)[0], child(kpath, size_t(0)));
+    servo.key_lower = read_servo_key(r, (*keys)[1], child(kpath, size_t(1)));
+    if (servo.key_lower == servo.key_raise) {
+      r.expected(child(kpath, size_t(1)), "a key other than the raising key " + in_quotes(std::string(1, servo.key_raise)),
+                 (*keys)[1]);
+    }
+  }
+  if (const json* rate = r.optional(v, "rate")) {
+    const std::string rpath = child(path, "rate");
+    if (!keys) r.fail(rpath, "unexpected without \"keys\" (the rate is how fast the keys move the target)");
+    const std::string what = slider ? "a positive rate in m/s" : "a positive rate in rad/s";
+    servo.rate = r.number(*rate, rpath, what);
+    if (!(servo.rate > 0)) r.expected(rpath, what, *rate);
   }
   return servo;
 }
@@ -273,10 +310,23 @@ void read_joints(Reader& r, const json& doc, World& world) {
     bodies.names.push_back(world.bodies[i].name);
   }
   std::unordered_map<std::string, size_t> index_of_name;
+  std::unordered_map<char, std::string> servo_key_owner;  // servo key -> JSON pointer of its first use
   world.joints.reserve(world.joints.size() + joints->size());
   for (size_t i = 0; i < joints->size(); ++i) {
     const std::string jpath = child(path, i);
     Joint j = read_joint(r, (*joints)[i], jpath, world, bodies);
+    if (j.servo.enabled && j.servo.key_raise != '\0') {  // a key drives one servo only
+      const std::string kpath = child(child(jpath, "servo"), "keys");
+      for (size_t k = 0; k < 2; ++k) {
+        const char key = k == 0 ? j.servo.key_raise : j.servo.key_lower;
+        const std::string here = child(kpath, k);
+        const auto [it, inserted] = servo_key_owner.emplace(key, here);
+        if (!inserted) {
+          r.fail(here, "expected a key no other servo uses, got " + in_quotes(std::string(1, key)) + " (already used by " +
+                           it->second + ")");
+        }
+      }
+    }
     if (!j.name.empty()) {
       const auto [it, inserted] = index_of_name.emplace(j.name, i);
       if (!inserted) {
@@ -325,6 +375,10 @@ J joints_json_as(const World& world) {
       }
       if (std::isfinite(j.servo.lower) || std::isfinite(j.servo.upper)) {
         servo["range"] = J::array({j.servo.lower, j.servo.upper});
+      }
+      if (j.servo.key_raise != '\0' && j.servo.key_lower != '\0') {
+        servo["keys"] = J::array({std::string(1, j.servo.key_raise), std::string(1, j.servo.key_lower)});
+        servo["rate"] = j.servo.rate;
       }
       o["servo"] = servo;
     }

@@ -26,7 +26,12 @@
 //                slider, not together with a motor. target required (rad in [-pi, pi] or m), within range
 //                (default unbounded; lower <= upper, rad in [-pi, pi] for the hinge). Slider: stiffness (N/m)
 //                and damping (N s/m) required, >= 0, not both 0 (a PD force). Hinge: no gains (the angle is
-//                held by a constraint)
+//                held by a constraint). Optional keyboard control in the viewer: "keys": ["u", "j"], the
+//                key that raises the target and the one that lowers it (single letters a-z or digits 0-9,
+//                either case, saved in lower case; two different keys, none used by another servo of the
+//                scene nor by the viewer itself: kServoReservedKeys, R and F), and "rate" > 0, how fast a
+//                held key moves the target (rad/s or m/s; default 0.5; only with "keys"). Saving writes
+//                both when the servo has keys
 //     erp        error reduction parameter in [0, 1], default 0.2
 //     cfm        constraint force mixing >= 0, default 0 }
 #pragma once

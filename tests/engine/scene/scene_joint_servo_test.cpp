@@ -167,5 +167,122 @@ TEST(SceneJointServo, MutationsNeverThrow) {
   }
 }
 
+// --- keyboard control: "keys" and "rate" ------------------------------------------------------------------
+
+const json kKeyed = json::parse(R"([
+  {"name": "shoulder", "type": "hinge", "bodies": ["post", "arm"], "anchor": [0, 3, -1], "axis": [0, 0, 1],
+   "servo": {"target": 0.2, "range": [-0.5, 1], "keys": ["U", "j"], "rate": 0.25}},
+  {"name": "ram", "type": "slider", "bodies": ["arm", "ram"], "anchor": [1.5, 3, -1], "axis": [1, 0, 0],
+   "servo": {"target": 0.1, "stiffness": 20000, "damping": 500, "range": [-0.2, 0.3], "keys": ["7", "8"]}},
+  {"type": "slider", "bodies": ["post", "cart"], "anchor": [3, 3, -1], "axis": [0, 1, 0],
+   "servo": {"target": -0.4, "stiffness": 0, "damping": 30}}
+])");
+
+TEST(SceneJointServo, KeysAndRateAreRead) {
+  SceneLoadResult r = load(kKeyed);
+  ASSERT_TRUE(r.ok()) << r.error;
+  const auto& j = r.world.joints;
+  EXPECT_EQ(j[0].servo.key_raise, 'u') << "upper case is read as lower case";
+  EXPECT_EQ(j[0].servo.key_lower, 'j');
+  EXPECT_EQ(j[0].servo.rate, 0.25);
+  EXPECT_EQ(j[1].servo.key_raise, '7');
+  EXPECT_EQ(j[1].servo.key_lower, '8');
+  EXPECT_EQ(j[1].servo.rate, 0.5) << "the default rate";
+  EXPECT_EQ(j[2].servo.key_raise, '\0') << "no keys";
+  EXPECT_EQ(j[2].servo.key_lower, '\0');
+}
+
+TEST(SceneJointServo, KeysAndRateRoundTrip) {
+  SceneLoadResult r = load(kKeyed);
+  ASSERT_TRUE(r.ok()) << r.error;
+  const json saved = scene_to_json(r.world);
+  const json& j = saved["joints"];
+  EXPECT_EQ(j[0]["servo"], json::parse(R"({"target": 0.2, "range": [-0.5, 1.0], "keys": ["u", "j"], "rate": 0.25})"));
+  EXPECT_EQ(j[1]["servo"], json::parse(R"({"target": 0.1, "stiffness": 20000.0, "damping": 500.0, "range": [-0.2, 0.3],
+                                           "keys": ["7", "8"], "rate": 0.5})"));
+  EXPECT_FALSE(j[2]["servo"].contains("keys")) << "a servo without keys saves none";
+  EXPECT_FALSE(j[2]["servo"].contains("rate"));
+  SceneLoadResult again = load_scene_json(saved, "saved.json");
+  ASSERT_TRUE(again.ok()) << again.error;
+  const json diff = json::diff(saved, scene_to_json(again.world));
+  EXPECT_TRUE(diff.empty()) << diff.dump();
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(again.world.joints[i].servo.key_raise, r.world.joints[i].servo.key_raise);
+    EXPECT_EQ(again.world.joints[i].servo.key_lower, r.world.joints[i].servo.key_lower);
+    EXPECT_EQ(again.world.joints[i].servo.rate, r.world.joints[i].servo.rate);
+  }
+  // The documented key order: keys and rate last.
+  const nlohmann::ordered_json ordered = joints_json_as<nlohmann::ordered_json>(r.world);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : ordered[1]["servo"].items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"target", "stiffness", "damping", "range", "keys", "rate"}));
+}
+
+TEST(SceneJointServo, BadKeysAndRatesNameTheFileAndThePointer) {
+  const auto with = [](size_t i, const char* key, const json& value) {
+    json j = kKeyed;
+    j[i]["servo"][key] = value;
+    return j;
+  };
+  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["u"])"))),
+            "mem.json: /joints/0/servo/keys: expected an array of two keys [\"raise\", \"lower\"] (letters a-z or "
+            "digits 0-9), got [\"u\"]");
+  EXPECT_EQ(load_error(with(0, "keys", "uj")),
+            "mem.json: /joints/0/servo/keys: expected an array of two keys [\"raise\", \"lower\"] (letters a-z or "
+            "digits 0-9), got \"uj\"");
+  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["up", "j"])"))),
+            "mem.json: /joints/0/servo/keys/0: expected a single letter a-z or digit 0-9, got \"up\"");
+  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["u", "-"])"))),
+            "mem.json: /joints/0/servo/keys/1: expected a single letter a-z or digit 0-9, got \"-\"");
+  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["u", 5])"))),
+            "mem.json: /joints/0/servo/keys/1: expected a single letter a-z or digit 0-9, got 5");
+  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["u", ""])"))),
+            "mem.json: /joints/0/servo/keys/1: expected a single letter a-z or digit 0-9, got \"\"");
+  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["u", "U"])"))),
+            "mem.json: /joints/0/servo/keys/1: expected a key other than the raising key \"u\", got \"U\"");
+  // The viewer's own shortcuts (R reset, F frame), in either case.
+  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["R", "j"])"))),
+            "mem.json: /joints/0/servo/keys/0: expected a key the viewer does not already use (R resets the scene, F "
+            "frames it), got \"R\"");
+  EXPECT_EQ(load_error(with(1, "keys", json::parse(R"(["7", "f"])"))),
+            "mem.json: /joints/1/servo/keys/1: expected a key the viewer does not already use (R resets the scene, F "
+            "frames it), got \"f\"");
+  // A key drives one servo only.
+  EXPECT_EQ(load_error(with(1, "keys", json::parse(R"(["J", "8"])"))),
+            "mem.json: /joints/1/servo/keys/0: expected a key no other servo uses, got \"j\" (already used by "
+            "/joints/0/servo/keys/1)");
+  EXPECT_EQ(load_error(with(2, "keys", json::parse(R"(["a", "8"])"))),
+            "mem.json: /joints/2/servo/keys/1: expected a key no other servo uses, got \"8\" (already used by "
+            "/joints/1/servo/keys/1)");
+  // The rate.
+  EXPECT_EQ(load_error(with(0, "rate", 0)), "mem.json: /joints/0/servo/rate: expected a positive rate in rad/s, got 0");
+  EXPECT_EQ(load_error(with(1, "rate", -1)), "mem.json: /joints/1/servo/rate: expected a positive rate in m/s, got -1");
+  EXPECT_EQ(load_error(with(1, "rate", "fast")),
+            "mem.json: /joints/1/servo/rate: expected a positive rate in m/s, got \"fast\"");
+  EXPECT_EQ(load_error(with(2, "rate", 1)),
+            "mem.json: /joints/2/servo/rate: unexpected without \"keys\" (the rate is how fast the keys move the "
+            "target)");
+  // Unknown keys list the new ones.
+  EXPECT_EQ(load_error(with(0, "key", json::parse(R"(["a", "b"])"))),
+            "mem.json: /joints/0/servo/key: unknown key (did you mean \"keys\"?); \"servo\" takes: target, "
+            "stiffness, damping, range, keys, rate");
+}
+
+// Mutations of keyed servos are reported, never thrown.
+TEST(SceneJointServo, KeyMutationsNeverThrow) {
+  const json bad_values = json::parse(R"([null, true, -1, 0, 1e300, "x", "R", "", [], ["a"], ["a", "a"], ["r", "b"],
+                                          ["7", "b"], ["b", "c", "d"], [1, 2], {}])");
+  for (size_t i = 0; i < kKeyed.size(); ++i) {
+    for (const char* key : {"keys", "rate"}) {
+      for (const json& v : bad_values) {
+        json joints = kKeyed;
+        joints[i]["servo"][key] = v;
+        SceneLoadResult m = load(joints);
+        if (!m.ok()) { EXPECT_EQ(m.error.rfind("mem.json: /joints/", 0), 0u) << m.error; }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cl
