@@ -1,0 +1,170 @@
+// implicit-penalty benchmarks (issue 5):
+//
+//   StableStep/<scene>/<integrator>   the largest stable time step, found by bisection on log(h): a run of
+//                                     `seconds` of simulated time is stable if every value stays finite, no
+//                                     body sinks deeper than `max_depth` into another and the kinetic energy
+//                                     never exceeds the potential energy the bodies can release (plus the
+//                                     initial kinetic energy) by more than 20 %. The paper's Fig. 11 reports
+//                                     a ratio of 10 between implicit and explicit for the 20 bowls.
+//   StepSplit/<scene>                 time per step split into collision (point shells against distance
+//                                     fields), forces (contact, friction and servo forces with their
+//                                     gradients), assembly (G, Z, joint rows) and solve, with the number of
+//                                     contacts; and the slope of the per-step time against the contact count
+//                                     over the run (the paper reports time linear in the contacts).
+//
+//   ./build/bench/contactlab_bench --benchmark_filter=StableStep
+//   ./build/bench/contactlab_bench --benchmark_filter=StepSplit
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "scene/scene.h"
+#include "solvers/implicit_penalty/implicit_penalty_solver.h"
+
+namespace {
+
+// The scene, switched to implicit-penalty if it names another solver; false (with the reason) on failure.
+bool load_implicit(const std::string& name, cl::World& world, std::string& error) {
+  const std::string path = std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + name;
+  cl::SceneLoadResult r = cl::load_scene_file(path);
+  if (!r.ok()) {
+    error = r.error;
+    return false;
+  }
+  world = std::move(r.world);
+  if (world.solver().name() != "implicit-penalty" && !world.set_solver("implicit-penalty", &error)) return false;
+  return true;
+}
+
+// Runs `seconds` of `initial` at step h; true if it stays stable (see the header).
+bool stable(const cl::World& initial, double h, double seconds, double max_depth) {
+  cl::World w = initial;
+  w.settings.dt = h;
+  double potential_min = w.potential_energy();
+  const double budget0 = w.kinetic_energy() + w.potential_energy();
+  // The energy a run may release: down to the lowest point any body can reach (the ground at y = 0).
+  double releasable = 0.0;
+  for (const cl::Body& b : w.bodies)
+    if (b.is_dynamic()) releasable += b.mass * std::abs(w.settings.gravity.y()) * std::max(0.0, b.position.y());
+  const int steps = int(std::ceil(seconds / h));
+  for (int s = 0; s < steps; ++s) {
+    if (!w.step().ok) return false;
+    if (w.last_stats().max_penetration > max_depth) return false;
+    potential_min = std::min(potential_min, w.potential_energy());
+    if (w.kinetic_energy() > 1.2 * (budget0 - w.potential_energy()) + 0.2 * releasable + 1e-9) return false;
+  }
+  return true;
+}
+
+// Bisection on log h between a stable lower and an unstable upper bound.
+double largest_stable_step(const cl::World& initial, double seconds, double max_depth, int* runs) {
+  double lo = 1e-6, hi = 0.1;
+  if (stable(initial, hi, seconds, max_depth)) return hi;
+  *runs = 1;
+  for (int i = 0; i < 9; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    ++*runs;
+    (stable(initial, mid, seconds, max_depth) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+void StableStep(benchmark::State& state, const char* scene, const char* integrator, double seconds,
+                double max_depth, const char* gradients = "exact") {
+  cl::World initial;
+  std::string error;
+  if (!load_implicit(scene, initial, error) ||
+      !initial.solver().params().set_from_string("integrator", integrator, &error) ||
+      !initial.solver().params().set_from_string("gradients", gradients, &error)) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  double h = 0;
+  int runs = 0;
+  for (auto _ : state) h = largest_stable_step(initial, seconds, max_depth, &runs);
+  state.counters["stable_dt"] = h;
+  state.counters["runs"] = runs;
+}
+
+// Bowls: 10 cm bowls with 1 cm walls; sinking deeper than the wall means a pop-through.
+BENCHMARK_CAPTURE(StableStep, bowls20_implicit, "bowls20.json", "implicit", 1.0, 0.01)
+    ->Unit(benchmark::kSecond)->Iterations(1);
+// Tori: tube radius 0.12 m (assets/torus.obj); sinking a tube radius (0.12 m) into another is a pop-through.
+BENCHMARK_CAPTURE(StableStep, torus_stack_implicit, "torus_stack.json", "implicit", 1.5, 0.12)
+    ->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(StableStep, torus_stack_implicit_approximate, "torus_stack.json", "implicit", 1.5, 0.12,
+                  "approximate")->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(StableStep, torus_stack_explicit, "torus_stack.json", "explicit", 1.5, 0.12)
+    ->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(StableStep, bowls20_implicit_approximate, "bowls20.json", "implicit", 1.0, 0.01, "approximate")
+    ->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(StableStep, bowls20_explicit, "bowls20.json", "explicit", 1.0, 0.01)
+    ->Unit(benchmark::kSecond)->Iterations(1);
+
+void StepSplit(benchmark::State& state, const char* scene, double seconds) {
+  cl::World initial;
+  std::string error;
+  if (!load_implicit(scene, initial, error)) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const int steps = int(std::lround(seconds / initial.settings.dt));
+  double collision = 0, forces = 0, assembly = 0, solve = 0, total = 0, contacts = 0, max_contacts = 0;
+  double slope = 0, r2 = 0;
+  for (auto _ : state) {
+    cl::World w = initial;
+    collision = forces = assembly = solve = total = contacts = max_contacts = 0;
+    std::vector<double> xs, ys;  // contacts, ms of collision + forces per step
+    for (int s = 0; s < steps; ++s) {
+      if (!w.step().ok) {
+        state.SkipWithError("non-finite state");
+        break;
+      }
+      const auto& p = dynamic_cast<const cl::ImplicitPenaltySolver&>(w.solver()).profile();
+      const cl::StepStats& st = w.last_stats();
+      collision += st.profile.narrow_phase;
+      forces += 1e3 * p.forces;
+      assembly += 1e3 * p.assembly;
+      solve += 1e3 * p.solve;
+      total += st.profile.total;
+      contacts += st.contacts;
+      max_contacts = std::max(max_contacts, double(st.contacts));
+      xs.push_back(st.contacts);
+      ys.push_back(st.profile.narrow_phase + 1e3 * p.forces);
+    }
+    // Least-squares line ms = a + b contacts, and its R^2.
+    const double n = double(xs.size());
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < xs.size(); ++i) mx += xs[i] / n, my += ys[i] / n;
+    double sxy = 0, sxx = 0, syy = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      sxy += (xs[i] - mx) * (ys[i] - my);
+      sxx += (xs[i] - mx) * (xs[i] - mx);
+      syy += (ys[i] - my) * (ys[i] - my);
+    }
+    slope = sxx > 0 ? sxy / sxx : 0;
+    r2 = sxx > 0 && syy > 0 ? sxy * sxy / (sxx * syy) : 0;
+  }
+  state.counters["collision_ms"] = collision / steps;
+  state.counters["forces_ms"] = forces / steps;
+  state.counters["assembly_ms"] = assembly / steps;
+  state.counters["solve_ms"] = solve / steps;
+  state.counters["step_ms"] = total / steps;
+  state.counters["contacts"] = contacts / steps;
+  state.counters["max_contacts"] = max_contacts;
+  state.counters["us_per_contact"] = 1e3 * slope;
+  state.counters["r2"] = r2;
+}
+
+BENCHMARK_CAPTURE(StepSplit, torus_stack, "torus_stack.json", 3.0)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(StepSplit, bolt_in_hole, "bolt_in_hole.json", 1.0)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(StepSplit, bowls20, "bowls20.json", 2.0)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(StepSplit, bowl_drop, "bowl_drop.json", 2.0)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(StepSplit, bolt_screwdriver, "bolt_screwdriver.json", 1.0)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(StepSplit, excavator, "excavator.json", 2.0)->Unit(benchmark::kSecond)->Iterations(1);
+
+}  // namespace
