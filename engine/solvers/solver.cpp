@@ -5,6 +5,7 @@
 #include "collision/narrowphase.h"
 #include "solvers/implicit_penalty/implicit_penalty_solver.h"
 #include "solvers/lcp/lcp_solver.h"
+#include "solvers/volume/volume_solver.h"
 
 namespace cl {
 
@@ -25,7 +26,7 @@ void Solver::integrate_positions(StepContext& ctx) { integrate_body_positions(ct
 
 std::span<const SolverInfo> solver_registry() {
   // Each contact method registers here once it is implemented; the others are planned (see README).
-  static const std::array<SolverInfo, 2> registry = {{
+  static const std::array<SolverInfo, 3> registry = {{
       {"lcp", "velocity-level LCP, projected Gauss-Seidel, friction box, error correction by projection",
        "erleben-2004-multibody-dynamics-thesis.txt", LcpSolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new LcpSolver()); }},
@@ -34,6 +35,12 @@ std::span<const SolverInfo> solver_registry() {
        "per contact island, joints by Lagrange multipliers with an SVD Schur complement, PD servos",
        "xu-zhao-barbic-2014-implicit-multibody-penalty-contact.txt", ImplicitPenaltySolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new ImplicitPenaltySolver()); }},
+      {"volume",
+       "intersection volumes of mesh pairs from layered depth images as unilateral constraints (mono or per "
+       "grid cell), friction on the volume contact, velocity MLCP by projected Gauss-Seidel, position "
+       "post-stabilisation to a regulated volume",
+       "allard-2010-volume-contact-constraints.txt", VolumeSolver::param_specs(),
+       [] { return std::unique_ptr<Solver>(new VolumeSolver()); }},
   }};
   return registry;
 }

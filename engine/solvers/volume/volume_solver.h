@@ -1,0 +1,118 @@
+// `volume`: volume contact constraints of Allard et al. 2010 (shared/papers/allard-2010-volume-contact-
+// constraints.txt), sections 4-5, Algorithm 1, for rigid bodies.
+//
+// Per step:
+//   collide()   for each candidate pair, both meshes in world coordinates, their intersection volume(s) V and
+//               gradients J_V = dV/dq from layered depth images (ldi/intersection_volume.h, eq. 11-14); one
+//               volume per pair (mono) or one per grid cell (multi-volume, eq. 22-24); cached per pair and
+//               reported to the world as one Contact per volume (position = contact centre, depth = V / area)
+//   velocities  u* = u + h M^-1 f_ext, then the MLCP of eq. 16-17 (one unilateral row per volume: the volume
+//               may not grow, J_V u <= 0, pressure rho >= 0) with the friction rows of eq. 20-21 (tangents
+//               from the contact normal, bounds +-mu rho, eq. 8-10), projected Gauss-Seidel
+//   positions   x += h v, rotation by h w (Algorithm 1 line 3); then post-stabilisation (lines 4-9): recompute
+//               the volumes at the new poses and, while some V > eps_V, solve the position MLCP of eq. 18-19
+//               (M dq = -J_V^T xi, V + J_V dq <= eps_V perp xi >= 0) by PGS, apply dq, recompute; eps_V is
+//               regulated from the contact area so that about `rest_depth` pixels of depth remain (sect. 4.3)
+// Units: J_V linear part m^2, angular m^3, so rho and xi are pressure (x time, x time^2).
+// Primitives get a triangle mesh (box, uv sphere, capsule), cached per shape; a plane becomes a box under
+// it covering the other body's footprint, as deep as that body is large (rebuilt per pair and step).
+// Limitation: a body entirely inside another has no volume gradient (no normal), and gets no constraint.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "ldi/intersection_volume.h"
+#include "mesh/mesh.h"
+#include "solvers/solver.h"
+
+namespace cl {
+
+class VolumeSolver final : public Solver {
+ public:
+  VolumeSolver();
+  VolumeSolver(const VolumeSolver& other);  // copies parameters only; a new LDI workspace
+  VolumeSolver& operator=(const VolumeSolver&) = delete;
+  static std::span<const ParamSpec> param_specs();
+
+  std::string_view name() const override { return "volume"; }
+  std::unique_ptr<Solver> clone() const override { return std::make_unique<VolumeSolver>(*this); }
+  void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
+  void solve_velocities(StepContext& ctx) override;
+  void integrate_positions(StepContext& ctx) override;
+  void reset() override;
+
+  // One volume constraint chained to the two bodies' rigid DOFs ([0] = body a, [1] = body b).
+  struct Constraint {
+    double volume = 0;            // V, m^3
+    double area = 0;              // contact surface estimate (sect. 4.3), m^2
+    Vec3 normal = Vec3::Zero();   // unit, from a to b
+    Vec3 position = Vec3::Zero(); // midway between the two contact surfaces' barycentres
+    std::array<Vec3, 2> linear{Vec3::Zero(), Vec3::Zero()};   // dV/dx, m^2
+    std::array<Vec3, 2> angular{Vec3::Zero(), Vec3::Zero()};  // dV/dtheta about the body's centre, m^3
+    std::array<double, 2> area_sum{0, 0};                     // S (eq. 20-21), m^2
+    std::array<Vec3, 2> area_moment{Vec3::Zero(), Vec3::Zero()};  // M about the body's centre, m^3
+  };
+  // The constraints of pair a < b as last computed (null when none); for tests and drawing.
+  const std::vector<Constraint>* constraints(int a, int b) const;
+  // Post-stabilisation iterations (LDI recomputations) of the last step.
+  int last_stabilization_iterations() const { return last_stab_iterations_; }
+
+  // One PGS row in matrix-free form: J = [ja_lin ja_ang | jb_lin jb_ang], B = M^-1 J^T.
+  struct Row {
+    int a = 0, b = 0;
+    Vec3 ja_lin = Vec3::Zero(), ja_ang = Vec3::Zero(), jb_lin = Vec3::Zero(), jb_ang = Vec3::Zero();
+    Vec3 ba_lin = Vec3::Zero(), ba_ang = Vec3::Zero(), bb_lin = Vec3::Zero(), bb_ang = Vec3::Zero();
+    double inv_diag = 0, bias = 0, lambda = 0;
+  };
+
+ private:
+  struct Settings {
+    double pixel_size, cell_size, rest_depth, tolerance;
+    bool multi_volume, warm_start;
+    int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, threads, combine;
+    void read(const ParamSet& p);
+  };
+  struct PairCache {
+    std::vector<Constraint> constraints;
+    Vec3 pa = Vec3::Zero(), pb = Vec3::Zero();  // poses they were computed at
+    Quat qa = Quat::Identity(), qb = Quat::Identity();
+    bool valid = false;
+  };
+  // A volume contact's rows: normal, then up to two friction rows with bounds +-mu lambda_n.
+  struct Block {
+    int contact = -1;  // index in ctx.contacts, -1 in the position stage
+    double mu = 0;
+    int friction_rows = 0;
+    Row normal, friction[2];
+  };
+  struct Workspace {
+    std::unique_ptr<ldi::IntersectionVolume> ldi = std::make_unique<ldi::IntersectionVolume>();
+  };
+
+  // The body-frame triangle mesh of a shape (null for planes and unsupported shapes).
+  const TriangleMesh* body_mesh(const Shape& s);
+  // World vertices and triangles of body i, the plane as a box under the footprint of `other`.
+  bool world_mesh(const std::vector<Body>& bodies, int i, int other, std::vector<Vec3>& vertices,
+                  const std::vector<std::array<int, 3>>*& triangles);
+  // Volumes of pair ia < ib at the current poses, into the cache (reused when neither body moved).
+  PairCache& compute_pair(const std::vector<Body>& bodies, int ia, int ib);
+  Row make_row(const std::vector<Body>& bodies, int a, int b, const Vec3& la, const Vec3& aa, const Vec3& lb,
+               const Vec3& ab) const;
+  int sweep(std::vector<Block>& blocks, int iterations, double& residual);
+
+  Settings set_{};
+  Workspace ws_;
+  ldi::VolumeResult result_;
+  std::map<std::pair<int, int>, PairCache> pairs_;
+  std::map<std::array<double, 6>, TriangleMesh> meshes_;  // primitive meshes by (type, dimensions)
+  TriangleMesh plane_box_;                                // scratch
+  std::array<std::vector<Vec3>, 2> world_vertices_;
+  std::vector<Vec3> lin_, ang_;  // per body: velocities (or displacements) during a PGS solve
+  std::vector<Block> blocks_;
+  int last_stab_iterations_ = 0;
+};
+
+}  // namespace cl
