@@ -159,7 +159,8 @@ def joint(type_, bodies, anchor, axis=None, name=None, coordinate=None, limits=N
     if limits is not None:
         j["limits"] = {"lower": limits[0], "upper": limits[1]}
     if servo is not None:
-        s = {k: servo[k] for k in ("target", "stiffness", "damping", "range", "keys", "rate") if k in servo}
+        s = {k: servo[k] for k in ("target", "stiffness", "damping", "max_force", "range", "keys", "rate")
+             if k in servo}
         if not OPTIONS["keys"]:
             s.pop("keys", None)
             s.pop("rate", None)
@@ -273,6 +274,10 @@ SCREWDRIVER = {"type": "screwdriver", "handle_radius": 0.05, "handle_length": 0.
                "shaft_length": 0.3, "tip_width": 0.06, "segments": 32}
 
 
+# The screwdriver's PD torque (N m/rad, N m s/rad, N m): a 1 rad lag saturates it.
+SCREW_SERVO = {"stiffness": 100.0, "damping": 10.0, "max_force": 40.0}
+
+
 def bolt_screwdriver():
     # The block and the bolt share one generator frame (origin on the axis at the block's top face, as in
     # scenes/bolt_in_hole.json), so their threads mesh. The bolt starts 8 pitches up (its last 6 cm in the
@@ -289,8 +294,10 @@ def bolt_screwdriver():
     #
     # The handle keeps its axis (the paper removes its x and z rotations): a light carriage above it on a
     # vertical slider to the ground, the screwdriver on a vertical hinge under the carriage. The hinge's
-    # servo sets the screwdriver's angle; its coordinate starts at +pi so that the whole servo range
-    # [-pi, pi] (one turn, the most a hinge angle can give) screws the bolt in.
+    # servo is the paper's PD-controlled torque (sect. 6, Figs. 7-8): a PD torque toward a target angle that
+    # the keys move at a steady rate (so the screwdriver turns at about that rate), bounded by max_force. The
+    # angle counts turns: the range [-8 turns, +1 turn] takes the bolt from its start to the bottom of the
+    # hole and back. With the torque bound below the thread's friction torque the bolt is stuck.
     pitch, depth, clearance = 0.03, 0.008, 0.002
     play = clearance * pitch / (2 * depth)
     origin_y = 0.5  # the block's top face
@@ -339,9 +346,14 @@ def bolt_screwdriver():
                         servo={"target": -0.25, "stiffness": 600, "damping": 200, "range": [-0.25, 0.3],
                                "keys": ["y", "h"], "rate": 0.1}))
     joints.append(joint("hinge", ["carriage", "screwdriver"], round_pos([0.0, top, 0.0]), axis=[0, 1, 0],
-                        name="screwdriver_hinge", coordinate=math.pi,
-                        servo={"target": math.pi, "range": [-math.pi, math.pi], "keys": ["u", "j"], "rate": 1.0}))
-    params = {"stiffness": 200000, "damping": 200, "gradients": "exact", "integrator": "implicit",
+                        name="screwdriver_hinge",
+                        servo={"target": 0.0, "stiffness": SCREW_SERVO["stiffness"], "damping": SCREW_SERVO["damping"],
+                               "max_force": SCREW_SERVO["max_force"],
+                               "range": [round(-8 * 2 * math.pi, 6), round(2 * math.pi, 6)],
+                               "keys": ["u", "j"], "rate": 1.0}))
+    # Contact damping acts on the whole relative velocity (eq. 41), so on a turning thread it is a viscous
+    # drag of about damping x contacts x r^2: 200 N s/m held the bolt to a creep; 20 lets it turn freely.
+    params = {"stiffness": 200000, "damping": 20, "gradients": "exact", "integrator": "implicit",
               "stiffness_threshold": 0, "friction_stiffness": 2000, "dynamic_friction": 1, "slip_speed": 0.01,
               "point_spacing": 0.02, "joint_projection": 0, "baumgarte": 1}
     return scene("bolt_screwdriver", "A hex bolt (procedural, 10x the paper's size: 0.1 m thread, 3 cm pitch) "
@@ -350,10 +362,12 @@ def bolt_screwdriver():
                  "is a hex socket: a cap on the head and six walls around its flats, fixed to the tip. The "
                  "handle keeps its axis: it hangs on a vertical hinge from a light carriage on a vertical "
                  "slider, whose soft servo presses it onto the bolt with about 150 N. Keys: J turns the "
-                 "screwdriver clockwise (drives the bolt in), U anticlockwise (backs it out), at 1 rad/s; the "
-                 "hinge servo's range is one turn, [-pi, pi], which moves the bolt 3 cm. Y lifts the "
-                 "screwdriver off the bolt, H presses it back on. The hinge servo is a rotation constraint, so "
-                 "the bolt turns whatever the friction; more friction only takes more torque.",
+                 "screwdriver clockwise (drives the bolt in), U anticlockwise (backs it out): they move the "
+                 "target of the hinge's PD torque at 1 rad/s, within 8 turns in and 1 out (the bolt travels 3 cm "
+                 "per turn). The torque is bounded by the servo's max_force (40 N m, Servos panel): lower it, or "
+                 "raise the bolt's friction (Inspector), and the bolt sticks while the target runs on; raise it "
+                 "again and the bolt turns (the paper's Fig. 8). Y lifts the screwdriver off the bolt, H presses "
+                 "it back on.",
                  bodies, 0.005, params, joints=joints, materials={"default": {"friction": 0.3, "restitution": 0}})
 
 

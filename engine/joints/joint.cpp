@@ -288,17 +288,19 @@ double servo_goal(const JointServo& servo) { return std::clamp(servo.target, ser
 
 bool servo_target_and_cfm(const Joint& j, const Eval& e, double h, double& target, double& cfm) {
   const double goal = servo_goal(j.servo);
-  if (j.type == JointType::Hinge) {
-    // Rigid: the constraint of eq. 66 as an ERP row on the angle.
+  if (!servo_is_pd(j)) {
+    // Rigid hinge: the constraint of eq. 66 as an ERP row on the angle.
     target = j.erp / h * wrap_angle(goal - coordinate(j, e));
     cfm = j.cfm;
     return true;
   }
-  // Slider: backward-Euler spring-damper (see joint.h), lambda = h F.
+  // Slider, or hinge with gains: backward-Euler spring-damper (see joint.h), lambda = h F. The hinge's angle
+  // counts turns, so a target several turns away is approached turn after turn.
+  const double x = j.type == JointType::Hinge ? unwrap_servo_angle(j.servo, coordinate(j, e)) : coordinate(j, e);
   const double k = j.servo.stiffness, c = j.servo.damping;
   const double soft = c + h * k;
   if (!(soft > 0)) return false;
-  target = -k * (coordinate(j, e) - goal) / soft;
+  target = -k * (x - goal) / soft;
   cfm = 1.0 / (h * soft);
   return true;
 }
@@ -323,6 +325,18 @@ bool joint_type_has_coordinate(JointType t) { return joint_type_has_axis(t); }
 bool joint_type_has_servo(JointType t) { return t == JointType::Hinge || t == JointType::Slider; }
 
 void set_servo_target(JointServo& servo, double target) { servo.target = std::clamp(target, servo.lower, servo.upper); }
+
+double unwrap_servo_angle(const JointServo& servo, double wrapped) {
+  if (!std::isfinite(servo.coordinate)) return wrapped;
+  return servo.coordinate + wrap_angle(wrapped - servo.coordinate);
+}
+
+void update_servo_coordinates(std::vector<Joint>& joints, const std::vector<Body>& bodies) {
+  for (Joint& j : joints) {
+    if (j.type != JointType::Hinge || !j.servo.enabled) continue;
+    j.servo.coordinate = unwrap_servo_angle(j.servo, joint_coordinate(j, bodies));
+  }
+}
 
 int joint_type_equality_rows(JointType t) {
   switch (t) {
@@ -469,11 +483,13 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
   }
 
   if (joint.servo.enabled && joint_type_has_servo(joint.type)) {
-    // Position servo (Xu et al. 2014, eq. 65-66): dx/dt = target - cfm lambda, unbounded (see joint.h).
+    // Position servo (Xu et al. 2014, eq. 65-66): dx/dt = target - cfm lambda, |lambda| <= h max_force for
+    // the PD servos (see joint.h).
     double target = 0.0, cfm = 0.0;
     if (servo_target_and_cfm(joint, e, h, target, cfm)) {
       const RateRow r = coordinate_rate_row(joint, e);
-      s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, target, -kInf, kInf, cfm, kRowServo, n + 3);
+      const double cap = servo_row_bound(joint, h);
+      s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, target, -cap, cap, cfm, kRowServo, n + 3);
     }
   }
 }
@@ -482,6 +498,11 @@ bool servo_row_target_and_cfm(const Joint& joint, const std::vector<Body>& bodie
                               double& cfm) {
   if (!joint.servo.enabled || !joint_type_has_servo(joint.type)) return false;
   return servo_target_and_cfm(joint, evaluate(joint, bodies), h, target, cfm);
+}
+
+double servo_row_bound(const Joint& joint, double h) {
+  if (!servo_is_pd(joint) || !std::isfinite(joint.servo.max_force)) return kInf;
+  return joint.servo.max_force * h;
 }
 
 double joint_coordinate(const Joint& joint, const std::vector<Body>& bodies) {
@@ -547,6 +568,8 @@ JointDescription describe_joint(const Joint& joint, const std::vector<Body>& bod
   d.axis = e.sa;
   d.axis2 = joint_type_has_axis2(joint.type) ? e.s2b : m.axis2;
   d.coordinate = coordinate(joint, e);
+  // A hinge servo counts whole turns: save the angle it has reached, not the angle modulo 2 pi.
+  if (joint.type == JointType::Hinge && joint.servo.enabled) d.coordinate = unwrap_servo_angle(joint.servo, d.coordinate);
   d.position_a = A.position;
   d.position_b = B.position;
   d.orientation_a = A.orientation;

@@ -64,15 +64,25 @@ struct JointMotor {
 //  - slider: a PD force along the axis, F = stiffness (x - target) + damping dx/dt (eq. 65), N/m and N s/m.
 //    `implicit-penalty` integrates it implicitly (exact gradients); `lcp` adds it as a soft row whose CFM and
 //    target are exactly the implicit (backward Euler) spring-damper of the same gains.
-//  - hinge: a constraint that holds the relative rotation at the target angle (eq. 66 applied to the
-//    relative rotation), in both solvers; stiffness and damping are not used (0 for hinges).
+//  - hinge with stiffness and damping 0: a constraint that holds the relative rotation at the target angle
+//    (eq. 66 applied to the relative rotation), in both solvers.
+//  - hinge with a stiffness or damping: a PD torque about the axis, tau = stiffness (theta - target) + damping
+//    dtheta/dt (N m/rad, N m s/rad), the rotational twin of eq. 65, treated like the slider's in both solvers.
+//    The paper drives its screwdriver this way (sect. 6, Figs. 7-8: a PD-controlled torque that keeps the
+//    angular velocity about constant): with the target moving at the keys' rate and `max_force` bounding the
+//    torque, the driven body turns when the torque overcomes the friction, and is stuck when it does not.
+// The hinge angle counts whole turns: `coordinate` is the unwrapped angle, which World::step carries from
+// step to step (a hinge's pose alone only gives it modulo 2 pi), so a target of 10 pi means five turns.
 struct JointServo {
   bool enabled = false;
   double target = 0.0;     // rad (hinge) or m (slider), within [lower, upper]
-  double stiffness = 0.0;  // slider: N/m, >= 0 (hinge: unused, 0)
-  double damping = 0.0;    // slider: N s/m, >= 0 (hinge: unused, 0)
+  double stiffness = 0.0;  // slider: N/m; hinge: N m/rad (0 with damping 0: the rigid constraint); >= 0
+  double damping = 0.0;    // slider: N s/m; hinge: N m s/rad; >= 0
   double lower = -std::numeric_limits<double>::infinity();  // bounds on the target (rad or m)
   double upper = std::numeric_limits<double>::infinity();
+  // Bound on the PD force (N) or torque (N m) the servo may apply, > 0 (infinity: none); not used by the
+  // rigid hinge constraint.
+  double max_force = std::numeric_limits<double>::infinity();
   // Keyboard control in the viewer (scene "keys": [raise, lower], "rate"): while `key_raise` is held the
   // target rises at `rate` (rad/s or m/s of simulated time), while `key_lower` is held it falls, clamped to
   // [lower, upper]. Keys are 'a'-'z' or '0'-'9' (lower case), '\0' for none (both or neither are set);
@@ -80,12 +90,18 @@ struct JointServo {
   char key_raise = '\0';
   char key_lower = '\0';
   double rate = 0.5;  // > 0
+  // State, not settings: the hinge's unwrapped angle at the end of the last step (rad); NaN until the world
+  // first measures it (then the angle of the current poses, in (-pi, pi]).
+  double coordinate = std::numeric_limits<double>::quiet_NaN();
 };
 // Keys the viewer uses for its own shortcuts (R reset, F frame the scene), which servos may not take.
 inline constexpr std::string_view kServoReservedKeys = "rf";
 bool joint_type_has_servo(JointType t);  // hinge, slider
 // Sets the servo's target, clamped to [servo.lower, servo.upper] (for keyboard control).
 void set_servo_target(JointServo& servo, double target);
+// The hinge angle of the current poses as a multiple-turn angle: the value congruent to `wrapped` modulo
+// 2 pi nearest to the servo's last unwrapped coordinate (`wrapped` itself when that is unknown).
+double unwrap_servo_angle(const JointServo& servo, double wrapped);
 
 // The world-frame data a joint was made from and the two bodies' poses at that moment. Saving writes these
 // back unchanged while the bodies have not moved (so load -> save is a fixed point), else the same data
@@ -121,6 +137,11 @@ struct Joint {
   double cfm = 0.0;  // constraint force mixing >= 0 added to the diagonal (digest 4.13): softness, m/(N s) or 1/(N m s)
   JointDescription made_from;
 };
+
+// A slider servo is a PD force; a hinge servo with gains a PD torque, without them a rigid constraint.
+inline bool servo_is_pd(const Joint& joint) {
+  return joint.type == JointType::Slider || joint.servo.stiffness > 0 || joint.servo.damping > 0;
+}
 
 // Builds a joint from a world-frame anchor point and axes at the bodies' current poses. `axis2` is used by
 // hinge-2 (wheel axis) and universal (second axis); it is ignored by the others. The axes are normalised.
@@ -180,10 +201,18 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
 //    spring, digest 4.13). The speed toward the target is (x* - x) k / c for a small step and never more than
 //    (x* - x) / h, so the servo does not overshoot in one step; its force is the PD force, which bounds it.
 //    Returns false (no row) when both gains are 0.
-//  - hinge, a rigid row: target = (erp / h) (x* - x), cfm = the joint's cfm (the constraint of eq. 66).
-// x* is the target clamped to [lower, upper]; the hinge's error is wrapped to (-pi, pi].
+//  - hinge with gains: the same spring-damper on the unwrapped angle (N m/rad, N m s/rad), lambda = h tau.
+//  - hinge without gains, a rigid row: target = (erp / h) (x* - x), cfm = the joint's cfm (the constraint of
+//    eq. 66), with the error wrapped to (-pi, pi].
+// x* is the target clamped to [lower, upper]. The PD rows' impulse is bounded by h max_force (see
+// servo_row_bound).
 bool servo_row_target_and_cfm(const Joint& joint, const std::vector<Body>& bodies, double h, double& target,
                               double& cfm);
+// The bound on the servo row's impulse, h max_force for a PD servo (infinity for the rigid hinge).
+double servo_row_bound(const Joint& joint, double h);
+// Keeps the unwrapped angle of every hinge servo (JointServo::coordinate) up to date with the bodies' poses;
+// World::step calls it after each position update.
+void update_servo_coordinates(std::vector<Joint>& joints, const std::vector<Body>& bodies);
 
 // The joint coordinate the limit acts on (rad or m), for limits, motors and the viewer; 0 for ball, fixed.
 double joint_coordinate(const Joint& joint, const std::vector<Body>& bodies);

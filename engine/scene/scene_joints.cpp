@@ -20,7 +20,8 @@ const std::vector<std::string> kJointKeys = {"name", "type", "bodies", "anchor",
                                              "limits", "motor", "servo", "erp", "cfm"};
 const std::vector<std::string> kLimitKeys = {"lower", "upper"};
 const std::vector<std::string> kMotorKeys = {"speed", "max_force"};
-const std::vector<std::string> kServoKeys = {"target", "stiffness", "damping", "range", "keys", "rate"};
+const std::vector<std::string> kServoKeys = {"target", "stiffness", "damping", "max_force", "range", "keys", "rate"};
+constexpr double kMaxServoAngle = 1e4;  // rad (about 1,600 turns): hinge servo targets and ranges
 constexpr double kMinAxesAngleDegrees = 10.0;  // hinge2 / universal: axis2 at least this far from parallel
 
 std::vector<std::string> joint_type_names() {
@@ -87,20 +88,23 @@ JointServo read_servo(Reader& r, const json& v, const std::string& path, JointTy
   }
   const bool slider = t == JointType::Slider;
   r.object(v, path, slider ? "an object {\"target\", \"stiffness\", \"damping\", \"range\"}"
-                           : "an object {\"target\", \"range\"}");
+                           : "an object {\"target\", \"range\"} (a rigid hinge servo) or {\"target\", \"stiffness\", "
+                             "\"damping\", \"max_force\", \"range\"} (a PD torque)");
   r.check_keys(v, path, kServoKeys, "\"servo\"");
   JointServo servo;
   servo.enabled = true;
 
-  // Range first: the target must lie within it.
-  const std::string value_what = slider ? "a displacement in m (a finite number)" : "an angle in [-pi, pi] rad";
+  // Range first: the target must lie within it. Hinge angles count turns (10 pi is five turns).
+  const std::string value_what =
+      slider ? "a displacement in m (a finite number)"
+             : "an angle in [-" + Reader::format_number(kMaxServoAngle) + ", " + Reader::format_number(kMaxServoAngle) +
+                   "] rad (it may span many turns)";
   const auto read_value = [&](const json& x, const std::string& p) {
-    return slider ? r.number(x, p, value_what) : r.in_range(x, p, -std::numbers::pi, std::numbers::pi, value_what);
+    return slider ? r.number(x, p, value_what) : r.in_range(x, p, -kMaxServoAngle, kMaxServoAngle, value_what);
   };
   if (const json* range = r.optional(v, "range")) {
     const std::string rpath = child(path, "range");
-    const std::string what = slider ? "an array [lower, upper] of displacements in m"
-                                    : "an array [lower, upper] of angles in [-pi, pi] rad";
+    const std::string what = slider ? "an array [lower, upper] of displacements in m" : "an array [lower, upper] of angles in rad";
     if (!range->is_array() || range->size() != 2) r.expected(rpath, what, *range);
     servo.lower = read_value((*range)[0], child(rpath, size_t(0)));
     servo.upper = read_value((*range)[1], child(rpath, size_t(1)));
@@ -118,26 +122,34 @@ JointServo read_servo(Reader& r, const json& v, const std::string& path, JointTy
                target);
   }
 
-  // Gains: the slider's PD force (eq. 65); a hinge servo is a constraint (eq. 66) and has none.
+  // Gains: the slider's PD force (eq. 65, both required); a hinge servo is the rigid constraint of eq. 66
+  // without them and a PD torque with them (either may be left out, then 0).
   for (const char* key : {"stiffness", "damping"}) {
-    const json* gain = r.optional(v, key);
-    if (!slider) {
-      if (gain) {
-        r.fail(child(path, key), std::string("unexpected for a hinge servo (it holds the angle as a constraint); \"") +
-                                     key + "\" is for slider servos");
-      }
-      continue;
-    }
-    const std::string what = std::string("a non-negative ") + (key[0] == 's' ? "stiffness in N/m" : "damping in N s/m");
+    const bool stiff = key[0] == 's';
+    const std::string what = std::string("a non-negative ") +
+                             (stiff ? (slider ? "stiffness in N/m" : "stiffness in N m/rad")
+                                    : (slider ? "damping in N s/m" : "damping in N m s/rad"));
     const std::string gpath = child(path, key);
-    const json& x = r.required(v, path, key, what);
-    const double value = r.number(x, gpath, what);
-    if (value < 0) r.expected(gpath, what, x);
-    (key[0] == 's' ? servo.stiffness : servo.damping) = value;
+    const json* x = slider ? &r.required(v, path, key, what) : r.optional(v, key);
+    if (!x) continue;
+    const double value = r.number(*x, gpath, what);
+    if (value < 0) r.expected(gpath, what, *x);
+    (stiff ? servo.stiffness : servo.damping) = value;
   }
+  const bool pd = slider || servo.stiffness > 0 || servo.damping > 0;
   if (slider && servo.stiffness == 0.0 && servo.damping == 0.0) {
     r.expected(child(path, "stiffness"), "a positive stiffness or damping (with both 0 the servo does nothing)",
                v["stiffness"]);
+  }
+  if (const json* f = r.optional(v, "max_force")) {
+    const std::string fpath = child(path, "max_force");
+    if (!pd) {
+      r.fail(fpath, "unexpected for a hinge servo without \"stiffness\" or \"damping\" (it holds the angle as a "
+                    "rigid constraint, with whatever torque that takes); give it gains to make it a bounded PD torque");
+    }
+    const std::string what = slider ? "a positive force in N" : "a positive torque in N m";
+    servo.max_force = r.number(*f, fpath, what);
+    if (!(servo.max_force > 0)) r.expected(fpath, what, *f);
   }
 
   // Keyboard control in the viewer: ["raise", "lower"] keys and the rate at which they move the target.
@@ -237,10 +249,14 @@ Joint read_joint(Reader& r, const json& v, const std::string& path, const World&
     }
   }
   double coordinate = 0.0;
-  const std::string angle_what = "an angle in [-pi, pi] rad";
+  // A hinge's angle may count whole turns (a hinge servo keeps them, see JointServo); the other angles not.
+  const double angle_bound = t == JointType::Hinge ? kMaxServoAngle : std::numbers::pi;
+  const std::string angle_what = t == JointType::Hinge ? "an angle in [-" + Reader::format_number(kMaxServoAngle) + ", " +
+                                                             Reader::format_number(kMaxServoAngle) + "] rad"
+                                                       : "an angle in [-pi, pi] rad";
   if (const json* c = r.optional(v, "coordinate")) {
     const std::string cpath = child(path, "coordinate");
-    coordinate = angular ? r.in_range(*c, cpath, -std::numbers::pi, std::numbers::pi, angle_what)
+    coordinate = angular ? r.in_range(*c, cpath, -angle_bound, angle_bound, angle_what)
                          : r.number(*c, cpath, "a displacement in m (a finite number)");
   }
 
@@ -251,7 +267,7 @@ Joint read_joint(Reader& r, const json& v, const std::string& path, const World&
     const std::string lpath = child(path, "limits");
     r.object(*lim, lpath, "an object {\"lower\": x, \"upper\": y}");
     r.check_keys(*lim, lpath, kLimitKeys, "\"limits\"");
-    const std::string what = angular ? angle_what : "a displacement in m (a finite number)";
+    const std::string what = angular ? "an angle in [-pi, pi] rad" : "a displacement in m (a finite number)";
     const std::string lo_path = child(lpath, "lower"), hi_path = child(lpath, "upper");
     const json& lo = r.required(*lim, lpath, "lower", what);
     const json& hi = r.required(*lim, lpath, "upper", what);
@@ -281,7 +297,11 @@ Joint read_joint(Reader& r, const json& v, const std::string& path, const World&
     j.motor = JointMotor{true, speed, max_force};
   }
 
-  if (const json* servo = r.optional(v, "servo")) j.servo = read_servo(r, *servo, child(path, "servo"), t, j.motor.enabled);
+  if (const json* servo = r.optional(v, "servo")) {
+    j.servo = read_servo(r, *servo, child(path, "servo"), t, j.motor.enabled);
+    // The hinge angle's whole turns start from the scene's coordinate (the poses give it modulo 2 pi only).
+    if (t == JointType::Hinge) j.servo.coordinate = coordinate;
+  }
 
   if (const json* e = r.optional(v, "erp")) j.erp = r.in_range(*e, child(path, "erp"), 0.0, 1.0, "a number in [0, 1]");
   if (const json* c = r.optional(v, "cfm")) {
@@ -369,9 +389,10 @@ J joints_json_as(const World& world) {
     if (joint_type_has_servo(j.type) && j.servo.enabled) {
       J servo = J::object();
       servo["target"] = j.servo.target;
-      if (j.type == JointType::Slider) {
+      if (servo_is_pd(j)) {
         servo["stiffness"] = j.servo.stiffness;
         servo["damping"] = j.servo.damping;
+        if (std::isfinite(j.servo.max_force)) servo["max_force"] = j.servo.max_force;
       }
       if (std::isfinite(j.servo.lower) || std::isfinite(j.servo.upper)) {
         servo["range"] = J::array({j.servo.lower, j.servo.upper});

@@ -109,6 +109,7 @@ StepResult World::step() {
       solver_->integrate_positions(ctx);
     }
     if (result.ok) check_finite("integrate", result);
+    update_servo_coordinates(joints, bodies);  // hinge servos count whole turns
     for (Body& b : bodies) {
       b.force.setZero();
       b.torque.setZero();
@@ -179,10 +180,19 @@ void World::find_contacts() {
   for (GraphEdge& e : graph_.edges()) {
     if (e.events & kVanishedProximity) continue;
     if (std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b})) continue;
+    // Materials may change while the world runs (the viewer edits them), so kept contacts take them too.
+    const Material& ma = materials[bodies[e.a].material];
+    const Material& mb = materials[bodies[e.b].material];
+    const double friction = std::sqrt(ma.friction * mb.friction);
+    const double restitution = std::max(ma.restitution, mb.restitution);
     if (ContactGraph::unmoved(e, bodies)) {
       const auto [first, last] = previous_of(e.a, e.b);
       for (auto c = first; c != last; ++c) contacts_.push_back(*c);
-      for (size_t i = contacts_.size() - (last - first); i < contacts_.size(); ++i) contacts_[i].persisted = true;
+      for (size_t i = contacts_.size() - (last - first); i < contacts_.size(); ++i) {
+        contacts_[i].persisted = true;
+        contacts_[i].friction = friction;
+        contacts_[i].restitution = restitution;
+      }
       continue;
     }
     const size_t first = contacts_.size();
@@ -190,10 +200,6 @@ void World::find_contacts() {
     ContactGraph::remember_placement(e, bodies);
     if (contacts_.size() == first) continue;
     std::sort(contacts_.begin() + first, contacts_.end(), contact_less);
-    const Material& ma = materials[bodies[e.a].material];
-    const Material& mb = materials[bodies[e.b].material];
-    const double friction = std::sqrt(ma.friction * mb.friction);
-    const double restitution = std::max(ma.restitution, mb.restitution);
     for (size_t i = first; i < contacts_.size(); ++i) {
       contacts_[i].friction = friction;
       contacts_[i].restitution = restitution;

@@ -274,7 +274,7 @@ void ImplicitPenaltySolver::solve_islands(StepContext& ctx) {
   std::vector<int> island_of(n, -1);
   for (size_t k = 0; k < islands.size(); ++k)
     for (int b : islands[k]) island_of[b] = int(k);
-  // Joints by island (the world's groups already join jointed bodies), and the slider servos' PD forces
+  // Joints by island (the world's groups already join jointed bodies), and the servos' PD forces and torques
   // (eq. 65), which enter the system with their gradients like contact forces.
   std::vector<std::vector<int>> island_joints(islands.size());
   for (size_t j = 0; j < ctx.joints.size(); ++j) {
@@ -285,7 +285,7 @@ void ImplicitPenaltySolver::solve_islands(StepContext& ctx) {
     if (k < 0) continue;
     island_joints[k].push_back(int(j));
     PairForce servo;
-    if (slider_servo_force(joint, state_[joint.body_a].pose, state_[joint.body_b].pose, servo)) {
+    if (servo_force(joint, state_[joint.body_a].pose, state_[joint.body_b].pose, servo)) {
       servo.a = joint.body_a;
       servo.b = joint.body_b;
       forces_.push_back(servo);

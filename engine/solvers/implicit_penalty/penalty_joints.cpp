@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include <Eigen/SVD>
 
@@ -175,7 +176,7 @@ Eigen::VectorXd JointConstraint::rate(const BodyPose& a, const BodyPose& b) cons
 int penalty_joint_rows(const Joint& joint) {
   switch (joint.type) {
     case JointType::Ball: return 3;
-    case JointType::Hinge: return joint.servo.enabled ? 11 : 5;
+    case JointType::Hinge: return joint.servo.enabled && !servo_is_pd(joint) ? 11 : 5;
     case JointType::Slider: return 8;
     case JointType::Fixed: return 9;
     case JointType::Universal:
@@ -204,8 +205,8 @@ bool joint_constraint(const Joint& joint, const BodyPose& a, const BodyPose& b, 
       (a.R * sa).cwiseAbs().maxCoeff(&largest);
       point_rows(w, a, b, joint.anchor_a, joint.anchor_b);
       point_rows(w, a, b, joint.anchor_a + sa, joint.anchor_b + sb, largest);
-      if (joint.servo.enabled) {
-        // Hinge servo: the relative rotation at the target angle (eq. 66 on R_a^T R_b), 6 rows of which
+      if (joint.servo.enabled && !servo_is_pd(joint)) {
+        // Rigid hinge servo: the relative rotation at the target angle (eq. 66 on R_a^T R_b), 6 rows of which
         // 1 is new; the others repeat the hinge's and are removed by the SVD.
         const double goal = std::clamp(joint.servo.target, joint.servo.lower, joint.servo.upper);
         rotation_match_rows(w, a, b, hinge_rotation_at(joint, goal));
@@ -354,7 +355,7 @@ bool slider_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b
   out.a = joint.body_a;
   out.b = joint.body_b;
   if (joint.type != JointType::Slider || !joint.servo.enabled) return false;
-  const double k = joint.servo.stiffness, c = joint.servo.damping;
+  double k = joint.servo.stiffness, c = joint.servo.damping;
   const double goal = std::clamp(joint.servo.target, joint.servo.lower, joint.servo.upper);
 
   const Vec3 u = a.R * joint.axis_a.normalized();
@@ -367,7 +368,12 @@ bool slider_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b
   vel << a.v, a.w, b.v, b.w;
   const double s = slider_coordinate(joint, a, b);
   const double sdot = g.dot(vel);  // u . (v_b - v_a) + w_a . (u x d)
-  const double f = k * (s - goal) + c * sdot;  // eq. 65
+  double f = k * (s - goal) + c * sdot;  // eq. 65
+  if (std::abs(f) > joint.servo.max_force) {
+    // Saturated: a constant force along the moving axis; only the axis' turning with a is left to the gradients.
+    f = std::copysign(joint.servo.max_force, f);
+    k = c = 0;
+  }
   out.wrench = -f * g;
 
   // d sdot / d[x, theta] at fixed velocities, then the change of w_a with theta_a at fixed L:
@@ -388,6 +394,55 @@ bool slider_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b
   out.d_pos = -(k * g * g.transpose() + c * g * hpos.transpose()) - f * Dg;
   out.d_vel = -c * g * g.transpose();
   return true;
+}
+
+double hinge_servo_angle(const Joint& joint, const BodyPose& a, const BodyPose& b) {
+  // q_d = q_a^* q_b Q^*: the rotation about the hinge axis (in a's frame) by the angle (joints/joint.cpp).
+  const Quat qd = Quat(a.R.transpose() * b.R) * joint.relative_rotation.normalized().conjugate();
+  const double wrapped = std::remainder(2.0 * std::atan2(joint.axis_a.normalized().dot(qd.vec()), qd.w()), 2.0 * std::numbers::pi);
+  return unwrap_servo_angle(joint.servo, wrapped);
+}
+
+bool hinge_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
+  out.clear();
+  out.a = joint.body_a;
+  out.b = joint.body_b;
+  if (joint.type != JointType::Hinge || !joint.servo.enabled || !servo_is_pd(joint)) return false;
+  double k = joint.servo.stiffness, c = joint.servo.damping;
+  const double goal = std::clamp(joint.servo.target, joint.servo.lower, joint.servo.upper);
+
+  // theta is the twist of the relative rotation about u = R_a s^a: an infinitesimal rotation dtheta_b of b
+  // changes it by u . dtheta_b, one of a by -u . dtheta_a (the swing terms are second order while the hinge
+  // holds), so g = dtheta/d[x_a, theta_a, x_b, theta_b] = [0, -u, 0, u] and thetadot = u . (w_b - w_a).
+  const Vec3 u = a.R * joint.axis_a.normalized();
+  Vec12 g;
+  g << Vec3::Zero(), -u, Vec3::Zero(), u;
+  const Vec3 dw = b.w - a.w;
+  const double theta = hinge_servo_angle(joint, a, b);
+  double f = k * (theta - goal) + c * u.dot(dw);  // the torque on b is -f u (eq. 65 about the axis)
+  if (std::abs(f) > joint.servo.max_force) {
+    f = std::copysign(joint.servo.max_force, f);  // saturated: a constant torque about the turning axis
+    k = c = 0;
+  }
+  out.wrench = -f * g;
+
+  // d thetadot / d[x, theta] at fixed L: du/dtheta_a = -[u]x gives (u x (w_b - w_a)) for theta_a, and w_a,
+  // w_b change with their rotations (dw/dtheta, pair_force.h).
+  Vec12 hpos;
+  hpos << Vec3::Zero(), u.cross(dw) - dw_dtheta(a).transpose() * u, Vec3::Zero(), dw_dtheta(b).transpose() * u;
+  // dg/dtheta_a: d(-u) = [u]x dtheta_a, d(u) = -[u]x dtheta_a.
+  Mat12 Dg = Mat12::Zero();
+  const Mat3 U = skew(u);
+  Dg.block<3, 3>(3, 3) = U;
+  Dg.block<3, 3>(9, 3) = -U;
+
+  out.d_pos = -(k * g * g.transpose() + c * g * hpos.transpose()) - f * Dg;
+  out.d_vel = -c * g * g.transpose();
+  return true;
+}
+
+bool servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
+  return joint.type == JointType::Hinge ? hinge_servo_force(joint, a, b, out) : slider_servo_force(joint, a, b, out);
 }
 
 }  // namespace cl::implicit_penalty

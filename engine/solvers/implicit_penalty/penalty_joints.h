@@ -140,9 +140,23 @@ double slider_coordinate(const Joint& joint, const BodyPose& a, const BodyPose& 
 // k/2 (s - s*)^2 plus the Rayleigh damping c/2 sdot^2:
 //   f = k (s - s*) + c sdot,   wrench = -f g:  F_a = f u,  tau_a = -f (u x d),  F_b = -f u,  tau_b = 0,
 // i.e. +-f u applied at b's centre of mass on both bodies: b is pulled back toward s* (s > s* gives f > 0
-// and F_b along -u), and the pair exerts no net force or torque. d_pos includes the change of w_a with
+// and F_b along -u), and the pair exerts no net force or torque. |f| is bounded by the servo's max_force
+// (beyond it a constant force whose direction turns with a). d_pos includes the change of w_a with
 // theta_a at fixed L (pair_force.h). Returns false (out cleared) when the joint is not a slider or its servo
 // is off.
 bool slider_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out);
+
+// The hinge angle of joints/joint.h counted in whole turns from the servo's last unwrapped angle.
+double hinge_servo_angle(const Joint& joint, const BodyPose& a, const BodyPose& b);
+
+// The PD torque of a hinge servo with gains (the rotational twin of eq. 65; a hinge servo without gains is
+// the target-rotation constraint of eq. 66 among the joint rows instead), with exact gradients. With
+// u = R_a s^a, the angle's gradient g = [0, -u, 0, u] and rate thetadot = u . (w_b - w_a):
+//   f = k (theta - theta*) + c thetadot,   tau_a = f u,   tau_b = -f u,
+// bounded by max_force (then a constant torque about the axis, which still turns with a). Returns false (out
+// cleared) when the joint is not a hinge, its servo is off, or it has no gains.
+bool hinge_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out);
+// Either of the two: the servo's PD force or torque, false when the joint has none.
+bool servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out);
 
 }  // namespace cl::implicit_penalty

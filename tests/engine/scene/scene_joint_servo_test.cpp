@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <string>
 
 #include "joints/joint.h"
@@ -24,7 +25,8 @@ json base() {
       {"name": "post", "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]}, "fixed": true, "position": [0, 3, -1]},
       {"name": "arm", "shape": {"type": "box", "half_extents": [0.5, 0.05, 0.05]}, "density": 500, "position": [0.5, 3, -1]},
       {"name": "ram", "shape": {"type": "box", "half_extents": [0.2, 0.05, 0.05]}, "density": 800, "position": [1.5, 3, -1]},
-      {"name": "cart", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "density": 300, "position": [3, 3, -1]}
+      {"name": "cart", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "density": 300, "position": [3, 3, -1]},
+      {"name": "wheel", "shape": {"type": "box", "half_extents": [0.3, 0.3, 0.05]}, "density": 300, "position": [5, 3, -1]}
     ]})");
 }
 
@@ -34,7 +36,9 @@ const json kServos = json::parse(R"([
   {"name": "ram", "type": "slider", "bodies": ["arm", "ram"], "anchor": [1.5, 3, -1], "axis": [1, 0, 0],
    "coordinate": 0.05, "servo": {"target": 0.1, "stiffness": 20000, "damping": 500, "range": [-0.2, 0.3]}},
   {"type": "slider", "bodies": ["post", "cart"], "anchor": [3, 3, -1], "axis": [0, 1, 0],
-   "servo": {"target": -0.4, "stiffness": 0, "damping": 30}}
+   "servo": {"target": -0.4, "stiffness": 0, "damping": 30}},
+  {"name": "drive", "type": "hinge", "bodies": ["post", "wheel"], "anchor": [5, 3, -1], "axis": [0, 0, 1],
+   "coordinate": 6.5, "servo": {"target": 7, "stiffness": 50, "damping": 5, "max_force": 30, "range": [-20, 20]}}
 ])");
 
 SceneLoadResult load(const json& joints) {
@@ -54,7 +58,6 @@ TEST(SceneJointServo, EveryFieldIsRead) {
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_TRUE(r.warnings.empty());
   const auto& j = r.world.joints;
-  ASSERT_EQ(j.size(), 3u);
   EXPECT_TRUE(j[0].servo.enabled);
   EXPECT_EQ(j[0].servo.target, 0.2);
   EXPECT_EQ(j[0].servo.stiffness, 0.0);
@@ -66,6 +69,14 @@ TEST(SceneJointServo, EveryFieldIsRead) {
   EXPECT_EQ(j[1].servo.lower, -0.2);
   EXPECT_EQ(j[1].servo.upper, 0.3);
   EXPECT_EQ(j[2].servo.upper, std::numeric_limits<double>::infinity()) << "no range: unbounded";
+  EXPECT_EQ(j[2].servo.max_force, std::numeric_limits<double>::infinity()) << "no bound";
+  // A hinge servo with gains is a PD torque; its angle counts the turns the scene's coordinate gives.
+  ASSERT_EQ(j.size(), 4u);
+  EXPECT_TRUE(servo_is_pd(j[3]));
+  EXPECT_FALSE(servo_is_pd(j[0]));
+  EXPECT_EQ(j[3].servo.max_force, 30.0);
+  EXPECT_EQ(j[3].servo.coordinate, 6.5);
+  EXPECT_NEAR(joint_coordinate(j[3], r.world.bodies), 6.5 - 2 * std::numbers::pi, 1e-12);
   EXPECT_FALSE(j[1].motor.enabled);
 }
 
@@ -77,6 +88,9 @@ TEST(SceneJointServo, SavingIsAFixedPoint) {
   EXPECT_EQ(j[0]["servo"], json::parse(R"({"target": 0.2, "range": [-0.5, 1.0]})"));
   EXPECT_EQ(j[1]["servo"], json::parse(R"({"target": 0.1, "stiffness": 20000.0, "damping": 500.0, "range": [-0.2, 0.3]})"));
   EXPECT_EQ(j[2]["servo"], json::parse(R"({"target": -0.4, "stiffness": 0.0, "damping": 30.0})"));
+  EXPECT_EQ(j[3]["servo"],
+            json::parse(R"({"target": 7.0, "stiffness": 50.0, "damping": 5.0, "max_force": 30.0, "range": [-20.0, 20.0]})"));
+  EXPECT_EQ(j[3]["coordinate"], 6.5);
   SceneLoadResult again = load_scene_json(saved, "saved.json");
   ASSERT_TRUE(again.ok()) << again.error;
   const json diff = json::diff(saved, scene_to_json(again.world));
@@ -122,13 +136,20 @@ TEST(SceneJointServo, ErrorsNameTheFileAndThePointer) {
     j[0]["servo"] = servo;
     return j;
   };
-  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 4})"))),
-            "mem.json: /joints/0/servo/target: expected an angle in [-pi, pi] rad, got 4");
-  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 0.1, "damping": 3})"))),
-            "mem.json: /joints/0/servo/damping: unexpected for a hinge servo (it holds the angle as a constraint); "
-            "\"damping\" is for slider servos");
+  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 20000})"))),
+            "mem.json: /joints/0/servo/target: expected an angle in [-10000, 10000] rad (it may span many turns), got "
+            "20000");
+  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 0.1, "max_force": 3})"))),
+            "mem.json: /joints/0/servo/max_force: unexpected for a hinge servo without \"stiffness\" or \"damping\" (it "
+            "holds the angle as a rigid constraint, with whatever torque that takes); give it gains to make it a "
+            "bounded PD torque");
+  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 0.1, "damping": -3})"))),
+            "mem.json: /joints/0/servo/damping: expected a non-negative damping in N m s/rad, got -3");
+  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 0.1, "stiffness": 3, "max_force": -1})"))),
+            "mem.json: /joints/0/servo/max_force: expected a positive torque in N m, got -1");
   EXPECT_EQ(load_error(hinge(json::parse("5"))),
-            "mem.json: /joints/0/servo: expected an object {\"target\", \"range\"}, got 5");
+            "mem.json: /joints/0/servo: expected an object {\"target\", \"range\"} (a rigid hinge servo) or "
+            "{\"target\", \"stiffness\", \"damping\", \"max_force\", \"range\"} (a PD torque), got 5");
   EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": 100})"))),
             "mem.json: /joints/0/servo/damping: missing required field: expected a non-negative damping in N s/m");
   EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": 100, "damping": -1})"))),
@@ -175,7 +196,9 @@ const json kKeyed = json::parse(R"([
   {"name": "ram", "type": "slider", "bodies": ["arm", "ram"], "anchor": [1.5, 3, -1], "axis": [1, 0, 0],
    "servo": {"target": 0.1, "stiffness": 20000, "damping": 500, "range": [-0.2, 0.3], "keys": ["7", "8"]}},
   {"type": "slider", "bodies": ["post", "cart"], "anchor": [3, 3, -1], "axis": [0, 1, 0],
-   "servo": {"target": -0.4, "stiffness": 0, "damping": 30}}
+   "servo": {"target": -0.4, "stiffness": 0, "damping": 30}},
+  {"name": "drive", "type": "hinge", "bodies": ["post", "wheel"], "anchor": [5, 3, -1], "axis": [0, 0, 1],
+   "coordinate": 6.5, "servo": {"target": 7, "stiffness": 50, "damping": 5, "max_force": 30, "range": [-20, 20]}}
 ])");
 
 TEST(SceneJointServo, KeysAndRateAreRead) {
@@ -265,7 +288,7 @@ TEST(SceneJointServo, BadKeysAndRatesNameTheFileAndThePointer) {
   // Unknown keys list the new ones.
   EXPECT_EQ(load_error(with(0, "key", json::parse(R"(["a", "b"])"))),
             "mem.json: /joints/0/servo/key: unknown key (did you mean \"keys\"?); \"servo\" takes: target, "
-            "stiffness, damping, range, keys, rate");
+            "stiffness, damping, max_force, range, keys, rate");
 }
 
 // Mutations of keyed servos are reported, never thrown.

@@ -220,8 +220,8 @@ TEST(SceneJoints, ErrorsNameTheFileAndThePointer) {
                                         "motor": {"speed": 1}}])")),
             "mem.json: /joints/0/motor/max_force: missing required field: expected a non-negative torque in N m");
   EXPECT_EQ(load_error(json::parse(R"([{"type": "hinge", "bodies": ["a", "b"], "anchor": [1, 3, 0], "axis": [0, 0, 1],
-                                        "coordinate": 4}])")),
-            "mem.json: /joints/0/coordinate: expected an angle in [-pi, pi] rad, got 4");
+                                        "coordinate": 20000}])")),
+            "mem.json: /joints/0/coordinate: expected an angle in [-10000, 10000] rad, got 20000");
   // A kinematic body may be one side.
   json doc = base();
   doc["bodies"][4]["kinematic"] = true;

@@ -82,8 +82,11 @@ Joint random_joint(Rng& rng, JointType type, const std::vector<Body>& bodies, bo
   if (servo) {
     j.servo.enabled = true;
     j.servo.target = rng.uniform(-1.0, 1.0);
-    j.servo.stiffness = 300.0;
-    j.servo.damping = 20.0;
+    // A slider servo is a PD force; a hinge servo without gains is the rigid target-rotation constraint.
+    if (type == JointType::Slider) {
+      j.servo.stiffness = 300.0;
+      j.servo.damping = 20.0;
+    }
   }
   return j;
 }
@@ -832,6 +835,85 @@ TEST(PenaltyJoints, SliderServoGradientsMatchFiniteDifferences) {
   j.servo.enabled = false;
   EXPECT_FALSE(slider_servo_force(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), pf));
   EXPECT_EQ(pf.wrench.norm(), 0.0);
+}
+
+// --- hinge servo torques --------------------------------------------------------------------------------
+
+// Wrench of a hinge servo's PD torque at poses a, b.
+Vec12 hinge_servo_wrench(const Joint& j, const BodyPose& a, const BodyPose& b) {
+  PairForce pf;
+  EXPECT_TRUE(hinge_servo_force(j, a, b, pf));
+  return pf.wrench;
+}
+
+// On hinges that hold (b turned about the axis through the anchor; the gradient [0, -u, 0, u] of the angle is
+// exact there), with random velocities, torques unsaturated and saturated.
+TEST(PenaltyJoints, HingeServoTorqueGradientsMatchFiniteDifferences) {
+  Rng rng;
+  for (BodyKind kind_a : {BodyKind::Dynamic, BodyKind::Kinematic}) {
+    for (const bool saturated : {false, true}) {
+      for (int trial = 0; trial < 10; ++trial) {
+        std::vector<Body> bodies = random_pair(rng, kind_a);
+        Joint j = random_joint(rng, JointType::Hinge, bodies, true);
+        j.servo.stiffness = rng.uniform(10, 1000);
+        j.servo.damping = rng.uniform(1, 100);
+        j.servo.max_force = saturated ? 0.5 : std::numeric_limits<double>::infinity();
+        // Turn b about the world hinge axis through the anchor: the hinge still holds.
+        const Vec3 u = bodies[0].rotation() * j.axis_a.normalized();
+        const Vec3 anchor = bodies[0].position + bodies[0].rotation() * j.anchor_a;
+        const Quat turn(Eigen::AngleAxisd(rng.uniform(-1.0, 1.0), u));
+        bodies[1].position = anchor + turn * (bodies[1].position - anchor);
+        bodies[1].orientation = (turn * bodies[1].orientation).normalized();
+        bodies[1].update_world_inertia();
+        for (Body& b : bodies) {
+          if (b.kind == BodyKind::Fixed) continue;
+          b.linear_velocity = rng.vec(1.0);
+          b.angular_velocity = rng.vec(2.0);
+        }
+        ASSERT_LT(joint_error(j, bodies), 1e-9);
+        j.servo.coordinate = joint_coordinate(j, bodies) + 2 * kPi;  // one turn counted: the angle keeps it
+        const BodyPose a = joint_body_pose(bodies[0]), b = joint_body_pose(bodies[1]);
+        EXPECT_NEAR(hinge_servo_angle(j, a, b), j.servo.coordinate, 1e-9);
+        PairForce pf;
+        ASSERT_TRUE(hinge_servo_force(j, a, b, pf));
+        const double f = -pf.wrench.segment<3>(9).dot(u);
+        if (saturated) EXPECT_NEAR(std::abs(f), 0.5, 1e-12);
+        else EXPECT_NEAR(f, j.servo.stiffness * (j.servo.coordinate - j.servo.target) +
+                                j.servo.damping * u.dot(b.w - a.w), 1e-9 * (1 + std::abs(f)));
+        const double eps = 1e-6;
+        Mat12 fd_pos, fd_vel;
+        for (int k = 0; k < 12; ++k) {
+          BodyPose ap = a, bp = b, am = a, bm = b;
+          perturb(ap, bp, k, eps, bodies[0], bodies[1], true);
+          perturb(am, bm, k, -eps, bodies[0], bodies[1], true);
+          fd_pos.col(k) = (hinge_servo_wrench(j, ap, bp) - hinge_servo_wrench(j, am, bm)) / (2 * eps);
+          ap = a, bp = b, am = a, bm = b;
+          BodyPose& p = k < 6 ? ap : bp;
+          BodyPose& q = k < 6 ? am : bm;
+          (k % 6 < 3 ? p.v : p.w)[k % 3] += eps;
+          (k % 6 < 3 ? q.v : q.w)[k % 3] -= eps;
+          fd_vel.col(k) = (hinge_servo_wrench(j, ap, bp) - hinge_servo_wrench(j, am, bm)) / (2 * eps);
+        }
+        EXPECT_LT((fd_pos - pf.d_pos).norm(), 1e-6 * (1 + pf.d_pos.norm()))
+            << "kind " << int(kind_a) << " saturated " << saturated << "\nfd\n" << fd_pos << "\nexact\n" << pf.d_pos;
+        EXPECT_LT((fd_vel - pf.d_vel).norm(), 1e-6 * (1 + pf.d_vel.norm()));
+        // Torques only, equal and opposite.
+        EXPECT_EQ(pf.wrench.segment<3>(0).norm() + pf.wrench.segment<3>(6).norm(), 0.0);
+        EXPECT_LT((pf.wrench.segment<3>(3) + pf.wrench.segment<3>(9)).norm(), 1e-12 * (1 + std::abs(f)));
+      }
+    }
+  }
+  // A hinge servo without gains is a constraint, not a torque; a slider's servo is not a hinge's.
+  std::vector<Body> bodies = random_pair(rng);
+  Joint j = random_joint(rng, JointType::Hinge, bodies, true);
+  PairForce pf;
+  EXPECT_FALSE(hinge_servo_force(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), pf));
+  EXPECT_EQ(penalty_joint_rows(j), 11);
+  j.servo.stiffness = 10;
+  EXPECT_TRUE(hinge_servo_force(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), pf));
+  EXPECT_EQ(penalty_joint_rows(j), 5);
+  Joint s = random_joint(rng, JointType::Slider, bodies, true);
+  EXPECT_FALSE(hinge_servo_force(s, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), pf));
 }
 
 // --- assembly ------------------------------------------------------------------------------------------

@@ -1,0 +1,107 @@
+// Shipped scenes of the implicit penalty method (Xu, Zhao, Barbic 2014) doing what the paper shows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+#include <string>
+
+#include "joints/joint.h"
+#include "scene/scene.h"
+#include "world/world.h"
+
+namespace cl {
+namespace {
+
+World load(const std::string& name) {
+  SceneLoadResult r = load_scene_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + name);
+  EXPECT_TRUE(r.ok()) << r.error;
+  return std::move(r.world);
+}
+
+int body_named(const World& w, const std::string& name) {
+  for (size_t i = 0; i < w.bodies.size(); ++i)
+    if (w.bodies[i].name == name) return int(i);
+  return -1;
+}
+
+int joint_named(const World& w, const std::string& name) {
+  for (size_t i = 0; i < w.joints.size(); ++i)
+    if (w.joints[i].name == name) return int(i);
+  return -1;
+}
+
+// Turn of the body about +y since `start`, counted across steps (called every step: small increments).
+struct TurnCounter {
+  Quat last;
+  double turned = 0;
+  explicit TurnCounter(const Quat& q) : last(q) {}
+  void update(const Quat& q) {
+    const Quat d = q * last.conjugate();
+    turned += 2.0 * std::atan2(d.y(), d.w() >= 0 ? d.w() : -d.w()) * (d.w() >= 0 ? 1 : -1);
+    last = q;
+  }
+};
+
+struct BoltRun {
+  double turned = 0;  // rad about +y
+  double sunk = 0;    // m, positive down
+};
+
+// The hex bolt driven by the screwdriver's PD torque: the servo's target runs down (clockwise, screwing
+// in) by `turn` rad at 2 rad/s, and back up to 0 if `back_out`; then the run goes on for a second.
+BoltRun drive_bolt(double max_torque, double friction, double turn, bool back_out = false) {
+  World w = load("bolt_screwdriver.json");
+  const int bolt = body_named(w, "bolt");
+  const int hinge = joint_named(w, "screwdriver_hinge");
+  EXPECT_GE(bolt, 0);
+  EXPECT_GE(hinge, 0);
+  for (Material& m : w.materials) m.friction = friction;
+  JointServo& servo = w.joints[size_t(hinge)].servo;
+  servo.max_force = max_torque;
+  const double y0 = w.bodies[size_t(bolt)].position.y();
+  TurnCounter turns(w.bodies[size_t(bolt)].orientation);
+  const double rate = 2.0, h = w.settings.dt;
+  const double ramp = turn / rate;  // s
+  const int steps = int(((back_out ? 2 : 1) * ramp + 1.0) / h);
+  for (int i = 0; i < steps; ++i) {
+    const double t = (i + 1) * h;
+    set_servo_target(servo, back_out && t > ramp ? -std::max(0.0, turn - rate * (t - ramp)) : -std::min(turn, rate * t));
+    if (!w.step().ok) {
+      ADD_FAILURE() << "step " << i << " failed";
+      break;
+    }
+    turns.update(w.bodies[size_t(bolt)].orientation);
+  }
+  return {turns.turned, y0 - w.bodies[size_t(bolt)].position.y()};
+}
+
+// The paper's Figs. 7-8: with enough torque the bolt turns with the screwdriver and travels down its thread
+// by one pitch (3 cm) per turn; with the torque bounded below what the thread's friction needs, it is
+// stuck; with the friction lowered the same small torque turns it.
+TEST(ImplicitPenaltyScenes, BoltTurnsWhenTheTorqueBeatsTheFriction) {
+  const double quarter = std::numbers::pi / 2;
+  const BoltRun turning = drive_bolt(40.0, 0.3, quarter);
+  const BoltRun stuck = drive_bolt(1.0, 0.3, quarter);
+  const BoltRun slippery = drive_bolt(1.0, 0.02, quarter);
+  std::printf("[ bolt ] 40 N m: turned %.3f rad, sunk %.2f mm; 1 N m: %.3f rad, %.2f mm; 1 N m at mu 0.02: %.3f rad, "
+              "%.2f mm\n", turning.turned, 1e3 * turning.sunk, stuck.turned, 1e3 * stuck.sunk, slippery.turned,
+              1e3 * slippery.sunk);
+  // The servo trails its target by the friction torque over its stiffness, the bolt its screwdriver by the
+  // socket's play.
+  EXPECT_LT(turning.turned, -0.8 * quarter);
+  EXPECT_GT(turning.turned, -1.05 * quarter);
+  const double pitch = 0.03;
+  EXPECT_NEAR(turning.sunk - stuck.sunk, -pitch * turning.turned / (2 * std::numbers::pi), 0.1 * pitch / 4)
+      << "one pitch per turn";
+  EXPECT_GT(stuck.turned, -0.01) << "stuck";
+  EXPECT_LT(slippery.turned, -0.3 * quarter) << "turns once the friction is low";
+  // Reversed, the torque backs the bolt out again to where it started.
+  const BoltRun back = drive_bolt(40.0, 0.3, quarter, true);
+  std::printf("[ bolt ] in and out: turned %.3f rad, sunk %.2f mm\n", back.turned, 1e3 * back.sunk);
+  EXPECT_NEAR(back.turned, 0.0, 0.15 * quarter);
+  EXPECT_NEAR(back.sunk, stuck.sunk, 0.15 * pitch / 4);
+}
+
+}  // namespace
+}  // namespace cl
