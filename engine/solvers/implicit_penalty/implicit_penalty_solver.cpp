@@ -47,6 +47,13 @@ const std::vector<ParamSpec>& specs() {
       {"baumgarte", ParamKind::Real, "", 0, 1.8, 1,
        "alpha h of the joints' Baumgarte stabilisation Cddot + alpha Cdot + beta C = 0 with critical damping "
        "beta = alpha^2 / 4 (eq. 56): 1 removes drift fastest (a quarter left per step), above 1.8 it diverges"},
+      {"limit_stiffness", ParamKind::Real, "N/m", 0, 1e9, 1e5,
+       "Joint limits as penalty springs (our addition; the paper has none): past a slider's bound (N/m) or a "
+       "hinge's (the same number in N m/rad) a one-sided spring of this stiffness pushes the coordinate back, "
+       "integrated implicitly with its gradients (0: limits ignored)"},
+      {"limit_damping", ParamKind::Real, "N s/m", 0, 1e7, 100,
+       "Damping of the joint-limit springs on the coordinate's rate (N s/m, for hinges N m s/rad); they push, "
+       "never pull"},
   };
   return list;
 }
@@ -86,6 +93,8 @@ void ImplicitPenaltySolver::Settings::read(const ParamSet& p) {
   point_spacing = p.get("point_spacing");
   baumgarte = p.get("baumgarte");
   projection = int(p.get("joint_projection"));
+  limit_stiffness = p.get("limit_stiffness");
+  limit_damping = p.get("limit_damping");
 }
 
 void ImplicitPenaltySolver::reset() {
@@ -275,7 +284,7 @@ void ImplicitPenaltySolver::solve_islands(StepContext& ctx) {
   for (size_t k = 0; k < islands.size(); ++k)
     for (int b : islands[k]) island_of[b] = int(k);
   // Joints by island (the world's groups already join jointed bodies), and the servos' PD forces and torques
-  // (eq. 65), which enter the system with their gradients like contact forces.
+  // (eq. 65) and the limits' penalty springs, which enter the system with their gradients like contact forces.
   std::vector<std::vector<int>> island_joints(islands.size());
   for (size_t j = 0; j < ctx.joints.size(); ++j) {
     const Joint& joint = ctx.joints[j];
@@ -285,11 +294,12 @@ void ImplicitPenaltySolver::solve_islands(StepContext& ctx) {
     if (k < 0) continue;
     island_joints[k].push_back(int(j));
     PairForce servo;
-    if (servo_force(joint, state_[joint.body_a].pose, state_[joint.body_b].pose, servo)) {
-      servo.a = joint.body_a;
-      servo.b = joint.body_b;
-      forces_.push_back(servo);
-    }
+    const BodyPose& pa = state_[joint.body_a].pose;
+    const BodyPose& pb = state_[joint.body_b].pose;
+    if (servo_force(joint, pa, pb, servo)) forces_.push_back(servo);
+    PairForce limit;
+    if (set_.limit_stiffness > 0 && limit_force(joint, pa, pb, set_.limit_stiffness, set_.limit_damping, limit))
+      forces_.push_back(limit);
   }
   // Forces by island: a force belongs to the island of whichever of its bodies is dynamic.
   std::vector<std::vector<int>> island_forces(islands.size());

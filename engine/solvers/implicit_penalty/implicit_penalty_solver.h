@@ -49,6 +49,7 @@ class ImplicitPenaltySolver final : public Solver {
  private:
   struct Settings {
     double stiffness, damping, friction_stiffness, dynamic_ratio, slip_speed, point_spacing, baumgarte;
+    double limit_stiffness, limit_damping;
     int threshold, projection;
     implicit_penalty::GradientMode gradients;
     implicit_penalty::Integrator integrator;

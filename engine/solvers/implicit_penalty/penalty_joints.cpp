@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include <Eigen/SVD>
@@ -350,52 +351,6 @@ double slider_coordinate(const Joint& joint, const BodyPose& a, const BodyPose& 
   return (a.R * s).dot(b.x - a.x) - s.dot(offset);
 }
 
-bool slider_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
-  out.clear();
-  out.a = joint.body_a;
-  out.b = joint.body_b;
-  if (joint.type != JointType::Slider || !joint.servo.enabled) return false;
-  double k = joint.servo.stiffness, c = joint.servo.damping;
-  const double goal = std::clamp(joint.servo.target, joint.servo.lower, joint.servo.upper);
-
-  const Vec3 u = a.R * joint.axis_a.normalized();
-  const Vec3 d = b.x - a.x, dv = b.v - a.v;
-  const Vec3 uxd = u.cross(d);
-  // g = ds/d[x_a, theta_a, x_b, theta_b] = ds/d[v_a, w_a, v_b, w_b] (ds/dtheta_a = u x d since du = dtheta x u).
-  Vec12 g;
-  g << -u, uxd, u, Vec3::Zero();
-  Vec12 vel;
-  vel << a.v, a.w, b.v, b.w;
-  const double s = slider_coordinate(joint, a, b);
-  const double sdot = g.dot(vel);  // u . (v_b - v_a) + w_a . (u x d)
-  double f = k * (s - goal) + c * sdot;  // eq. 65
-  if (std::abs(f) > joint.servo.max_force) {
-    // Saturated: a constant force along the moving axis; only the axis' turning with a is left to the gradients.
-    f = std::copysign(joint.servo.max_force, f);
-    k = c = 0;
-  }
-  out.wrench = -f * g;
-
-  // d sdot / d[x, theta] at fixed velocities, then the change of w_a with theta_a at fixed L:
-  //   d/dx_a = u x w_a, d/dx_b = w_a x u, d/dtheta_a = u x (v_b - v_a) + u x (d x w_a) + (dw_a/dtheta_a)^T (u x d).
-  Vec12 hpos;
-  hpos << u.cross(a.w), u.cross(dv) + u.cross(d.cross(a.w)) + dw_dtheta(a).transpose() * uxd, a.w.cross(u),
-      Vec3::Zero();
-  // dg/d[x, theta]: d(-u)/dtheta_a = [u]x; d(u x d)/dx_a = -[u]x, /dx_b = [u]x, /dtheta_a = -(d . u) I + u d^T;
-  // du/dtheta_a = -[u]x.
-  Mat12 Dg = Mat12::Zero();
-  const Mat3 U = skew(u);
-  Dg.block<3, 3>(0, 3) = U;
-  Dg.block<3, 3>(3, 0) = -U;
-  Dg.block<3, 3>(3, 3) = -d.dot(u) * Mat3::Identity() + u * d.transpose();
-  Dg.block<3, 3>(3, 6) = U;
-  Dg.block<3, 3>(6, 3) = -U;
-
-  out.d_pos = -(k * g * g.transpose() + c * g * hpos.transpose()) - f * Dg;
-  out.d_vel = -c * g * g.transpose();
-  return true;
-}
-
 double hinge_servo_angle(const Joint& joint, const BodyPose& a, const BodyPose& b) {
   // q_d = q_a^* q_b Q^*: the rotation about the hinge axis (in a's frame) by the angle (joints/joint.cpp).
   const Quat qd = Quat(a.R.transpose() * b.R) * joint.relative_rotation.normalized().conjugate();
@@ -403,46 +358,95 @@ double hinge_servo_angle(const Joint& joint, const BodyPose& a, const BodyPose& 
   return unwrap_servo_angle(joint.servo, wrapped);
 }
 
-bool hinge_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
+bool coordinate_force(const Joint& joint, const BodyPose& a, const BodyPose& b, double k, double c, double goal,
+                      double lo, double hi, PairForce& out) {
   out.clear();
   out.a = joint.body_a;
   out.b = joint.body_b;
-  if (joint.type != JointType::Hinge || !joint.servo.enabled || !servo_is_pd(joint)) return false;
-  double k = joint.servo.stiffness, c = joint.servo.damping;
-  const double goal = std::clamp(joint.servo.target, joint.servo.lower, joint.servo.upper);
+  const bool slider = joint.type == JointType::Slider;
+  if (!slider && joint.type != JointType::Hinge) return false;
 
-  // theta is the twist of the relative rotation about u = R_a s^a: an infinitesimal rotation dtheta_b of b
-  // changes it by u . dtheta_b, one of a by -u . dtheta_a (the swing terms are second order while the hinge
-  // holds), so g = dtheta/d[x_a, theta_a, x_b, theta_b] = [0, -u, 0, u] and thetadot = u . (w_b - w_a).
+  // The coordinate x, its gradient g = dx/d[x_a, theta_a, x_b, theta_b] = dx/d[v_a, w_a, v_b, w_b] (xdot =
+  // g . u), d xdot/d[x, theta] at fixed velocities plus the change of w with theta at fixed L (hpos), and
+  // dg/d[x, theta] (Dg).
   const Vec3 u = a.R * joint.axis_a.normalized();
-  Vec12 g;
-  g << Vec3::Zero(), -u, Vec3::Zero(), u;
-  const Vec3 dw = b.w - a.w;
-  const double theta = hinge_servo_angle(joint, a, b);
-  double f = k * (theta - goal) + c * u.dot(dw);  // the torque on b is -f u (eq. 65 about the axis)
-  if (std::abs(f) > joint.servo.max_force) {
-    f = std::copysign(joint.servo.max_force, f);  // saturated: a constant torque about the turning axis
+  const Mat3 U = skew(u);
+  Vec12 g, hpos;
+  Mat12 Dg = Mat12::Zero();
+  double x = 0;
+  if (slider) {
+    // x = u . (x_b - x_a) - const (slider_coordinate): g = [-u, u x d, u, 0] (du = dtheta_a x u).
+    const Vec3 d = b.x - a.x, dv = b.v - a.v;
+    const Vec3 uxd = u.cross(d);
+    x = slider_coordinate(joint, a, b);
+    g << -u, uxd, u, Vec3::Zero();
+    // d xdot/dx_a = u x w_a, /dx_b = w_a x u, /dtheta_a = u x (v_b - v_a) + u x (d x w_a) + (dw_a/dtheta_a)^T (u x d).
+    hpos << u.cross(a.w), u.cross(dv) + u.cross(d.cross(a.w)) + dw_dtheta(a).transpose() * uxd, a.w.cross(u),
+        Vec3::Zero();
+    // d(-u)/dtheta_a = [u]x; d(u x d)/dx_a = -[u]x, /dx_b = [u]x, /dtheta_a = -(d . u) I + u d^T; du/dtheta_a = -[u]x.
+    Dg.block<3, 3>(0, 3) = U;
+    Dg.block<3, 3>(3, 0) = -U;
+    Dg.block<3, 3>(3, 3) = -d.dot(u) * Mat3::Identity() + u * d.transpose();
+    Dg.block<3, 3>(3, 6) = U;
+    Dg.block<3, 3>(6, 3) = -U;
+  } else {
+    // x = the twist of the relative rotation about u: a rotation dtheta_b of b changes it by u . dtheta_b, one
+    // of a by -u . dtheta_a (the swing terms are second order while the hinge holds): g = [0, -u, 0, u],
+    // xdot = u . (w_b - w_a).
+    const Vec3 dw = b.w - a.w;
+    x = hinge_servo_angle(joint, a, b);
+    g << Vec3::Zero(), -u, Vec3::Zero(), u;
+    hpos << Vec3::Zero(), u.cross(dw) - dw_dtheta(a).transpose() * u, Vec3::Zero(), dw_dtheta(b).transpose() * u;
+    Dg.block<3, 3>(3, 3) = U;
+    Dg.block<3, 3>(9, 3) = -U;
+  }
+  Vec12 vel;
+  vel << a.v, a.w, b.v, b.w;
+  double f = k * (x - goal) + c * g.dot(vel);  // eq. 65
+  if (f < lo || f > hi) {
+    // Bounded: a constant force (or none) along the moving axis; only the axis' turning with a is left.
+    f = std::clamp(f, lo, hi);
     k = c = 0;
   }
   out.wrench = -f * g;
-
-  // d thetadot / d[x, theta] at fixed L: du/dtheta_a = -[u]x gives (u x (w_b - w_a)) for theta_a, and w_a,
-  // w_b change with their rotations (dw/dtheta, pair_force.h).
-  Vec12 hpos;
-  hpos << Vec3::Zero(), u.cross(dw) - dw_dtheta(a).transpose() * u, Vec3::Zero(), dw_dtheta(b).transpose() * u;
-  // dg/dtheta_a: d(-u) = [u]x dtheta_a, d(u) = -[u]x dtheta_a.
-  Mat12 Dg = Mat12::Zero();
-  const Mat3 U = skew(u);
-  Dg.block<3, 3>(3, 3) = U;
-  Dg.block<3, 3>(9, 3) = -U;
-
   out.d_pos = -(k * g * g.transpose() + c * g * hpos.transpose()) - f * Dg;
   out.d_vel = -c * g * g.transpose();
   return true;
 }
 
+bool slider_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
+  if (joint.type != JointType::Slider || !joint.servo.enabled) {
+    out.clear();
+    return false;
+  }
+  const JointServo& s = joint.servo;
+  return coordinate_force(joint, a, b, s.stiffness, s.damping, std::clamp(s.target, s.lower, s.upper), -s.max_force,
+                          s.max_force, out);
+}
+
+bool hinge_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
+  if (joint.type != JointType::Hinge || !joint.servo.enabled || !servo_is_pd(joint)) {
+    out.clear();
+    return false;
+  }
+  const JointServo& s = joint.servo;
+  return coordinate_force(joint, a, b, s.stiffness, s.damping, std::clamp(s.target, s.lower, s.upper), -s.max_force,
+                          s.max_force, out);
+}
+
 bool servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
   return joint.type == JointType::Hinge ? hinge_servo_force(joint, a, b, out) : slider_servo_force(joint, a, b, out);
+}
+
+bool limit_force(const Joint& joint, const BodyPose& a, const BodyPose& b, double k, double c, PairForce& out) {
+  out.clear();
+  if (!joint.limit.enabled || (joint.type != JointType::Slider && joint.type != JointType::Hinge)) return false;
+  const double x = joint.type == JointType::Slider ? slider_coordinate(joint, a, b) : hinge_servo_angle(joint, a, b);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  // Past a bound, a one-sided spring-damper pushes back and never pulls (f = 0 beyond the clamp).
+  if (x < joint.limit.lower) return coordinate_force(joint, a, b, k, c, joint.limit.lower, -kInf, 0.0, out);
+  if (x > joint.limit.upper) return coordinate_force(joint, a, b, k, c, joint.limit.upper, 0.0, kInf, out);
+  return false;
 }
 
 }  // namespace cl::implicit_penalty

@@ -159,4 +159,16 @@ bool hinge_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b,
 // Either of the two: the servo's PD force or torque, false when the joint has none.
 bool servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out);
 
+// What both build on, for a slider or hinge: f = k (x - goal) + c xdot on the joint coordinate x, clamped to
+// [lo, hi], applied as the wrench -f g (g = dx/d[x_a, theta_a, x_b, theta_b]), with exact gradients; a clamped
+// f is a constant force along (or torque about) the axis that turns with a. False for other joint types.
+bool coordinate_force(const Joint& joint, const BodyPose& a, const BodyPose& b, double k, double c, double goal,
+                      double lo, double hi, PairForce& out);
+
+// Joint limits as penalty forces (our addition; the paper has none): past a bound of the hinge angle or slider
+// displacement, a one-sided spring-damper f = k (x - bound) + c xdot that pushes the coordinate back and
+// never pulls, with exact gradients so that it is integrated implicitly like the contacts. k in N/m or
+// N m/rad, c in N s/m or N m s/rad. False (out cleared) when the joint has no limits or is within them.
+bool limit_force(const Joint& joint, const BodyPose& a, const BodyPose& b, double k, double c, PairForce& out);
+
 }  // namespace cl::implicit_penalty

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
 
+#include "joints/joint.h"
 #include "scene/scene.h"
 #include "world/world.h"
 
@@ -104,6 +107,46 @@ TEST(ImplicitPenaltySolver, HingeErrorStaysTiny) {
   EXPECT_LT(worst_point, 1e-6);  // m, for a 1 m bar
   EXPECT_LT(worst_axis, 1e-6);
   EXPECT_LT(lowest, 1.55);  // it did swing down
+}
+
+// Joint limits as penalty springs (our addition): a bar hinged at one end falls from level until its lower
+// limit at -0.5 rad catches it; it rests there, past the limit by the static deflection m g (L/2) cos / k, and
+// a slider's upper limit stops a cart pulled along the rail. With limit_stiffness 0 the limits are ignored.
+TEST(ImplicitPenaltySolver, JointLimitsHold) {
+  const auto bar = [&](double limit_stiffness) {
+    World w = load(R"({"format": 1, "dt": 0.005, "solver": {"type": "implicit-penalty", "params": {"limit_stiffness": )" +
+                   std::to_string(limit_stiffness) + R"(}},
+      "bodies": [
+        {"name": "frame", "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "fixed": true,
+         "position": [0, 2, 0]},
+        {"name": "bar", "shape": {"type": "box", "half_extents": [0.5, 0.05, 0.05]}, "density": 500,
+         "position": [0.5, 2, 0]}],
+      "joints": [{"type": "hinge", "bodies": ["frame", "bar"], "anchor": [0, 2, 0], "axis": [0, 0, 1],
+                  "limits": {"lower": -0.5, "upper": 0.5}}]})");
+    double lowest = 0;
+    for (int i = 0; i < 600; ++i) {
+      EXPECT_TRUE(w.step().ok);
+      lowest = std::min(lowest, joint_coordinate(w.joints[0], w.bodies));
+    }
+    return std::pair(joint_coordinate(w.joints[0], w.bodies), lowest);
+  };
+  const double m = 500 * 1.0 * 0.1 * 0.1, k = 1e5;
+  const auto [rest, lowest] = bar(k);
+  EXPECT_NEAR(rest, -0.5 - m * 9.81 * 0.5 * std::cos(0.5) / k, 1e-4);
+  EXPECT_GT(lowest, -0.52) << "caught, with little overshoot";
+  EXPECT_LT(bar(0).second, -1.2) << "no limit: it swings on down";
+
+  World w = load(R"({"format": 1, "dt": 0.01, "gravity": [0, 0, 0], "solver": {"type": "implicit-penalty"},
+      "bodies": [
+        {"name": "rail", "shape": {"type": "box", "half_extents": [1, 0.05, 0.05]}, "fixed": true, "position": [0, 1, 0]},
+        {"name": "cart", "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]}, "density": 500,
+         "position": [0, 1.3, 0]}],
+      "joints": [{"type": "slider", "bodies": ["rail", "cart"], "anchor": [0, 1.3, 0], "axis": [1, 0, 0],
+                  "limits": {"lower": -0.1, "upper": 0.2},
+                  "servo": {"target": 0.6, "stiffness": 2000, "damping": 400}}]})");
+  for (int i = 0; i < 300; ++i) ASSERT_TRUE(w.step().ok);
+  // The servo pulls with 2000 (0.6 - 0.2) = 800 N against the limit spring: 800 / 1e5 = 8 mm past it.
+  EXPECT_NEAR(w.bodies[1].position.x(), 0.2 + 800.0 / 1e5, 1e-3);
 }
 
 // A slider's 8 constraint rows (3 redundant) and a servo: the SVD solve copes, the carriage slides to the servo
