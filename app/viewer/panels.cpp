@@ -331,6 +331,32 @@ void draw_simulation_panel(AppState& app) {
   help_marker("Most steps taken in one frame to catch up with real time.");
   ImGui::PopItemWidth();
 
+  // Materials, live: a contact's friction is the geometric mean of its two bodies' materials, its restitution
+  // the larger (taken by every contact at the next step). Save as writes them; Reset restores the file's.
+  if (ImGui::CollapsingHeader("Materials")) {
+    ImGui::PushItemWidth(-150.0f);
+    for (size_t m = 0; m < world.materials.size(); ++m) {
+      Material& mat = world.materials[m];
+      ImGui::PushID(int(m));
+      const double zero = 0.0, friction_max = 2.0, one = 1.0;
+      bool changed = ImGui::SliderScalar(("friction " + mat.name).c_str(), ImGuiDataType_Double, &mat.friction, &zero,
+                                         &friction_max, "%.3f", ImGuiSliderFlags_AlwaysClamp);
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("Coulomb friction coefficient of material \"%s\" (a contact takes the geometric mean "
+                          "of its two bodies' materials). Ctrl+click to type a value.", mat.name.c_str());
+      }
+      changed |= ImGui::SliderScalar(("restitution " + mat.name).c_str(), ImGuiDataType_Double, &mat.restitution,
+                                     &zero, &one, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Restitution of material \"%s\" (a contact takes the larger).", mat.name.c_str());
+      if (changed) {
+        for (size_t b = 0; b < world.bodies.size(); ++b)
+          if (world.bodies[b].material == int(m)) world.wake(int(b));
+      }
+      ImGui::PopID();
+    }
+    ImGui::PopItemWidth();
+  }
+
   if (failed) {
     colored_wrapped(kErrorColor, "Simulation stopped: " + sim.step_error);
     if (ImGui::Button("Reset to recover")) reset_scene(app);
@@ -465,6 +491,94 @@ void draw_view_panel(AppState& app) {
       } else {
         ImGui::SliderFloat("scale", &view.impulse_scale, 1e-3f, 1e3f, "%.3g m/(N s)", ImGuiSliderFlags_Logarithmic);
         help_marker("Metres of line per N s of impulse.");
+      }
+    }
+  }
+
+  {
+    // The volume solver's capture (issue 6); the toggles stay usable under other solvers, which draw nothing.
+    const VolumeSolver* volume = active_volume_solver(world);
+    const char* header = volume != nullptr ? "Volume contacts###volume" : "Volume contacts (solver 'volume')###volume";
+    if (ImGui::CollapsingHeader(header, volume != nullptr ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+      if (volume == nullptr) ImGui::TextDisabled("only the 'volume' solver has these (Solver panel)");
+      ImGui::Checkbox("intersection volumes", &view.show_volumes);
+      help_marker("The intersection volume of each colliding pair as the layered depth images see it (Allard et "
+                  "al. 2010, sect. 3.2, eq. 11; their Fig. 1): for each image axis, every pixel ray's interval "
+                  "inside both meshes as a line along that axis, from the lower contact surface to the upper "
+                  "one. x red, y green, z blue. Drawn on top of the bodies. While any of these views is on, the "
+                  "images are computed once more per pair and frame for the drawing.");
+      if (view.show_volumes) {
+        const char* kAxisNames[3] = {"x", "y", "z"};
+        for (int w = 0; w < 3; ++w) {
+          if (w > 0) ImGui::SameLine();
+          const glm::vec3& c = kVolumeAxisColors[static_cast<size_t>(w)];
+          ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(c.r, c.g, c.b, 1.0f));
+          bool on = view.volume_axes[static_cast<size_t>(w)];
+          if (ImGui::Checkbox(kAxisNames[w], &on)) view.volume_axes[static_cast<size_t>(w)] = on;
+          ImGui::PopStyleColor();
+        }
+        ImGui::SameLine();
+        ImGui::TextUnformatted("image axes");
+        help_marker("Which images' intervals to draw: the image along x (rays parallel to x), y or z.");
+        ImGui::SliderInt("most per axis", &view.volume_interval_limit, 100, 200000, "%d",
+                         ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+        help_marker("Intervals drawn per pair and image axis. Beyond this only every k-th pixel row and column "
+                    "(in world pixel indices, so the pattern does not flicker) is drawn, the smallest k that "
+                    "fits.");
+      }
+      ImGui::Checkbox("volume gradients", &view.show_volume_gradients);
+      help_marker("dV/dp_k, the gradient of each pair's intersection volume with respect to every mesh vertex "
+                  "(eq. 12-14: each component from its own axis image), as an arrow from the vertex: the way "
+                  "moving that vertex grows the volume, hence into the other body. Magenta: the pair's first "
+                  "body, amber: its second; the two sum to zero (equal and opposite forces). A coarse mesh "
+                  "(a box) has its gradient on the corners of the triangles the contact surfaces lie on.");
+      if (view.show_volume_gradients) {
+        ImGui::SliderFloat("longest arrow", &view.gradient_length, 0.005f, 2.0f, "%.3f m",
+                           ImGuiSliderFlags_Logarithmic);
+        help_marker("Drawn length of the largest gradient of each pair; the pair's others in proportion (a "
+                    "box's corner can carry a whole face's share, a fine mesh spreads it over many vertices). "
+                    "Planes' gradients are left out (their mesh is the solver's stand-in box).");
+        swatch(kGradientColorA, "first body of the pair");
+        swatch(kGradientColorB, "second body");
+      }
+      ImGui::Checkbox("cells, frames and forces", &view.show_volume_cells);
+      help_marker("With multi_volume: the grid cells (cubes of side cell_size, anchored at the world origin) "
+                  "that hold a volume constraint (sect. 5, eq. 22-24), as white boxes. For every constraint: "
+                  "its position (dot; midway between the two contact surfaces' barycentres, sect. 4.2), its "
+                  "contact frame (normal cyan, tangents grey) and its impulse in the last step (normal red, "
+                  "friction orange; scaled like 'impulses' above). With one volume per pair there are no cells.");
+      ImGui::Checkbox("as of the last collision stage", &view.volume_last_stage);
+      help_marker("Off: all of the above is computed at the poses drawn, after the frame's steps: what the next "
+                  "step's collision stage will see (the forces are still the last step's). On: as the solver "
+                  "used it in the last step, at the poses before that step moved the bodies, matching the "
+                  "forces; drawn where the bodies were, which lags a step behind (far, in a step that separates "
+                  "deeply interpenetrating bodies).");
+      if (volume != nullptr && wants_volume_capture(view)) {
+        const std::vector<const VolumeSolver::DebugPair*> captures = current_volume_captures(world, view);
+        if (captures.empty()) {
+          ImGui::TextDisabled("no overlapping pairs");
+        } else {
+          long drawn[3] = {0, 0, 0}, total[3] = {0, 0, 0};
+          int stride = 1;
+          size_t constraints = 0, cells = 0;
+          for (const VolumeSolver::DebugPair* d : captures) {
+            for (int w = 0; w < 3; ++w) {
+              drawn[w] += static_cast<long>(d->intervals.segments[static_cast<size_t>(w)].size());
+              total[w] += d->intervals.total[static_cast<size_t>(w)];
+              stride = std::max(stride, d->intervals.stride[static_cast<size_t>(w)]);
+            }
+            constraints += d->constraints.size();
+            cells += d->cells.size();
+          }
+          const bool stepped = std::all_of(captures.begin(), captures.end(),
+                                           [](const auto* d) { return d->collision_stage; });
+          ImGui::TextDisabled(stepped ? "as of the last step's collision stage" : "at the drawn poses");
+          ImGui::Text("%zu pairs, %zu constraints, %zu cells", captures.size(), constraints, cells);
+          ImGui::Text("intervals x %ld, y %ld, z %ld", total[0], total[1], total[2]);
+          if (stride > 1) {
+            ImGui::TextDisabled("drawn %ld, %ld, %ld (pixel stride %d)", drawn[0], drawn[1], drawn[2], stride);
+          }
+        }
       }
     }
   }
@@ -1067,13 +1181,14 @@ void draw_servos_panel(AppState& app) {
               "back to the targets of the file; Save as writes the current ones.");
   ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV;
   if (servos.size() > kServoRowsShown) flags |= ImGuiTableFlags_ScrollY;  // the header stays, the rows scroll
-  if (ImGui::BeginTable("servos", 5, flags)) {
+  if (ImGui::BeginTable("servos", 6, flags)) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("joint");
     ImGui::TableSetupColumn("type");
     ImGui::TableSetupColumn("keys");
     ImGui::TableSetupColumn("now");
     ImGui::TableSetupColumn("target", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("max force");
     ImGui::TableHeadersRow();
     for (int j : servos) {
       const Joint& joint = app.scene.world.joints[j];
@@ -1109,11 +1224,14 @@ void draw_servos_panel(AppState& app) {
         }
       }
       ImGui::TableSetColumnIndex(3);
-      double now = joint_coordinate(joint, app.scene.world.bodies) * scale;
+      // A hinge servo's angle counts whole turns (JointServo::coordinate).
+      const double wrapped = joint_coordinate(joint, app.scene.world.bodies);
+      double now = (slider ? wrapped : unwrap_servo_angle(servo, wrapped)) * scale;
       if (std::abs(now) < (slider ? 5e-4 : 5e-2)) now = 0.0;  // "0.000", not "-0.000"
       ImGui::Text(slider ? "%.3f %s" : "%.1f %s", now, unit);
       if (ImGui::IsItemHovered()) {
-        ImGui::SetTooltip(slider ? "The current displacement along the axis (m)." : "The current hinge angle (deg).");
+        if (slider) ImGui::SetTooltip("The current displacement along the axis (m).");
+        else ImGui::SetTooltip("The current hinge angle (deg), counting whole turns: %.2f turns.", now / 360.0);
       }
       ImGui::TableSetColumnIndex(4);
       double lo = 0.0, hi = 0.0;
@@ -1137,6 +1255,32 @@ void draw_servos_panel(AppState& app) {
         ImGui::SetTooltip("Target %s. %s", slider ? "displacement" : "angle", range.c_str());
       }
       if (changed) set_joint_servo_target(app, j, value / scale);
+      ImGui::TableSetColumnIndex(5);
+      if (servo_is_pd(joint)) {
+        // The bound on the PD force or torque, live: below the load (friction, weight) the joint is stuck.
+        Joint& edit = app.scene.world.joints[j];
+        const bool bounded = std::isfinite(edit.servo.max_force);
+        double bound = bounded ? edit.servo.max_force : 0.0;
+        ImGui::SetNextItemWidth(110.0f);
+        if (ImGui::DragScalar("##max_force", ImGuiDataType_Double, &bound, slider ? 1.0f : 0.2f, nullptr, nullptr,
+                              bounded ? (slider ? "%.1f N" : "%.2f N m") : "none") &&
+            bound > 0 && std::isfinite(bound)) {
+          edit.servo.max_force = bound;
+          app.scene.world.wake(edit.body_a);
+          app.scene.world.wake(edit.body_b);
+        }
+        if (ImGui::IsItemHovered()) {
+          ImGui::SetTooltip("The most %s the servo applies (scene \"max_force\"); drag to change it live. Below the "
+                            "load it has to overcome (friction, weight) the joint stops while its target runs on.",
+                            slider ? "force (N)" : "torque (N m)");
+        }
+      } else {
+        ImGui::TextDisabled("rigid");
+        if (ImGui::IsItemHovered()) {
+          ImGui::SetTooltip("A hinge servo without gains holds its angle as a constraint, with whatever torque that "
+                            "takes (scene: give it \"stiffness\" and \"damping\" for a bounded PD torque).");
+        }
+      }
       ImGui::PopID();
     }
     ImGui::EndTable();

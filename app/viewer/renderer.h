@@ -1,7 +1,8 @@
 // Draws the world with OpenGL 4.5: lit instanced meshes for the bodies, planes as large quads with a
 // ground grid and soft blob shadows, and debug lines/points for contacts, impulses, the drag spring, the
-// contact graph, joint frames and script paths. Bodies can be coloured by contact group, stack height or
-// stack layer; sleeping bodies are shaded apart.
+// contact graph, joint frames, script paths and the volume solver's intersection volumes, vertex gradients and
+// grid cells. Bodies can be coloured by contact group, stack height or stack layer; sleeping bodies are shaded
+// apart.
 #pragma once
 
 #include <memory>
@@ -92,6 +93,8 @@ class Renderer {
   void add_graph_overlay(const AppState& app);
   void add_joint_overlay(const AppState& app);
   void add_script_overlay(const AppState& app);
+  // The volume solver's capture: intervals per axis, vertex gradients, grid cells with frames and forces.
+  void add_volume_overlay(const AppState& app);
   // Uploads and draws one batch of lines and points: depth tested in two passes (faint where hidden,
   // solid where visible), or on top of everything.
   void draw_line_batch(std::vector<LineVertex>& lines, const std::vector<LineVertex>& points, bool on_top,

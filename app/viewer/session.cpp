@@ -233,6 +233,7 @@ bool save_scene_as(AppState& app, const std::string& path, std::string* error) {
 bool step_once(AppState& app) {
   if (!app.sim.step_error.empty()) return false;
   drive_held_servos(app, app.scene.world.settings.dt);
+  sync_volume_capture(app);
   const StepResult r = app.scene.world.step();
   record_step(app);
   if (!r.ok) {
@@ -269,6 +270,109 @@ bool switch_solver(AppState& app, const std::string& name, std::string* error) {
   if (!app.scene.world.set_solver(name, error)) return false;
   app.view.impulse_reference = 0.0f;
   return true;
+}
+
+const VolumeSolver* active_volume_solver(const World& world) {
+  return dynamic_cast<const VolumeSolver*>(&world.solver());
+}
+
+bool wants_volume_capture(const ViewState& view) {
+  return view.show_volumes || view.show_volume_gradients || view.show_volume_cells;
+}
+
+namespace {
+// Pairs the world's next step would collide, found without stepping: bounding boxes overlapping within the
+// contact margin, not both fixed or kinematic, not joined by a joint (as World::find_contacts).
+std::vector<std::pair<int, int>> overlapping_pairs(const World& world) {
+  std::vector<std::pair<int, int>> pairs;
+  const int n = static_cast<int>(world.bodies.size());
+  std::vector<Aabb> boxes(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const Body& b = world.bodies[static_cast<size_t>(i)];
+    boxes[static_cast<size_t>(i)] = shape_aabb(b.shape, b.position, b.orientation);
+    boxes[static_cast<size_t>(i)].lo.array() -= 0.5 * world.settings.contact_margin;
+    boxes[static_cast<size_t>(i)].hi.array() += 0.5 * world.settings.contact_margin;
+  }
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      if (!world.bodies[static_cast<size_t>(a)].is_dynamic() && !world.bodies[static_cast<size_t>(b)].is_dynamic()) continue;
+      if (!boxes[static_cast<size_t>(a)].overlaps(boxes[static_cast<size_t>(b)])) continue;
+      const bool joined = std::any_of(world.joints.begin(), world.joints.end(), [&](const Joint& j) {
+        return std::min(j.body_a, j.body_b) == a && std::max(j.body_a, j.body_b) == b;
+      });
+      if (!joined) pairs.emplace_back(a, b);
+    }
+  }
+  return pairs;
+}
+}  // namespace
+
+void sync_volume_capture(AppState& app) {
+  auto* solver = dynamic_cast<VolumeSolver*>(&app.scene.world.solver());
+  if (solver == nullptr) return;
+  const bool stage = wants_volume_capture(app.view) && app.view.volume_last_stage;
+  if (stage) solver->set_debug_capture(true, std::max(1, app.view.volume_interval_limit));
+  else if (solver->debug_capture()) solver->set_debug_capture(false);  // drops the records
+}
+
+namespace {
+// Whether a capture record describes the world as it is and as the view asks for it.
+bool record_is_current(const World& world, const VolumeSolver& solver, const ViewState& view,
+                       const VolumeSolver::DebugPair& d, const std::vector<std::pair<int, int>>& edges) {
+  const int n = static_cast<int>(world.bodies.size());
+  if (d.a < 0 || d.b >= n || d.a >= d.b) return false;
+  // Recorded by the last collision stage of this pair: current while the pair is still an edge (the world does
+  // not collide pairs that have not moved, whose records then still hold).
+  if (d.collision_stage) return std::binary_search(edges.begin(), edges.end(), std::pair(d.a, d.b));
+  // Recorded without a step: current while neither body has moved and the parameters are the same.
+  const Body& a = world.bodies[static_cast<size_t>(d.a)];
+  const Body& b = world.bodies[static_cast<size_t>(d.b)];
+  if (a.position != d.positions[0] || b.position != d.positions[1] ||
+      a.orientation.coeffs() != d.orientations[0].coeffs() || b.orientation.coeffs() != d.orientations[1].coeffs())
+    return false;
+  const ParamSet& p = solver.params();
+  const double pixel = p.get("pixel_size");
+  return d.pixel_size == pixel && d.multi_volume == (p.get("multi_volume") != 0) &&
+         d.cell_size == std::max(p.get("cell_size"), pixel) && d.interval_limit == std::max(1, view.volume_interval_limit);
+}
+
+std::vector<std::pair<int, int>> live_edges(const World& world) {
+  std::vector<std::pair<int, int>> edges;
+  for (const GraphEdge& e : world.graph().edges())
+    if (!(e.events & kVanishedProximity)) edges.emplace_back(e.a, e.b);
+  std::sort(edges.begin(), edges.end());
+  return edges;
+}
+}  // namespace
+
+void refresh_volume_capture(AppState& app) {
+  auto* solver = dynamic_cast<VolumeSolver*>(&app.scene.world.solver());
+  if (solver == nullptr) return;
+  if (!wants_volume_capture(app.view)) {
+    if (solver->debug_capture() || !solver->debug_pairs().empty()) solver->set_debug_capture(false);  // drops all
+    return;
+  }
+  sync_volume_capture(app);
+  // The pairs the next step would collide that no current record describes: recorded now, at the drawn poses.
+  const World& world = app.scene.world;
+  const std::vector<std::pair<int, int>> edges = live_edges(world);
+  std::vector<std::pair<int, int>> missing;
+  for (const auto& pair : overlapping_pairs(world)) {
+    const auto it = solver->debug_pairs().find(pair);
+    if (it == solver->debug_pairs().end() || !record_is_current(world, *solver, app.view, it->second, edges))
+      missing.push_back(pair);
+  }
+  if (!missing.empty()) solver->capture_now(world.bodies, missing, std::max(1, app.view.volume_interval_limit));
+}
+
+std::vector<const VolumeSolver::DebugPair*> current_volume_captures(const World& world, const ViewState& view) {
+  std::vector<const VolumeSolver::DebugPair*> out;
+  const VolumeSolver* solver = active_volume_solver(world);
+  if (solver == nullptr || solver->debug_pairs().empty()) return out;
+  const std::vector<std::pair<int, int>> edges = live_edges(world);
+  for (const auto& [pair, d] : solver->debug_pairs())
+    if (record_is_current(world, *solver, view, d, edges)) out.push_back(&d);
+  return out;  // in pair order (the map's)
 }
 
 void start_recording(AppState& app) {
@@ -754,6 +858,7 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       {"graph", &v.show_graph},       {"proximity", &v.show_proximity}, {"sleeping", &v.show_sleeping},
       {"joints", &v.show_joints},     {"scripts", &v.show_scripts},     {"panel", &v.expand_view_panel},
       {"shells", &v.show_point_shells}, {"allshells", &v.point_shells_all}, {"sdf", &v.show_sdf_slice},
+      {"gradients", &v.show_volume_gradients}, {"cells", &v.show_volume_cells}, {"laststage", &v.volume_last_stage},
   };
   const std::pair<const char*, BodyColoring> colorings[] = {
       {"body", BodyColoring::Body}, {"group", BodyColoring::Group}, {"height", BodyColoring::Height},
@@ -779,6 +884,26 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       }
     }
     if (known) continue;
+    if (key == "volumes") {  // volumes, -volumes, or volumes=AXES with AXES letters of x, y, z (volumes=xz)
+      if (eq == std::string::npos) {
+        v.show_volumes = on;
+        if (on) v.volume_axes = {true, true, true};
+        continue;
+      }
+      std::array<bool, 3> axes{false, false, false};
+      bool ok = on && !value.empty();
+      for (char c : value) {
+        if (c < 'x' || c > 'z') ok = false;
+        else axes[static_cast<size_t>(c - 'x')] = true;
+      }
+      if (!ok) {
+        *error = "view '" + token + "': expected volumes=AXES with AXES some of x, y, z (volumes=xz)";
+        return false;
+      }
+      v.show_volumes = true;
+      v.volume_axes = axes;
+      continue;
+    }
     if (key == "groups" || key == "heights" || key == "layers") {
       v.coloring = key == "groups" ? BodyColoring::Group : key == "heights" ? BodyColoring::Height : BodyColoring::Layer;
       continue;
@@ -915,8 +1040,8 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       continue;
     }
     *error = "view '" + token + "': unknown; expected contacts, normals, impulses, grid, shadows, wireframe, "
-             "graph, proximity, sleeping, joints, scripts, shells, allshells, sdf, panel (each with an optional "
-             "leading '-'), meshcolor=body|normals, slice=x|y|z[:OFFSET], "
+             "graph, proximity, sleeping, joints, scripts, shells, allshells, sdf, volumes, gradients, cells, laststage, "
+             "panel (each with an optional leading '-'), volumes=xyz, meshcolor=body|normals, slice=x|y|z[:OFFSET], "
              "color=..., groups, heights, layers, layer=N, select=NAME, joint=N, tab=script|settings, path, "
              "point=X:Y:Z, apply, "
              "zoom=F, yaw=DEG, pitch=DEG or focus=NAME";

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "solvers/volume/volume_solver.h"
 #include "viewer/viewer.h"
 #include "viewer/viewer_state.h"
 
@@ -38,6 +39,24 @@ bool step_once(AppState& app);
 
 // Switches the running world's solver; false (and *error) if the name is unknown.
 bool switch_solver(AppState& app, const std::string& name, std::string* error);
+
+// --- volume contacts (the `volume` solver's debug capture) ------------------------------------------------
+// The world's solver as the `volume` solver, or null under another method.
+const VolumeSolver* active_volume_solver(const World& world);
+// True while a View panel toggle needs the volume solver's capture (volumes, gradients or cells).
+bool wants_volume_capture(const ViewState& view);
+// Before each step (step_once calls it): the solver records its collision stage (set_debug_capture) only while
+// a volume toggle is on and the view asks for the last collision stage (ViewState::volume_last_stage); off
+// otherwise, which drops its records. Does nothing under other solvers.
+void sync_volume_capture(AppState& app);
+// Once per frame, after stepping: every pair the next step would collide that has no current record is recorded
+// at the drawn poses (VolumeSolver::capture_now), so a paused view shows the volumes at once and, with
+// volume_last_stage off, the drawing follows the bodies (one more depth image per pair and frame). With every
+// volume toggle off, all records are dropped and nothing is computed.
+void refresh_volume_capture(AppState& app);
+// The records that describe the world as drawn, in pair order: those of the last collision stage for pairs the
+// world still has an edge for, and those taken at the current poses and parameters. Empty under other solvers.
+std::vector<const VolumeSolver::DebugPair*> current_volume_captures(const World& world, const ViewState& view);
 
 // Recording of per-step statistics; Stop writes <timestamp>.csv and .trace.json in the current directory.
 void start_recording(AppState& app);
@@ -130,7 +149,9 @@ void set_script_speed(AppState& app, int body, double speed);
 // a joint; "path" starts Script path mode for the selected body, "point=X:Y:Z" adds a point to it as a
 // click would, "apply" applies it; "tab=script" / "tab=settings" shows the Inspector's Script tab or a
 // joint's settings tab; "panel" opens the View panel;
-// "zoom=F" moves the camera F times closer, "yaw=DEG" / "pitch=DEG" turn it, "focus=NAME" aims it at a body.
+// "zoom=F" moves the camera F times closer, "yaw=DEG" / "pitch=DEG" turn it, "focus=NAME" aims it at a body;
+// the volume solver's views: "volumes" (or "volumes=xz": only those image axes), "gradients", "cells",
+// "laststage" (as of the last collision stage instead of at the drawn poses).
 // Applied in order; false (and *error naming the token) at the first unknown or bad token.
 bool apply_view_spec(AppState& app, const std::string& spec, std::string* error);
 

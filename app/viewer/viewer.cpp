@@ -168,7 +168,9 @@ int run_viewer(const ViewerOptions& options) {
     }
     app.stats.fps.push(io.Framerate);
     viewer::update_impulse_reference(app.view, app.scene.world.contacts());
+    viewer::refresh_volume_capture(app);  // the volume views at the poses just stepped to, for panels and drawing
     viewer::draw_panels(app);
+    viewer::refresh_volume_capture(app);  // and after the panels' toggles and parameters (nothing if unchanged)
     update_title(system.window, app, shown_generation);
 
     ImGui::Render();

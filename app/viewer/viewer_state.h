@@ -98,6 +98,18 @@ struct ViewState {
   int sdf_axis = 1;                 // 0 x, 1 y, 2 z: the slice is perpendicular to this body axis
   float sdf_offset = 0.0f;          // m from the centre of mass along that axis (clamped to the grid)
   bool expand_view_panel = false;   // open the (normally collapsed) View panel once, for screenshots
+  // Volume contacts (issue 6): what the `volume` solver computes for its constraints. While one of these is on,
+  // the viewer has the solver record it (VolumeSolver::capture_now / set_debug_capture), which costs one more
+  // layered depth image per pair and frame (or step); nothing is drawn under other solvers.
+  bool show_volumes = false;        // the intervals inside both meshes, per image axis (the paper's Fig. 1)
+  std::array<bool, 3> volume_axes{true, true, true};  // which image axes' intervals: x, y, z
+  bool show_volume_gradients = false;  // dV/dp_k as arrows from the vertices (eq. 13-14)
+  float gradient_length = 0.1f;     // m: the largest gradient of the frame is drawn this long
+  bool show_volume_cells = false;   // multi-volume grid cells holding a constraint, contact frames, forces
+  int volume_interval_limit = 20000;  // segments kept per pair and image axis (subsampled beyond)
+  // false: recorded at the drawn poses after each frame's steps (what the next collision stage will see);
+  // true: as the solver used them at the last step's collision stage, before the step moved the bodies.
+  bool volume_last_stage = false;
 };
 
 struct StatsState {

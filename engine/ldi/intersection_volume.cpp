@@ -213,6 +213,7 @@ struct IntersectionVolume::Impl {
   void accumulate(int mesh, const GradRecord& r, WorkerScratch& ws);
   void finish_body(int mesh, WorkerScratch& ws, BodyTerms& out);
   void finalize(VolumeContact& c);
+  void capture(const VolumeStats& stats, IntervalCapture& out) const;
 };
 
 IntersectionVolume::IntersectionVolume() : impl_(std::make_unique<Impl>()) {}
@@ -634,6 +635,7 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
   out.boxes_overlap = false;
   out.overlap = Aabb{};
   out.stats = VolumeStats{};
+  out.capture.clear();
   reset_contact(out.mono);
   out.num_cells_ = 0;
   for (auto& img : I.images) img.width = img.height = 0;
@@ -810,6 +812,35 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
     }
   });
   I.pool->run(1 + ncells, [&](int c, int) { I.finalize(c == 0 ? out.mono : out.cells_[std::size_t(c - 1)]); });
+  if (options.capture_intervals) I.capture(out.stats, out.capture);
+}
+
+// Debug capture (VolumeOptions::capture_intervals): the intervals of the finished images as world segments,
+// walked exactly as process_row walks them (for_each_interval), on every stride-th pixel row and column.
+// Reads the images only.
+void IntersectionVolume::Impl::capture(const VolumeStats& stats, IntervalCapture& out) const {
+  out.pixel_size = opt.pixel_size;
+  const long limit = std::max<long>(1, opt.capture_limit);
+  for (int w = 0; w < 3; ++w) {
+    const LayeredDepthImage& img = images[w];
+    const long total = stats.intervals[w];
+    int stride = 1;
+    while (total / (long(stride) * stride) > limit) ++stride;
+    out.total[w] = total;
+    out.stride[w] = stride;
+    auto& segments = out.segments[w];
+    segments.reserve(std::size_t(std::min(total, 2 * limit)));
+    auto kept = [stride](int index) { return ((index % stride) + stride) % stride == 0; };
+    for (int j = 0; j < img.height; ++j) {
+      if (!kept(img.j0 + j)) continue;
+      for (int i = 0; i < img.width; ++i) {
+        if (!kept(img.i0 + i)) continue;
+        for_each_interval(img.pixel(i, j), img.from_above, [&](const Crossing& lo, const Crossing& hi) {
+          segments.push_back({img.point(i, j, lo.depth), img.point(i, j, hi.depth)});
+        });
+      }
+    }
+  }
 }
 
 VolumeResult intersection_volume(const MeshInput& a, const MeshInput& b, const VolumeOptions& options) {

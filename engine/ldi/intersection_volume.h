@@ -79,6 +79,30 @@ struct VolumeOptions {
   int threads = 1;           // workers including the caller; 0 = all hardware threads. Results do not depend on it
   int max_image_side = 8192; // pixels; a larger image (pixel size too small for the overlap) is an error
   AxisCombination combine = AxisCombination::Mean;
+  // Debug capture for drawing (VolumeResult::capture): off by default, and then it costs nothing. When on, the
+  // intervals are gathered after everything else is computed, from the finished images; the volumes,
+  // gradients and cells are bit-identical either way.
+  bool capture_intervals = false;
+  long capture_limit = 20000;  // at most about this many segments per axis (see IntervalCapture::stride)
+};
+
+// The intervals inside both meshes (eq. 11) as world segments, for drawing the intersection volumes as in the
+// paper's Fig. 1 (x, y and z images in red, green and blue). Segment k of axis w runs along w from the lower
+// surface z- to the upper surface z+ of one interval, at the centre of its pixel.
+struct IntervalCapture {
+  std::array<std::vector<std::array<Vec3, 2>>, 3> segments;  // per axis w: {lower, upper} world points, m
+  // Subsampling per axis: only the pixels whose world indices (i0 + i, j0 + j) are both multiples of the stride
+  // are kept, the smallest stride k with total / k^2 <= capture_limit (1: all of them). World-anchored, so the
+  // pattern does not flicker as the bodies move.
+  std::array<int, 3> stride{1, 1, 1};
+  std::array<long, 3> total{};  // intervals before subsampling (VolumeStats::intervals)
+  double pixel_size = 0;        // s of the images, m
+  void clear() {
+    for (auto& s : segments) s.clear();
+    stride = {1, 1, 1};
+    total = {0, 0, 0};
+    pixel_size = 0;
+  }
 };
 
 // dV/dp_k of one vertex, m^2.
@@ -138,6 +162,7 @@ class VolumeResult {
   Aabb overlap;                    // their intersection (meaningful when boxes_overlap)
   VolumeContact mono;              // the whole intersection as one contact (sections 3.2, 4)
   VolumeStats stats;
+  IntervalCapture capture;         // filled only with options.capture_intervals (else empty)
   // Multi-volume contacts (one per cell with an intersection in any axis), ordered by cell z, then y, then x.
   // Empty unless options.multi_volume.
   std::span<const VolumeContact> cells() const { return {cells_.data(), num_cells_}; }

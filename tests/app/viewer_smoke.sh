@@ -3,8 +3,8 @@
 # that the screenshot exists and shows a rendered scene (not a blank or uniform image), and that a bad
 # scene path exits with code 2 and names the file on stderr. Then the issue-3 overlays (contact graph,
 # stack heights and layers, a script path laid and applied through CONTACTLAB_VIEW, a hinge's frame and
-# limit arc with its joint selected) render the same way,
-# and a bad CONTACTLAB_VIEW is reported without stopping the viewer.
+# limit arc with its joint selected) render the same way, the volume solver's intersection volumes, gradients
+# and cells change the picture in the axis colours, and a bad CONTACTLAB_VIEW is reported without stopping the viewer.
 #
 # Usage: tests/app/viewer_smoke.sh PATH/TO/contactlab OUTPUT_DIR
 # Exit 0 on success, 1 on failure, 77 (ctest SKIP_RETURN_CODE) when xvfb-run is not installed.
@@ -145,6 +145,79 @@ overlay() {  # overlay NAME SCENE VIEW
 overlay graph_heights tower20.json "graph,heights,panel"
 overlay script_layers sphere_and_box.json "select=box,path,point=1:0.5:3,point=3:0.5:3.5,apply,layers,graph"
 overlay joint_frames door.json "joint=0,tab=settings,focus=door,zoom=2"
+
+# --- 3b. the volume solver's views (issue 6): intersection volumes per axis, vertex gradients, cells ---------
+# The deeply interpenetrated scene with post-stabilisation off (so the volumes stay large), the same
+# deterministic run with and without the volume drawing: the drawing must change the picture, with pixels of the
+# x (red), y (green) and z (blue) interval colours among those that changed.
+volume_shot() {  # volume_shot NAME VIEW
+  local shot="$out/viewer_smoke_$1.png"
+  rm -f "$shot"
+  xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/volume_interpenetrated.json" \
+    --set stabilization_iterations=0 --screenshot "$shot" --frames 3 --view "$2" \
+    > "$out/viewer_smoke_$1.stdout" 2> "$out/viewer_smoke_$1.stderr"
+  local rc=$?
+  check "$1: viewer exits 0 (got $rc)" test "$rc" -eq 0
+  [ "$rc" -eq 0 ] || cat "$out/viewer_smoke_$1.stderr" >&2
+  ! grep -q "view settings" "$out/viewer_smoke_$1.stderr"
+  check "$1: the view settings are accepted" test $? -eq 0
+  check "$1: screenshot $shot exists" test -s "$shot"
+}
+volume_shot volume_views "volumes,gradients,cells,focus=box_1,zoom=3,-contacts"
+volume_shot volume_plain "focus=box_1,zoom=3,-contacts"
+if [ -s "$out/viewer_smoke_volume_views.png" ] && [ -s "$out/viewer_smoke_volume_plain.png" ]; then
+  python3 - "$out/viewer_smoke_volume_views.png" "$out/viewer_smoke_volume_plain.png" <<'PY'
+import struct, sys, zlib
+
+def read_png(path):  # 8-bit RGB or RGBA, non-interlaced (what the viewer writes)
+    data = open(path, 'rb').read()
+    pos, idat = 8, b''
+    while pos < len(data):
+        length, kind = struct.unpack('>I4s', data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b'IHDR':
+            width, height, _, color_type = struct.unpack('>IIBB', body[:10])
+        elif kind == b'IDAT':
+            idat += body
+        pos += 12 + length
+    bpp = 3 if color_type == 2 else 4
+    raw, stride = zlib.decompress(idat), width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + ((a + b) >> 1)) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return width, height, bpp, rows
+
+w, h, bpp, with_rows = read_png(sys.argv[1])
+w2, h2, bpp2, plain_rows = read_png(sys.argv[2])
+changed, axis = 0, [0, 0, 0]
+for y in range(h):
+    for x in range(int(0.28 * w), int(0.72 * w)):  # the scene, clear of the panels
+        p = tuple(with_rows[y][x * bpp:x * bpp + 3])
+        if p == tuple(plain_rows[y][x * bpp2:x * bpp2 + 3]):
+            continue
+        changed += 1
+        r, g, b = p
+        if r > 170 and g < 0.55 * r and b < 0.55 * r: axis[0] += 1
+        if g > 170 and r < 0.6 * g and b < 0.6 * g: axis[1] += 1
+        if b > 170 and r < 0.6 * b and g < 0.8 * b: axis[2] += 1
+print('volume drawing: %d pixels changed, x/y/z coloured %d/%d/%d' % (changed, axis[0], axis[1], axis[2]))
+sys.exit(0 if changed > 2000 and min(axis) > 50 else 1)
+PY
+  check "volume_views: the intervals are drawn in the three axis colours" test $? -eq 0
+fi
 
 # --- 4. a mistaken CONTACTLAB_VIEW is reported, and the viewer still runs ---------------------------------
 CONTACTLAB_VIEW="graph,no-such-overlay" xvfb-run -a -s '-screen 0 1280x720x24' \

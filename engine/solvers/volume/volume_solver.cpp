@@ -1,6 +1,7 @@
 #include "solvers/volume/volume_solver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -10,6 +11,9 @@
 namespace cl {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 const std::vector<ParamSpec>& specs() {
   static const std::vector<ParamSpec> list = {
@@ -68,6 +72,7 @@ VolumeSolver::VolumeSolver(const VolumeSolver& other) : Solver(other), meshes_(o
 void VolumeSolver::reset() {
   pairs_.clear();
   blocks_.clear();
+  profile_ = {};
 }
 
 void VolumeSolver::Settings::read(const ParamSet& p) {
@@ -165,7 +170,11 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
   options.cell_size = set_.cell_size;
   options.threads = set_.threads;
   options.combine = set_.combine == 0 ? ldi::AxisCombination::Mean : ldi::AxisCombination::NormalWeighted;
+  const auto t0 = Clock::now();
   ws_.ldi->compute(ma, mb, options, result_);
+  const auto t1 = Clock::now();
+  profile_.images_s += seconds(t0, t1);
+  ++profile_.pair_computations;
   if (!result_.ok() || !result_.boxes_overlap) return pc;
   std::span<const ldi::VolumeContact> list = set_.multi_volume ? result_.cells() : std::span(&result_.mono, 1);
   for (const ldi::VolumeContact& vc : list) {
@@ -185,12 +194,15 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
     c.position = 0.5 * (vc.body[0].contact_centre(A.position) + vc.body[1].contact_centre(B.position));
     pc.constraints.push_back(c);
   }
+  profile_.constraints += long(pc.constraints.size());
+  profile_.modelling_s += seconds(t1, Clock::now());
   return pc;
 }
 
 void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, double, ContactList& out) {
   set_.read(params_);
   const PairCache& pc = compute_pair(bodies, ia, ib);
+  if (debug_on_) capture_pair(bodies, ia, ib, set_, debug_limit_, &pc.constraints);  // drawing only
   for (size_t k = 0; k < pc.constraints.size(); ++k) {
     const Constraint& c = pc.constraints[k];
     Contact contact;
@@ -285,6 +297,7 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   }
 
   // Correction: one block per volume contact.
+  const auto t0 = Clock::now();
   blocks_.clear();
   for (int ci = 0; ci < int(ctx.contacts.size()); ++ci) {
     Contact& contact = ctx.contacts[ci];
@@ -331,11 +344,15 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     apply(k.normal, k.normal.lambda, lin_, ang_);
     for (int f = 0; f < k.friction_rows; ++f) apply(k.friction[f], k.friction[f].lambda, lin_, ang_);
   }
+  const auto t1 = Clock::now();
+  profile_.modelling_s += seconds(t0, t1);
   double residual = 0.0;
   if (!blocks_.empty()) ctx.stats.iterations += sweep(blocks_, set_.iterations, residual);
+  profile_.solve_s += seconds(t1, Clock::now());
   ctx.stats.residual = std::max(ctx.stats.residual, residual);
   for (const Block& k : blocks_) {
     ctx.stats.rows += 1 + k.friction_rows;
+    profile_.velocity_rows += 1 + k.friction_rows;
     Contact& contact = ctx.contacts[k.contact];
     // Impulses on b in N s, for drawing and warm starting: the row's force per unit multiplier times it.
     contact.normal_impulse = k.normal.lambda * k.normal.jb_lin.norm();
@@ -395,7 +412,9 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
     std::fill(lin_.begin(), lin_.end(), Vec3::Zero());
     std::fill(ang_.begin(), ang_.end(), Vec3::Zero());
     double residual = 0.0;
+    const auto t0 = Clock::now();
     ctx.stats.iterations += sweep(blocks_, set_.stabilization_sweeps, residual);
+    profile_.solve_s += seconds(t0, Clock::now());
     // Line 7: q += dq (positions only; velocities are left as the velocity stage made them).
     for (size_t i = 0; i < n; ++i) {
       Body& b = ctx.bodies[i];
@@ -405,6 +424,88 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
       b.update_world_inertia();
     }
   }
+}
+
+// --- Debug capture ---------------------------------------------------------------------------------------
+
+void VolumeSolver::set_debug_capture(bool on, long max_intervals_per_axis) {
+  debug_on_ = on;
+  debug_limit_ = std::max<long>(1, max_intervals_per_axis);
+  if (!on) debug_pairs_.clear();
+}
+
+void VolumeSolver::capture_now(const std::vector<Body>& bodies, std::span<const std::pair<int, int>> pairs,
+                               long max_intervals_per_axis) {
+  Settings set{};
+  set.read(params_);
+  const long limit = std::max<long>(1, max_intervals_per_axis);
+  for (const auto& [a, b] : pairs)
+    if (a >= 0 && a < b && b < int(bodies.size())) capture_pair(bodies, a, b, set, limit, nullptr);
+}
+
+// The pair's images again, in a workspace of their own with the intervals captured, at the given poses and with
+// the options compute_pair() uses. The constraints are the solver's own (from collide(): the pair's cache) or,
+// without them, made from this computation exactly as compute_pair() makes them.
+void VolumeSolver::capture_pair(const std::vector<Body>& bodies, int ia, int ib, const Settings& set, long limit,
+                                const std::vector<Constraint>* constraints) {
+  DebugPair& d = debug_pairs_[{ia, ib}];
+  d = DebugPair{};
+  d.a = ia;
+  d.b = ib;
+  d.pixel_size = set.pixel_size;
+  d.multi_volume = set.multi_volume;
+  d.cell_size = set.cell_size;
+  d.interval_limit = limit;
+  d.collision_stage = constraints != nullptr;
+  if (constraints) d.constraints = *constraints;
+  const Body& A = bodies[ia];
+  const Body& B = bodies[ib];
+  d.positions = {A.position, B.position};
+  d.orientations = {A.orientation, B.orientation};
+  std::array<std::vector<Vec3>, 2> vertices;
+  const std::vector<std::array<int, 3>>* ta = nullptr;
+  const std::vector<std::array<int, 3>>* tb = nullptr;
+  if (A.shape.type == ShapeType::Plane && B.shape.type == ShapeType::Plane) return;
+  if (!world_mesh(bodies, ia, ib, vertices[0], ta) || !world_mesh(bodies, ib, ia, vertices[1], tb)) return;
+  ldi::MeshInput ma{vertices[0], *ta, A.position};
+  ldi::MeshInput mb{vertices[1], *tb, B.position};
+  ldi::VolumeOptions options;
+  options.pixel_size = set.pixel_size;
+  options.multi_volume = set.multi_volume;
+  options.cell_size = set.cell_size;
+  options.threads = set.threads;
+  options.combine = set.combine == 0 ? ldi::AxisCombination::Mean : ldi::AxisCombination::NormalWeighted;
+  options.capture_intervals = true;
+  options.capture_limit = limit;
+  if (!debug_ldi_) debug_ldi_ = std::make_unique<ldi::IntersectionVolume>();
+  debug_ldi_->compute(ma, mb, options, debug_result_);
+  if (!debug_result_.ok() || !debug_result_.boxes_overlap) return;
+  d.intervals = debug_result_.capture;
+  for (int s = 0; s < 2; ++s)
+    for (const ldi::VertexGradient& g : debug_result_.mono.body[s].gradient)
+      if (!g.gradient.isZero(0.0)) d.gradients[s].push_back({vertices[s][std::size_t(g.vertex)], g.gradient});
+  // The volumes that become constraints, as compute_pair() selects them (with a volume, an area and a normal),
+  // in the kernel's order; their cells with multi-volume.
+  std::span<const ldi::VolumeContact> list =
+      set.multi_volume ? debug_result_.cells() : std::span(&debug_result_.mono, 1);
+  for (const ldi::VolumeContact& vc : list) {
+    if (vc.volume <= 0 || vc.area <= 0 || vc.normal.isZero(0.0)) continue;
+    if (set.multi_volume) d.cells.push_back(vc.cell);
+    if (constraints) continue;
+    Constraint c;  // as compute_pair() makes it
+    c.volume = vc.volume;
+    c.area = vc.area;
+    c.normal = vc.normal;
+    for (int s = 0; s < 2; ++s) {
+      c.linear[s] = vc.body[s].linear;
+      c.angular[s] = vc.body[s].angular;
+      c.area_sum[s] = vc.body[s].area_sum;
+      c.area_moment[s] = vc.body[s].area_moment;
+    }
+    c.position = 0.5 * (vc.body[0].contact_centre(A.position) + vc.body[1].contact_centre(B.position));
+    d.constraints.push_back(c);
+  }
+  if (d.cells.size() != d.constraints.size()) d.cells.clear();  // not the same selection: draw no cells
 }
 
 }  // namespace cl

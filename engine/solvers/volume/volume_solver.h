@@ -60,6 +60,56 @@ class VolumeSolver final : public Solver {
   // Post-stabilisation iterations (LDI recomputations) of the last step.
   int last_stabilization_iterations() const { return last_stab_iterations_; }
 
+  // Where the time goes, accumulated since construction or reset() (a benchmark takes differences).
+  struct Profile {
+    double images_s = 0;      // layered depth images: rasterisation, volumes and gradients (sect. 3.2)
+    double modelling_s = 0;   // contact modelling: constraints and their rows (J_V, friction, M^-1 J^T)
+    double solve_s = 0;       // PGS sweeps of the velocity and position MLCPs
+    long pair_computations = 0;  // LDI evaluations (collision plus post-stabilisation)
+    long constraints = 0;        // volume constraints produced by them
+    long velocity_rows = 0;      // rows of the velocity MLCPs (normal plus friction)
+  };
+  const Profile& profile() const { return profile_; }
+
+  // --- Debug capture, for the viewer's volume views; off by default, and then it costs nothing. -------------
+  // While on, collide() records per pair what the LDI kernel saw at the collision stage's poses, by a second
+  // LDI workspace on the same inputs and options (the kernel is deterministic), so nothing the solver computes
+  // depends on it: results are bit-identical with capture on or off (tested). Costs one more LDI per pair.
+  // capture_now() records pairs at the current poses without a step (a paused viewer turning the capture on).
+  struct DebugArrow {
+    Vec3 position = Vec3::Zero();  // world position of vertex p_k
+    Vec3 gradient = Vec3::Zero();  // dV/dp_k of the pair's whole (mono) volume, m^2 (eq. 13-14)
+  };
+  struct DebugPair {
+    int a = -1, b = -1;                            // body indices, a < b
+    double pixel_size = 0;                         // s, m
+    bool multi_volume = false;
+    // The multi-volume grid (sect. 5) is anchored at the world origin: cell (cx, cy, cz) covers
+    // [cx h, (cx + 1) h) x [cy h, (cy + 1) h) x [cz h, (cz + 1) h), h = cell_size.
+    double cell_size = 0;                          // h, m
+    ldi::IntervalCapture intervals;                // per image axis, the intervals inside both meshes (eq. 11)
+    std::array<std::vector<DebugArrow>, 2> gradients;  // [0] = a, [1] = b: vertices with a non-zero gradient
+    std::vector<Constraint> constraints;           // as the solver uses them; index = Contact::feature
+    std::vector<std::array<int, 3>> cells;         // multi-volume: the cell of constraints[k]; empty for mono
+    long interval_limit = 0;                       // the max_intervals_per_axis it was recorded with
+    bool collision_stage = true;                   // by collide(); false: by capture_now(), no contacts yet
+    std::array<Vec3, 2> positions{Vec3::Zero(), Vec3::Zero()};  // the bodies' poses when recorded
+    std::array<Quat, 2> orientations{Quat::Identity(), Quat::Identity()};
+  };
+  // Turns the capture on or off (off drops what was recorded). `max_intervals_per_axis` bounds the segments
+  // kept per pair and image axis (ldi::IntervalCapture::stride).
+  void set_debug_capture(bool on, long max_intervals_per_axis = 20000);
+  bool debug_capture() const { return debug_on_; }
+  // Records the pairs (a < b) at the bodies' current poses, with the constraints collide() would make there
+  // (collision_stage = false), whether the capture is on or not. Changes nothing the solver computes.
+  void capture_now(const std::vector<Body>& bodies, std::span<const std::pair<int, int>> pairs,
+                   long max_intervals_per_axis = 20000);
+  // Per pair (a, b), what the last collide() or capture_now() of that pair recorded. A pair keeps its entry
+  // after it stops colliding: draw a collide() record only while the world still has an edge for the pair (the
+  // world skips collide() for pairs whose bodies have not moved, whose records are then still exact), and a
+  // capture_now() record only while the bodies are where it was taken.
+  const std::map<std::pair<int, int>, DebugPair>& debug_pairs() const { return debug_pairs_; }
+
   // One PGS row in matrix-free form: J = [ja_lin ja_ang | jb_lin jb_ang], B = M^-1 J^T.
   struct Row {
     int a = 0, b = 0;
@@ -113,6 +163,15 @@ class VolumeSolver final : public Solver {
   std::vector<Vec3> lin_, ang_;  // per body: velocities (or displacements) during a PGS solve
   std::vector<Block> blocks_;
   int last_stab_iterations_ = 0;
+  Profile profile_;
+  // Debug capture (see set_debug_capture): never read by the computation.
+  void capture_pair(const std::vector<Body>& bodies, int ia, int ib, const Settings& set, long limit,
+                    const std::vector<Constraint>* constraints);
+  bool debug_on_ = false;
+  long debug_limit_ = 20000;
+  std::unique_ptr<ldi::IntersectionVolume> debug_ldi_;  // created on first use
+  ldi::VolumeResult debug_result_;
+  std::map<std::pair<int, int>, DebugPair> debug_pairs_;
 };
 
 }  // namespace cl
