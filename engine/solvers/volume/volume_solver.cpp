@@ -401,8 +401,12 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
         k.normal = make_row(ctx.bodies, a, b, -c.linear[0], -c.angular[0], -c.linear[1], -c.angular[1]);
         if (k.normal.inv_diag == 0.0) continue;
         // Eq. 19 with dq = M^-1 (-J_V)^T xi: w = -J_V dq - (V - eps_V) >= 0 perp xi >= 0, i.e. the
-        // linearised volume V + J_V dq stays under eps_V.
-        k.normal.bias = -(c.volume - eps);
+        // linearised volume V + J_V dq stays under eps_V. A row asks for at most the reduction that moving
+        // its mean depth V / area achieves (our addition): a multi-volume cell that motion empties only
+        // slowly (a torus tube standing deep in the ground, whose cell walls hold most of the volume) has
+        // |J_V| far below its contact area, and V / |J_V| would throw the body metres out in one step.
+        const double reach = std::max(c.linear[0].norm(), c.linear[1].norm()) * c.volume / c.area;
+        k.normal.bias = -std::min(c.volume - eps, reach);
         violated |= c.volume > eps;
         blocks_.push_back(k);
       }
