@@ -896,8 +896,14 @@ void draw_joint_settings_tab(AppState& app, int j) {
 
     ImGui::Separator();
     ImGui::TextDisabled("Motor");
+    // A servo already drives the coordinate (a scene may not have both: saving would write a file that
+    // does not load), so the motor stays off on servo joints.
+    const bool servo = joint.servo.enabled && joint_type_has_servo(joint.type);
+    ImGui::BeginDisabled(servo);
     changed |= ImGui::Checkbox("motor on", &motor.enabled);
-    help_marker(joint.type == JointType::Hinge2 || joint.type == JointType::Universal
+    ImGui::EndDisabled();
+    help_marker(servo ? "This joint has a servo (Servos panel), which drives its coordinate; a motor cannot be added."
+                : joint.type == JointType::Hinge2 || joint.type == JointType::Universal
                     ? "Drive the relative spin about the second (wheel) axis to 'speed' with at most 'max force' of torque."
                     : "Drive the coordinate's rate to 'speed' with at most 'max force'.");
     ImGui::BeginDisabled(!motor.enabled);

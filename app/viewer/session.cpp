@@ -527,6 +527,8 @@ void set_joint_settings(AppState& app, int joint, const JointLimit& limit, const
     Joint& j = w->joints[joint];
     j.limit = limit;
     j.motor = motor;
+    // A servo drives the coordinate already; a scene may not have both (it would not load again).
+    if (j.servo.enabled && joint_type_has_servo(j.type)) j.motor.enabled = false;
     j.erp = std::clamp(erp, 0.0, 1.0);
     j.cfm = std::max(cfm, 0.0);
   }

@@ -684,6 +684,16 @@ TEST(Session, ServosAreListedWithTheirKeys) {
   }
 }
 
+// The Inspector's motor cannot be switched on for a servo joint: the saved scene would not load again.
+TEST(Session, ServoJointsGetNoMotor) {
+  AppState app = servo_app();
+  set_joint_settings(app, 0, JointLimit{}, JointMotor{true, 1.0, 100.0}, 0.2, 0.0);
+  EXPECT_FALSE(app.scene.world.joints[0].motor.enabled);
+  EXPECT_FALSE(app.scene.loaded.joints[0].motor.enabled);
+  SceneLoadResult again = load_scene_json(scene_to_json(app.scene.world), "saved.json");
+  EXPECT_TRUE(again.ok()) << again.error;
+}
+
 TEST(Session, HeldServoKeyMovesTheTargetAtItsRateAndWakesTheBodies) {
   AppState app = servo_app();
   World& world = app.scene.world;
