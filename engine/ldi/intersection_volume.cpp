@@ -653,6 +653,13 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
   if (!I.pool || I.pool->threads() != threads) I.pool = std::make_unique<TaskPool>(threads);
   if (int(I.scratch.size()) < threads) I.scratch.resize(std::size_t(threads));
   if (a.triangles.empty() || b.triangles.empty()) return;
+  // Small problems run on the caller alone: waking the workers for each of the dozen parallel stages costs
+  // more than it saves (a grasped 16 cm block: 0.5 ms per step on two threads against 0.12 ms on one). The
+  // mesh stages go parallel from kParallelTriangles, the image stages once the images have kParallelPixels.
+  constexpr std::size_t kParallelTriangles = 20000;
+  constexpr double kParallelPixels = 20000;
+  const std::size_t triangles = a.triangles.size() + b.triangles.size();
+  I.pool->set_serial(triangles < kParallelTriangles);
 
   // Bounding boxes and their overlap: no ray outside it can be inside both meshes.
   Aabb bb[2];
@@ -679,6 +686,9 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
   out.boxes_overlap = true;
   out.overlap = I.box;
   I.area = options.pixel_size * options.pixel_size;
+  const Vec3 extent = (I.box.hi - I.box.lo) / options.pixel_size;
+  const double pixels = extent.x() * extent.y() + extent.y() * extent.z() + extent.z() * extent.x();
+  I.pool->set_serial(triangles < kParallelTriangles && pixels < kParallelPixels);
   const Aabb union_box{bb[0].lo.cwiseMin(bb[1].lo), bb[0].hi.cwiseMax(bb[1].hi)};
   // Along each axis a mesh's winding count is needed only inside [lo_w, hi_w]: count it from the side where less
   // of the mesh lies outside the box, and drop the triangles entirely on the other side (for two bodies side by

@@ -52,7 +52,7 @@ void TaskPool::worker_loop(int worker) {
 
 void TaskPool::run_erased(int n, void* fn, Call call) {
   if (n <= 0) return;
-  if (threads_ == 1 || n == 1) {
+  if (threads_ == 1 || n == 1 || serial_) {
     for (int t = 0; t < n; ++t) call(fn, t, 0);
     return;
   }

@@ -23,6 +23,9 @@ class TaskPool {
   TaskPool& operator=(const TaskPool&) = delete;
 
   int threads() const { return threads_; }
+  // While serial, run() does every task on the calling thread (worker 0): for work too small to repay
+  // waking the workers. Results are the same either way (see above).
+  void set_serial(bool serial) { serial_ = serial; }
   // Runs fn(task, worker) for every task in [0, n); worker is in [0, threads()). Not reentrant. fn is called
   // through a plain pointer (no std::function, so no allocation per run).
   template <class F>
@@ -39,6 +42,7 @@ class TaskPool {
   void drain(int worker);
 
   int threads_ = 1;
+  bool serial_ = false;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;
