@@ -194,10 +194,10 @@ def volume_grasp():
     # while the jaws close into the block (the two volume rows cannot both hold, so projected Gauss-Seidel
     # raises both pressures in every sweep), carried from step to step by warm starting; it grows with the
     # closing depth (and with the iterations and 1 / h^2). The jaws close 0.2 mm into the block (well under
-    # the half pixel of depth post-stabilisation leaves alone): the block is held for contact friction 0.27
-    # and above (jaw material 0.15) and slips for 0.22 and below (jaw 0.1). Deeper jaws squeeze harder
-    # (1 mm: held down to friction 0.02), and jaws deeper than half a pixel are fought by the post-
-    # stabilisation, which cannot push the block out of both and throws it 10-20 cm in a step.
+    # the half pixel of depth post-stabilisation leaves alone): with symmetric Gauss-Seidel sweeps the block
+    # is held for contact friction 0.59 and above (jaw material 0.7) and slips for 0.5 and below (jaw 0.5).
+    # Deeper jaws squeeze harder, and jaws deeper than half a pixel are fought by the post-stabilisation,
+    # which cannot push the block out of both and moves it by centimetres in a step.
     centre_y = BLOCK_HALF + 0.0005
     bodies = [dict(g.GROUND), mesh_body("block", BLOCK, [0, centre_y, 0], density=500)]
     scripts = []
@@ -212,7 +212,7 @@ def volume_grasp():
                  "block (procedural mesh, 16 cm, 1.65 kg) from both sides and lift it 0.44 m by friction alone. "
                  "With the jaws' friction at 1.0 (0.71 at the contact) the block rises with them and hangs there; "
                  "lower the \"jaw\" material's friction (Simulation panel, Materials, or \"materials\" in this "
-                 "file) to 0.1 or less (contact friction 0.22) and it slips out and stays on the ground. The jaws "
+                 "file) to 0.5 or less (contact friction 0.5) and it slips out and stays on the ground. The jaws "
                  "close 0.2 mm into the block: the squeeze of rigid jaws on a rigid body is not determined by "
                  "mechanics, here it is the pressure the velocity solve builds while they close (deeper jaws hold "
                  "with less friction). Pixels of 5 mm, cells of 5 cm.",

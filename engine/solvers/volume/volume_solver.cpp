@@ -265,7 +265,12 @@ int VolumeSolver::sweep(std::vector<Block>& blocks, int iterations, double& resi
   while (it < iterations) {
     ++it;
     residual = 0.0;
-    for (Block& k : blocks) {
+    // Symmetric Gauss-Seidel: sweeps alternate direction, so that the rows taken first do not take more of
+    // the load (forward sweeps only loaded a gripped block's low-z cells first, and the friction's torque
+    // about the grip axis tipped it over as it slipped).
+    const bool forward = it % 2 == 1;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      Block& k = blocks[forward ? i : blocks.size() - 1 - i];
       double change = relax(k.normal, 0.0, kInf, lin_, ang_);
       // Friction pyramid as a box, |beta_i| <= mu rho (eq. 8-10 with the symmetric basis of eq. 21).
       const double bound = k.mu * k.normal.lambda;
