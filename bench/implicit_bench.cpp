@@ -12,15 +12,22 @@
 //                                     contacts; and the slope of the per-step time against the contact count
 //                                     over the run (the paper reports time linear in the contacts).
 //
+//   ContactScaling/<res>              the bolt in its thread with shells at res cells: time per step against the
+//                                     contact count from ~1,000 to ~14,000 contacts (paper: linear in N).
+//
 //   ./build/bench/contactlab_bench --benchmark_filter=StableStep
 //   ./build/bench/contactlab_bench --benchmark_filter=StepSplit
+//   ./build/bench/contactlab_bench --benchmark_filter=ContactScaling
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "scene/scene.h"
 #include "solvers/implicit_penalty/implicit_penalty_solver.h"
@@ -167,5 +174,58 @@ BENCHMARK_CAPTURE(StepSplit, bowls20, "bowls20.json", 2.0)->Unit(benchmark::kSec
 BENCHMARK_CAPTURE(StepSplit, bowl_drop, "bowl_drop.json", 2.0)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(StepSplit, bolt_screwdriver, "bolt_screwdriver.json", 1.0)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(StepSplit, excavator, "excavator.json", 2.0)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The paper's claim that contact time is linear in the number of contacts (Fig. 7, the bolt at full
+// insertion with 30,000-45,000 contacts), across an order of magnitude: the bolt in its thread with the
+// bolt's and the block's distance grids (and so their point shells, resampled at the cell size) at `res`
+// cells along the longest side, pressed into the thread flanks by gravity, 0.1 s at h = 5 ms after two
+// warm-up steps. Finer grids take a while to build the first time (cached on disk after). Counters as
+// StepSplit, per step.
+void ContactScaling(benchmark::State& state) {
+  const int res = int(state.range(0));
+  std::ifstream in(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/bolt_in_hole.json");
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded()) {
+    state.SkipWithError("scenes/bolt_in_hole.json does not parse");
+    return;
+  }
+  for (auto& body : doc["bodies"])
+    if (body["shape"].contains("resolution")) body["shape"]["resolution"] = res;
+  doc["dt"] = 0.005;
+  doc["solver"] = {{"type", "implicit-penalty"}, {"params", {{"stiffness", 200000}, {"damping", 20}}}};
+  cl::SceneLoadResult r = cl::load_scene_json(doc, "bolt_in_hole.json (resolution " + std::to_string(res) + ")");
+  if (!r.ok()) {
+    state.SkipWithError(r.error.c_str());
+    return;
+  }
+  const int warmup = 2, steps = 20;  // the first steps build the point shells and their sphere trees
+  cl::World settled = r.world;
+  for (int s = 0; s < warmup; ++s) settled.step();
+  double collision = 0, forces = 0, solve = 0, total = 0, contacts = 0;
+  for (auto _ : state) {
+    cl::World w = settled;
+    collision = forces = solve = total = contacts = 0;
+    for (int s = 0; s < steps; ++s) {
+      if (!w.step().ok) {
+        state.SkipWithError("non-finite state");
+        break;
+      }
+      const auto& p = dynamic_cast<const cl::ImplicitPenaltySolver&>(w.solver()).profile();
+      const cl::StepStats& st = w.last_stats();
+      collision += st.profile.narrow_phase;
+      forces += 1e3 * p.forces;
+      solve += 1e3 * (p.assembly + p.solve);
+      total += st.profile.total;
+      contacts += st.contacts;
+    }
+  }
+  state.counters["contacts"] = contacts / steps;
+  state.counters["collision_ms"] = collision / steps;
+  state.counters["forces_ms"] = forces / steps;
+  state.counters["assembly_solve_ms"] = solve / steps;
+  state.counters["step_ms"] = total / steps;
+  state.counters["us_per_contact"] = contacts > 0 ? 1e3 * (collision + forces) / contacts : 0;
+}
+BENCHMARK(ContactScaling)->Arg(64)->Arg(96)->Arg(128)->Arg(192)->Arg(256)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
