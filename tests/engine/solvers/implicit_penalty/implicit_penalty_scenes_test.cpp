@@ -8,28 +8,15 @@
 
 #include "joints/joint.h"
 #include "scene/scene.h"
+#include "support/scenes.h"
 #include "world/world.h"
 
 namespace cl {
 namespace {
 
-World load(const std::string& name) {
-  SceneLoadResult r = load_scene_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + name);
-  EXPECT_TRUE(r.ok()) << r.error;
-  return std::move(r.world);
-}
-
-int body_named(const World& w, const std::string& name) {
-  for (size_t i = 0; i < w.bodies.size(); ++i)
-    if (w.bodies[i].name == name) return int(i);
-  return -1;
-}
-
-int joint_named(const World& w, const std::string& name) {
-  for (size_t i = 0; i < w.joints.size(); ++i)
-    if (w.joints[i].name == name) return int(i);
-  return -1;
-}
+using test::body_named;
+using test::joint_named;
+World load(const std::string& name) { return test::load_shipped_scene(name); }
 
 // Turn of the body about +y since `start`, counted across steps (called every step: small increments).
 struct TurnCounter {
