@@ -113,6 +113,36 @@ BENCHMARK_CAPTURE(StableStep, bowls20_implicit_approximate, "bowls20.json", "imp
 BENCHMARK_CAPTURE(StableStep, bowls20_explicit, "bowls20.json", "explicit", 1.0, 0.03)
     ->Unit(benchmark::kSecond)->Iterations(1);
 
+// Per-step sums of a run of `steps` steps of the implicit-penalty world `w`, and each step's contact count and
+// collision + force time (ms) for the fit against contacts.
+struct Split {
+  double collision = 0, forces = 0, assembly = 0, solve = 0, total = 0, contacts = 0, max_contacts = 0;
+  std::vector<double> step_contacts, step_ms;
+  bool ok = true;
+};
+
+Split run_split(cl::World w, int steps) {
+  Split r;
+  for (int s = 0; s < steps; ++s) {
+    if (!w.step().ok) {
+      r.ok = false;
+      break;
+    }
+    const auto& p = dynamic_cast<const cl::ImplicitPenaltySolver&>(w.solver()).profile();
+    const cl::StepStats& st = w.last_stats();
+    r.collision += st.profile.narrow_phase;
+    r.forces += 1e3 * p.forces;
+    r.assembly += 1e3 * p.assembly;
+    r.solve += 1e3 * p.solve;
+    r.total += st.profile.total;
+    r.contacts += st.contacts;
+    r.max_contacts = std::max(r.max_contacts, double(st.contacts));
+    r.step_contacts.push_back(st.contacts);
+    r.step_ms.push_back(st.profile.narrow_phase + 1e3 * p.forces);
+  }
+  return r;
+}
+
 void StepSplit(benchmark::State& state, const char* scene, double seconds) {
   cl::World initial;
   std::string error;
@@ -121,51 +151,30 @@ void StepSplit(benchmark::State& state, const char* scene, double seconds) {
     return;
   }
   const int steps = int(std::lround(seconds / initial.settings.dt));
-  double collision = 0, forces = 0, assembly = 0, solve = 0, total = 0, contacts = 0, max_contacts = 0;
-  double slope = 0, r2 = 0;
-  for (auto _ : state) {
-    cl::World w = initial;
-    collision = forces = assembly = solve = total = contacts = max_contacts = 0;
-    std::vector<double> xs, ys;  // contacts, ms of collision + forces per step
-    for (int s = 0; s < steps; ++s) {
-      if (!w.step().ok) {
-        state.SkipWithError("non-finite state");
-        break;
-      }
-      const auto& p = dynamic_cast<const cl::ImplicitPenaltySolver&>(w.solver()).profile();
-      const cl::StepStats& st = w.last_stats();
-      collision += st.profile.narrow_phase;
-      forces += 1e3 * p.forces;
-      assembly += 1e3 * p.assembly;
-      solve += 1e3 * p.solve;
-      total += st.profile.total;
-      contacts += st.contacts;
-      max_contacts = std::max(max_contacts, double(st.contacts));
-      xs.push_back(st.contacts);
-      ys.push_back(st.profile.narrow_phase + 1e3 * p.forces);
-    }
-    // Least-squares line ms = a + b contacts, and its R^2.
-    const double n = double(xs.size());
-    double mx = 0, my = 0;
-    for (size_t i = 0; i < xs.size(); ++i) mx += xs[i] / n, my += ys[i] / n;
-    double sxy = 0, sxx = 0, syy = 0;
-    for (size_t i = 0; i < xs.size(); ++i) {
-      sxy += (xs[i] - mx) * (ys[i] - my);
-      sxx += (xs[i] - mx) * (xs[i] - mx);
-      syy += (ys[i] - my) * (ys[i] - my);
-    }
-    slope = sxx > 0 ? sxy / sxx : 0;
-    r2 = sxx > 0 && syy > 0 ? sxy * sxy / (sxx * syy) : 0;
+  Split r;
+  for (auto _ : state) r = run_split(initial, steps);
+  if (!r.ok) state.SkipWithError("non-finite state");
+  // Least-squares line ms = a + b contacts over the steps, and its R^2.
+  const std::vector<double>& xs = r.step_contacts;
+  const std::vector<double>& ys = r.step_ms;
+  const double n = double(xs.size());
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < xs.size(); ++i) mx += xs[i] / n, my += ys[i] / n;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    sxy += (xs[i] - mx) * (ys[i] - my);
+    sxx += (xs[i] - mx) * (xs[i] - mx);
+    syy += (ys[i] - my) * (ys[i] - my);
   }
-  state.counters["collision_ms"] = collision / steps;
-  state.counters["forces_ms"] = forces / steps;
-  state.counters["assembly_ms"] = assembly / steps;
-  state.counters["solve_ms"] = solve / steps;
-  state.counters["step_ms"] = total / steps;
-  state.counters["contacts"] = contacts / steps;
-  state.counters["max_contacts"] = max_contacts;
-  state.counters["us_per_contact"] = 1e3 * slope;
-  state.counters["r2"] = r2;
+  state.counters["collision_ms"] = r.collision / steps;
+  state.counters["forces_ms"] = r.forces / steps;
+  state.counters["assembly_ms"] = r.assembly / steps;
+  state.counters["solve_ms"] = r.solve / steps;
+  state.counters["step_ms"] = r.total / steps;
+  state.counters["contacts"] = r.contacts / steps;
+  state.counters["max_contacts"] = r.max_contacts;
+  state.counters["us_per_contact"] = 1e3 * (sxx > 0 ? sxy / sxx : 0);
+  state.counters["r2"] = sxx > 0 && syy > 0 ? sxy * sxy / (sxx * syy) : 0;
 }
 
 BENCHMARK_CAPTURE(StepSplit, torus_stack, "torus_stack.json", 3.0)->Unit(benchmark::kSecond)->Iterations(1);
@@ -201,30 +210,15 @@ void ContactScaling(benchmark::State& state) {
   const int warmup = 2, steps = 20;  // the first steps build the point shells and their sphere trees
   cl::World settled = r.world;
   for (int s = 0; s < warmup; ++s) settled.step();
-  double collision = 0, forces = 0, solve = 0, total = 0, contacts = 0;
-  for (auto _ : state) {
-    cl::World w = settled;
-    collision = forces = solve = total = contacts = 0;
-    for (int s = 0; s < steps; ++s) {
-      if (!w.step().ok) {
-        state.SkipWithError("non-finite state");
-        break;
-      }
-      const auto& p = dynamic_cast<const cl::ImplicitPenaltySolver&>(w.solver()).profile();
-      const cl::StepStats& st = w.last_stats();
-      collision += st.profile.narrow_phase;
-      forces += 1e3 * p.forces;
-      solve += 1e3 * (p.assembly + p.solve);
-      total += st.profile.total;
-      contacts += st.contacts;
-    }
-  }
-  state.counters["contacts"] = contacts / steps;
-  state.counters["collision_ms"] = collision / steps;
-  state.counters["forces_ms"] = forces / steps;
-  state.counters["assembly_solve_ms"] = solve / steps;
-  state.counters["step_ms"] = total / steps;
-  state.counters["us_per_contact"] = contacts > 0 ? 1e3 * (collision + forces) / contacts : 0;
+  Split split;
+  for (auto _ : state) split = run_split(settled, steps);
+  if (!split.ok) state.SkipWithError("non-finite state");
+  state.counters["contacts"] = split.contacts / steps;
+  state.counters["collision_ms"] = split.collision / steps;
+  state.counters["forces_ms"] = split.forces / steps;
+  state.counters["assembly_solve_ms"] = (split.assembly + split.solve) / steps;
+  state.counters["step_ms"] = split.total / steps;
+  state.counters["us_per_contact"] = split.contacts > 0 ? 1e3 * (split.collision + split.forces) / split.contacts : 0;
 }
 BENCHMARK(ContactScaling)->Arg(64)->Arg(96)->Arg(128)->Arg(192)->Arg(256)->Unit(benchmark::kSecond)->Iterations(1);
 

@@ -54,12 +54,18 @@ bool load(cl::World& world, std::string& error) {
   return true;
 }
 
-const cl::World* armadillos(std::string& error) {
+// The armadillo scene, loaded once per process, into `out`; false (the benchmark skipped with the loader's
+// message) when it does not load.
+bool armadillos(cl::World& out, benchmark::State& state) {
   static std::string load_error;
   static cl::World world;
   static const bool ok = load(world, load_error);
-  error = load_error;
-  return ok ? &world : nullptr;
+  if (!ok) {
+    state.SkipWithError(load_error.c_str());
+    return false;
+  }
+  out = world;
+  return true;
 }
 
 bool set(cl::World& w, const char* name, double value, benchmark::State& state) {
@@ -115,13 +121,8 @@ void report(benchmark::State& state, const VolumeTotals& t) {
 
 // Args: multi-volume (0, 1), threads.
 void BM_VolumeArmadillos(benchmark::State& state) {
-  std::string error;
-  const cl::World* scene = armadillos(error);
-  if (!scene) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
-  cl::World initial = *scene;
+  cl::World initial;
+  if (!armadillos(initial, state)) return;
   if (!set(initial, "multi_volume", double(state.range(0)), state) || !set(initial, "threads", double(state.range(1)), state))
     return;
   VolumeTotals t;
@@ -138,13 +139,9 @@ BENCHMARK(BM_VolumeArmadillos)
     ->Repetitions(3);
 
 void BM_VolumeArmadillosLcp(benchmark::State& state) {
+  cl::World initial;
+  if (!armadillos(initial, state)) return;
   std::string error;
-  const cl::World* scene = armadillos(error);
-  if (!scene) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
-  cl::World initial = *scene;
   if (!initial.set_solver("lcp", &error)) {
     state.SkipWithError(error.c_str());
     return;
@@ -181,13 +178,8 @@ BENCHMARK(BM_VolumeArmadillosLcp)->Unit(benchmark::kSecond)->Iterations(1)->Repe
 
 // Args: pixel and cell size in mm (cell 0: one volume per pair).
 void sweep(benchmark::State& state, bool multi) {
-  std::string error;
-  const cl::World* scene = armadillos(error);
-  if (!scene) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
-  cl::World initial = *scene;
+  cl::World initial;
+  if (!armadillos(initial, state)) return;
   if (!set(initial, "pixel_size", 1e-3 * double(state.range(0)), state) ||
       !set(initial, "multi_volume", multi ? 1 : 0, state) || !set(initial, "threads", 2, state))
     return;

@@ -197,11 +197,7 @@ RateRow motor_rate_row(const Joint& j, const Eval& e) {
 
 double coordinate(const Joint& j, const Eval& e) {
   switch (j.type) {
-    case JointType::Hinge: {
-      // theta = 2 atan2(s^a . vec(q_d), w(q_d)), q_d = q_a^* q_b q_0^* (errata eq. 4.189).
-      const Quat q = rotation_error(j, e);
-      return wrap_angle(2.0 * std::atan2(j.axis_a.normalized().dot(q.vec()), q.w()));
-    }
+    case JointType::Hinge: return hinge_angle(j, e.A->orientation, e.B->orientation);
     case JointType::Slider: return e.sa.dot(slider_offset(j, e));
     case JointType::Hinge2:
     case JointType::Universal: {
@@ -325,6 +321,12 @@ bool joint_type_has_coordinate(JointType t) { return joint_type_has_axis(t); }
 bool joint_type_has_servo(JointType t) { return t == JointType::Hinge || t == JointType::Slider; }
 
 void set_servo_target(JointServo& servo, double target) { servo.target = std::clamp(target, servo.lower, servo.upper); }
+
+double hinge_angle(const Joint& joint, const Quat& qa, const Quat& qb) {
+  // theta = 2 atan2(s^a . vec(q_d), w(q_d)), q_d = q_a^* q_b q_0^* (errata eq. 4.189).
+  const Quat q = qa.conjugate() * qb * joint.relative_rotation.conjugate();
+  return wrap_angle(2.0 * std::atan2(joint.axis_a.normalized().dot(q.vec()), q.w()));
+}
 
 double unwrap_servo_angle(const JointServo& servo, double wrapped) {
   if (!std::isfinite(servo.coordinate)) return wrapped;

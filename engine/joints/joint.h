@@ -214,6 +214,9 @@ double servo_row_bound(const Joint& joint, double h);
 // World::step calls it after each position update.
 void update_servo_coordinates(std::vector<Joint>& joints, const std::vector<Body>& bodies);
 
+// A hinge's angle in (-pi, pi] at the orientations qa, qb of its bodies: the twist about the axis of
+// q_d = qa^* qb Q^* (errata eq. 4.189), Q the relative rotation at angle 0.
+double hinge_angle(const Joint& joint, const Quat& qa, const Quat& qb);
 // The joint coordinate the limit acts on (rad or m), for limits, motors and the viewer; 0 for ball, fixed.
 double joint_coordinate(const Joint& joint, const std::vector<Body>& bodies);
 // The rate the motor drives (rad/s or m/s): dx/dt for hinge and slider, the relative spin about the second

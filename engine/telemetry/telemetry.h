@@ -29,6 +29,11 @@ struct StepStats {
   double potential_energy = 0.0; // J
 };
 
+// Wall time since t0, in seconds (solvers accumulate their stage profiles with it).
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // Measures wall time into a double (ms) when it goes out of scope.
 class ScopedTimer {
  public:

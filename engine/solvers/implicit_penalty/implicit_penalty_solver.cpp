@@ -7,6 +7,7 @@
 #include <string>
 
 #include "solvers/implicit_penalty/penalty_joints.h"
+#include "telemetry/telemetry.h"
 #include <cmath>
 
 namespace cl {
@@ -56,10 +57,6 @@ const std::vector<ParamSpec>& specs() {
        "never pull"},
   };
   return list;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 BodyPose pose_of(const Body& b) {

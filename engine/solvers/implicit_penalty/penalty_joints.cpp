@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
 
 #include <Eigen/SVD>
 
@@ -352,10 +351,7 @@ double slider_coordinate(const Joint& joint, const BodyPose& a, const BodyPose& 
 }
 
 double hinge_servo_angle(const Joint& joint, const BodyPose& a, const BodyPose& b) {
-  // q_d = q_a^* q_b Q^*: the rotation about the hinge axis (in a's frame) by the angle (joints/joint.cpp).
-  const Quat qd = Quat(a.R.transpose() * b.R) * joint.relative_rotation.normalized().conjugate();
-  const double wrapped = std::remainder(2.0 * std::atan2(joint.axis_a.normalized().dot(qd.vec()), qd.w()), 2.0 * std::numbers::pi);
-  return unwrap_servo_angle(joint.servo, wrapped);
+  return unwrap_servo_angle(joint.servo, hinge_angle(joint, Quat(a.R), Quat(b.R)));
 }
 
 bool coordinate_force(const Joint& joint, const BodyPose& a, const BodyPose& b, double k, double c, double goal,
@@ -414,28 +410,26 @@ bool coordinate_force(const Joint& joint, const BodyPose& a, const BodyPose& b, 
   return true;
 }
 
-bool slider_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
-  if (joint.type != JointType::Slider || !joint.servo.enabled) {
+bool servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
+  if (!joint.servo.enabled || !joint_type_has_servo(joint.type) || !servo_is_pd(joint)) {
     out.clear();
     return false;
   }
   const JointServo& s = joint.servo;
   return coordinate_force(joint, a, b, s.stiffness, s.damping, std::clamp(s.target, s.lower, s.upper), -s.max_force,
                           s.max_force, out);
+}
+
+bool slider_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
+  if (joint.type == JointType::Slider) return servo_force(joint, a, b, out);
+  out.clear();
+  return false;
 }
 
 bool hinge_servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
-  if (joint.type != JointType::Hinge || !joint.servo.enabled || !servo_is_pd(joint)) {
-    out.clear();
-    return false;
-  }
-  const JointServo& s = joint.servo;
-  return coordinate_force(joint, a, b, s.stiffness, s.damping, std::clamp(s.target, s.lower, s.upper), -s.max_force,
-                          s.max_force, out);
-}
-
-bool servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairForce& out) {
-  return joint.type == JointType::Hinge ? hinge_servo_force(joint, a, b, out) : slider_servo_force(joint, a, b, out);
+  if (joint.type == JointType::Hinge) return servo_force(joint, a, b, out);
+  out.clear();
+  return false;
 }
 
 bool limit_force(const Joint& joint, const BodyPose& a, const BodyPose& b, double k, double c, PairForce& out) {

@@ -7,13 +7,13 @@
 
 #include "collision/mesh_shape.h"
 #include "mesh/generate.h"
+#include "telemetry/telemetry.h"
 
 namespace cl {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 const std::vector<ParamSpec>& specs() {
   static const std::vector<ParamSpec> list = {
@@ -90,6 +90,34 @@ void VolumeSolver::Settings::read(const ParamSet& p) {
   threads = int(p.get("threads"));
 }
 
+ldi::VolumeOptions VolumeSolver::Settings::ldi_options() const {
+  ldi::VolumeOptions options;
+  options.pixel_size = pixel_size;
+  options.multi_volume = multi_volume;
+  options.cell_size = cell_size;
+  options.threads = threads;
+  options.combine = combine == 0 ? ldi::AxisCombination::Mean : ldi::AxisCombination::NormalWeighted;
+  return options;
+}
+
+bool VolumeSolver::make_constraint(const ldi::VolumeContact& vc, const Vec3& centre_a, const Vec3& centre_b,
+                                   Constraint& c) {
+  // No normal: nothing pushes (one body inside the other, or a cell whose terms cancel).
+  if (vc.volume <= 0 || vc.area <= 0 || vc.normal.isZero(0.0)) return false;
+  c.volume = vc.volume;
+  c.area = vc.area;
+  c.normal = vc.normal;
+  for (int s = 0; s < 2; ++s) {
+    c.linear[s] = vc.body[s].linear;
+    c.angular[s] = vc.body[s].angular;
+    c.area_sum[s] = vc.body[s].area_sum;
+    c.area_moment[s] = vc.body[s].area_moment;
+  }
+  // The contact centre (sect. 4.2): midway between the barycentres of the two contact surfaces.
+  c.position = 0.5 * (vc.body[0].contact_centre(centre_a) + vc.body[1].contact_centre(centre_b));
+  return true;
+}
+
 const std::vector<VolumeSolver::Constraint>* VolumeSolver::constraints(int a, int b) const {
   auto it = pairs_.find({a, b});
   return it == pairs_.end() || !it->second.valid ? nullptr : &it->second.constraints;
@@ -164,38 +192,18 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
     return pc;
   ldi::MeshInput ma{world_vertices_[0], *ta, A.position};
   ldi::MeshInput mb{world_vertices_[1], *tb, B.position};
-  ldi::VolumeOptions options;
-  options.pixel_size = set_.pixel_size;
-  options.multi_volume = set_.multi_volume;
-  options.cell_size = set_.cell_size;
-  options.threads = set_.threads;
-  options.combine = set_.combine == 0 ? ldi::AxisCombination::Mean : ldi::AxisCombination::NormalWeighted;
   const auto t0 = Clock::now();
-  ws_.ldi->compute(ma, mb, options, result_);
-  const auto t1 = Clock::now();
-  profile_.images_s += seconds(t0, t1);
+  ws_.ldi->compute(ma, mb, set_.ldi_options(), result_);
+  profile_.images_s += seconds_since(t0);
   ++profile_.pair_computations;
+  const auto t1 = Clock::now();
   if (!result_.ok() || !result_.boxes_overlap) return pc;
   std::span<const ldi::VolumeContact> list = set_.multi_volume ? result_.cells() : std::span(&result_.mono, 1);
-  for (const ldi::VolumeContact& vc : list) {
-    // No normal: nothing pushes (one body inside the other, or a cell whose terms cancel).
-    if (vc.volume <= 0 || vc.area <= 0 || vc.normal.isZero(0.0)) continue;
-    Constraint c;
-    c.volume = vc.volume;
-    c.area = vc.area;
-    c.normal = vc.normal;
-    for (int s = 0; s < 2; ++s) {
-      c.linear[s] = vc.body[s].linear;
-      c.angular[s] = vc.body[s].angular;
-      c.area_sum[s] = vc.body[s].area_sum;
-      c.area_moment[s] = vc.body[s].area_moment;
-    }
-    // The contact centre (sect. 4.2): midway between the barycentres of the two contact surfaces.
-    c.position = 0.5 * (vc.body[0].contact_centre(A.position) + vc.body[1].contact_centre(B.position));
-    pc.constraints.push_back(c);
-  }
+  Constraint c;
+  for (const ldi::VolumeContact& vc : list)
+    if (make_constraint(vc, A.position, B.position, c)) pc.constraints.push_back(c);
   profile_.constraints += long(pc.constraints.size());
-  profile_.modelling_s += seconds(t1, Clock::now());
+  profile_.modelling_s += seconds_since(t1);
   return pc;
 }
 
@@ -349,11 +357,11 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     apply(k.normal, k.normal.lambda, lin_, ang_);
     for (int f = 0; f < k.friction_rows; ++f) apply(k.friction[f], k.friction[f].lambda, lin_, ang_);
   }
+  profile_.modelling_s += seconds_since(t0);
   const auto t1 = Clock::now();
-  profile_.modelling_s += seconds(t0, t1);
   double residual = 0.0;
   if (!blocks_.empty()) ctx.stats.iterations += sweep(blocks_, set_.iterations, residual);
-  profile_.solve_s += seconds(t1, Clock::now());
+  profile_.solve_s += seconds_since(t1);
   ctx.stats.residual = std::max(ctx.stats.residual, residual);
   for (const Block& k : blocks_) {
     ctx.stats.rows += 1 + k.friction_rows;
@@ -423,7 +431,7 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
     double residual = 0.0;
     const auto t0 = Clock::now();
     ctx.stats.iterations += sweep(blocks_, set_.stabilization_sweeps, residual);
-    profile_.solve_s += seconds(t0, Clock::now());
+    profile_.solve_s += seconds_since(t0);
     // Line 7: q += dq (positions only; velocities are left as the velocity stage made them).
     for (size_t i = 0; i < n; ++i) {
       Body& b = ctx.bodies[i];
@@ -478,12 +486,7 @@ void VolumeSolver::capture_pair(const std::vector<Body>& bodies, int ia, int ib,
   if (!world_mesh(bodies, ia, ib, vertices[0], ta) || !world_mesh(bodies, ib, ia, vertices[1], tb)) return;
   ldi::MeshInput ma{vertices[0], *ta, A.position};
   ldi::MeshInput mb{vertices[1], *tb, B.position};
-  ldi::VolumeOptions options;
-  options.pixel_size = set.pixel_size;
-  options.multi_volume = set.multi_volume;
-  options.cell_size = set.cell_size;
-  options.threads = set.threads;
-  options.combine = set.combine == 0 ? ldi::AxisCombination::Mean : ldi::AxisCombination::NormalWeighted;
+  ldi::VolumeOptions options = set.ldi_options();
   options.capture_intervals = true;
   options.capture_limit = limit;
   if (!debug_ldi_) debug_ldi_ = std::make_unique<ldi::IntersectionVolume>();
@@ -493,26 +496,14 @@ void VolumeSolver::capture_pair(const std::vector<Body>& bodies, int ia, int ib,
   for (int s = 0; s < 2; ++s)
     for (const ldi::VertexGradient& g : debug_result_.mono.body[s].gradient)
       if (!g.gradient.isZero(0.0)) d.gradients[s].push_back({vertices[s][std::size_t(g.vertex)], g.gradient});
-  // The volumes that become constraints, as compute_pair() selects them (with a volume, an area and a normal),
-  // in the kernel's order; their cells with multi-volume.
+  // The volumes that become constraints, in the kernel's order; their cells with multi-volume.
   std::span<const ldi::VolumeContact> list =
       set.multi_volume ? debug_result_.cells() : std::span(&debug_result_.mono, 1);
+  Constraint c;
   for (const ldi::VolumeContact& vc : list) {
-    if (vc.volume <= 0 || vc.area <= 0 || vc.normal.isZero(0.0)) continue;
+    if (!make_constraint(vc, A.position, B.position, c)) continue;
     if (set.multi_volume) d.cells.push_back(vc.cell);
-    if (constraints) continue;
-    Constraint c;  // as compute_pair() makes it
-    c.volume = vc.volume;
-    c.area = vc.area;
-    c.normal = vc.normal;
-    for (int s = 0; s < 2; ++s) {
-      c.linear[s] = vc.body[s].linear;
-      c.angular[s] = vc.body[s].angular;
-      c.area_sum[s] = vc.body[s].area_sum;
-      c.area_moment[s] = vc.body[s].area_moment;
-    }
-    c.position = 0.5 * (vc.body[0].contact_centre(A.position) + vc.body[1].contact_centre(B.position));
-    d.constraints.push_back(c);
+    if (!constraints) d.constraints.push_back(c);
   }
   if (d.cells.size() != d.constraints.size()) d.cells.clear();  // not the same selection: draw no cells
 }

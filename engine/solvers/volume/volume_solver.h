@@ -124,7 +124,12 @@ class VolumeSolver final : public Solver {
     bool multi_volume, warm_start;
     int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, threads, combine;
     void read(const ParamSet& p);
+    ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
   };
+  // The constraint of one kernel volume (centres: the bodies' centres of mass); false when the volume cannot
+  // push (no volume, area or normal). The one rule for what becomes a constraint, for the solver and capture.
+  static bool make_constraint(const ldi::VolumeContact& vc, const Vec3& centre_a, const Vec3& centre_b,
+                              Constraint& c);
   struct PairCache {
     std::vector<Constraint> constraints;
     Vec3 pa = Vec3::Zero(), pb = Vec3::Zero();  // poses they were computed at
