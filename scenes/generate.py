@@ -49,6 +49,33 @@ def quat_axis_angle(axis, degrees):
     return [math.cos(h), axis[0] * s, axis[1] * s, axis[2] * s]
 
 
+def qmul(p, q):
+    """The product p q of quaternions [w, x, y, z]."""
+    w1, x1, y1, z1 = p
+    w2, x2, y2, z2 = q
+    return [w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2]
+
+
+def qrot(q, v):
+    """Rotates v by the unit quaternion q."""
+    w, x, y, z = q
+    r = qmul(qmul(q, [0.0] + list(v)), [w, -x, -y, -z])
+    return r[1:]
+
+
+def mesh_body(name, shape, position, orientation=None, **extra):
+    """A body of any shape dict (meshes, procedural shapes), density 1000 unless given a mass or made fixed."""
+    b = {"name": name, "shape": dict(shape)}
+    if "mass" not in extra and "density" not in extra and "fixed" not in extra and "kinematic" not in extra:
+        b["density"] = 1000
+    b.update(extra)
+    b["position"] = list(position)
+    if orientation is not None:
+        b["orientation"] = list(orientation)
+    return b
+
+
 def box(name, half_extents, position, **extra):
     b = {"name": name, "shape": {"type": "box", "half_extents": list(half_extents)}}
     if "fixed" not in extra and "kinematic" not in extra and "mass" not in extra:
@@ -287,8 +314,9 @@ def scripted_wall_hit():
 
 # --- joints ---------------------------------------------------------------------------------------------
 
-def joint(type_, bodies, anchor, axis=None, axis2=None, name=None, limits=None, motor=None, erp=None):
-    """A joint in the documented key order."""
+def joint(type_, bodies, anchor, axis=None, axis2=None, name=None, coordinate=None, limits=None, motor=None,
+          servo=None, erp=None):
+    """A joint in the documented key order; `servo` is a dict of the scene's servo keys."""
     j = {}
     if name:
         j["name"] = name
@@ -299,10 +327,15 @@ def joint(type_, bodies, anchor, axis=None, axis2=None, name=None, limits=None, 
         j["axis"] = list(axis)
     if axis2 is not None:
         j["axis2"] = list(axis2)
+    if coordinate is not None:
+        j["coordinate"] = coordinate
     if limits is not None:
         j["limits"] = {"lower": limits[0], "upper": limits[1]}
     if motor is not None:
         j["motor"] = {"speed": motor[0], "max_force": motor[1]}
+    if servo is not None:
+        j["servo"] = {k: servo[k] for k in ("target", "stiffness", "damping", "max_force", "range", "keys", "rate")
+                      if k in servo}
     if erp is not None:
         j["erp"] = erp
     return j
@@ -462,12 +495,17 @@ def dump(s):
     return "\n".join(lines) + "\n"
 
 
-def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    for file_name, make in SCENES.items():
-        with open(os.path.join(out_dir, file_name), "w", encoding="utf-8") as f:
+def write_scenes(out_dir, scenes):
+    """Writes each scene of {file name: function making it} into out_dir and prints its path."""
+    for file_name, make in scenes.items():
+        path = os.path.join(out_dir, file_name)
+        with open(path, "w", encoding="utf-8") as f:
             f.write(dump(make()))
-        print(os.path.join(out_dir, file_name))
+        print(path)
+
+
+def main():
+    write_scenes(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)), SCENES)
 
 
 if __name__ == "__main__":

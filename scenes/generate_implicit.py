@@ -83,18 +83,7 @@ def unit(a):
     return scale(a, 1.0 / norm(a))
 
 
-def qmul(p, q):
-    w1, x1, y1, z1 = p
-    w2, x2, y2, z2 = q
-    return [w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2]
-
-
-def qrot(q, v):
-    """Rotates v by the unit quaternion q."""
-    w, x, y, z = q
-    r = qmul(qmul(q, [0.0] + list(v)), [w, -x, -y, -z])
-    return r[1:]
+qmul, qrot = g.qmul, g.qrot
 
 
 def quat_z(radians):
@@ -145,27 +134,10 @@ OPTIONS = {"solver": "implicit-penalty", "keys": True}
 
 
 def joint(type_, bodies, anchor, axis=None, name=None, coordinate=None, limits=None, servo=None):
-    """A joint in the documented key order; `servo` is a dict (target, stiffness, damping, range, keys, rate)."""
-    j = {}
-    if name:
-        j["name"] = name
-    j["type"] = type_
-    j["bodies"] = list(bodies)
-    j["anchor"] = list(anchor)
-    if axis is not None:
-        j["axis"] = list(axis)
-    if coordinate is not None:
-        j["coordinate"] = coordinate
-    if limits is not None:
-        j["limits"] = {"lower": limits[0], "upper": limits[1]}
-    if servo is not None:
-        s = {k: servo[k] for k in ("target", "stiffness", "damping", "max_force", "range", "keys", "rate")
-             if k in servo}
-        if not OPTIONS["keys"]:
-            s.pop("keys", None)
-            s.pop("rate", None)
-        j["servo"] = s
-    return j
+    """generate.joint, without the servos' keyboard bindings under --no-keys."""
+    if servo is not None and not OPTIONS["keys"]:
+        servo = {k: v for k, v in servo.items() if k not in ("keys", "rate")}
+    return g.joint(type_, bodies, anchor, axis=axis, name=name, coordinate=coordinate, limits=limits, servo=servo)
 
 
 def scene(name, description, bodies, dt, params, joints=None, materials=None, contact_margin=None):
@@ -184,15 +156,7 @@ def scene(name, description, bodies, dt, params, joints=None, materials=None, co
     return g.clean(s)
 
 
-def mesh_body(name, shape, position, orientation=None, **extra):
-    b = {"name": name, "shape": dict(shape)}
-    if "mass" not in extra and "density" not in extra and "fixed" not in extra:
-        b["density"] = 1000
-    b.update(extra)
-    b["position"] = list(position)
-    if orientation is not None:
-        b["orientation"] = list(orientation)
-    return b
+mesh_body = g.mesh_body
 
 
 def round_pos(v, digits=9):
@@ -636,11 +600,7 @@ def main():
             sys.exit(f"unknown option {a}\n" + __doc__)
         else:
             out_dir = a
-    for file_name, make in SCENES.items():
-        path = os.path.join(out_dir, file_name)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(g.dump(make()))
-        print(path)
+    g.write_scenes(out_dir, SCENES)
 
 
 if __name__ == "__main__":

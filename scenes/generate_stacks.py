@@ -142,11 +142,7 @@ SCENES.update(towers())
 
 
 def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    for file_name, make in SCENES.items():
-        with open(os.path.join(out_dir, file_name), "w", encoding="utf-8") as f:
-            f.write(g.dump(make()))
-        print(os.path.join(out_dir, file_name))
+    g.write_scenes(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)), SCENES)
 
 
 if __name__ == "__main__":

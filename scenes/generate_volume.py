@@ -51,18 +51,7 @@ TORUS_R, TORUS_TUBE = 0.35, 0.12
 
 # --- helpers ---------------------------------------------------------------------------------------------------
 
-def qmul(p, q):
-    w1, x1, y1, z1 = p
-    w2, x2, y2, z2 = q
-    return [w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2]
-
-
-def qrot(q, v):
-    w, x, y, z = q
-    return [v[0] * (1 - 2 * (y * y + z * z)) + v[1] * 2 * (x * y - w * z) + v[2] * 2 * (x * z + w * y),
-            v[0] * 2 * (x * y + w * z) + v[1] * (1 - 2 * (x * x + z * z)) + v[2] * 2 * (y * z - w * x),
-            v[0] * 2 * (x * z - w * y) + v[1] * 2 * (y * z + w * x) + v[2] * (1 - 2 * (x * x + y * y))]
+qmul, qrot = g.qmul, g.qrot
 
 
 def rnd(v, digits=6):
@@ -70,14 +59,7 @@ def rnd(v, digits=6):
 
 
 def mesh_body(name, shape, position, orientation=None, **extra):
-    b = {"name": name, "shape": dict(shape)}
-    if "mass" not in extra and "density" not in extra and "fixed" not in extra and "kinematic" not in extra:
-        b["density"] = 1000
-    b.update(extra)
-    b["position"] = rnd(position)
-    if orientation is not None:
-        b["orientation"] = list(orientation)
-    return b
+    return g.mesh_body(name, shape, rnd(position), orientation, **extra)
 
 
 def scene(name, description, bodies, dt, params, materials=None, scripts=None):
@@ -311,11 +293,7 @@ def main():
     if any(a.startswith("--") for a in args) or len(args) > 1:
         sys.exit(__doc__)
     out_dir = args[0] if args else os.path.dirname(os.path.abspath(__file__))
-    for file_name, make in SCENES.items():
-        path = os.path.join(out_dir, file_name)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(g.dump(make()))
-        print(path)
+    g.write_scenes(out_dir, SCENES)
 
 
 if __name__ == "__main__":

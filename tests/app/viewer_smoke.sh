@@ -16,6 +16,7 @@ if [ $# -ne 2 ]; then
 fi
 bin=$1
 out=$2
+here=$(cd "$(dirname "$0")" && pwd)  # read_png.py
 root=${CONTACTLAB_HOME:-$(cd "$(dirname "$0")/../.." && pwd)}
 mkdir -p "$out" || exit 1
 unset CONTACTLAB_VIEW  # the first screenshot is of the plain viewer
@@ -46,50 +47,11 @@ check "screenshot $png exists" test -s "$png"
 # many distinct colours overall, no single colour covering most of it, and detail in the middle of
 # the window where the 3D scene is (the panels are at the sides).
 looks_rendered() {  # looks_rendered FILE.png
-  python3 - "$1" <<'PY'
-import struct, sys, zlib
-
-def read_png(path):
-    data = open(path, 'rb').read()
-    if data[:8] != b'\x89PNG\r\n\x1a\n':
-        raise ValueError('not a PNG file')
-    pos, idat = 8, b''
-    while pos < len(data):
-        length, kind = struct.unpack('>I4s', data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b'IHDR':
-            width, height, depth, color_type, _, _, interlace = struct.unpack('>IIBBBBB', body)
-        elif kind == b'IDAT':
-            idat += body
-        pos += 12 + length
-    if depth != 8 or color_type not in (2, 6) or interlace != 0:
-        raise ValueError('unsupported PNG layout (depth %d, colour type %d)' % (depth, color_type))
-    bpp = 3 if color_type == 2 else 4
-    raw = zlib.decompress(idat)
-    stride = width * bpp
-    rows, prev = [], bytearray(stride)
-    for y in range(height):
-        f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        if f == 1:
-            for i in range(bpp, stride): line[i] = (line[i] + line[i - bpp]) & 255
-        elif f == 2:
-            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
-        elif f == 3:
-            for i in range(stride):
-                left = line[i - bpp] if i >= bpp else 0
-                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
-        elif f == 4:
-            for i in range(stride):
-                a = line[i - bpp] if i >= bpp else 0
-                b = prev[i]
-                c = prev[i - bpp] if i >= bpp else 0
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(line)
-        prev = line
-    return width, height, bpp, rows
+  python3 - "$1" "$here" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from read_png import read_png
 
 w, h, bpp, rows = read_png(sys.argv[1])
 counts = {}
@@ -166,39 +128,11 @@ volume_shot() {  # volume_shot NAME VIEW
 volume_shot volume_views "volumes,gradients,cells,focus=box_1,zoom=3,-contacts"
 volume_shot volume_plain "focus=box_1,zoom=3,-contacts"
 if [ -s "$out/viewer_smoke_volume_views.png" ] && [ -s "$out/viewer_smoke_volume_plain.png" ]; then
-  python3 - "$out/viewer_smoke_volume_views.png" "$out/viewer_smoke_volume_plain.png" <<'PY'
-import struct, sys, zlib
-
-def read_png(path):  # 8-bit RGB or RGBA, non-interlaced (what the viewer writes)
-    data = open(path, 'rb').read()
-    pos, idat = 8, b''
-    while pos < len(data):
-        length, kind = struct.unpack('>I4s', data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b'IHDR':
-            width, height, _, color_type = struct.unpack('>IIBB', body[:10])
-        elif kind == b'IDAT':
-            idat += body
-        pos += 12 + length
-    bpp = 3 if color_type == 2 else 4
-    raw, stride = zlib.decompress(idat), width * bpp
-    rows, prev = [], bytearray(stride)
-    for y in range(height):
-        f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
-            if f == 1: line[i] = (line[i] + a) & 255
-            elif f == 2: line[i] = (line[i] + b) & 255
-            elif f == 3: line[i] = (line[i] + ((a + b) >> 1)) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(line)
-        prev = line
-    return width, height, bpp, rows
+  python3 - "$out/viewer_smoke_volume_views.png" "$out/viewer_smoke_volume_plain.png" "$here" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[3])
+from read_png import read_png
 
 w, h, bpp, with_rows = read_png(sys.argv[1])
 w2, h2, bpp2, plain_rows = read_png(sys.argv[2])

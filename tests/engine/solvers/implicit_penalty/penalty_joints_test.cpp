@@ -777,11 +777,34 @@ TEST(PenaltyJointsPhysics, HingeServoHoldsItsAngle) {
 
 // --- slider servo forces -------------------------------------------------------------------------------
 
-// Wrench of the servo at poses a, b (w from L at the pose's rotation when fixed_L).
+// Wrench of the servo (slider force or hinge torque) at poses a, b.
 Vec12 servo_wrench(const Joint& j, const BodyPose& a, const BodyPose& b) {
   PairForce pf;
-  EXPECT_TRUE(slider_servo_force(j, a, b, pf));
+  EXPECT_TRUE(servo_force(j, a, b, pf));
   return pf.wrench;
+}
+
+// The servo force's position and velocity gradients (pf, at a, b) against central differences of its wrench;
+// positions perturbed at fixed angular momentum (pair_force.h).
+void expect_servo_gradients(const Joint& j, const BodyPose& a, const BodyPose& b, const std::vector<Body>& bodies,
+                            const PairForce& pf, const std::string& what) {
+  const double eps = 1e-6;
+  Mat12 fd_pos, fd_vel;
+  for (int k = 0; k < 12; ++k) {
+    BodyPose ap = a, bp = b, am = a, bm = b;
+    perturb(ap, bp, k, eps, bodies[0], bodies[1], true);
+    perturb(am, bm, k, -eps, bodies[0], bodies[1], true);
+    fd_pos.col(k) = (servo_wrench(j, ap, bp) - servo_wrench(j, am, bm)) / (2 * eps);
+    ap = a, bp = b, am = a, bm = b;
+    BodyPose& p = k < 6 ? ap : bp;
+    BodyPose& q = k < 6 ? am : bm;
+    (k % 6 < 3 ? p.v : p.w)[k % 3] += eps;
+    (k % 6 < 3 ? q.v : q.w)[k % 3] -= eps;
+    fd_vel.col(k) = (servo_wrench(j, ap, bp) - servo_wrench(j, am, bm)) / (2 * eps);
+  }
+  EXPECT_LT((fd_pos - pf.d_pos).norm(), 1e-6 * (1 + pf.d_pos.norm())) << what << "\nfd\n" << fd_pos << "\nexact\n"
+                                                                     << pf.d_pos;
+  EXPECT_LT((fd_vel - pf.d_vel).norm(), 1e-6 * (1 + pf.d_vel.norm())) << what;
 }
 
 TEST(PenaltyJoints, SliderServoGradientsMatchFiniteDifferences) {
@@ -798,23 +821,7 @@ TEST(PenaltyJoints, SliderServoGradientsMatchFiniteDifferences) {
       ASSERT_TRUE(slider_servo_force(j, a, b, pf));
       EXPECT_EQ(pf.a, 0);
       EXPECT_EQ(pf.b, 1);
-      const double eps = 1e-6;
-      Mat12 fd_pos, fd_vel;
-      for (int k = 0; k < 12; ++k) {
-        BodyPose ap = a, bp = b, am = a, bm = b;
-        perturb(ap, bp, k, eps, bodies[0], bodies[1], true);
-        perturb(am, bm, k, -eps, bodies[0], bodies[1], true);
-        fd_pos.col(k) = (servo_wrench(j, ap, bp) - servo_wrench(j, am, bm)) / (2 * eps);
-        ap = a, bp = b, am = a, bm = b;
-        BodyPose& p = k < 6 ? ap : bp;
-        BodyPose& q = k < 6 ? am : bm;
-        (k % 6 < 3 ? p.v : p.w)[k % 3] += eps;
-        (k % 6 < 3 ? q.v : q.w)[k % 3] -= eps;
-        fd_vel.col(k) = (servo_wrench(j, ap, bp) - servo_wrench(j, am, bm)) / (2 * eps);
-      }
-      EXPECT_LT((fd_pos - pf.d_pos).norm(), 1e-6 * (1 + pf.d_pos.norm())) << "kind " << int(kind_a) << "\nfd\n"
-                                                                         << fd_pos << "\nexact\n" << pf.d_pos;
-      EXPECT_LT((fd_vel - pf.d_vel).norm(), 1e-6 * (1 + pf.d_vel.norm()));
+      expect_servo_gradients(j, a, b, bodies, pf, "kind " + std::to_string(int(kind_a)));
       // No net force or torque (about the origin) on the pair.
       const Vec3 Fa = pf.wrench.segment<3>(0), Ta = pf.wrench.segment<3>(3), Fb = pf.wrench.segment<3>(6),
                  Tb = pf.wrench.segment<3>(9);
@@ -838,13 +845,6 @@ TEST(PenaltyJoints, SliderServoGradientsMatchFiniteDifferences) {
 }
 
 // --- hinge servo torques --------------------------------------------------------------------------------
-
-// Wrench of a hinge servo's PD torque at poses a, b.
-Vec12 hinge_servo_wrench(const Joint& j, const BodyPose& a, const BodyPose& b) {
-  PairForce pf;
-  EXPECT_TRUE(hinge_servo_force(j, a, b, pf));
-  return pf.wrench;
-}
 
 // On hinges that hold (b turned about the axis through the anchor; the gradient [0, -u, 0, u] of the angle is
 // exact there), with random velocities, torques unsaturated and saturated.
@@ -880,23 +880,8 @@ TEST(PenaltyJoints, HingeServoTorqueGradientsMatchFiniteDifferences) {
         if (saturated) EXPECT_NEAR(std::abs(f), 0.5, 1e-12);
         else EXPECT_NEAR(f, j.servo.stiffness * (j.servo.coordinate - j.servo.target) +
                                 j.servo.damping * u.dot(b.w - a.w), 1e-9 * (1 + std::abs(f)));
-        const double eps = 1e-6;
-        Mat12 fd_pos, fd_vel;
-        for (int k = 0; k < 12; ++k) {
-          BodyPose ap = a, bp = b, am = a, bm = b;
-          perturb(ap, bp, k, eps, bodies[0], bodies[1], true);
-          perturb(am, bm, k, -eps, bodies[0], bodies[1], true);
-          fd_pos.col(k) = (hinge_servo_wrench(j, ap, bp) - hinge_servo_wrench(j, am, bm)) / (2 * eps);
-          ap = a, bp = b, am = a, bm = b;
-          BodyPose& p = k < 6 ? ap : bp;
-          BodyPose& q = k < 6 ? am : bm;
-          (k % 6 < 3 ? p.v : p.w)[k % 3] += eps;
-          (k % 6 < 3 ? q.v : q.w)[k % 3] -= eps;
-          fd_vel.col(k) = (hinge_servo_wrench(j, ap, bp) - hinge_servo_wrench(j, am, bm)) / (2 * eps);
-        }
-        EXPECT_LT((fd_pos - pf.d_pos).norm(), 1e-6 * (1 + pf.d_pos.norm()))
-            << "kind " << int(kind_a) << " saturated " << saturated << "\nfd\n" << fd_pos << "\nexact\n" << pf.d_pos;
-        EXPECT_LT((fd_vel - pf.d_vel).norm(), 1e-6 * (1 + pf.d_vel.norm()));
+        expect_servo_gradients(j, a, b, bodies, pf,
+                               "kind " + std::to_string(int(kind_a)) + " saturated " + std::to_string(saturated));
         // Torques only, equal and opposite.
         EXPECT_EQ(pf.wrench.segment<3>(0).norm() + pf.wrench.segment<3>(6).norm(), 0.0);
         EXPECT_LT((pf.wrench.segment<3>(3) + pf.wrench.segment<3>(9)).norm(), 1e-12 * (1 + std::abs(f)));

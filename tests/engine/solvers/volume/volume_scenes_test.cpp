@@ -112,11 +112,12 @@ TEST(VolumeScenes, GraspSlipsWithLowFriction) {
   EXPECT_LT(g.tilt, 0.1);
 }
 
-// Two 238 kg armadillos dropped on each other come to rest within 4 s (3.6 s as measured): the second lies
-// on the first (not beside it), nothing is more than a pixel under the ground, the kinetic energy is gone.
+// Two 238 kg armadillos dropped on each other come to rest (at 3.6 s as measured): over the last half second
+// of 4.5 s the kinetic energy stays gone, the second lies on the first (not beside it), and nothing is more
+// than a pixel under the ground.
 TEST(VolumeScenes, ArmadillosComeToRestOnEachOther) {
   World w = load("volume_armadillos.json");
-  const Settling r = run(w, 400, 30);
+  const Settling r = run(w, 450, 50);
   EXPECT_LT(r.max_recent_energy, 1e-3);  // J, for 476 kg (1 mm/s would be 0.24 mJ)
   EXPECT_LT(r.deepest, 0.01);            // at most one pixel (post-stabilisation keeps half a pixel)
   const Body& a0 = w.bodies[body(w, "armadillo_0")];
