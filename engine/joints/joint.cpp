@@ -99,12 +99,14 @@ void dual_axes(const Eval& e, Vec3& d1, Vec3& d2) {
 struct RowSink {
   const Joint& j;
   int index;
-  std::vector<ConstraintRow>& out;
+  std::vector<JointRow>& out;
+  size_t first = out.size();  // where this joint's rows begin
   int next_slot = 0;
   void add(const Vec3& ja_lin, const Vec3& ja_ang, const Vec3& jb_lin, const Vec3& jb_ang, double target, double lo,
            double hi, double cfm, int kind, int slot = -1) {
-    ConstraintRow r;
+    JointRow r;
     r.slot = slot >= 0 ? slot : next_slot++;
+    r.follows = out.size() > first;  // a joint's rows form one block of the solve
     r.a = j.body_a;
     r.b = j.body_b;
     r.ja_lin = ja_lin;
@@ -220,7 +222,7 @@ double coordinate(const Joint& j, const Eval& e) {
 // anchor row and its axis row are ~90% correlated: 10 sweeps leave a double pendulum coming apart).
 // Skipped (rows left as they are) with CFM, whose diagonal would not survive the change of basis, and
 // when K is singular or badly conditioned.
-void decouple(std::vector<ConstraintRow>& rows, size_t first, const Body& A, const Body& B) {
+void decouple(std::vector<JointRow>& rows, size_t first, const Body& A, const Body& B) {
   const int n = int(rows.size() - first);
   if (n <= 1) return;
   const double ma = A.is_dynamic() ? A.inv_mass : 0.0, mb = B.is_dynamic() ? B.inv_mass : 0.0;
@@ -229,15 +231,15 @@ void decouple(std::vector<ConstraintRow>& rows, size_t first, const Body& A, con
   Eigen::Matrix<double, 6, 6> K;
   std::array<Vec3, 6> ba_ang, bb_ang;
   for (int i = 0; i < n; ++i) {
-    const ConstraintRow& r = rows[first + size_t(i)];
+    const JointRow& r = rows[first + size_t(i)];
     ba_ang[size_t(i)] = ia * r.ja_ang;
     bb_ang[size_t(i)] = ib * r.jb_ang;
   }
   double largest = 0;
   for (int i = 0; i < n; ++i) {
-    const ConstraintRow& r = rows[first + size_t(i)];
+    const JointRow& r = rows[first + size_t(i)];
     for (int j = 0; j <= i; ++j) {
-      const ConstraintRow& q = rows[first + size_t(j)];
+      const JointRow& q = rows[first + size_t(j)];
       K(i, j) = K(j, i) = ma * r.ja_lin.dot(q.ja_lin) + r.ja_ang.dot(ba_ang[size_t(j)]) + mb * r.jb_lin.dot(q.jb_lin) +
                           r.jb_ang.dot(bb_ang[size_t(j)]);
     }
@@ -260,9 +262,9 @@ void decouple(std::vector<ConstraintRow>& rows, size_t first, const Body& A, con
   }
   // Forward substitution, row by row: J'_i = (J_i - sum_k<i L_ik J'_k) / L_ii.
   for (int i = 0; i < n; ++i) {
-    ConstraintRow& r = rows[first + size_t(i)];
+    JointRow& r = rows[first + size_t(i)];
     for (int k = 0; k < i; ++k) {
-      const ConstraintRow& q = rows[first + size_t(k)];
+      const JointRow& q = rows[first + size_t(k)];
       const double l = L(i, k);
       r.ja_lin -= l * q.ja_lin;
       r.ja_ang -= l * q.ja_ang;
@@ -404,7 +406,7 @@ Joint make_joint(JointType type, const std::vector<Body>& bodies, int a, int b, 
 }
 
 void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bodies, double h,
-                std::vector<ConstraintRow>& out, JointRowForm form) {
+                std::vector<JointRow>& out, JointRowForm form) {
   if (joint.body_a < 0 || joint.body_b < 0 || size_t(joint.body_a) >= bodies.size() ||
       size_t(joint.body_b) >= bodies.size() || joint.body_a == joint.body_b)
     return;
@@ -577,6 +579,25 @@ JointDescription describe_joint(const Joint& joint, const std::vector<Body>& bod
   d.orientation_a = A.orientation;
   d.orientation_b = B.orientation;
   return d;
+}
+
+}  // namespace cl
+
+namespace cl {
+
+double JointWarmStart::guess(const JointRow& row) const {
+  if (row.joint < 0 || size_t(row.joint) >= lambda_.size()) return 0.0;
+  return kWarmStart * lambda_[size_t(row.joint)][size_t(row.slot)];
+}
+
+void JointWarmStart::forget(int joint) {
+  if (joint >= 0 && size_t(joint) < lambda_.size()) lambda_[size_t(joint)].fill(0.0);
+}
+
+void JointWarmStart::keep(const JointRow& row, double lambda) {
+  if (row.joint < 0) return;
+  if (size_t(row.joint) >= lambda_.size()) lambda_.resize(size_t(row.joint) + 1, std::array<double, kMaxJointRows>{});
+  lambda_[size_t(row.joint)][size_t(row.slot)] = lambda;
 }
 
 }  // namespace cl

@@ -19,12 +19,14 @@
 //    lambda in [-max_force h, +max_force h] and target the motor speed.
 #pragma once
 
+#include <array>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "constraints/row.h"
 #include "core/body.h"
 
 namespace cl {
@@ -149,18 +151,11 @@ inline bool servo_is_pd(const Joint& joint) {
 Joint make_joint(JointType type, const std::vector<Body>& bodies, int a, int b, const Vec3& anchor_world,
                  const Vec3& axis_world, const Vec3& axis2_world, double coordinate = 0.0);
 
-// One velocity-level constraint row: J u = [ja_lin ja_ang jb_lin jb_ang] . [v_a w_a v_b w_b], with the
-// condition that w = J u - target + cfm * lambda is 0 when lo < lambda < hi, >= 0 at lambda = lo and
-// <= 0 at lambda = hi (boxed LCP, digest 4.11). lambda is an impulse (N s or N m s); it changes the
-// velocities by u += M^-1 J^T lambda.
-struct ConstraintRow {
-  int a = -1, b = -1;
-  Vec3 ja_lin{0, 0, 0}, ja_ang{0, 0, 0}, jb_lin{0, 0, 0}, jb_ang{0, 0, 0};
-  double target = 0.0;  // ERP error term (digest 4.8 b) or motor speed
-  double lo = -1e300, hi = 1e300;
-  double cfm = 0.0;
-  int joint = -1;       // index of the joint the row came from
-  int kind = 0;         // 0 equality, 1 limit, 2 motor, 3 servo (for display and statistics)
+// One of a joint's rows: a shared constraint row (constraints/row.h; w = J u - target + cfm lambda, boxed by
+// [lo, hi]) with where it came from. lambda is an impulse (N s or N m s).
+struct JointRow : Row {
+  int joint = -1;  // index of the joint the row came from
+  int kind = 0;    // kRowEquality, kRowLimit, kRowMotor or kRowServo (for display and statistics)
   // Where the row sits among all the rows its joint can have, stable from step to step while limit rows come
   // and go (match warm-start impulses by it): 0 .. n-1 the n equality rows, n the lower limit, n + 1 the
   // upper limit, n + 2 the motor, n + 3 the servo (hinge and slider only, n = 5); below kMaxJointRows.
@@ -192,7 +187,24 @@ enum class JointRowForm { Physical, Decoupled };
 // max_force > 0, plus a servo row when the servo is on (see servo_row_target_and_cfm). A joint between two bodies of which none is dynamic adds nothing. Decoupled rows use the
 // bodies' inv_mass and inv_inertia_world as they are (fixed and kinematic bodies count as infinite mass).
 void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bodies, double h,
-                std::vector<ConstraintRow>& out, JointRowForm form = JointRowForm::Decoupled);
+                std::vector<JointRow>& out, JointRowForm form = JointRowForm::Decoupled);
+
+// Joint impulses kept from one step to the next, per joint and row slot, to warm start the next step's rows.
+// A row starts from kWarmStart times its slot's last impulse: limit rows come and go, and full-strength warm
+// starts of unconverged joint rows pump energy into chains (ODE uses 0.9 x_last for the same reason, digest 6.5).
+class JointWarmStart {
+ public:
+  static constexpr double kWarmStart = 0.9;
+  void clear() { lambda_.clear(); }
+  // The initial impulse of a row of this step.
+  double guess(const JointRow& row) const;
+  // Forgets every impulse of the given joint (before keep() stores the rows it has now).
+  void forget(int joint);
+  void keep(const JointRow& row, double lambda);
+
+ private:
+  std::vector<std::array<double, kMaxJointRows>> lambda_;
+};
 
 // The servo row of `lcp` (hinge and slider): it measures dx/dt like the motor row (lambda an impulse that
 // raises x) and asks dx/dt = target - cfm lambda.

@@ -3,26 +3,18 @@
 #include <array>
 
 #include "collision/narrowphase.h"
+#include "constraints/motion.h"
 #include "solvers/implicit_penalty/implicit_penalty_solver.h"
 #include "solvers/lcp/lcp_solver.h"
 #include "solvers/volume/volume_solver.h"
 
 namespace cl {
 
-void integrate_body_positions(std::vector<Body>& bodies, double dt) {
-  for (Body& b : bodies) {
-    if (b.kind == BodyKind::Fixed) continue;
-    b.position += dt * b.linear_velocity;
-    b.orientation = integrate_orientation(b.orientation, b.angular_velocity, dt);
-    b.update_world_inertia();
-  }
-}
-
 void Solver::collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) {
   cl::collide(bodies, ia, ib, margin, out);
 }
 
-void Solver::integrate_positions(StepContext& ctx) { integrate_body_positions(ctx.bodies, ctx.dt); }
+void Solver::integrate_positions(StepContext& ctx) { advance_poses(ctx.bodies, ctx.dt); }
 
 std::span<const SolverInfo> solver_registry() {
   // Each contact method registers here once it is implemented; the others are planned (see README).

@@ -75,7 +75,4 @@ const SolverInfo* find_solver(std::string_view name);
 // Comma-separated list of registered names, for error messages.
 std::string solver_names();
 
-// Shared by solvers: semi-implicit Euler position update of every dynamic and kinematic body.
-void integrate_body_positions(std::vector<Body>& bodies, double dt);
-
 }  // namespace cl

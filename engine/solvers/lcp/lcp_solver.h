@@ -14,6 +14,7 @@
 
 #include <vector>
 
+#include "constraints/pgs.h"
 #include "graph/sleep.h"
 #include "solvers/solver.h"
 
@@ -28,34 +29,7 @@ class LcpSolver final : public Solver {
   std::unique_ptr<Solver> clone() const override { return std::make_unique<LcpSolver>(*this); }
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
-  void reset() override { joint_lambda_.clear(); }
-
-  // One row in matrix-free form (digest 6.6): J = [-dir, -ang_a | dir, ang_b] (contact rows use the j - i
-  // convention, eqs. 4.165-4.166) and B = M^-1 J^T, kept as inv_ang_* = I^-1 ang_* and the inverse masses.
-  struct Axis {
-    Vec3 dir = Vec3::Zero(), ang_a = Vec3::Zero(), ang_b = Vec3::Zero(), inv_ang_a = Vec3::Zero(),
-         inv_ang_b = Vec3::Zero();
-    double inv_diag = 0;  // 1 / (J M^-1 J^T)_ii
-    double bias = 0;      // w = J u + bias, >= 0 at the lower bound
-    double lambda = 0;    // impulse, N s
-  };
-  // A contact's rows, solved together so the two bodies' velocities are loaded once per contact:
-  // the normal row with bounds [0, inf), then up to two friction rows with bounds +-mu lambda_n.
-  struct ContactRows {
-    int a, b;
-    int contact;  // index into the step's contacts
-    double inv_mass_a, inv_mass_b, mu;
-    int friction_rows;
-    Axis normal, friction[2];
-  };
-  // A joint row (digest 4.11): general Jacobian blocks, boxed bounds, CFM; w = J u - target + cfm lambda.
-  struct JointRow {
-    int a, b;
-    Vec3 ja_lin, ja_ang, jb_lin, jb_ang;  // J
-    Vec3 ba_lin, ba_ang, bb_lin, bb_ang;  // M^-1 J^T
-    double inv_diag, target, lo, hi, cfm, lambda;
-    int joint, kind, slot;
-  };
+  void reset() override { joint_warm_.clear(); }
 
  private:
   // The parameters as plain fields, read once per step.
@@ -66,21 +40,20 @@ class LcpSolver final : public Solver {
     void read(const ParamSet& p);
   };
   Settings set_{};
-  struct Velocity {
-    Vec3 v, w;
+  // Where a contact's rows sit in rows_: the normal row, then its friction rows.
+  struct ContactBlock {
+    int contact;    // index into the step's contacts
+    int first_row;  // the normal row
+    int friction_rows;
   };
-  // Inverse mass and inertia of every body (zero for fixed and kinematic ones); hold() zeroes them for
-  // bodies a layer keeps fixed, release() restores them.
-  void load_masses(const StepContext& ctx);
+  // Inverse masses of the current phase: hold() zeroes them for bodies a layer keeps fixed, release()
+  // restores them.
   void hold(const std::vector<int>& bodies);
   void release(const StepContext& ctx, const std::vector<int>& bodies);
-  Axis make_axis(const StepContext& ctx, const Contact& c, const Vec3& dir) const;
   // Whole: a group without shock propagation; First: its dynamics step of fraction f; Layers: the rest.
   enum class Phase { Whole, First, Layers };
-  ContactRows make_contact_rows(const StepContext& ctx, int k, Phase phase);
-  JointRow make_joint_row(const ConstraintRow& row) const;
-  // Returns the number of sweeps done (fewer than `iterations` when the tolerance is met).
-  int sweep(std::vector<ContactRows>& contacts, std::vector<JointRow>& joints, int iterations, double& residual);
+  // Appends contact k's rows (normal, then friction) to rows_ and its block to blocks_.
+  void add_contact_rows(const StepContext& ctx, int k, Phase phase);
   void add_free_velocity(const std::vector<int>& bodies, double fraction);
   void solve_group(StepContext& ctx, const ContactGroup& group, int group_index);
   void project_group(StepContext& ctx, const ContactGroup& group, int group_index);
@@ -88,17 +61,18 @@ class LcpSolver final : public Solver {
   bool frozen(const StepContext& ctx, int body) const;
   void collect_joint_rows(const StepContext& ctx);
 
-  // Per body: velocities during the solve, inverse mass properties of the current phase.
-  std::vector<Velocity> vel_;
-  std::vector<double> inv_mass_;
-  std::vector<Mat3> inv_inertia_;
-  // Rows of the current phase.
-  std::vector<ContactRows> rows_;
+  // Per body: velocities during the solve (displacements during the projection), inverse masses of the
+  // current phase, and the free velocity change of the whole step (gravity, forces, gyroscopic term).
+  std::vector<BodyVelocity> vel_;
+  std::vector<InverseMass> masses_;
+  std::vector<BodyVelocity> free_;
+  // Rows of the current phase: the group's joint rows first, then its contacts' rows.
+  std::vector<Row> rows_;
+  std::vector<ContactBlock> blocks_;
+  // Joint rows of this step (built once), the contact group of each, and their impulses kept for warm starts.
   std::vector<JointRow> joint_rows_;
-  // Joint rows of this step (built once), by group, and their impulses for warm starting the next step.
-  std::vector<ConstraintRow> constraint_rows_;
-  std::vector<int> constraint_group_;
-  std::vector<std::vector<double>> joint_lambda_;  // per joint, per row slot (ConstraintRow::slot)
+  std::vector<int> joint_row_group_;
+  JointWarmStart joint_warm_;
   // Contact impulses accumulated over the phases of this step, per contact.
   std::vector<double> normal_total_;
   std::vector<Vec3> friction_total_;
@@ -106,11 +80,9 @@ class LcpSolver final : public Solver {
   std::vector<Vec3> layer_friction_;
   std::vector<char> solved_;  // per contact: solved this step (its group was awake)
   std::vector<double> bounce_;  // per contact: the restitution target of this step (0: none)
-  // Per body: the free velocity increments of the whole step (gravity, forces, gyroscopic term).
-  std::vector<Vec3> free_linear_, free_angular_;
-  int group_sweeps_ = 0;
+  int group_sweeps_ = 0;  // most PGS sweeps any group needed this step (telemetry)
   // Per contact group, decided once per step by classify_groups.
-  std::vector<char> group_awake_, group_shock_;  // most PGS sweeps any group needed this step (telemetry)
+  std::vector<char> group_awake_, group_shock_;
 };
 
 }  // namespace cl

@@ -71,7 +71,9 @@ VolumeSolver::VolumeSolver(const VolumeSolver& other) : Solver(other), meshes_(o
 
 void VolumeSolver::reset() {
   pairs_.clear();
+  rows_.clear();
   blocks_.clear();
+  joint_warm_.clear();
   profile_ = {};
 }
 
@@ -224,8 +226,7 @@ void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, doub
   }
 }
 
-VolumeSolver::Row VolumeSolver::make_row(const std::vector<Body>& bodies, int a, int b, const Vec3& la,
-                                         const Vec3& aa, const Vec3& lb, const Vec3& ab) const {
+Row VolumeSolver::make_row(int a, int b, const Vec3& la, const Vec3& aa, const Vec3& lb, const Vec3& ab) const {
   Row r;
   r.a = a;
   r.b = b;
@@ -233,158 +234,114 @@ VolumeSolver::Row VolumeSolver::make_row(const std::vector<Body>& bodies, int a,
   r.ja_ang = aa;
   r.jb_lin = lb;
   r.jb_ang = ab;
-  const Body& A = bodies[a];
-  const Body& B = bodies[b];
-  r.ba_lin = A.inv_mass * la;
-  r.ba_ang = A.inv_inertia_world * aa;
-  r.bb_lin = B.inv_mass * lb;
-  r.bb_ang = B.inv_inertia_world * ab;
-  const double diag = la.dot(r.ba_lin) + aa.dot(r.ba_ang) + lb.dot(r.bb_lin) + ab.dot(r.bb_ang);
-  r.inv_diag = diag > 1e-300 ? 1.0 / diag : 0.0;
+  prepare(r, masses_);
   return r;
-}
-
-namespace {
-
-inline void apply(const VolumeSolver::Row& r, double d, std::vector<Vec3>& lin, std::vector<Vec3>& ang) {
-  lin[r.a] += d * r.ba_lin;
-  ang[r.a] += d * r.ba_ang;
-  lin[r.b] += d * r.bb_lin;
-  ang[r.b] += d * r.bb_ang;
-}
-
-// One projected Gauss-Seidel update of w = J u + bias with lambda clamped to [lo, hi]; returns |change|.
-inline double relax(VolumeSolver::Row& r, double lo, double hi, std::vector<Vec3>& lin, std::vector<Vec3>& ang) {
-  const double w = r.ja_lin.dot(lin[r.a]) + r.ja_ang.dot(ang[r.a]) + r.jb_lin.dot(lin[r.b]) +
-                   r.jb_ang.dot(ang[r.b]) + r.bias;
-  const double next = std::clamp(r.lambda - r.inv_diag * w, lo, hi);
-  const double d = next - r.lambda;
-  if (d == 0.0) return 0.0;
-  r.lambda = next;
-  apply(r, d, lin, ang);
-  return std::abs(d);
-}
-
-}  // namespace
-
-int VolumeSolver::sweep(std::vector<Block>& blocks, int iterations, double& residual) {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  int it = 0;
-  while (it < iterations) {
-    ++it;
-    residual = 0.0;
-    // Symmetric Gauss-Seidel: sweeps alternate direction, so that the rows taken first do not take more of
-    // the load (forward sweeps only loaded a gripped block's low-z cells first, and the friction's torque
-    // about the grip axis tipped it over as it slipped).
-    const bool forward = it % 2 == 1;
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      Block& k = blocks[forward ? i : blocks.size() - 1 - i];
-      double change = relax(k.normal, 0.0, kInf, lin_, ang_);
-      // Friction pyramid as a box, |beta_i| <= mu rho (eq. 8-10 with the symmetric basis of eq. 21).
-      const double bound = k.mu * k.normal.lambda;
-      for (int f = 0; f < k.friction_rows; ++f)
-        change = std::max(change, relax(k.friction[f], -bound, bound, lin_, ang_));
-      residual = std::max(residual, change);
-    }
-    if (residual <= set_.tolerance) break;
-  }
-  return it;
 }
 
 void VolumeSolver::solve_velocities(StepContext& ctx) {
   set_.read(params_);
   const size_t n = ctx.bodies.size();
-  const double h = ctx.dt;
-  lin_.resize(n);
-  ang_.resize(n);
-  // Prediction: the unconstrained velocities u* = u + h M^-1 f_ext (Algorithm 1, "prediction" step of 4.3;
-  // the gyroscopic term is left out).
+  vel_.resize(n);
+  load_inverse_masses(ctx.bodies, masses_);
+  // Prediction: the unconstrained velocities u* = u + h M^-1 f_ext (Algorithm 1, "prediction" step of 4.3),
+  // with the gyroscopic term as every solver takes it.
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
     b.sleeping = false;  // this method does not put bodies to sleep
-    lin_[i] = b.linear_velocity;
-    ang_[i] = b.angular_velocity;
-    if (!b.is_dynamic()) continue;
-    lin_[i] += h * (ctx.gravity + b.inv_mass * b.force);
-    ang_[i] += h * (b.inv_inertia_world * b.torque);
+    const BodyVelocity free = free_velocity_change(b, ctx.gravity, ctx.dt);
+    vel_[i] = {b.linear_velocity + free.v, b.angular_velocity + free.w};
   }
 
-  // Correction: one block per volume contact.
+  // Correction: the joints' rows (as under `lcp`), then one block of rows per volume contact.
   const auto t0 = Clock::now();
+  rows_.clear();
   blocks_.clear();
+  joint_rows_.clear();
+  for (int j = 0; j < int(ctx.joints.size()); ++j) joint_rows(ctx.joints[j], j, ctx.bodies, ctx.dt, joint_rows_);
+  for (const JointRow& jr : joint_rows_) {
+    Row row = jr;
+    prepare(row, masses_);
+    row.lambda = set_.warm_start ? joint_warm_.guess(jr) : 0.0;
+    rows_.push_back(row);
+  }
   for (int ci = 0; ci < int(ctx.contacts.size()); ++ci) {
     Contact& contact = ctx.contacts[ci];
     const auto* list = constraints(contact.a, contact.b);
     if (!list || contact.feature >= list->size()) continue;
     const Constraint& c = (*list)[contact.feature];
-    Block k;
-    k.contact = ci;
-    k.mu = contact.friction;
     // Eq. 16-17 with g = -V: the row -J_V u >= 0 (the volume does not grow), impulse -J_V^T rho, rho >= 0.
-    k.normal = make_row(ctx.bodies, contact.a, contact.b, -c.linear[0], -c.angular[0], -c.linear[1],
-                        -c.angular[1]);
-    if (k.normal.inv_diag == 0.0) continue;
+    Row normal = make_row(contact.a, contact.b, -c.linear[0], -c.angular[0], -c.linear[1], -c.angular[1]);
+    if (normal.inv_diag == 0.0) continue;
+    normal.lo = 0.0;
     const double push = c.linear[1].norm();  // force per unit rho on b, m^2
     const bool warm = set_.warm_start && contact.persisted;
-    k.normal.lambda = warm && push > 0 ? contact.normal_impulse / push : 0.0;
-    k.friction_rows = contact.friction > 0 ? set_.friction_directions : 0;
-    if (k.friction_rows > 0) {
-      // Tangents (sect. 4.2) by Gram-Schmidt from the normal; the first along the weighted sliding velocity
-      // v_rel = sum_k A_k dp_k/dt = sum_bodies S v + w x M (eq. 20) when there is one.
-      Vec3 vrel = Vec3::Zero();
-      const int body[2] = {contact.a, contact.b};
-      for (int s = 0; s < 2; ++s)
-        vrel += c.area_sum[s] * lin_[body[s]] + ang_[body[s]].cross(c.area_moment[s]);
-      vrel -= c.normal * c.normal.dot(vrel);
-      Vec3 t[2];
-      if (vrel.norm() > 1e-9 * std::max(c.area, 1e-12)) {
-        t[0] = vrel.normalized();
-        t[1] = c.normal.cross(t[0]);
-      } else {
-        tangent_basis(c.normal, t[0], t[1]);
-      }
-      for (int f = 0; f < k.friction_rows; ++f) {
-        // Eq. 21 chained to the rigid DOFs: [S t^T, (M x t)^T] per body.
-        k.friction[f] = make_row(ctx.bodies, contact.a, contact.b, c.area_sum[0] * t[f], c.area_moment[0].cross(t[f]),
-                                 c.area_sum[1] * t[f], c.area_moment[1].cross(t[f]));
-        const double s1 = c.area_sum[1];
-        k.friction[f].lambda = warm && s1 != 0 ? contact.friction_impulse.dot(t[f]) / s1 : 0.0;
-      }
+    normal.lambda = warm && push > 0 ? contact.normal_impulse / push : 0.0;
+    const int first = int(rows_.size());
+    rows_.push_back(normal);
+    const int friction_rows = contact.friction > 0 ? set_.friction_directions : 0;
+    blocks_.push_back({ci, first, friction_rows});
+    if (friction_rows == 0) continue;
+    // Tangents (sect. 4.2) by Gram-Schmidt from the normal; the first along the weighted sliding velocity
+    // v_rel = sum_k A_k dp_k/dt = sum_bodies S v + w x M (eq. 20) when there is one.
+    Vec3 vrel = Vec3::Zero();
+    const int body[2] = {contact.a, contact.b};
+    for (int s = 0; s < 2; ++s) vrel += c.area_sum[s] * vel_[body[s]].v + vel_[body[s]].w.cross(c.area_moment[s]);
+    vrel -= c.normal * c.normal.dot(vrel);
+    Vec3 t[2];
+    if (vrel.norm() > 1e-9 * std::max(c.area, 1e-12)) {
+      t[0] = vrel.normalized();
+      t[1] = c.normal.cross(t[0]);
+    } else {
+      tangent_basis(c.normal, t[0], t[1]);
     }
-    blocks_.push_back(k);
+    for (int f = 0; f < friction_rows; ++f) {
+      // Eq. 21 chained to the rigid DOFs: [S t^T, (M x t)^T] per body; the friction pyramid as a box,
+      // |beta_i| <= mu rho (eq. 8-10 with the symmetric basis of eq. 21).
+      Row friction = make_row(contact.a, contact.b, c.area_sum[0] * t[f], c.area_moment[0].cross(t[f]),
+                              c.area_sum[1] * t[f], c.area_moment[1].cross(t[f]));
+      friction.normal_row = first;
+      friction.follows = true;
+      friction.mu = contact.friction;
+      const double s1 = c.area_sum[1];
+      friction.lambda = warm && s1 != 0 ? contact.friction_impulse.dot(t[f]) / s1 : 0.0;
+      rows_.push_back(friction);
+    }
   }
-  for (const Block& k : blocks_) {
-    apply(k.normal, k.normal.lambda, lin_, ang_);
-    for (int f = 0; f < k.friction_rows; ++f) apply(k.friction[f], k.friction[f].lambda, lin_, ang_);
-  }
+  apply_impulses(rows_, vel_);
   profile_.modelling_s += seconds_since(t0);
   const auto t1 = Clock::now();
-  double residual = 0.0;
-  if (!blocks_.empty()) ctx.stats.iterations += sweep(blocks_, set_.iterations, residual);
+  // Symmetric Gauss-Seidel: sweeps alternate direction, so that the rows taken first do not take more of the
+  // load (forward sweeps only loaded a gripped block's low-z cells first, and the friction's torque about the
+  // grip axis tipped it over as it slipped).
+  const PgsResult result = solve_pgs(rows_, vel_, {set_.iterations, set_.tolerance, true});
+  ctx.stats.iterations += result.sweeps;
   profile_.solve_s += seconds_since(t1);
-  ctx.stats.residual = std::max(ctx.stats.residual, residual);
-  for (const Block& k : blocks_) {
-    ctx.stats.rows += 1 + k.friction_rows;
+  ctx.stats.residual = std::max(ctx.stats.residual, result.residual);
+  ctx.stats.rows += int(rows_.size());
+  for (size_t i = 0; i < joint_rows_.size(); ++i) joint_warm_.forget(joint_rows_[i].joint);
+  for (size_t i = 0; i < joint_rows_.size(); ++i) joint_warm_.keep(joint_rows_[i], rows_[i].lambda);
+  for (const ContactBlock& k : blocks_) {
     profile_.velocity_rows += 1 + k.friction_rows;
     Contact& contact = ctx.contacts[k.contact];
     // Impulses on b in N s, for drawing and warm starting: the row's force per unit multiplier times it.
-    contact.normal_impulse = k.normal.lambda * k.normal.jb_lin.norm();
+    const Row& normal = rows_[size_t(k.first_row)];
+    contact.normal_impulse = normal.lambda * normal.jb_lin.norm();
     Vec3 friction = Vec3::Zero();
-    for (int f = 0; f < k.friction_rows; ++f) friction += k.friction[f].lambda * k.friction[f].jb_lin;
+    for (int f = 1; f <= k.friction_rows; ++f) friction += rows_[size_t(k.first_row + f)].lambda * rows_[size_t(k.first_row + f)].jb_lin;
     contact.friction_impulse = friction;
   }
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
     if (!b.is_dynamic()) continue;
-    b.linear_velocity = lin_[i];
-    b.angular_velocity = ang_[i];
+    b.linear_velocity = vel_[i].v;
+    b.angular_velocity = vel_[i].w;
   }
   ctx.stats.sleeping = 0;
 }
 
 void VolumeSolver::integrate_positions(StepContext& ctx) {
   // Algorithm 1 line 3: q(t+h) = q + h u(t+h).
-  integrate_body_positions(ctx.bodies, ctx.dt);
+  advance_poses(ctx.bodies, ctx.dt);
   last_stab_iterations_ = 0;
   if (set_.stabilization_iterations == 0) return;
 
@@ -399,46 +356,42 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
     if (!joined) pairs.push_back({e.a, e.b});
   }
   const size_t n = ctx.bodies.size();
-  lin_.resize(n);
-  ang_.resize(n);
+  vel_.resize(n);
   // Lines 4-9: recompute the volumes; while one exceeds eps_V, solve the position MLCP (eq. 18-19).
   for (int iteration = 0; iteration < set_.stabilization_iterations; ++iteration) {
-    blocks_.clear();
+    rows_.clear();
+    load_inverse_masses(ctx.bodies, masses_);  // the inertias turn with the bodies
     bool violated = false;
     for (const auto& [a, b] : pairs) {
       const PairCache& pc = compute_pair(ctx.bodies, a, b);
       for (const Constraint& c : pc.constraints) {
         // eps_V regulated from the contact area: about rest_depth pixels of mean depth remain (sect. 4.3).
         const double eps = set_.rest_depth * set_.pixel_size * c.area;
-        Block k;
-        k.normal = make_row(ctx.bodies, a, b, -c.linear[0], -c.angular[0], -c.linear[1], -c.angular[1]);
-        if (k.normal.inv_diag == 0.0) continue;
+        Row row = make_row(a, b, -c.linear[0], -c.angular[0], -c.linear[1], -c.angular[1]);
+        if (row.inv_diag == 0.0) continue;
+        row.lo = 0.0;
         // Eq. 19 with dq = M^-1 (-J_V)^T xi: w = -J_V dq - (V - eps_V) >= 0 perp xi >= 0, i.e. the
         // linearised volume V + J_V dq stays under eps_V. A row asks for at most the reduction that moving
         // its mean depth V / area achieves (our addition): a multi-volume cell that motion empties only
         // slowly (a torus tube standing deep in the ground, whose cell walls hold most of the volume) has
         // |J_V| far below its contact area, and V / |J_V| would throw the body metres out in one step.
         const double reach = std::max(c.linear[0].norm(), c.linear[1].norm()) * c.volume / c.area;
-        k.normal.bias = -std::min(c.volume - eps, reach);
+        row.target = std::min(c.volume - eps, reach);
         violated |= c.volume > eps;
-        blocks_.push_back(k);
+        rows_.push_back(row);
       }
     }
     if (!violated) break;
     ++last_stab_iterations_;
-    std::fill(lin_.begin(), lin_.end(), Vec3::Zero());
-    std::fill(ang_.begin(), ang_.end(), Vec3::Zero());
-    double residual = 0.0;
+    std::fill(vel_.begin(), vel_.end(), BodyVelocity{});
     const auto t0 = Clock::now();
-    ctx.stats.iterations += sweep(blocks_, set_.stabilization_sweeps, residual);
+    ctx.stats.iterations += solve_pgs(rows_, vel_, {set_.stabilization_sweeps, set_.tolerance, true}).sweeps;
     profile_.solve_s += seconds_since(t0);
     // Line 7: q += dq (positions only; velocities are left as the velocity stage made them).
     for (size_t i = 0; i < n; ++i) {
       Body& b = ctx.bodies[i];
-      if (!b.is_dynamic() || (lin_[i].isZero(0.0) && ang_[i].isZero(0.0))) continue;
-      b.position += lin_[i];
-      b.orientation = apply_small_rotation(b.orientation, ang_[i]);
-      b.update_world_inertia();
+      if (!b.is_dynamic() || (vel_[i].v.isZero(0.0) && vel_[i].w.isZero(0.0))) continue;
+      displace(b, vel_[i].v, vel_[i].w);
     }
   }
 }

@@ -6,9 +6,11 @@
 //               gradients J_V = dV/dq from layered depth images (ldi/intersection_volume.h, eq. 11-14); one
 //               volume per pair (mono) or one per grid cell (multi-volume, eq. 22-24); cached per pair and
 //               reported to the world as one Contact per volume (position = contact centre, depth = V / area)
-//   velocities  u* = u + h M^-1 f_ext, then the MLCP of eq. 16-17 (one unilateral row per volume: the volume
-//               may not grow, J_V u <= 0, pressure rho >= 0) with the friction rows of eq. 20-21 (tangents
-//               from the contact normal, bounds +-mu rho, eq. 8-10), projected Gauss-Seidel
+//   velocities  u* = u + h M^-1 f_ext (with the gyroscopic term, constraints/motion.h), then the MLCP of
+//               eq. 16-17 (one unilateral row per volume: the volume may not grow, J_V u <= 0, pressure
+//               rho >= 0) with the friction rows of eq. 20-21 (tangents from the contact normal, bounds +-mu rho,
+//               eq. 8-10) and the joints' rows (as under `lcp`), by the shared symmetric projected Gauss-Seidel
+//               (constraints/pgs.h)
 //   positions   x += h v, rotation by h w (Algorithm 1 line 3); then post-stabilisation (lines 4-9): recompute
 //               the volumes at the new poses and, while some V > eps_V, solve the position MLCP of eq. 18-19
 //               (M dq = -J_V^T xi, V + J_V dq <= eps_V perp xi >= 0) by PGS, apply dq, recompute; eps_V is
@@ -24,6 +26,7 @@
 #include <memory>
 #include <vector>
 
+#include "constraints/pgs.h"
 #include "ldi/intersection_volume.h"
 #include "mesh/mesh.h"
 #include "solvers/solver.h"
@@ -110,14 +113,6 @@ class VolumeSolver final : public Solver {
   // capture_now() record only while the bodies are where it was taken.
   const std::map<std::pair<int, int>, DebugPair>& debug_pairs() const { return debug_pairs_; }
 
-  // One PGS row in matrix-free form: J = [ja_lin ja_ang | jb_lin jb_ang], B = M^-1 J^T.
-  struct Row {
-    int a = 0, b = 0;
-    Vec3 ja_lin = Vec3::Zero(), ja_ang = Vec3::Zero(), jb_lin = Vec3::Zero(), jb_ang = Vec3::Zero();
-    Vec3 ba_lin = Vec3::Zero(), ba_ang = Vec3::Zero(), bb_lin = Vec3::Zero(), bb_ang = Vec3::Zero();
-    double inv_diag = 0, bias = 0, lambda = 0;
-  };
-
  private:
   struct Settings {
     double pixel_size, cell_size, rest_depth, tolerance;
@@ -136,12 +131,11 @@ class VolumeSolver final : public Solver {
     Quat qa = Quat::Identity(), qb = Quat::Identity();
     bool valid = false;
   };
-  // A volume contact's rows: normal, then up to two friction rows with bounds +-mu lambda_n.
-  struct Block {
-    int contact = -1;  // index in ctx.contacts, -1 in the position stage
-    double mu = 0;
+  // Where a volume contact's rows sit in rows_: the normal row, then up to two friction rows.
+  struct ContactBlock {
+    int contact = -1;  // index in ctx.contacts
+    int first_row = 0;
     int friction_rows = 0;
-    Row normal, friction[2];
   };
   struct Workspace {
     std::unique_ptr<ldi::IntersectionVolume> ldi = std::make_unique<ldi::IntersectionVolume>();
@@ -154,9 +148,8 @@ class VolumeSolver final : public Solver {
                   const std::vector<std::array<int, 3>>*& triangles);
   // Volumes of pair ia < ib at the current poses, into the cache (reused when neither body moved).
   PairCache& compute_pair(const std::vector<Body>& bodies, int ia, int ib);
-  Row make_row(const std::vector<Body>& bodies, int a, int b, const Vec3& la, const Vec3& aa, const Vec3& lb,
-               const Vec3& ab) const;
-  int sweep(std::vector<Block>& blocks, int iterations, double& residual);
+  // The row J = [la aa | lb ab] between bodies a and b, prepared with the bodies' inverse masses.
+  Row make_row(int a, int b, const Vec3& la, const Vec3& aa, const Vec3& lb, const Vec3& ab) const;
 
   Settings set_{};
   Workspace ws_;
@@ -165,8 +158,12 @@ class VolumeSolver final : public Solver {
   std::map<std::array<double, 6>, TriangleMesh> meshes_;  // primitive meshes by (type, dimensions)
   TriangleMesh plane_box_;                                // scratch
   std::array<std::vector<Vec3>, 2> world_vertices_;
-  std::vector<Vec3> lin_, ang_;  // per body: velocities (or displacements) during a PGS solve
-  std::vector<Block> blocks_;
+  std::vector<BodyVelocity> vel_;  // per body: velocities (or displacements) during a PGS solve
+  std::vector<InverseMass> masses_;
+  std::vector<Row> rows_;  // joint rows first, then each volume contact's normal and friction rows
+  std::vector<ContactBlock> blocks_;
+  std::vector<JointRow> joint_rows_;
+  JointWarmStart joint_warm_;
   int last_stab_iterations_ = 0;
   Profile profile_;
   // Debug capture (see set_debug_capture): never read by the computation.

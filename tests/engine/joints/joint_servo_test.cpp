@@ -64,10 +64,10 @@ TEST(JointServo, SliderRowIsTheImplicitSpringDamper) {
   j.servo.damping = 150;
   w.bodies[1].linear_velocity = Vec3(0.3, 0, 0);
   const double h = w.settings.dt, m = w.bodies[1].mass, k = 4000, c = 150;
-  std::vector<ConstraintRow> rows;
+  std::vector<JointRow> rows;
   joint_rows(j, 0, w.bodies, h, rows);
   ASSERT_EQ(rows.size(), 6u);
-  const ConstraintRow& r = rows.back();
+  const JointRow& r = rows.back();
   EXPECT_EQ(r.kind, kRowServo);
   EXPECT_EQ(r.slot, joint_type_equality_rows(JointType::Slider) + 3);
   EXPECT_LT(r.slot, kMaxJointRows);

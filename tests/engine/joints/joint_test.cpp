@@ -94,7 +94,7 @@ double rate_of(const std::vector<Body>& bodies, F f, double eps = 1e-6) {
   return (f(advanced(bodies, eps)) - f(advanced(bodies, -eps))) / (2 * eps);
 }
 
-double row_value(const ConstraintRow& r, const std::vector<Body>& bodies) {
+double row_value(const JointRow& r, const std::vector<Body>& bodies) {
   const Body& A = bodies[size_t(r.a)];
   const Body& B = bodies[size_t(r.b)];
   return r.ja_lin.dot(A.linear_velocity) + r.ja_ang.dot(A.angular_velocity) + r.jb_lin.dot(B.linear_velocity) +
@@ -104,7 +104,7 @@ double row_value(const ConstraintRow& r, const std::vector<Body>& bodies) {
 // --- a tiny reference solver ---------------------------------------------------------------------------
 
 // Applies u += M^-1 J^T lambda for one row.
-void apply_impulse(const ConstraintRow& r, double lambda, std::vector<Body>& bodies) {
+void apply_impulse(const JointRow& r, double lambda, std::vector<Body>& bodies) {
   Body& A = bodies[size_t(r.a)];
   Body& B = bodies[size_t(r.b)];
   A.linear_velocity += A.inv_mass * lambda * r.ja_lin;
@@ -114,11 +114,11 @@ void apply_impulse(const ConstraintRow& r, double lambda, std::vector<Body>& bod
 }
 
 // Projected Gauss-Seidel over the rows until converged (independent of the engine's solver); returns lambda.
-std::vector<double> solve_rows(const std::vector<ConstraintRow>& rows, std::vector<Body>& bodies, int sweeps = 500) {
+std::vector<double> solve_rows(const std::vector<JointRow>& rows, std::vector<Body>& bodies, int sweeps = 500) {
   std::vector<double> lambda(rows.size(), 0.0);
   std::vector<double> inv_diag(rows.size(), 0.0);
   for (size_t k = 0; k < rows.size(); ++k) {
-    const ConstraintRow& r = rows[k];
+    const JointRow& r = rows[k];
     const Body& A = bodies[size_t(r.a)];
     const Body& B = bodies[size_t(r.b)];
     const double d = A.inv_mass * r.ja_lin.squaredNorm() + r.ja_ang.dot(A.inv_inertia_world * r.ja_ang) +
@@ -127,7 +127,7 @@ std::vector<double> solve_rows(const std::vector<ConstraintRow>& rows, std::vect
   }
   for (int it = 0; it < sweeps; ++it) {
     for (size_t k = 0; k < rows.size(); ++k) {
-      const ConstraintRow& r = rows[k];
+      const JointRow& r = rows[k];
       const double w = row_value(r, bodies) - r.target + r.cfm * lambda[k];
       const double next = std::clamp(lambda[k] - inv_diag[k] * w, r.lo, r.hi);
       apply_impulse(r, next - lambda[k], bodies);
@@ -167,7 +167,7 @@ Vec3 relative_rotation_vector(const JointSetup& s, const std::vector<Body>& bodi
 
 // Checks J u against -dC/dt for each equality row (row value = (bearing of a) - (bearing of b), digest 4.8),
 // at the satisfied creation pose with random velocities; the row's own direction (unit) names C.
-void check_equality_rows(const JointSetup& s, const std::vector<ConstraintRow>& rows, const std::vector<Body>& bodies,
+void check_equality_rows(const JointSetup& s, const std::vector<JointRow>& rows, const std::vector<Body>& bodies,
                          double tol) {
   auto ball = [&](const Vec3& n) {
     return [&s, n](const std::vector<Body>& b) { return n.dot(anchor_of(s, b, 1) - anchor_of(s, b, 0)); };
@@ -176,7 +176,7 @@ void check_equality_rows(const JointSetup& s, const std::vector<ConstraintRow>& 
     return [&s, n](const std::vector<Body>& b) { return n.dot(relative_rotation_vector(s, b)); };
   };
   int k = 0;
-  auto check = [&](const ConstraintRow& r, auto c, const std::string& what) {
+  auto check = [&](const JointRow& r, auto c, const std::string& what) {
     SCOPED_TRACE(type_name(s.type) + " row " + std::to_string(k) + " (" + what + ")");
     EXPECT_EQ(r.kind, kRowEquality);
     EXPECT_LE(r.lo, -1e100);
@@ -291,10 +291,10 @@ TEST(JointJacobian, EqualityRowsAreTheDerivativeOfTheConstraintFunctions) {
       std::vector<Body> bodies = s.bodies0;
       randomize_velocities(rng, bodies);
       EXPECT_LT(joint_error(j, bodies), 1e-12) << type_name(type);
-      std::vector<ConstraintRow> rows;
+      std::vector<JointRow> rows;
       joint_rows(j, 7, bodies, 0.01, rows, JointRowForm::Physical);
       ASSERT_EQ(int(rows.size()), joint_type_equality_rows(type)) << type_name(type);
-      for (const ConstraintRow& r : rows) {
+      for (const JointRow& r : rows) {
         EXPECT_EQ(r.a, 0);
         EXPECT_EQ(r.b, 1);
         EXPECT_EQ(r.joint, 7);
@@ -321,12 +321,12 @@ TEST(JointJacobian, LimitAndMotorRowsMeasureTheCoordinateRate) {
       randomize_velocities(rng, bodies);
       if (type == JointType::Slider) bodies[1].angular_velocity = bodies[0].angular_velocity;  // see below
       EXPECT_NEAR(joint_coordinate(j, bodies), s.x0, 1e-12) << type_name(type);
-      std::vector<ConstraintRow> rows;
+      std::vector<JointRow> rows;
       const double h = 0.01;
       joint_rows(j, 0, bodies, h, rows, JointRowForm::Physical);
       const int n = joint_type_equality_rows(type);
       ASSERT_EQ(int(rows.size()), n + 3) << type_name(type);
-      const ConstraintRow &lower = rows[size_t(n)], &upper = rows[size_t(n + 1)], &motor = rows[size_t(n + 2)];
+      const JointRow &lower = rows[size_t(n)], &upper = rows[size_t(n + 1)], &motor = rows[size_t(n + 2)];
       SCOPED_TRACE(type_name(type));
       EXPECT_EQ(lower.kind, kRowLimit);
       EXPECT_EQ(upper.kind, kRowLimit);
@@ -335,7 +335,7 @@ TEST(JointJacobian, LimitAndMotorRowsMeasureTheCoordinateRate) {
       // Without the lower limit row, the others keep their slots.
       Joint upper_only = j;
       upper_only.limit = JointLimit{true, s.x0 - 1.0, s.x0};
-      std::vector<ConstraintRow> fewer;
+      std::vector<JointRow> fewer;
       joint_rows(upper_only, 0, bodies, h, fewer);
       ASSERT_EQ(int(fewer.size()), n + 2);
       EXPECT_EQ(fewer[size_t(n)].slot, n + 1);
@@ -378,11 +378,11 @@ TEST(JointJacobian, ExactRowsMatchAlsoWhenTheJointIsViolated) {
         const double x = joint_coordinate(j, bodies);
         j.limit = JointLimit{true, x, x};  // both limit rows
       }
-      std::vector<ConstraintRow> rows;
+      std::vector<JointRow> rows;
       joint_rows(j, 0, bodies, 0.01, rows, JointRowForm::Physical);
       SCOPED_TRACE(type_name(type));
       for (int k = 0; k < 3; ++k) {
-        const ConstraintRow& r = rows[size_t(k)];
+        const JointRow& r = rows[size_t(k)];
         const Vec3 n = r.ja_lin;
         const double dc = rate_of(bodies, [&](const std::vector<Body>& b) {
           return n.dot(anchor_of(s, b, 1) - anchor_of(s, b, 0));
@@ -599,13 +599,13 @@ TEST(JointMomentum, InternalRowsConserveLinearAndAngularMomentum) {
         j.limit = JointLimit{true, s.x0, s.x0};  // both limit rows
         j.motor = JointMotor{true, 2.0, 50.0};
       }
-      std::vector<ConstraintRow> rows;
+      std::vector<JointRow> rows;
       joint_rows(j, 0, bodies, 0.01, rows, trial % 2 ? JointRowForm::Physical : JointRowForm::Decoupled);
       const int extra = joint_type_has_coordinate(type) ? 3 : 0;
       ASSERT_EQ(int(rows.size()), joint_type_equality_rows(type) + extra) << type_name(type);
       SCOPED_TRACE(type_name(type));
       const Momentum before = momentum(bodies);
-      for (const ConstraintRow& r : rows) {
+      for (const JointRow& r : rows) {
         std::vector<Body> kicked = bodies;
         apply_impulse(r, rng.uniform(-50, 50), kicked);
         expect_same_momentum(before, momentum(kicked));
@@ -615,7 +615,7 @@ TEST(JointMomentum, InternalRowsConserveLinearAndAngularMomentum) {
       expect_same_momentum(before, momentum(solved));
       // The solve did its job: equality rows at their target, the limits hold, the motor is capped.
       for (size_t k = 0; k < rows.size(); ++k) {
-        const ConstraintRow& r = rows[k];
+        const JointRow& r = rows[k];
         if (r.kind == kRowLimit) {
           EXPECT_GE(row_value(r, solved), r.target - 1e-6) << "row " << k;
         } else if (r.kind == kRowEquality) {
@@ -644,7 +644,7 @@ TEST(JointMomentum, ViolatedJointsOnlyAnchorRowsMakeACoupleOfTheError) {
         j.limit = JointLimit{true, x + 0.01, x + 0.01};  // the lower bound violated, the upper one near
         j.motor = JointMotor{true, 2.0, 50.0};
       }
-      std::vector<ConstraintRow> rows;
+      std::vector<JointRow> rows;
       joint_rows(j, 0, bodies, 0.01, rows, JointRowForm::Physical);
       SCOPED_TRACE(type_name(type));
       Vec3 pa, pb;
@@ -667,17 +667,26 @@ TEST(JointMomentum, ViolatedJointsOnlyAnchorRowsMakeACoupleOfTheError) {
 
 // --- physics ------------------------------------------------------------------------------------------
 
-void quiet_solver(World& w, int iterations = 10) {
-  std::string error;
-  ASSERT_TRUE(w.set_solver("lcp", &error)) << error;
-  ParamSet& p = w.solver().params();
-  ASSERT_TRUE(p.set("iterations", iterations, &error)) << error;
-  ASSERT_TRUE(p.set("sleeping", 0, &error)) << error;
-}
+// The joint physics below holds for every solver built on the shared constraint rows, run at 10 sweeps and
+// without sleeping.
+class JointPhysics : public ::testing::TestWithParam<std::string> {
+ protected:
+  void quiet_solver(World& w, int iterations = 10) {
+    std::string error;
+    ASSERT_TRUE(w.set_solver(GetParam(), &error)) << error;
+    ParamSet& p = w.solver().params();
+    ASSERT_TRUE(p.set("iterations", iterations, &error)) << error;
+    if (p.find("sleeping")) {
+      ASSERT_TRUE(p.set("sleeping", 0, &error)) << error;
+    }
+  }
+};
+INSTANTIATE_TEST_SUITE_P(RowSolvers, JointPhysics, ::testing::Values("lcp", "volume"),
+                         [](const auto& info) { return info.param; });
 
 // A small heavy sphere on a ball joint to a fixed body: T = 2 pi sqrt(I_pivot / (m g L)), with
 // I_pivot = 2/5 m r^2 + m L^2, times 1 + theta0^2 / 16 for the finite amplitude; at h = 1/60 and 1/240 s.
-TEST(JointPhysics, PendulumPeriod) {
+TEST_P(JointPhysics, PendulumPeriod) {
   for (double dt : {1.0 / 60.0, 1.0 / 240.0}) {
     World w;
     w.settings.dt = dt;
@@ -716,7 +725,7 @@ TEST(JointPhysics, PendulumPeriod) {
 
 // A 1 m cube on a hinge through its centre (axis z, no load from gravity): the motor reaches its speed when
 // max_force suffices; with a small max_force the speed grows at exactly max_force / I and stays below.
-TEST(JointPhysics, MotorReachesItsSpeedOnlyWithEnoughForce) {
+TEST_P(JointPhysics, MotorReachesItsSpeedOnlyWithEnoughForce) {
   for (double max_force : {2000.0, 20.0}) {
     World w;
     w.settings.dt = 1.0 / 60.0;
@@ -746,7 +755,7 @@ TEST(JointPhysics, MotorReachesItsSpeedOnlyWithEnoughForce) {
 // A bar on a horizontal hinge at one end under gravity: a motor stronger than the gravity torque m g d turns
 // it at its speed all the way round; a weaker one (m g d / 2) cannot lift it past the angle where its work
 // equals the gain in potential energy, theta/2 = 1 - cos(theta) (1.109 rad), and never reaches its speed.
-TEST(JointPhysics, MotorAgainstGravity) {
+TEST_P(JointPhysics, MotorAgainstGravity) {
   // The root of theta/2 = 1 - cos(theta) in (0.5, 2), by bisection.
   double lo = 0.5, hi = 2.0;
   while (hi - lo > 1e-12) {
@@ -795,7 +804,7 @@ TEST(JointPhysics, MotorAgainstGravity) {
 
 // A bar hinged at one end, starting horizontal, falls onto its limit (with an extra downward spin in the
 // second run) and is held there under its weight.
-TEST(JointPhysics, LimitHoldsUnderLoad) {
+TEST_P(JointPhysics, LimitHoldsUnderLoad) {
   for (double spin : {0.0, -6.0}) {
     World w;
     w.settings.dt = 1.0 / 60.0;
@@ -825,7 +834,7 @@ TEST(JointPhysics, LimitHoldsUnderLoad) {
 // settings keeps its hinge: the axis exactly, the anchor within the first-order drift of a velocity-level
 // constraint, r (w h)^2 / 2 / erp = 0.5 m (5.4 rad/s / 60)^2 / 2 / 0.2 = 1e-2 m at the bottom, which does
 // not grow over the run; no energy is gained.
-TEST(JointPhysics, HingeErrorStaysSmallOverALongRun) {
+TEST_P(JointPhysics, HingeErrorStaysSmallOverALongRun) {
   World w;
   w.settings.dt = 1.0 / 60.0;
   const int frame = test::add_body(w, test::sphere(0.05), Vec3(0, 4, -1), 1000, Quat::Identity(), 0, BodyKind::Fixed);
@@ -857,7 +866,7 @@ TEST(JointPhysics, HingeErrorStaysSmallOverALongRun) {
 // tiny) swinging chaotically for 30 s keeps its hinges together with 30 sweeps at h = 1/120 s. (With the
 // default 10 sweeps at h = 0.01 and warm starting, PGS on this badly conditioned chain does not converge and
 // gains energy until the hinges come apart; see the report.)
-TEST(JointPhysics, DoublePendulumKeepsItsHinges) {
+TEST_P(JointPhysics, DoublePendulumKeepsItsHinges) {
   World w;
   w.settings.dt = 1.0 / 120.0;
   const int frame = test::add_body(w, test::sphere(0.05), Vec3(0, 4, -1), 1000, Quat::Identity(), 0, BodyKind::Fixed);
@@ -891,7 +900,7 @@ TEST(JointPhysics, DoublePendulumKeepsItsHinges) {
 
 // A box on a slider inclined at 45 degrees slides down along the axis only, accelerating at g sin 45,
 // keeps its orientation, and stops at the lower limit.
-TEST(JointPhysics, SliderMovesOnlyAlongItsAxis) {
+TEST_P(JointPhysics, SliderMovesOnlyAlongItsAxis) {
   World w;
   w.settings.dt = 1.0 / 120.0;
   const Vec3 axis = Vec3(1, 1, 0).normalized();
@@ -935,7 +944,7 @@ TEST(JointPhysics, SliderMovesOnlyAlongItsAxis) {
 
 // A slider motor between two free bodies in zero gravity: they move apart along the axis at the motor
 // speed and the total momentum stays zero.
-TEST(JointPhysics, SliderMotorBetweenFreeBodiesConservesMomentum) {
+TEST_P(JointPhysics, SliderMotorBetweenFreeBodiesConservesMomentum) {
   World w;
   w.settings.gravity = Vec3::Zero();
   w.settings.dt = 0.01;
@@ -960,7 +969,7 @@ TEST(JointPhysics, SliderMotorBetweenFreeBodiesConservesMomentum) {
 }
 
 // Hinge-2: the wheel spins at the motor speed about its own axis while the steering limit holds it straight.
-TEST(JointPhysics, Hinge2WheelMotorAndSteeringLimit) {
+TEST_P(JointPhysics, Hinge2WheelMotorAndSteeringLimit) {
   World w;
   w.settings.gravity = Vec3::Zero();
   w.settings.dt = 1.0 / 60.0;
@@ -1001,13 +1010,13 @@ TEST(JointRows, DecoupledRowsAreOrthonormalInTheMassMetricAndSolveTheSame) {
         j.limit = JointLimit{true, x + 0.01, x + 0.01};
         j.motor = JointMotor{true, 2.0, 5.0};
       }
-      std::vector<ConstraintRow> physical, decoupled;
+      std::vector<JointRow> physical, decoupled;
       joint_rows(j, 0, bodies, 0.01, physical, JointRowForm::Physical);
       joint_rows(j, 0, bodies, 0.01, decoupled, JointRowForm::Decoupled);
       SCOPED_TRACE(type_name(type) + " trial " + std::to_string(trial));
       ASSERT_EQ(physical.size(), decoupled.size());
       const int n = joint_type_equality_rows(type);
-      auto dot = [&](const ConstraintRow& x, const ConstraintRow& y) {
+      auto dot = [&](const JointRow& x, const JointRow& y) {
         const Body& A = bodies[0];
         const Body& B = bodies[1];
         return A.inv_mass * x.ja_lin.dot(y.ja_lin) + x.ja_ang.dot(A.inv_inertia_world * y.ja_ang) +
@@ -1029,7 +1038,7 @@ TEST(JointRows, DecoupledRowsAreOrthonormalInTheMassMetricAndSolveTheSame) {
       }
       // With CFM the rows stay physical.
       j.cfm = 1e-4;
-      std::vector<ConstraintRow> soft, soft_physical;
+      std::vector<JointRow> soft, soft_physical;
       joint_rows(j, 0, bodies, 0.01, soft);
       joint_rows(j, 0, bodies, 0.01, soft_physical, JointRowForm::Physical);
       ASSERT_EQ(soft.size(), soft_physical.size());
@@ -1049,7 +1058,7 @@ TEST(JointRows, NothingBetweenTwoBodiesThatCannotMove) {
   bodies.push_back(make_body(test::sphere(0.1), Vec3(0, 0, 0), Quat::Identity(), 0, BodyKind::Fixed));
   bodies.push_back(make_body(test::sphere(0.1), Vec3(1, 0, 0), Quat::Identity(), 0, BodyKind::Kinematic));
   const Joint j = make_joint(JointType::Fixed, bodies, 0, 1, Vec3(0.5, 0, 0), Vec3::UnitX(), Vec3::UnitZ());
-  std::vector<ConstraintRow> rows;
+  std::vector<JointRow> rows;
   joint_rows(j, 0, bodies, 0.01, rows);
   EXPECT_TRUE(rows.empty());
 }

@@ -1,0 +1,34 @@
+// The one projected Gauss-Seidel of the engine (digest 6.5-6.6, thesis 6.1.7), matrix-free: a row update reads
+// and writes only its two bodies' velocities. Used for velocity solves and for position corrections (then the
+// "velocities" are displacements and the targets are position errors).
+#pragma once
+
+#include <span>
+
+#include "constraints/row.h"
+
+namespace cl {
+
+struct PgsSettings {
+  int iterations = 10;     // most sweeps over all rows
+  double tolerance = 0.0;  // stop once a sweep changes no lambda by more than this (0: always all sweeps)
+  // Alternate the sweep direction (symmetric Gauss-Seidel), so that the rows taken first do not take more of
+  // the load. Backward sweeps reverse the order of blocks, not of the rows in a block (Row::follows): a friction
+  // row still comes after its normal row, and a joint's limit row after its equality rows.
+  bool symmetric = false;
+};
+
+struct PgsResult {
+  int sweeps = 0;         // sweeps done
+  double residual = 0.0;  // largest |change of lambda| in the last sweep
+};
+
+// u += M^-1 J^T lambda for every row: the warm start, before solve_pgs.
+void apply_impulses(std::span<const Row> rows, std::span<BodyVelocity> u);
+
+// Sweeps lambda_i <- clamp(lambda_i - (w_i / A_ii), lo_i, hi_i) over the rows in order, updating u with each
+// change, until the tolerance is met or the iterations are spent. Rows must be prepare()d, and u must already
+// include M^-1 J^T lambda of the initial lambdas (apply_impulses).
+PgsResult solve_pgs(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSettings& settings);
+
+}  // namespace cl

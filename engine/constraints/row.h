@@ -1,0 +1,74 @@
+// One constraint row of a velocity-level mixed LCP in matrix-free form (digest 4.11, 6.6), the currency of
+// every row-based method: `lcp` and `volume` build their contact rows with it, joints emit their rows as
+// JointRow (joints/joint.h), and one projected Gauss-Seidel (constraints/pgs.h) solves them all.
+//
+// A row couples two bodies a and b:
+//   J u = ja_lin . v_a + ja_ang . w_a + jb_lin . v_b + jb_ang . w_b
+//   w   = J u - target + cfm lambda
+// with the complementarity conditions of a boxed LCP: w = 0 when lo < lambda < hi, w >= 0 at lambda = lo and
+// w <= 0 at lambda = hi. lambda is an impulse (N s, N m s, or the row's own unit, e.g. pressure x time for a
+// volume row) and changes the velocities by u += M^-1 J^T lambda. A friction row names its normal row: its
+// bounds are then +-mu lambda_normal, re-read at every update (digest 6.5, SOR-LCP-3).
+#pragma once
+
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "constraints/motion.h"
+#include "core/body.h"
+
+namespace cl {
+
+// A body's inverse mass and world inverse inertia as a solve sees them: zero for fixed and kinematic bodies,
+// and for bodies a phase holds still (shock propagation).
+struct InverseMass {
+  double linear = 0.0;
+  Mat3 angular = Mat3::Zero();
+};
+// Every body's inverse mass properties (digest 3.8: fixed and kinematic bodies have infinite mass).
+void load_inverse_masses(const std::vector<Body>& bodies, std::vector<InverseMass>& out);
+
+struct Row {
+  static constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+  int a = -1, b = -1;
+  Vec3 ja_lin = Vec3::Zero(), ja_ang = Vec3::Zero(), jb_lin = Vec3::Zero(), jb_ang = Vec3::Zero();  // J
+  double target = 0.0;  // the value J u is driven to (or bounded by): error correction, bounce, motor speed
+  double cfm = 0.0;     // constraint force mixing (digest 4.13): softness added to the diagonal
+  double lo = -kInfinity, hi = kInfinity;  // bounds on lambda (unused by a friction row)
+  int normal_row = -1;  // friction row: index of its normal row in the same row list; bounds +-mu lambda_n
+  // Solved right after the row before it in both sweep directions: a friction row after its normal row, a
+  // joint's rows after its first (see PgsSettings::symmetric).
+  bool follows = false;
+  double mu = 0.0;      // friction row: the coefficient of friction
+  double lambda = 0.0;  // the impulse; the initial value is the warm start
+
+  // Filled by prepare(): B = M^-1 J^T and 1 / (J M^-1 J^T + cfm).
+  Vec3 ba_lin = Vec3::Zero(), ba_ang = Vec3::Zero(), bb_lin = Vec3::Zero(), bb_ang = Vec3::Zero();
+  double inv_diag = 0.0;
+
+  // J u for the given velocities.
+  double value(const BodyVelocity& ua, const BodyVelocity& ub) const {
+    return ja_lin.dot(ua.v) + ja_ang.dot(ua.w) + jb_lin.dot(ub.v) + jb_ang.dot(ub.w);
+  }
+  // u += M^-1 J^T d for the two bodies.
+  void apply(double d, std::span<BodyVelocity> u) const {
+    u[a].v += d * ba_lin;
+    u[a].w += d * ba_ang;
+    u[b].v += d * bb_lin;
+    u[b].w += d * bb_ang;
+  }
+};
+
+// The row along `dir` at a contact point: J u = (v_b + w_b x r_b - v_a - w_a x r_a) . dir, the relative velocity
+// of b's point minus a's (the "j - i" convention of thesis eqs. 4.165-4.166). r_a, r_b: from each body's centre
+// of mass to the point.
+Row point_row(int a, int b, const Vec3& ra, const Vec3& rb, const Vec3& dir);
+
+// Computes B = M^-1 J^T and the inverse diagonal from the two bodies' inverse masses (a row with no mobility
+// at all gets inv_diag 0 and is never changed by the solve).
+void prepare(Row& row, const InverseMass& a, const InverseMass& b);
+inline void prepare(Row& row, std::span<const InverseMass> masses) { prepare(row, masses[row.a], masses[row.b]); }
+
+}  // namespace cl
