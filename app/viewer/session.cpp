@@ -330,10 +330,9 @@ bool record_is_current(const World& world, const VolumeSolver& solver, const Vie
   if (a.position != d.positions[0] || b.position != d.positions[1] ||
       a.orientation.coeffs() != d.orientations[0].coeffs() || b.orientation.coeffs() != d.orientations[1].coeffs())
     return false;
-  const ParamSet& p = solver.params();
-  const double pixel = p.get("pixel_size");
-  return d.pixel_size == pixel && d.multi_volume == (p.get("multi_volume") != 0) &&
-         d.cell_size == std::max(p.get("cell_size"), pixel) && d.interval_limit == std::max(1, view.volume_interval_limit);
+  const VolumeSolver::Settings s = solver.settings();
+  return d.pixel_size == s.pixel_size && d.multi_volume == s.multi_volume && d.cell_size == s.cell_size &&
+         d.interval_limit == std::max(1, view.volume_interval_limit);
 }
 
 std::vector<std::pair<int, int>> live_edges(const World& world) {

@@ -17,10 +17,10 @@ const ParamSpec* ParamSet::find(std::string_view name) const {
   return nullptr;
 }
 
-double ParamSet::get(std::string_view name) const {
+std::optional<double> ParamSet::get(std::string_view name) const {
   for (size_t i = 0; i < specs_.size(); ++i)
     if (specs_[i].name == name) return values_[i];
-  return 0.0;
+  return std::nullopt;
 }
 
 static std::string format_number(double v) {

@@ -2,9 +2,13 @@
 // and the README table, so a parameter never exists in one place and not another.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace cl {
@@ -30,7 +34,7 @@ class ParamSet {
 
   std::span<const ParamSpec> specs() const { return specs_; }
   const ParamSpec* find(std::string_view name) const;
-  double get(std::string_view name) const;  // default of an unknown name is 0
+  std::optional<double> get(std::string_view name) const;  // nothing for a name the list does not have
   double value(size_t index) const { return values_[index]; }
 
   // Sets a value after checking kind and range; on failure returns false and explains in *error.
@@ -43,6 +47,50 @@ class ParamSet {
  private:
   std::vector<ParamSpec> specs_;
   std::vector<double> values_;
+};
+
+// A solver's parameter list bound to the typed fields of its settings struct S: each parameter is written once,
+// as its spec next to the field that holds it, and read() fills a settings struct from a ParamSet in one pass.
+// The field's type must fit the kind: double for Real, bool for Bool, an integer or enum for Integer and Choice
+// (a choice's value is the index of its name).
+template <class S>
+class ParamTable {
+ public:
+  struct Entry {
+    ParamSpec spec;
+    std::function<void(S&, double)> store;
+  };
+  template <class T>
+  static Entry bind(T S::*field, ParamSpec spec) {
+    const bool fits = std::is_same_v<T, bool>     ? spec.kind == ParamKind::Bool
+                      : std::is_floating_point_v<T> ? spec.kind == ParamKind::Real
+                                                    : (std::is_integral_v<T> || std::is_enum_v<T>) &&
+                                                          (spec.kind == ParamKind::Integer || spec.kind == ParamKind::Choice);
+    if (!fits) throw std::logic_error("parameter '" + spec.name + "': its kind does not fit the field's type");
+    return {std::move(spec), [field](S& s, double v) {
+              if constexpr (std::is_same_v<T, bool>) s.*field = v != 0.0;
+              else s.*field = static_cast<T>(v);
+            }};
+  }
+
+  explicit ParamTable(std::vector<Entry> entries) : entries_(std::move(entries)) {
+    for (const Entry& e : entries_) {
+      for (const ParamSpec& s : specs_)
+        if (s.name == e.spec.name) throw std::logic_error("parameter '" + s.name + "' is listed twice");
+      specs_.push_back(e.spec);
+    }
+  }
+  std::span<const ParamSpec> specs() const { return specs_; }
+  // The settings for the values of `p`, which must have been made from this table's specs.
+  S read(const ParamSet& p) const {
+    S s{};
+    for (size_t i = 0; i < entries_.size(); ++i) entries_[i].store(s, p.value(i));
+    return s;
+  }
+
+ private:
+  std::vector<Entry> entries_;
+  std::vector<ParamSpec> specs_;
 };
 
 }  // namespace cl

@@ -44,6 +44,9 @@ class Solver {
   ParamSet& params() { return params_; }
   const ParamSet& params() const { return params_; }
 
+  // Reads the parameters into the solver's typed settings; World::step calls it once per step, before the narrow
+  // phase, so the hot loops read plain fields.
+  virtual void begin_step() {}
   // Narrow phase in the contact model this method needs: the contacts of bodies ia < ib appended to `out`,
   // normals from a to b. The default is the shared narrow phase (primitives analytically, meshes by signed
   // distance maps, reduced to a few points per pair); a method with its own model overrides it and may keep

@@ -86,6 +86,7 @@ StepResult World::step() {
     // Scripted bodies take their pose at t and the velocity that carries them along their path.
     apply_scripts(scripts, bodies, time_, settings.dt);
     apply_drag();
+    solver_->begin_step();
     {
       ScopedTimer t(stats.profile.broad_phase);
       update_bounds();

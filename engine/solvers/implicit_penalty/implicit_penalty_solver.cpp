@@ -16,48 +16,6 @@ using namespace implicit_penalty;
 
 namespace {
 
-const std::vector<ParamSpec>& specs() {
-  static const std::vector<ParamSpec> list = {
-      {"stiffness", ParamKind::Real, "N/m", 1, 1e9, 1e5,
-       "k: penalty stiffness of each penetrating point, F = k d N (eq. 19); the total grows with the contact area"},
-      {"damping", ParamKind::Real, "N s/m", 0, 1e7, 100,
-       "k_d: damping of each penetrating point on the relative velocity, normal and tangential (eq. 41-42)"},
-      {"gradients", ParamKind::Choice, "", 0, 1, 0,
-       "exact: the paper's contact gradients with rotating normals (eq. 22-51); approximate: the symmetric "
-       "gradients of Barbic and James that the paper's Fig. 12 compares against",
-       {"exact", "approximate"}},
-      {"integrator", ParamKind::Choice, "", 0, 1, 0,
-       "implicit: semi-implicit backward Euler on the 6n x 6n system (eq. 15-18); explicit: symplectic Euler on "
-       "the same forces (compare their largest stable time steps)",
-       {"implicit", "explicit"}},
-      {"stiffness_threshold", ParamKind::Integer, "", 0, 1e7, 0,
-       "N0 of eq. 77: a pair with N >= N0 penetrating points gets stiffness k N0 / N (0: no scaling, the "
-       "paper's N0 = infinity)"},
-      {"friction_stiffness", ParamKind::Real, "N/m", 0, 1e9, 10,
-       "Stiffness of each point's static friction anchor spring (explicit; the paper uses about 1/10000 of k)"},
-      {"dynamic_friction", ParamKind::Real, "", 0, 1, 1,
-       "Dynamic friction coefficient as a fraction of the static one (the material's friction)"},
-      {"slip_speed", ParamKind::Real, "m/s", 0, 10, 0.01,
-       "A sliding contact point whose tangential speed falls below this is anchored again (static friction)"},
-      {"point_spacing", ParamKind::Real, "m", 0.002, 1, 0.04,
-       "Spacing of the point shells of spheres, boxes and capsules (a mesh is resampled evenly at its distance "
-       "grid's cell size, set by its `resolution`)"},
-      {"joint_projection", ParamKind::Integer, "", 0, 10, 2,
-       "Newton steps of a mass-weighted projection of the positions back onto the joint constraints after each "
-       "step (0: Baumgarte stabilisation alone, as the paper)"},
-      {"baumgarte", ParamKind::Real, "", 0, 1.8, 1,
-       "alpha h of the joints' Baumgarte stabilisation Cddot + alpha Cdot + beta C = 0 with critical damping "
-       "beta = alpha^2 / 4 (eq. 56): 1 removes drift fastest (a quarter left per step), above 1.8 it diverges"},
-      {"limit_stiffness", ParamKind::Real, "N/m", 0, 1e9, 1e5,
-       "Joint limits as penalty springs (our addition; the paper has none): past a slider's bound (N/m) or a "
-       "hinge's (the same number in N m/rad) a one-sided spring of this stiffness pushes the coordinate back, "
-       "integrated implicitly with its gradients (0: limits ignored)"},
-      {"limit_damping", ParamKind::Real, "N s/m", 0, 1e7, 100,
-       "Damping of the joint-limit springs on the coordinate's rate (N s/m, for hinges N m s/rad); they push, "
-       "never pull"},
-  };
-  return list;
-}
 
 BodyPose pose_of(const Body& b) {
   BodyPose p;
@@ -74,25 +32,59 @@ BodyPose pose_of(const Body& b) {
 
 }  // namespace
 
-std::span<const ParamSpec> ImplicitPenaltySolver::param_specs() { return specs(); }
-
-ImplicitPenaltySolver::ImplicitPenaltySolver() { params_ = ParamSet(specs()); }
-
-void ImplicitPenaltySolver::Settings::read(const ParamSet& p) {
-  stiffness = p.get("stiffness");
-  damping = p.get("damping");
-  gradients = GradientMode(int(p.get("gradients")));
-  integrator = Integrator(int(p.get("integrator")));
-  threshold = int(p.get("stiffness_threshold"));
-  friction_stiffness = p.get("friction_stiffness");
-  dynamic_ratio = p.get("dynamic_friction");
-  slip_speed = p.get("slip_speed");
-  point_spacing = p.get("point_spacing");
-  baumgarte = p.get("baumgarte");
-  projection = int(p.get("joint_projection"));
-  limit_stiffness = p.get("limit_stiffness");
-  limit_damping = p.get("limit_damping");
+const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table() {
+  using S = Settings;
+  using T = ParamTable<S>;
+  static const T table({
+      T::bind(&S::stiffness, {"stiffness", ParamKind::Real, "N/m", 1, 1e9, 1e5,
+       "k: penalty stiffness of each penetrating point, F = k d N (eq. 19); the total grows with the contact area"}),
+      T::bind(&S::damping, {"damping", ParamKind::Real, "N s/m", 0, 1e7, 100,
+       "k_d: damping of each penetrating point on the relative velocity, normal and tangential (eq. 41-42)"}),
+      T::bind(&S::gradients, {"gradients", ParamKind::Choice, "", 0, 1, 0,
+       "exact: the paper's contact gradients with rotating normals (eq. 22-51); approximate: the symmetric "
+       "gradients of Barbic and James that the paper's Fig. 12 compares against",
+       {"exact", "approximate"}}),
+      T::bind(&S::integrator, {"integrator", ParamKind::Choice, "", 0, 1, 0,
+       "implicit: semi-implicit backward Euler on the 6n x 6n system (eq. 15-18); explicit: symplectic Euler on "
+       "the same forces (compare their largest stable time steps)",
+       {"implicit", "explicit"}}),
+      T::bind(&S::threshold, {"stiffness_threshold", ParamKind::Integer, "", 0, 1e7, 0,
+       "N0 of eq. 77: a pair with N >= N0 penetrating points gets stiffness k N0 / N (0: no scaling, the "
+       "paper's N0 = infinity)"}),
+      T::bind(&S::friction_stiffness, {"friction_stiffness", ParamKind::Real, "N/m", 0, 1e9, 10,
+       "Stiffness of each point's static friction anchor spring (explicit; the paper uses about 1/10000 of k)"}),
+      T::bind(&S::dynamic_ratio, {"dynamic_friction", ParamKind::Real, "", 0, 1, 1,
+       "Dynamic friction coefficient as a fraction of the static one (the material's friction)"}),
+      T::bind(&S::slip_speed, {"slip_speed", ParamKind::Real, "m/s", 0, 10, 0.01,
+       "A sliding contact point whose tangential speed falls below this is anchored again (static friction)"}),
+      T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", 0.002, 1, 0.04,
+       "Spacing of the point shells of spheres, boxes and capsules (a mesh is resampled evenly at its distance "
+       "grid's cell size, set by its `resolution`)"}),
+      T::bind(&S::projection, {"joint_projection", ParamKind::Integer, "", 0, 10, 2,
+       "Newton steps of a mass-weighted projection of the positions back onto the joint constraints after each "
+       "step (0: Baumgarte stabilisation alone, as the paper)"}),
+      T::bind(&S::baumgarte, {"baumgarte", ParamKind::Real, "", 0, 1.8, 1,
+       "alpha h of the joints' Baumgarte stabilisation Cddot + alpha Cdot + beta C = 0 with critical damping "
+       "beta = alpha^2 / 4 (eq. 56): 1 removes drift fastest (a quarter left per step), above 1.8 it diverges"}),
+      T::bind(&S::limit_stiffness, {"limit_stiffness", ParamKind::Real, "N/m", 0, 1e9, 1e5,
+       "Joint limits as penalty springs (our addition; the paper has none): past a slider's bound (N/m) or a "
+       "hinge's (the same number in N m/rad) a one-sided spring of this stiffness pushes the coordinate back, "
+       "integrated implicitly with its gradients (0: limits ignored)"}),
+      T::bind(&S::limit_damping, {"limit_damping", ParamKind::Real, "N s/m", 0, 1e7, 100,
+       "Damping of the joint-limit springs on the coordinate's rate (N s/m, for hinges N m s/rad); they push, "
+       "never pull"})
+  });
+  return table;
 }
+
+std::span<const ParamSpec> ImplicitPenaltySolver::param_specs() { return table().specs(); }
+
+ImplicitPenaltySolver::ImplicitPenaltySolver() {
+  params_ = ParamSet(param_specs());
+  begin_step();
+}
+
+void ImplicitPenaltySolver::begin_step() { set_ = table().read(params_); }
 
 void ImplicitPenaltySolver::reset() {
   points_.clear();
@@ -103,7 +95,6 @@ void ImplicitPenaltySolver::reset() {
 // are kept for the solve; the world gets one contact per point for the graph, the islands and the viewer,
 // the normal from a to b and the depth -d.
 void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double, ContactList& out) {
-  set_.read(params_);
   const Body& a = bodies[ia];
   const Body& b = bodies[ib];
   PairPoints& pp = points_[{ia, ib}];
@@ -131,7 +122,6 @@ void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int
 }
 
 void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
-  set_.read(params_);
   const size_t n = ctx.bodies.size();
   state_.resize(n);
   rotation_.assign(n, Vec3::Zero());

@@ -33,6 +33,7 @@ class ImplicitPenaltySolver final : public Solver {
 
   std::string_view name() const override { return "implicit-penalty"; }
   std::unique_ptr<Solver> clone() const override { return std::make_unique<ImplicitPenaltySolver>(*this); }
+  void begin_step() override;
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
@@ -53,8 +54,8 @@ class ImplicitPenaltySolver final : public Solver {
     int threshold, projection;
     implicit_penalty::GradientMode gradients;
     implicit_penalty::Integrator integrator;
-    void read(const ParamSet& p);
   };
+  static const ParamTable<Settings>& table();
   // The penetrating points of one pair a < b, as the narrow phase found them: a's points inside b's field
   // and b's points inside a's.
   struct PairPoints {

@@ -6,46 +6,47 @@
 
 namespace cl {
 
-namespace {
-
-const std::vector<ParamSpec>& specs() {
-  static const std::vector<ParamSpec> list = {
-      {"iterations", ParamKind::Integer, "", 1, 1000, 10,
-       "Projected Gauss-Seidel sweeps over all rows per step for the velocities (thesis 6.1.7 uses 10)"},
-      {"tolerance", ParamKind::Real, "N s", 0, 1e6, 1e-9,
-       "A PGS solve stops early once a sweep changes no impulse by more than this (0: always all iterations)"},
-      {"correction_iterations", ParamKind::Integer, "", 0, 1000, 5,
-       "PGS sweeps of the error-correction projection that removes penetration (thesis: 5; 0 turns it off)"},
-      {"warm_start", ParamKind::Bool, "", 0, 1, 1,
-       "Start PGS from the previous step's impulses of contacts that persist (same feature pair, or within 2 cm)"},
-      {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
+const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
+  using S = Settings;
+  using T = ParamTable<S>;
+  static const T table({
+      T::bind(&S::iterations, {"iterations", ParamKind::Integer, "", 1, 1000, 10,
+       "Projected Gauss-Seidel sweeps over all rows per step for the velocities (thesis 6.1.7 uses 10)"}),
+      T::bind(&S::tolerance, {"tolerance", ParamKind::Real, "N s", 0, 1e6, 1e-9,
+       "A PGS solve stops early once a sweep changes no impulse by more than this (0: always all iterations)"}),
+      T::bind(&S::correction_iterations, {"correction_iterations", ParamKind::Integer, "", 0, 1000, 5,
+       "PGS sweeps of the error-correction projection that removes penetration (thesis: 5; 0 turns it off)"}),
+      T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
+       "Start PGS from the previous step's impulses of contacts that persist (same feature pair, or within 2 cm)"}),
+      T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
        "Tangent rows per contact: 0 frictionless, 1 along the sliding direction only, 2 the friction box "
-       "(bounds +-mu lambda_n, first direction along the sliding velocity)"},
-      {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0.5,
-       "Approach speeds below this get no restitution, so resting contacts do not jitter"},
-      {"allowed_penetration", ParamKind::Real, "m", 0, 0.1, 0.001,
-       "Penetration left in place by the projection so touching contacts persist between steps"},
-      {"shock_propagation", ParamKind::Bool, "", 0, 1, 1,
+       "(bounds +-mu lambda_n, first direction along the sliding velocity)"}),
+      T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0.5,
+       "Approach speeds below this get no restitution, so resting contacts do not jitter"}),
+      T::bind(&S::allowed_penetration, {"allowed_penetration", ParamKind::Real, "m", 0, 0.1, 0.001,
+       "Penetration left in place by the projection so touching contacts persist between steps"}),
+      T::bind(&S::shock_propagation, {"shock_propagation", ParamKind::Bool, "", 0, 1, 1,
        "Velocity-based shock propagation (thesis 6.4): after a dynamics step of fraction f, solve stack "
-       "layers bottom-up with each layer's lower bodies held fixed, for the velocities and the projection"},
-      {"shock_fraction", ParamKind::Real, "", 0, 1, 0.01,
+       "layers bottom-up with each layer's lower bodies held fixed, for the velocities and the projection"}),
+      T::bind(&S::shock_fraction, {"shock_fraction", ParamKind::Real, "", 0, 1, 0.01,
        "f: the part of the step solved over the whole group before the layers. Larger f lets bodies feel "
-       "the weight above them (a see-saw tips); smaller f removes more solver error and rippling (thesis 6.4.4-6.4.5)"},
-      {"sleeping", ParamKind::Bool, "", 0, 1, 1,
-       "Sleepy policy (thesis 6.5): contact groups whose bodies stay calm stop being simulated until disturbed"},
-      {"sleep_energy", ParamKind::Real, "J/kg", 0, 10, 0.002,
-       "A body is calm while its kinetic energy is below this times its mass and not growing"},
-      {"sleep_steps", ParamKind::Integer, "", 1, 1000, 5,
-       "Consecutive calm steps before a group falls asleep"},
-  };
-  return list;
+       "the weight above them (a see-saw tips); smaller f removes more solver error and rippling (thesis 6.4.4-6.4.5)"}),
+      T::bind(&S::sleeping, {"sleeping", ParamKind::Bool, "", 0, 1, 1,
+       "Sleepy policy (thesis 6.5): contact groups whose bodies stay calm stop being simulated until disturbed"}),
+      T::bind(&S::sleep_energy, {"sleep_energy", ParamKind::Real, "J/kg", 0, 10, 0.002,
+       "A body is calm while its kinetic energy is below this times its mass and not growing"}),
+      T::bind(&S::sleep_steps, {"sleep_steps", ParamKind::Integer, "", 1, 1000, 5,
+       "Consecutive calm steps before a group falls asleep"})
+  });
+  return table;
 }
 
-}  // namespace
+std::span<const ParamSpec> LcpSolver::param_specs() { return table().specs(); }
 
-std::span<const ParamSpec> LcpSolver::param_specs() { return specs(); }
-
-LcpSolver::LcpSolver() { params_ = ParamSet(specs()); }
+LcpSolver::LcpSolver() {
+  params_ = ParamSet(param_specs());
+  begin_step();
+}
 
 // Shock propagation holds a layer's bottom bodies fixed: infinite mass while the layer is solved.
 void LcpSolver::hold(const std::vector<int>& bodies) {
@@ -232,23 +233,9 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   group_sweeps_ = std::max(group_sweeps_, sweeps);
 }
 
-void LcpSolver::Settings::read(const ParamSet& p) {
-  iterations = int(p.get("iterations"));
-  correction_iterations = int(p.get("correction_iterations"));
-  warm_start = p.get("warm_start") != 0;
-  friction_directions = int(p.get("friction_directions"));
-  restitution_threshold = p.get("restitution_threshold");
-  allowed_penetration = p.get("allowed_penetration");
-  tolerance = p.get("tolerance");
-  shock_propagation = p.get("shock_propagation") != 0;
-  shock_fraction = p.get("shock_fraction");
-  sleeping = p.get("sleeping") != 0;
-  sleep_energy = p.get("sleep_energy");
-  sleep_steps = int(p.get("sleep_steps"));
-}
+void LcpSolver::begin_step() { set_ = table().read(params_); }
 
 void LcpSolver::solve_velocities(StepContext& ctx) {
-  set_.read(params_);  // once per step: the hot loops read plain fields, not names
   const size_t n = ctx.bodies.size();
   vel_.resize(n);
   free_.assign(n, BodyVelocity{});

@@ -27,18 +27,20 @@ class LcpSolver final : public Solver {
 
   std::string_view name() const override { return "lcp"; }
   std::unique_ptr<Solver> clone() const override { return std::make_unique<LcpSolver>(*this); }
+  void begin_step() override;
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
   void reset() override { joint_warm_.clear(); }
 
- private:
-  // The parameters as plain fields, read once per step.
+  // The parameters as plain fields (see param_specs for units and meaning), read once per step.
   struct Settings {
     int iterations, correction_iterations, friction_directions, sleep_steps;
     bool warm_start, shock_propagation, sleeping;
     double restitution_threshold, allowed_penetration, tolerance, shock_fraction, sleep_energy;
-    void read(const ParamSet& p);
   };
+
+ private:
+  static const ParamTable<Settings>& table();
   Settings set_{};
   // Where a contact's rows sit in rows_: the normal row, then its friction rows.
   struct ContactBlock {

@@ -15,40 +15,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const std::vector<ParamSpec>& specs() {
-  static const std::vector<ParamSpec> list = {
-      {"pixel_size", ParamKind::Real, "m", 1e-4, 1.0, 0.01,
-       "Side of the layered depth images' square pixels (sect. 3.2); the resolution of the intersection volumes"},
-      {"multi_volume", ParamKind::Bool, "", 0, 1, 1,
-       "Split each intersection by a grid of cubic cells, one volume constraint per cell (sect. 5, eq. 22-24); "
-       "off: one per pair, which leaves rocking about the contact centre unconstrained"},
-      {"cell_size", ParamKind::Real, "m", 1e-3, 10.0, 0.1,
-       "Side of the multi-volume grid cells (at least the pixel size)"},
-      {"iterations", ParamKind::Integer, "", 1, 1000, 20,
-       "Projected Gauss-Seidel sweeps of the velocity MLCP with friction (eq. 16-17, 20-21)"},
-      {"tolerance", ParamKind::Real, "", 0, 1e6, 1e-12,
-       "A PGS solve stops early once a sweep changes no multiplier by more than this (0: always all sweeps)"},
-      {"warm_start", ParamKind::Bool, "", 0, 1, 1,
-       "Start the velocity PGS from the previous step's impulses of volume contacts that persist"},
-      {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
-       "Tangent rows per volume contact (eq. 21): 0 frictionless, 1 along the sliding direction, 2 the "
-       "friction box (bounds +-mu rho, first direction along the weighted sliding velocity of eq. 20)"},
-      {"stabilization_iterations", ParamKind::Integer, "", 0, 100, 5,
-       "Most position corrections per step (Algorithm 1 lines 5-9): each solves eq. 18-19 and recomputes the "
-       "images; 0 turns post-stabilisation off"},
-      {"stabilization_sweeps", ParamKind::Integer, "", 1, 1000, 20,
-       "Projected Gauss-Seidel sweeps of each position MLCP (eq. 18-19)"},
-      {"rest_depth", ParamKind::Real, "pixels", 0, 10, 0.5,
-       "Depth kept by post-stabilisation, in pixels: eps_V = rest_depth * pixel_size * contact area (sect. 4.3)"},
-      {"axis_combination", ParamKind::Choice, "", 0, 1, 1,
-       "How the three images' volumes combine: mean (the paper's) or normal-weighted (exact for thin resting "
-       "layers aligned with an axis; same gradient)",
-       {"mean", "normal-weighted"}},
-      {"threads", ParamKind::Integer, "", 0, 64, 0,
-       "Workers rasterising the depth images (0: all hardware threads); results do not depend on it"},
-  };
-  return list;
-}
 
 // Capsule along y: a uv sphere with an odd stack count (no ring on the equator) whose halves are pulled
 // apart by the half height, turned from z to y.
@@ -63,9 +29,49 @@ TriangleMesh make_capsule_mesh(double r, double hh) {
 
 }  // namespace
 
-std::span<const ParamSpec> VolumeSolver::param_specs() { return specs(); }
+const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
+  using S = Settings;
+  using T = ParamTable<S>;
+  static const T table({
+      T::bind(&S::pixel_size, {"pixel_size", ParamKind::Real, "m", 1e-4, 1.0, 0.01,
+       "Side of the layered depth images' square pixels (sect. 3.2); the resolution of the intersection volumes"}),
+      T::bind(&S::multi_volume, {"multi_volume", ParamKind::Bool, "", 0, 1, 1,
+       "Split each intersection by a grid of cubic cells, one volume constraint per cell (sect. 5, eq. 22-24); "
+       "off: one per pair, which leaves rocking about the contact centre unconstrained"}),
+      T::bind(&S::cell_size, {"cell_size", ParamKind::Real, "m", 1e-3, 10.0, 0.1,
+       "Side of the multi-volume grid cells (at least the pixel size)"}),
+      T::bind(&S::iterations, {"iterations", ParamKind::Integer, "", 1, 1000, 20,
+       "Projected Gauss-Seidel sweeps of the velocity MLCP with friction (eq. 16-17, 20-21)"}),
+      T::bind(&S::tolerance, {"tolerance", ParamKind::Real, "", 0, 1e6, 1e-12,
+       "A PGS solve stops early once a sweep changes no multiplier by more than this (0: always all sweeps)"}),
+      T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
+       "Start the velocity PGS from the previous step's impulses of volume contacts that persist"}),
+      T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
+       "Tangent rows per volume contact (eq. 21): 0 frictionless, 1 along the sliding direction, 2 the "
+       "friction box (bounds +-mu rho, first direction along the weighted sliding velocity of eq. 20)"}),
+      T::bind(&S::stabilization_iterations, {"stabilization_iterations", ParamKind::Integer, "", 0, 100, 5,
+       "Most position corrections per step (Algorithm 1 lines 5-9): each solves eq. 18-19 and recomputes the "
+       "images; 0 turns post-stabilisation off"}),
+      T::bind(&S::stabilization_sweeps, {"stabilization_sweeps", ParamKind::Integer, "", 1, 1000, 20,
+       "Projected Gauss-Seidel sweeps of each position MLCP (eq. 18-19)"}),
+      T::bind(&S::rest_depth, {"rest_depth", ParamKind::Real, "pixels", 0, 10, 0.5,
+       "Depth kept by post-stabilisation, in pixels: eps_V = rest_depth * pixel_size * contact area (sect. 4.3)"}),
+      T::bind(&S::combine, {"axis_combination", ParamKind::Choice, "", 0, 1, 1,
+       "How the three images' volumes combine: mean (the paper's) or normal-weighted (exact for thin resting "
+       "layers aligned with an axis; same gradient)",
+       {"mean", "normal-weighted"}}),
+      T::bind(&S::threads, {"threads", ParamKind::Integer, "", 0, 64, 0,
+       "Workers rasterising the depth images (0: all hardware threads); results do not depend on it"})
+  });
+  return table;
+}
 
-VolumeSolver::VolumeSolver() { params_ = ParamSet(specs()); }
+std::span<const ParamSpec> VolumeSolver::param_specs() { return table().specs(); }
+
+VolumeSolver::VolumeSolver() {
+  params_ = ParamSet(param_specs());
+  begin_step();
+}
 
 VolumeSolver::VolumeSolver(const VolumeSolver& other) : Solver(other), meshes_(other.meshes_) {}
 
@@ -77,20 +83,13 @@ void VolumeSolver::reset() {
   profile_ = {};
 }
 
-void VolumeSolver::Settings::read(const ParamSet& p) {
-  pixel_size = p.get("pixel_size");
-  multi_volume = p.get("multi_volume") != 0;
-  cell_size = std::max(p.get("cell_size"), pixel_size);
-  iterations = int(p.get("iterations"));
-  tolerance = p.get("tolerance");
-  warm_start = p.get("warm_start") != 0;
-  friction_directions = int(p.get("friction_directions"));
-  stabilization_iterations = int(p.get("stabilization_iterations"));
-  stabilization_sweeps = int(p.get("stabilization_sweeps"));
-  rest_depth = p.get("rest_depth");
-  combine = int(p.get("axis_combination"));
-  threads = int(p.get("threads"));
+VolumeSolver::Settings VolumeSolver::settings() const {
+  Settings s = table().read(params_);
+  s.cell_size = std::max(s.cell_size, s.pixel_size);  // a cell is at least a pixel
+  return s;
 }
+
+void VolumeSolver::begin_step() { set_ = settings(); }
 
 ldi::VolumeOptions VolumeSolver::Settings::ldi_options() const {
   ldi::VolumeOptions options;
@@ -210,7 +209,6 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
 }
 
 void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, double, ContactList& out) {
-  set_.read(params_);
   const PairCache& pc = compute_pair(bodies, ia, ib);
   if (debug_on_) capture_pair(bodies, ia, ib, set_, debug_limit_, &pc.constraints);  // drawing only
   for (size_t k = 0; k < pc.constraints.size(); ++k) {
@@ -239,7 +237,6 @@ Row VolumeSolver::make_row(int a, int b, const Vec3& la, const Vec3& aa, const V
 }
 
 void VolumeSolver::solve_velocities(StepContext& ctx) {
-  set_.read(params_);
   const size_t n = ctx.bodies.size();
   vel_.resize(n);
   load_inverse_masses(ctx.bodies, masses_);
@@ -406,8 +403,7 @@ void VolumeSolver::set_debug_capture(bool on, long max_intervals_per_axis) {
 
 void VolumeSolver::capture_now(const std::vector<Body>& bodies, std::span<const std::pair<int, int>> pairs,
                                long max_intervals_per_axis) {
-  Settings set{};
-  set.read(params_);
+  const Settings set = settings();
   const long limit = std::max<long>(1, max_intervals_per_axis);
   for (const auto& [a, b] : pairs)
     if (a >= 0 && a < b && b < int(bodies.size())) capture_pair(bodies, a, b, set, limit, nullptr);

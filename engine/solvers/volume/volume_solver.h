@@ -42,6 +42,7 @@ class VolumeSolver final : public Solver {
 
   std::string_view name() const override { return "volume"; }
   std::unique_ptr<Solver> clone() const override { return std::make_unique<VolumeSolver>(*this); }
+  void begin_step() override;
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
@@ -58,6 +59,16 @@ class VolumeSolver final : public Solver {
     std::array<double, 2> area_sum{0, 0};                     // S (eq. 20-21), m^2
     std::array<Vec3, 2> area_moment{Vec3::Zero(), Vec3::Zero()};  // M about the body's centre, m^3
   };
+  // The parameters as plain fields (see param_specs for units and meaning).
+  struct Settings {
+    double pixel_size, cell_size, rest_depth, tolerance;
+    bool multi_volume, warm_start;
+    int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, threads, combine;
+    ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
+  };
+  // The settings of the current parameter values (the cell size at least the pixel size).
+  Settings settings() const;
+
   // The constraints of pair a < b as last computed (null when none); for tests and drawing.
   const std::vector<Constraint>* constraints(int a, int b) const;
   // Post-stabilisation iterations (LDI recomputations) of the last step.
@@ -114,13 +125,7 @@ class VolumeSolver final : public Solver {
   const std::map<std::pair<int, int>, DebugPair>& debug_pairs() const { return debug_pairs_; }
 
  private:
-  struct Settings {
-    double pixel_size, cell_size, rest_depth, tolerance;
-    bool multi_volume, warm_start;
-    int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, threads, combine;
-    void read(const ParamSet& p);
-    ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
-  };
+  static const ParamTable<Settings>& table();
   // The constraint of one kernel volume (centres: the bodies' centres of mass); false when the volume cannot
   // push (no volume, area or normal). The one rule for what becomes a constraint, for the solver and capture.
   static bool make_constraint(const ldi::VolumeContact& vc, const Vec3& centre_a, const Vec3& centre_b,
