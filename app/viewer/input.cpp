@@ -7,7 +7,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
-#include "collision/raycast.h"
+#include "world/raycast.h"
 #include "viewer/convert.h"
 #include "viewer/session.h"
 

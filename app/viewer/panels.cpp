@@ -17,6 +17,7 @@
 
 #include "collision/mesh_shape.h"
 #include "core/shape.h"
+#include "scene/mesh_source.h"
 #include "viewer/colors.h"
 #include "viewer/session.h"
 
@@ -1083,7 +1084,8 @@ void draw_body_tab(AppState& app, int i) {
           break;
         }
         const MeshShape& m = *s.mesh;
-        table_row("shape", "mesh %s", m.source.c_str());
+        const MeshSource source = mesh_source(s.mesh).value_or(MeshSource{});
+        table_row("shape", "mesh %s", source.generator.empty() ? source.file.c_str() : source.generator.c_str());
         if (m.options.scale != 1.0) table_row("scale", "%.4g", m.options.scale);
         table_row("triangles", "%zu  (%zu vertices)", m.mesh.triangles.size(), m.mesh.vertices.size());
         table_row("shell points", "%zu", m.points.size());
@@ -1093,9 +1095,9 @@ void draw_body_tab(AppState& app, int i) {
           ImGui::SetTooltip("Signed distance grid of the mesh (negative inside), %d cells along the longest side.",
                             m.options.sdf_resolution);
         }
-        const Vec3 size = m.local_bounds.hi - m.local_bounds.lo;
-        table_row("size", "%.3g x %.3g x %.3g m (radius %.3g m)", size.x(), size.y(), size.z(), m.bounding_radius);
-        table_row("volume", "%.4g m^3", m.volume);
+        const Vec3 size = m.properties.local_bounds.hi - m.properties.local_bounds.lo;
+        table_row("size", "%.3g x %.3g x %.3g m (radius %.3g m)", size.x(), size.y(), size.z(), m.properties.bounding_radius);
+        table_row("volume", "%.4g m^3", m.properties.volume);
         break;
       }
     }

@@ -723,7 +723,7 @@ void Renderer::add_mesh_overlays(const AppState& app) {
       const Body& b = world.bodies[i];
       const Mat3 rot = b.rotation();
       // Lifted a little off the surface along the normal, so that they do not fight with the triangles.
-      const double lift = 0.004 * m->bounding_radius;
+      const double lift = 0.004 * m->properties.bounding_radius;
       const bool have_normals = m->normals.size() == m->points.size();
       for (size_t k = 0; k < m->points.size(); ++k) {
         const Vec3 local = have_normals ? Vec3(m->points[k] + lift * m->normals[k]) : m->points[k];
@@ -743,7 +743,7 @@ void Renderer::add_mesh_overlays(const AppState& app) {
   // Two samples per grid cell (the grid interpolates between nodes), at most 160 along a side.
   const int su = std::clamp(static_cast<int>(std::ceil(2.0 * (box.hi[u] - box.lo[u]) / h)), 2, 160);
   const int sv = std::clamp(static_cast<int>(std::ceil(2.0 * (box.hi[v] - box.lo[v]) / h)), 2, 160);
-  const double scale = std::max(0.3 * m->bounding_radius, 2.0 * h);
+  const double scale = std::max(0.3 * m->properties.bounding_radius, 2.0 * h);
   std::vector<LineVertex> grid(static_cast<size_t>(su + 1) * static_cast<size_t>(sv + 1));
   std::vector<double> value(grid.size());
   auto local_point = [&](double fu, double fv) {

@@ -8,8 +8,7 @@
 
 namespace cl {
 
-std::shared_ptr<MeshShape> make_mesh_shape(TriangleMesh mesh, const std::string& source,
-                                           const MeshShapeOptions& options, std::string* error) {
+std::shared_ptr<MeshShape> make_mesh_shape(TriangleMesh mesh, const MeshShapeOptions& options, std::string* error) {
   auto fail = [&](const std::string& why) {
     if (error) *error = why;
     return std::shared_ptr<MeshShape>();
@@ -29,12 +28,12 @@ std::shared_ptr<MeshShape> make_mesh_shape(TriangleMesh mesh, const std::string&
   if (!props.valid || !(props.volume > 0)) return fail("the mesh encloses no volume");
 
   auto shape = std::make_shared<MeshShape>();
-  shape->source = source;
   shape->options = options;
-  shape->volume = props.volume;
-  shape->unit_inertia = props.inertia / props.mass;
-  shape->local_bounds = mesh.bounds();
-  for (const Vec3& v : mesh.vertices) shape->bounding_radius = std::max(shape->bounding_radius, v.norm());
+  MeshProperties& p = shape->properties;
+  p.volume = props.volume;
+  p.unit_inertia = props.inertia / props.mass;
+  p.local_bounds = mesh.bounds();
+  for (const Vec3& v : mesh.vertices) p.bounding_radius = std::max(p.bounding_radius, v.norm());
   try {
     SdfOptions sdf;
     sdf.resolution = options.sdf_resolution;
@@ -50,6 +49,12 @@ std::shared_ptr<MeshShape> make_mesh_shape(TriangleMesh mesh, const std::string&
   shape->tree = build_sphere_tree(shape->points);
   shape->mesh = std::move(mesh);
   return shape;
+}
+
+void set_mesh(Shape& shape, std::shared_ptr<const MeshShape> mesh) {
+  shape.type = ShapeType::Mesh;
+  shape.mesh_properties = mesh ? mesh->properties : MeshProperties{};
+  shape.mesh = std::move(mesh);
 }
 
 }  // namespace cl

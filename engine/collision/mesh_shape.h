@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/shape.h"
 #include "mesh/bvh.h"
 #include "mesh/mesh.h"
 #include "mesh/point_shell.h"
@@ -20,9 +21,6 @@ struct MeshShapeOptions {
 };
 
 struct MeshShape {
-  std::string source;       // the file name the scene named, for saving (empty for generated meshes)
-  std::string generator;    // the procedural shape type that made it ("bowl", ...), empty for files
-  std::vector<std::pair<std::string, std::vector<double>>> generator_params;  // as given in the scene
   MeshShapeOptions options;
   TriangleMesh mesh;        // body frame: centre of mass at the origin
   TriangleBvh bvh;
@@ -30,15 +28,14 @@ struct MeshShape {
   std::vector<Vec3> points;   // point shell in the body frame
   std::vector<Vec3> normals;  // outward unit normals of the points
   SphereTree tree;            // over the points, to skip far ones in contact queries (digest 7.3)
-  double volume = 0.0;        // m^3
-  Mat3 unit_inertia = Mat3::Zero();  // inertia about the centre of mass per kg
-  Aabb local_bounds;
-  double bounding_radius = 0.0;  // of the vertices about the origin
+  MeshProperties properties;  // volume, inertia per kg, bounds
 };
 
 // Builds a mesh shape from a closed mesh (scaled, then recentred on its centre of mass). On failure returns
 // null and explains in *error.
-std::shared_ptr<MeshShape> make_mesh_shape(TriangleMesh mesh, const std::string& source,
-                                           const MeshShapeOptions& options, std::string* error);
+std::shared_ptr<MeshShape> make_mesh_shape(TriangleMesh mesh, const MeshShapeOptions& options, std::string* error);
+
+// Makes `shape` the mesh body shape of `mesh` (null: a mesh shape with nothing loaded), with its properties.
+void set_mesh(Shape& shape, std::shared_ptr<const MeshShape> mesh);
 
 }  // namespace cl

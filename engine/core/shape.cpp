@@ -1,6 +1,5 @@
 #include "core/shape.h"
 
-#include "collision/mesh_shape.h"
 
 #include <limits>
 #include <numbers>
@@ -36,7 +35,7 @@ double shape_volume(const Shape& s) {
     case ShapeType::Box: return 8.0 * s.half_extents.prod();
     case ShapeType::Capsule:
       return kPi * s.radius * s.radius * (2.0 * s.half_height) + 4.0 / 3.0 * kPi * std::pow(s.radius, 3);
-    case ShapeType::Mesh: return s.mesh ? s.mesh->volume : 0.0;
+    case ShapeType::Mesh: return s.mesh_properties.volume;
   }
   return 0.0;
 }
@@ -63,7 +62,7 @@ Mat3 shape_unit_inertia(const Shape& s) {
       const double perp = cyl_perp + hemi_perp;
       return Vec3(perp, axial, perp).asDiagonal() * (1.0 / m);
     }
-    case ShapeType::Mesh: return s.mesh ? s.mesh->unit_inertia : Mat3::Zero();
+    case ShapeType::Mesh: return s.mesh_properties.unit_inertia;
   }
   return Mat3::Zero();
 }
@@ -74,7 +73,7 @@ double shape_bounding_radius(const Shape& s) {
     case ShapeType::Sphere: return s.radius;
     case ShapeType::Box: return s.half_extents.norm();
     case ShapeType::Capsule: return s.half_height + s.radius;
-    case ShapeType::Mesh: return s.mesh ? s.mesh->bounding_radius : 0.0;
+    case ShapeType::Mesh: return s.mesh_properties.bounding_radius;
   }
   return 0.0;
 }
@@ -102,7 +101,7 @@ Aabb shape_aabb(const Shape& s, const Vec3& p, const Quat& q) {
     }
     case ShapeType::Mesh: {
       if (!s.mesh) return {p, p};
-      const Aabb& b = s.mesh->local_bounds;
+      const Aabb& b = s.mesh_properties.local_bounds;
       const Vec3 centre = 0.5 * (b.lo + b.hi), half = 0.5 * (b.hi - b.lo);
       const Mat3 r = q.toRotationMatrix();
       const Vec3 ext = r.cwiseAbs() * half;

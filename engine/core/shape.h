@@ -14,6 +14,15 @@ inline constexpr int kShapeTypeCount = 5;
 
 struct MeshShape;  // collision/mesh_shape.h: a closed triangle mesh with its BVH, distance field, point shell
 
+// What the shape functions below need of a mesh shape: its mass properties and bounds in the body frame. Set
+// together with the mesh by set_mesh (collision/mesh_shape.h), so the core never looks inside a MeshShape.
+struct MeshProperties {
+  double volume = 0.0;                  // m^3
+  Mat3 unit_inertia = Mat3::Zero();     // about the centre of mass per kg
+  Aabb local_bounds;
+  double bounding_radius = 0.0;         // of the vertices about the origin
+};
+
 std::string_view shape_type_name(ShapeType t);
 std::optional<ShapeType> shape_type_from_name(std::string_view name);
 
@@ -30,7 +39,8 @@ struct Shape {
   double radius = 0.5;
   Vec3 half_extents{0.5, 0.5, 0.5};
   double half_height = 0.5;
-  std::shared_ptr<const MeshShape> mesh;
+  std::shared_ptr<const MeshShape> mesh;  // set with set_mesh (collision/mesh_shape.h)
+  MeshProperties mesh_properties;          // the mesh's, copied by set_mesh
 };
 
 // Volume in m^3 (infinite for planes).

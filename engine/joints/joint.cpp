@@ -200,7 +200,7 @@ RateRow motor_rate_row(const Joint& j, const Eval& e) {
 double coordinate(const Joint& j, const Eval& e) {
   switch (j.type) {
     case JointType::Hinge: return hinge_angle(j, e.A->orientation, e.B->orientation);
-    case JointType::Slider: return e.sa.dot(slider_offset(j, e));
+    case JointType::Slider: return slider_coordinate(j, e.A->position, e.Ra, e.B->position);
     case JointType::Hinge2:
     case JointType::Universal: {
       // Angle of the second axis about the first, from its reference direction carried by a.
@@ -323,6 +323,12 @@ bool joint_type_has_coordinate(JointType t) { return joint_type_has_axis(t); }
 bool joint_type_has_servo(JointType t) { return t == JointType::Hinge || t == JointType::Slider; }
 
 void set_servo_target(JointServo& servo, double target) { servo.target = std::clamp(target, servo.lower, servo.upper); }
+
+double slider_coordinate(const Joint& joint, const Vec3& xa, const Mat3& Ra, const Vec3& xb) {
+  const Vec3 s = joint.axis_a.normalized();
+  const Vec3 offset = joint.anchor_a - joint.relative_rotation.normalized().toRotationMatrix() * joint.anchor_b;
+  return (Ra * s).dot(xb - xa) - s.dot(offset);
+}
 
 double hinge_angle(const Joint& joint, const Quat& qa, const Quat& qb) {
   // theta = 2 atan2(s^a . vec(q_d), w(q_d)), q_d = q_a^* q_b q_0^* (errata eq. 4.189).

@@ -229,6 +229,10 @@ void update_servo_coordinates(std::vector<Joint>& joints, const std::vector<Body
 // A hinge's angle in (-pi, pi] at the orientations qa, qb of its bodies: the twist about the axis of
 // q_d = qa^* qb Q^* (errata eq. 4.189), Q the relative rotation at angle 0.
 double hinge_angle(const Joint& joint, const Quat& qa, const Quat& qb);
+// A slider's displacement along its axis at the poses (x_a, R_a), x_b of its bodies: s = (R_a s^a) . (x_b - x_a) -
+// s^a . (X_a - Q X_b), with Q the relative rotation at creation (zero at the creation poses, given coordinate
+// aside). It depends on b's position only, so under the orientation rows it is also the anchors' offset.
+double slider_coordinate(const Joint& joint, const Vec3& xa, const Mat3& Ra, const Vec3& xb);
 // The joint coordinate the limit acts on (rad or m), for limits, motors and the viewer; 0 for ball, fixed.
 double joint_coordinate(const Joint& joint, const std::vector<Body>& bodies);
 // The rate the motor drives (rad/s or m/s): dx/dt for hinge and slider, the relative spin about the second

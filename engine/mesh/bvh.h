@@ -13,7 +13,7 @@
 
 namespace cl {
 
-// Nearest ray hit on a mesh (named MeshRayHit: cl::RayHit is the world ray cast of collision/raycast.h).
+// Nearest ray hit on a mesh (named MeshRayHit: cl::RayHit is the world ray cast of world/raycast.h).
 // hit == false (and triangle == -1) when nothing is hit within [0, max_t].
 struct MeshRayHit {
   bool hit = false;

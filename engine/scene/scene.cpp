@@ -8,6 +8,7 @@
 #include "scene/scene.h"
 
 #include "collision/mesh_shape.h"
+#include "scene/mesh_source.h"
 #include "scene/scene_joints.h"
 #include "scene/scene_procedural.h"
 #include "scene/scene_reader.h"
@@ -224,8 +225,9 @@ std::shared_ptr<const MeshShape> load_mesh_shape(const std::string& scene_file, 
       return nullptr;
     }
     std::string why;
-    auto shape = make_mesh_shape(std::move(loaded.mesh), name, options, &why);
+    std::shared_ptr<const MeshShape> shape = make_mesh_shape(std::move(loaded.mesh), options, &why);
     if (!shape) *error = "cannot use mesh " + in_quotes(path) + ": " + why;
+    remember_mesh_source(shape, MeshSource{name, "", {}});
     return shape;
   });
 }
@@ -260,21 +262,20 @@ Shape read_procedural_shape(Reader& r, const json& v, const std::string& path, c
   std::string error;
   Shape s;
   s.type = ShapeType::Mesh;
-  s.mesh = shared_mesh_shape(key.str() + options_key(options), [&]() -> std::shared_ptr<const MeshShape> {
+  set_mesh(s, shared_mesh_shape(key.str() + options_key(options), [&]() -> std::shared_ptr<const MeshShape> {
     TriangleMesh mesh = build_procedural(type, params, &error);
     if (mesh.empty()) {
       error = "cannot build the " + type + ": " + error;
       return nullptr;
     }
-    auto shape = make_mesh_shape(std::move(mesh), "", options, &error);
+    std::shared_ptr<const MeshShape> shape = make_mesh_shape(std::move(mesh), options, &error);
     if (!shape) {
       error = "cannot use the " + type + ": " + error;
       return nullptr;
     }
-    shape->generator = type;
-    shape->generator_params = params;
+    remember_mesh_source(shape, MeshSource{"", type, params});
     return shape;
-  });
+  }));
   if (!s.mesh) r.fail(path, error);
   return s;
 }
@@ -322,7 +323,7 @@ Shape read_shape(Reader& r, const json& v, const std::string& path) {
       if (const json* res = r.optional(v, "resolution"))
         options.sdf_resolution = int(r.in_range(*res, child(path, "resolution"), 4, 512, "a whole number in [4, 512]"));
       std::string error;
-      s.mesh = load_mesh_shape(r.file(), file, options, &error);
+      set_mesh(s, load_mesh_shape(r.file(), file, options, &error));
       if (!s.mesh) r.fail(fpath, error);
       break;
     }
@@ -588,19 +589,21 @@ J shape_json(const Shape& s) {
       j["radius"] = s.radius;
       j["half_height"] = s.half_height;
       break;
-    case ShapeType::Mesh:
-      if (!s.mesh->generator.empty()) {
-        j["type"] = s.mesh->generator;
-        for (const auto& [name, values] : s.mesh->generator_params) {
+    case ShapeType::Mesh: {
+      const MeshSource source = mesh_source(s.mesh).value_or(MeshSource{});
+      if (!source.generator.empty()) {
+        j["type"] = source.generator;
+        for (const auto& [name, values] : source.params) {
           if (values.size() == 1) j[name] = values[0];
           else j[name] = J{values[0], values[1], values[2]};
         }
       } else {
-        j["file"] = s.mesh->source;
+        j["file"] = source.file;
         j["scale"] = s.mesh->options.scale;
       }
       j["resolution"] = s.mesh->options.sdf_resolution;
       break;
+    }
   }
   return j;
 }

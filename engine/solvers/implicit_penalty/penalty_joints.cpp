@@ -345,9 +345,7 @@ bool solve_with_constraints(const Eigen::SparseLU<Eigen::SparseMatrix<double>>& 
 }
 
 double slider_coordinate(const Joint& joint, const BodyPose& a, const BodyPose& b) {
-  const Vec3 s = joint.axis_a.normalized();
-  const Vec3 offset = joint.anchor_a - joint.relative_rotation.normalized().toRotationMatrix() * joint.anchor_b;
-  return (a.R * s).dot(b.x - a.x) - s.dot(offset);
+  return cl::slider_coordinate(joint, a.x, a.R, b.x);
 }
 
 double hinge_servo_angle(const Joint& joint, const BodyPose& a, const BodyPose& b) {

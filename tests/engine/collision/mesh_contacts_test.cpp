@@ -19,7 +19,7 @@ Shape mesh_of(TriangleMesh m, int resolution = 32) {
   std::string error;
   Shape s;
   s.type = ShapeType::Mesh;
-  s.mesh = make_mesh_shape(std::move(m), "generated", MeshShapeOptions{resolution, 1.0}, &error);
+  set_mesh(s, make_mesh_shape(std::move(m), MeshShapeOptions{resolution, 1.0}, &error));
   EXPECT_TRUE(s.mesh) << error;
   return s;
 }

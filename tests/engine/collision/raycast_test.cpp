@@ -11,7 +11,7 @@
 #include <numbers>
 #include <random>
 
-#include "world/world.h"
+#include "core/body.h"
 
 namespace cl {
 namespace {
@@ -207,41 +207,6 @@ INSTANTIATE_TEST_SUITE_P(AllShapes, RaycastRandom, ::testing::Range(0, int(Shape
                            return std::string(shape_type_name(static_cast<ShapeType>(info.param)));
                          });
 
-// --- whole world --------------------------------------------------------------------------------------
-
-TEST(Raycast, WorldReturnsNearestBody) {
-  World w;
-  auto add = [&w](const char* name, Shape s, Vec3 p) {
-    Body b;
-    b.name = name;
-    b.shape = s;
-    b.position = p;
-    w.bodies.push_back(b);
-  };
-  add("ground", make_plane(Vec3(0, 1, 0), 0.0), Vec3::Zero());
-  add("far", make_sphere(0.5), Vec3(0, 1, -5));
-  add("near", make_box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 1, -2));
-  add("twin", make_box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 1, -2));  // same place: the lower index wins
-
-  RayHit h = raycast(w, Vec3(0, 1, 5), Vec3(0, 0, -1));
-  ASSERT_TRUE(h.hit);
-  EXPECT_EQ(h.body, 2);
-  EXPECT_NEAR(h.distance, 6.5, 1e-12);
-  EXPECT_TRUE(h.normal.isApprox(Vec3(0, 0, 1)));
-
-  h = raycast(w, Vec3(0, 1, 5), Vec3(0, -1, -1));  // down onto the ground before reaching anything
-  ASSERT_TRUE(h.hit);
-  EXPECT_EQ(h.body, 0);
-  EXPECT_NEAR(h.distance, std::sqrt(2.0), 1e-12);
-
-  h = raycast(w, Vec3(0, 1, 5), Vec3(0, 1, 0));
-  EXPECT_FALSE(h.hit);
-  EXPECT_EQ(h.body, -1);
-
-  h = raycast(w, Vec3(0, 1, 5), Vec3(0, 0, -1), 3.0);  // limited reach
-  EXPECT_FALSE(h.hit);
-}
-
 }  // namespace
 }  // namespace cl
 
@@ -251,7 +216,7 @@ TEST(Raycast, MeshAgreesWithTheBoxItTessellates) {
   std::string error;
   Shape mesh;
   mesh.type = ShapeType::Mesh;
-  mesh.mesh = make_mesh_shape(make_box(Vec3(0.5, 0.25, 1.0), 3), "box", MeshShapeOptions{16, 1.0}, &error);
+  set_mesh(mesh, make_mesh_shape(make_box(Vec3(0.5, 0.25, 1.0), 3), MeshShapeOptions{16, 1.0}, &error));
   ASSERT_TRUE(mesh.mesh) << error;
   Shape box;
   box.type = ShapeType::Box;

@@ -3,6 +3,7 @@
 // loader never throws and never crashes on hostile input.
 #include "collision/mesh_shape.h"
 #include "scene/scene.h"
+#include "scene/mesh_source.h"
 
 #include <gtest/gtest.h>
 
@@ -122,7 +123,10 @@ void expect_same_world(const World& a, const World& b) {
         EXPECT_EQ(x.shape.half_height, y.shape.half_height);
         break;
       case ShapeType::Mesh:
-        EXPECT_EQ(x.shape.mesh->source, y.shape.mesh->source);
+        const auto xs = mesh_source(x.shape.mesh), ys = mesh_source(y.shape.mesh);
+        ASSERT_TRUE(xs && ys);
+        EXPECT_EQ(xs->file, ys->file);
+        EXPECT_EQ(xs->generator, ys->generator);
         EXPECT_EQ(x.shape.mesh->options.scale, y.shape.mesh->options.scale);
         EXPECT_EQ(x.shape.mesh->options.sdf_resolution, y.shape.mesh->options.sdf_resolution);
         break;

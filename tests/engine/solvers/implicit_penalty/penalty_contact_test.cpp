@@ -267,7 +267,7 @@ TEST(PenaltyContact, ExactGradientsMatchFiniteDifferencesInAMeshGrid) {
   std::string error;
   Shape field;
   field.type = ShapeType::Mesh;
-  field.mesh = make_mesh_shape(make_uv_sphere(0.8, 24, 12), "generated", MeshShapeOptions{16, 1.0}, &error);
+  set_mesh(field, make_mesh_shape(make_uv_sphere(0.8, 24, 12), MeshShapeOptions{16, 1.0}, &error));
   ASSERT_TRUE(field.mesh) << error;
   const SignedDistanceGrid& grid = field.mesh->sdf;
   int checked = 0;

@@ -43,7 +43,7 @@ Shape mesh(TriangleMesh m, int resolution = 24) {
   std::string error;
   Shape s;
   s.type = ShapeType::Mesh;
-  s.mesh = make_mesh_shape(std::move(m), "generated", MeshShapeOptions{resolution, 1.0}, &error);
+  set_mesh(s, make_mesh_shape(std::move(m), MeshShapeOptions{resolution, 1.0}, &error));
   EXPECT_TRUE(s.mesh) << error;
   return s;
 }
