@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "solvers/registry.h"
 
 #include <charconv>
 #include <cmath>

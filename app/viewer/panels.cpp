@@ -1,4 +1,5 @@
 #include "viewer/panels.h"
+#include "solvers/registry.h"
 
 #include <algorithm>
 #include <cinttypes>

@@ -6,6 +6,7 @@
 // (syntax errors as FILE:LINE:COLUMN: ...). Values that can be repaired without guessing (a non-unit
 // quaternion or plane normal) are normalised and reported as warnings instead.
 #include "scene/scene.h"
+#include "solvers/registry.h"
 
 #include "collision/mesh_shape.h"
 #include "scene/mesh_source.h"

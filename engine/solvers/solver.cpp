@@ -1,12 +1,7 @@
 #include "solvers/solver.h"
 
-#include <array>
-
 #include "collision/narrowphase.h"
 #include "constraints/motion.h"
-#include "solvers/implicit_penalty/implicit_penalty_solver.h"
-#include "solvers/lcp/lcp_solver.h"
-#include "solvers/volume/volume_solver.h"
 
 namespace cl {
 
@@ -15,38 +10,5 @@ void Solver::collide(const std::vector<Body>& bodies, int ia, int ib, double mar
 }
 
 void Solver::integrate_positions(StepContext& ctx) { advance_poses(ctx.bodies, ctx.dt); }
-
-std::span<const SolverInfo> solver_registry() {
-  // Each contact method registers here once it is implemented; the others are planned (see README).
-  static const std::array<SolverInfo, 3> registry = {{
-      {"lcp", "velocity-level LCP, projected Gauss-Seidel, friction box, error correction by projection",
-       "erleben-2004-multibody-dynamics-thesis.txt", LcpSolver::param_specs(),
-       [] { return std::unique_ptr<Solver>(new LcpSolver()); }},
-      {"implicit-penalty",
-       "point shells against signed distance fields, exact contact gradients, semi-implicit backward Euler "
-       "per contact island, joints by Lagrange multipliers with an SVD Schur complement, PD servos",
-       "xu-zhao-barbic-2014-implicit-multibody-penalty-contact.txt", ImplicitPenaltySolver::param_specs(),
-       [] { return std::unique_ptr<Solver>(new ImplicitPenaltySolver()); }},
-      {"volume",
-       "intersection volumes of mesh pairs from layered depth images as unilateral constraints (mono or per "
-       "grid cell), friction on the volume contact, velocity MLCP by projected Gauss-Seidel, position "
-       "post-stabilisation to a regulated volume",
-       "allard-2010-volume-contact-constraints.txt", VolumeSolver::param_specs(),
-       [] { return std::unique_ptr<Solver>(new VolumeSolver()); }},
-  }};
-  return registry;
-}
-
-const SolverInfo* find_solver(std::string_view name) {
-  for (const SolverInfo& info : solver_registry())
-    if (info.name == name) return &info;
-  return nullptr;
-}
-
-std::string solver_names() {
-  std::string names;
-  for (const SolverInfo& info : solver_registry()) names += (names.empty() ? "" : ", ") + info.name;
-  return names;
-}
 
 }  // namespace cl

@@ -1,7 +1,6 @@
-// The interface every contact method implements, and the registry that makes them by name.
+// The interface every contact method implements (solvers/registry.h makes them by name).
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -63,19 +62,5 @@ class Solver {
  protected:
   ParamSet params_;
 };
-
-// A contact method known by name. `make` returns a solver with default parameters.
-struct SolverInfo {
-  std::string name;
-  std::string method;  // one line: what the method is
-  std::string paper;   // file in shared/papers
-  std::span<const ParamSpec> params;
-  std::function<std::unique_ptr<Solver>()> make;
-};
-
-std::span<const SolverInfo> solver_registry();
-const SolverInfo* find_solver(std::string_view name);
-// Comma-separated list of registered names, for error messages.
-std::string solver_names();
 
 }  // namespace cl

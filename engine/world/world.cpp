@@ -1,5 +1,7 @@
 #include "world/world.h"
 
+#include "solvers/registry.h"
+
 #include <algorithm>
 
 #include "collision/narrowphase.h"

@@ -2,6 +2,7 @@
 // tests/data/bad_scenes is rejected with its specific message (file, JSON pointer, expectation); the
 // loader never throws and never crashes on hostile input.
 #include "collision/mesh_shape.h"
+#include "solvers/registry.h"
 #include "scene/scene.h"
 #include "scene/mesh_source.h"
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "solvers/solver.h"
+#include "solvers/registry.h"
 
 namespace cl {
 namespace {

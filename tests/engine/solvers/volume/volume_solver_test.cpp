@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scene/scene.h"
+#include "solvers/registry.h"
 #include "solvers/volume/volume_solver.h"
 #include "support/builders.h"
 #include "world/world.h"
