@@ -17,34 +17,6 @@ bool contact_less(const Contact& x, const Contact& y) {
 }  // namespace
 
 World::World() : solver_(find_solver("lcp")->make()) {}
-World::~World() = default;
-
-World::World(const World& o)
-    : name(o.name),
-      settings(o.settings),
-      materials(o.materials),
-      bodies(o.bodies),
-      joints(o.joints),
-      scripts(o.scripts),
-      solver_(o.solver_->clone()),
-      broadphase_(o.broadphase_),
-      graph_(o.graph_),
-      bounds_(o.bounds_),
-      pairs_(o.pairs_),
-      contacts_(o.contacts_),
-      previous_contacts_(o.previous_contacts_),
-      drag_(o.drag_),
-      stats_(o.stats_),
-      time_(o.time_),
-      step_count_(o.step_count_) {}
-
-World& World::operator=(const World& o) {
-  if (this != &o) {
-    World copy(o);
-    *this = std::move(copy);
-  }
-  return *this;
-}
 
 int World::find_body(std::string_view body_name) const {
   for (size_t i = 0; i < bodies.size(); ++i)

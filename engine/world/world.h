@@ -2,7 +2,6 @@
 // Copying a World gives an independent simulation; stepping is deterministic (no threads, no pointer order).
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "joints/joint.h"
 #include "scripts/script.h"
 #include "solvers/solver.h"
+#include "solvers/solver_holder.h"
 #include "telemetry/telemetry.h"
 
 namespace cl {
@@ -40,11 +40,12 @@ struct StepResult {
 class World {
  public:
   World();
-  World(const World& other);
-  World& operator=(const World& other);
+  // Copies go member by member (the holder clones the solver), so none can be left out.
+  World(const World&) = default;
+  World& operator=(const World&) = default;
   World(World&&) noexcept = default;
   World& operator=(World&&) noexcept = default;
-  ~World();
+  ~World() = default;
 
   // --- description -------------------------------------------------------------------------------
   std::string name = "untitled";
@@ -96,7 +97,7 @@ class World {
   void apply_drag();
   bool check_finite(const char* stage, StepResult& result) const;
 
-  std::unique_ptr<Solver> solver_;
+  SolverHolder solver_;
   BroadPhase broadphase_;
   ContactGraph graph_;
   std::vector<Aabb> bounds_;
