@@ -11,6 +11,7 @@ namespace cl {
 // Fixed bodies never move. Dynamic bodies obey Newton-Euler. Kinematic (scripted) bodies move with the
 // velocity they are given: they push dynamic bodies and are never pushed back (infinite mass, digest 3.8).
 enum class BodyKind : int { Fixed = 0, Dynamic, Kinematic };
+const char* body_kind_name(BodyKind kind);  // "fixed", "dynamic", "kinematic"
 
 struct Material {
   std::string name = "default";
