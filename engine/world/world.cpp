@@ -145,10 +145,7 @@ void World::find_contacts() {
     return std::pair(first, last);
   };
   // Bodies joined by a joint do not collide with each other (as in ODE): the joint decides how they meet.
-  std::vector<BodyPair> joined;
-  for (const Joint& j : joints)
-    if (j.body_a >= 0 && j.body_b >= 0) joined.push_back({std::min(j.body_a, j.body_b), std::max(j.body_a, j.body_b)});
-  std::sort(joined.begin(), joined.end());
+  const std::vector<BodyPair> joined = joined_pairs(joints);
   for (GraphEdge& e : graph_.edges()) {
     if (e.events & kVanishedProximity) continue;
     if (std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b})) continue;
@@ -236,11 +233,7 @@ void World::match_previous_contacts() {
 
 // Contact groups over touching edges and joints, then stack heights and layers (digest 5.3, 8.3).
 void World::find_groups() {
-  std::vector<BodyPair> links;
-  links.reserve(joints.size());
-  for (const Joint& j : joints)
-    if (j.body_a >= 0 && j.body_b >= 0) links.push_back({std::min(j.body_a, j.body_b), std::max(j.body_a, j.body_b)});
-  graph_.find_groups(bodies, links);
+  graph_.find_groups(bodies, joined_pairs(joints));
   graph_.find_layers(bodies);
 }
 

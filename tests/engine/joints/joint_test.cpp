@@ -1044,6 +1044,19 @@ TEST(JointTypes, NamesRoundTrip) {
   EXPECT_FALSE(joint_type_from_name("hinge3").has_value());
 }
 
+// Joined pairs are {smaller, larger} body index, sorted, once each, whatever order the joints name them in.
+TEST(JointTypes, JoinedPairsAreSortedAndUnique) {
+  std::vector<Joint> joints(5);
+  const int bodies[][2] = {{4, 2}, {0, 3}, {2, 4}, {1, 0}, {-1, 5}};
+  for (size_t i = 0; i < joints.size(); ++i) {
+    joints[i].body_a = bodies[i][0];
+    joints[i].body_b = bodies[i][1];
+  }
+  const std::vector<BodyPair> expected = {{0, 1}, {0, 3}, {2, 4}};
+  EXPECT_EQ(joined_pairs(joints), expected);
+  EXPECT_TRUE(joined_pairs({}).empty());
+}
+
 TEST(JointRows, NothingBetweenTwoBodiesThatCannotMove) {
   std::vector<Body> bodies;
   bodies.push_back(make_body(test::sphere(0.1), Vec3(0, 0, 0), Quat::Identity(), 0, BodyKind::Fixed));
