@@ -747,7 +747,7 @@ void draw_stats_panel(AppState& app) {
   const StepStats& s = world.last_stats();
   if (begin_two_column_table("counters", "potential energy")) {
     table_row("contacts", "%d   (pairs %d)", s.contacts, s.pairs);
-    table_row("contact groups", "%d", s.islands);
+    table_row("contact groups", "%d", s.groups);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Dynamic bodies connected through contacts and joints.");
     table_row("stack layers", "%d", s.layers);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Layers of the tallest stack (View panel: stack layer colouring).");

@@ -94,7 +94,7 @@ StepResult World::step() {
   stats.time = time_;
   stats.pairs = int(pairs_.size());
   stats.contacts = int(contacts_.size());
-  stats.islands = int(graph_.groups().size());
+  stats.groups = int(graph_.groups().size());
   stats.layers = graph_.max_layer_count();
   stats.sleeping = solver_stats.sleeping;
   stats.iterations = solver_stats.iterations;

@@ -71,7 +71,8 @@ class World {
   int64_t step_count() const { return step_count_; }
   const ContactList& contacts() const { return contacts_; }
   const StepStats& last_stats() const { return stats_; }
-  const std::vector<int>& island_of_body() const { return graph_.group_of_body(); }
+  // Contact group of each body in the last step, -1 for a body in none (see ContactGraph::group_of_body).
+  const std::vector<int>& group_of_body() const { return graph_.group_of_body(); }
   // Contact graph of the last step: edges, contact groups, stack heights and layers.
   const ContactGraph& graph() const { return graph_; }
   // Wakes a body (and lets the next step wake what it touches); used on user interaction.

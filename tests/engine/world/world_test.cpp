@@ -106,13 +106,13 @@ TEST(World, NonFiniteStateIsReportedWithBodyAndStage) {
   EXPECT_NE(r.error.find("solve"), std::string::npos) << r.error;
 }
 
-TEST(World, TelemetryCountsContactsIslandsAndEnergy) {
+TEST(World, TelemetryCountsContactsGroupsAndEnergy) {
   World w = pile();
   for (int s = 0; s < 200; ++s) w.step();
   const StepStats& s = w.last_stats();
   EXPECT_EQ(s.step, 200);
   EXPECT_EQ(s.contacts, int(w.contacts().size()));
-  EXPECT_GE(s.islands, 1);
+  EXPECT_GE(s.groups, 1);
   EXPECT_GE(s.iterations, 1);  // the most sweeps any group needed, velocities and projection
   EXPECT_GT(s.potential_energy, 0.0);
   EXPECT_GE(s.profile.total, s.profile.solve);

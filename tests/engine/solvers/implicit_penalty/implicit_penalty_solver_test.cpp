@@ -177,11 +177,11 @@ TEST(ImplicitPenaltySolver, IslandsAreConnectedComponents) {
       {"name": "b1", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "density": 500, "position": [2, 0.597, 0]})";
   World two = load(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty"}, "bodies": [)" + bodies + "]}");
   ASSERT_TRUE(two.step().ok);
-  EXPECT_EQ(two.last_stats().islands, 2);
+  EXPECT_EQ(two.last_stats().groups, 2);
   World one = load(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty"}, "bodies": [)" + bodies +
                    R"(], "joints": [{"type": "ball", "bodies": ["a1", "b1"], "anchor": [1, 0.6, 0]}]})");
   ASSERT_TRUE(one.step().ok);
-  EXPECT_EQ(one.last_stats().islands, 1);
+  EXPECT_EQ(one.last_stats().groups, 1);
 }
 
 // The point of the method: a stiff contact that symplectic Euler cannot integrate at this step is stable
