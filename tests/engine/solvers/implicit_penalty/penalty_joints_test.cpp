@@ -367,7 +367,7 @@ TEST(PenaltyJoints, SchurSolveEqualsTheFullSystem) {
                                       dS, lambda));
 }
 
-// Gravity and a velocity field on the bodies of an island, G = I.
+// Gravity and a velocity field on the bodies of a contact group, G = I.
 Eigen::VectorXd gravity_step(const std::vector<Body>& bodies, const std::vector<int>& unknown, int n, double h) {
   Eigen::VectorXd hZ = Eigen::VectorXd::Zero(6 * n);
   for (size_t i = 0; i < bodies.size(); ++i)
