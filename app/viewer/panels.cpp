@@ -487,7 +487,7 @@ void draw_view_panel(AppState& app) {
   }
 
   {
-    // The volume solver's capture (issue 6); the toggles stay usable under other solvers, which draw nothing.
+    // The volume solver's capture; the toggles stay usable under other solvers, which draw nothing.
     const VolumeSolver* volume = active_volume_solver(world);
     const char* header = volume != nullptr ? "Volume contacts###volume" : "Volume contacts (solver 'volume')###volume";
     if (ImGui::CollapsingHeader(header, volume != nullptr ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {

@@ -53,8 +53,8 @@ class World {
   WorldSettings settings;
   std::vector<Material> materials{Material{}};
   std::vector<Body> bodies;
-  std::vector<Joint> joints;    // constraints between bodies (issue 3)
-  std::vector<Script> scripts;  // paths driving kinematic bodies (issue 3)
+  std::vector<Joint> joints;    // constraints between bodies
+  std::vector<Script> scripts;  // paths driving kinematic bodies
 
   int find_body(std::string_view body_name) const;        // -1 if absent
   int find_material(std::string_view material_name) const;  // -1 if absent

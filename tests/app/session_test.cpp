@@ -568,7 +568,7 @@ TEST(Session, ViewSpecSetsMeshOverlays) {
   EXPECT_NE(error.find("meshcolor"), std::string::npos) << error;
 }
 
-// The volume solver's views (issue 6): tokens, and the capture following the toggles, the steps, parameter
+// The volume solver's views: tokens, and the capture following the toggles, the steps, parameter
 // changes, resets and solver switches (harmless under another solver).
 TEST(Session, ViewSpecSetsVolumeOverlaysAndTheCaptureFollowsThem) {
   AppState app;
