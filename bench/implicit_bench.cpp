@@ -1,4 +1,4 @@
-// implicit-penalty benchmarks (issue 5):
+// implicit-penalty benchmarks (Xu, Zhao, Barbic 2014):
 //
 //   StableStep/<scene>/<integrator>   the largest stable time step, found by bisection on log(h): a run of
 //                                     `seconds` of simulated time is stable if every value stays finite, no

@@ -1,4 +1,4 @@
-// Intersection volume benchmarks (issue 6): two scanned armadillos overlapping a little, volume and gradients
+// Intersection volume benchmarks: two scanned armadillos overlapping a little, volume and gradients
 // from layered depth images (Allard et al. 2010, sect. 3.2) per evaluation, at pixel sizes of 1/64 and 1/128 of
 // the armadillo's bounding box (its longest side), on 1 and 2 threads; and the same with the multi-volume split
 // (cells of 8 pixels, sect. 5).

@@ -1,4 +1,4 @@
-// Signed distance grid benchmarks (issue 4): building a 128^3 field for the armadillo, and value+gradient
+// Signed distance grid benchmarks: building a 128^3 field for the armadillo, and value+gradient
 // queries of points transformed from another body's frame (the contact loop), per core, in cache.
 //
 // The armadillo comes from Debian's libcgal-demo (/usr/share/doc/libcgal-dev/data.tar.gz, data/meshes/

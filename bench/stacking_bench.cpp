@@ -1,4 +1,4 @@
-// Stacking benchmarks (issues 2 and 3): scenes from scenes/ stepped headless for 10 s at their dt, with
+// Stacking benchmarks of the lcp solver: scenes from scenes/ stepped headless for 10 s at their dt, with
 // the lcp solver's defaults (10 iterations, 5 correction iterations, shock propagation on) and sleeping
 // off, so every step does the full work. Reported per repetition: ms per step (wall), the largest drift of
 // any body from its start (m), the top body's drift (m) and the deepest penetration seen (m).

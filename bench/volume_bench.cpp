@@ -1,4 +1,4 @@
-// `volume` solver benchmarks (issue 6; Allard et al. 2010, sect. 6 and its timing table): whole steps of
+// `volume` solver benchmarks (Allard et al. 2010, sect. 6 and its timing table): whole steps of
 // scenes/volume_armadillos.json, two scanned armadillos (52,000 triangles each, 1.5 m tall) dropped on each
 // other onto the ground. Each run steps the scene for its first 2 s (the drop, the impacts, the sliding
 // until they come to rest, which is at about 2.1 s) and averages over the steps that have contacts.

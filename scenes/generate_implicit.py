@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the scenes of the implicit penalty method (issue 5; Xu, Zhao, Barbic 2014) from their geometry.
+"""Writes the scenes of the implicit penalty method (Xu, Zhao, Barbic 2014) from their geometry.
 
 Usage: python3 scenes/generate_implicit.py [output-dir] [--solver NAME] [--no-keys]
   output-dir   default: the directory of this script

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the scenes of the volume contact method (issue 6; Allard et al. 2010) from their geometry.
+"""Writes the scenes of the volume contact method (Allard et al. 2010) from their geometry.
 
 Usage: python3 scenes/generate_volume.py [output-dir]
        python3 scenes/generate_volume.py --measure ASSETS-DIR

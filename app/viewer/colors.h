@@ -51,7 +51,7 @@ inline constexpr glm::vec3 kLayerBottomColor{0.30f, 0.56f, 1.00f};
 inline constexpr glm::vec3 kLayerTopColor{1.00f, 0.62f, 0.20f};
 inline constexpr glm::vec3 kLayerEdgeColor{1.00f, 1.00f, 0.45f};
 
-// The volume solver's views (issue 6). Intersection volumes per image axis as in Allard et al. 2010, Fig. 1:
+// The volume solver's views. Intersection volumes per image axis as in Allard et al. 2010, Fig. 1:
 // x red, y green, z blue, lightened so that the blue reads on the dark background.
 inline constexpr std::array<glm::vec3, 3> kVolumeAxisColors = {{
     {1.00f, 0.32f, 0.30f}, {0.35f, 0.95f, 0.35f}, {0.40f, 0.60f, 1.00f}}};

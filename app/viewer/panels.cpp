@@ -142,15 +142,6 @@ bool param_widget(const ParamSpec& spec, double value, double* out) {
   return changed;
 }
 
-const char* kind_name(BodyKind k) {
-  switch (k) {
-    case BodyKind::Fixed: return "fixed";
-    case BodyKind::Dynamic: return "dynamic";
-    case BodyKind::Kinematic: return "kinematic";
-  }
-  return "?";
-}
-
 // A two-column row of the inspector and counter tables.
 void table_row(const char* name, const char* fmt, ...) IM_FMTARGS(2);
 void table_row(const char* name, const char* fmt, ...) {
@@ -498,7 +489,7 @@ void draw_view_panel(AppState& app) {
   }
 
   {
-    // The volume solver's capture (issue 6); the toggles stay usable under other solvers, which draw nothing.
+    // The volume solver's capture; the toggles stay usable under other solvers, which draw nothing.
     const VolumeSolver* volume = active_volume_solver(world);
     const char* header = volume != nullptr ? "Volume contacts###volume" : "Volume contacts (solver 'volume')###volume";
     if (ImGui::CollapsingHeader(header, volume != nullptr ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
@@ -758,7 +749,7 @@ void draw_stats_panel(AppState& app) {
   const StepStats& s = world.last_stats();
   if (begin_two_column_table("counters", "potential energy")) {
     table_row("contacts", "%d   (pairs %d)", s.contacts, s.pairs);
-    table_row("contact groups", "%d", s.islands);
+    table_row("contact groups", "%d", s.groups);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Dynamic bodies connected through contacts and joints.");
     table_row("stack layers", "%d", s.layers);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Layers of the tallest stack (View panel: stack layer colouring).");
@@ -801,7 +792,7 @@ std::string body_label(const World& world, int body) {
   if (body < 0 || body >= static_cast<int>(world.bodies.size())) return "(world)";
   const Body& b = world.bodies[body];
   return (b.name.empty() ? std::string("(unnamed)") : b.name) + "  (#" + std::to_string(body) + ", " +
-         kind_name(b.kind) + ")";
+         body_kind_name(b.kind) + ")";
 }
 
 // The joint coordinate is an angle for these types (shown in degrees), a length for the slider.
@@ -1065,7 +1056,7 @@ void draw_body_tab(AppState& app, int i) {
   const Shape& s = b.shape;
   if (begin_two_column_table("body", "orientation")) {
     table_row("name", "%s  (#%d)", b.name.empty() ? "(unnamed)" : b.name.c_str(), i);
-    table_row("kind", "%s", kind_name(b.kind));
+    table_row("kind", "%s", body_kind_name(b.kind));
     switch (s.type) {
       case ShapeType::Plane:
         table_row("shape", "plane n (%.2f, %.2f, %.2f), offset %.3g m", s.normal.x(), s.normal.y(), s.normal.z(),
@@ -1105,7 +1096,7 @@ void draw_body_tab(AppState& app, int i) {
     const bool has_material = b.material >= 0 && b.material < static_cast<int>(world.materials.size());
     table_row("material", "%s", has_material ? world.materials[b.material].name.c_str() : "?");
     if (b.is_dynamic()) table_row("mass", "%.4g kg", b.mass);
-    else table_row("mass", "infinite (%s)", kind_name(b.kind));
+    else table_row("mass", "infinite (%s)", body_kind_name(b.kind));
     vec_row("position", b.position, "m");
     const Quat& q = b.orientation;
     table_row("orientation", "%.3f, %.3f, %.3f, %.3f", q.w(), q.x(), q.y(), q.z());

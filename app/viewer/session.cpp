@@ -293,14 +293,12 @@ std::vector<std::pair<int, int>> overlapping_pairs(const World& world) {
     boxes[static_cast<size_t>(i)].lo.array() -= 0.5 * world.settings.contact_margin;
     boxes[static_cast<size_t>(i)].hi.array() += 0.5 * world.settings.contact_margin;
   }
+  const std::vector<BodyPair> joined = joined_pairs(world.joints);
   for (int a = 0; a < n; ++a) {
     for (int b = a + 1; b < n; ++b) {
       if (!world.bodies[static_cast<size_t>(a)].is_dynamic() && !world.bodies[static_cast<size_t>(b)].is_dynamic()) continue;
       if (!boxes[static_cast<size_t>(a)].overlaps(boxes[static_cast<size_t>(b)])) continue;
-      const bool joined = std::any_of(world.joints.begin(), world.joints.end(), [&](const Joint& j) {
-        return std::min(j.body_a, j.body_b) == a && std::max(j.body_a, j.body_b) == b;
-      });
-      if (!joined) pairs.emplace_back(a, b);
+      if (!std::binary_search(joined.begin(), joined.end(), BodyPair{a, b})) pairs.emplace_back(a, b);
     }
   }
   return pairs;

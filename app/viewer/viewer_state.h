@@ -80,13 +80,13 @@ struct ViewState {
   float drag_stiffness = 100.0f;   // N/m per kg of the dragged body
   float drag_damping = 12.0f;      // N s/m per kg
 
-  // Contact graph (issue 3).
+  // Contact graph overlays: its edges, bodies coloured by contact group, stack height or layer, sleeping bodies.
   bool show_graph = false;          // touching edges as lines between body centres
   bool show_proximity = false;      // also the edges of pairs that are near but not touching, faint
   BodyColoring coloring = BodyColoring::Body;
   int layer = 0;                    // stack layer highlighted in BodyColoring::Layer
   bool show_sleeping = true;        // sleeping bodies darker and bluish: always useful, so on by default
-  // Joints and scripts (issue 3). Both only draw something in scenes that have joints or scripts.
+  // Joints and scripts. Both only draw something in scenes that have joints or scripts.
   bool show_joints = true;          // anchors, axes, hinge limit arcs
   float joint_axis_length = 0.0f;   // m; 0 picks one per joint from the size of its bodies
   bool show_scripts = true;         // paths of the scripted bodies
@@ -98,7 +98,7 @@ struct ViewState {
   int sdf_axis = 1;                 // 0 x, 1 y, 2 z: the slice is perpendicular to this body axis
   float sdf_offset = 0.0f;          // m from the centre of mass along that axis (clamped to the grid)
   bool expand_view_panel = false;   // open the (normally collapsed) View panel once, for screenshots
-  // Volume contacts (issue 6): what the `volume` solver computes for its constraints. While one of these is on,
+  // Volume contacts: what the `volume` solver computes for its constraints. While one of these is on,
   // the viewer has the solver record it (VolumeSolver::capture_now / set_debug_capture), which costs one more
   // layered depth image per pair and frame (or step); nothing is drawn under other solvers.
   bool show_volumes = false;        // the intervals inside both meshes, per image axis (the paper's Fig. 1)

@@ -3,15 +3,10 @@
 
 #include <vector>
 
+#include "core/body.h"
 #include "core/math.h"
 
 namespace cl {
-
-struct BodyPair {
-  int a, b;  // a < b
-  bool operator==(const BodyPair&) const = default;
-  bool operator<(const BodyPair& o) const { return a != o.a ? a < o.a : b < o.b; }
-};
 
 class BroadPhase {
  public:

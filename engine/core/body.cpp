@@ -2,6 +2,15 @@
 
 namespace cl {
 
+const char* body_kind_name(BodyKind kind) {
+  switch (kind) {
+    case BodyKind::Fixed: return "fixed";
+    case BodyKind::Dynamic: return "dynamic";
+    case BodyKind::Kinematic: return "kinematic";
+  }
+  return "unknown";
+}
+
 void Body::set_mass_properties(double density_or_zero, double mass_or_zero) {
   density = mass_or_zero > 0 ? 0.0 : density_or_zero;
   if (kind != BodyKind::Dynamic || shape.type == ShapeType::Plane) {

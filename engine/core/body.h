@@ -11,6 +11,7 @@ namespace cl {
 // Fixed bodies never move. Dynamic bodies obey Newton-Euler. Kinematic (scripted) bodies move with the
 // velocity they are given: they push dynamic bodies and are never pushed back (infinite mass, digest 3.8).
 enum class BodyKind : int { Fixed = 0, Dynamic, Kinematic };
+const char* body_kind_name(BodyKind kind);  // "fixed", "dynamic", "kinematic"
 
 struct Material {
   std::string name = "default";
@@ -59,6 +60,13 @@ struct Body {
   // Sets mass and inertia from the shape: from `density` if mass <= 0, else scaled to `mass`.
   // Fixed and kinematic bodies get zero inverse mass and inertia.
   void set_mass_properties(double density_or_zero, double mass_or_zero);
+};
+
+// Two bodies by index, a < b: a broad-phase pair, a contact pair, or the pair a joint joins.
+struct BodyPair {
+  int a, b;
+  bool operator==(const BodyPair&) const = default;
+  bool operator<(const BodyPair& o) const { return a != o.a ? a < o.a : b < o.b; }
 };
 
 }  // namespace cl

@@ -322,6 +322,16 @@ bool joint_type_has_coordinate(JointType t) { return joint_type_has_axis(t); }
 
 bool joint_type_has_servo(JointType t) { return t == JointType::Hinge || t == JointType::Slider; }
 
+std::vector<BodyPair> joined_pairs(const std::vector<Joint>& joints) {
+  std::vector<BodyPair> pairs;
+  pairs.reserve(joints.size());
+  for (const Joint& j : joints)
+    if (j.body_a >= 0 && j.body_b >= 0) pairs.push_back({std::min(j.body_a, j.body_b), std::max(j.body_a, j.body_b)});
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  return pairs;
+}
+
 void set_servo_target(JointServo& servo, double target) { servo.target = std::clamp(target, servo.lower, servo.upper); }
 
 double slider_coordinate(const Joint& joint, const Vec3& xa, const Mat3& Ra, const Vec3& xb) {

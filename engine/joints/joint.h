@@ -145,6 +145,10 @@ inline bool servo_is_pd(const Joint& joint) {
   return joint.type == JointType::Slider || joint.servo.stiffness > 0 || joint.servo.damping > 0;
 }
 
+// The pairs of bodies that joints join, each as {smaller index, larger index}, sorted and without repeats.
+// Joined bodies do not collide with each other (as in ODE) and are in the same contact group.
+std::vector<BodyPair> joined_pairs(const std::vector<Joint>& joints);
+
 // Builds a joint from a world-frame anchor point and axes at the bodies' current poses. `axis2` is used by
 // hinge-2 (wheel axis) and universal (second axis); it is ignored by the others. The axes are normalised.
 // `coordinate` is the value the joint coordinate takes at the current poses (limits are in the same terms).

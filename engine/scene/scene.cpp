@@ -350,7 +350,6 @@ Body read_body(Reader& r, const json& v, const std::string& path, const World& w
     r.fail(child(path, "kinematic"), "expected at most one of \"fixed\" and \"kinematic\" to be true, got both");
   }
   b.kind = is_fixed ? BodyKind::Fixed : is_kinematic ? BodyKind::Kinematic : BodyKind::Dynamic;
-  const char* kind_word = is_fixed ? "fixed" : "kinematic";
 
   // Shape.
   const std::string spath = child(path, "shape");
@@ -375,8 +374,8 @@ Body read_body(Reader& r, const json& v, const std::string& path, const World& w
   } else {
     const char* key = density ? "density" : mass ? "mass" : nullptr;
     if (key) {
-      r.fail(child(path, key), std::string("unexpected for a ") + kind_word + " body (its mass is infinite); remove \"" +
-                                   key + "\" or make the body dynamic");
+      r.fail(child(path, key), std::string("unexpected for a ") + body_kind_name(b.kind) +
+                                   " body (its mass is infinite); remove \"" + key + "\" or make the body dynamic");
     }
   }
 

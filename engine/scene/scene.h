@@ -1,6 +1,8 @@
 // Scene files (JSON, "format": 1): loading with full validation, saving, and final-state output.
 //
-// Format (scenes/reference.json uses every field; units SI, y is up):
+// Format (units SI, y is up). The README's "Scene files" section describes every field with examples;
+// scenes/reference.json uses every field but the mesh and procedural shapes, joints and scripts, which are
+// described further in the headers named below:
 //   format          required, 1
 //   name            string, default: the file name without extension
 //   description     string, shown by the viewer and saved back
@@ -15,13 +17,19 @@
 //     name              required, non-empty, unique
 //     shape             required: {"type": "plane", "normal" (non-zero, normalised), "offset" (default 0)}
 //                       | {"type": "sphere", "radius"} | {"type": "box", "half_extents": [x, y, z]}
-//                       | {"type": "capsule", "radius", "half_height"}; sizes > 0; other keys rejected
+//                       | {"type": "capsule", "radius", "half_height"}
+//                       | {"type": "mesh", "file" (.obj or .off), "scale" (default 1), "resolution" (whole, in
+//                         [4, 512], default 48: distance grid cells along the longest side)} (mesh/mesh.h)
+//                       | {"type": a procedural shape, its parameters, "resolution"} (scene_procedural.h);
+//                       sizes > 0; keys of another shape type are errors
 //     fixed, kinematic  true/false, default false (not both); planes must be fixed
 //     density | mass    exactly one for dynamic bodies (> 0, kg/m^3 | kg), neither for fixed/kinematic ones
-//     position          [x, y, z], default 0
+//     position          [x, y, z], default 0 (a mesh body's centre of mass goes there)
 //     orientation       quaternion [w, x, y, z], default identity; non-zero, normalised
 //     linear_velocity, angular_velocity  [x, y, z], default 0 (must be 0 for fixed bodies)
 //     material          name, default "default" }
+//   joints          optional array of joints between the bodies (scene_joints.h)
+//   scripts         optional array of paths driving kinematic bodies (scene_scripts.h)
 // Any other key, wrong type, non-finite number, out-of-range value or duplicate key is an error.
 // Non-unit quaternions and plane normals are normalised, with a warning when |norm - 1| > 1e-6.
 #pragma once

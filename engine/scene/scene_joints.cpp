@@ -39,15 +39,6 @@ std::string types_with(bool (*has)(JointType)) {
 
 std::string a_joint(JointType t) { return "a " + std::string(joint_type_name(t)) + " joint"; }
 
-const char* kind_name(BodyKind k) {
-  switch (k) {
-    case BodyKind::Fixed: return "fixed";
-    case BodyKind::Dynamic: return "dynamic";
-    case BodyKind::Kinematic: return "kinematic";
-  }
-  return "?";
-}
-
 struct BodyIndex {
   std::unordered_map<std::string, int> index;
   std::vector<std::string> names;
@@ -213,8 +204,8 @@ Joint read_joint(Reader& r, const json& v, const std::string& path, const World&
                                         " (a joint connects two different bodies), got " + in_quotes(B.name));
   }
   if (!A.is_dynamic() && !B.is_dynamic()) {
-    r.fail(bpath, "expected at least one dynamic body, got " + in_quotes(A.name) + " (" + kind_name(A.kind) + ") and " +
-                      in_quotes(B.name) + " (" + kind_name(B.kind) + ")");
+    r.fail(bpath, "expected at least one dynamic body, got " + in_quotes(A.name) + " (" + body_kind_name(A.kind) +
+                      ") and " + in_quotes(B.name) + " (" + body_kind_name(B.kind) + ")");
   }
 
   // Geometry.

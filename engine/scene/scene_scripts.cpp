@@ -15,15 +15,6 @@ using json = nlohmann::json;
 
 const std::vector<std::string> kScriptKeys = {"body", "path", "speed", "timing", "loop", "start_time"};
 
-const char* kind_word(BodyKind k) {
-  switch (k) {
-    case BodyKind::Fixed: return "fixed";
-    case BodyKind::Dynamic: return "dynamic";
-    case BodyKind::Kinematic: return "kinematic";
-  }
-  return "dynamic";
-}
-
 std::vector<std::string> timing_names() {
   std::vector<std::string> names;
   for (int i = 0; i < kScriptTimingCount; ++i) names.emplace_back(script_timing_name(static_cast<ScriptTiming>(i)));
@@ -48,7 +39,7 @@ int read_script_body(Reader& r, const json& v, const std::string& spath, const W
   const int index = it->second;
   const Body& b = world.bodies[size_t(index)];
   if (b.kind != BodyKind::Kinematic) {
-    r.fail(bpath, "expected " + what + ", got " + in_quotes(name) + ", a " + kind_word(b.kind) +
+    r.fail(bpath, "expected " + what + ", got " + in_quotes(name) + ", a " + body_kind_name(b.kind) +
                       " body (a scripted body needs \"kinematic\": true at " + child("/bodies", size_t(index)) + ")");
   }
   if (script_of_body[size_t(index)] >= 0) {

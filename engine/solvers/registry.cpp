@@ -16,7 +16,7 @@ std::span<const SolverInfo> solver_registry() {
        [] { return std::unique_ptr<Solver>(new LcpSolver()); }},
       {"implicit-penalty",
        "point shells against signed distance fields, exact contact gradients, semi-implicit backward Euler "
-       "per contact island, joints by Lagrange multipliers with an SVD Schur complement, PD servos",
+       "per contact group, joints by Lagrange multipliers with an SVD Schur complement, PD servos",
        "xu-zhao-barbic-2014-implicit-multibody-penalty-contact.txt", ImplicitPenaltySolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new ImplicitPenaltySolver()); }},
       {"volume",

@@ -13,12 +13,12 @@ bool Recorder::write_csv(const std::string& path, std::string* error) const {
   }
   out.precision(10);
   out << "step,time,wall_ms,broad_phase_ms,narrow_phase_ms,graph_ms,solve_ms,integrate_ms,"
-         "pairs,contacts,islands,layers,sleeping,iterations,residual,max_penetration,kinetic_energy,potential_energy\n";
+         "pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,kinetic_energy,potential_energy\n";
   for (const StepStats& s : rows_) {
     const StepProfile& p = s.profile;
     out << s.step << ',' << s.time << ',' << p.total << ',' << p.broad_phase << ',' << p.narrow_phase << ','
         << p.graph << ',' << p.solve << ',' << p.integrate << ',' << s.pairs << ',' << s.contacts << ','
-        << s.islands << ',' << s.layers << ',' << s.sleeping << ',' << s.iterations << ',' << s.residual << ',' << s.max_penetration << ','
+        << s.groups << ',' << s.layers << ',' << s.sleeping << ',' << s.iterations << ',' << s.residual << ',' << s.max_penetration << ','
         << s.kinetic_energy << ',' << s.potential_energy << '\n';
   }
   if (!out) {

@@ -19,7 +19,7 @@ struct StepStats {
   StepProfile profile;
   int pairs = 0;             // broad-phase pairs
   int contacts = 0;
-  int islands = 0;            // contact groups
+  int groups = 0;             // contact groups
   int layers = 0;             // stack layers of the tallest stack
   int sleeping = 0;           // bodies asleep
   int iterations = 0;        // solver sweeps
@@ -54,7 +54,7 @@ class Recorder {
   const std::vector<StepStats>& rows() const { return rows_; }
 
   // Columns: step,time,wall_ms,broad_phase_ms,narrow_phase_ms,graph_ms,solve_ms,integrate_ms,
-  //          pairs,contacts,islands,layers,sleeping,iterations,residual,max_penetration,kinetic_energy,
+  //          pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,kinetic_energy,
   //          potential_energy
   bool write_csv(const std::string& path, std::string* error) const;
   // Chrome trace-event JSON (complete events per stage, opens in Perfetto / chrome://tracing).

@@ -19,34 +19,6 @@ bool contact_less(const Contact& x, const Contact& y) {
 }  // namespace
 
 World::World() : solver_(find_solver("lcp")->make()) {}
-World::~World() = default;
-
-World::World(const World& o)
-    : name(o.name),
-      settings(o.settings),
-      materials(o.materials),
-      bodies(o.bodies),
-      joints(o.joints),
-      scripts(o.scripts),
-      solver_(o.solver_->clone()),
-      broadphase_(o.broadphase_),
-      graph_(o.graph_),
-      bounds_(o.bounds_),
-      pairs_(o.pairs_),
-      contacts_(o.contacts_),
-      previous_contacts_(o.previous_contacts_),
-      drag_(o.drag_),
-      stats_(o.stats_),
-      time_(o.time_),
-      step_count_(o.step_count_) {}
-
-World& World::operator=(const World& o) {
-  if (this != &o) {
-    World copy(o);
-    *this = std::move(copy);
-  }
-  return *this;
-}
 
 int World::find_body(std::string_view body_name) const {
   for (size_t i = 0; i < bodies.size(); ++i)
@@ -125,7 +97,7 @@ StepResult World::step() {
   stats.time = time_;
   stats.pairs = int(pairs_.size());
   stats.contacts = int(contacts_.size());
-  stats.islands = int(graph_.groups().size());
+  stats.groups = int(graph_.groups().size());
   stats.layers = graph_.max_layer_count();
   stats.sleeping = solver_stats.sleeping;
   stats.iterations = solver_stats.iterations;
@@ -176,10 +148,7 @@ void World::find_contacts() {
     return std::pair(first, last);
   };
   // Bodies joined by a joint do not collide with each other (as in ODE): the joint decides how they meet.
-  std::vector<BodyPair> joined;
-  for (const Joint& j : joints)
-    if (j.body_a >= 0 && j.body_b >= 0) joined.push_back({std::min(j.body_a, j.body_b), std::max(j.body_a, j.body_b)});
-  std::sort(joined.begin(), joined.end());
+  const std::vector<BodyPair> joined = joined_pairs(joints);
   for (GraphEdge& e : graph_.edges()) {
     if (e.events & kVanishedProximity) continue;
     if (std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b})) continue;
@@ -267,11 +236,7 @@ void World::match_previous_contacts() {
 
 // Contact groups over touching edges and joints, then stack heights and layers (digest 5.3, 8.3).
 void World::find_groups() {
-  std::vector<BodyPair> links;
-  links.reserve(joints.size());
-  for (const Joint& j : joints)
-    if (j.body_a >= 0 && j.body_b >= 0) links.push_back({std::min(j.body_a, j.body_b), std::max(j.body_a, j.body_b)});
-  graph_.find_groups(bodies, links);
+  graph_.find_groups(bodies, joined_pairs(joints));
   graph_.find_layers(bodies);
 }
 

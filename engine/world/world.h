@@ -2,7 +2,6 @@
 // Copying a World gives an independent simulation; stepping is deterministic (no threads, no pointer order).
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "joints/joint.h"
 #include "scripts/script.h"
 #include "solvers/solver.h"
+#include "solvers/solver_holder.h"
 #include "telemetry/telemetry.h"
 
 namespace cl {
@@ -40,11 +40,12 @@ struct StepResult {
 class World {
  public:
   World();
-  World(const World& other);
-  World& operator=(const World& other);
+  // Copies go member by member (the holder clones the solver), so none can be left out.
+  World(const World&) = default;
+  World& operator=(const World&) = default;
   World(World&&) noexcept = default;
   World& operator=(World&&) noexcept = default;
-  ~World();
+  ~World() = default;
 
   // --- description -------------------------------------------------------------------------------
   std::string name = "untitled";
@@ -52,8 +53,8 @@ class World {
   WorldSettings settings;
   std::vector<Material> materials{Material{}};
   std::vector<Body> bodies;
-  std::vector<Joint> joints;    // constraints between bodies (issue 3)
-  std::vector<Script> scripts;  // paths driving kinematic bodies (issue 3)
+  std::vector<Joint> joints;    // constraints between bodies
+  std::vector<Script> scripts;  // paths driving kinematic bodies
 
   int find_body(std::string_view body_name) const;        // -1 if absent
   int find_material(std::string_view material_name) const;  // -1 if absent
@@ -70,7 +71,8 @@ class World {
   int64_t step_count() const { return step_count_; }
   const ContactList& contacts() const { return contacts_; }
   const StepStats& last_stats() const { return stats_; }
-  const std::vector<int>& island_of_body() const { return graph_.group_of_body(); }
+  // Contact group of each body in the last step, -1 for a body in none (see ContactGraph::group_of_body).
+  const std::vector<int>& group_of_body() const { return graph_.group_of_body(); }
   // Contact graph of the last step: edges, contact groups, stack heights and layers.
   const ContactGraph& graph() const { return graph_; }
   // Wakes a body (and lets the next step wake what it touches); used on user interaction.
@@ -96,7 +98,7 @@ class World {
   void apply_drag();
   bool check_finite(const char* stage, StepResult& result) const;
 
-  std::unique_ptr<Solver> solver_;
+  SolverHolder solver_;
   BroadPhase broadphase_;
   ContactGraph graph_;
   std::vector<Aabb> bounds_;

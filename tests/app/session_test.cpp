@@ -109,6 +109,33 @@ TEST(Session, SaveAsWritesALoadableScene) {
   EXPECT_EQ(other.scene.world.bodies.size(), app.scene.world.bodies.size());
 }
 
+// Save as writes a copy of the running world: the copy keeps the scene's description, and so does the file.
+TEST(Session, SaveAsKeepsTheDescription) {
+  AppState app = open_default();
+  const std::string description = app.scene.world.description;
+  ASSERT_FALSE(description.empty());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(step_once(app));
+  const std::string path = testing::TempDir() + "/saved_with_description.json";
+  std::string error;
+  ASSERT_TRUE(save_scene_as(app, path, &error)) << error;
+  std::ifstream in(path);
+  const nlohmann::json saved = nlohmann::json::parse(in);
+  EXPECT_EQ(saved.value("description", ""), description);
+  const SceneLoadResult loaded = load_scene_file(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error;
+  EXPECT_EQ(loaded.world.description, description);
+}
+
+// Reset starts again from a copy of the loaded world, description included.
+TEST(Session, ResetKeepsTheDescription) {
+  AppState app = open_default();
+  const std::string description = app.scene.world.description;
+  ASSERT_FALSE(description.empty());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(step_once(app));
+  reset_scene(app);
+  EXPECT_EQ(app.scene.world.description, description);
+}
+
 // --- scripted motion: lay a path with clicks, set its speed, apply, reset, clear, save -------------------
 
 namespace {
@@ -541,7 +568,7 @@ TEST(Session, ViewSpecSetsMeshOverlays) {
   EXPECT_NE(error.find("meshcolor"), std::string::npos) << error;
 }
 
-// The volume solver's views (issue 6): tokens, and the capture following the toggles, the steps, parameter
+// The volume solver's views: tokens, and the capture following the toggles, the steps, parameter
 // changes, resets and solver switches (harmless under another solver).
 TEST(Session, ViewSpecSetsVolumeOverlaysAndTheCaptureFollowsThem) {
   AppState app;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Smoke test of the viewer: renders scenes/default.json for 30 frames under a virtual X server, checks
 # that the screenshot exists and shows a rendered scene (not a blank or uniform image), and that a bad
-# scene path exits with code 2 and names the file on stderr. Then the issue-3 overlays (contact graph,
+# scene path exits with code 2 and names the file on stderr. Then the overlays (contact graph,
 # stack heights and layers, a script path laid and applied through CONTACTLAB_VIEW, a hinge's frame and
 # limit arc with its joint selected) render the same way, the volume solver's intersection volumes, gradients
 # and cells change the picture in the axis colours, and a bad CONTACTLAB_VIEW is reported without stopping the viewer.
@@ -84,7 +84,7 @@ check "missing scene exits 2 (got $rc)" test "$rc" -eq 2
 check "stderr names the missing file" grep -qF "$missing" "$out/viewer_smoke_missing.stderr"
 check "no screenshot for a missing scene" test ! -e "$out/viewer_smoke_missing.png"
 
-# --- 3. the contact graph and stack overlays, a scripted path, joint frames (issue 3) ------------------------
+# --- 3. the contact graph and stack overlays, a scripted path, joint frames ----------------------------------
 # Views chosen through CONTACTLAB_VIEW (see apply_view_spec in app/viewer/session.h); small scenes so that
 # the software renderer stays quick.
 overlay() {  # overlay NAME SCENE VIEW
@@ -108,7 +108,7 @@ overlay graph_heights tower20.json "graph,heights,panel"
 overlay script_layers sphere_and_box.json "select=box,path,point=1:0.5:3,point=3:0.5:3.5,apply,layers,graph"
 overlay joint_frames door.json "joint=0,tab=settings,focus=door,zoom=2"
 
-# --- 3b. the volume solver's views (issue 6): intersection volumes per axis, vertex gradients, cells ---------
+# --- 3b. the volume solver's views: intersection volumes per axis, vertex gradients, cells -------------------
 # The deeply interpenetrated scene with post-stabilisation off (so the volumes stay large), the same
 # deterministic run with and without the volume drawing: the drawing must change the picture, with pixels of the
 # x (red), y (green) and z (blue) interval colours among those that changed.

@@ -34,6 +34,20 @@ inline int add_body(World& w, const Shape& shape, const Vec3& position, double d
   return int(w.bodies.size()) - 1;
 }
 
+// A body on its own, outside any world, with its world-frame inertia up to date. Fixed and kinematic bodies get
+// no mass (`density` is ignored for them).
+inline Body make_body(const Shape& shape, const Vec3& position, const Quat& orientation, double density,
+                      BodyKind kind = BodyKind::Dynamic) {
+  Body b;
+  b.shape = shape;
+  b.kind = kind;
+  b.position = position;
+  b.orientation = orientation;
+  b.set_mass_properties(kind == BodyKind::Dynamic ? density : 0.0, 0.0);
+  b.update_world_inertia();
+  return b;
+}
+
 inline Shape box(const Vec3& half) { Shape s; s.type = ShapeType::Box; s.half_extents = half; return s; }
 inline Shape sphere(double r) { Shape s; s.type = ShapeType::Sphere; s.radius = r; return s; }
 inline Shape capsule(double r, double hh) { Shape s; s.type = ShapeType::Capsule; s.radius = r; s.half_height = hh; return s; }

@@ -11,22 +11,22 @@ Mat3 rotation_map(const BodyPose& pose, double h, Integrator mode) {
   return (Mat3::Identity() - h * dw_dtheta).inverse();
 }
 
-void assemble_island(std::span<const int> island, const std::vector<IntegratorBody>& bodies,
-                     std::span<const PairForce> forces, std::span<const int> island_forces,
-                     const std::vector<int>& slot, double h, Integrator mode, IslandSystem& out) {
-  const int n = int(island.size());
-  out.bodies.assign(island.begin(), island.end());
+void assemble_group(std::span<const int> group, const std::vector<IntegratorBody>& bodies,
+                    std::span<const PairForce> forces, std::span<const int> group_forces,
+                    const std::vector<int>& slot, double h, Integrator mode, GroupSystem& out) {
+  const int n = int(group.size());
+  out.bodies.assign(group.begin(), group.end());
   out.Z.setZero(6 * n);
   for (int s = 0; s < n; ++s) {
-    const IntegratorBody& body = bodies[island[s]];
+    const IntegratorBody& body = bodies[group[s]];
     out.Z.segment<3>(6 * s) += body.force;
     out.Z.segment<3>(6 * s + 3) += body.torque;
   }
   std::vector<Eigen::Triplet<double>> triplets;
-  triplets.reserve(6 * n + 72 * island_forces.size());
+  triplets.reserve(6 * n + 72 * group_forces.size());
   for (int i = 0; i < 6 * n; ++i) triplets.emplace_back(i, i, 1.0);
 
-  for (const int fi : island_forces) {
+  for (const int fi : group_forces) {
     const PairForce& f = forces[fi];
     const int ends[2] = {f.a, f.b};
     for (int e = 0; e < 2; ++e) {  // rows: the wrench on end e
@@ -60,7 +60,7 @@ void assemble_island(std::span<const int> island, const std::vector<IntegratorBo
   out.G.setFromTriplets(triplets.begin(), triplets.end());  // duplicates are summed
 }
 
-bool solve_island(const IslandSystem& system, double h, Eigen::VectorXd& dS) {
+bool solve_group(const GroupSystem& system, double h, Eigen::VectorXd& dS) {
   const Eigen::VectorXd rhs = h * system.Z;
   if (system.bodies.size() == 1) {  // the common single body: a dense 6 x 6 solve
     const Eigen::Matrix<double, 6, 6> g = Eigen::Matrix<double, 6, 6>(system.G);

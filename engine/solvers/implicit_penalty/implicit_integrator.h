@@ -1,6 +1,6 @@
 // Semi-implicit backward Euler for rigid bodies in penalty contact (Xu, Zhao, Barbic 2014, sections 3-4).
 //
-// The state of a body is S = [x, q, P, L] (eq. 1). One step solves, per contact island, the 6n x 6n system
+// The state of a body is S = [x, q, P, L] (eq. 1). One step solves, per contact group, the 6n x 6n system
 //     G dS = h Z,   dS_i = [dP_i, dL_i]                                          (eq. 15)
 //     G_ij = d_ij I - h [ (1/m_j) dF_ij/dv_j + h dF_ij/dx_j / m_j ,  (dF_ij/dw_j + h dF_ij/dtheta_j V_j) I_j^-1 ]
 //                       [ same rows for the torque tau_ij                                            ]  (eq. 16)
@@ -42,20 +42,20 @@ struct IntegratorBody {
 // V = (I - h dw/dtheta)^-1 (see above); identity in explicit mode or for bodies without inertia.
 Mat3 rotation_map(const BodyPose& pose, double h, Integrator mode);
 
-// The assembled system of one island: unknowns are the island's bodies in the given order.
-struct IslandSystem {
+// The assembled system of one contact group: unknowns are the group's bodies in the given order.
+struct GroupSystem {
   std::vector<int> bodies;               // world indices, one 6-block of unknowns each
   Eigen::SparseMatrix<double> G;         // 6n x 6n, eq. 16
   Eigen::VectorXd Z;                     // 6n, eq. 17
 };
 
-// Assembles G and Z over `forces` (only those with a or b among the island's bodies contribute). `slot`
-// maps a world body index to its block in the island (-1 for bodies outside it), sized like `bodies`.
-void assemble_island(std::span<const int> island, const std::vector<IntegratorBody>& bodies,
-                     std::span<const PairForce> forces, std::span<const int> island_forces,
-                     const std::vector<int>& slot, double h, Integrator mode, IslandSystem& out);
+// Assembles G and Z over `forces` (only those with a or b among the group's bodies contribute). `slot`
+// maps a world body index to its block in the group (-1 for bodies outside it), sized like `bodies`.
+void assemble_group(std::span<const int> group, const std::vector<IntegratorBody>& bodies,
+                    std::span<const PairForce> forces, std::span<const int> group_forces,
+                    const std::vector<int>& slot, double h, Integrator mode, GroupSystem& out);
 
 // Solves G dS = h Z by sparse LU; false if G is singular (then dS = h Z, the explicit step).
-bool solve_island(const IslandSystem& system, double h, Eigen::VectorXd& dS);
+bool solve_group(const GroupSystem& system, double h, Eigen::VectorXd& dS);
 
 }  // namespace cl::implicit_penalty

@@ -92,7 +92,7 @@ void ImplicitPenaltySolver::reset() {
 }
 
 // Narrow phase of this method: each body's points inside the other's signed distance (sec. 4.1, 6). The points
-// are kept for the solve; the world gets one contact per point for the graph, the islands and the viewer,
+// are kept for the solve; the world gets one contact per point for the graph, the groups and the viewer,
 // the normal from a to b and the depth -d.
 void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double, ContactList& out) {
   const Body& a = bodies[ia];
@@ -139,7 +139,7 @@ void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
   auto t0 = std::chrono::steady_clock::now();
   contact_forces(ctx);
   profile_.forces = seconds_since(t0);
-  solve_islands(ctx);
+  solve_groups(ctx);
   ctx.stats.sleeping = 0;
 }
 
@@ -257,29 +257,29 @@ void ImplicitPenaltySolver::friction_forces(const StepContext& ctx, const PairKe
   old_anchors.swap(anchors);
 }
 
-// Islands: the world's contact groups (dynamic bodies joined by touching pairs and joints; fixed and kinematic
-// bodies insulate), and every dynamic body outside any group on its own.
-void ImplicitPenaltySolver::solve_islands(StepContext& ctx) {
+// The paper's contact islands are the world's contact groups (dynamic bodies joined by touching pairs and joints;
+// fixed and kinematic bodies insulate); every dynamic body outside any of them is a group of its own here.
+void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {
   const size_t n = ctx.bodies.size();
-  std::vector<std::vector<int>> islands;
-  for (const ContactGroup& g : ctx.graph.groups()) islands.push_back(g.bodies);
-  const std::vector<int>& group_of = ctx.graph.group_of_body();
+  std::vector<std::vector<int>> groups;
+  for (const ContactGroup& g : ctx.graph.groups()) groups.push_back(g.bodies);
+  const std::vector<int>& graph_group_of = ctx.graph.group_of_body();
   for (size_t i = 0; i < n; ++i)
-    if (ctx.bodies[i].is_dynamic() && (i >= group_of.size() || group_of[i] < 0)) islands.push_back({int(i)});
+    if (ctx.bodies[i].is_dynamic() && (i >= graph_group_of.size() || graph_group_of[i] < 0)) groups.push_back({int(i)});
 
-  std::vector<int> island_of(n, -1);
-  for (size_t k = 0; k < islands.size(); ++k)
-    for (int b : islands[k]) island_of[b] = int(k);
-  // Joints by island (the world's groups already join jointed bodies), and the servos' PD forces and torques
+  std::vector<int> group_of(n, -1);
+  for (size_t k = 0; k < groups.size(); ++k)
+    for (int b : groups[k]) group_of[b] = int(k);
+  // Joints by group (the world's groups already join jointed bodies), and the servos' PD forces and torques
   // (eq. 65) and the limits' penalty springs, which enter the system with their gradients like contact forces.
-  std::vector<std::vector<int>> island_joints(islands.size());
+  std::vector<std::vector<int>> group_joints(groups.size());
   for (size_t j = 0; j < ctx.joints.size(); ++j) {
     const Joint& joint = ctx.joints[j];
-    const int k = joint.body_a >= 0 && island_of[joint.body_a] >= 0 ? island_of[joint.body_a]
-                  : joint.body_b >= 0                              ? island_of[joint.body_b]
-                                                                   : -1;
+    const int k = joint.body_a >= 0 && group_of[joint.body_a] >= 0 ? group_of[joint.body_a]
+                  : joint.body_b >= 0                             ? group_of[joint.body_b]
+                                                                  : -1;
     if (k < 0) continue;
-    island_joints[k].push_back(int(j));
+    group_joints[k].push_back(int(j));
     PairForce servo;
     const BodyPose& pa = state_[joint.body_a].pose;
     const BodyPose& pb = state_[joint.body_b].pose;
@@ -288,39 +288,39 @@ void ImplicitPenaltySolver::solve_islands(StepContext& ctx) {
     if (set_.limit_stiffness > 0 && limit_force(joint, pa, pb, set_.limit_stiffness, set_.limit_damping, limit))
       forces_.push_back(limit);
   }
-  // Forces by island: a force belongs to the island of whichever of its bodies is dynamic.
-  std::vector<std::vector<int>> island_forces(islands.size());
+  // Forces by group: a force belongs to the group of whichever of its bodies is dynamic.
+  std::vector<std::vector<int>> group_forces(groups.size());
   for (size_t f = 0; f < forces_.size(); ++f) {
-    const int ka = island_of[forces_[f].a];
-    const int kb = forces_[f].b >= 0 ? island_of[forces_[f].b] : -1;
-    if (ka >= 0) island_forces[ka].push_back(int(f));
-    if (kb >= 0 && kb != ka) island_forces[kb].push_back(int(f));
+    const int ka = group_of[forces_[f].a];
+    const int kb = forces_[f].b >= 0 ? group_of[forces_[f].b] : -1;
+    if (ka >= 0) group_forces[ka].push_back(int(f));
+    if (kb >= 0 && kb != ka) group_forces[kb].push_back(int(f));
   }
 
-  islands_ = islands;
-  island_joints_ = island_joints;
+  groups_ = groups;
+  group_joints_ = group_joints;
   std::vector<int> slot(n, -1);
-  IslandSystem system;
+  GroupSystem system;
   Eigen::VectorXd dS;
   profile_.assembly = profile_.solve = 0.0;
   int joint_rows = 0;
   const double h = ctx.dt;
-  for (size_t k = 0; k < islands.size(); ++k) {
-    const std::vector<int>& island = islands[k];
-    for (size_t s = 0; s < island.size(); ++s) slot[island[s]] = int(s);
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const std::vector<int>& group = groups[k];
+    for (size_t s = 0; s < group.size(); ++s) slot[group[s]] = int(s);
     auto t0 = std::chrono::steady_clock::now();
-    assemble_island(island, state_, forces_, island_forces[k], slot, h, set_.integrator, system);
+    assemble_group(group, state_, forces_, group_forces[k], slot, h, set_.integrator, system);
     JointSystem rows;
-    if (!island_joints[k].empty()) {
+    if (!group_joints[k].empty()) {
       std::string why;
-      if (!assemble_joint_system(ctx.joints, island_joints[k], ctx.bodies, slot, int(island.size()), set_.baumgarte / h,
+      if (!assemble_joint_system(ctx.joints, group_joints[k], ctx.bodies, slot, int(group.size()), set_.baumgarte / h,
                                  rows, &why))
         rows = JointSystem{};  // an unsupported joint was refused when the scene loaded; never here
     }
     profile_.assembly += seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     if (rows.rows() == 0) {
-      solve_island(system, h, dS);
+      solve_group(system, h, dS);
     } else {
       // With joints: [G -h W^T; J 0] [dS; lambda] = [h Z; -h d] through the Schur complement (eq. 62-64).
       Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
@@ -332,17 +332,17 @@ void ImplicitPenaltySolver::solve_islands(StepContext& ctx) {
       joint_rows += rows.rows();
     }
     profile_.solve += seconds_since(t0);
-    for (size_t s = 0; s < island.size(); ++s) {
-      Body& b = ctx.bodies[island[s]];
-      const IntegratorBody& st = state_[island[s]];
+    for (size_t s = 0; s < group.size(); ++s) {
+      Body& b = ctx.bodies[group[s]];
+      const IntegratorBody& st = state_[group[s]];
       const Vec3 P = b.mass * b.linear_velocity + dS.segment<3>(6 * s);
       const Vec3 L = st.pose.L + dS.segment<3>(6 * s + 3);
       b.linear_velocity = P / b.mass;
       const Vec3 w_new = st.pose.inv_inertia * L;  // w(t+h) at the current rotation
-      rotation_[island[s]] = h * (st.rotation_map * w_new);
+      rotation_[group[s]] = h * (st.rotation_map * w_new);
       b.angular_velocity = w_new;
-      momentum_[island[s]] = L;
-      slot[island[s]] = -1;
+      momentum_[group[s]] = L;
+      slot[group[s]] = -1;
     }
   }
   ctx.stats.rows += joint_rows;
@@ -375,19 +375,19 @@ void ImplicitPenaltySolver::integrate_positions(StepContext& ctx) {
 void ImplicitPenaltySolver::project_joints(StepContext& ctx) {
   const size_t n = ctx.bodies.size();
   std::vector<int> slot(n, -1);
-  for (size_t k = 0; k < islands_.size(); ++k) {
-    if (island_joints_[k].empty()) continue;
-    const std::vector<int>& island = islands_[k];
-    for (size_t s = 0; s < island.size(); ++s) slot[island[s]] = int(s);
+  for (size_t k = 0; k < groups_.size(); ++k) {
+    if (group_joints_[k].empty()) continue;
+    const std::vector<int>& group = groups_[k];
+    for (size_t s = 0; s < group.size(); ++s) slot[group[s]] = int(s);
     for (int it = 0; it < set_.projection; ++it) {
       JointSystem rows;
-      if (!assemble_joint_system(ctx.joints, island_joints_[k], ctx.bodies, slot, int(island.size()), 0.0, rows) ||
+      if (!assemble_joint_system(ctx.joints, group_joints_[k], ctx.bodies, slot, int(group.size()), 0.0, rows) ||
           rows.rows() == 0 || rows.C.norm() < 1e-14)
         break;
       // M^-1 W^T: W's columns are [x, theta] per body.
       Eigen::MatrixXd MinvWt = rows.W.transpose();
-      for (size_t s = 0; s < island.size(); ++s) {
-        const Body& b = ctx.bodies[island[s]];
+      for (size_t s = 0; s < group.size(); ++s) {
+        const Body& b = ctx.bodies[group[s]];
         MinvWt.middleRows<3>(6 * s) *= b.inv_mass;
         MinvWt.middleRows<3>(6 * s + 3) = b.inv_inertia_world * MinvWt.middleRows<3>(6 * s + 3);
       }
@@ -395,8 +395,8 @@ void ImplicitPenaltySolver::project_joints(StepContext& ctx) {
       Eigen::JacobiSVD<Eigen::MatrixXd> svd(S, Eigen::ComputeThinU | Eigen::ComputeThinV);
       svd.setThreshold(1e-10);
       const Eigen::VectorXd dq = MinvWt * svd.solve(-rows.C);
-      for (size_t s = 0; s < island.size(); ++s) {
-        Body& b = ctx.bodies[island[s]];
+      for (size_t s = 0; s < group.size(); ++s) {
+        Body& b = ctx.bodies[group[s]];
         b.position += dq.segment<3>(6 * s);
         b.orientation = integrate_orientation(b.orientation, dq.segment<3>(6 * s + 3), 1.0);
         const Vec3 L = b.inertia_world() * b.angular_velocity;
@@ -404,7 +404,7 @@ void ImplicitPenaltySolver::project_joints(StepContext& ctx) {
         b.angular_velocity = b.inv_inertia_world * L;  // L is the state
       }
     }
-    for (int b : island) slot[b] = -1;
+    for (int b : group) slot[b] = -1;
   }
 }
 

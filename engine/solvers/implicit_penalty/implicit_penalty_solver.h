@@ -8,7 +8,7 @@
 //   friction   anchored springs per contact point, released into Coulomb sliding and re-anchored when the
 //              sliding stops, integrated explicitly                                    (sec. 4, [14])
 //   servos     PD forces along sliders, with gradients                                 (eq. 65)
-//   islands    per contact island (joints join islands): G dS = h Z                    (eq. 15-18)
+//   groups     per contact group (joints join groups): G dS = h Z                      (eq. 15-18)
 //              with joints, [G -h W^T; J 0] [dS; lambda] = [h Z; -h d] through the Schur complement and an
 //              SVD pseudo-inverse, Baumgarte-stabilised constraints                     (eq. 52-64, 66)
 //   update     P += dP, L += dL, x += h v, rotation by h V w                             (eq. 2-13)
@@ -72,7 +72,7 @@ class ImplicitPenaltySolver final : public Solver {
 
   void contact_forces(const StepContext& ctx);
   void friction_forces(const StepContext& ctx, const PairKey& pair, double mu);
-  void solve_islands(StepContext& ctx);
+  void solve_groups(StepContext& ctx);
   void project_joints(StepContext& ctx);
 
   Settings set_{};
@@ -81,8 +81,8 @@ class ImplicitPenaltySolver final : public Solver {
   std::vector<implicit_penalty::IntegratorBody> state_;
   std::vector<implicit_penalty::PairForce> forces_;
   std::vector<Vec3> rotation_;  // dtheta of each body for the position stage
-  std::vector<Vec3> momentum_;
-  std::vector<std::vector<int>> islands_, island_joints_;  // of the last velocity stage  // angular momentum L(t+h) of each dynamic body
+  std::vector<Vec3> momentum_;  // angular momentum L(t+h) of each dynamic body
+  std::vector<std::vector<int>> groups_, group_joints_;  // of the last velocity stage
   Profile profile_;
 };
 

@@ -256,7 +256,7 @@ BodyPose joint_body_pose(const Body& body) {
   return p;
 }
 
-bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<int>& island_joints,
+bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<int>& group_joints,
                            const std::vector<Body>& bodies, const std::vector<int>& unknown_of_body,
                            int unknown_bodies, double alpha, JointSystem& out, std::string* why) {
   const auto unknown = [&](int body) {
@@ -264,7 +264,7 @@ bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<i
   };
   // First pass: check the joints and count rows.
   int m = 0;
-  for (int ji : island_joints) {
+  for (int ji : group_joints) {
     if (ji < 0 || size_t(ji) >= joints.size()) return fail(why, "joint index " + std::to_string(ji) + " out of range");
     const Joint& j = joints[size_t(ji)];
     if (j.body_a < 0 || j.body_b < 0 || size_t(j.body_a) >= bodies.size() || size_t(j.body_b) >= bodies.size() ||
@@ -287,7 +287,7 @@ bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<i
 
   int row = 0;
   JointConstraint c;
-  for (int ji : island_joints) {
+  for (int ji : group_joints) {
     const Joint& j = joints[size_t(ji)];
     const int ka = unknown(j.body_a), kb = unknown(j.body_b);
     if (ka < 0 && kb < 0) continue;

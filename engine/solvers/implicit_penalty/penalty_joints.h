@@ -78,7 +78,7 @@ Eigen::VectorXd baumgarte_bias(const JointConstraint& c, const BodyPose& a, cons
 // L = I_world w (zero for fixed and kinematic bodies, as pair_force.h says).
 BodyPose joint_body_pose(const Body& body);
 
-// The constraints of an island, over its unknowns (6 columns per body with unknowns: [dP, dL]).
+// The constraints of a contact group, over its unknowns (6 columns per body with unknowns: [dP, dL]).
 struct JointSystem {
   Eigen::MatrixXd W;           // m x 6n: dC/d[x, theta]; the generalised constraint force is W^T lambda
   Eigen::MatrixXd J;           // m x 6n: [W_lin / m_k, W_ang I_k^-1] per body (eq. 60, 63): J dS / h = Cddot - q
@@ -88,11 +88,11 @@ struct JointSystem {
   int rows() const { return int(d.size()); }
 };
 
-// Assembles the rows of the joints `island_joints` (indices into `joints`). unknown_of_body[i] = k >= 0
+// Assembles the rows of the joints `group_joints` (indices into `joints`). unknown_of_body[i] = k >= 0
 // gives body i the columns 6k .. 6k + 5 (dS_k = [dP_k, dL_k]); -1 for a body without unknowns (fixed,
 // kinematic, or held). `unknown_bodies` is n (the number of column blocks). Joints of which neither body has
 // unknowns add nothing. Returns false with *why on an unsupported or invalid joint.
-bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<int>& island_joints,
+bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<int>& group_joints,
                            const std::vector<Body>& bodies, const std::vector<int>& unknown_of_body,
                            int unknown_bodies, double alpha, JointSystem& out, std::string* why = nullptr);
 

@@ -344,13 +344,11 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
 
   // The pairs to watch: the broad phase's pairs of this step, except those joined by a joint.
   std::vector<std::pair<int, int>> pairs;
+  const std::vector<BodyPair> joined = joined_pairs(ctx.joints);
   for (const GraphEdge& e : ctx.graph.edges()) {
     if (e.events & kVanishedProximity) continue;
     if (!ctx.bodies[e.a].is_dynamic() && !ctx.bodies[e.b].is_dynamic()) continue;
-    bool joined = false;
-    for (const Joint& j : ctx.joints)
-      joined |= std::min(j.body_a, j.body_b) == e.a && std::max(j.body_a, j.body_b) == e.b;
-    if (!joined) pairs.push_back({e.a, e.b});
+    if (!std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b})) pairs.push_back({e.a, e.b});
   }
   const size_t n = ctx.bodies.size();
   vel_.resize(n);

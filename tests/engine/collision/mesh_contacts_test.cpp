@@ -1,4 +1,4 @@
-// Contacts of mesh bodies through distance fields and point shells (issue 4, digest 7.1): a mesh box rests
+// Contacts of mesh bodies through distance fields and point shells (digest 7.1): a mesh box rests
 // like the primitive box, a sphere rests on a mesh at the right height, a torus lying on the floor settles,
 // a stack of tori settles, and contact reduction keeps the deepest and spread-out points.
 #include "collision/mesh_contacts.h"
@@ -108,7 +108,7 @@ TEST(MeshContacts, ReductionKeepsTheDeepestAndSpreadsTheRest) {
 }  // namespace cl
 
 namespace cl {
-// Issue 4: a bowl resting in a bowl stays at rest without jitter once it has settled.
+// A bowl resting in a bowl stays at rest without jitter once it has settled.
 TEST(MeshContacts, BowlInABowlSettlesWithoutJitter) {
   const std::string scene = R"({"format": 1, "bodies": [
     {"name": "under", "shape": {"type": "bowl", "outer_radius": 0.3, "thickness": 0.03}, "fixed": true, "position": [0, 0.3, 0]},

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "support/builders.h"
+#include "support/random.h"
 #include "world/world.h"
 
 namespace cl {
@@ -26,34 +26,10 @@ std::string type_name(JointType t) { return std::string(joint_type_name(t)); }
 
 // --- random states -------------------------------------------------------------------------------------
 
-struct Rng {
-  std::mt19937 gen{12345};
-  double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(gen); }
-  Vec3 vec(double scale) { return Vec3(uniform(-scale, scale), uniform(-scale, scale), uniform(-scale, scale)); }
-  Vec3 unit() {
-    Vec3 v;
-    do v = vec(1.0);
-    while (v.norm() < 0.1 || v.norm() > 1.0);
-    return v.normalized();
-  }
-  Quat quat() {
-    Quat q(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
-    q.normalize();
-    return q;
-  }
-};
+using test::make_body;
+using test::Rng;
 
-Body make_body(const Shape& shape, const Vec3& position, const Quat& orientation, double density,
-               BodyKind kind = BodyKind::Dynamic) {
-  Body b;
-  b.shape = shape;
-  b.kind = kind;
-  b.position = position;
-  b.orientation = orientation;
-  b.set_mass_properties(kind == BodyKind::Dynamic ? density : 0.0, 0.0);
-  b.update_world_inertia();
-  return b;
-}
+constexpr uint32_t kSeed = 12345;  // of every random state below
 
 // Two dynamic boxes of different, anisotropic sizes at random poses.
 std::vector<Body> random_pair(Rng& rng) {
@@ -283,7 +259,7 @@ JointSetup random_joint(Rng& rng, JointType type, Joint& joint) {
 // --- 1. Jacobians against finite differences -----------------------------------------------------------
 
 TEST(JointJacobian, EqualityRowsAreTheDerivativeOfTheConstraintFunctions) {
-  Rng rng;
+  Rng rng(kSeed);
   for (JointType type : kAllTypes) {
     for (int trial = 0; trial < 20; ++trial) {
       Joint j;
@@ -309,7 +285,7 @@ TEST(JointJacobian, EqualityRowsAreTheDerivativeOfTheConstraintFunctions) {
 // Limit and motor rows measure the coordinate's rate: J u = dx/dt for the lower limit and the motor (hinge,
 // slider), -dx/dt for the upper limit; the hinge-2 / universal motor measures the spin about the second axis.
 TEST(JointJacobian, LimitAndMotorRowsMeasureTheCoordinateRate) {
-  Rng rng;
+  Rng rng(kSeed);
   for (JointType type : kAllTypes) {
     if (!joint_type_has_coordinate(type)) continue;
     for (int trial = 0; trial < 20; ++trial) {
@@ -364,7 +340,7 @@ TEST(JointJacobian, LimitAndMotorRowsMeasureTheCoordinateRate) {
 // Away from the satisfied pose, the rows whose constraint function is exact everywhere still match: the
 // anchor rows, the hinge-2/universal angle row, and their first-axis rate.
 TEST(JointJacobian, ExactRowsMatchAlsoWhenTheJointIsViolated) {
-  Rng rng;
+  Rng rng(kSeed);
   for (JointType type : {JointType::Ball, JointType::Hinge2, JointType::Universal, JointType::Fixed}) {
     for (int trial = 0; trial < 20; ++trial) {
       Joint j;
@@ -412,7 +388,7 @@ TEST(JointJacobian, ExactRowsMatchAlsoWhenTheJointIsViolated) {
 // sliding b along the axis by +d changes the slider displacement by +d; turning b about the steering axis
 // changes the hinge-2 coordinate, spinning it about its own (wheel) axis does not.
 TEST(JointCoordinate, MovesWithTheBodyAlongTheFreeDirection) {
-  Rng rng;
+  Rng rng(kSeed);
   for (JointType type : {JointType::Hinge, JointType::Slider, JointType::Hinge2, JointType::Universal}) {
     Joint j;
     const JointSetup s = random_joint(rng, type, j);
@@ -588,7 +564,7 @@ void expect_same_momentum(const Momentum& before, const Momentum& after) {
 // At a satisfied pose every row (equality, both limits, motor) is a pair of equal and opposite impulses
 // through one point, or opposite torques: any J^T lambda, and a real solve, keep P and L (about the origin).
 TEST(JointMomentum, InternalRowsConserveLinearAndAngularMomentum) {
-  Rng rng;
+  Rng rng(kSeed);
   for (JointType type : kAllTypes) {
     for (int trial = 0; trial < 10; ++trial) {
       Joint j;
@@ -631,7 +607,7 @@ TEST(JointMomentum, InternalRowsConserveLinearAndAngularMomentum) {
 // (p_a - p_b) x F that vanishes with the error (digest 4.8 ball form); every other row, limits and motors
 // included, still conserves momentum exactly.
 TEST(JointMomentum, ViolatedJointsOnlyAnchorRowsMakeACoupleOfTheError) {
-  Rng rng;
+  Rng rng(kSeed);
   for (JointType type : kAllTypes) {
     for (int trial = 0; trial < 10; ++trial) {
       Joint j;
@@ -995,7 +971,7 @@ TEST_P(JointPhysics, Hinge2WheelMotorAndSteeringLimit) {
 // Decoupled rows (the default) are the physical equality rows recombined so that J M^-1 J^T = I; limit and
 // motor rows are unchanged, and solving either set gives the same velocities.
 TEST(JointRows, DecoupledRowsAreOrthonormalInTheMassMetricAndSolveTheSame) {
-  Rng rng;
+  Rng rng(kSeed);
   for (JointType type : kAllTypes) {
     for (int trial = 0; trial < 10; ++trial) {
       Joint j;
@@ -1051,6 +1027,19 @@ TEST(JointRows, DecoupledRowsAreOrthonormalInTheMassMetricAndSolveTheSame) {
 TEST(JointTypes, NamesRoundTrip) {
   for (JointType t : kAllTypes) EXPECT_EQ(joint_type_from_name(joint_type_name(t)), t);
   EXPECT_FALSE(joint_type_from_name("hinge3").has_value());
+}
+
+// Joined pairs are {smaller, larger} body index, sorted, once each, whatever order the joints name them in.
+TEST(JointTypes, JoinedPairsAreSortedAndUnique) {
+  std::vector<Joint> joints(5);
+  const int bodies[][2] = {{4, 2}, {0, 3}, {2, 4}, {1, 0}, {-1, 5}};
+  for (size_t i = 0; i < joints.size(); ++i) {
+    joints[i].body_a = bodies[i][0];
+    joints[i].body_b = bodies[i][1];
+  }
+  const std::vector<BodyPair> expected = {{0, 1}, {0, 3}, {2, 4}};
+  EXPECT_EQ(joined_pairs(joints), expected);
+  EXPECT_TRUE(joined_pairs({}).empty());
 }
 
 TEST(JointRows, NothingBetweenTwoBodiesThatCannotMove) {

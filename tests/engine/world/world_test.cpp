@@ -65,6 +65,27 @@ TEST(World, CopyIsAnIndependentSimulation) {
   EXPECT_EQ(a.solver().params().get("iterations"), 10);  // solvers are not shared
 }
 
+// Copy construction and copy assignment both carry the scene's description and the solver with its settings
+// (the viewer's Reset and Save as work on copies).
+TEST(World, CopyKeepsTheDescriptionAndTheSolver) {
+  World a = pile();
+  a.name = "pile";
+  a.description = "Boxes, spheres and capsules dropped onto a plane.";
+  ASSERT_TRUE(a.set_solver("implicit-penalty", nullptr));
+  ASSERT_TRUE(a.solver().params().set("stiffness", 2e5, nullptr));
+  const World constructed = a;
+  World assigned;
+  assigned = a;
+  const World* copies[] = {&constructed, &assigned};
+  for (const World* w : copies) {
+    EXPECT_EQ(w->name, "pile");
+    EXPECT_EQ(w->description, a.description);
+    EXPECT_EQ(w->solver().name(), "implicit-penalty");
+    EXPECT_EQ(w->solver().params().get("stiffness"), 2e5);
+    EXPECT_NE(&w->solver(), &a.solver());
+  }
+}
+
 TEST(World, SwitchingSolverWhileRunning) {
   World w = pile();
   for (int s = 0; s < 30; ++s) ASSERT_TRUE(w.step().ok);
@@ -85,13 +106,13 @@ TEST(World, NonFiniteStateIsReportedWithBodyAndStage) {
   EXPECT_NE(r.error.find("solve"), std::string::npos) << r.error;
 }
 
-TEST(World, TelemetryCountsContactsIslandsAndEnergy) {
+TEST(World, TelemetryCountsContactsGroupsAndEnergy) {
   World w = pile();
   for (int s = 0; s < 200; ++s) w.step();
   const StepStats& s = w.last_stats();
   EXPECT_EQ(s.step, 200);
   EXPECT_EQ(s.contacts, int(w.contacts().size()));
-  EXPECT_GE(s.islands, 1);
+  EXPECT_GE(s.groups, 1);
   EXPECT_GE(s.iterations, 1);  // the most sweeps any group needed, velocities and projection
   EXPECT_GT(s.potential_energy, 0.0);
   EXPECT_GE(s.profile.total, s.profile.solve);

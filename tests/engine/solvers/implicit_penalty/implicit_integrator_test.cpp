@@ -26,17 +26,17 @@ IntegratorBody point_body(double m, const Vec3& x, const Vec3& v) {
   return b;
 }
 
-// One step of the island {0..n-1} under `forces`; returns dS.
+// One step of the group {0..n-1} under `forces`; returns dS.
 Eigen::VectorXd step(std::vector<IntegratorBody>& bodies, const std::vector<PairForce>& forces, double h,
                      Integrator mode) {
-  std::vector<int> island(bodies.size()), slot(bodies.size());
-  for (size_t i = 0; i < bodies.size(); ++i) island[i] = slot[i] = int(i);
+  std::vector<int> group(bodies.size()), slot(bodies.size());
+  for (size_t i = 0; i < bodies.size(); ++i) group[i] = slot[i] = int(i);
   std::vector<int> which(forces.size());
   for (size_t i = 0; i < forces.size(); ++i) which[i] = int(i);
-  IslandSystem system;
-  assemble_island(island, bodies, forces, which, slot, h, mode, system);
+  GroupSystem system;
+  assemble_group(group, bodies, forces, which, slot, h, mode, system);
   Eigen::VectorXd dS;
-  EXPECT_TRUE(solve_island(system, h, dS));
+  EXPECT_TRUE(solve_group(system, h, dS));
   return dS;
 }
 

@@ -1,5 +1,5 @@
 // The implicit-penalty solver end to end: resting contact against the analytic depth, momentum of an isolated
-// pair, joints (hinge drift, redundant slider rows), islands, and implicit against explicit stability.
+// pair, joints (hinge drift, redundant slider rows), contact groups, and implicit against explicit stability.
 #include "solvers/implicit_penalty/implicit_penalty_solver.h"
 
 #include <gtest/gtest.h>
@@ -167,9 +167,9 @@ TEST(ImplicitPenaltySolver, RedundantSliderRowsSolve) {
   EXPECT_LT(cart.orientation.angularDistance(Quat::Identity()), 1e-6);
 }
 
-// Islands are the connected components of touching bodies and joints: two separate stacks are two islands, and
-// a hinge joining the two tops makes them one.
-TEST(ImplicitPenaltySolver, IslandsAreConnectedComponents) {
+// Contact groups are the connected components of touching bodies and joints: two separate stacks are two groups,
+// and a joint between the two tops makes them one.
+TEST(ImplicitPenaltySolver, GroupsAreConnectedComponents) {
   const std::string bodies = ground() + R"(,
       {"name": "a0", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "density": 500, "position": [0, 0.199, 0]},
       {"name": "a1", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "density": 500, "position": [0, 0.597, 0]},
@@ -177,11 +177,11 @@ TEST(ImplicitPenaltySolver, IslandsAreConnectedComponents) {
       {"name": "b1", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "density": 500, "position": [2, 0.597, 0]})";
   World two = load(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty"}, "bodies": [)" + bodies + "]}");
   ASSERT_TRUE(two.step().ok);
-  EXPECT_EQ(two.last_stats().islands, 2);
+  EXPECT_EQ(two.last_stats().groups, 2);
   World one = load(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty"}, "bodies": [)" + bodies +
                    R"(], "joints": [{"type": "ball", "bodies": ["a1", "b1"], "anchor": [1, 0.6, 0]}]})");
   ASSERT_TRUE(one.step().ok);
-  EXPECT_EQ(one.last_stats().islands, 1);
+  EXPECT_EQ(one.last_stats().groups, 1);
 }
 
 // The point of the method: a stiff contact that symplectic Euler cannot integrate at this step is stable

@@ -1,4 +1,4 @@
-// The lcp solver against analytic answers (issue 2): free fall, resting impulses, incline stick/slip,
+// The lcp solver against analytic answers: free fall, resting impulses, incline stick/slip,
 // restitution, momentum conservation.
 #include "solvers/lcp/lcp_solver.h"
 

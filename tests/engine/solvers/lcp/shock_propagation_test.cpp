@@ -1,4 +1,4 @@
-// The thesis's own claims about the full LCP method as regression tests (issue 3): shock propagation
+// The thesis's own claims about the full LCP method as regression tests: shock propagation
 // holds the 25-box column that plain PGS drops, cleans a penetrated grid bottom-up, the see-saw shows the
 // weight-feeling trade-off, and the sleepy policy puts a settling stack to sleep in the thesis's order.
 #include <gtest/gtest.h>

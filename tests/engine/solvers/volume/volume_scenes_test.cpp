@@ -1,4 +1,4 @@
-// The shipped scenes of the `volume` solver (issue 6; scenes/generate_volume.py) behave as their descriptions
+// The shipped scenes of the `volume` solver (scenes/generate_volume.py) behave as their descriptions
 // say: the jaws of volume_grasp lift the block by friction and let it slip with low friction; the armadillos,
 // the tori and the pile come to rest without anything sinking into the ground. One worker thread each, so the
 // times are those of one core (every test is a few seconds in Release).
