@@ -14,23 +14,6 @@ namespace cl {
 
 using namespace implicit_penalty;
 
-namespace {
-
-
-BodyPose pose_of(const Body& b) {
-  BodyPose p;
-  p.x = b.position;
-  p.R = b.rotation();
-  p.v = b.linear_velocity;
-  p.w = b.angular_velocity;
-  if (b.is_dynamic()) {
-    p.inv_inertia = p.R * b.inv_inertia_body * p.R.transpose();
-    p.L = p.R * b.inertia_body * p.R.transpose() * p.w;
-  }
-  return p;
-}
-
-}  // namespace
 
 const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table() {
   using S = Settings;
@@ -130,7 +113,7 @@ void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
     Body& b = ctx.bodies[i];
     b.sleeping = false;  // this method does not sleep bodies (another method may have left some asleep)
     IntegratorBody& s = state_[i];
-    s.pose = pose_of(b);
+    s.pose = body_pose(b);
     s.mass = b.is_dynamic() ? b.mass : 0.0;
     s.rotation_map = b.is_dynamic() ? rotation_map(s.pose, ctx.dt, set_.integrator) : Mat3::Identity();
     s.force = b.is_dynamic() ? Vec3(b.force + b.mass * ctx.gravity) : Vec3::Zero();

@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 
+#include "core/body.h"
 #include "core/math.h"
 
 namespace cl::implicit_penalty {
@@ -25,6 +26,20 @@ struct BodyPose {
                                     // depend on the rotation)
   Vec3 L{0, 0, 0};          // angular momentum I_world w (zero for fixed and kinematic bodies)
 };
+
+// A body's pose for the contact and joint gradients alike.
+inline BodyPose body_pose(const Body& body) {
+  BodyPose p;
+  p.x = body.position;
+  p.R = body.rotation();
+  p.v = body.linear_velocity;
+  p.w = body.angular_velocity;
+  if (body.is_dynamic()) {
+    p.inv_inertia = p.R * body.inv_inertia_body * p.R.transpose();
+    p.L = p.R * (body.inertia_body * (p.R.transpose() * p.w));
+  }
+  return p;
+}
 
 // The wrench pair and its gradients. Ordering of the 12 entries, both for the wrench and for the variables:
 //   wrench    [F_a (3), tau_a (3), F_b (3), tau_b (3)]   forces on a and b, torques about each centre of mass

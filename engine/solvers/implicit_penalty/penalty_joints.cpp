@@ -243,19 +243,6 @@ Eigen::VectorXd baumgarte_bias(const JointConstraint& c, const BodyPose& a, cons
   return d;
 }
 
-BodyPose joint_body_pose(const Body& body) {
-  BodyPose p;
-  p.x = body.position;
-  p.R = body.rotation();
-  p.v = body.linear_velocity;
-  p.w = body.angular_velocity;
-  if (body.is_dynamic()) {
-    p.inv_inertia = p.R * body.inv_inertia_body * p.R.transpose();
-    p.L = p.R * (body.inertia_body * (p.R.transpose() * p.w));
-  }
-  return p;
-}
-
 bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<int>& group_joints,
                            const std::vector<Body>& bodies, const std::vector<int>& unknown_of_body,
                            int unknown_bodies, double alpha, JointSystem& out, std::string* why) {
@@ -293,7 +280,7 @@ bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<i
     if (ka < 0 && kb < 0) continue;
     const Body& A = bodies[size_t(j.body_a)];
     const Body& B = bodies[size_t(j.body_b)];
-    const BodyPose pa = joint_body_pose(A), pb = joint_body_pose(B);
+    const BodyPose pa = body_pose(A), pb = body_pose(B);
     if (!joint_constraint(j, pa, pb, c, why)) return false;
     const int r = c.rows();
     out.C.segment(row, r) = c.C;

@@ -74,10 +74,6 @@ bool joint_constraint(const Joint& joint, const BodyPose& a, const BodyPose& b, 
 Eigen::VectorXd baumgarte_bias(const JointConstraint& c, const BodyPose& a, const BodyPose& b, double alpha,
                                bool a_moves = true, bool b_moves = true);
 
-// A body's pose as the joints need it: x, R, v, w, and for dynamic bodies inv_inertia = R I0^-1 R^T and
-// L = I_world w (zero for fixed and kinematic bodies, as pair_force.h says).
-BodyPose joint_body_pose(const Body& body);
-
 // The constraints of a contact group, over its unknowns (6 columns per body with unknowns: [dP, dL]).
 struct JointSystem {
   Eigen::MatrixXd W;           // m x 6n: dC/d[x, theta]; the generalised constraint force is W^T lambda

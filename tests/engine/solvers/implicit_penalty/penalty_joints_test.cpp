@@ -127,7 +127,7 @@ TEST(PenaltyJoints, ConstraintIsZeroAtTheCreationPoses) {
       if (servo) j.servo.target = joint_coordinate(j, bodies);  // the servo holds the creation angle
       JointConstraint c;
       std::string why;
-      ASSERT_TRUE(joint_constraint(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), c, &why)) << why;
+      ASSERT_TRUE(joint_constraint(j, body_pose(bodies[0]), body_pose(bodies[1]), c, &why)) << why;
       EXPECT_EQ(c.rows(), penalty_joint_rows(j));
       EXPECT_LT(c.C.norm(), 1e-12) << name_of(j);
     }
@@ -149,7 +149,7 @@ TEST(PenaltyJoints, JacobianMatchesFiniteDifferencesOfTheConstraint) {
       std::vector<Body> bodies = random_pair(rng);
       const Joint j = random_joint(rng, type, bodies, servo);
       disturb(rng, bodies, 0.3);
-      const BodyPose a = joint_body_pose(bodies[0]), b = joint_body_pose(bodies[1]);
+      const BodyPose a = body_pose(bodies[0]), b = body_pose(bodies[1]);
       if (hinge_row_choice_is_ambiguous(j, a)) continue;
       JointConstraint c;
       ASSERT_TRUE(joint_constraint(j, a, b, c));
@@ -179,7 +179,7 @@ TEST(PenaltyJoints, VelocityProductTermMatchesFiniteDifferencesOfTheRate) {
       std::vector<Body> bodies = random_pair(rng);
       const Joint j = random_joint(rng, type, bodies, servo);
       disturb(rng, bodies, 0.3);
-      const BodyPose a = joint_body_pose(bodies[0]), b = joint_body_pose(bodies[1]);
+      const BodyPose a = body_pose(bodies[0]), b = body_pose(bodies[1]);
       if (hinge_row_choice_is_ambiguous(j, a)) continue;
       const auto along = [&](const BodyPose& p, double t, const Body& body) {
         return moved(p, t * p.v, t * p.w, false, body.inv_inertia_body);  // v, w unchanged
@@ -205,10 +205,10 @@ TEST(PenaltyJoints, SliderCoordinateIsTheJointCoordinate) {
   for (int trial = 0; trial < 20; ++trial) {
     std::vector<Body> bodies = random_pair(rng);
     const Joint j = random_joint(rng, JointType::Slider, bodies);
-    EXPECT_NEAR(slider_coordinate(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1])),
+    EXPECT_NEAR(slider_coordinate(j, body_pose(bodies[0]), body_pose(bodies[1])),
                 joint_coordinate(j, bodies), 1e-12);
     disturb(rng, bodies, 0.3);
-    EXPECT_NEAR(slider_coordinate(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1])),
+    EXPECT_NEAR(slider_coordinate(j, body_pose(bodies[0]), body_pose(bodies[1])),
                 joint_coordinate(j, bodies), 1e-12);
   }
 }
@@ -228,12 +228,12 @@ TEST(PenaltyJoints, HingeServoRowsAreZeroOnlyAtTheTargetAngle) {
   bodies[1].orientation = Quat(turn) * bodies[1].orientation;
   EXPECT_NEAR(joint_coordinate(j, bodies), 0.4, 1e-12);
   JointConstraint c;
-  ASSERT_TRUE(joint_constraint(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), c));
+  ASSERT_TRUE(joint_constraint(j, body_pose(bodies[0]), body_pose(bodies[1]), c));
   EXPECT_LT(c.C.norm(), 1e-12);
   // The target is clamped to the servo's range.
   j.servo.lower = -0.2;
   j.servo.upper = 0.3;
-  ASSERT_TRUE(joint_constraint(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), c));
+  ASSERT_TRUE(joint_constraint(j, body_pose(bodies[0]), body_pose(bodies[1]), c));
   EXPECT_LT(c.C.head(5).norm(), 1e-12) << "the hinge rows still hold";
   // 0.1 rad about the axis s from the clamped target: column k of R_b is off by 2 sin(0.05) |c_k x s|.
   const Mat3 Rb = bodies[1].rotation();
@@ -257,7 +257,7 @@ TEST(PenaltyJoints, OneStepSatisfiesTheBaumgarteCondition) {
         const Joint j = random_joint(rng, type, bodies);
         disturb(rng, bodies, 0.05);
         if (kind_a == BodyKind::Fixed) bodies[0].linear_velocity = bodies[0].angular_velocity = Vec3::Zero();
-        const BodyPose a = joint_body_pose(bodies[0]), b = joint_body_pose(bodies[1]);
+        const BodyPose a = body_pose(bodies[0]), b = body_pose(bodies[1]);
         if (hinge_row_choice_is_ambiguous(j, a)) continue;
         const bool a_moves = kind_a == BodyKind::Dynamic;
         const std::vector<int> unknown = a_moves ? std::vector<int>{0, 1} : std::vector<int>{-1, 0};
@@ -494,7 +494,7 @@ ConstrainedSolveInfo step(std::vector<Body>& bodies, const std::vector<Joint>& j
   for (size_t i = 0; i < bodies.size(); ++i)
     if (bodies[i].is_dynamic()) unknown[i] = n++;
   std::vector<BodyPose> poses;
-  for (const Body& b : bodies) poses.push_back(joint_body_pose(b));
+  for (const Body& b : bodies) poses.push_back(body_pose(b));
   const auto minv = [&](size_t i) {
     Eigen::Matrix<double, 6, 6> M = Eigen::Matrix<double, 6, 6>::Zero();
     M.topLeftCorner<3, 3>() = bodies[i].inv_mass * Mat3::Identity();
@@ -556,7 +556,7 @@ double max_error(const std::vector<Joint>& joints, const std::vector<Body>& bodi
   double e = 0;
   for (const Joint& j : joints) {
     JointConstraint c;
-    EXPECT_TRUE(joint_constraint(j, joint_body_pose(bodies[size_t(j.body_a)]), joint_body_pose(bodies[size_t(j.body_b)]), c));
+    EXPECT_TRUE(joint_constraint(j, body_pose(bodies[size_t(j.body_a)]), body_pose(bodies[size_t(j.body_b)]), c));
     e = std::max(e, c.C.cwiseAbs().maxCoeff());
   }
   return e;
@@ -792,7 +792,7 @@ TEST(PenaltyJoints, SliderServoGradientsMatchFiniteDifferences) {
       j.servo.stiffness = rng.uniform(10, 1000);
       j.servo.damping = rng.uniform(1, 100);
       disturb(rng, bodies, 0.2);
-      const BodyPose a = joint_body_pose(bodies[0]), b = joint_body_pose(bodies[1]);
+      const BodyPose a = body_pose(bodies[0]), b = body_pose(bodies[1]);
       PairForce pf;
       ASSERT_TRUE(slider_servo_force(j, a, b, pf));
       EXPECT_EQ(pf.a, 0);
@@ -811,12 +811,12 @@ TEST(PenaltyJoints, SliderServoGradientsMatchFiniteDifferences) {
   j.servo.target = joint_coordinate(j, bodies) - 0.1;
   j.servo.damping = 0;
   PairForce pf;
-  ASSERT_TRUE(slider_servo_force(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), pf));
+  ASSERT_TRUE(slider_servo_force(j, body_pose(bodies[0]), body_pose(bodies[1]), pf));
   const Vec3 axis = bodies[0].rotation() * j.axis_a.normalized();
   EXPECT_NEAR(pf.wrench.segment<3>(6).dot(axis), -0.1 * j.servo.stiffness, 1e-9);
   // Not a slider, or no servo: nothing.
   j.servo.enabled = false;
-  EXPECT_FALSE(slider_servo_force(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), pf));
+  EXPECT_FALSE(slider_servo_force(j, body_pose(bodies[0]), body_pose(bodies[1]), pf));
   EXPECT_EQ(pf.wrench.norm(), 0.0);
 }
 
@@ -848,7 +848,7 @@ TEST(PenaltyJoints, HingeServoTorqueGradientsMatchFiniteDifferences) {
         }
         ASSERT_LT(joint_error(j, bodies), 1e-9);
         j.servo.coordinate = joint_coordinate(j, bodies) + 2 * kPi;  // one turn counted: the angle keeps it
-        const BodyPose a = joint_body_pose(bodies[0]), b = joint_body_pose(bodies[1]);
+        const BodyPose a = body_pose(bodies[0]), b = body_pose(bodies[1]);
         EXPECT_NEAR(hinge_servo_angle(j, a, b), j.servo.coordinate, 1e-9);
         PairForce pf;
         ASSERT_TRUE(hinge_servo_force(j, a, b, pf));
@@ -868,13 +868,13 @@ TEST(PenaltyJoints, HingeServoTorqueGradientsMatchFiniteDifferences) {
   std::vector<Body> bodies = random_pair(rng);
   Joint j = random_joint(rng, JointType::Hinge, bodies, true);
   PairForce pf;
-  EXPECT_FALSE(hinge_servo_force(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), pf));
+  EXPECT_FALSE(hinge_servo_force(j, body_pose(bodies[0]), body_pose(bodies[1]), pf));
   EXPECT_EQ(penalty_joint_rows(j), 11);
   j.servo.stiffness = 10;
-  EXPECT_TRUE(hinge_servo_force(j, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), pf));
+  EXPECT_TRUE(hinge_servo_force(j, body_pose(bodies[0]), body_pose(bodies[1]), pf));
   EXPECT_EQ(penalty_joint_rows(j), 5);
   Joint s = random_joint(rng, JointType::Slider, bodies, true);
-  EXPECT_FALSE(hinge_servo_force(s, joint_body_pose(bodies[0]), joint_body_pose(bodies[1]), pf));
+  EXPECT_FALSE(hinge_servo_force(s, body_pose(bodies[0]), body_pose(bodies[1]), pf));
 }
 
 // --- assembly ------------------------------------------------------------------------------------------
@@ -897,7 +897,7 @@ TEST(PenaltyJoints, AssemblyPlacesColumnsByUnknownIndex) {
   EXPECT_EQ(sys.row_joint, (std::vector<int>{1, 1, 1, 1, 1, 0, 0, 0}));
   // Hinge (a = body 2 -> columns 0..5, b = body 1 -> columns 6..11).
   JointConstraint hinge, ball;
-  const BodyPose p0 = joint_body_pose(bodies[0]), p1 = joint_body_pose(bodies[1]), p2 = joint_body_pose(bodies[2]);
+  const BodyPose p0 = body_pose(bodies[0]), p1 = body_pose(bodies[1]), p2 = body_pose(bodies[2]);
   ASSERT_TRUE(joint_constraint(joints[1], p2, p1, hinge));
   ASSERT_TRUE(joint_constraint(joints[0], p0, p1, ball));
   EXPECT_EQ((sys.W.block(0, 0, 5, 6) - hinge.Wa).norm(), 0.0);
