@@ -1,6 +1,8 @@
 #include "solvers/implicit_penalty/implicit_penalty_solver.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <chrono>
 
 #include <Eigen/SVD>
@@ -19,10 +21,23 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
   using S = Settings;
   using T = ParamTable<S>;
   static const T table({
+      T::bind(&S::model, {"contact_model", ParamKind::Choice, "", 0, 1, 0,
+       "physical: each touching pair has stiffness K = m_eff g0 / penetration (m_eff the pair's reduced mass, "
+       "g0 = 9.81 m/s^2) and the damping that gives its material's restitution, both shared among its "
+       "penetrating points, damping on the depth rate only, Coulomb friction rows after the implicit step; "
+       "per_point: the paper's stiffness, damping and friction_stiffness per point",
+       {"physical", "per_point"}}),
+      T::bind(&S::penetration, {"penetration", ParamKind::Real, "m", 1e-5, 0.1, 1e-3,
+       "physical model: the mean depth at which a body resting on a fixed one under standard gravity is held "
+       "(sets K = m_eff g0 / penetration)"}),
+      T::bind(&S::friction_iterations, {"friction_iterations", ParamKind::Integer, "", 1, 1000, 20,
+       "physical model: projected Gauss-Seidel sweeps of the Coulomb friction rows after the implicit step"}),
       T::bind(&S::stiffness, {"stiffness", ParamKind::Real, "N/m", 1, 1e9, 1e5,
-       "k: penalty stiffness of each penetrating point, F = k d N (eq. 19); the total grows with the contact area"}),
+       "per_point model: k, penalty stiffness of each penetrating point, F = k d N (eq. 19); the total grows "
+       "with the contact area"}),
       T::bind(&S::damping, {"damping", ParamKind::Real, "N s/m", 0, 1e7, 100,
-       "k_d: damping of each penetrating point on the relative velocity, normal and tangential (eq. 41-42)"}),
+       "per_point model: k_d, damping of each penetrating point on the relative velocity, normal and "
+       "tangential (eq. 41-42)"}),
       T::bind(&S::gradients, {"gradients", ParamKind::Choice, "", 0, 1, 0,
        "exact: the paper's contact gradients with rotating normals (eq. 22-51); approximate: the symmetric "
        "gradients of Barbic and James that the paper's Fig. 12 compares against",
@@ -32,10 +47,11 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
        "the same forces (compare their largest stable time steps)",
        {"implicit", "explicit"}}),
       T::bind(&S::threshold, {"stiffness_threshold", ParamKind::Integer, "", 0, 1e7, 0,
-       "N0 of eq. 77: a pair with N >= N0 penetrating points gets stiffness k N0 / N (0: no scaling, the "
+       "per_point model: N0 of eq. 77: a pair with N >= N0 penetrating points gets stiffness k N0 / N (0: no scaling, the "
        "paper's N0 = infinity)"}),
       T::bind(&S::friction_stiffness, {"friction_stiffness", ParamKind::Real, "N/m", 0, 1e9, 10,
-       "Stiffness of each point's static friction anchor spring (explicit; the paper uses about 1/10000 of k)"}),
+       "per_point model: stiffness of each point's static friction anchor spring (explicit; the paper uses "
+       "about 1/10000 of k)"}),
       T::bind(&S::dynamic_ratio, {"dynamic_friction", ParamKind::Real, "", 0, 1, 1,
        "Dynamic friction coefficient as a fraction of the static one (the material's friction)"}),
       T::bind(&S::slip_speed, {"slip_speed", ParamKind::Real, "m/s", 0, 10, 0.01,
@@ -123,41 +139,115 @@ void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
   contact_forces(ctx);
   profile_.forces = seconds_since(t0);
   solve_groups(ctx);
+  if (set_.model == ContactModel::Physical) coulomb_friction(ctx);
   ctx.stats.sleeping = 0;
+}
+
+ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey& pair, int count, int most_points,
+                                                                   double restitution, double dt) const {
+  PairGains g;
+  if (set_.model == ContactModel::PerPoint) {
+    // The paper's per-point gains, k scaled down past N0 points (eq. 77).
+    g.k = set_.threshold > 0 && count >= set_.threshold ? set_.stiffness * set_.threshold / count : set_.stiffness;
+    g.k_d = set_.damping;
+    g.anchor_k = set_.friction_stiffness;
+    return g;
+  }
+  // Physical: the pair as one spring-damper of the pair's reduced mass. The total stiffness K holds a body
+  // resting on a fixed one under standard gravity at the mean depth `penetration` (K d_mean = m g0). It is
+  // shared among the most points the pair has had since it began touching (eq. 77 with N0 = 1 at its largest
+  // patch), so the force of a settled contact is K times the mean depth and does not change with the point
+  // spacing or a mesh's grid resolution. Sharing among the points of the moment instead would keep the force
+  // at K d_mean while the patch shrinks, so a box tipping onto its edge would lose its righting torque (a
+  // sliding box tips over under friction); with the largest patch, the points that stay carry what they carried.
+  // The mass a contact carries is its upper body's and everything stacked on it (find_loads): a box at the
+  // bottom of a tower of twenty is held at `penetration` as a single box is, instead of sinking twenty times
+  // deeper; a pair outside any stack carries its reduced mass.
+  constexpr double g0 = 9.81;
+  const double inv_mass = state_[pair.first].mass_inverse() + state_[pair.second].mass_inverse();
+  if (inv_mass <= 0.0 || count == 0) return g;
+  const double m = 1.0 / inv_mass;
+  const double carried = std::max({m, std::min(load_[pair.first], load_[pair.second])});
+  const double K = carried * g0 / set_.penetration;
+  const int n = std::max(count, most_points);
+  g.k = K / n;
+  g.k_d = restitution_damping(K, m, dt, restitution) / n;
+  g.depth_damping = true;
+  // Anchors are explicit (as the paper's): a spring of angular frequency omega with critical damping, omega
+  // the contact's own sqrt(g0 / penetration) but at most 0.5 / h so that the explicit spring stays stable
+  // (omega h + the damping's 2 omega h stays within symplectic Euler's bound).
+  const double omega = std::min(std::sqrt(g0 / set_.penetration), 0.5 / dt);
+  g.anchor_k = m * omega * omega / n;
+  g.anchor_c = 2.0 * m * omega / n;
+  return g;
+}
+
+// The mass each body carries down through its contacts: the mass of the bodies of its contact group whose stack
+// height (graph distance from a fixed or kinematic body, ContactGraph::height_of_body) is at least its own. A
+// pair's upper body has the smaller of its two bodies' loads. Bodies outside a stack (floating groups, fixed
+// bodies) carry nothing here.
+void ImplicitPenaltySolver::find_loads(const StepContext& ctx) {
+  const std::vector<int>& height = ctx.graph.height_of_body();
+  load_.assign(ctx.bodies.size(), 0.0);
+  std::vector<std::pair<int, int>> by_height;  // (height, body)
+  for (const ContactGroup& group : ctx.graph.groups()) {
+    if (group.floating) continue;
+    by_height.clear();
+    for (int b : group.bodies)
+      if (ctx.bodies[size_t(b)].is_dynamic() && size_t(b) < height.size()) by_height.push_back({height[size_t(b)], b});
+    std::sort(by_height.begin(), by_height.end(), std::greater<>());
+    double above = 0.0;
+    for (size_t i = 0; i < by_height.size();) {
+      size_t j = i;
+      for (; j < by_height.size() && by_height[j].first == by_height[i].first; ++j) above += ctx.bodies[size_t(by_height[j].second)].mass;
+      for (size_t k = i; k < j; ++k) load_[size_t(by_height[k].second)] = above;
+      i = j;
+    }
+  }
+  for (size_t i = 0; i < ctx.bodies.size(); ++i)
+    if (!ctx.bodies[i].is_dynamic()) load_[i] = std::numeric_limits<double>::infinity();
 }
 
 // Contact forces of every touching pair: b's points in a's field and a's points in b's field, added into one
 // PairForce (sec. 4.1: "compute contact forces and gradients twice ... and add the results").
 void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
   forces_.clear();
+  gains_.clear();
+  find_loads(ctx);
   int rows = 0;
   // Drop the points of pairs that no longer touch (the world keeps the contacts of unmoved pairs as they were;
-  // those pairs keep their points too).
-  std::map<PairKey, double> friction_of;
-  for (const Contact& c : ctx.contacts) friction_of.emplace(PairKey{c.a, c.b}, c.friction);
+  // those pairs keep their points too). The pair's material comes with its contacts.
+  struct PairMaterial {
+    double friction, restitution;
+  };
+  std::map<PairKey, PairMaterial> material_of;
+  for (const Contact& c : ctx.contacts) material_of.emplace(PairKey{c.a, c.b}, PairMaterial{c.friction, c.restitution});
   for (auto it = points_.begin(); it != points_.end();)
-    it = friction_of.count(it->first) ? std::next(it) : points_.erase(it);
+    it = material_of.count(it->first) ? std::next(it) : points_.erase(it);
   for (auto it = anchors_.begin(); it != anchors_.end();)
     it = points_.count(it->first) ? std::next(it) : anchors_.erase(it);
 
-  for (const auto& [pair, pp] : points_) {
+  for (auto& [pair, pp] : points_) {
     const auto [ia, ib] = pair;
     const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
     if (count == 0) continue;
-    // Stiffness scaling (eq. 77).
-    const double k = set_.threshold > 0 && count >= set_.threshold ? set_.stiffness * set_.threshold / count
-                                                                   : set_.stiffness;
+    pp.most_points = std::max(pp.most_points, count);
+    const PairMaterial& material = material_of.at(pair);
+    const PairGains gains = pair_gains(pair, count, pp.most_points, material.restitution, ctx.dt);
+    const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;
     const BodyPose& pb = state_[ib].pose;
     PairForce f;
     f.a = ia;
     f.b = ib;
-    add_point_forces(pa, pb, pp.b_in_a, k, set_.damping, set_.gradients, f);
+    add_point_forces(pa, pb, pp.b_in_a, gains.k, k_d, set_.gradients, f);
+    if (gains.depth_damping) add_depth_damping(pa, pb, pp.b_in_a, gains.k_d, f);
     if (!pp.a_in_b.empty()) {
       PairForce g;
       g.a = ib;
       g.b = ia;
-      add_point_forces(pb, pa, pp.a_in_b, k, set_.damping, set_.gradients, g);
+      add_point_forces(pb, pa, pp.a_in_b, gains.k, k_d, set_.gradients, g);
+      if (gains.depth_damping) add_depth_damping(pb, pa, pp.a_in_b, gains.k_d, g);
       const PairForce s = swapped(g);
       f.wrench += s.wrench;
       f.d_pos += s.d_pos;
@@ -166,7 +256,8 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     }
     rows += count;
     forces_.push_back(f);
-    friction_forces(ctx, pair, friction_of[pair]);
+    if (set_.model == ContactModel::PerPoint) friction_forces(ctx, pair, material.friction, gains);
+    else gains_[pair] = gains;
   }
   ctx.stats.rows = rows;
 }
@@ -175,8 +266,9 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
 // is pinned where it is; a spring pulls it back to the pin (static friction) until the spring force exceeds
 // mu times the point's normal force; then the point slides with dynamic friction mu_d |F_n| against its
 // tangential velocity, and is pinned again once it slows below the slip speed. Explicit: no gradients.
-void ImplicitPenaltySolver::friction_forces(const StepContext& ctx, const PairKey& pair, double mu) {
-  if (mu <= 0.0 || set_.friction_stiffness <= 0.0) {
+void ImplicitPenaltySolver::friction_forces(const StepContext& ctx, const PairKey& pair, double mu,
+                                            const PairGains& gains) {
+  if (mu <= 0.0 || gains.anchor_k <= 0.0) {
     anchors_.erase(pair);
     return;
   }
@@ -185,8 +277,7 @@ void ImplicitPenaltySolver::friction_forces(const StepContext& ctx, const PairKe
   std::unordered_map<uint32_t, Anchor> anchors;
   anchors.reserve(pp.a_in_b.size() + pp.b_in_a.size());
   const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
-  const double k = set_.threshold > 0 && count >= set_.threshold ? set_.stiffness * set_.threshold / count
-                                                                 : set_.stiffness;
+  const double k = gains.k;
   const double inv_mass = state_[pair.first].mass_inverse() + state_[pair.second].mass_inverse();
   const double reduced_mass = inv_mass > 0 ? 1.0 / inv_mass : 0.0;
   auto one_side = [&](const std::vector<PenetratingPoint>& points, int field, int owner, bool b_points) {
@@ -210,7 +301,7 @@ void ImplicitPenaltySolver::friction_forces(const StepContext& ctx, const PairKe
       Vec3 f = Vec3::Zero();
       if (!anchor.sliding) {
         const Vec3 s = pf.x + pf.R * anchor.local - point;
-        f = set_.friction_stiffness * (s - s.dot(n) * n);
+        f = gains.anchor_k * (s - s.dot(n) * n) - gains.anchor_c * v_t;
         if (f.norm() > mu * normal_force) anchor.sliding = true;  // static limit exceeded: release the anchor
       } else if (v_t.norm() < set_.slip_speed) {
         anchor.sliding = false;  // slowed down: pin again here
@@ -231,13 +322,97 @@ void ImplicitPenaltySolver::friction_forces(const StepContext& ctx, const PairKe
       torque_field -= (point - pf.x).cross(f);
     }
     state_[owner].force += force_on_owner_sum;
-    state_[owner].torque += torque_owner;
+      state_[owner].torque += torque_owner;
     state_[field].force -= force_on_owner_sum;
     state_[field].torque += torque_field;
   };
   one_side(pp.a_in_b, pair.second, pair.first, false);
   one_side(pp.b_in_a, pair.first, pair.second, true);
   old_anchors.swap(anchors);
+}
+
+// Coulomb friction of the physical model, at the velocity level after the implicit step. Each penetrating point
+// gets two tangent rows (in the plane of its own surface) (the shared constraint rows) whose bounds are +-mu times the normal impulse the point
+// delivered in the step: h f with f = k |d| - (k h + k_d) v_n, the backward Euler force at the end of the step
+// (depth |d| - h v_n, damping -k_d v_n, v_n the separating speed at the new velocities), and zero for a point
+// that leaves. The normal impulse sits in a row without a Jacobian, so the solve only reads it as the friction
+// rows' bound. Sliding points (tangential speed above slip_speed) take the dynamic coefficient. The rows'
+// impulses change the velocities; the momenta and the rotation of the position stage follow them.
+void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
+  const double h = ctx.dt;
+  friction_rows_.clear();
+  std::map<PairKey, double> friction_of;
+  for (const Contact& c : ctx.contacts) friction_of.emplace(PairKey{c.a, c.b}, c.friction);
+  const size_t n = ctx.bodies.size();
+  velocities_.resize(n);
+  for (size_t i = 0; i < n; ++i) velocities_[i] = {ctx.bodies[i].linear_velocity, ctx.bodies[i].angular_velocity};
+  for (const auto& [pair, pp] : points_) {
+    auto it = friction_of.find(pair);
+    auto g = gains_.find(pair);
+    if (it == friction_of.end() || it->second <= 0.0 || g == gains_.end()) continue;
+    const double mu = it->second;
+    const PairGains& gains = g->second;
+    auto one_side = [&](const std::vector<PenetratingPoint>& points, int field, int owner) {
+      const Body& bf = ctx.bodies[field];
+      const Body& bo = ctx.bodies[owner];
+      const Mat3 Rf = bf.rotation(), Ro = bo.rotation();
+      for (const PenetratingPoint& p : points) {
+        const Vec3 point = bo.position + Ro * p.r_b;
+        // The point's depth changes along the field's gradient, so its normal impulse and its tangent plane
+        // are taken about that. A point whose own normal (the penalty force's direction, eq. 19) is more
+        // than 45 degrees from the gradient gets no friction: a side face dipping into the other body, or a
+        // point by the field body's edge where the gradient turns to a side face; a tangent plane about
+        // either would hold the bodies' approach by friction (a tower of boxes then falls).
+        Vec3 normal = Rf * p.g_a;
+        const double len = normal.norm();
+        if (len < 1e-12 || -(Ro * p.n_b).dot(normal) < std::sqrt(0.5) * len) continue;
+        normal /= len;
+        const Vec3 ro = point - bo.position, rf = point - bf.position;
+        const Vec3 v_rel = (bo.linear_velocity + bo.angular_velocity.cross(ro)) -
+                           (bf.linear_velocity + bf.angular_velocity.cross(rf));
+        const double v_n = v_rel.dot(normal);
+        const double f = gains.k * std::abs(p.d) - (gains.k * h + gains.k_d) * v_n;
+        if (f <= 0.0) continue;
+        const Vec3 v_t = v_rel - v_n * normal;
+        const double speed = v_t.norm();
+        const bool sliding = speed > set_.slip_speed;
+        const Vec3 t1 = sliding ? Vec3(v_t / speed) : normal.unitOrthogonal();
+        const Vec3 t2 = normal.cross(t1);
+        Row normal_row;  // holds the normal impulse; no Jacobian, so the solve never moves it
+        normal_row.a = field;
+        normal_row.b = owner;
+        normal_row.lambda = normal_row.lo = normal_row.hi = h * f;
+        const int normal_index = int(friction_rows_.size());
+        friction_rows_.push_back(normal_row);
+        for (const Vec3& t : {t1, t2}) {
+          Row r = point_row(field, owner, rf, ro, t);
+          r.normal_row = normal_index;
+          r.mu = sliding ? set_.dynamic_ratio * mu : mu;
+          r.follows = true;
+          friction_rows_.push_back(r);
+        }
+      }
+    };
+    one_side(pp.a_in_b, pair.second, pair.first);
+    one_side(pp.b_in_a, pair.first, pair.second);
+  }
+  if (friction_rows_.empty()) return;
+  load_inverse_masses(ctx.bodies, inverse_masses_);
+  for (Row& r : friction_rows_) prepare(r, inverse_masses_);
+  PgsSettings pgs;
+  pgs.iterations = set_.friction_iterations;
+  pgs.symmetric = true;
+  const PgsResult result = solve_pgs(friction_rows_, velocities_, pgs);
+  ctx.stats.iterations += result.sweeps;
+  ctx.stats.residual = std::max(ctx.stats.residual, result.residual);
+  for (size_t i = 0; i < n; ++i) {
+    Body& b = ctx.bodies[i];
+    if (!b.is_dynamic()) continue;
+    b.linear_velocity = velocities_[i].v;
+    b.angular_velocity = velocities_[i].w;
+    momentum_[i] = b.inertia_world() * b.angular_velocity;
+    rotation_[i] = h * (state_[i].rotation_map * b.angular_velocity);
+  }
 }
 
 // The paper's contact islands are the world's contact groups (dynamic bodies joined by touching pairs and joints;

@@ -3,10 +3,18 @@
 // Per step:
 //   contacts   every body carries a point shell and a signed distance; for each touching pair, the points of
 //              each body inside the other's field give penalty forces F = k d N along the point's normal,
-//              with damping on the relative velocity, and their exact gradients      (sec. 4.1-4.2, eq. 19-51)
-//              k is scaled down when a pair has more than N0 points                   (eq. 77)
-//   friction   anchored springs per contact point, released into Coulomb sliding and re-anchored when the
-//              sliding stops, integrated explicitly                                    (sec. 4, [14])
+//              with damping, and their exact gradients                                 (sec. 4.1-4.2, eq. 19-51)
+//              contact_model physical (default): the pair's stiffness K = m g0 / penetration (m the mass it
+//              carries: its upper body and what is stacked above, at least the reduced mass) and its
+//              damping from the restitution are shared among the most points it has had (eq. 77 with N0 = 1
+//              at the largest patch); damping acts on the depth's rate only. per_point: the paper's k and k_d per point, eq. 41's damping on the
+//              whole relative velocity, k scaled down past N0 points (eq. 77)
+//   friction   per_point: anchored springs per contact point, released into Coulomb sliding and re-anchored
+//              when the sliding stops, integrated explicitly                           (sec. 4, [14])
+//              physical: after the implicit step, Coulomb friction rows at the penetrating points, bounded by
+//              mu times the normal impulse each point delivered in that step, solved by the shared
+//              projected Gauss-Seidel (our change: explicit anchors take their normal force from the depth at
+//              the start of the step, which overshoots after an impact or a tilt; a box then stops short)
 //   servos     PD forces along sliders, with gradients                                 (eq. 65)
 //   groups     per contact group (joints join groups): G dS = h Z                      (eq. 15-18)
 //              with joints, [G -h W^T; J 0] [dS; lambda] = [h Z; -h d] through the Schur complement and an
@@ -22,6 +30,8 @@
 #include "solvers/implicit_penalty/implicit_integrator.h"
 #include "solvers/implicit_penalty/penalty_contact.h"
 #include "solvers/implicit_penalty/penalty_geometry.h"
+#include "constraints/pgs.h"
+#include "constraints/row.h"
 #include "solvers/solver.h"
 
 namespace cl {
@@ -48,9 +58,13 @@ class ImplicitPenaltySolver final : public Solver {
   const Profile& profile() const { return profile_; }
 
  private:
+  enum class ContactModel { Physical, PerPoint };
   struct Settings {
+    ContactModel model;
+    double penetration;
     double stiffness, damping, friction_stiffness, dynamic_ratio, slip_speed, point_spacing, baumgarte;
     double limit_stiffness, limit_damping;
+    int friction_iterations;
     int threshold, projection;
     implicit_penalty::GradientMode gradients;
     implicit_penalty::Integrator integrator;
@@ -60,6 +74,7 @@ class ImplicitPenaltySolver final : public Solver {
   // and b's points inside a's.
   struct PairPoints {
     std::vector<implicit_penalty::PenetratingPoint> a_in_b, b_in_a;
+    int most_points = 0;  // the most penetrating points the pair has had since it began touching
   };
   // A friction anchor (sec. 4): where the contact point was pinned, in the field body's frame.
   struct Anchor {
@@ -70,9 +85,20 @@ class ImplicitPenaltySolver final : public Solver {
   // Key of one penetrating point's anchor: the point's index, with bit 31 set for b's points.
   static uint32_t anchor_key(bool b_points, int index) { return (b_points ? 0x80000000u : 0u) | uint32_t(index); }
 
+  // The gains of one touching pair with `count` penetrating points, per point.
+  struct PairGains {
+    double k = 0.0;          // N/m: penalty stiffness
+    double k_d = 0.0;        // N s/m: damping
+    bool depth_damping = false;  // damping of the depth's rate only (add_depth_damping), else eq. 41
+    double anchor_k = 0.0;   // N/m: static friction anchor spring
+    double anchor_c = 0.0;   // N s/m: damping of a held anchor on the tangential velocity
+  };
+  PairGains pair_gains(const PairKey& pair, int count, int most_points, double restitution, double dt) const;
+  void find_loads(const StepContext& ctx);
   void contact_forces(const StepContext& ctx);
-  void friction_forces(const StepContext& ctx, const PairKey& pair, double mu);
+  void friction_forces(const StepContext& ctx, const PairKey& pair, double mu, const PairGains& gains);
   void solve_groups(StepContext& ctx);
+  void coulomb_friction(StepContext& ctx);
   void project_joints(StepContext& ctx);
 
   Settings set_{};
@@ -82,6 +108,11 @@ class ImplicitPenaltySolver final : public Solver {
   std::vector<implicit_penalty::PairForce> forces_;
   std::vector<Vec3> rotation_;  // dtheta of each body for the position stage
   std::vector<Vec3> momentum_;  // angular momentum L(t+h) of each dynamic body
+  std::vector<double> load_;  // kg: the mass of each body's contact group at or above its stack height
+  std::map<PairKey, PairGains> gains_;  // of the last velocity stage, for the friction rows
+  std::vector<Row> friction_rows_;
+  std::vector<BodyVelocity> velocities_;
+  std::vector<InverseMass> inverse_masses_;
   std::vector<std::vector<int>> groups_, group_joints_;  // of the last velocity stage
   Profile profile_;
 };

@@ -1,5 +1,7 @@
 #include "solvers/implicit_penalty/penalty_contact.h"
 
+#include <cmath>
+
 namespace cl::implicit_penalty {
 
 // Per point, the gradient blocks are products of the point's vectors with a few per-pair matrices, so a pair's
@@ -188,6 +190,73 @@ PairForce swapped(const PairForce& f) {
   swap_halves(f.d_pos, s.d_pos);
   swap_halves(f.d_vel, s.d_vel);
   return s;
+}
+
+void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
+                       double k_d, PairForce& sum) {
+  if (penetrating.empty() || k_d == 0.0) return;
+  const Vec3 c = points.x - field.x;
+  const Vec3 omega = field.w - points.w;
+  const Vec3 u0 = field.v + field.w.cross(c) - points.v;
+  Vec3 F_sum = Vec3::Zero(), sxF = Vec3::Zero();
+  Mat12& V = sum.d_vel;
+  for (const PenetratingPoint& p : penetrating) {
+    Vec3 G = field.R * p.g_a;
+    const double len = G.norm();
+    if (len < 1e-12) continue;
+    G /= len;
+    const Vec3 s = points.R * p.r_b;
+    const Vec3 sa = s + c;
+    const Vec3 u = u0 + omega.cross(s);
+    const Vec3 F = (k_d * G.dot(u)) * G;
+    F_sum += F;
+    sxF += s.cross(F);
+    Vec12 r;
+    r << G, sa.cross(G), -G, -s.cross(G);
+    V.noalias() -= k_d * r * r.transpose();
+  }
+  sum.wrench.segment<3>(0) -= F_sum;
+  sum.wrench.segment<3>(3) -= sxF + c.cross(F_sum);
+  sum.wrench.segment<3>(6) += F_sum;
+  sum.wrench.segment<3>(9) += sxF;
+}
+
+double restitution_damping_ratio(double e) {
+  if (e <= 0.0) return 1.0;
+  if (e >= 1.0) return 0.0;
+  const double l = std::log(e);
+  return -l / std::sqrt(M_PI * M_PI + l * l);
+}
+
+double discrete_restitution(double K, double c, double m, double h) {
+  constexpr int kPhases = 8;
+  double sum = 0.0;
+  for (int phase = 0; phase < kPhases; ++phase) {
+    // Arriving at speed 1: the first step that starts inside is at depth (phase + 0.5) / kPhases of one step's travel.
+    double x = -h * (phase + 0.5) / kPhases, v = -1.0;
+    int steps = 0;
+    while (x < 0.0 && steps < 10000) {
+      // (m + h c + h^2 K) v' = m v - h K x  (backward Euler, linear: exact)
+      v = (m * v - h * K * x) / (m + h * c + h * h * K);
+      x += h * v;
+      ++steps;
+    }
+    sum += std::max(0.0, v);
+  }
+  return sum / kPhases;
+}
+
+double restitution_damping(double K, double m, double h, double e) {
+  const double continuous = 2.0 * restitution_damping_ratio(e) * std::sqrt(K * m);
+  if (e <= 0.0 || h <= 0.0 || std::sqrt(K / m) * h >= 2.0) return continuous;
+  double lo = -K * h * (1.0 - 1e-9), hi = continuous;  // e falls as the damping grows
+  if (discrete_restitution(K, lo, m, h) < e) return continuous;
+  for (int i = 0; i < 20 && discrete_restitution(K, hi, m, h) > e; ++i) hi = 2.0 * hi + K * h;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (discrete_restitution(K, mid, m, h) > e ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
 }
 
 }  // namespace cl::implicit_penalty

@@ -47,6 +47,36 @@ void add_point_force(const BodyPose& field, const BodyPose& points, const Penetr
 void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
                       double k, double k_d, GradientMode mode, PairForce& sum);
 
+// Damping of the depth's rate only (our change to eq. 41, for the physical contact model). With G the unit
+// gradient of A's distance at B's point (world frame), the depth changes at ddot = -G . u, u = v_A + w_A x s_a -
+// v_B - w_B x s_b, and each point of B feels
+//   F_DB = k_d G (G . u)
+// the force of the dissipation k_d ddot^2 / 2: it resists going deeper and coming out, never sliding (eq. 41
+// damps the whole relative velocity and acts as viscous friction; damping along B's normal would still drag
+// the points of a side face that dips into A). With the row r = [G, s_a x G, -G, -(s_b x G)] (G . u = r . qdot)
+// the wrench is -k_d r (r . qdot) and d_vel = -k_d r r^T, symmetric and exact. Its position gradients (velocity
+// times the turning of G and of the lever arms, which needs the distance's Hessian) are left out, as the
+// paper's approximate mode leaves out the damping's. Adds to `sum` without counting points.
+void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
+                       double k_d, PairForce& sum);
+
+// Damping ratio of a linear spring-damper contact whose rebound speed is e times its approach speed: a mass on
+// a spring with damping ratio zeta leaves after half a damped period with e = exp(-zeta pi / sqrt(1 - zeta^2)),
+// so zeta = -ln e / sqrt(pi^2 + ln^2 e); e = 0 takes critical damping (zeta = 1: no rebound).
+double restitution_damping_ratio(double e);
+
+// The rebound ratio of a contact of stiffness K (N/m) and damping c (N s/m) on a mass m, stepped as the solver
+// steps it: backward Euler at step h on m x'' = -K x - c x' while x < 0 at the start of a step, free flight
+// otherwise; the mean over 8 phases of where in a step the contact begins.
+double discrete_restitution(double K, double c, double m, double h);
+
+// The damping (N s/m) with which that discrete contact rebounds at e: backward Euler's own damping takes
+// energy away when the contact lasts only a few steps (sqrt(K / m) h near 1), so the damping is lowered below
+// the continuous value of restitution_damping_ratio (raised where the discrete contact keeps more), down to c = -K h (which turns backward Euler into the
+// energy-keeping symplectic Euler, stable while sqrt(K / m) h < 2). e = 0 takes critical damping; where even
+// c = -K h cannot reach e (or sqrt(K / m) h >= 2), the continuous value is used and the rebound falls short.
+double restitution_damping(double K, double m, double h, double e);
+
 // The same force with the roles of a and b exchanged: a <-> b, the wrench's and both Jacobians' rows and columns
 // reordered ([F_a, tau_a, F_b, tau_b] -> [F_b, tau_b, F_a, tau_a], likewise the variables); points kept. So the
 // solver can add A's points in B's field (a PairForce whose a is B), swapped, to the pair whose a is A.

@@ -25,11 +25,11 @@ std::string ground() {
   return R"({"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0], "offset": 0}, "fixed": true})";
 }
 
-// A 0.4 m box of 64 kg on the plane: its 10 x 10 bottom points carry the weight, so it comes to rest at the
+// The paper's per-point model: a 0.4 m box of 64 kg on the plane: its 10 x 10 bottom points carry the weight, so it comes to rest at the
 // depth d = m g / (k N) of eq. 19, and stays there.
 TEST(ImplicitPenaltySolver, BoxRestsAtTheAnalyticDepth) {
   World w = load(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty",
-      "params": {"stiffness": 100000, "damping": 200, "point_spacing": 0.04}},
+      "params": {"contact_model": "per_point", "stiffness": 100000, "damping": 200, "point_spacing": 0.04}},
       "bodies": [)" + ground() + R"(, {"name": "box", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]},
       "density": 1000, "position": [0, 0.2, 0]}]})");
   for (int i = 0; i < 300; ++i) ASSERT_TRUE(w.step().ok);
@@ -190,7 +190,7 @@ TEST(ImplicitPenaltySolver, GroupsAreConnectedComponents) {
 TEST(ImplicitPenaltySolver, StiffContactStableOnlyImplicitly) {
   for (const char* integrator : {"implicit", "explicit"}) {
     World w = load(std::string(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty",
-        "params": {"stiffness": 1000000, "integrator": ")") + integrator + R"("}},
+        "params": {"contact_model": "per_point", "stiffness": 1000000, "integrator": ")") + integrator + R"("}},
         "bodies": [)" + ground() + R"(, {"name": "box", "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]},
         "mass": 1, "position": [0, 0.099, 0]}]})");
     bool ok = true;

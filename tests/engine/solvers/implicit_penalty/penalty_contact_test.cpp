@@ -289,6 +289,99 @@ TEST(PenaltyContact, ExactGradientsMatchFiniteDifferencesInAMeshGrid) {
   EXPECT_EQ(checked, 4);
 }
 
+// Depth damping (add_depth_damping): its velocity gradient against finite differences, and that it has no
+// tangential part: a point sliding along A's surface feels nothing from it, even when B's own normal there is
+// tangent to A (a side face dipping into the ground).
+PairForce depth_damping(const BodyPose& a, const BodyPose& b, const PenetratingPoint& p) {
+  PairForce f;
+  add_depth_damping(a, b, std::span<const PenetratingPoint>(&p, 1), kDamping, f);
+  return f;
+}
+
+TEST(PenaltyContact, DepthDampingVelocityGradientMatchesFiniteDifferences) {
+  for (int seed = 1; seed <= 6; ++seed) {
+    std::mt19937 rng(1000 + seed);
+    const Config c = random_config(seed % 2 ? sphere_field() : box_field(), rng, seed == 5, seed == 6);
+    PenetratingPoint p;
+    ASSERT_TRUE(penetrating_point(c, p));
+    const PairForce f = depth_damping(c.a.pose(), c.b.pose(), p);
+    ASSERT_GT(f.wrench.norm(), 0.0);
+    EXPECT_TRUE(f.d_pos.isZero(0.0));
+    const Mat12 fd_vel = central_differences(
+        [&](int j, double e) {
+          BodyPose a = c.a.pose(), b = c.b.pose();
+          BodyPose& body = j < 6 ? a : b;
+          (j % 6 < 3 ? body.v : body.w)[j % 3] += e;
+          return Vec12(depth_damping(a, b, p).wrench);
+        },
+        1e-4);
+    expect_blocks_match(f.d_vel, fd_vel, kVelCols, 1e-5, "depth damping seed " + std::to_string(seed));
+    // Newton's third law: no net force, no net torque about the origin.
+    EXPECT_LT((f.wrench.segment<3>(0) + f.wrench.segment<3>(6)).norm(), 1e-12 * f.wrench.norm());
+  }
+}
+
+TEST(PenaltyContact, DepthDampingIgnoresSliding) {
+  // A still plane field; B's point just below it, with B's normal along the plane (a side face) and B sliding
+  // along the plane: eq. 41 damps the sliding, the depth damping does not.
+  Config c;
+  c.field.type = ShapeType::Plane;
+  c.field.normal = Vec3(0, 1, 0);
+  c.field.offset = 0.0;
+  c.r_b = Vec3(0.5, -0.5, 0.0);
+  c.n_b = Vec3(1, 0, 0);
+  c.b.x = Vec3(0, 0.49, 0);
+  c.b.v = Vec3(3.0, 0, 0);
+  c.b.inv_inertia_body = Mat3::Identity();
+  PenetratingPoint p;
+  ASSERT_TRUE(penetrating_point(c, p));
+  EXPECT_LT(depth_damping(c.a.pose(), c.b.pose(), p).wrench.norm(), 1e-12);
+  const PairForce isotropic = evaluate(c, GradientMode::Exact, kDamping);
+  const PairForce penalty = evaluate(c, GradientMode::Exact, 0.0);
+  EXPECT_NEAR((isotropic.wrench - penalty.wrench).segment<3>(6).norm(), kDamping * 3.0, 1e-9);
+  // Going deeper is resisted: B moving down is pushed up.
+  c.b.v = Vec3(0, -1.0, 0);
+  EXPECT_NEAR(depth_damping(c.a.pose(), c.b.pose(), p).wrench[7], kDamping, 1e-12);
+}
+
+TEST(PenaltyContact, RestitutionDampingRatioGivesTheRestitution) {
+  // A unit mass on a unit spring with damping ratio zeta, integrated finely from contact at speed 1 until the
+  // depth returns to zero (the contact's damping may pull near the end, as the solver's does): the leaving
+  // speed is e.
+  for (double e : {0.1, 0.5, 0.9}) {
+    const double zeta = restitution_damping_ratio(e);
+    const double h = 1e-5;
+    double v = -1.0, x = h * v;
+    while (x < 0.0) {
+      v += h * (-x - 2.0 * zeta * v);
+      x += h * v;
+    }
+    EXPECT_NEAR(v, e, 2e-3) << "e " << e;
+  }
+  EXPECT_EQ(restitution_damping_ratio(0.0), 1.0);
+  EXPECT_EQ(restitution_damping_ratio(1.0), 0.0);
+}
+
+TEST(PenaltyContact, RestitutionDampingGivesTheRestitutionOfTheDiscreteContact) {
+  // 1 kg on 1e4 N/m at h = 1/60 (sqrt(K / m) h = 1.67): backward Euler alone (c = 0) keeps far less than
+  // e = 1; the chosen damping gives the asked rebound (lower than the continuous damping, for e = 1 negative).
+  const double K = 1e4, m = 1.0, h = 1.0 / 60;
+  EXPECT_LT(discrete_restitution(K, 0.0, m, h), 0.5);
+  for (double e : {0.3, 0.5, 0.8, 1.0}) {
+    const double c = restitution_damping(K, m, h, e);
+    // The rebound jumps where the number of steps in contact changes, so the search lands within such a jump.
+    EXPECT_NEAR(discrete_restitution(K, c, m, h), e, 0.02) << "e " << e;
+    EXPECT_LT(c, 2.0 * restitution_damping_ratio(e) * std::sqrt(K * m));
+    EXPECT_GT(c, -K * h);
+  }
+  // At fine steps the discrete contact is the continuous one: the damping tends to the continuous value.
+  const double fine = restitution_damping(K, m, 1e-5, 0.5);
+  EXPECT_NEAR(fine, 2.0 * restitution_damping_ratio(0.5) * std::sqrt(K * m), 0.01 * fine);
+  // e = 0: critical damping; too stiff for the step (sqrt(K / m) h >= 2): the continuous value.
+  EXPECT_EQ(restitution_damping(K, m, h, 0.0), 2.0 * std::sqrt(K * m));
+  EXPECT_EQ(restitution_damping(1e6, m, h, 0.5), 2.0 * restitution_damping_ratio(0.5) * std::sqrt(1e6 * m));
+}
+
 // tau_a + x_a x F_a + tau_b + x_b x F_b (torque about the world origin).
 Vec3 total_torque(const Vec12& w, const Vec3& x_a, const Vec3& x_b) {
   return w.segment<3>(3) + x_a.cross(w.segment<3>(0)) + w.segment<3>(9) + x_b.cross(w.segment<3>(6));
