@@ -126,10 +126,12 @@ class VolumeSolver final : public Solver {
 
  private:
   static const ParamTable<Settings>& table();
-  // The constraint of one kernel volume (centres: the bodies' centres of mass); false when the volume cannot
-  // push (no volume, area or normal). The one rule for what becomes a constraint, for the solver and capture.
-  static bool make_constraint(const ldi::VolumeContact& vc, const Vec3& centre_a, const Vec3& centre_b,
-                              Constraint& c);
+  // The constraint of one kernel volume `vc`, the pair's whole intersection or one of its cells (`pair`: the
+  // whole intersection; centres: the bodies' centres of mass); false when the volume cannot push (no volume,
+  // area or normal). The one rule for what becomes a constraint, for the solver and capture.
+  // normal_weighted: the images' volumes are combined by the normal (axis_combination).
+  static bool make_constraint(const ldi::VolumeContact& vc, const ldi::VolumeContact& pair, bool normal_weighted,
+                              const Vec3& centre_a, const Vec3& centre_b, Constraint& c);
   struct PairCache {
     std::vector<Constraint> constraints;
     Vec3 pa = Vec3::Zero(), pb = Vec3::Zero();  // poses they were computed at

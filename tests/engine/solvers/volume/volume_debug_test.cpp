@@ -129,7 +129,11 @@ TEST(VolumeDebugCapture, RecordsMatchTheContactsOfTheCollisionStage) {
       }
     if (!d->constraints.empty()) {
       EXPECT_GT(scale, 0.0);
-      for (int w = 0; w < 3; ++w) EXPECT_FALSE(d->intervals.segments[w].empty());
+      // The image looking along the contact's normal sees it; the other two may not, when the contact is a
+      // layer thinner than a pixel aligned with an axis (rays parallel to it miss it).
+      int w = 0;
+      d->constraints[0].normal.cwiseAbs().maxCoeff(&w);
+      EXPECT_FALSE(d->intervals.segments[w].empty()) << "axis " << w;
     }
     EXPECT_LE(sum.norm(), 1e-9 * scale + 1e-15);
     constraints += d->constraints.size();
