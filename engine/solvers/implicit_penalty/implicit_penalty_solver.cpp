@@ -415,6 +415,9 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
   }
 }
 
+// The motors' damping gain: the backward Euler step closes 100/101 of the gap to the motor speed per step.
+constexpr double kMotorGain = 100.0;
+
 // The paper's contact islands are the world's contact groups (dynamic bodies joined by touching pairs and joints;
 // fixed and kinematic bodies insulate); every dynamic body outside any of them is a group of its own here.
 void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {
@@ -442,6 +445,8 @@ void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {
     const BodyPose& pa = state_[joint.body_a].pose;
     const BodyPose& pb = state_[joint.body_b].pose;
     if (servo_force(joint, pa, pb, servo)) forces_.push_back(servo);
+    PairForce motor;
+    if (motor_force(joint, ctx.bodies, ctx.dt, kMotorGain, motor)) forces_.push_back(motor);
     PairForce limit;
     if (set_.limit_stiffness > 0 && limit_force(joint, pa, pb, set_.limit_stiffness, set_.limit_damping, limit))
       forces_.push_back(limit);

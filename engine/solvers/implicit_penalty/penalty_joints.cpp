@@ -428,4 +428,41 @@ bool limit_force(const Joint& joint, const BodyPose& a, const BodyPose& b, doubl
   return false;
 }
 
+bool motor_force(const Joint& joint, const std::vector<Body>& bodies, double h, double gain, PairForce& out) {
+  out.clear();
+  if (!joint.motor.enabled || h <= 0.0) return false;
+  std::vector<JointRow> rows;
+  joint_rows(joint, -1, bodies, h, rows);
+  const auto row = std::find_if(rows.begin(), rows.end(), [](const JointRow& r) { return r.kind == kRowMotor; });
+  if (row == rows.end()) return false;
+  Vec12 g;
+  g << row->ja_lin, row->ja_ang, row->jb_lin, row->jb_ang;
+  // g^T M^-1 g over the bodies that move.
+  double inv_inertia = 0.0;
+  const int ends[2] = {joint.body_a, joint.body_b};
+  Vec12 u = Vec12::Zero();
+  for (int e = 0; e < 2; ++e) {
+    if (ends[e] < 0) continue;
+    const Body& b = bodies[size_t(ends[e])];
+    u.segment<3>(6 * e) = b.linear_velocity;
+    u.segment<3>(6 * e + 3) = b.angular_velocity;
+    if (!b.is_dynamic()) continue;
+    const Vec3 lin = g.segment<3>(6 * e), ang = g.segment<3>(6 * e + 3);
+    inv_inertia += b.inv_mass * lin.squaredNorm() + ang.dot(b.inv_inertia_world * ang);
+  }
+  if (inv_inertia <= 0.0) return false;
+  out.a = joint.body_a;
+  out.b = joint.body_b;
+  double c = gain / (inv_inertia * h);
+  double f = c * (g.dot(u) - joint.motor.speed);
+  const double cap = joint.motor.max_force;
+  if (std::abs(f) > cap) {
+    f = std::clamp(f, -cap, cap);
+    c = 0.0;
+  }
+  out.wrench = -f * g;
+  out.d_vel = -c * g * g.transpose();
+  return true;
+}
+
 }  // namespace cl::implicit_penalty

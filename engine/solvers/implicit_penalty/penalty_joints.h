@@ -161,6 +161,15 @@ bool servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairF
 bool coordinate_force(const Joint& joint, const BodyPose& a, const BodyPose& b, double k, double c, double goal,
                       double lo, double hi, PairForce& out);
 
+// A joint's velocity motor as an implicit damper (our addition; the paper has none), for every joint with a
+// motor row in joints/joint.h (hinge, slider, hinge-2 and universal): with the motor row's Jacobian g (the
+// shared joint geometry; g . u is the rate the motor drives) and the effective inertia I = 1 / (g^T M^-1 g),
+//   f = c (g . u - speed),  c = gain I / h,  wrench -f g,  d_vel = -c g g^T,
+// bounded by max_force (then a constant force, no gradient). The backward Euler step closes gain / (1 + gain)
+// of the gap to the motor speed per step, as far as max_force allows; the turning of the axis with the bodies
+// is left out of the gradient. `bodies` for the inverse masses. False (out cleared) without a motor.
+bool motor_force(const Joint& joint, const std::vector<Body>& bodies, double h, double gain, PairForce& out);
+
 // Joint limits as penalty forces (our addition; the paper has none): past a bound of the hinge angle or slider
 // displacement, a one-sided spring-damper f = k (x - bound) + c xdot that pushes the coordinate back and
 // never pulls, with exact gradients so that it is integrated implicitly like the contacts. k in N/m or

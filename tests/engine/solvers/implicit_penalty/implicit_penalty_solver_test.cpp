@@ -220,3 +220,35 @@ TEST(ImplicitPenaltySolver, GradientModesDiffer) {
 
 }  // namespace
 }  // namespace cl
+
+namespace cl {
+namespace {
+
+// Joint motors (motor_force): a 1 m cube of 1000 kg on a hinge through its centre, no load: with enough
+// max_force the implicit damper brings the rate to the motor's speed; with a small one the rate grows at
+// max_force / I (the bound is a constant torque) and stays below the speed.
+TEST(ImplicitPenaltySolver, HingeMotorReachesItsSpeedOnlyWithEnoughForce) {
+  for (double max_force : {2000.0, 20.0}) {
+    World w = load(R"({"format": 1, "dt": 0.016666666666666666, "gravity": [0, 0, 0],
+        "solver": {"type": "implicit-penalty"}, "bodies": [
+        {"name": "frame", "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]}, "fixed": true,
+         "position": [0, 2, -1]},
+        {"name": "wheel", "shape": {"type": "box", "half_extents": [0.5, 0.5, 0.5]}, "density": 1000,
+         "position": [0, 2, 0]}],
+        "joints": [{"type": "hinge", "bodies": ["frame", "wheel"], "anchor": [0, 2, 0], "axis": [0, 0, 1],
+         "motor": {"speed": 3, "max_force": )" + std::to_string(max_force) + "}}]}");
+    const double inertia = w.bodies[1].inertia_body(2, 2);  // 1000 kg (1 + 1) / 12
+    for (int i = 0; i < 120; ++i) ASSERT_TRUE(w.step().ok);  // 2 s
+    const double rate = joint_rate(w.joints[0], w.bodies);
+    const double limited = max_force * w.time() / inertia;
+    if (limited > 3.0) {
+      EXPECT_NEAR(rate, 3.0, 0.01 * 3.0);
+    } else {
+      EXPECT_NEAR(rate, limited, 0.01 * limited);
+      EXPECT_LT(rate, 0.5 * 3.0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cl
