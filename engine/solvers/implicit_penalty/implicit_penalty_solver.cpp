@@ -143,8 +143,8 @@ void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
   ctx.stats.sleeping = 0;
 }
 
-ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey& pair, int count, int most_points,
-                                                                   double restitution, double dt) const {
+ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey& pair, int count, double restitution,
+                                                                   double dt) const {
   PairGains g;
   if (set_.model == ContactModel::PerPoint) {
     // The paper's per-point gains, k scaled down past N0 points (eq. 77).
@@ -153,13 +153,11 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
     g.anchor_k = set_.friction_stiffness;
     return g;
   }
-  // Physical: the pair as one spring-damper of the pair's reduced mass. The total stiffness K holds a body
-  // resting on a fixed one under standard gravity at the mean depth `penetration` (K d_mean = m g0). It is
-  // shared among the most points the pair has had since it began touching (eq. 77 with N0 = 1 at its largest
-  // patch), so the force of a settled contact is K times the mean depth and does not change with the point
-  // spacing or a mesh's grid resolution. Sharing among the points of the moment instead would keep the force
-  // at K d_mean while the patch shrinks, so a box tipping onto its edge would lose its righting torque (a
-  // sliding box tips over under friction); with the largest patch, the points that stay carry what they carried.
+  // Physical: the pair as one spring-damper. The total stiffness K holds a body resting on a fixed one under
+  // standard gravity at the mean depth `penetration` (K d_mean = m g0). It is shared among the penetrating
+  // points (eq. 77 with N0 = 1), so the force is K times their mean depth: it does not change with the point
+  // spacing or a mesh's grid resolution, and depends on the configuration only (no energy is lost to a
+  // history of the point count).
   // The mass a contact carries is its upper body's and everything stacked on it (find_loads): a box at the
   // bottom of a tower of twenty is held at `penetration` as a single box is, instead of sinking twenty times
   // deeper; a pair outside any stack carries its reduced mass.
@@ -169,7 +167,7 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
   const double m = 1.0 / inv_mass;
   const double carried = std::max({m, std::min(load_[pair.first], load_[pair.second])});
   const double K = carried * g0 / set_.penetration;
-  const int n = std::max(count, most_points);
+  const int n = count;
   g.k = K / n;
   g.k_d = restitution_damping(K, m, dt, restitution) / n;
   g.depth_damping = true;
@@ -227,13 +225,12 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
   for (auto it = anchors_.begin(); it != anchors_.end();)
     it = points_.count(it->first) ? std::next(it) : anchors_.erase(it);
 
-  for (auto& [pair, pp] : points_) {
+  for (const auto& [pair, pp] : points_) {
     const auto [ia, ib] = pair;
     const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
     if (count == 0) continue;
-    pp.most_points = std::max(pp.most_points, count);
     const PairMaterial& material = material_of.at(pair);
-    const PairGains gains = pair_gains(pair, count, pp.most_points, material.restitution, ctx.dt);
+    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt);
     const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;
     const BodyPose& pb = state_[ib].pose;

@@ -6,8 +6,8 @@
 //              with damping, and their exact gradients                                 (sec. 4.1-4.2, eq. 19-51)
 //              contact_model physical (default): the pair's stiffness K = m g0 / penetration (m the mass it
 //              carries: its upper body and what is stacked above, at least the reduced mass) and its
-//              damping from the restitution are shared among the most points it has had (eq. 77 with N0 = 1
-//              at the largest patch); damping acts on the depth's rate only. per_point: the paper's k and k_d per point, eq. 41's damping on the
+//              damping from the restitution are shared among its penetrating points (eq. 77 with N0 = 1);
+//              damping acts on the depth's rate only. per_point: the paper's k and k_d per point, eq. 41's damping on the
 //              whole relative velocity, k scaled down past N0 points (eq. 77)
 //   friction   per_point: anchored springs per contact point, released into Coulomb sliding and re-anchored
 //              when the sliding stops, integrated explicitly                           (sec. 4, [14])
@@ -74,7 +74,6 @@ class ImplicitPenaltySolver final : public Solver {
   // and b's points inside a's.
   struct PairPoints {
     std::vector<implicit_penalty::PenetratingPoint> a_in_b, b_in_a;
-    int most_points = 0;  // the most penetrating points the pair has had since it began touching
   };
   // A friction anchor (sec. 4): where the contact point was pinned, in the field body's frame.
   struct Anchor {
@@ -93,7 +92,7 @@ class ImplicitPenaltySolver final : public Solver {
     double anchor_k = 0.0;   // N/m: static friction anchor spring
     double anchor_c = 0.0;   // N s/m: damping of a held anchor on the tangential velocity
   };
-  PairGains pair_gains(const PairKey& pair, int count, int most_points, double restitution, double dt) const;
+  PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt) const;
   void find_loads(const StepContext& ctx);
   void contact_forces(const StepContext& ctx);
   void friction_forces(const StepContext& ctx, const PairKey& pair, double mu, const PairGains& gains);
