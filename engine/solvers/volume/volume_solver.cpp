@@ -60,6 +60,10 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "How the three images' volumes combine: mean (the paper's) or normal-weighted (exact for thin resting "
        "layers aligned with an axis; same gradient)",
        {"mean", "normal-weighted"}}),
+      T::bind(&S::stack_layers, {"stack_layers", ParamKind::Bool, "", 0, 1, 0,
+       "After the velocity solve, solve each stack layer again bottom-up with its lower bodies held (the "
+       "contact graph's layers, as lcp's shock propagation, thesis 6.4): the wall and a 1:100 stack then "
+       "stand; off (the paper's plain Gauss-Seidel): both collapse"}),
       T::bind(&S::threads, {"threads", ParamKind::Integer, "", 0, 64, 0,
        "Workers rasterising the depth images (0: all hardware threads); results do not depend on it"})
   });
@@ -334,6 +338,7 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   // grip axis tipped it over as it slipped).
   const PgsResult result = solve_pgs(rows_, vel_, {set_.iterations, set_.tolerance, true});
   ctx.stats.iterations += result.sweeps;
+  if (set_.stack_layers) solve_layers(ctx);
   profile_.solve_s += seconds_since(t1);
   ctx.stats.residual = std::max(ctx.stats.residual, result.residual);
   ctx.stats.rows += int(rows_.size());
@@ -356,6 +361,55 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     b.angular_velocity = vel_[i].w;
   }
   ctx.stats.sleeping = 0;
+}
+
+// The layer pass: per stack layer, bottom-up, the rows of the layer's contacts again with the layer's bottom
+// bodies held (infinite mass), continuing from the impulses the whole solve found. The upper bodies then
+// take the velocity the lower ones end with, so a stack's bottom carries its whole weight in one step, as
+// lcp's shock propagation does (thesis 6.4, digest 8.5). Groups with joints are left to the whole solve.
+void VolumeSolver::solve_layers(StepContext& ctx) {
+  block_of_contact_.assign(ctx.contacts.size(), -1);
+  for (size_t k = 0; k < blocks_.size(); ++k) block_of_contact_[size_t(blocks_[k].contact)] = int(k);
+  std::vector<char> jointed(ctx.bodies.size(), 0);
+  for (const Joint& j : ctx.joints) {
+    if (j.body_a >= 0) jointed[size_t(j.body_a)] = 1;
+    if (j.body_b >= 0) jointed[size_t(j.body_b)] = 1;
+  }
+  const auto& groups = ctx.graph.groups();
+  for (int g = 0; g < int(groups.size()); ++g) {
+    if (groups[size_t(g)].floating || groups[size_t(g)].layer_count == 0) continue;
+    if (std::any_of(groups[size_t(g)].bodies.begin(), groups[size_t(g)].bodies.end(),
+                    [&](int b) { return jointed[size_t(b)] != 0; }))
+      continue;
+    for (const StackLayer& layer : ctx.graph.layers(g)) {
+      const std::vector<InverseMass> held = masses_;
+      for (int b : layer.bottom) masses_[size_t(b)] = InverseMass{};
+      layer_rows_.clear();
+      layer_row_source_.clear();
+      for (int e : layer.edges) {
+        const GraphEdge& edge = ctx.graph.edges()[size_t(e)];
+        for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) {
+          const int block = block_of_contact_[size_t(k)];
+          if (block < 0) continue;
+          const ContactBlock& cb = blocks_[size_t(block)];
+          const int first = int(layer_rows_.size());
+          for (int r = 0; r <= cb.friction_rows; ++r) {
+            Row row = rows_[size_t(cb.first_row + r)];
+            if (r > 0) row.normal_row = first;
+            prepare(row, masses_);
+            layer_rows_.push_back(row);
+            layer_row_source_.push_back(cb.first_row + r);
+          }
+        }
+      }
+      if (!layer_rows_.empty()) {
+        const PgsResult r = solve_pgs(layer_rows_, vel_, {set_.iterations, set_.tolerance, true});
+        ctx.stats.iterations += r.sweeps;
+        for (size_t i = 0; i < layer_rows_.size(); ++i) rows_[size_t(layer_row_source_[i])].lambda = layer_rows_[i].lambda;
+      }
+      masses_ = held;
+    }
+  }
 }
 
 void VolumeSolver::integrate_positions(StepContext& ctx) {

@@ -62,7 +62,7 @@ class VolumeSolver final : public Solver {
   // The parameters as plain fields (see param_specs for units and meaning).
   struct Settings {
     double pixel_size, cell_size, rest_depth, tolerance;
-    bool multi_volume, warm_start;
+    bool multi_volume, warm_start, stack_layers;
     int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, threads, combine;
     ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
   };
@@ -169,6 +169,10 @@ class VolumeSolver final : public Solver {
   std::vector<InverseMass> masses_;
   std::vector<Row> rows_;  // joint rows first, then each volume contact's normal and friction rows
   std::vector<ContactBlock> blocks_;
+  void solve_layers(StepContext& ctx);
+  std::vector<Row> layer_rows_;
+  std::vector<int> layer_row_source_;  // index in rows_ of each layer row
+  std::vector<int> block_of_contact_;
   std::vector<JointRow> joint_rows_;
   JointWarmStart joint_warm_;
   int last_stab_iterations_ = 0;
