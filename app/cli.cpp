@@ -1,14 +1,19 @@
 #include "cli.h"
 #include "solvers/registry.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string_view>
+#include <thread>
 
+#include "conformance/matrix.h"
 #include "scene/scene.h"
 #include "telemetry/telemetry.h"
+#include "viewer/session.h"
 #include "world/world.h"
 
 namespace cl {
@@ -20,7 +25,10 @@ const char* usage_text() {
          "  contactlab --headless SCENE.json --steps N [--solver NAME] [--dt H] [--set name=value]...\n"
          "             [--metrics FILE.csv] [--trace FILE.json] [--state FILE.json]\n"
          "  contactlab --list-solvers [--markdown]   solvers and their parameters\n"
-         "exit codes: 0 ok, 2 bad input, 3 the simulation produced a non-finite value\n";
+         "  contactlab --conformance [--markdown] [--solver NAME] [--case NAME]...\n"
+         "             closed-form mechanics cases under every solver (or NAME) at its defaults\n"
+         "exit codes: 0 ok, 2 bad input, 3 the simulation produced a non-finite value;\n"
+         "  --conformance: 0 every cell passes (or fails because of its method), 1 some cell fails\n";
 }
 
 namespace {
@@ -53,6 +61,7 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
     if (arg == "--help" || arg == "-h") out.help = true;
     else if (arg == "--headless") out.headless = true;
     else if (arg == "--list-solvers") out.list_solvers = true;
+    else if (arg == "--conformance") out.conformance = true;
     else if (arg == "--markdown") out.markdown = true;
     else if (arg == "--steps") {
       if (!value(v)) return false;
@@ -80,6 +89,13 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
         *error = "unknown solver '" + out.solver + "' (available: " + solver_names() + ")";
         return false;
       }
+    } else if (arg == "--case") {
+      if (!value(v)) return false;
+      if (!conformance::find_case(v)) {
+        *error = "unknown conformance case '" + std::string(v) + "' (cases: " + conformance::case_names() + ")";
+        return false;
+      }
+      out.cases.emplace_back(v);
     } else if (arg == "--set") {
       if (!value(v)) return false;
       const size_t eq = v.find('=');
@@ -110,6 +126,21 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
       out.scene = arg;
     } else {
       *error = "more than one scene given ('" + out.scene + "' and '" + std::string(arg) + "')";
+      return false;
+    }
+  }
+  if (!out.cases.empty() && !out.conformance) {
+    *error = "--case needs --conformance";
+    return false;
+  }
+  if (out.conformance && !out.help) {
+    if (out.headless || out.list_solvers || !out.scene.empty()) {
+      *error = "--conformance runs its own scenes: it takes no scene, --headless or --list-solvers";
+      return false;
+    }
+    if (!out.params.empty() || out.dt > 0) {
+      *error = "--conformance runs every solver at its default parameters and each scene at its own dt: "
+               "no --set or --dt";
       return false;
     }
   }
@@ -227,6 +258,24 @@ int run_headless(const CommandLine& cmd) {
     return 2;
   }
   return exit_code;
+}
+
+int run_conformance(const CommandLine& cmd) {
+  const std::string scene_dir = viewer::resolve_root() + "/scenes/conformance";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(scene_dir, ec)) {
+    std::fprintf(stderr, "contactlab: %s: no such directory (set CONTACTLAB_HOME to the directory holding scenes/)\n",
+                 scene_dir.c_str());
+    return 2;
+  }
+  std::vector<std::string> solvers;
+  if (!cmd.solver.empty()) solvers.push_back(cmd.solver);
+  // Every cell is an independent world: run them on all cores (the figures do not depend on it).
+  const int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  const conformance::Matrix m = conformance::run_matrix(scene_dir, solvers, cmd.cases, jobs);
+  const std::string text = cmd.markdown ? conformance::matrix_markdown(m) : conformance::matrix_text(m);
+  std::fputs(text.c_str(), stdout);
+  return m.passes() ? 0 : 1;
 }
 
 }  // namespace cl

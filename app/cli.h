@@ -11,7 +11,9 @@ struct CommandLine {
   bool headless = false;
   bool help = false;
   bool list_solvers = false;
-  bool markdown = false;                                     // --list-solvers as README tables
+  bool conformance = false;                                  // --conformance: run the conformance matrix
+  std::vector<std::string> cases;                            // --case NAME (with --conformance; repeatable)
+  bool markdown = false;                                     // --list-solvers / --conformance as README tables
   std::string scene;                                         // positional SCENE.json
   int steps = -1;                                            // --steps N (headless, required)
   std::string solver;                                        // --solver NAME
@@ -29,5 +31,8 @@ const char* usage_text();
 
 // Runs a scene without a window. Returns the exit code: 0 ok, 2 bad input, 3 non-finite simulation.
 int run_headless(const CommandLine& cmd);
+// Runs the conformance matrix (every case under every solver, or under --solver only) and prints it. Returns the
+// exit code: 0 every cell passes or fails because of its method, 1 some cell fails, 2 bad input.
+int run_conformance(const CommandLine& cmd);
 
 }  // namespace cl

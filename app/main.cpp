@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
       std::fputs(cl::usage_text(), stdout);
       return 0;
     }
+    if (cmd.conformance) return cl::run_conformance(cmd);
     if (cmd.headless || cmd.list_solvers) return cl::run_headless(cmd);
 
     cl::ViewerOptions options;

@@ -44,6 +44,27 @@ else
   echo "ok   readme_params"
 fi
 
+# The README's conformance matrix is the generated one, and the exit code says whether a cell failed.
+"$exe" --conformance --markdown > "$out/conformance.md"
+code=$?
+sed -n '/<!-- conformance:begin -->/,/<!-- conformance:end -->/p' "$src/README.md" | sed '1d;$d' > "$out/readme_conformance.md"
+if [ ! -s "$out/conformance.md" ] || ! cmp -s "$out/conformance.md" "$out/readme_conformance.md"; then
+  echo "FAIL README conformance matrix differs from 'contactlab --conformance --markdown':"
+  diff "$out/readme_conformance.md" "$out/conformance.md"; fail=1
+else
+  echo "ok   readme_conformance"
+fi
+if grep -qF '**FAIL**' "$out/conformance.md"; then want=1; else want=0; fi
+[ "$code" = "$want" ] || { echo "FAIL conformance exit $code, expected $want"; fail=1; }
+check conformance_one 0 "" -- "$exe" --conformance --solver lcp --case box_rest_drift --case pendulum_period
+grep -qF '2 cells: 2 pass' "$out/conformance_one.out" && grep -q '^pendulum_period ' "$out/conformance_one.out" ||
+  { echo "FAIL conformance_one output:"; cat "$out/conformance_one.out"; fail=1; }
+check unknown_case 2 "unknown conformance case 'nope' (cases: incline_frictionless," -- "$exe" --conformance --case nope
+check case_alone 2 "--case needs --conformance" -- "$exe" --case bounce_apex
+check conformance_scene 2 "takes no scene" -- "$exe" --conformance "$scene"
+check conformance_set 2 "no --set or --dt" -- "$exe" --conformance --set iterations=3
+check conformance_home 2 "no such directory" -- env CONTACTLAB_HOME="$out/nowhere" "$exe" --conformance
+
 check missing_file 2 "no_such_scene.json" -- "$exe" --headless "$out/no_such_scene.json" --steps 1
 check unknown_flag 2 "unknown option '--bogus'" -- "$exe" --headless "$scene" --steps 1 --bogus
 check no_steps 2 "--steps" -- "$exe" --headless "$scene"
