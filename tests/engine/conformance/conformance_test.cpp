@@ -36,35 +36,28 @@ struct AwaitingFix {
   const char* why;
 };
 const AwaitingFix kAwaitingFix[] = {
-    // implicit-penalty: issue 12 item 2 (Coulomb friction, restitution, defaults, joint motors), being fixed on main.
-    {"incline_frictionless", "implicit-penalty", "sliding slowed by tangential damping"},  // 0.123 m/s of 4.905
-    {"incline_friction", "implicit-penalty", "sliding slowed by tangential damping"},      // 0.113 m/s of 2.356
-    {"incline_stick", "implicit-penalty", "static friction anchors creep"},                // 0.221 m of 0
-    {"rolling_speed", "implicit-penalty", "friction does not hold the rolling contact"},   // 3.63 m/s of 3.504
-    {"rolling_slip", "implicit-penalty", "friction does not hold the rolling contact"},    // 0.555 m/s of 0
-    {"rolling_flat", "implicit-penalty", "tangential damping drags the rolling ball"},     // 1.96 m/s of 2
-    {"slide_stop", "implicit-penalty", "sliding slowed by tangential damping"},            // 0.286 m of 1.631
-    {"bounce_apex", "implicit-penalty", "restitution ignored"},                            // 0 m of 0.5 (no rebound)
-    {"head_on_elastic", "implicit-penalty", "restitution ignored"},                        // 1.06 m/s of 2
-    {"head_on_inelastic", "implicit-penalty", "restitution ignored"},                      // 1.06 m/s of 1
-    {"tower20_light", "implicit-penalty", "defaults blow up on 1 kg boxes"},               // 22.4 m of 0
-    {"motor_speed", "implicit-penalty", "joint motors ignored"},                           // 0 rad/s of 3
-    {"motor_torque_limit", "implicit-penalty", "joint motors ignored"},                    // 0 rad/s of 0.6
-    // volume: issue 12 item 3 (incline with and without friction, restitution, towers), being fixed on main.
-    {"incline_frictionless", "volume", "the box is slowed without friction"},              // 1.30 m/s of 4.905
-    {"incline_friction", "volume", "sliding friction too strong"},                         // 0.0786 m/s of 2.356
-    {"rolling_speed", "volume", "the sphere slips and is slowed"},                         // 3.26 m/s of 3.504
-    {"rolling_slip", "volume", "the sphere slips and is slowed"},                          // 0.313 m/s of 0
-    {"rolling_flat", "volume", "the rolling ball is slowed"},                              // 1.30 m/s of 2
-    {"bounce_apex", "volume", "restitution ignored"},                                      // 0 m of 0.5 (no rebound)
-    {"head_on_elastic", "volume", "restitution ignored"},                                  // 1.01 m/s of 2
-    {"tower20_light", "volume", "the tower collapses"},                                    // 1.87 m of 0
+    // implicit-penalty, physical contact model (README, "How implicit-penalty steps").
+    {"rolling_speed", "implicit-penalty", "the depth damping resists rolling"},             // 3.34 m/s of 3.504
+    {"rolling_slip", "implicit-penalty", "the depth damping resists rolling"},              // 0.163 m/s of 0
+    {"rolling_flat", "implicit-penalty", "the depth damping resists rolling"},              // 1.30 m/s of 2
+    {"bounce_apex", "implicit-penalty", "the contact lasts about two steps; restitution short"},  // 0.0793 m of 0.5
+    {"head_on_elastic", "implicit-penalty", "restitution short"},                            // 1.77 m/s of 2
+    {"tower20_light", "implicit-penalty", "10 cm boxes on a 4 cm point shell topple"},       // 1.45 m of 0
+    // volume.
+    {"incline_frictionless", "volume", "the faceted contact slows the box 2 %"},            // 4.80 m/s of 4.905
+    {"incline_friction", "volume", "sliding friction 5 % too strong"},                      // 2.23 m/s of 2.356
+    {"rolling_speed", "volume", "the sphere slips and is slowed"},                          // 3.23 m/s of 3.504
+    {"rolling_slip", "volume", "the sphere slips and is slowed"},                           // 0.414 m/s of 0
+    {"rolling_flat", "volume", "the rolling ball is slowed"},                               // 1.30 m/s of 2
+    {"bounce_apex", "volume", "restitution ignored"},                                       // 0 m of 0.5 (no rebound)
+    {"head_on_elastic", "volume", "restitution ignored"},                                   // 1.01 m/s of 2
+    {"tower20_light", "volume", "the tower topples (stack_layers off by default)"},         // 1.80 m of 0
     // lcp and volume share the free motion of constraints/motion.h, whose one implicit Newton step on the
-    // gyroscopic torque damps a tumbling body (README, "How lcp steps"); no fix is under way yet.
-    {"free_rotation_energy", "lcp", "implicit gyroscopic step damps tumbling"},            // 0.0511 of 0
-    {"free_rotation_momentum", "lcp", "implicit gyroscopic step damps tumbling"},          // 0.0276 of 0
-    {"free_rotation_energy", "volume", "implicit gyroscopic step damps tumbling"},         // 0.0511 of 0
-    {"free_rotation_momentum", "volume", "implicit gyroscopic step damps tumbling"},       // 0.0276 of 0
+    // gyroscopic torque damps a tumbling body (README, "How lcp steps").
+    {"free_rotation_energy", "lcp", "implicit gyroscopic step damps tumbling"},             // 0.0511 of 0
+    {"free_rotation_momentum", "lcp", "implicit gyroscopic step damps tumbling"},           // 0.0276 of 0
+    {"free_rotation_energy", "volume", "implicit gyroscopic step damps tumbling"},          // 0.0511 of 0
+    {"free_rotation_momentum", "volume", "implicit gyroscopic step damps tumbling"},        // 0.0276 of 0
 };
 
 const AwaitingFix* awaiting_fix(const std::string& case_name, const std::string& solver) {
@@ -155,7 +148,7 @@ TEST(ConformanceTable, CasesAreCompleteAndNamedOnce) {
   EXPECT_EQ(find_case("no_such_case"), nullptr);
 }
 
-// The exact values against the numbers the closed forms give by hand (issue 12), so that a slip in a formula
+// The exact values against the numbers the closed forms give by hand, so that a slip in a formula
 // shows.
 TEST(ConformanceTable, ExactValuesAreTheClosedForms) {
   const std::vector<std::pair<const char*, double>> by_hand = {
