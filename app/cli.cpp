@@ -27,7 +27,7 @@ const char* usage_text() {
          "  contactlab --list-solvers [--markdown]   solvers and their parameters\n"
          "  contactlab --conformance [--markdown] [--solver NAME] [--case NAME]...\n"
          "             closed-form mechanics cases under every solver (or NAME) at its defaults\n"
-         "exit codes: 0 ok, 2 bad input, 3 the simulation produced a non-finite value;\n"
+         "exit codes: 0 ok, 2 bad input, 3 the simulation produced a non-finite value or blew up (max_speed);\n"
          "  --conformance: 0 every cell passes (or fails because of its method), 1 some cell fails\n";
 }
 

@@ -41,7 +41,7 @@ using json = nlohmann::json;
 // --- the scene ---------------------------------------------------------------------------------------
 
 const std::vector<std::string> kTopKeys = {"format", "name", "description", "gravity", "dt", "contact_margin",
-                                           "solver", "materials", "bodies", "joints", "scripts"};
+                                           "max_speed", "solver", "materials", "bodies", "joints", "scripts"};
 const std::vector<std::string> kSolverKeys = {"type", "params"};
 const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
 const std::vector<std::string> kBodyKeys = {"name", "shape", "fixed", "kinematic", "density", "mass", "position",
@@ -89,6 +89,9 @@ void read_settings(Reader& r, const json& doc, World& world) {
   }
   if (const json* v = r.optional(doc, "contact_margin")) {
     world.settings.contact_margin = r.in_range(*v, "/contact_margin", 0.0, kMaxContactMargin, "a distance in [0, 1] m");
+  }
+  if (const json* v = r.optional(doc, "max_speed")) {
+    world.settings.max_speed = r.in_range(*v, "/max_speed", 0.0, kMaxSpeedLimit, "a speed in [0, 1e6] m/s (0: no limit)");
   }
 }
 
@@ -640,6 +643,7 @@ J world_json(const World& world) {
   j["gravity"] = vec_json<J>(world.settings.gravity);
   j["dt"] = world.settings.dt;
   j["contact_margin"] = world.settings.contact_margin;
+  if (world.settings.max_speed != WorldSettings{}.max_speed) j["max_speed"] = world.settings.max_speed;
 
   J solver = J::object();
   solver["type"] = std::string(world.solver().name());

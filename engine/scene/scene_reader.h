@@ -24,6 +24,7 @@ using json = nlohmann::json;
 constexpr int kFormat = 1;
 constexpr double kMaxDt = 1.0;             // s; a larger step is certainly a mistake
 constexpr double kMaxContactMargin = 1.0;  // m
+constexpr double kMaxSpeedLimit = 1e6;     // m/s: the largest max_speed a scene may set
 constexpr double kUnitTolerance = 1e-6;    // |norm - 1| below this is rounding, normalised silently
 // |norm - 1| below this is already unit in double precision: kept bit for bit, so that saving and loading
 // again reproduces the same numbers (normalising would move the last bits each time).

@@ -1,5 +1,7 @@
 #include "world/world.h"
 
+#include <cstdio>
+
 #include "solvers/registry.h"
 
 #include <algorithm>
@@ -83,7 +85,7 @@ StepResult World::step() {
       ScopedTimer t(stats.profile.integrate);
       solver_->integrate_positions(ctx);
     }
-    if (result.ok) check_finite("integrate", result);
+    if (result.ok && check_finite("integrate", result)) check_speed("integrate", result);
     update_servo_coordinates(joints, bodies);  // hinge servos count whole turns
     for (Body& b : bodies) {
       b.force.setZero();
@@ -262,6 +264,26 @@ bool World::check_finite(const char* stage, StepResult& result) const {
       result.ok = false;
       result.error = "non-finite " + std::string(what) + " of body '" + b.name + "' after the " + stage +
                      " stage of step " + std::to_string(step_count_ + 1);
+      return false;
+    }
+  }
+  return true;
+}
+
+// The blow-up rule: a point of a dynamic body faster than settings.max_speed.
+bool World::check_speed(const char* stage, StepResult& result) const {
+  if (settings.max_speed <= 0.0) return true;
+  for (const Body& b : bodies) {
+    if (!b.is_dynamic()) continue;
+    const Aabb box = shape_aabb(b.shape, b.position, b.orientation);
+    const double radius = 0.5 * (box.hi - box.lo).norm();
+    const double speed = b.linear_velocity.norm() + b.angular_velocity.norm() * radius;
+    if (speed > settings.max_speed) {
+      char text[96];
+      std::snprintf(text, sizeof text, "%.4g m/s (max_speed %.4g m/s)", speed, settings.max_speed);
+      result.ok = false;
+      result.error = "blow-up: body '" + b.name + "' moves at " + text + " after the " + stage + " stage of step " +
+                     std::to_string(step_count_ + 1);
       return false;
     }
   }

@@ -21,6 +21,10 @@ struct WorldSettings {
   Vec3 gravity{0, -9.81, 0};   // m/s^2, y is up
   double dt = 1.0 / 60.0;      // s
   double contact_margin = 0.01;  // m: pairs closer than this produce (speculative) contacts
+  // m/s: a dynamic body with a point moving faster than this (|v| + |w| r, r its bounding radius) stops the
+  // simulation as a blow-up, like a non-finite value (0: no limit). 1000 m/s is three times the speed of
+  // sound; nothing a contact scene means to do comes near, and a solver that has blown up passes it at once.
+  double max_speed = 1000.0;
 };
 
 // A spring from a point on a body to a target in the world, used by the viewer to drag bodies.
@@ -34,7 +38,7 @@ struct DragSpring {
 
 struct StepResult {
   bool ok = true;
-  std::string error;  // names the body and the stage when a value became non-finite
+  std::string error;  // names the body, the stage and the step when a value became non-finite or too fast
 };
 
 class World {
@@ -97,6 +101,7 @@ class World {
   void find_groups();
   void apply_drag();
   bool check_finite(const char* stage, StepResult& result) const;
+  bool check_speed(const char* stage, StepResult& result) const;
 
   SolverHolder solver_;
   BroadPhase broadphase_;

@@ -86,4 +86,12 @@ cat > "$out/explode.json" <<'JSON'
 JSON
 check nonfinite 3 "rocket" -- "$exe" --headless "$out/explode.json" --steps 5
 
+# A body past the scene's max_speed is a blow-up: exit 3 naming the body, the stage and the step.
+cat > "$out/fast.json" <<'JSON'
+{"format": 1, "name": "fast", "dt": 0.01, "max_speed": 100,
+ "bodies": [{"name": "slug", "shape": {"type": "sphere", "radius": 0.1}, "density": 1000,
+             "position": [0, 1, 0], "linear_velocity": [150, 0, 0]}]}
+JSON
+check blowup 3 "blow-up: body 'slug' moves at 150 m/s (max_speed 100 m/s) after the integrate stage of step 1" -- "$exe" --headless "$out/fast.json" --steps 5
+
 exit $fail

@@ -106,6 +106,31 @@ TEST(World, NonFiniteStateIsReportedWithBodyAndStage) {
   EXPECT_NE(r.error.find("solve"), std::string::npos) << r.error;
 }
 
+// The blow-up rule: a body faster than max_speed stops the step with its name, the stage and the step; a
+// spinning body counts its rim speed; max_speed 0 turns the rule off.
+TEST(World, BodyPastMaxSpeedIsReportedAsABlowUp) {
+  World w = pile();
+  w.settings.max_speed = 100.0;
+  for (int s = 0; s < 5; ++s) ASSERT_TRUE(w.step().ok);  // a settling pile is far below it
+  w.bodies[5].linear_velocity = Vec3(0, 120, 0);
+  const StepResult r = w.step();
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("blow-up"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("'" + w.bodies[5].name + "'"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("step 6"), std::string::npos) << r.error;
+
+  World spin = pile();
+  spin.settings.gravity = Vec3::Zero();
+  spin.settings.max_speed = 100.0;
+  spin.bodies[5].angular_velocity = Vec3(0, 1e4, 0);  // rim speed far past 100 m/s, centre at rest
+  EXPECT_FALSE(spin.step().ok);
+
+  World off = pile();
+  off.settings.max_speed = 0.0;
+  off.bodies[5].linear_velocity = Vec3(0, 5000, 0);
+  EXPECT_TRUE(off.step().ok);
+}
+
 TEST(World, TelemetryCountsContactsGroupsAndEnergy) {
   World w = pile();
   for (int s = 0; s < 200; ++s) w.step();
