@@ -103,14 +103,21 @@ def capsule(name, radius, half_height, position, **extra):
     return b
 
 
+def finish(s, bodies, materials=None, joints=None):
+    """The scene's materials, bodies and joints after its header and solver, in the files' key order."""
+    if materials:
+        s["materials"] = materials
+    s["bodies"] = bodies
+    if joints:
+        s["joints"] = joints
+    return clean(s)
+
+
 def scene(name, description, bodies, dt=DT_60, iterations=10, materials=None, **extra):
     s = {"format": 1, "name": name, "description": description, "gravity": [0, -9.81, 0], "dt": dt}
     s.update(extra)
     s["solver"] = {"type": "lcp", "params": {"iterations": iterations}}
-    if materials:
-        s["materials"] = materials
-    s["bodies"] = bodies
-    return clean(s)
+    return finish(s, bodies, materials)
 
 
 def pyramid_rows(rows, size, x0=0.0, z=0.0, prefix="box", **extra):

@@ -31,12 +31,7 @@ def scene(name, description, bodies, materials=None, joints=None, gravity=None):
     """A scene at h = 1/60 s without a solver (each solver runs it at its defaults)."""
     s = {"format": 1, "name": name, "description": description,
          "gravity": gravity if gravity is not None else [0, -G, 0], "dt": g.DT_60}
-    if materials:
-        s["materials"] = materials
-    s["bodies"] = bodies
-    if joints:
-        s["joints"] = joints
-    return g.clean(s)
+    return g.finish(s, bodies, materials, joints)
 
 
 def material(friction, restitution=0):

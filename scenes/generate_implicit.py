@@ -149,12 +149,7 @@ def scene(name, description, bodies, dt, params, joints=None, materials=None, co
         s["solver"] = {"type": "implicit-penalty", "params": {"contact_model": "per_point", **params}}
     else:
         s["solver"] = {"type": OPTIONS["solver"]}
-    if materials:
-        s["materials"] = materials
-    s["bodies"] = bodies
-    if joints:
-        s["joints"] = joints
-    return g.clean(s)
+    return g.finish(s, bodies, materials, joints)
 
 
 mesh_body = g.mesh_body
