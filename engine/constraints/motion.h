@@ -14,15 +14,19 @@ struct BodyVelocity {
   Vec3 w = Vec3::Zero();
 };
 
-// The velocity change over h from gravity, the applied force and torque and the gyroscopic term -w x I w
-// (thesis eqs. 4.12, 4.19): u* - u. The gyroscopic term is integrated implicitly, by one Newton step on
-// I (w' - w) + h w' x I w' = h tau in the body frame (Catto, "Numerical methods", GDC 2015; Bullet's implicit
-// gyroscopic force): the explicit form gains energy on elongated bodies until they spin up without bound; the
-// implicit step never gains energy, at the price of damping the precession of a freely tumbling body over a
-// few hundred steps when w h is large. Zero for bodies that are not dynamic.
+// The velocity change over h from gravity and the applied force and torque (thesis eq. 4.19): u* - u. The
+// gyroscopic term -w x I w of eq. 4.12 is not here: advance_pose carries it exactly, by holding the world
+// angular momentum I w while the body turns (a momentum form of Newton-Euler), which neither gains nor loses
+// energy, where a gyroscopic force in the velocity stage either gains it (explicit) or damps tumbling
+// (implicit). Zero for bodies that are not dynamic.
 BodyVelocity free_velocity_change(const Body& body, const Vec3& gravity, double h);
 
-// s(t+h) = s + h S u(t+h) (thesis eq. 6.76): position and finite rotation with the body's current velocity.
+// Turns a dynamic body over h as a torque-free rigid body with its world angular momentum L = R I R^T w held
+// (Euler's equations), and sets w = R' I^-1 R'^T L for its new orientation R'.
+void advance_free_rotation(Body& body, double h);
+
+// s(t+h) = s + h S u(t+h) (thesis eq. 6.76): position with the body's current velocity; a dynamic body turns
+// with its angular momentum held (advance_free_rotation), a kinematic one about its given angular velocity.
 void advance_pose(Body& body, double h);
 // Every dynamic and kinematic body (fixed ones never move).
 void advance_poses(std::vector<Body>& bodies, double h);

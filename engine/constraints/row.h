@@ -61,6 +61,12 @@ struct Row {
   }
 };
 
+// Newton's impact law (digest 8.1), the rule every row-based method bounces by: the separating speed (m/s) a
+// contact approaching at normal speed vn (< 0 when approaching) with restitution e must leave at, or 0 (no
+// bounce) for approaches slower than `threshold`, so that resting contacts, which approach at about g h per
+// step, do not jitter.
+inline double bounce_speed(double vn, double e, double threshold) { return vn < -threshold && e > 0.0 ? -e * vn : 0.0; }
+
 // The row along `dir` at a contact point: J u = (v_b + w_b x r_b - v_a - w_a x r_a) . dir, the relative velocity
 // of b's point minus a's (the "j - i" convention of thesis eqs. 4.165-4.166). r_a, r_b: from each body's centre
 // of mass to the point.

@@ -78,8 +78,10 @@ void LcpSolver::add_contact_rows(const StepContext& ctx, int k, Phase phase) {
   // a contact still apart may close its gap within the step (linearised gap, nu = -d); a penetrating
   // one must not approach further (the projection removes the penetration itself).
   // With shock propagation the layers keep the bounce target found in the first phase.
-  if (restitution && vn < -set_.restitution_threshold && c.restitution > 0 && vn * h < -std::max(gap, 0.0))
-    bounce_[k] = c.restitution * vn;
+  if (restitution && vn * h < -std::max(gap, 0.0)) {
+    const double bounce = bounce_speed(vn, c.restitution, set_.restitution_threshold);
+    if (bounce != 0.0) bounce_[k] = -bounce;
+  }
   normal.target = bounce_[k] != 0.0 ? -bounce_[k] : -std::max(gap, 0.0) / h;
   // Warm start from the impulses this phase found last step: the layers' own part under shock propagation,
   // the rest for the first phase (the layers carry less: not the weight of what is above them).

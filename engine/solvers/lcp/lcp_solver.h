@@ -64,7 +64,7 @@ class LcpSolver final : public Solver {
   void collect_joint_rows(const StepContext& ctx);
 
   // Per body: velocities during the solve (displacements during the projection), inverse masses of the
-  // current phase, and the free velocity change of the whole step (gravity, forces, gyroscopic term).
+  // current phase, and the free velocity change of the whole step (gravity, applied forces).
   std::vector<BodyVelocity> vel_;
   std::vector<InverseMass> masses_;
   std::vector<BodyVelocity> free_;

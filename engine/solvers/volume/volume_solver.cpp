@@ -46,6 +46,9 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "A PGS solve stops early once a sweep changes no multiplier by more than this (0: always all sweeps)"}),
       T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
        "Start the velocity PGS from the previous step's impulses of volume contacts that persist"}),
+      T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0.5,
+       "A volume contact whose bodies approach faster than this bounces (its volume must shrink at e times the "
+       "rate it grew, Newton's law); slower approaches get no restitution, so resting contacts do not jitter"}),
       T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
        "Tangent rows per volume contact (eq. 21): 0 frictionless, 1 along the sliding direction, 2 the "
        "friction box (bounds +-mu rho, first direction along the weighted sliding velocity of eq. 20)"}),
@@ -267,7 +270,7 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   vel_.resize(n);
   load_inverse_masses(ctx.bodies, masses_);
   // Prediction: the unconstrained velocities u* = u + h M^-1 f_ext (Algorithm 1, "prediction" step of 4.3),
-  // with the gyroscopic term as every solver takes it.
+  // as every row-based solver takes them (the gyroscopic motion is in the pose update).
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
     b.sleeping = false;  // this method does not put bodies to sleep
@@ -297,6 +300,15 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     if (normal.inv_diag == 0.0) continue;
     normal.lo = 0.0;
     const double push = c.linear[1].norm();  // force per unit rho on b, m^2
+    // Restitution: the approach speed along the normal is the rate the volume grew at the start of the step over
+    // the area that pushes, -J_V u / |dV/dx_b| (m/s); after an impact the volume must shrink at e times it.
+    if (push > 0.0) {
+      const int ab[2] = {contact.a, contact.b};
+      BodyVelocity before[2];
+      for (int s = 0; s < 2; ++s) before[s] = {ctx.bodies[ab[s]].linear_velocity, ctx.bodies[ab[s]].angular_velocity};
+      const double vn = normal.value(before[0], before[1]) / push;
+      normal.target = push * bounce_speed(vn, contact.restitution, set_.restitution_threshold);
+    }
     const bool warm = set_.warm_start && contact.persisted;
     normal.lambda = warm && push > 0 ? contact.normal_impulse / push : 0.0;
     const int first = int(rows_.size());
@@ -330,6 +342,7 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
       rows_.push_back(friction);
     }
   }
+  solve_impacts(ctx);
   apply_impulses(rows_, vel_);
   profile_.modelling_s += seconds_since(t0);
   const auto t1 = Clock::now();
@@ -361,6 +374,45 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     b.angular_velocity = vel_[i].w;
   }
   ctx.stats.sleeping = 0;
+}
+
+// Impacts, before the contact solve: each pair whose volumes have bounce targets gets one row, the sum of its
+// volumes' rows (the pair's whole volume, whose gradient the cells add up to), driven to the sum of their
+// targets, and these rows are solved alone; the volumes' own rows then only keep the volumes from growing
+// (target 0). Newton's law thus acts on the pair as a whole, as on one point contact, and its impulse passes
+// through the pair's centre of pressure: with one bounce target per cell, the PGS sweeps, taking the cells one
+// after the other, had not balanced them after 20 sweeps, and a ball dropped square on the ground rebounded
+// spinning and sideways (0.98 m/s sideways, 93 % of its rebound speed).
+void VolumeSolver::solve_impacts(StepContext& ctx) {
+  impact_rows_.clear();
+  for (size_t k = 0; k < blocks_.size();) {
+    const Contact& first = ctx.contacts[size_t(blocks_[k].contact)];
+    size_t end = k;
+    Row sum;
+    sum.a = first.a;
+    sum.b = first.b;
+    sum.lo = 0.0;
+    bool bounce = false;
+    for (; end < blocks_.size() && ctx.contacts[size_t(blocks_[end].contact)].a == first.a &&
+           ctx.contacts[size_t(blocks_[end].contact)].b == first.b;
+         ++end) {
+      Row& r = rows_[size_t(blocks_[end].first_row)];
+      sum.ja_lin += r.ja_lin;
+      sum.ja_ang += r.ja_ang;
+      sum.jb_lin += r.jb_lin;
+      sum.jb_ang += r.jb_ang;
+      sum.target += r.target;
+      bounce |= r.target > 0.0;
+      r.target = 0.0;
+    }
+    k = end;
+    if (!bounce) continue;
+    prepare(sum, masses_);
+    if (sum.inv_diag > 0.0) impact_rows_.push_back(sum);
+  }
+  if (impact_rows_.empty()) return;
+  const PgsResult r = solve_pgs(impact_rows_, vel_, {set_.iterations, set_.tolerance, true});
+  ctx.stats.iterations += r.sweeps;
 }
 
 // The layer pass: per stack layer, bottom-up, the rows of the layer's contacts again with the layer's bottom

@@ -6,9 +6,10 @@
 //               gradients J_V = dV/dq from layered depth images (ldi/intersection_volume.h, eq. 11-14); one
 //               volume per pair (mono) or one per grid cell (multi-volume, eq. 22-24); cached per pair and
 //               reported to the world as one Contact per volume (position = contact centre, depth = V / area)
-//   velocities  u* = u + h M^-1 f_ext (with the gyroscopic term, constraints/motion.h), then the MLCP of
+//   velocities  u* = u + h M^-1 f_ext (constraints/motion.h), then the MLCP of
 //               eq. 16-17 (one unilateral row per volume: the volume may not grow, J_V u <= 0, pressure
-//               rho >= 0) with the friction rows of eq. 20-21 (tangents from the contact normal, bounds +-mu rho,
+//               rho >= 0; an impact faster than `restitution_threshold` must separate at e times its approach
+//               speed, Newton's law as under `lcp`) with the friction rows of eq. 20-21 (tangents from the contact normal, bounds +-mu rho,
 //               eq. 8-10) and the joints' rows (as under `lcp`), by the shared symmetric projected Gauss-Seidel
 //               (constraints/pgs.h)
 //   positions   x += h v, rotation by h w (Algorithm 1 line 3); then post-stabilisation (lines 4-9): recompute
@@ -61,7 +62,7 @@ class VolumeSolver final : public Solver {
   };
   // The parameters as plain fields (see param_specs for units and meaning).
   struct Settings {
-    double pixel_size, cell_size, rest_depth, tolerance;
+    double pixel_size, cell_size, rest_depth, tolerance, restitution_threshold;
     bool multi_volume, warm_start, stack_layers;
     int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, threads, combine;
     ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
@@ -170,6 +171,8 @@ class VolumeSolver final : public Solver {
   std::vector<Row> rows_;  // joint rows first, then each volume contact's normal and friction rows
   std::vector<ContactBlock> blocks_;
   void solve_layers(StepContext& ctx);
+  void solve_impacts(StepContext& ctx);
+  std::vector<Row> impact_rows_;  // one row per pair with an impact (solve_impacts)
   std::vector<Row> layer_rows_;
   std::vector<int> layer_row_source_;  // index in rows_ of each layer row
   std::vector<int> block_of_contact_;

@@ -49,15 +49,7 @@ const AwaitingFix kAwaitingFix[] = {
     {"rolling_speed", "volume", "the sphere slips and is slowed"},                          // 3.23 m/s of 3.504
     {"rolling_slip", "volume", "the sphere slips and is slowed"},                           // 0.414 m/s of 0
     {"rolling_flat", "volume", "the rolling ball is slowed"},                               // 1.30 m/s of 2
-    {"bounce_apex", "volume", "restitution ignored"},                                       // 0 m of 0.5 (no rebound)
-    {"head_on_elastic", "volume", "restitution ignored"},                                   // 1.01 m/s of 2
     {"tower20_light", "volume", "the tower topples (stack_layers off by default)"},         // 1.80 m of 0
-    // lcp and volume share the free motion of constraints/motion.h, whose one implicit Newton step on the
-    // gyroscopic torque damps a tumbling body (README, "How lcp steps").
-    {"free_rotation_energy", "lcp", "implicit gyroscopic step damps tumbling"},             // 0.0511 of 0
-    {"free_rotation_momentum", "lcp", "implicit gyroscopic step damps tumbling"},           // 0.0276 of 0
-    {"free_rotation_energy", "volume", "implicit gyroscopic step damps tumbling"},          // 0.0511 of 0
-    {"free_rotation_momentum", "volume", "implicit gyroscopic step damps tumbling"},        // 0.0276 of 0
 };
 
 const AwaitingFix* awaiting_fix(const std::string& case_name, const std::string& solver) {

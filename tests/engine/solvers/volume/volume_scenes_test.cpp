@@ -112,12 +112,13 @@ TEST(VolumeScenes, GraspSlipsWithLowFriction) {
   EXPECT_LT(g.tilt, 0.1);
 }
 
-// Two 238 kg armadillos dropped on each other come to rest (at 3.6 s as measured): over the last half second
-// of 4.5 s the kinetic energy stays gone, the second lies on the first (not beside it), and nothing is more
-// than a pixel under the ground.
+// Two 238 kg armadillos dropped on each other come to rest (at 4.3 s as measured; their rocking is chaotic, the
+// time moves by tenths of a second with any change to the motion): over the last second of 6 s the kinetic
+// energy stays gone, the second lies on the first (not beside it), and nothing is more than a pixel under the
+// ground.
 TEST(VolumeScenes, ArmadillosComeToRestOnEachOther) {
   World w = load("volume_armadillos.json");
-  const Settling r = run(w, 450, 50);
+  const Settling r = run(w, 600, 100);
   EXPECT_LT(r.max_recent_energy, 1e-3);  // J, for 476 kg (1 mm/s would be 0.24 mJ)
   EXPECT_LT(r.deepest, 0.01);            // at most one pixel (post-stabilisation keeps half a pixel)
   const Body& a0 = w.bodies[body(w, "armadillo_0")];
