@@ -573,13 +573,18 @@ TEST(LdiMultiVolume, CellsAddUpToTheMonoVolume) {
 }
 
 // Cells are ordered by z, then y, then x, and cover only the intersection.
-TEST(LdiMultiVolume, CellsOfAlignedCubes) {
+// Unit cubes offset by (0.3, 0.2, 0.1), in cells of 0.25 m, pixels of 1 cm.
+VolumeResult aligned_cubes_in_cells() {
   const TriangleMesh a = make_box(Vec3(0.5, 0.5, 0.5));
   const TriangleMesh b = posed(make_box(Vec3(0.5, 0.5, 0.5)), Quat::Identity(), Vec3(0.3, 0.2, 0.1));
   VolumeOptions o = pixels(0.01);
   o.multi_volume = true;
   o.cell_size = 0.25;
-  const VolumeResult r = intersection_volume(input(a), input(b), o);
+  return intersection_volume(input(a), input(b), o);
+}
+
+TEST(LdiMultiVolume, CellsOfAlignedCubes) {
+  const VolumeResult r = aligned_cubes_in_cells();
   ASSERT_TRUE(r.ok());
   // Intersection [-0.2, 0.5] x [-0.3, 0.5] x [-0.4, 0.5]: cells x -1..1, y -2..1, z -2..1.
   ASSERT_EQ(r.cells().size(), 48u);
@@ -598,12 +603,7 @@ TEST(LdiMultiVolume, CellsOfAlignedCubes) {
 // [-0.3, 0.5] x [-0.4, 0.5] give intervals 0.7, 0.8 and 0.9 long; a cell keeps the whole interval it holds a piece
 // of, not the piece. Along a normal the image most along it is read: its interval times |n_w|.
 TEST(LdiVolume, LongestIntervalsAndDeepestPoint) {
-  const TriangleMesh a = make_box(Vec3(0.5, 0.5, 0.5));
-  const TriangleMesh b = posed(make_box(Vec3(0.5, 0.5, 0.5)), Quat::Identity(), Vec3(0.3, 0.2, 0.1));
-  VolumeOptions o = pixels(0.01);
-  o.multi_volume = true;
-  o.cell_size = 0.25;
-  const VolumeResult r = intersection_volume(input(a), input(b), o);
+  const VolumeResult r = aligned_cubes_in_cells();
   ASSERT_TRUE(r.ok());
   for (int w = 0; w < 3; ++w) EXPECT_NEAR(r.mono.axis_longest[w], 0.7 + 0.1 * w, 1e-12) << w;
   for (const VolumeContact& c : r.cells())
