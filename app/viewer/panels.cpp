@@ -734,15 +734,32 @@ void draw_stats_panel(AppState& app) {
                    std::max(stats.fps.max() * 1.2f, 1.0f), ImVec2(ImGui::GetContentRegionAvail().x, 32.0f));
 
   ImGui::TextDisabled("Wall time per stage, last %d steps", History::kLength);
-  help_marker("Milliseconds spent in each stage of World::step (StepStats.profile). The plots share the "
-              "scale of the total so the stages compare at a glance.");
+  help_marker("Milliseconds spent in each stage of World::step (StepStats.profile), and indented under narrow "
+              "phase, solve and integrate the solver's own stages inside them (StepStats.sub_stages; the CSV's "
+              "<name>_ms columns). The plots share the scale of the total so the stages compare at a glance.");
   const float scale = std::max(stats.stage_ms[StatsState::kStages - 1].max() * 1.1f, 1e-3f);
+  // StepStage of the StepProfile entries that hold sub-stages (-1: none).
+  constexpr int kParentOf[StatsState::kStages] = {-1, int(StepStage::NarrowPhase), -1, int(StepStage::Solve),
+                                                  int(StepStage::Integrate), -1};
+  const float indent = 16.0f;
   for (int i = 0; i < StatsState::kStages; ++i) {
     const History& h = stats.stage_ms[i];
     std::snprintf(overlay, sizeof overlay, "%s  %.3f ms", kStageNames[i], h.latest());
     ImGui::PushID(i);
     ImGui::PlotLines("##stage", h.values.data(), History::kLength, h.next, overlay, 0.0f, scale,
                      ImVec2(ImGui::GetContentRegionAvail().x, 21.0f));
+    for (int k = 0; k < stats.sub_stage_count; ++k) {
+      const SubStage& sub = stats.sub_stage_names[size_t(k)];
+      if (kParentOf[i] != int(sub.parent)) continue;
+      const History& hs = stats.sub_stage_ms[size_t(k)];
+      std::snprintf(overlay, sizeof overlay, "%s  %.3f ms", sub.name, hs.latest());
+      ImGui::PushID(100 + k);
+      ImGui::Indent(indent);
+      ImGui::PlotLines("##sub", hs.values.data(), History::kLength, hs.next, overlay, 0.0f, scale,
+                       ImVec2(ImGui::GetContentRegionAvail().x, 17.0f));
+      ImGui::Unindent(indent);
+      ImGui::PopID();
+    }
     ImGui::PopID();
   }
 
@@ -758,8 +775,19 @@ void draw_stats_panel(AppState& app) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Bodies the sleepy policy stopped simulating (View panel: sleeping bodies).");
     table_row("joints", "%zu   (scripts %zu)", world.joints.size(), world.scripts.size());
     table_row("iterations", "%d", s.iterations);
-    table_row("residual", "%.3g N s", s.residual);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("lcp, volume: projected Gauss-Seidel sweeps; implicit-penalty: direct solves, friction "
+                        "sweeps and joint projection steps (README, Solver parameters).");
+    const bool volume = world.solver().name() == "volume";
+    if (volume) table_row("residual", "%.3g N s/m^2", s.residual);
+    else table_row("residual", "%.3g N s", s.residual);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("lcp: largest impulse change in the last velocity sweep; volume: of a multiplier (pressure "
+                        "times time); implicit-penalty: the larger of the linear solve's and the friction sweep's.");
     table_row("max penetration", "%.3g mm", s.max_penetration * 1000.0);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("The deepest point of any contact, at the start of the step.");
+    table_row("mean penetration", "%.3g mm", s.mean_penetration * 1000.0);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("The mean depth of the penetrating contacts, each counted once.");
     table_row("kinetic energy", "%.4g J", s.kinetic_energy);
     table_row("potential energy", "%.4g J", s.potential_energy);
     table_row("total energy", "%.4g J", s.kinetic_energy + s.potential_energy);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <limits>
 #include <numbers>
+#include <string_view>
 #include <system_error>
 
 #include <glm/glm.hpp>
@@ -145,6 +146,16 @@ void record_step(AppState& app) {
   const StepProfile& p = s.profile;
   const double stages[StatsState::kStages] = {p.broad_phase, p.narrow_phase, p.graph, p.solve, p.integrate, p.total};
   for (int i = 0; i < StatsState::kStages; ++i) app.stats.stage_ms[i].push(static_cast<float>(stages[i]));
+  const auto sub = s.sub_stages.stages();
+  for (size_t i = 0; i < sub.size(); ++i) {
+    SubStage& slot = app.stats.sub_stage_names[i];
+    if (std::string_view(slot.name) != sub[i].name || slot.parent != sub[i].parent) {
+      app.stats.sub_stage_ms[i] = History{};  // another solver's stage: start its plot afresh
+      slot = sub[i];
+    }
+    app.stats.sub_stage_ms[i].push(static_cast<float>(sub[i].ms));
+  }
+  app.stats.sub_stage_count = static_cast<int>(sub.size());
   if (app.stats.recording) app.stats.recorder.add(s);
 }
 

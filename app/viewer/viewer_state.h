@@ -116,6 +116,11 @@ struct StatsState {
   // Wall time per stage over the last steps (ms), in StepProfile order, and frames per second.
   static constexpr int kStages = 6;
   std::array<History, kStages> stage_ms;
+  // The solver's own stages (StepStats::sub_stages) over the last steps, ms: slot i holds the stage declared
+  // i-th, under the name and parent it had when pushed (a slot is cleared when its name changes).
+  std::array<History, SubStages::kCapacity> sub_stage_ms;
+  std::array<SubStage, SubStages::kCapacity> sub_stage_names{};
+  int sub_stage_count = 0;
   History fps;
   Recorder recorder;
   bool recording = false;

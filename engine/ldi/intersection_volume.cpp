@@ -56,11 +56,13 @@ struct GradRecord {
 struct Piece {
   std::int32_t cell;  // row-local cell id
   double volume;      // m^3 (times the pixel area already)
+  double interval;    // length of the whole interval the piece was cut from, m
 };
 
 // What one pixel row produces besides its crossings.
 struct RowWork {
   double length = 0;  // summed lengths of the intervals inside both meshes, m
+  double longest = 0; // the longest of them, m
   long intervals = 0;
   long unclosed = 0;
   std::vector<GradRecord> mono;
@@ -166,6 +168,7 @@ void reset_body(BodyTerms& b) {
 void reset_contact(VolumeContact& c) {
   c.volume = 0;
   c.axis_volume = {0, 0, 0};
+  c.axis_longest = {0, 0, 0};
   c.cell = {0, 0, 0};
   c.normal.setZero();
   c.area = 0;
@@ -397,6 +400,7 @@ void IntersectionVolume::Impl::process_row(int w, int j, WorkerScratch& ws) {
   std::vector<int>& offsets = img.row_offsets[j];
   const int width = img.width;
   rw.length = 0;
+  rw.longest = 0;
   rw.intervals = 0;
   rw.unclosed = 0;
   rw.mono.clear();
@@ -503,6 +507,7 @@ void IntersectionVolume::Impl::process_row(int w, int j, WorkerScratch& ws) {
                                         [&](const Crossing& lo, const Crossing& hi) {
       const double len = hi.depth - lo.depth;
       rw.length += len;
+      rw.longest = std::max(rw.longest, len);
       ++rw.intervals;
       // Eq. 12: the upper end's vertices gain +a b_k, the lower end's -a b_k.
       record(rw.mono, hi, a, 0, w);
@@ -534,7 +539,7 @@ void IntersectionVolume::Impl::process_row(int w, int j, WorkerScratch& ws) {
           w_lo -= a * (1 - beta);
         }
         const int id = cell_id(cu, m);
-        rw.pieces.push_back(Piece{id, a * (upper - lower)});
+        rw.pieces.push_back(Piece{id, a * (upper - lower), len});
         record(rw.cell_records, hi, w_hi, id, w);
         record(rw.cell_records, lo, w_lo, id, w);
       }
@@ -758,6 +763,7 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
     for (int j = 0; j < I.images[w].height; ++j) {
       const RowWork& rw = I.axes[w].rows[std::size_t(j)];
       length += rw.length;
+      out.mono.axis_longest[w] = std::max(out.mono.axis_longest[w], rw.longest);
       out.stats.intervals[w] += rw.intervals;
       out.stats.crossings[w] += long(I.images[w].rows[std::size_t(j)].size());
       out.stats.unclosed_rays += rw.unclosed;
@@ -791,8 +797,11 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
         for (std::size_t k = 0; k < rw.cells.size(); ++k)
           rw.cell_global[k] = std::int32_t(
               std::lower_bound(I.cell_keys.begin(), I.cell_keys.end(), rw.cells[k], cell_less) - I.cell_keys.begin());
-        for (const Piece& p : rw.pieces)
-          out.cells_[std::size_t(rw.cell_global[std::size_t(p.cell)])].axis_volume[w] += p.volume;
+        for (const Piece& p : rw.pieces) {
+          VolumeContact& cell = out.cells_[std::size_t(rw.cell_global[std::size_t(p.cell)])];
+          cell.axis_volume[w] += p.volume;
+          cell.axis_longest[w] = std::max(cell.axis_longest[w], p.interval);
+        }
         for (GradRecord& r : rw.cell_records) {
           r.cell = rw.cell_global[std::size_t(r.cell)];
           ++I.cell_record_start[std::size_t(r.cell) + 1];

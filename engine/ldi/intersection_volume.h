@@ -40,6 +40,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <memory>
 #include <span>
 #include <string>
@@ -130,6 +131,9 @@ struct VolumeContact {
   double volume = 0;                    // m^3: the three axis estimates combined (options.combine; the mean
                                         // by default, sect. 3.2)
   std::array<double, 3> axis_volume{};  // eq. 11 along x, y, z, m^3
+  // Per image axis, the longest interval inside both meshes (eq. 11), m; for a cell, the longest whole interval
+  // with a piece in the cell (the walls do not shorten it). See deepest().
+  std::array<double, 3> axis_longest{};
   std::array<int, 3> cell{};            // multi-volume: integer coordinates of the cell; mono: (0, 0, 0)
   Vec3 normal = Vec3::Zero();           // unit, from A towards B: the direction of the repulsion on B, i.e. of
                                         // -(B's linear term) (sect. 4.2). Zero when the net repulsion vanishes
@@ -139,6 +143,17 @@ struct VolumeContact {
   std::array<BodyTerms, 2> body;        // [0] = A, [1] = B
   // Mean intersection depth volume / area (section 4.3), m; 0 without area.
   double depth() const { return area > 0 ? volume / area : 0.0; }
+  // The deepest point of the intersection measured along the unit normal n, m: the longest interval of the image
+  // whose axis w is most along n, times |n_w|. Through a layer between two parallel planes d apart every ray
+  // along w crosses d / |n_w|, so this is exact for a flat resting contact and for the deepest ray of a sphere
+  // cap seen along its axis; taking the axis most along n keeps |n_w| >= 1/sqrt(3). Sampled at pixel centres,
+  // so a tip narrower than a pixel reads shallower. 0 for a zero normal.
+  double deepest(const Vec3& n) const {
+    int w = 0;
+    for (int k = 1; k < 3; ++k)
+      if (std::abs(n[k]) > std::abs(n[w])) w = k;
+    return axis_longest[std::size_t(w)] * std::abs(n[w]);
+  }
   // A_k of entry i of body b's gradient list (eq. 20), m^2.
   double vertex_area(int b, std::size_t i) const { return normal.dot(body[b].gradient[i].gradient); }
 };

@@ -12,13 +12,15 @@
 #include "graph/contact_graph.h"
 #include "joints/joint.h"
 #include "solvers/params.h"
+#include "telemetry/telemetry.h"
 
 namespace cl {
 
-// Counters a solver reports for one step.
+// Counters a solver reports for one step. What iterations and residual count differs by method (the README's
+// "Solver parameters" section says it per solver, with units).
 struct SolverStats {
-  int iterations = 0;      // total sweeps over all rows in this step
-  double residual = 0.0;   // largest change of any impulse in the last sweep (N s)
+  int iterations = 0;      // lcp, volume: PGS sweeps; implicit-penalty: direct solves plus friction PGS sweeps
+  double residual = 0.0;   // lcp, implicit-penalty: N s; volume: of its multipliers (N s/m^2)
   int rows = 0;            // constraint rows solved
   int sleeping = 0;        // bodies asleep after the step
 };
@@ -59,8 +61,14 @@ class Solver {
   // Called when the solver takes over a running world: drop anything cached from another method.
   virtual void reset() {}
 
+  // Wall time of the method's own stages in the current step, nested in the world's narrow phase, solve and
+  // integrate stages; a method declares them in begin_step and times them as it goes. World::step copies them
+  // into StepStats::sub_stages.
+  const SubStages& sub_stages() const { return sub_stages_; }
+
  protected:
   ParamSet params_;
+  SubStages sub_stages_;
 };
 
 }  // namespace cl

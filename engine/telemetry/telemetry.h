@@ -1,8 +1,10 @@
 // Per-step telemetry and a recorder that writes it as CSV (one row per step) and Chrome trace JSON.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,42 @@ namespace cl {
 // Wall time of each stage of World::step, in milliseconds.
 struct StepProfile {
   double broad_phase = 0, narrow_phase = 0, graph = 0, solve = 0, integrate = 0, total = 0;
+};
+
+// The stages of World::step that a solver's own stages run inside (Solver::collide runs in the narrow phase,
+// solve_velocities in solve, integrate_positions in integrate).
+enum class StepStage : uint8_t { NarrowPhase, Solve, Integrate };
+const char* step_stage_name(StepStage stage);  // "narrow_phase", "solve", "integrate"
+double stage_ms(const StepProfile& profile, StepStage stage);
+
+// One of a solver's own stages in one step: wall time spent in it, inside the world stage `parent`.
+struct SubStage {
+  const char* name = "";  // a string literal; the CSV column is <name>_ms, so it differs from the fixed columns
+  StepStage parent = StepStage::Solve;
+  double ms = 0.0;
+};
+
+// A solver's own stages of one step, in a fixed array: declaring, timing and copying them allocates nothing.
+class SubStages {
+ public:
+  static constexpr int kCapacity = 8;
+  // Starts a step: these stages (at most kCapacity, in this order), each at 0 ms.
+  void declare(std::span<const SubStage> stages) {
+    count_ = 0;
+    for (const SubStage& s : stages)
+      if (count_ < kCapacity) stages_[size_t(count_++)] = SubStage{s.name, s.parent, 0.0};
+  }
+  void clear() { count_ = 0; }
+  // Adds to stage i (its index in the declared order); ignored past the declared ones.
+  void add(int i, double ms) {
+    if (i >= 0 && i < count_) stages_[size_t(i)].ms += ms;
+  }
+  std::span<const SubStage> stages() const { return {stages_.data(), size_t(count_)}; }
+  int size() const { return count_; }
+
+ private:
+  std::array<SubStage, kCapacity> stages_{};
+  int count_ = 0;
 };
 
 struct StepStats {
@@ -24,9 +62,11 @@ struct StepStats {
   int sleeping = 0;           // bodies asleep
   int iterations = 0;        // solver sweeps
   double residual = 0.0;     // solver's last-sweep impulse change, N s
-  double max_penetration = 0.0;  // m
+  double max_penetration = 0.0;  // m: the deepest point of any contact (World::max_penetration)
+  double mean_penetration = 0.0; // m: the mean depth of the penetrating contacts (World::mean_penetration)
   double kinetic_energy = 0.0;   // J
   double potential_energy = 0.0; // J
+  SubStages sub_stages;          // the solver's own stages, nested in profile's narrow_phase, solve and integrate
 };
 
 // Wall time since t0, in seconds (solvers accumulate their stage profiles with it).
@@ -46,6 +86,21 @@ class ScopedTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
+// Adds the wall time of its scope to sub-stage i of `stages` (ms) when it goes out of scope.
+class ScopedSubStage {
+ public:
+  ScopedSubStage(SubStages& stages, int i) : stages_(stages), i_(i), start_(std::chrono::steady_clock::now()) {}
+  ~ScopedSubStage() {
+    stages_.add(i_, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count());
+  }
+  ScopedSubStage(const ScopedSubStage&) = delete;
+  ScopedSubStage& operator=(const ScopedSubStage&) = delete;
+ private:
+  SubStages& stages_;
+  int i_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 class Recorder {
  public:
   void add(const StepStats& s) { rows_.push_back(s); }
@@ -54,10 +109,13 @@ class Recorder {
   const std::vector<StepStats>& rows() const { return rows_; }
 
   // Columns: step,time,wall_ms,broad_phase_ms,narrow_phase_ms,graph_ms,solve_ms,integrate_ms,
-  //          pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,kinetic_energy,
-  //          potential_energy
+  //          pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,mean_penetration,
+  //          kinetic_energy,potential_energy
+  // then <name>_ms for every solver sub-stage of any row, in order of first appearance (empty in rows whose
+  // solver has no such stage).
   bool write_csv(const std::string& path, std::string* error) const;
-  // Chrome trace-event JSON (complete events per stage, opens in Perfetto / chrome://tracing).
+  // Chrome trace-event JSON (complete events per stage, opens in Perfetto / chrome://tracing); the solver's
+  // sub-stages nest inside their stage, laid end to end from its start.
   bool write_trace(const std::string& path, std::string* error) const;
 
  private:

@@ -105,6 +105,8 @@ StepResult World::step() {
   stats.iterations = solver_stats.iterations;
   stats.residual = solver_stats.residual;
   stats.max_penetration = max_penetration();
+  stats.mean_penetration = mean_penetration();
+  stats.sub_stages = solver_->sub_stages();
   stats.kinetic_energy = kinetic_energy();
   stats.potential_energy = potential_energy();
   stats_ = stats;
@@ -310,6 +312,17 @@ double World::max_penetration() const {
   double d = 0.0;
   for (const Contact& c : contacts_) d = std::max(d, c.depth);
   return d;
+}
+
+double World::mean_penetration() const {
+  double sum = 0.0;
+  int count = 0;
+  for (const Contact& c : contacts_)
+    if (c.depth > 0.0) {
+      sum += c.depth;
+      ++count;
+    }
+  return count > 0 ? sum / count : 0.0;
 }
 
 }  // namespace cl

@@ -92,7 +92,10 @@ class World {
   // --- measures ----------------------------------------------------------------------------------
   double kinetic_energy() const;    // J
   double potential_energy() const;  // J, relative to the origin, -m g . x summed
-  double max_penetration() const;   // m, over the current contacts
+  // Penetration over the current contacts (found at the start of the last step), m. Every method gives each
+  // contact the depth of its deepest point along the normal (Contact::depth); gaps (depth <= 0) do not count.
+  double max_penetration() const;   // the deepest contact, 0 without penetration
+  double mean_penetration() const;  // the mean depth of the penetrating contacts, each counted once; 0 without
 
  private:
   void update_bounds();

@@ -18,10 +18,22 @@ check() {  # check NAME EXPECTED_EXIT STDERR_SUBSTRING -- command...
 scene=$src/scenes/sphere_and_box.json
 
 check run 0 "" -- "$exe" --headless "$scene" --steps 120 --metrics "$out/m.csv" --trace "$out/t.json" --state "$out/s1.json"
-# The metrics columns are exactly those the README lists.
+# The metrics columns are exactly those the README lists: the fixed ones, then the solver's own stages as its
+# row of "What the solvers report" lists them.
 readme_columns=$(grep -o '`step,time,[a-z_,]*`' "$src/README.md" | tr -d '`')
-[ -n "$readme_columns" ] && [ "$(head -1 "$out/m.csv")" = "$readme_columns" ] ||
-  { echo "FAIL metrics header: '$(head -1 "$out/m.csv")', README lists '$readme_columns'"; fail=1; }
+stage_columns() {  # stage_columns SOLVER: the README's <stage>_ms columns of that solver
+  sed -n '/<!-- solver-report:begin -->/,/<!-- solver-report:end -->/p' "$src/README.md" | grep "^| \`$1\` |" |
+    grep -o '`[a-z_]*_ms[a-z_,]*`' | tr -d '`'
+}
+lcp_columns=$(stage_columns lcp)
+[ -n "$readme_columns" ] && [ -n "$lcp_columns" ] && [ "$(head -1 "$out/m.csv")" = "$readme_columns,$lcp_columns" ] ||
+  { echo "FAIL metrics header: '$(head -1 "$out/m.csv")', README lists '$readme_columns,$lcp_columns'"; fail=1; }
+for solver in implicit-penalty volume; do
+  check "metrics_$solver" 0 "" -- "$exe" --headless "$scene" --steps 2 --solver "$solver" --metrics "$out/m_$solver.csv"
+  columns=$(stage_columns "$solver")
+  [ -n "$columns" ] && [ "$(head -1 "$out/m_$solver.csv")" = "$readme_columns,$columns" ] ||
+    { echo "FAIL metrics header under $solver: '$(head -1 "$out/m_$solver.csv")', README lists '$readme_columns,$columns'"; fail=1; }
+done
 [ "$(wc -l < "$out/m.csv")" = 121 ] || { echo "FAIL metrics rows: $(wc -l < "$out/m.csv")"; fail=1; }
 grep -q '"traceEvents"' "$out/t.json" || { echo "FAIL trace"; fail=1; }
 grep -q '"bodies"' "$out/s1.json" && grep -q '"time"' "$out/s1.json" || { echo "FAIL state"; fail=1; }

@@ -98,6 +98,30 @@ TEST(Session, RecordingWritesCsvAndTrace) {
   EXPECT_EQ(rows, 13);  // header + one row per step
 }
 
+// The Stats panel's plots of the solver's own stages: slot i follows the stage declared i-th; after a solver
+// switch a slot that now holds another stage starts afresh.
+TEST(Session, StatsFollowTheSolversOwnStages) {
+  AppState app = open_default();
+  std::string error;
+  ASSERT_TRUE(switch_solver(app, "lcp", &error)) << error;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(step_once(app));
+  const auto lcp = app.scene.world.last_stats().sub_stages.stages();
+  ASSERT_GT(lcp.size(), 0u);
+  ASSERT_EQ(app.stats.sub_stage_count, int(lcp.size()));
+  for (size_t i = 0; i < lcp.size(); ++i) {
+    EXPECT_STREQ(app.stats.sub_stage_names[i].name, lcp[i].name);
+    EXPECT_EQ(app.stats.sub_stage_ms[i].latest(), float(lcp[i].ms));
+  }
+  ASSERT_TRUE(switch_solver(app, "implicit-penalty", &error)) << error;
+  ASSERT_TRUE(step_once(app));
+  const auto ip = app.scene.world.last_stats().sub_stages.stages();
+  ASSERT_EQ(app.stats.sub_stage_count, int(ip.size()));
+  EXPECT_STREQ(app.stats.sub_stage_names[0].name, ip[0].name);
+  const History& h = app.stats.sub_stage_ms[0];
+  EXPECT_EQ(std::count_if(h.values.begin(), h.values.end(), [](float v) { return v != 0.0f; }),
+            ip[0].ms != 0.0 ? 1 : 0);  // the lcp samples are gone
+}
+
 TEST(Session, SaveAsWritesALoadableScene) {
   AppState app = open_default();
   const std::string path = testing::TempDir() + "/saved_scene.json";

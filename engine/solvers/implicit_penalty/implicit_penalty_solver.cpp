@@ -16,6 +16,21 @@ namespace cl {
 
 using namespace implicit_penalty;
 
+namespace {
+
+// The method's own stages (Solver::sub_stages), in step order.
+enum Stage { kShellQueries, kForces, kAssembly, kLinearSolve, kFrictionPgs, kJointProjection };
+constexpr SubStage kStages[] = {
+    {"shell_queries", StepStage::NarrowPhase},    // point shells against the distance fields (sec. 4.1)
+    {"forces", StepStage::Solve},                 // contact, friction and servo forces with their gradients
+    {"assembly", StepStage::Solve},               // G and Z per contact group, and the joint rows (eq. 16-17)
+    {"linear_solve", StepStage::Solve},           // the groups' direct solves (eq. 15, 62-64)
+    {"friction_pgs", StepStage::Solve},           // contact_model physical: the Coulomb friction rows
+    {"joint_projection", StepStage::Integrate},   // parameter joint_projection: Newton steps onto the joints
+};
+
+}  // namespace
+
 
 const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table() {
   using S = Settings;
@@ -83,7 +98,10 @@ ImplicitPenaltySolver::ImplicitPenaltySolver() {
   begin_step();
 }
 
-void ImplicitPenaltySolver::begin_step() { set_ = table().read(params_); }
+void ImplicitPenaltySolver::begin_step() {
+  set_ = table().read(params_);
+  sub_stages_.declare(kStages);
+}
 
 void ImplicitPenaltySolver::reset() {
   points_.clear();
@@ -94,6 +112,7 @@ void ImplicitPenaltySolver::reset() {
 // are kept for the solve; the world gets one contact per point for the graph, the groups and the viewer,
 // the normal from a to b and the depth -d.
 void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double, ContactList& out) {
+  ScopedSubStage timer(sub_stages_, kShellQueries);
   const Body& a = bodies[ia];
   const Body& b = bodies[ib];
   PairPoints& pp = points_[{ia, ib}];
@@ -138,8 +157,12 @@ void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
   auto t0 = std::chrono::steady_clock::now();
   contact_forces(ctx);
   profile_.forces = seconds_since(t0);
+  sub_stages_.add(kForces, 1e3 * profile_.forces);
   solve_groups(ctx);
-  if (set_.model == ContactModel::Physical) coulomb_friction(ctx);
+  if (set_.model == ContactModel::Physical) {
+    ScopedSubStage timer(sub_stages_, kFrictionPgs);
+    coulomb_friction(ctx);
+  }
   ctx.stats.sleeping = 0;
 }
 
@@ -479,6 +502,9 @@ void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {
     }
     profile_.assembly += seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
+    // One direct solve per group; its residual |G dS - h (Z + W^T lambda)|_inf (N s, N m s) is the rounding
+    // of the factorisation, or the whole right-hand side when G was singular and the explicit step was taken.
+    Eigen::VectorXd rhs = h * system.Z;
     if (rows.rows() == 0) {
       solve_group(system, h, dS);
     } else {
@@ -489,8 +515,12 @@ void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {
       if (lu.info() != Eigen::Success ||
           !solve_with_constraints(lu, rows, h * system.Z, h, dS, lambda))
         dS = h * system.Z;
+      else
+        rhs += h * (rows.W.transpose() * lambda);
       joint_rows += rows.rows();
     }
+    ++ctx.stats.iterations;
+    ctx.stats.residual = std::max(ctx.stats.residual, (system.G * dS - rhs).lpNorm<Eigen::Infinity>());
     profile_.solve += seconds_since(t0);
     for (size_t s = 0; s < group.size(); ++s) {
       Body& b = ctx.bodies[group[s]];
@@ -506,6 +536,8 @@ void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {
     }
   }
   ctx.stats.rows += joint_rows;
+  sub_stages_.add(kAssembly, 1e3 * profile_.assembly);
+  sub_stages_.add(kLinearSolve, 1e3 * profile_.solve);
 }
 
 // x += h v(t+h); the rotation turns by dtheta = h V w(t+h), then w = I_world^-1 L at the new rotation (L is
@@ -526,7 +558,10 @@ void ImplicitPenaltySolver::integrate_positions(StepContext& ctx) {
       b.update_world_inertia();
     }
   }
-  if (set_.projection > 0) project_joints(ctx);
+  if (set_.projection > 0) {
+    ScopedSubStage timer(sub_stages_, kJointProjection);
+    project_joints(ctx);
+  }
 }
 
 // Post-stabilisation of the joints (our addition; the paper relies on Baumgarte alone): Newton steps on
@@ -544,6 +579,7 @@ void ImplicitPenaltySolver::project_joints(StepContext& ctx) {
       if (!assemble_joint_system(ctx.joints, group_joints_[k], ctx.bodies, slot, int(group.size()), 0.0, rows) ||
           rows.rows() == 0 || rows.C.norm() < 1e-14)
         break;
+      ++ctx.stats.iterations;  // one Newton step (an SVD solve)
       // M^-1 W^T: W's columns are [x, theta] per body.
       Eigen::MatrixXd MinvWt = rows.W.transpose();
       for (size_t s = 0; s < group.size(); ++s) {

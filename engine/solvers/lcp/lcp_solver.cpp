@@ -3,8 +3,24 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace cl {
+
+namespace {
+
+// The method's own stages (Solver::sub_stages), in step order.
+enum Stage { kVelocityPgs, kShockLayers, kPositions, kProjection, kSleeping };
+constexpr SubStage kStages[] = {
+    {"velocity_pgs", StepStage::Solve},    // rows and PGS of each group's velocity LCP (the whole step, or its
+                                           // first fraction under shock propagation)
+    {"shock_layers", StepStage::Solve},    // shock propagation: the rest of the step layer by layer (thesis 6.4)
+    {"positions", StepStage::Integrate},   // s += h S u (eq. 6.76)
+    {"projection", StepStage::Integrate},  // error correction by projection (digest 4.14)
+    {"sleeping", StepStage::Integrate},    // the sleepy policy
+};
+
+}  // namespace
 
 const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
   using S = Settings;
@@ -202,6 +218,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
 
   // Phase 1: the whole group over f h (all of h without shock propagation): weight feeling and impacts.
   // The group's joint rows come first, warm started from their slots' last impulses.
+  std::optional<ScopedSubStage> timer(std::in_place, sub_stages_, kVelocityPgs);
   add_free_velocity(group.bodies, f);
   rows_.clear();
   blocks_.clear();
@@ -219,8 +236,10 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   for (int r : joint_rows) joint_warm_.forget(joint_rows_[size_t(r)].joint);  // slots absent now restart at 0
   for (size_t i = 0; i < joint_rows.size(); ++i) joint_warm_.keep(joint_rows_[size_t(joint_rows[i])], rows_[i].lambda);
 
+  timer.reset();
   if (shock) {
     // Phase 2: the rest of the step, layer by layer, lower bodies of each layer held (infinite mass).
+    ScopedSubStage layers(sub_stages_, kShockLayers);
     add_free_velocity(group.bodies, 1.0 - f);
     for (const StackLayer& layer : ctx.graph.layers(group_index)) {
       hold(layer.bottom);
@@ -235,7 +254,10 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   group_sweeps_ = std::max(group_sweeps_, sweeps);
 }
 
-void LcpSolver::begin_step() { set_ = table().read(params_); }
+void LcpSolver::begin_step() {
+  set_ = table().read(params_);
+  sub_stages_.declare(kStages);
+}
 
 void LcpSolver::solve_velocities(StepContext& ctx) {
   const size_t n = ctx.bodies.size();
@@ -291,9 +313,10 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
 // lambda = lcp(J_n M^-1 J_n^T, -(d - allowed)), s += M^-1 J_n^T lambda. Depths are carried forward from
 // detection by the contacts' relative motion in the position update, and the PGS tracks the displacements,
 // so a layer sees how far the layers below it were moved (depths re-evaluated between layers, digest 8.7).
-void LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int group_index) {
+int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int group_index) {
   const int iterations = set_.correction_iterations;
-  if (iterations == 0) return;
+  if (iterations == 0) return 0;
+  int sweeps = 0;
   const PgsSettings pgs{iterations, set_.tolerance, false};
   const double allowed = set_.allowed_penetration;
   const double h = ctx.dt;
@@ -318,7 +341,7 @@ void LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int g
         rows_.push_back(r);
       }
     }
-    solve_pgs(rows_, vel_, pgs);
+    sweeps += solve_pgs(rows_, vel_, pgs).sweeps;
   };
 
   if (group_shock_[group_index]) {
@@ -332,6 +355,7 @@ void LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int g
   }
   for (int i : group.bodies)
     if (!vel_[i].v.isZero(0.0) || !vel_[i].w.isZero(0.0)) displace(ctx.bodies[i], vel_[i].v, vel_[i].w);
+  return sweeps;
 }
 
 void LcpSolver::integrate_positions(StepContext& ctx) {
@@ -339,16 +363,24 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   const auto& groups = ctx.graph.groups();
   // Position update with the constrained velocity u(t+h) (thesis eq. 6.76); sleeping bodies stay put
   // bit for bit, so their contacts are reused without a narrow phase.
-  for (int i = 0; i < int(ctx.bodies.size()); ++i)
-    if (ctx.bodies[i].kind != BodyKind::Fixed && !frozen(ctx, i)) advance_pose(ctx.bodies[i], h);
+  {
+    ScopedSubStage timer(sub_stages_, kPositions);
+    for (int i = 0; i < int(ctx.bodies.size()); ++i)
+      if (ctx.bodies[i].kind != BodyKind::Fixed && !frozen(ctx, i)) advance_pose(ctx.bodies[i], h);
+  }
 
-  // Error correction, per awake group; the PGS works on displacements here (vel_ holds them).
-  load_inverse_masses(ctx.bodies, masses_);
-  std::fill(vel_.begin(), vel_.end(), BodyVelocity{});
-  const int iterations = set_.correction_iterations;
-  for (int g = 0; g < int(groups.size()); ++g)
-    if (group_awake_[g]) project_group(ctx, groups[g], g);
-  if (iterations > 0 && !groups.empty()) ctx.stats.iterations += iterations;
+  // Error correction, per awake group; the PGS works on displacements here (vel_ holds them). Groups are
+  // independent, so the step's sweeps are the most any group needed (as for the velocities).
+  {
+    ScopedSubStage timer(sub_stages_, kProjection);
+    load_inverse_masses(ctx.bodies, masses_);
+    std::fill(vel_.begin(), vel_.end(), BodyVelocity{});
+    int sweeps = 0;
+    for (int g = 0; g < int(groups.size()); ++g)
+      if (group_awake_[g]) sweeps = std::max(sweeps, project_group(ctx, groups[g], g));
+    ctx.stats.iterations += sweeps;
+  }
+  ScopedSubStage timer(sub_stages_, kSleeping);
 
   SleepSettings settings;
   settings.enabled = set_.sleeping;

@@ -58,7 +58,8 @@ class LcpSolver final : public Solver {
   void add_contact_rows(const StepContext& ctx, int k, Phase phase);
   void add_free_velocity(const std::vector<int>& bodies, double fraction);
   void solve_group(StepContext& ctx, const ContactGroup& group, int group_index);
-  void project_group(StepContext& ctx, const ContactGroup& group, int group_index);
+  // Returns the PGS sweeps it took (summed over its layers).
+  int project_group(StepContext& ctx, const ContactGroup& group, int group_index);
   void classify_groups(const StepContext& ctx);
   bool frozen(const StepContext& ctx, int body) const;
   void collect_joint_rows(const StepContext& ctx);

@@ -15,6 +15,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The method's own stages (Solver::sub_stages), in step order.
+enum Stage { kImages, kModelling, kRows, kVelocityPgs, kStackLayers, kStabilization };
+constexpr SubStage kStages[] = {
+    {"images", StepStage::NarrowPhase},       // layered depth images of the colliding pairs (sect. 3.2)
+    {"volume_modelling", StepStage::NarrowPhase},  // their volume constraints (sect. 4-5)
+    {"velocity_rows", StepStage::Solve},      // rows of the velocity MLCP and the joints, warm start
+    {"velocity_pgs", StepStage::Solve},       // PGS of the velocity MLCP (eq. 16-17, 20-21)
+    {"stack_layers", StepStage::Solve},       // the layer pass (parameter stack_layers)
+    {"stabilization", StepStage::Integrate},  // post-stabilisation: images again and position MLCPs (eq. 18-19)
+};
+
 
 // Capsule along y: a uv sphere with an odd stack count (no ring on the equator) whose halves are pulled
 // apart by the half height, turned from z to y.
@@ -96,7 +107,10 @@ VolumeSolver::Settings VolumeSolver::settings() const {
   return s;
 }
 
-void VolumeSolver::begin_step() { set_ = settings(); }
+void VolumeSolver::begin_step() {
+  set_ = settings();
+  sub_stages_.declare(kStages);
+}
 
 ldi::VolumeOptions VolumeSolver::Settings::ldi_options() const {
   ldi::VolumeOptions options;
@@ -145,6 +159,7 @@ bool VolumeSolver::make_constraint(const ldi::VolumeContact& vc, const ldi::Volu
       c.angular[s] = (c.position - centre[s]).cross(c.linear[s]);
     }
   }
+  c.deepest = vc.deepest(c.normal);
   return true;
 }
 
@@ -238,7 +253,10 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
 }
 
 void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, double, ContactList& out) {
+  const double images = profile_.images_s, modelling = profile_.modelling_s;
   const PairCache& pc = compute_pair(bodies, ia, ib);
+  sub_stages_.add(kImages, 1e3 * (profile_.images_s - images));
+  sub_stages_.add(kModelling, 1e3 * (profile_.modelling_s - modelling));
   if (debug_on_) capture_pair(bodies, ia, ib, set_, debug_limit_, &pc.constraints);  // drawing only
   for (size_t k = 0; k < pc.constraints.size(); ++k) {
     const Constraint& c = pc.constraints[k];
@@ -247,7 +265,7 @@ void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, doub
     contact.b = ib;
     contact.position = c.position;
     contact.normal = c.normal;
-    contact.depth = c.volume / c.area;  // mean intersection depth (sect. 4.3)
+    contact.depth = c.deepest;          // the deepest point, as every method reports it
     contact.feature = uint32_t(k);      // index of the volume in the pair's list
     out.push_back(contact);
   }
@@ -342,17 +360,24 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
       rows_.push_back(friction);
     }
   }
-  solve_impacts(ctx);
   apply_impulses(rows_, vel_);
   profile_.modelling_s += seconds_since(t0);
-  const auto t1 = Clock::now();
+  sub_stages_.add(kRows, 1e3 * seconds_since(t0));
+  auto t1 = Clock::now();
+  solve_impacts(ctx);
   // Symmetric Gauss-Seidel: sweeps alternate direction, so that the rows taken first do not take more of the
   // load (forward sweeps only loaded a gripped block's low-z cells first, and the friction's torque about the
   // grip axis tipped it over as it slipped).
   const PgsResult result = solve_pgs(rows_, vel_, {set_.iterations, set_.tolerance, true});
   ctx.stats.iterations += result.sweeps;
-  if (set_.stack_layers) solve_layers(ctx);
   profile_.solve_s += seconds_since(t1);
+  sub_stages_.add(kVelocityPgs, 1e3 * seconds_since(t1));
+  if (set_.stack_layers) {
+    t1 = Clock::now();
+    solve_layers(ctx);
+    profile_.solve_s += seconds_since(t1);
+    sub_stages_.add(kStackLayers, 1e3 * seconds_since(t1));
+  }
   ctx.stats.residual = std::max(ctx.stats.residual, result.residual);
   ctx.stats.rows += int(rows_.size());
   for (size_t i = 0; i < joint_rows_.size(); ++i) joint_warm_.forget(joint_rows_[i].joint);
@@ -469,6 +494,7 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
   advance_poses(ctx.bodies, ctx.dt);
   last_stab_iterations_ = 0;
   if (set_.stabilization_iterations == 0) return;
+  ScopedSubStage timer(sub_stages_, kStabilization);
 
   // The pairs to watch: the broad phase's pairs of this step, except those joined by a joint.
   std::vector<std::pair<int, int>> pairs;

@@ -5,7 +5,8 @@
 //   collide()   for each candidate pair, both meshes in world coordinates, their intersection volume(s) V and
 //               gradients J_V = dV/dq from layered depth images (ldi/intersection_volume.h, eq. 11-14); one
 //               volume per pair (mono) or one per grid cell (multi-volume, eq. 22-24); cached per pair and
-//               reported to the world as one Contact per volume (position = contact centre, depth = V / area)
+//               reported to the world as one Contact per volume (position = contact centre, depth = the deepest
+//               point along the normal; the mean depth V / area stays on the Constraint)
 //   velocities  u* = u + h M^-1 f_ext (constraints/motion.h), then the MLCP of
 //               eq. 16-17 (one unilateral row per volume: the volume may not grow, J_V u <= 0, pressure
 //               rho >= 0; an impact faster than `restitution_threshold` must separate at e times its approach
@@ -53,12 +54,14 @@ class VolumeSolver final : public Solver {
   struct Constraint {
     double volume = 0;            // V, m^3
     double area = 0;              // contact surface estimate (sect. 4.3), m^2
+    double deepest = 0;           // deepest point along the normal, m (ldi::VolumeContact::deepest)
     Vec3 normal = Vec3::Zero();   // unit, from a to b
     Vec3 position = Vec3::Zero(); // midway between the two contact surfaces' barycentres
     std::array<Vec3, 2> linear{Vec3::Zero(), Vec3::Zero()};   // dV/dx, m^2
     std::array<Vec3, 2> angular{Vec3::Zero(), Vec3::Zero()};  // dV/dtheta about the body's centre, m^3
     std::array<double, 2> area_sum{0, 0};                     // S (eq. 20-21), m^2
     std::array<Vec3, 2> area_moment{Vec3::Zero(), Vec3::Zero()};  // M about the body's centre, m^3
+    double mean_depth() const { return area > 0 ? volume / area : 0.0; }  // V / area (sect. 4.3), m
   };
   // The parameters as plain fields (see param_specs for units and meaning).
   struct Settings {

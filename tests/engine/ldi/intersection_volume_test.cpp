@@ -573,13 +573,18 @@ TEST(LdiMultiVolume, CellsAddUpToTheMonoVolume) {
 }
 
 // Cells are ordered by z, then y, then x, and cover only the intersection.
-TEST(LdiMultiVolume, CellsOfAlignedCubes) {
+// Unit cubes offset by (0.3, 0.2, 0.1), in cells of 0.25 m, pixels of 1 cm.
+VolumeResult aligned_cubes_in_cells() {
   const TriangleMesh a = make_box(Vec3(0.5, 0.5, 0.5));
   const TriangleMesh b = posed(make_box(Vec3(0.5, 0.5, 0.5)), Quat::Identity(), Vec3(0.3, 0.2, 0.1));
   VolumeOptions o = pixels(0.01);
   o.multi_volume = true;
   o.cell_size = 0.25;
-  const VolumeResult r = intersection_volume(input(a), input(b), o);
+  return intersection_volume(input(a), input(b), o);
+}
+
+TEST(LdiMultiVolume, CellsOfAlignedCubes) {
+  const VolumeResult r = aligned_cubes_in_cells();
   ASSERT_TRUE(r.ok());
   // Intersection [-0.2, 0.5] x [-0.3, 0.5] x [-0.4, 0.5]: cells x -1..1, y -2..1, z -2..1.
   ASSERT_EQ(r.cells().size(), 48u);
@@ -592,6 +597,37 @@ TEST(LdiMultiVolume, CellsOfAlignedCubes) {
     EXPECT_NEAR(c.volume, x * y * z, 1e-12);
   }
   expect_cells_add_up(r, 1e-12);
+}
+
+// The longest interval per axis, and the deepest point along a normal: cubes overlapping by [-0.2, 0.5] x
+// [-0.3, 0.5] x [-0.4, 0.5] give intervals 0.7, 0.8 and 0.9 long; a cell keeps the whole interval it holds a piece
+// of, not the piece. Along a normal the image most along it is read: its interval times |n_w|.
+TEST(LdiVolume, LongestIntervalsAndDeepestPoint) {
+  const VolumeResult r = aligned_cubes_in_cells();
+  ASSERT_TRUE(r.ok());
+  for (int w = 0; w < 3; ++w) EXPECT_NEAR(r.mono.axis_longest[w], 0.7 + 0.1 * w, 1e-12) << w;
+  for (const VolumeContact& c : r.cells())
+    for (int w = 0; w < 3; ++w) EXPECT_NEAR(c.axis_longest[w], 0.7 + 0.1 * w, 1e-12) << w;
+  EXPECT_NEAR(r.mono.deepest(Vec3(1, 0, 0)), 0.7, 1e-12);
+  EXPECT_NEAR(r.mono.deepest(Vec3(0, -1, 0)), 0.8, 1e-12);
+  const Vec3 n = Vec3(0.2, 0.3, -0.9).normalized();  // most along z
+  EXPECT_NEAR(r.mono.deepest(n), 0.9 * 0.9 / Vec3(0.2, 0.3, -0.9).norm(), 1e-12);
+  EXPECT_EQ(r.mono.deepest(Vec3::Zero()), 0.0);
+  // A layer between two parallel planes 1 cm apart, not aligned with the axes: a unit cube turned about z by
+  // 20 degrees sunk 1 cm into a large box face: every ray along y crosses 1 cm / cos 20 degrees (where the layer
+  // is whole), so the deepest point along the normal reads 1 cm.
+  const double t = 20.0 * kPi / 180.0;
+  const Quat q(Eigen::AngleAxisd(t, Vec3(0, 0, 1)));
+  // The slab's top face is the plane through the origin with normal n = q (0, 1, 0); the cube's bottom face is
+  // 1 cm below it.
+  const Vec3 normal = q * Vec3(0, 1, 0);
+  const TriangleMesh slab = posed(make_box(Vec3(3, 0.5, 3)), q, -0.5 * normal);
+  const TriangleMesh cube = posed(make_box(Vec3(0.5, 0.5, 0.5)), q, (0.5 - 0.01) * normal);
+  const VolumeResult layer = intersection_volume(input(slab), input(cube), pixels(0.01));
+  ASSERT_TRUE(layer.ok());
+  // Up to the vertices' sub-pixel snapping (2^-16 pixel = 1.5e-7 m sideways, times the faces' slope tan 20).
+  EXPECT_NEAR(layer.mono.deepest(normal), 0.01, 0.36 * 0.01 / 65536.0);
+  EXPECT_NEAR(layer.mono.deepest(layer.mono.normal), 0.01, 1e-4);  // with the normal the volumes give
 }
 
 // ---- friction terms ----------------------------------------------------------------------------------------

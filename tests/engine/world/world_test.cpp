@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "support/builders.h"
 
@@ -153,6 +157,84 @@ TEST(World, KinematicBodiesPushButAreNotPushed) {
   EXPECT_NEAR(w.bodies[pusher].linear_velocity.x(), 1.0, 0.0);
   EXPECT_NEAR(w.bodies[pusher].position.x(), -0.2, 1e-9);
   EXPECT_GT(w.bodies[ball].position.x(), 0.2);
+}
+
+// max_penetration is the deepest contact, mean_penetration the mean depth of the penetrating contacts; gaps
+// (speculative contacts, depth < 0) count for neither. A unit box tilted about z rests on two lower corners 2 cm
+// deep; its other two lower corners are 1 cm deep, or 5 mm above the ground (within the 1 cm margin).
+TEST(World, PenetrationIsTheDeepestContactAndTheMeanOfThePenetratingOnes) {
+  for (const double other : {-0.01, 0.005}) {
+    World w;
+    add_plane(w);
+    const double sin_t = (other + 0.02) / 1.0;  // the two pairs of corners are 1 m apart across the tilt
+    const double t = std::asin(sin_t);
+    const Quat q(Eigen::AngleAxisd(t, Vec3(0, 0, 1)));
+    // Lowest corners at y - 0.5 cos t - 0.5 sin t = -0.02.
+    add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0, -0.02 + 0.5 * std::cos(t) + 0.5 * sin_t, 0), 1000.0, q);
+    ASSERT_TRUE(w.step().ok);
+    int penetrating = 0, gaps = 0;
+    for (const Contact& c : w.contacts()) (c.depth > 0 ? penetrating : gaps) += 1;
+    ASSERT_EQ(penetrating + gaps, 4);
+    EXPECT_EQ(gaps, other > 0 ? 2 : 0);
+    const StepStats& s = w.last_stats();
+    EXPECT_NEAR(s.max_penetration, 0.02, 1e-9);
+    EXPECT_NEAR(s.mean_penetration, other > 0 ? 0.02 : 0.015, 1e-9);
+    EXPECT_EQ(s.max_penetration, w.max_penetration());
+    EXPECT_EQ(s.mean_penetration, w.mean_penetration());
+  }
+  // Nothing touching: both 0.
+  World w;
+  add_plane(w);
+  add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 2, 0));
+  ASSERT_TRUE(w.step().ok);
+  EXPECT_EQ(w.last_stats().max_penetration, 0.0);
+  EXPECT_EQ(w.last_stats().mean_penetration, 0.0);
+}
+
+// Every solver's own stages (StepStats::sub_stages) run inside the world stage they name, so per stage their
+// times add up to at most that stage's time; the stages that did work in the first step took some (later, e.g.,
+// volume's narrow phase finds the images that post-stabilisation computed at the same poses, and reuses them).
+TEST(World, SolverSubStagesAddUpWithinTheirStage) {
+  const struct {
+    const char* solver;
+    std::vector<std::string> busy;  // stages that must have taken time in the first step
+  } cases[] = {{"lcp", {"velocity_pgs", "positions", "projection", "sleeping"}},
+               {"implicit-penalty", {"shell_queries", "forces", "assembly", "linear_solve", "friction_pgs"}},
+               {"volume", {"images", "volume_modelling", "velocity_rows", "velocity_pgs", "stabilization"}}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.solver);
+    World w;
+    std::string error;
+    ASSERT_TRUE(w.set_solver(c.solver, &error)) << error;
+    const int mat = add_material(w, 0.5, 0.0);
+    add_plane(w, Vec3(0, 1, 0), 0.0, mat);
+    add_body(w, box(Vec3(0.2, 0.1, 0.2)), Vec3(0, 0.095, 0), 500.0, Quat::Identity(), mat);
+    add_body(w, box(Vec3(0.1, 0.1, 0.1)), Vec3(0.02, 0.29, 0), 500.0, Quat::Identity(), mat);
+    for (int step = 0; step < 5; ++step) {
+      ASSERT_TRUE(w.step().ok);
+      const StepStats& s = w.last_stats();
+      ASSERT_GT(s.sub_stages.size(), 0);
+      double sum[3] = {0, 0, 0};
+      for (const SubStage& sub : s.sub_stages.stages()) {
+        EXPECT_GE(sub.ms, 0.0) << sub.name;
+        sum[int(sub.parent)] += sub.ms;
+        const std::string name = sub.name;
+        if (step == 0 && std::find(c.busy.begin(), c.busy.end(), name) != c.busy.end()) {
+          EXPECT_GT(sub.ms, 0.0) << name;
+        }
+        // The CSV names it <name>_ms: it must not take a fixed column's name.
+        for (const char* fixed : {"wall", "broad_phase", "narrow_phase", "graph", "solve", "integrate"})
+          EXPECT_NE(name, fixed);
+      }
+      for (StepStage stage : {StepStage::NarrowPhase, StepStage::Solve, StepStage::Integrate})
+        EXPECT_LE(sum[int(stage)], stage_ms(s.profile, stage)) << step_stage_name(stage);
+      for (const std::string& name : c.busy) {
+        const auto stages = s.sub_stages.stages();
+        EXPECT_TRUE(std::any_of(stages.begin(), stages.end(), [&](const SubStage& x) { return name == x.name; }))
+            << name;
+      }
+    }
+  }
 }
 
 }  // namespace cl

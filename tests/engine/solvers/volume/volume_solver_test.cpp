@@ -113,7 +113,12 @@ TEST(VolumeSolver, InterpenetratedSceneSeparatesWithoutThrowing) {
   }
   EXPECT_LT(w.kinetic_energy(), 0.1);
   for (int s = 0; s < 4; ++s) ASSERT_TRUE(w.step().ok);
-  EXPECT_LT(w.last_stats().max_penetration, 0.01) << "separated within five steps";
+  // Separated within five steps: every volume constraint's mean depth V / area is under a pixel.
+  double mean_depth = 0.0;
+  for (const Contact& c : w.contacts())
+    if (const auto* list = volume_solver(w).constraints(c.a, c.b))
+      for (const VolumeSolver::Constraint& k : *list) mean_depth = std::max(mean_depth, k.mean_depth());
+  EXPECT_LT(mean_depth, 0.01) << "separated within five steps";
 }
 
 // Forces equal and opposite: an isolated pair in zero gravity keeps its momentum through an oblique impact.
@@ -209,6 +214,52 @@ TEST(VolumeSolver, StackLayersHoldAHeavyBoxOnALightOne) {
       EXPECT_GT(sunk, 3 * kPixel);  // the plain solve lets it through (why the layers exist)
     }
   }
+}
+
+// max_penetration is the deepest point, as under every method: a unit box standing 1 cm deep in the ground reads
+// 1 cm exactly (every ray of the y image crosses the 1 cm layer), mono and multi-volume; the mean over its
+// constraints too, and the paper's mean depth V / area stays on each constraint (within the area estimate).
+// Post-stabilisation is off so that the constraints kept after the step are those of the collision stage.
+TEST(VolumeSolver, PenetrationIsTheDeepestPointOfAResting1cmBox) {
+  for (bool multi : {false, true}) {
+    SCOPED_TRACE(multi ? "multi" : "mono");
+    World w = volume_world(multi);
+    std::string error;
+    ASSERT_TRUE(w.solver().params().set("stabilization_iterations", 0, &error)) << error;
+    const int ground = add_plane(w);
+    const int b = add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0.003, 0.49, -0.002));
+    ASSERT_TRUE(w.step().ok);
+    const StepStats& s = w.last_stats();
+    EXPECT_NEAR(s.max_penetration, 0.01, 1e-12);
+    EXPECT_NEAR(s.mean_penetration, 0.01, 1e-12);
+    const auto* list = volume_solver(w).constraints(ground, b);
+    ASSERT_NE(list, nullptr);
+    ASSERT_EQ(list->size(), multi ? 100u : 1u);  // 0.1 m cells under a 1 m face
+    for (const VolumeSolver::Constraint& c : *list) {
+      EXPECT_NEAR(c.deepest, 0.01, 1e-12);
+      EXPECT_NEAR(c.mean_depth(), 0.01, 0.0005);
+    }
+    for (const Contact& c : w.contacts()) EXPECT_EQ(c.depth, (*list)[c.feature].deepest);
+  }
+}
+
+// A box tilted by asin(0.01) about z, its lowest edge 2 cm deep: the deepest point is that edge, the ray of the
+// y image nearest to it within a pixel (2 cm less at most 0.01 pixel), while the mean depth V / area is that
+// of the layer, 2 cm at one end and 1 cm at the other: 1.5 cm.
+TEST(VolumeSolver, PenetrationOfATiltedBoxIsItsDeepestEdge) {
+  World w = volume_world(false);
+  std::string error;
+  ASSERT_TRUE(w.solver().params().set("stabilization_iterations", 0, &error)) << error;
+  const int ground = add_plane(w);
+  const double t = std::asin(0.01);
+  const Quat q(Eigen::AngleAxisd(t, Vec3(0, 0, 1)));
+  const int b = add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0, -0.02 + 0.5 * std::cos(t) + 0.5 * 0.01, 0), 1000.0, q);
+  ASSERT_TRUE(w.step().ok);
+  EXPECT_NEAR(w.last_stats().max_penetration, 0.02, 2e-4);
+  const auto* list = volume_solver(w).constraints(ground, b);
+  ASSERT_NE(list, nullptr);
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_NEAR((*list)[0].mean_depth(), 0.015, 0.001);
 }
 
 }  // namespace
