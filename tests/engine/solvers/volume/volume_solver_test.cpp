@@ -211,5 +211,28 @@ TEST(VolumeSolver, StackLayersHoldAHeavyBoxOnALightOne) {
   }
 }
 
+// Volume contacts are inelastic: a material with restitution that a body uses is named; an unused one is not.
+TEST(VolumeSolver, UnsupportedNamesTheRestitutionItIgnores) {
+  World w;
+  const int bouncy = add_material(w, 0.5, 0.6);
+  add_material(w, 0.5, 0.9);  // used by no body
+  add_plane(w);
+  add_body(w, sphere(0.3), Vec3(0, 1, 0), 1000.0, Quat::Identity(), bouncy);
+  std::string error;
+  ASSERT_TRUE(w.set_solver("volume", &error)) << error;
+  std::vector<std::string> u = w.unsupported_features();
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_NE(u[0].find("volume: the restitution of material 'm1' is ignored"), std::string::npos) << u[0];
+  EXPECT_EQ(u[0].find("m2"), std::string::npos) << u[0];
+  ASSERT_TRUE(w.solver().params().set("friction_directions", 0, &error)) << error;
+  u = w.unsupported_features();
+  ASSERT_EQ(u.size(), 2u);
+  EXPECT_NE(u[1].find("friction"), std::string::npos) << u[1];
+  w.materials[size_t(bouncy)].restitution = 0.0;
+  w.materials[0].friction = 0.0;
+  w.materials[size_t(bouncy)].friction = 0.0;
+  EXPECT_TRUE(w.unsupported_features().empty());
+}
+
 }  // namespace
 }  // namespace cl
