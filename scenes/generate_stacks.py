@@ -139,7 +139,6 @@ METHODS = {
     "tower320.json": ["lcp"],
     "sleepy_stack.json": ["lcp"],
     "tower10.json": ["lcp"],
-    "tower20.json": ["lcp"],
     "tower40.json": ["lcp"],
     "tower80.json": ["lcp"],
     "tower100.json": ["lcp"],
