@@ -583,15 +583,11 @@ void VolumeSolver::capture_pair(const std::vector<Body>& bodies, int ia, int ib,
   if (d.cells.size() != d.constraints.size()) d.cells.clear();  // not the same selection: draw no cells
 }
 
-// The velocity MLCP only keeps the intersection volume from growing (eq. 16-17): it has no bounce term, so a
-// material's restitution does nothing here.
+// volume honours every scene feature (restitution by Newton's law on the pair's summed row); only a parameter can
+// switch one off.
 std::vector<std::string> VolumeSolver::unsupported(const SceneFeatures& scene) const {
   std::vector<std::string> out;
   const Settings s = settings();
-  const std::vector<std::string> bouncy = materials_using(scene, &Material::restitution);
-  if (!bouncy.empty())
-    out.push_back("volume: the restitution of material " + name_list(bouncy) +
-                  " is ignored (volume contacts are inelastic: the velocity MLCP has no bounce term)");
   const std::vector<std::string> rough = materials_using(scene, &Material::friction);
   if (s.friction_directions == 0 && !rough.empty())
     out.push_back("volume: friction_directions = 0: the friction of material " + name_list(rough) +

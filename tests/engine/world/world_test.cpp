@@ -160,10 +160,14 @@ TEST(World, UnsupportedFeaturesComeFromTheActiveSolver) {
   World w = pile();  // its material has restitution 0.2
   std::string error;
   EXPECT_TRUE(w.unsupported_features().empty());  // lcp honours restitution
-  ASSERT_TRUE(w.set_solver("volume", &error)) << error;
-  const std::vector<std::string> volume = w.unsupported_features();
-  ASSERT_EQ(volume.size(), 1u);
-  EXPECT_NE(volume[0].find("restitution"), std::string::npos) << volume[0];
+  ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+  EXPECT_TRUE(w.unsupported_features().empty());  // so does implicit-penalty's physical model
+  ASSERT_TRUE(w.solver().params().set_from_string("contact_model", "per_point", &error)) << error;
+  const std::vector<std::string> per_point = w.unsupported_features();
+  ASSERT_EQ(per_point.size(), 1u);
+  EXPECT_NE(per_point[0].find("restitution"), std::string::npos) << per_point[0];
+  ASSERT_TRUE(w.set_solver("lcp", &error)) << error;
+  EXPECT_TRUE(w.unsupported_features().empty());
 }
 
 TEST(World, NonFiniteStateIsReportedWithBodyAndStage) {
