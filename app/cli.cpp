@@ -220,7 +220,7 @@ int run_headless(const CommandLine& cmd) {
   World& world = loaded.world;
   std::string error;
   if (!cmd.solver.empty() && !world.set_solver(cmd.solver, &error)) {
-    std::fprintf(stderr, "contactlab: %s\n", error.c_str());
+    std::fprintf(stderr, "contactlab: %s: --solver %s: %s\n", cmd.scene.c_str(), cmd.solver.c_str(), error.c_str());
     return 2;
   }
   if (cmd.dt > 0) world.settings.dt = cmd.dt;
@@ -231,6 +231,9 @@ int run_headless(const CommandLine& cmd) {
       return 2;
     }
   }
+
+  for (const std::string& w : world.unsupported_features())
+    std::fprintf(stderr, "contactlab: warning: %s: %s\n", cmd.scene.c_str(), w.c_str());
 
   Recorder recorder;
   int exit_code = 0;

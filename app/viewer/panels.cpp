@@ -369,20 +369,34 @@ void draw_solver_panel(AppState& app) {
   ImGui::PushItemWidth(-190.0f);  // room for the longest parameter names
   if (ImGui::BeginCombo("method", current.c_str())) {
     for (const SolverInfo& info : solver_registry()) {
-      if (ImGui::Selectable(info.name.c_str(), info.name == current) && info.name != current) {
+      // A method the scene is not meant for stays listed, so that choosing it explains why it is refused.
+      const bool allowed = world.allows_solver(info.name);
+      const std::string label = allowed ? info.name : info.name + " (not for this scene)";
+      if (!allowed) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      if (ImGui::Selectable(label.c_str(), info.name == current) && info.name != current) {
         std::string error;
         if (!switch_solver(app, info.name, &error)) app.solver.error = error;
         else app.solver.error.clear();
       }
+      if (!allowed) ImGui::PopStyleColor();
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n(%s)", info.method.c_str(), info.paper.c_str());
     }
     ImGui::EndCombo();
   }
   const SolverInfo* info = find_solver(current);
   help_marker(info != nullptr ? (info->method + "\nPaper: " + info->paper +
-                                 "\nSwitching keeps the bodies moving; parameters start at their defaults.")
+                                 "\nSwitching keeps the bodies moving; each method keeps its parameters as last set "
+                                 "(at first the scene file's, else the defaults).")
                                     .c_str()
                               : "The contact method.");
+  if (!world.methods.empty()) {
+    std::string listed;
+    for (const std::string& m : world.methods) listed += (listed.empty() ? "" : ", ") + m;
+    colored_wrapped(kWarningColor, "This scene is for: " + listed);
+    help_marker("The scene's \"methods\": the other solvers are refused (they blow up on it, cannot run it in "
+                "reasonable time, or it was built for these).");
+  }
+  for (const std::string& w : world.unsupported_features()) colored_wrapped(kWarningColor, "Not honoured by " + w);
   ImGui::Separator();
 
   ParamSet& params = world.solver().params();
@@ -1317,6 +1331,26 @@ void draw_servos_panel(AppState& app) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// What the active solver does not honour in this scene, on top of the scene at the bottom centre, so that a
+// comparison never silently runs a different scene than the file describes (the Solver panel says the same).
+void draw_unsupported_banner(AppState& app) {
+  const std::vector<std::string> unsupported = app.scene.world.unsupported_features();
+  if (unsupported.empty()) return;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float width = std::min(640.0f, std::max(display.x - 2.0f * (kPanelWidth + 2.0f * kMargin), 300.0f));
+  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, display.y - kMargin), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+  ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
+  ImGui::SetNextWindowBgAlpha(0.75f);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                 ImGuiWindowFlags_NoNav;
+  if (ImGui::Begin("##unsupported", nullptr, flags)) {
+    for (const std::string& w : unsupported) colored_wrapped(kWarningColor, "Not honoured by " + w);
+  }
+  ImGui::End();
+}
+
+// ---------------------------------------------------------------------------------------------------
 void draw_panels(AppState& app) {
   // Two columns along the window edges, leaving the middle for the scene. FirstUseEver: the user may
   // move and resize them afterwards.
@@ -1352,6 +1386,7 @@ void draw_panels(AppState& app) {
                                                    row * rows + 2.0f * ImGui::GetStyle().WindowPadding.y),
                            ImGuiCond_FirstUseEver);
   draw_servos_panel(app);
+  draw_unsupported_banner(app);
 }
 
 }  // namespace cl::viewer

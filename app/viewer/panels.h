@@ -18,6 +18,7 @@ void draw_inspector_panel(AppState& app);   // the selected body (Body and Scrip
                                             // live limit / motor / softness edits)
 void draw_servos_panel(AppState& app);      // every joint servo: coordinate, target slider, key bindings
                                             // (only drawn when the scene has servos)
+void draw_unsupported_banner(AppState& app);  // what the active solver does not honour in this scene
 
 // A greyed "(?)" after the last item that shows `text` as a tooltip.
 void help_marker(const char* text);

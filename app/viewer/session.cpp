@@ -18,6 +18,7 @@
 #include "collision/raycast.h"
 #include "core/shape.h"
 #include "scene/scene.h"
+#include "solvers/registry.h"
 #include "viewer/convert.h"
 
 #ifndef CONTACTLAB_SOURCE_DIR
@@ -102,14 +103,13 @@ bool apply_overrides(World& world, const ViewerOptions& o, std::string* error) {
   return true;
 }
 
-// Copies the solver choice, its parameter values and dt from one world to another.
+// Copies the solver choice, every method's parameter values and dt from one world to another (a solver the
+// other world's scene is not meant for stays unchosen).
 void copy_settings(const World& from, World& to) {
+  for (const SolverInfo& info : solver_registry())
+    if (ParamSet* params = to.solver_params(info.name)) *params = from.solver_params_copy(info.name);
   std::string ignored;
   if (to.solver().name() != from.solver().name()) to.set_solver(std::string(from.solver().name()), &ignored);
-  const ParamSet& src = from.solver().params();
-  for (size_t i = 0; i < src.specs().size(); ++i) {
-    to.solver().params().set(src.specs()[i].name, src.value(i), &ignored);
-  }
   to.settings.dt = from.settings.dt;
 }
 
@@ -178,7 +178,10 @@ bool open_scene(AppState& app, const std::string& path, const ViewerOptions* ove
     if (error->find(path) == std::string::npos) *error = path + ": " + *error;
     return false;
   }
-  if (overrides != nullptr && !apply_overrides(result.world, *overrides, error)) return false;
+  if (overrides != nullptr && !apply_overrides(result.world, *overrides, error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
 
   SceneState& scene = app.scene;
   scene.path = path;

@@ -129,6 +129,9 @@ int run_viewer(const ViewerOptions& options) {
     std::cerr << "contactlab: cannot load scene: " << error << "\n";
     return 2;
   }
+  // As headless: what the solver does not honour goes to stderr too (the window shows it in a banner).
+  for (const std::string& w : app.scene.world.unsupported_features())
+    std::cerr << "contactlab: warning: " << path << ": " << w << "\n";
 
   // Start-up overlays (for screenshots): a mistake is reported but does not stop the viewer.
   const char* env_view = std::getenv("CONTACTLAB_VIEW");

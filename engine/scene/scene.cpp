@@ -41,8 +41,9 @@ using json = nlohmann::json;
 // --- the scene ---------------------------------------------------------------------------------------
 
 const std::vector<std::string> kTopKeys = {"format", "name", "description", "gravity", "dt", "contact_margin",
-                                           "max_speed", "solver", "materials", "bodies", "joints", "scripts"};
-const std::vector<std::string> kSolverKeys = {"type", "params"};
+                                           "max_speed", "methods", "solver", "materials", "bodies", "joints",
+                                           "scripts"};
+const std::vector<std::string> kSolverKeys = {"type", "params", "params_by_solver"};
 const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
 const std::vector<std::string> kBodyKeys = {"name", "shape", "fixed", "kinematic", "density", "mass", "position",
                                             "orientation", "linear_velocity", "angular_velocity", "material"};
@@ -95,36 +96,34 @@ void read_settings(Reader& r, const json& doc, World& world) {
   }
 }
 
-void read_solver(Reader& r, const json& doc, World& world) {
-  std::string error;
-  const json* solver = r.optional(doc, "solver");
-  if (!solver) {
-    // Default: lcp with default parameters (keep the world's own default if lcp is not registered).
-    world.set_solver("lcp", &error);
-    return;
+// "methods": the registered solvers the scene is meant for, each once, at least one.
+void read_methods(Reader& r, const json& doc, World& world) {
+  const json* methods = r.optional(doc, "methods");
+  if (!methods) return;
+  const std::string path = "/methods";
+  const std::string what = "a non-empty array of solver names (of: " + solver_names() + ")";
+  if (!methods->is_array() || methods->empty()) r.expected(path, what, *methods);
+  for (size_t i = 0; i < methods->size(); ++i) {
+    const std::string mpath = child(path, i);
+    const std::string& name = r.string((*methods)[i], mpath, "a solver name (one of: " + solver_names() + ")");
+    if (!find_solver(name)) {
+      r.fail(mpath, "expected a solver name (one of: " + solver_names() + "), got " + in_quotes(name) +
+                        suggestion(name, solver_name_list()));
+    }
+    if (world.allows_solver(name) && !world.methods.empty())
+      r.fail(mpath, "solver " + in_quotes(name) + " is listed twice");
+    world.methods.push_back(name);
   }
-  const std::string path = "/solver";
-  r.object(*solver, path, "an object {\"type\": name, \"params\": {...}}");
-  r.check_keys(*solver, path, kSolverKeys, "\"solver\"");
-  const std::string tpath = child(path, "type");
-  const std::string names = solver_names();
-  const json& type = r.required(*solver, path, "type", "a solver name (one of: " + names + ")");
-  const std::string& name = r.string(type, tpath, "a solver name (one of: " + names + ")");
-  if (!find_solver(name)) {
-    r.fail(tpath, "expected a solver name (one of: " + names + "), got " + in_quotes(name) +
-                      suggestion(name, solver_name_list()));
-  }
-  if (!world.set_solver(name, &error)) r.fail(tpath, "cannot use solver " + in_quotes(name) + ": " + error);
+}
 
-  const json* params = r.optional(*solver, "params");
-  if (!params) return;
-  const std::string ppath = child(path, "params");
-  r.object(*params, ppath, "an object of parameter values {\"name\": value}");
-  ParamSet& set = world.solver().params();
+// {"name": value} for solver `name` into `set`; unknown names, wrong types and values out of range fail.
+void read_params(Reader& r, const json& params, const std::string& path, const std::string& name, ParamSet& set) {
+  r.object(params, path, "an object of parameter values {\"name\": value}");
   std::vector<std::string> known;
   for (const auto& spec : set.specs()) known.push_back(spec.name);
-  for (const auto& [key, value] : params->items()) {
-    const std::string kpath = child(ppath, key);
+  std::string error;
+  for (const auto& [key, value] : params.items()) {
+    const std::string kpath = child(path, key);
     const ParamSpec* spec = set.find(key);
     if (!spec) {
       r.fail(kpath, "unknown parameter for solver " + in_quotes(name) + suggestion(key, known) + "; its parameters: " +
@@ -144,6 +143,57 @@ void read_solver(Reader& r, const json& doc, World& world) {
       r.expected(kpath, "a number, true/false or a choice name", value);
     }
     if (!ok) r.fail(kpath, error.empty() ? "invalid value " + describe(value) : error);
+  }
+}
+
+// "solver": the active method and its parameters, and the parameters of the other methods (used when the scene
+// is switched to them: --solver, the viewer). Without it: lcp, or the first of the scene's methods.
+void read_solver(Reader& r, const json& doc, World& world) {
+  std::string error;
+  const json* solver = r.optional(doc, "solver");
+  if (!solver) {
+    // Default: lcp with default parameters (keep the world's own default if lcp is not registered).
+    world.set_solver(world.allows_solver("lcp") ? std::string("lcp") : world.methods.front(), &error);
+    return;
+  }
+  const std::string path = "/solver";
+  r.object(*solver, path, "an object {\"type\": name, \"params\": {...}, \"params_by_solver\": {name: {...}}}");
+  r.check_keys(*solver, path, kSolverKeys, "\"solver\"");
+  const std::string tpath = child(path, "type");
+  const std::string names = solver_names();
+  const json& type = r.required(*solver, path, "type", "a solver name (one of: " + names + ")");
+  const std::string& name = r.string(type, tpath, "a solver name (one of: " + names + ")");
+  if (!find_solver(name)) {
+    r.fail(tpath, "expected a solver name (one of: " + names + "), got " + in_quotes(name) +
+                      suggestion(name, solver_name_list()));
+  }
+  if (!world.allows_solver(name)) {
+    r.fail(tpath, "expected one of the scene's methods (" + join(world.methods) + ", see /methods), got " +
+                      in_quotes(name));
+  }
+  if (!world.set_solver(name, &error)) r.fail(tpath, "cannot use solver " + in_quotes(name) + ": " + error);
+
+  if (const json* params = r.optional(*solver, "params")) read_params(r, *params, child(path, "params"), name, world.solver().params());
+
+  const json* others = r.optional(*solver, "params_by_solver");
+  if (!others) return;
+  const std::string opath = child(path, "params_by_solver");
+  r.object(*others, opath, "an object {solver name: {\"name\": value}} for the methods other than the active one");
+  for (const auto& [other, params] : others->items()) {
+    const std::string spath = child(opath, other);
+    if (!find_solver(other)) {
+      r.fail(spath, "expected a solver name (one of: " + names + "), got " + in_quotes(other) +
+                        suggestion(other, solver_name_list()));
+    }
+    if (other == name) {
+      r.fail(spath, "the active solver " + in_quotes(name) + " takes its parameters from " + child(path, "params") +
+                        "; params_by_solver holds the other methods'");
+    }
+    if (!world.allows_solver(other)) {
+      r.fail(spath, "solver " + in_quotes(other) + " is not among the scene's methods (" + join(world.methods) +
+                        ", see /methods)");
+    }
+    read_params(r, params, spath, other, *world.solver_params(other));
   }
 }
 
@@ -465,6 +515,7 @@ World read_scene(Reader& r, const json& doc, const std::string& file_label) {
   }
   if (const json* d = r.optional(doc, "description")) world.description = r.string(*d, "/description", "a string");
   read_settings(r, doc, world);
+  read_methods(r, doc, world);
   read_solver(r, doc, world);
   read_materials(r, doc, world);
   read_bodies(r, doc, world);
@@ -645,13 +696,28 @@ J world_json(const World& world) {
   j["contact_margin"] = world.settings.contact_margin;
   if (world.settings.max_speed != WorldSettings{}.max_speed) j["max_speed"] = world.settings.max_speed;
 
+  if (!world.methods.empty()) j["methods"] = world.methods;
+  // The active method with all its parameters; the other methods with those that differ from their defaults.
   J solver = J::object();
-  solver["type"] = std::string(world.solver().name());
+  const std::string active(world.solver().name());
+  solver["type"] = active;
   J params = J::object();
   const ParamSet& set = world.solver().params();
   const auto specs = set.specs();
   for (size_t i = 0; i < specs.size(); ++i) params[specs[i].name] = param_json<J>(specs[i], set.value(i));
   solver["params"] = params;
+  J others = J::object();
+  for (const SolverInfo& info : solver_registry()) {
+    if (info.name == active || !world.allows_solver(info.name)) continue;  // a refused method's values are moot
+    const ParamSet kept = world.solver_params_copy(info.name);
+    J changed = J::object();
+    for (size_t i = 0; i < kept.specs().size(); ++i) {
+      const ParamSpec& spec = kept.specs()[i];
+      if (kept.value(i) != spec.default_value) changed[spec.name] = param_json<J>(spec, kept.value(i));
+    }
+    if (!changed.empty()) others[info.name] = changed;
+  }
+  if (!others.empty()) solver["params_by_solver"] = others;
   j["solver"] = solver;
 
   J materials = J::object();

@@ -9,8 +9,12 @@
 //   gravity         [x, y, z] m/s^2, default [0, -9.81, 0]
 //   dt              s, in (0, 1], default 1/60
 //   contact_margin  m, in [0, 1], default 0.01
-//   solver          {"type": name (required), "params": {name: number | true/false | choice name}};
-//                   default lcp with default parameters
+//   methods         the solvers the scene is meant for, a non-empty array of registered names each once; the
+//                   world refuses the others (World::set_solver); default: every solver
+//   solver          {"type": name (required, one of methods), "params": {name: number | true/false | choice name},
+//                    "params_by_solver": {another solver (of methods): {name: value}}}: the active method and its
+//                   parameters, and those of the other methods, which they take when the world switches to them;
+//                   default lcp (the first of methods when it lacks lcp) with default parameters
 //   materials       {name: {"friction" >= 0 (default 0.5), "restitution" in [0, 1] (default 0)}};
 //                   "default" always exists and may be redefined
 //   bodies          required array of {

@@ -36,6 +36,22 @@ struct StepContext {
   SolverStats& stats;
 };
 
+// The parts of a world's description that decide what a method honours: its bodies (shapes, kinds, materials),
+// the materials and the joints (limits, motors, servos, ERP and CFM).
+struct SceneFeatures {
+  std::span<const Body> bodies;
+  std::span<const Material> materials;
+  std::span<const Joint> joints;
+};
+
+// Names of the materials that some body of the scene uses and whose `field` (friction or restitution) is above 0,
+// in the order of the materials: what a method that ignores that field leaves out.
+std::vector<std::string> materials_using(const SceneFeatures& scene, double Material::*field);
+// Names of the joints that `pick` selects, in order.
+std::vector<std::string> joints_where(const SceneFeatures& scene, bool (*pick)(const Joint&));
+// "a, b, c" for up to four names, then "and N more"; each name in quotes.
+std::string name_list(const std::vector<std::string>& names);
+
 class Solver {
  public:
   virtual ~Solver() = default;
@@ -60,6 +76,10 @@ class Solver {
   virtual void integrate_positions(StepContext& ctx);
   // Called when the solver takes over a running world: drop anything cached from another method.
   virtual void reset() {}
+  // What this method, at its current parameters, does not honour in a scene with these features: one sentence
+  // each, naming the feature, where the scene uses it and what the method does instead. The viewer shows them
+  // and the command line prints them as warnings. Empty when the method honours everything the scene asks.
+  virtual std::vector<std::string> unsupported(const SceneFeatures& scene) const;
 
   // Wall time of the method's own stages in the current step, nested in the world's narrow phase, solve and
   // integrate stages; a method declares them in begin_step and times them as it goes. World::step copies them

@@ -34,15 +34,52 @@ int World::find_material(std::string_view material_name) const {
   return -1;
 }
 
+bool World::allows_solver(std::string_view solver_name) const {
+  return methods.empty() || std::find(methods.begin(), methods.end(), solver_name) != methods.end();
+}
+
 bool World::set_solver(std::string_view solver_name, std::string* error) {
   const SolverInfo* info = find_solver(solver_name);
   if (!info) {
     if (error) *error = "unknown solver '" + std::string(solver_name) + "' (available: " + solver_names() + ")";
     return false;
   }
+  if (!allows_solver(solver_name)) {
+    if (error) {
+      std::string listed;
+      for (const std::string& m : methods) listed += (listed.empty() ? "" : ", ") + m;
+      *error = "scene '" + name + "' is for the methods " + listed + " (its \"methods\"), not '" +
+               std::string(solver_name) + "'";
+    }
+    return false;
+  }
+  kept_params_.insert_or_assign(std::string(solver_->name()), solver_->params());
   solver_ = info->make();
+  if (const auto kept = kept_params_.find(solver_name); kept != kept_params_.end()) {
+    solver_->params() = kept->second;
+    kept_params_.erase(kept);
+  }
   reset_contacts();  // impulses cached by another method mean nothing to this one
   return true;
+}
+
+ParamSet* World::solver_params(std::string_view solver_name) {
+  if (solver_->name() == solver_name) return &solver_->params();
+  if (const auto kept = kept_params_.find(solver_name); kept != kept_params_.end()) return &kept->second;
+  const SolverInfo* info = find_solver(solver_name);
+  if (!info) return nullptr;
+  return &kept_params_.emplace(std::string(solver_name), ParamSet(info->params)).first->second;
+}
+
+ParamSet World::solver_params_copy(std::string_view solver_name) const {
+  if (solver_->name() == solver_name) return solver_->params();
+  if (const auto kept = kept_params_.find(solver_name); kept != kept_params_.end()) return kept->second;
+  const SolverInfo* info = find_solver(solver_name);
+  return info ? ParamSet(info->params) : ParamSet();
+}
+
+std::vector<std::string> World::unsupported_features() const {
+  return solver_->unsupported(SceneFeatures{bodies, materials, joints});
 }
 
 void World::reset_contacts() {

@@ -2,7 +2,9 @@
 // Copying a World gives an independent simulation; stepping is deterministic (no threads, no pointer order).
 #pragma once
 
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collision/broadphase.h"
@@ -59,6 +61,9 @@ class World {
   std::vector<Body> bodies;
   std::vector<Joint> joints;    // constraints between bodies
   std::vector<Script> scripts;  // paths driving kinematic bodies
+  // The contact methods this scene is meant for (scene key "methods"); empty: every registered method.
+  // set_solver refuses a method not listed.
+  std::vector<std::string> methods;
 
   int find_body(std::string_view body_name) const;        // -1 if absent
   int find_material(std::string_view material_name) const;  // -1 if absent
@@ -66,8 +71,20 @@ class World {
   // --- solver ------------------------------------------------------------------------------------
   Solver& solver() { return *solver_; }
   const Solver& solver() const { return *solver_; }
-  // Switches the contact method of this world (also while it runs); parameters start at defaults.
+  // Switches the contact method of this world (also while it runs). Each method keeps its parameters as last
+  // set: switching away and back restores them (a method not used yet starts at its defaults). Refuses a
+  // name the registry does not know, or one not in `methods` when the scene lists its methods.
   bool set_solver(std::string_view solver_name, std::string* error);
+  // True when `methods` is empty or lists the name.
+  bool allows_solver(std::string_view solver_name) const;
+  // The parameters of the named method: the active solver's own when it is active, else the values kept for
+  // it (its defaults until set). Null for a name the registry does not know.
+  ParamSet* solver_params(std::string_view solver_name);
+  // The same as a copy (the registry's defaults for a method never set; an empty set for an unknown name).
+  ParamSet solver_params_copy(std::string_view solver_name) const;
+  // What the active solver, at its current parameters, does not honour in this world's bodies, materials and
+  // joints (Solver::unsupported): one sentence each, empty when it honours everything.
+  std::vector<std::string> unsupported_features() const;
 
   // --- stepping ----------------------------------------------------------------------------------
   StepResult step();  // advances by settings.dt
@@ -107,6 +124,8 @@ class World {
   bool check_speed(const char* stage, StepResult& result) const;
 
   SolverHolder solver_;
+  // Parameters of the methods that are not active, by name (the active one's live in solver_).
+  std::map<std::string, ParamSet, std::less<>> kept_params_;
   BroadPhase broadphase_;
   ContactGraph graph_;
   std::vector<Aabb> bounds_;

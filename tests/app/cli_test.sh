@@ -106,4 +106,31 @@ cat > "$out/fast.json" <<'JSON'
 JSON
 check blowup 3 "blow-up: body 'slug' moves at 150 m/s (max_speed 100 m/s) after the integrate stage of step 1" -- "$exe" --headless "$out/fast.json" --steps 5
 
+# Parameters of several methods in one scene: --solver takes the chosen method's from the scene, --set then
+# changes the active one's. A scene feature the active method does not honour is a warning on stderr.
+cat > "$out/tuned.json" <<'JSON'
+{"format": 1, "name": "tuned", "dt": 0.01,
+ "materials": {"default": {"friction": 0.5, "restitution": 0.5}},
+ "solver": {"type": "lcp", "params": {"iterations": 12},
+            "params_by_solver": {"volume": {"friction_directions": 0}}},
+ "bodies": [{"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0]}, "fixed": true},
+            {"name": "ball", "shape": {"type": "sphere", "radius": 0.2}, "density": 1000, "position": [0, 0.5, 0]}]}
+JSON
+check tuned_lcp 0 "" -- "$exe" --headless "$out/tuned.json" --steps 2
+[ -s "$out/tuned_lcp.err" ] && { echo "FAIL tuned_lcp: lcp honours the scene, yet stderr says:"; cat "$out/tuned_lcp.err"; fail=1; }
+check tuned_volume 0 "warning: $out/tuned.json: volume: friction_directions = 0: the friction of material 'default' is ignored" -- \
+  "$exe" --headless "$out/tuned.json" --steps 2 --solver volume
+check tuned_volume_set 0 "" -- "$exe" --headless "$out/tuned.json" --steps 2 --solver volume --set friction_directions=2
+[ -s "$out/tuned_volume_set.err" ] &&
+  { echo "FAIL tuned_volume_set: --set did not replace the scene's value"; cat "$out/tuned_volume_set.err"; fail=1; }
+check tuned_per_point 0 "implicit-penalty: contact_model = per_point: the restitution of material 'default' is ignored" -- \
+  "$exe" --headless "$out/tuned.json" --steps 2 --solver implicit-penalty --set contact_model=per_point
+
+# A scene for some methods only refuses the others: exit 2 naming the file, the solver and the methods.
+sed 's/"name": "tuned",/"name": "tuned", "methods": ["lcp", "implicit-penalty"],/; s/"volume": {"friction_directions": 0}/"implicit-penalty": {"penetration": 0.002}/' \
+  "$out/tuned.json" > "$out/for_two.json"
+check methods_refused 2 "$out/for_two.json: --solver volume: scene 'tuned' is for the methods lcp, implicit-penalty" -- \
+  "$exe" --headless "$out/for_two.json" --steps 1 --solver volume
+check methods_allowed 0 "" -- "$exe" --headless "$out/for_two.json" --steps 1 --solver implicit-penalty
+
 exit $fail

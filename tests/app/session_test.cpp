@@ -81,6 +81,67 @@ TEST(Session, SolverSwitchRejectsUnknownNames) {
   EXPECT_TRUE(switch_solver(app, "lcp", &error)) << error;
 }
 
+// Each method keeps its parameters through switches, Reset and Reload (with "keep solver"), and a scene's
+// params_by_solver are what a method starts with.
+TEST(Session, SolverSwitchKeepsEachMethodsParameters) {
+  const std::string path = testing::TempDir() + "/tuned_scene.json";
+  std::ofstream(path) << R"({"format": 1, "name": "tuned",
+    "solver": {"type": "lcp", "params": {"iterations": 12}, "params_by_solver": {"volume": {"iterations": 31}}},
+    "bodies": [{"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0]}, "fixed": true},
+               {"name": "ball", "shape": {"type": "sphere", "radius": 0.2}, "density": 1000, "position": [0, 0.5, 0]}]})";
+  AppState app;
+  std::string error;
+  ASSERT_TRUE(open_scene(app, path, nullptr, &error)) << error;
+  ASSERT_TRUE(app.scene.world.solver().params().set("iterations", 14, &error)) << error;  // the panel
+  ASSERT_TRUE(switch_solver(app, "volume", &error)) << error;
+  EXPECT_EQ(app.scene.world.solver().params().get("iterations"), 31);  // the scene's value for volume
+  ASSERT_TRUE(app.scene.world.solver().params().set("iterations", 40, &error)) << error;
+  ASSERT_TRUE(switch_solver(app, "lcp", &error)) << error;
+  EXPECT_EQ(app.scene.world.solver().params().get("iterations"), 14);
+  ASSERT_TRUE(switch_solver(app, "volume", &error)) << error;
+  EXPECT_EQ(app.scene.world.solver().params().get("iterations"), 40);
+
+  app.scene.keep_settings_on_reset = true;
+  reset_scene(app);
+  EXPECT_EQ(app.scene.world.solver().name(), "volume");
+  EXPECT_EQ(app.scene.world.solver().params().get("iterations"), 40);
+  EXPECT_EQ(app.scene.world.solver_params_copy("lcp").get("iterations"), 14);
+  ASSERT_TRUE(reload_scene(app, &error)) << error;
+  EXPECT_EQ(app.scene.world.solver_params_copy("lcp").get("iterations"), 14);
+  EXPECT_EQ(app.scene.world.solver().params().get("iterations"), 40);
+  app.scene.keep_settings_on_reset = false;  // back to the file's
+  reset_scene(app);
+  EXPECT_EQ(app.scene.world.solver().name(), "lcp");
+  EXPECT_EQ(app.scene.world.solver().params().get("iterations"), 12);
+  EXPECT_EQ(app.scene.world.solver_params_copy("volume").get("iterations"), 31);
+}
+
+// A scene for some methods refuses the others with a message naming them, and the running world stays.
+TEST(Session, SolverSwitchOutsideTheScenesMethodsIsRefused) {
+  const std::string path = testing::TempDir() + "/lcp_only_scene.json";
+  std::ofstream(path) << R"({"format": 1, "name": "lcp_only", "methods": ["lcp"],
+    "bodies": [{"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0]}, "fixed": true},
+               {"name": "ball", "shape": {"type": "sphere", "radius": 0.2}, "density": 1000, "position": [0, 1, 0]}]})";
+  AppState app;
+  std::string error;
+  ASSERT_TRUE(open_scene(app, path, nullptr, &error)) << error;
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(step_once(app));
+  const double t = app.scene.world.time();
+  const Vec3 p = app.scene.world.bodies.back().position;
+  EXPECT_FALSE(switch_solver(app, "volume", &error));
+  EXPECT_NE(error.find("scene 'lcp_only' is for the methods lcp"), std::string::npos) << error;
+  EXPECT_EQ(app.scene.world.solver().name(), "lcp");
+  EXPECT_EQ(app.scene.world.time(), t);
+  EXPECT_EQ(app.scene.world.bodies.back().position, p);
+  EXPECT_TRUE(step_once(app));
+  // --solver on the viewer's command line is refused the same way, naming the file.
+  ViewerOptions options;
+  options.solver = "implicit-penalty";
+  EXPECT_FALSE(open_scene(app, path, &options, &error));
+  EXPECT_NE(error.find("--solver implicit-penalty"), std::string::npos) << error;
+  EXPECT_NE(error.find("is for the methods lcp"), std::string::npos) << error;
+}
+
 TEST(Session, RecordingWritesCsvAndTrace) {
   AppState app = open_default();
   const auto old = std::filesystem::current_path();

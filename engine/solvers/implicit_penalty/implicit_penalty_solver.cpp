@@ -604,4 +604,34 @@ void ImplicitPenaltySolver::project_joints(StepContext& ctx) {
   }
 }
 
+// What the implicit assembly leaves out: joints are stabilised by Baumgarte and projection (its own parameters),
+// not by each joint's ERP and CFM; limits are penalty springs on hinge and slider coordinates only; the
+// per-point contact model's damping is a parameter, not the material's restitution.
+std::vector<std::string> ImplicitPenaltySolver::unsupported(const SceneFeatures& scene) const {
+  std::vector<std::string> out;
+  const Settings s = table().read(params_);
+  const std::vector<std::string> soft = joints_where(scene, [](const Joint& j) {
+    return j.erp != Joint{}.erp || j.cfm != Joint{}.cfm;
+  });
+  if (!soft.empty())
+    out.push_back("implicit-penalty: the ERP and CFM of joint " + name_list(soft) +
+                  " are ignored (joints are stabilised by the parameters baumgarte and joint_projection)");
+  const std::vector<std::string> other_limits = joints_where(scene, [](const Joint& j) {
+    return j.limit.enabled && j.type != JointType::Hinge && j.type != JointType::Slider;
+  });
+  if (!other_limits.empty())
+    out.push_back("implicit-penalty: the limits of joint " + name_list(other_limits) +
+                  " are ignored (limits are penalty springs on hinge and slider coordinates only)");
+  const std::vector<std::string> limits = joints_where(scene, [](const Joint& j) {
+    return j.limit.enabled && (j.type == JointType::Hinge || j.type == JointType::Slider);
+  });
+  if (s.limit_stiffness <= 0.0 && !limits.empty())
+    out.push_back("implicit-penalty: limit_stiffness = 0: the limits of joint " + name_list(limits) + " are ignored");
+  const std::vector<std::string> bouncy = materials_using(scene, &Material::restitution);
+  if (s.model == ContactModel::PerPoint && !bouncy.empty())
+    out.push_back("implicit-penalty: contact_model = per_point: the restitution of material " + name_list(bouncy) +
+                  " is ignored (the per-point damping is the parameter damping)");
+  return out;
+}
+
 }  // namespace cl

@@ -48,6 +48,7 @@ class ImplicitPenaltySolver final : public Solver {
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
   void reset() override;
+  std::vector<std::string> unsupported(const SceneFeatures& scene) const override;
 
   // Timings of the last step's parts, for the per-stage split (collision is the world's narrow phase).
   struct Profile {

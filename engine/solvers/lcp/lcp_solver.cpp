@@ -397,4 +397,15 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   ctx.stats.sleeping = update_sleep(ctx.bodies, ctx.graph, settings, driven);
 }
 
+// lcp honours every scene feature; only a parameter can switch one off.
+std::vector<std::string> LcpSolver::unsupported(const SceneFeatures& scene) const {
+  std::vector<std::string> out;
+  const Settings s = table().read(params_);
+  const std::vector<std::string> rough = materials_using(scene, &Material::friction);
+  if (s.friction_directions == 0 && !rough.empty())
+    out.push_back("lcp: friction_directions = 0: the friction of material " + name_list(rough) +
+                  " is ignored (contacts are frictionless)");
+  return out;
+}
+
 }  // namespace cl

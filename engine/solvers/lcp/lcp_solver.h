@@ -31,6 +31,7 @@ class LcpSolver final : public Solver {
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
   void reset() override { joint_warm_.clear(); }
+  std::vector<std::string> unsupported(const SceneFeatures& scene) const override;
 
   // The parameters as plain fields (see param_specs for units and meaning), read once per step.
   struct Settings {

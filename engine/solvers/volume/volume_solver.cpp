@@ -609,4 +609,16 @@ void VolumeSolver::capture_pair(const std::vector<Body>& bodies, int ia, int ib,
   if (d.cells.size() != d.constraints.size()) d.cells.clear();  // not the same selection: draw no cells
 }
 
+// volume honours every scene feature (restitution by Newton's law on the pair's summed row); only a parameter can
+// switch one off.
+std::vector<std::string> VolumeSolver::unsupported(const SceneFeatures& scene) const {
+  std::vector<std::string> out;
+  const Settings s = settings();
+  const std::vector<std::string> rough = materials_using(scene, &Material::friction);
+  if (s.friction_directions == 0 && !rough.empty())
+    out.push_back("volume: friction_directions = 0: the friction of material " + name_list(rough) +
+                  " is ignored (contacts are frictionless)");
+  return out;
+}
+
 }  // namespace cl

@@ -49,6 +49,7 @@ class VolumeSolver final : public Solver {
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
   void reset() override;
+  std::vector<std::string> unsupported(const SceneFeatures& scene) const override;
 
   // One volume constraint chained to the two bodies' rigid DOFs ([0] = body a, [1] = body b).
   struct Constraint {

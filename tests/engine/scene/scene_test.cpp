@@ -97,11 +97,14 @@ void expect_same_world(const World& a, const World& b) {
     EXPECT_EQ(m.restitution, b.materials[size_t(j)].restitution) << m.name;
   }
 
+  EXPECT_EQ(a.methods, b.methods);
   EXPECT_EQ(a.solver().name(), b.solver().name());
-  const ParamSet& pa = a.solver().params();
-  const ParamSet& pb = b.solver().params();
-  ASSERT_EQ(pa.specs().size(), pb.specs().size());
-  for (size_t i = 0; i < pa.specs().size(); ++i) EXPECT_EQ(pa.value(i), pb.value(i)) << pa.specs()[i].name;
+  for (const SolverInfo& info : solver_registry()) {  // every method's parameters, active or not
+    const ParamSet pa = a.solver_params_copy(info.name);
+    const ParamSet pb = b.solver_params_copy(info.name);
+    ASSERT_EQ(pa.specs().size(), pb.specs().size());
+    for (size_t i = 0; i < pa.specs().size(); ++i) EXPECT_EQ(pa.value(i), pb.value(i)) << info.name << " " << pa.specs()[i].name;
+  }
 
   ASSERT_EQ(a.bodies.size(), b.bodies.size());
   for (size_t i = 0; i < a.bodies.size(); ++i) {
@@ -228,6 +231,83 @@ TEST(Scene, RoundTripOfAWorldBuiltInCode) {
   EXPECT_DOUBLE_EQ(r.world.bodies[size_t(ball)].mass, 4.2);
 }
 
+// A scene holds the parameters of several methods: the active one in "params", the others in
+// "params_by_solver". Save writes the active one's in full and the others' that differ from their defaults, and
+// loading that gives the same values for every method.
+TEST(Scene, ParametersOfEverySolverRoundTrip) {
+  json doc = base_scene();
+  doc["methods"] = {"lcp", "volume", "implicit-penalty"};
+  doc["solver"] = json::parse(R"({"type": "lcp", "params": {"iterations": 12},
+      "params_by_solver": {"volume": {"iterations": 33, "multi_volume": false},
+                           "implicit-penalty": {"integrator": "explicit"}}})");
+  SceneLoadResult r = load_scene_json(doc, "several.json");
+  ASSERT_TRUE(r.ok()) << r.error;
+  World& w = r.world;
+  EXPECT_EQ(w.solver().params().get("iterations"), 12);
+  EXPECT_EQ(w.solver_params_copy("volume").get("iterations"), 33);
+  EXPECT_EQ(w.solver_params_copy("volume").get("multi_volume"), 0);
+  EXPECT_EQ(w.solver_params_copy("implicit-penalty").get("integrator"), 1);
+  std::string error;
+  ASSERT_TRUE(w.set_solver("volume", &error)) << error;  // as --solver volume does
+  EXPECT_EQ(w.solver().params().get("iterations"), 33);
+  ASSERT_TRUE(w.solver().params().set("pixel_size", 0.02, &error)) << error;
+
+  const json saved = scene_to_json(w);
+  EXPECT_EQ(saved["solver"]["type"], "volume");
+  EXPECT_EQ(saved["solver"]["params"].size(), w.solver().params().specs().size());  // all of the active one's
+  EXPECT_EQ(saved["solver"]["params"]["pixel_size"], 0.02);
+  EXPECT_EQ(saved["solver"]["params_by_solver"], json::parse(R"({"lcp": {"iterations": 12},
+      "implicit-penalty": {"integrator": "explicit"}})"));
+  EXPECT_EQ(saved["methods"], doc["methods"]);
+  SceneLoadResult back = load_scene_json(saved, "saved.json");
+  ASSERT_TRUE(back.ok()) << back.error;
+  expect_same_world(w, back.world);
+  EXPECT_EQ(back.world.solver_params_copy("lcp").get("iterations"), 12);
+  EXPECT_EQ(back.world.solver_params_copy("volume").get("pixel_size"), 0.02);
+
+  // Through a file, and without other methods' changes there is no params_by_solver at all.
+  const fs::path out = fs::temp_directory_path() / "contactlab_several_solvers.json";
+  ASSERT_TRUE(save_scene_file(w, out.string(), &error)) << error;
+  SceneLoadResult file = load_scene_file(out.string());
+  ASSERT_TRUE(file.ok()) << file.error;
+  expect_same_world(w, file.world);
+  fs::remove(out);
+  EXPECT_FALSE(scene_to_json(load_ok(base_scene().dump()).world)["solver"].contains("params_by_solver"));
+}
+
+// Format 1's solver block {"type", "params"} loads as it always did: that method active with those values, the
+// others at their defaults.
+TEST(Scene, SingleSolverBlockLoadsUnchanged) {
+  json doc = base_scene();
+  doc["solver"] = json::parse(R"({"type": "implicit-penalty", "params": {"penetration": 0.002}})");
+  SceneLoadResult r = load_ok(doc.dump());
+  EXPECT_EQ(r.world.solver().name(), "implicit-penalty");
+  EXPECT_EQ(r.world.solver().params().get("penetration"), 0.002);
+  for (const char* other : {"lcp", "volume"}) {
+    const ParamSet p = r.world.solver_params_copy(other);
+    for (size_t i = 0; i < p.specs().size(); ++i) EXPECT_EQ(p.value(i), p.specs()[i].default_value) << other;
+  }
+  EXPECT_TRUE(r.world.methods.empty());
+}
+
+// "methods" limits the solvers a scene runs under; without a "solver" block the first listed method is active
+// when lcp is not listed.
+TEST(Scene, MethodsChooseTheDefaultSolverAndRefuseOthers) {
+  json doc = base_scene();
+  doc["methods"] = {"volume", "implicit-penalty"};
+  SceneLoadResult r = load_ok(doc.dump());
+  EXPECT_EQ(r.world.solver().name(), "volume");
+  EXPECT_EQ(r.world.methods, (std::vector<std::string>{"volume", "implicit-penalty"}));
+  std::string error;
+  EXPECT_FALSE(r.world.set_solver("lcp", &error));
+  EXPECT_EQ(r.world.solver().name(), "volume");
+  doc["methods"] = {"implicit-penalty", "lcp"};
+  EXPECT_EQ(load_ok(doc.dump()).world.solver().name(), "lcp");
+  doc["solver"] = {{"type", "volume"}};
+  EXPECT_NE(load_error(doc.dump()).find("/solver/type: expected one of the scene's methods (implicit-penalty, lcp"),
+            std::string::npos);
+}
+
 TEST(Scene, SaveReportsUnwritablePath) {
   World w;
   std::string error;
@@ -329,10 +409,11 @@ TEST(Scene, ReferenceSceneUsesEveryField) {
   const fs::path file = scenes_dir() / "reference.json";
   std::ifstream in(file);
   const json doc = json::parse(in);
-  for (const char* key : {"format", "name", "description", "gravity", "dt", "contact_margin", "solver", "materials",
-                          "bodies"}) {
+  for (const char* key : {"format", "name", "description", "gravity", "dt", "contact_margin", "max_speed", "methods",
+                          "solver", "materials", "bodies"}) {
     EXPECT_TRUE(doc.contains(key)) << key;
   }
+  EXPECT_TRUE(doc["solver"].contains("params_by_solver"));
   std::map<std::string, int> body_keys, shape_types;
   for (const auto& b : doc["bodies"]) {
     for (const auto& [k, v] : b.items()) body_keys[k]++;
@@ -566,7 +647,7 @@ TEST(Scene, InMemoryErrors) {
       {"/dt", -0.01, "/dt: expected a time step in (0, 1] s, got -0.01"},
       {"/dt", true, "/dt: expected a time step in (0, 1] s, got true"},
       {"/format", 1.5, "/format: expected 1"},
-      {"/solver", "lcp", "/solver: expected an object {\"type\": name, \"params\": {...}}, got \"lcp\""},
+      {"/solver", "lcp", "/solver: expected an object {\"type\": name, \"params\": {...}, \"params_by_solver\": {name: {...}}}, got \"lcp\""},
       {"/solver", {{"type", "lcp"}, {"params", {{"iterations", 1e9}}}}, "/solver/params/iterations:"},
       {"/solver", {{"type", 3}}, "/solver/type: expected a solver name"},
       {"/materials", json::array(), "/materials: expected an object"},

@@ -101,6 +101,79 @@ TEST(World, SwitchingSolverWhileRunning) {
   for (int s = 0; s < 30; ++s) ASSERT_TRUE(w.step().ok);
 }
 
+// Each method keeps its parameters while another one is active: lcp -> volume -> lcp gives lcp its values back,
+// and volume's values wait for it in turn. A method never used starts at its defaults.
+TEST(World, SwitchingSolverKeepsEachSolversParameters) {
+  World w = pile();
+  std::string error;
+  ASSERT_TRUE(w.solver().params().set("iterations", 3, &error)) << error;
+  ASSERT_TRUE(w.set_solver("volume", &error)) << error;
+  EXPECT_EQ(w.solver().params().get("iterations"), 20);  // volume's default
+  ASSERT_TRUE(w.solver().params().set("iterations", 7, &error)) << error;
+  ASSERT_TRUE(w.solver().params().set("multi_volume", 0, &error)) << error;
+  EXPECT_EQ(w.solver_params_copy("lcp").get("iterations"), 3);
+  ASSERT_TRUE(w.set_solver("lcp", &error)) << error;
+  EXPECT_EQ(w.solver().params().get("iterations"), 3);
+  EXPECT_EQ(w.solver_params_copy("volume").get("iterations"), 7);
+  ASSERT_TRUE(w.set_solver("volume", &error)) << error;
+  EXPECT_EQ(w.solver().params().get("iterations"), 7);
+  EXPECT_EQ(w.solver().params().get("multi_volume"), 0);
+  ASSERT_TRUE(w.set_solver("volume", &error)) << error;  // choosing the active method again keeps its values
+  EXPECT_EQ(w.solver().params().get("iterations"), 7);
+  EXPECT_EQ(w.solver_params_copy("implicit-penalty").get("penetration"), 0.001);
+  // Parameters of an inactive method are set in place and taken when it becomes active.
+  ParamSet* implicit = w.solver_params("implicit-penalty");
+  ASSERT_NE(implicit, nullptr);
+  ASSERT_TRUE(implicit->set("penetration", 0.004, &error)) << error;
+  EXPECT_EQ(w.solver().name(), "volume");
+  ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+  EXPECT_EQ(w.solver().params().get("penetration"), 0.004);
+  EXPECT_EQ(&w.solver().params(), w.solver_params("implicit-penalty"));  // the active one's own set
+  EXPECT_EQ(w.solver_params("no-such-method"), nullptr);
+  EXPECT_TRUE(w.solver_params_copy("no-such-method").specs().empty());
+  // Copies carry every method's values.
+  World copy = w;
+  ASSERT_TRUE(copy.set_solver("lcp", &error)) << error;
+  EXPECT_EQ(copy.solver().params().get("iterations"), 3);
+  EXPECT_EQ(copy.solver_params_copy("volume").get("iterations"), 7);
+}
+
+// A scene that lists its methods refuses the others and keeps its solver and state.
+TEST(World, MethodsListRefusesOtherSolvers) {
+  World w = pile();
+  w.name = "piled";
+  w.methods = {"lcp", "implicit-penalty"};
+  for (int s = 0; s < 10; ++s) ASSERT_TRUE(w.step().ok);
+  const World before = w;
+  std::string error;
+  EXPECT_TRUE(w.allows_solver("implicit-penalty"));
+  EXPECT_FALSE(w.allows_solver("volume"));
+  EXPECT_FALSE(w.set_solver("volume", &error));
+  EXPECT_NE(error.find("scene 'piled' is for the methods lcp, implicit-penalty"), std::string::npos) << error;
+  EXPECT_NE(error.find("not 'volume'"), std::string::npos) << error;
+  EXPECT_EQ(w.solver().name(), "lcp");
+  EXPECT_EQ(w.contacts().size(), before.contacts().size());  // nothing was reset
+  EXPECT_TRUE(same_state(w, before));
+  EXPECT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+  w.methods.clear();
+  EXPECT_TRUE(w.allows_solver("volume"));
+}
+
+// What the active solver does not honour is the solver's answer for this world's bodies, materials and joints.
+TEST(World, UnsupportedFeaturesComeFromTheActiveSolver) {
+  World w = pile();  // its material has restitution 0.2
+  std::string error;
+  EXPECT_TRUE(w.unsupported_features().empty());  // lcp honours restitution
+  ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+  EXPECT_TRUE(w.unsupported_features().empty());  // so does implicit-penalty's physical model
+  ASSERT_TRUE(w.solver().params().set_from_string("contact_model", "per_point", &error)) << error;
+  const std::vector<std::string> per_point = w.unsupported_features();
+  ASSERT_EQ(per_point.size(), 1u);
+  EXPECT_NE(per_point[0].find("restitution"), std::string::npos) << per_point[0];
+  ASSERT_TRUE(w.set_solver("lcp", &error)) << error;
+  EXPECT_TRUE(w.unsupported_features().empty());
+}
+
 TEST(World, NonFiniteStateIsReportedWithBodyAndStage) {
   World w = pile();
   w.bodies[5].linear_velocity.x() = std::numeric_limits<double>::quiet_NaN();

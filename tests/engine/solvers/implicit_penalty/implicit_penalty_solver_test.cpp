@@ -10,6 +10,7 @@
 
 #include "joints/joint.h"
 #include "scene/scene.h"
+#include "support/builders.h"
 #include "world/world.h"
 
 namespace cl {
@@ -278,6 +279,44 @@ TEST(ImplicitPenaltySolver, ReportsItsSolvesAndTheirResidual) {
     EXPECT_GT(s.residual, 0.0);
     EXPECT_LT(s.residual, 1e-12 * weight_impulse);
   }
+}
+
+// What the implicit assembly leaves out, per joint and per parameter: ERP and CFM, limits of joints other
+// than hinges and sliders, every limit at limit_stiffness 0, and restitution under the per-point model.
+TEST(ImplicitPenaltySolver, UnsupportedNamesJointsAndMaterials) {
+  World w;
+  const int bouncy = test::add_material(w, 0.5, 0.4);
+  test::add_plane(w);
+  const int a = test::add_body(w, test::box(Vec3(0.2, 0.2, 0.2)), Vec3(0, 2, 0), 1000.0, Quat::Identity(), bouncy);
+  const int b = test::add_body(w, test::box(Vec3(0.2, 0.2, 0.2)), Vec3(1, 2, 0));
+  std::string error;
+  ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+  Joint hinge = make_joint(JointType::Hinge, w.bodies, a, b, Vec3(0.5, 2, 0), Vec3(0, 0, 1), Vec3(1, 0, 0));
+  hinge.name = "hinge";
+  hinge.limit = {true, -0.5, 0.5};
+  w.joints.push_back(hinge);
+  EXPECT_TRUE(w.unsupported_features().empty());  // the physical model honours restitution; the hinge's limit holds
+
+  Joint wheel = make_joint(JointType::Hinge2, w.bodies, a, b, Vec3(1, 2, 0), Vec3(0, 1, 0), Vec3(0, 0, 1));
+  wheel.name = "wheel";
+  wheel.limit = {true, -0.3, 0.3};
+  wheel.erp = 0.5;
+  w.joints.push_back(wheel);
+  std::vector<std::string> u = w.unsupported_features();
+  ASSERT_EQ(u.size(), 2u);
+  EXPECT_NE(u[0].find("the ERP and CFM of joint 'wheel' are ignored"), std::string::npos) << u[0];
+  EXPECT_NE(u[1].find("the limits of joint 'wheel' are ignored"), std::string::npos) << u[1];
+  w.joints[0].cfm = 1e-6;
+  u = w.unsupported_features();
+  ASSERT_EQ(u.size(), 2u);
+  EXPECT_NE(u[0].find("joint 'hinge', 'wheel'"), std::string::npos) << u[0];
+
+  ASSERT_TRUE(w.solver().params().set("limit_stiffness", 0, &error)) << error;
+  ASSERT_TRUE(w.solver().params().set_from_string("contact_model", "per_point", &error)) << error;
+  u = w.unsupported_features();
+  ASSERT_EQ(u.size(), 4u);
+  EXPECT_NE(u[2].find("limit_stiffness = 0: the limits of joint 'hinge' are ignored"), std::string::npos) << u[2];
+  EXPECT_NE(u[3].find("per_point: the restitution of material 'm1' is ignored"), std::string::npos) << u[3];
 }
 
 }  // namespace

@@ -271,4 +271,20 @@ TEST(LcpSolver, PublishesItsParameters) {
   EXPECT_NE(error.find("unknown parameter"), std::string::npos);
 }
 
+// lcp honours every scene feature; with friction_directions = 0 it says that the materials' friction is left out.
+TEST(LcpSolver, UnsupportedOnlyWhenFrictionIsSwitchedOff) {
+  World w;
+  const int rough = add_material(w, 0.6, 0.5);
+  add_plane(w, Vec3(0, 1, 0), 0.0, rough);
+  add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 0.5, 0), 1000.0, Quat::Identity(), rough);
+  std::string error;
+  EXPECT_TRUE(w.unsupported_features().empty());
+  ASSERT_TRUE(w.solver().params().set("friction_directions", 0, &error)) << error;
+  const std::vector<std::string> u = w.unsupported_features();
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_NE(u[0].find("friction_directions = 0: the friction of material 'm1' is ignored"), std::string::npos) << u[0];
+  w.materials[size_t(rough)].friction = 0.0;  // nothing left to ignore
+  EXPECT_TRUE(w.unsupported_features().empty());
+}
+
 }  // namespace cl

@@ -262,5 +262,25 @@ TEST(VolumeSolver, PenetrationOfATiltedBoxIsItsDeepestEdge) {
   EXPECT_NEAR((*list)[0].mean_depth(), 0.015, 0.001);
 }
 
+// volume honours restitution and friction; with friction_directions = 0 it names the materials whose friction
+// it then ignores, those that bodies use only.
+TEST(VolumeSolver, UnsupportedOnlyWhenFrictionIsSwitchedOff) {
+  World w;
+  const int rough = add_material(w, 0.6, 0.6);
+  add_material(w, 0.9, 0.0);  // used by no body
+  w.materials[0].friction = 0.0;
+  add_plane(w);
+  add_body(w, sphere(0.3), Vec3(0, 1, 0), 1000.0, Quat::Identity(), rough);
+  std::string error;
+  ASSERT_TRUE(w.set_solver("volume", &error)) << error;
+  EXPECT_TRUE(w.unsupported_features().empty());
+  ASSERT_TRUE(w.solver().params().set("friction_directions", 0, &error)) << error;
+  const std::vector<std::string> u = w.unsupported_features();
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_NE(u[0].find("volume: friction_directions = 0: the friction of material 'm1' is ignored"), std::string::npos)
+      << u[0];
+  EXPECT_EQ(u[0].find("m2"), std::string::npos) << u[0];
+}
+
 }  // namespace
 }  // namespace cl
