@@ -36,6 +36,15 @@ std::string name_list(const std::vector<std::string>& names) {
   return text;
 }
 
+void warn_ignored_friction(std::string_view solver, int friction_directions, const SceneFeatures& scene,
+                           std::vector<std::string>& out) {
+  if (friction_directions > 0) return;
+  const std::vector<std::string> rough = materials_using(scene, &Material::friction);
+  if (!rough.empty())
+    out.push_back(std::string(solver) + ": friction_directions = 0: the friction of material " + name_list(rough) +
+                  " is ignored (contacts are frictionless)");
+}
+
 void Solver::integrate_positions(StepContext& ctx) { advance_poses(ctx.bodies, ctx.dt); }
 
 }  // namespace cl

@@ -17,7 +17,7 @@
 namespace cl {
 
 // Counters a solver reports for one step. What iterations and residual count differs by method (the README's
-// "Solver parameters" section says it per solver, with units).
+// "What the solvers report" says it per solver, with units).
 struct SolverStats {
   int iterations = 0;      // lcp, volume: PGS sweeps; implicit-penalty: direct solves plus friction PGS sweeps
   double residual = 0.0;   // lcp, implicit-penalty: N s; volume: of its multipliers (N s/m^2)
@@ -51,6 +51,10 @@ std::vector<std::string> materials_using(const SceneFeatures& scene, double Mate
 std::vector<std::string> joints_where(const SceneFeatures& scene, bool (*pick)(const Joint&));
 // "a, b, c" for up to four names, then "and N more"; each name in quotes.
 std::string name_list(const std::vector<std::string>& names);
+// The warning of a row-based method run with no friction rows (its `friction_directions` at 0) in a scene whose
+// bodies use materials with friction, appended to `out`; nothing otherwise.
+void warn_ignored_friction(std::string_view solver, int friction_directions, const SceneFeatures& scene,
+                           std::vector<std::string>& out);
 
 class Solver {
  public:

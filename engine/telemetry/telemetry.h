@@ -60,8 +60,8 @@ struct StepStats {
   int groups = 0;             // contact groups
   int layers = 0;             // stack layers of the tallest stack
   int sleeping = 0;           // bodies asleep
-  int iterations = 0;        // solver sweeps
-  double residual = 0.0;     // solver's last-sweep impulse change, N s
+  int iterations = 0;        // the solver's iterations (SolverStats::iterations: what they count is per method)
+  double residual = 0.0;     // the solver's residual (SolverStats::residual: its unit is per method)
   double max_penetration = 0.0;  // m: the deepest point of any contact (World::max_penetration)
   double mean_penetration = 0.0; // m: the mean depth of the penetrating contacts (World::mean_penetration)
   double kinetic_energy = 0.0;   // J

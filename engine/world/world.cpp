@@ -63,17 +63,21 @@ bool World::set_solver(std::string_view solver_name, std::string* error) {
   return true;
 }
 
-ParamSet* World::solver_params(std::string_view solver_name) {
+const ParamSet* World::find_params(std::string_view solver_name) const {
   if (solver_->name() == solver_name) return &solver_->params();
-  if (const auto kept = kept_params_.find(solver_name); kept != kept_params_.end()) return &kept->second;
+  const auto kept = kept_params_.find(solver_name);
+  return kept != kept_params_.end() ? &kept->second : nullptr;
+}
+
+ParamSet* World::solver_params(std::string_view solver_name) {
+  if (const ParamSet* p = find_params(solver_name)) return const_cast<ParamSet*>(p);  // ours: this is not const
   const SolverInfo* info = find_solver(solver_name);
   if (!info) return nullptr;
   return &kept_params_.emplace(std::string(solver_name), ParamSet(info->params)).first->second;
 }
 
 ParamSet World::solver_params_copy(std::string_view solver_name) const {
-  if (solver_->name() == solver_name) return solver_->params();
-  if (const auto kept = kept_params_.find(solver_name); kept != kept_params_.end()) return kept->second;
+  if (const ParamSet* p = find_params(solver_name)) return *p;
   const SolverInfo* info = find_solver(solver_name);
   return info ? ParamSet(info->params) : ParamSet();
 }

@@ -122,6 +122,9 @@ class World {
   void apply_drag();
   bool check_finite(const char* stage, StepResult& result) const;
   bool check_speed(const char* stage, StepResult& result) const;
+  // The parameters of the named method as this world has them: the active solver's, or those kept for it; null
+  // for a method never set (or unknown).
+  const ParamSet* find_params(std::string_view solver_name) const;
 
   SolverHolder solver_;
   // Parameters of the methods that are not active, by name (the active one's live in solver_).

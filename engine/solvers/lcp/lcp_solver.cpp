@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
 
 namespace cl {
 
@@ -218,25 +217,25 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
 
   // Phase 1: the whole group over f h (all of h without shock propagation): weight feeling and impacts.
   // The group's joint rows come first, warm started from their slots' last impulses.
-  std::optional<ScopedSubStage> timer(std::in_place, sub_stages_, kVelocityPgs);
-  add_free_velocity(group.bodies, f);
-  rows_.clear();
-  blocks_.clear();
-  std::vector<int> joint_rows;  // indices into joint_rows_, in the order they sit in rows_
-  for (size_t r = 0; r < joint_rows_.size(); ++r) {
-    if (joint_row_group_[r] != group_index) continue;
-    Row row = joint_rows_[r];
-    prepare(row, masses_);
-    row.lambda = set_.warm_start ? joint_warm_.guess(joint_rows_[r]) : 0.0;
-    rows_.push_back(row);
-    joint_rows.push_back(int(r));
+  {
+    ScopedSubStage timer(sub_stages_, kVelocityPgs);
+    add_free_velocity(group.bodies, f);
+    rows_.clear();
+    blocks_.clear();
+    std::vector<int> joint_rows;  // indices into joint_rows_, in the order they sit in rows_
+    for (size_t r = 0; r < joint_rows_.size(); ++r) {
+      if (joint_row_group_[r] != group_index) continue;
+      Row row = joint_rows_[r];
+      prepare(row, masses_);
+      row.lambda = set_.warm_start ? joint_warm_.guess(joint_rows_[r]) : 0.0;
+      rows_.push_back(row);
+      joint_rows.push_back(int(r));
+    }
+    add_contacts(group.edges, shock ? Phase::First : Phase::Whole);
+    solve_rows(false);
+    for (int r : joint_rows) joint_warm_.forget(joint_rows_[size_t(r)].joint);  // slots absent now restart at 0
+    for (size_t i = 0; i < joint_rows.size(); ++i) joint_warm_.keep(joint_rows_[size_t(joint_rows[i])], rows_[i].lambda);
   }
-  add_contacts(group.edges, shock ? Phase::First : Phase::Whole);
-  solve_rows(false);
-  for (int r : joint_rows) joint_warm_.forget(joint_rows_[size_t(r)].joint);  // slots absent now restart at 0
-  for (size_t i = 0; i < joint_rows.size(); ++i) joint_warm_.keep(joint_rows_[size_t(joint_rows[i])], rows_[i].lambda);
-
-  timer.reset();
   if (shock) {
     // Phase 2: the rest of the step, layer by layer, lower bodies of each layer held (infinite mass).
     ScopedSubStage layers(sub_stages_, kShockLayers);
@@ -400,12 +399,7 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
 // lcp honours every scene feature; only a parameter can switch one off.
 std::vector<std::string> LcpSolver::unsupported(const SceneFeatures& scene) const {
   std::vector<std::string> out;
-  const Settings s = table().read(params_);
-  const std::vector<std::string> rough = materials_using(scene, &Material::friction);
-  if (s.friction_directions == 0 && !rough.empty())
-    out.push_back("lcp: friction_directions = 0: the friction of material " + name_list(rough) +
-                  " is ignored (contacts are frictionless)");
+  warn_ignored_friction("lcp", table().read(params_).friction_directions, scene, out);
   return out;
 }
-
 }  // namespace cl

@@ -613,11 +613,7 @@ void VolumeSolver::capture_pair(const std::vector<Body>& bodies, int ia, int ib,
 // switch one off.
 std::vector<std::string> VolumeSolver::unsupported(const SceneFeatures& scene) const {
   std::vector<std::string> out;
-  const Settings s = settings();
-  const std::vector<std::string> rough = materials_using(scene, &Material::friction);
-  if (s.friction_directions == 0 && !rough.empty())
-    out.push_back("volume: friction_directions = 0: the friction of material " + name_list(rough) +
-                  " is ignored (contacts are frictionless)");
+  warn_ignored_friction("volume", settings().friction_directions, scene, out);
   return out;
 }
 
