@@ -38,8 +38,10 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
   static const T table({
       T::bind(&S::model, {"contact_model", ParamKind::Choice, "", 0, 1, 0,
        "physical: each touching pair has stiffness K = m_eff g0 / penetration (m_eff the pair's reduced mass, "
-       "g0 = 9.81 m/s^2) and the damping that gives its material's restitution, both shared among its "
-       "penetrating points, damping on the depth rate only, Coulomb friction rows after the implicit step; "
+       "g0 = 9.81 m/s^2) and the damping that gives its material's restitution e (the damping with which the "
+       "contact as backward Euler steps it, force K times the mean depth, leaves at e times its speed at first "
+       "touch; README, How implicit-penalty steps), both shared among its penetrating points, damping on the "
+       "depth rate only (a sphere's spin left out), Coulomb friction rows after the implicit step; "
        "per_point: the paper's stiffness, damping and friction_stiffness per point",
        {"physical", "per_point"}}),
       T::bind(&S::penetration, {"penetration", ParamKind::Real, "m", 1e-5, 0.1, 1e-3,
@@ -73,7 +75,8 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
        "A sliding contact point whose tangential speed falls below this is anchored again (static friction)"}),
       T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", 0.002, 1, 0.04,
        "Spacing of the point shells of spheres, boxes and capsules (a mesh is resampled evenly at its distance "
-       "grid's cell size, set by its `resolution`)"}),
+       "grid's cell size, set by its `resolution`); physical model: spheres and capsules of radius R at most "
+       "sqrt(R penetration), so about 12 points hold a resting ball"}),
       T::bind(&S::projection, {"joint_projection", ParamKind::Integer, "", 0, 10, 2,
        "Newton steps of a mass-weighted projection of the positions back onto the joint constraints after each "
        "step (0: Baumgarte stabilisation alone, as the paper)"}),
@@ -106,6 +109,19 @@ void ImplicitPenaltySolver::begin_step() {
 void ImplicitPenaltySolver::reset() {
   points_.clear();
   anchors_.clear();
+  impacts_.clear();
+}
+
+// The physical model holds a ball of radius R at a deepest depth of 2 `penetration` (K times the mean depth of
+// its cap, half the deepest), where its contact patch has radius a = sqrt(2 R 2 penetration); a shell spacing of
+// sqrt(R penetration) puts pi a^2 / spacing^2 = 4 pi, about 12, points in it. Coarser, a ball rests on 2 to 5
+// points that enter and leave as it rolls, each jump of the pair's point count moving the force (a rolling
+// ball then gains or loses speed), and two balls meet on shells not symmetric about their line of centres.
+double ImplicitPenaltySolver::shell_spacing(const Shape& shape) const {
+  const bool round = shape.type == ShapeType::Sphere || shape.type == ShapeType::Capsule;
+  if (set_.model != ContactModel::Physical || !round) return set_.point_spacing;
+  const double min_spacing = params_.find("point_spacing")->min;
+  return std::max(min_spacing, std::min(set_.point_spacing, std::sqrt(shape.radius * set_.penetration)));
 }
 
 // Narrow phase of this method: each body's points inside the other's signed distance (sec. 4.1, 6). The points
@@ -119,9 +135,9 @@ void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int
   pp.a_in_b.clear();
   pp.b_in_a.clear();
   const Mat3 ra = a.rotation(), rb = b.rotation();
-  if (auto shell = penalty_shell(a.shape, set_.point_spacing))
+  if (auto shell = penalty_shell(a.shape, shell_spacing(a.shape)))
     find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b);
-  if (auto shell = penalty_shell(b.shape, set_.point_spacing))
+  if (auto shell = penalty_shell(b.shape, shell_spacing(b.shape)))
     find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a);
   auto emit = [&](const PenetratingPoint& p, const Body& owner, const Mat3& r, bool b_points) {
     Contact c;
@@ -167,7 +183,8 @@ void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
 }
 
 ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey& pair, int count, double restitution,
-                                                                   double dt) const {
+                                                                   double dt, const PairNormal& contact,
+                                                                   double impact) const {
   PairGains g;
   if (set_.model == ContactModel::PerPoint) {
     // The paper's per-point gains, k scaled down past N0 points (eq. 77).
@@ -192,7 +209,16 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
   const double K = carried * g0 / set_.penetration;
   const int n = count;
   g.k = K / n;
-  g.k_d = restitution_damping(K, m, dt, restitution) / n;
+  // The damping that gives the material's restitution e on this contact as backward Euler steps it
+  // (rebound_speed: the spring K times the mean depth, its gradient K at fixed points). After an impact at
+  // speed v_in (the pair's approach speed at first touch) the damping is the one that leaves at e v_in from
+  // where the contact is now, asked again every step; contacts that began slower than one step of gravity
+  // (resting ones) take the mean over the phases of an impact.
+  const double approach = approach_speed(state_[pair.first].pose, state_[pair.second].pose, contact);
+  const double c = restitution > 0.0 && impact > g0 * dt && contact.count > 0
+                       ? impact_damping(K, contact.secant, m, dt, contact.deepest, approach, restitution * impact)
+                       : restitution_damping(K, m, dt, restitution, contact.secant);
+  g.k_d = c / n;
   g.depth_damping = true;
   // Anchors are explicit (as the paper's): a spring of angular frequency omega with critical damping, omega
   // the contact's own sqrt(g0 / penetration) but at most 0.5 / h so that the explicit spring stays stable
@@ -247,13 +273,22 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     it = material_of.count(it->first) ? std::next(it) : points_.erase(it);
   for (auto it = anchors_.begin(); it != anchors_.end();)
     it = points_.count(it->first) ? std::next(it) : anchors_.erase(it);
+  for (auto it = impacts_.begin(); it != impacts_.end();)
+    it = points_.count(it->first) ? std::next(it) : impacts_.erase(it);
 
   for (const auto& [pair, pp] : points_) {
     const auto [ia, ib] = pair;
     const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
     if (count == 0) continue;
     const PairMaterial& material = material_of.at(pair);
-    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt);
+    const PairNormal contact = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
+    // The approach speed at first touch, kept while the pair touches.
+    const double impact = impacts_
+                              .try_emplace(pair, contact.count > 0
+                                                     ? std::max(0.0, approach_speed(state_[ia].pose, state_[ib].pose, contact))
+                                                     : 0.0)
+                              .first->second;
+    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, contact, impact);
     const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;
     const BodyPose& pb = state_[ib].pose;
@@ -261,13 +296,16 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     f.a = ia;
     f.b = ib;
     add_point_forces(pa, pb, pp.b_in_a, gains.k, k_d, set_.gradients, f);
-    if (gains.depth_damping) add_depth_damping(pa, pb, pp.b_in_a, gains.k_d, f);
+    // A sphere's spin moves none of its surface, so it does not change the depths the damping resists.
+    const bool round_a = ctx.bodies[size_t(ia)].shape.type == ShapeType::Sphere;
+    const bool round_b = ctx.bodies[size_t(ib)].shape.type == ShapeType::Sphere;
+    if (gains.depth_damping) add_depth_damping(pa, pb, pp.b_in_a, gains.k_d, f, round_a, round_b);
     if (!pp.a_in_b.empty()) {
       PairForce g;
       g.a = ib;
       g.b = ia;
       add_point_forces(pb, pa, pp.a_in_b, gains.k, k_d, set_.gradients, g);
-      if (gains.depth_damping) add_depth_damping(pb, pa, pp.a_in_b, gains.k_d, g);
+      if (gains.depth_damping) add_depth_damping(pb, pa, pp.a_in_b, gains.k_d, g, round_b, round_a);
       const PairForce s = swapped(g);
       f.wrench += s.wrench;
       f.d_pos += s.d_pos;

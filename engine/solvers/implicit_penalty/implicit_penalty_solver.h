@@ -93,7 +93,9 @@ class ImplicitPenaltySolver final : public Solver {
     double anchor_k = 0.0;   // N/m: static friction anchor spring
     double anchor_c = 0.0;   // N s/m: damping of a held anchor on the tangential velocity
   };
-  PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt) const;
+  PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt,
+                       const implicit_penalty::PairNormal& contact, double impact) const;
+  double shell_spacing(const Shape& shape) const;  // m: the point shell spacing of a body of this shape
   void find_loads(const StepContext& ctx);
   void contact_forces(const StepContext& ctx);
   void friction_forces(const StepContext& ctx, const PairKey& pair, double mu, const PairGains& gains);
@@ -104,6 +106,7 @@ class ImplicitPenaltySolver final : public Solver {
   Settings set_{};
   std::map<PairKey, PairPoints> points_;  // filled by collide(), read by the solve
   std::map<PairKey, std::unordered_map<uint32_t, Anchor>> anchors_;
+  std::map<PairKey, double> impacts_;  // m/s: each touching pair's approach speed at its first touch
   std::vector<implicit_penalty::IntegratorBody> state_;
   std::vector<implicit_penalty::PairForce> forces_;
   std::vector<Vec3> rotation_;  // dtheta of each body for the position stage

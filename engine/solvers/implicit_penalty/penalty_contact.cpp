@@ -193,11 +193,13 @@ PairForce swapped(const PairForce& f) {
 }
 
 void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
-                       double k_d, PairForce& sum) {
+                       double k_d, PairForce& sum, bool field_round, bool points_round) {
   if (penetrating.empty() || k_d == 0.0) return;
   const Vec3 c = points.x - field.x;
-  const Vec3 omega = field.w - points.w;
-  const Vec3 u0 = field.v + field.w.cross(c) - points.v;
+  // The rotation that moves the shapes: a round body's spin about its centre moves none of its surface.
+  const Vec3 w_field = field_round ? Vec3::Zero() : field.w, w_points = points_round ? Vec3::Zero() : points.w;
+  const Vec3 omega = w_field - w_points;
+  const Vec3 u0 = field.v + w_field.cross(c) - points.v;
   Vec3 F_sum = Vec3::Zero(), sxF = Vec3::Zero();
   Mat12& V = sum.d_vel;
   for (const PenetratingPoint& p : penetrating) {
@@ -212,13 +214,48 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
     F_sum += F;
     sxF += s.cross(F);
     Vec12 r;
-    r << G, sa.cross(G), -G, -s.cross(G);
+    r << G, field_round ? Vec3::Zero() : Vec3(sa.cross(G)), -G, points_round ? Vec3::Zero() : Vec3(-s.cross(G));
     V.noalias() -= k_d * r * r.transpose();
   }
   sum.wrench.segment<3>(0) -= F_sum;
   sum.wrench.segment<3>(3) -= sxF + c.cross(F_sum);
   sum.wrench.segment<3>(6) += F_sum;
   sum.wrench.segment<3>(9) += sxF;
+}
+
+PairNormal pair_normal(const BodyPose& a, const BodyPose& b, std::span<const PenetratingPoint> a_in_b,
+                       std::span<const PenetratingPoint> b_in_a) {
+  PairNormal out;
+  double weight = 0.0;
+  Vec3 n_sum = Vec3::Zero(), p_sum = Vec3::Zero();
+  // b's points in a's field: a's gradient pushes b out; a's points in b's field: b's gradient pushes a out,
+  // so b along its opposite.
+  auto add = [&](std::span<const PenetratingPoint> points, const BodyPose& field, const BodyPose& owner, double sign) {
+    for (const PenetratingPoint& p : points) {
+      const Vec3 G = field.R * p.g_a;
+      const double len = G.norm();
+      if (len < 1e-12) continue;
+      const double w = -p.d;
+      n_sum += (sign * w / len) * G;
+      p_sum += w * (owner.x + owner.R * p.r_b);
+      weight += w;
+      out.deepest = std::max(out.deepest, w);
+      ++out.count;
+    }
+  };
+  add(b_in_a, a, b, 1.0);
+  add(a_in_b, b, a, -1.0);
+  const double len = n_sum.norm();
+  if (weight <= 0.0 || len < 1e-12 * weight) return PairNormal{};
+  out.normal = n_sum / len;
+  out.point = p_sum / weight;
+  out.secant = weight / (out.count * out.deepest);
+  return out;
+}
+
+double approach_speed(const BodyPose& a, const BodyPose& b, const PairNormal& n) {
+  const Vec3 u = a.v + a.w.cross(n.point - a.x) - b.v - b.w.cross(n.point - b.x);
+  return n.normal.dot(u);
 }
 
 double restitution_damping_ratio(double e) {
@@ -228,35 +265,57 @@ double restitution_damping_ratio(double e) {
   return -l / std::sqrt(M_PI * M_PI + l * l);
 }
 
-double discrete_restitution(double K, double c, double m, double h) {
+double rebound_speed(double K, double secant, double c, double m, double h, double depth, double approach) {
+  double x = -depth, v = -approach;
+  for (int steps = 0; x < 0.0 && steps < 10000; ++steps) {
+    // Eq. 15-17 for one body on the spring: m (v' - v) = h (F + dF/dx h v' + dF/dv v') with F = -K_s x,
+    // dF/dx = -K (the gradient at a fixed set of points), dF/dv = -c: (m + h c + h^2 K) v' = m v - h K_s x.
+    v = (m * v - h * secant * K * x) / (m + h * c + h * h * K);
+    x += h * v;
+  }
+  return std::max(0.0, v);
+}
+
+double discrete_restitution(double K, double c, double m, double h, double secant) {
   constexpr int kPhases = 8;
   double sum = 0.0;
-  for (int phase = 0; phase < kPhases; ++phase) {
-    // Arriving at speed 1: the first step that starts inside is at depth (phase + 0.5) / kPhases of one step's travel.
-    double x = -h * (phase + 0.5) / kPhases, v = -1.0;
-    int steps = 0;
-    while (x < 0.0 && steps < 10000) {
-      // (m + h c + h^2 K) v' = m v - h K x  (backward Euler, linear: exact)
-      v = (m * v - h * K * x) / (m + h * c + h * h * K);
-      x += h * v;
-      ++steps;
-    }
-    sum += std::max(0.0, v);
-  }
+  // Arriving at speed 1: the first step that starts inside is at depth (phase + 0.5) / kPhases of one step's
+  // travel.
+  for (int phase = 0; phase < kPhases; ++phase) sum += rebound_speed(K, secant, c, m, h, h * (phase + 0.5) / kPhases, 1.0);
   return sum / kPhases;
 }
 
-double restitution_damping(double K, double m, double h, double e) {
-  const double continuous = 2.0 * restitution_damping_ratio(e) * std::sqrt(K * m);
-  if (e <= 0.0 || h <= 0.0 || std::sqrt(K / m) * h >= 2.0) return continuous;
-  double lo = -K * h * (1.0 - 1e-9), hi = continuous;  // e falls as the damping grows
-  if (discrete_restitution(K, lo, m, h) < e) return continuous;
-  for (int i = 0; i < 20 && discrete_restitution(K, hi, m, h) > e; ++i) hi = 2.0 * hi + K * h;
+namespace {
+
+// The least damping from `floor` up at which `rebound(c)` (falling as c grows) is at most `target`; `floor`
+// when even that rebounds less. Where the rebound jumps (the number of steps in contact changes there): the
+// side nearer the target, or with `replanned` the side that stays longer and rebounds less, which a caller
+// that asks again next step can still lower.
+template <class F>
+double damping_for(double floor, double start, double target, bool replanned, F rebound) {
+  double lo = floor, hi = std::max(start, 0.0);
+  if (rebound(lo) <= target) return lo;
+  for (int i = 0; i < 60 && rebound(hi) > target; ++i) hi = 2.0 * hi - floor;
   for (int i = 0; i < 60; ++i) {
     const double mid = 0.5 * (lo + hi);
-    (discrete_restitution(K, mid, m, h) > e ? lo : hi) = mid;
+    (rebound(mid) > target ? lo : hi) = mid;
   }
-  return 0.5 * (lo + hi);
+  if (replanned) return hi;
+  return rebound(lo) - target < target - rebound(hi) ? lo : hi;
+}
+
+}  // namespace
+
+double restitution_damping(double K, double m, double h, double e, double secant) {
+  if (e <= 0.0 || h <= 0.0) return 2.0 * std::sqrt(K * m);
+  const double continuous = 2.0 * restitution_damping_ratio(e) * std::sqrt(secant * K * m);
+  return damping_for(-K * h * (1.0 - 1e-9), continuous, e, false, [&](double c) { return discrete_restitution(K, c, m, h, secant); });
+}
+
+double impact_damping(double K, double secant, double m, double h, double depth, double approach, double target) {
+  const double continuous = 2.0 * std::sqrt(K * m);
+  return damping_for(-K * h - 0.5 * m / h, continuous, target, true,
+                     [&](double c) { return rebound_speed(K, secant, c, m, h, depth, approach); });
 }
 
 }  // namespace cl::implicit_penalty

@@ -57,25 +57,68 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
 // the wrench is -k_d r (r . qdot) and d_vel = -k_d r r^T, symmetric and exact. Its position gradients (velocity
 // times the turning of G and of the lever arms, which needs the distance's Hessian) are left out, as the
 // paper's approximate mode leaves out the damping's. Adds to `sum` without counting points.
+// A round body (field_round, points_round: a sphere) turning about its centre moves none of its surface, so
+// its spin is left out of u (and its angular columns out of r): on material points, a ball rolling without
+// slipping has those ahead of its lowest point sinking in and those behind rising, and their damping is a
+// torque against the rolling (viscoelastic rolling resistance, about v sqrt(penetration / g) / r of the
+// weight); the depth of the shapes does not change as it rolls, and it rolls freely.
 void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
-                       double k_d, PairForce& sum);
+                       double k_d, PairForce& sum, bool field_round = false, bool points_round = false);
+
+// The pair as one contact, for its restitution: the depth-weighted mean of the unit distance gradients (for
+// a's points in b's field, of their opposite: both then push b out of a) and of the penetrating points' world
+// positions, that is the direction and the centre of the pair's penalty pressure (points entering at depth 0
+// weigh nothing, so both move continuously); the deepest depth; and the secant, the mean depth over the deepest
+// (see rebound_speed). count is 0 when no point has a defined gradient.
+struct PairNormal {
+  Vec3 normal{0, 0, 0};  // unit, pushing b out of a
+  Vec3 point{0, 0, 0};   // world
+  double deepest = 0.0;  // m
+  double secant = 1.0;
+  int count = 0;
+};
+PairNormal pair_normal(const BodyPose& a, const BodyPose& b, std::span<const PenetratingPoint> a_in_b,
+                       std::span<const PenetratingPoint> b_in_a);
+
+// The speed at which the bodies approach along the pair's normal at its point: N . u with u = v_a + w_a x s_a
+// - v_b - w_b x s_b the relative velocity of a's and b's material points there (s the point from each centre).
+double approach_speed(const BodyPose& a, const BodyPose& b, const PairNormal& n);
 
 // Damping ratio of a linear spring-damper contact whose rebound speed is e times its approach speed: a mass on
 // a spring with damping ratio zeta leaves after half a damped period with e = exp(-zeta pi / sqrt(1 - zeta^2)),
 // so zeta = -ln e / sqrt(pi^2 + ln^2 e); e = 0 takes critical damping (zeta = 1: no rebound).
 double restitution_damping_ratio(double e);
 
-// The rebound ratio of a contact of stiffness K (N/m) and damping c (N s/m) on a mass m, stepped as the solver
-// steps it: backward Euler at step h on m x'' = -K x - c x' while x < 0 at the start of a step, free flight
-// otherwise; the mean over 8 phases of where in a step the contact begins.
-double discrete_restitution(double K, double c, double m, double h);
+// The contact as the solver steps it, reduced to the pair's approach coordinate x (minus the deepest depth):
+// the penalty force is K times the mean depth of the penetrating points, that is K_s = secant K times the
+// deepest depth (secant = mean depth / deepest depth: 1 for a face flat on the other body, about 1/2 for a
+// ball's cap or a box's edge, about 1/3 for a box's corner), while its gradient at the step's fixed set of
+// points is K (each point's depth grows with x; the points about to enter are not in the set). One step of
+// the semi-implicit backward Euler of eq. 2-8 (eq. 15-17 for one body) on m x'' = -K_s x - c x' is then
+//     (m + h c + h^2 K) v' = m v - h K_s x,   x' = x + h v'
+// per step a factor sqrt(m / (m + h c + h^2 K)) on the oscillation's amplitude: backward Euler's own damping,
+// which at the default penetration (sqrt(K / m) h = 1.65 for a resting contact at h = 1/60) takes most of
+// a rebound. At c = -K h the step is symplectic Euler on K_s, which keeps the energy (factor 1).
+// rebound_speed: the speed at which x leaves 0 after stepping from depth `depth` (m) at approach speed
+// `approach` (m/s), with m the pair's reduced mass (kg) and c (N s/m) constant.
+double rebound_speed(double K, double secant, double c, double m, double h, double depth, double approach);
 
-// The damping (N s/m) with which that discrete contact rebounds at e: backward Euler's own damping takes
-// energy away when the contact lasts only a few steps (sqrt(K / m) h near 1), so the damping is lowered below
-// the continuous value of restitution_damping_ratio (raised where the discrete contact keeps more), down to c = -K h (which turns backward Euler into the
-// energy-keeping symplectic Euler, stable while sqrt(K / m) h < 2). e = 0 takes critical damping; where even
-// c = -K h cannot reach e (or sqrt(K / m) h >= 2), the continuous value is used and the rebound falls short.
-double restitution_damping(double K, double m, double h, double e);
+// The rebound ratio of that contact arriving at speed 1, the mean over 8 phases of where in a step the
+// contact begins.
+double discrete_restitution(double K, double c, double m, double h, double secant = 1.0);
+
+// The damping (N s/m) with which that discrete contact rebounds at e on average over the phases (for
+// contacts whose approach is not known, such as resting ones): searched in [-K h, oo), where the rebound
+// falls as c grows; -K h when even symplectic Euler keeps less than e. e = 0 takes critical damping of the
+// gradient's spring, 2 sqrt(K m), which no secant below 1 makes rebound.
+double restitution_damping(double K, double m, double h, double e, double secant = 1.0);
+
+// The damping (N s/m) with which the contact, now at `depth` (m) and approaching at `approach` (m/s), leaves
+// at `target` (m/s): for an impact the solver asks e times the approach speed it met at first touch, and asks
+// again every step of the contact from where the contact then is, so where in a step the impact began (which
+// moves the phase-averaged rebound by up to 20 % at sqrt(K / m) h near 1) and the secant changing as points
+// enter are followed. Searched as restitution_damping.
+double impact_damping(double K, double secant, double m, double h, double depth, double approach, double target);
 
 // The same force with the roles of a and b exchanged: a <-> b, the wrench's and both Jacobians' rows and columns
 // reordered ([F_a, tau_a, F_b, tau_b] -> [F_b, tau_b, F_a, tau_a], likewise the variables); points kept. So the

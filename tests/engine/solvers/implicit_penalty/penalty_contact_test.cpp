@@ -344,6 +344,39 @@ TEST(PenaltyContact, DepthDampingIgnoresSliding) {
   EXPECT_NEAR(depth_damping(c.a.pose(), c.b.pose(), p).wrench[7], kDamping, 1e-12);
 }
 
+TEST(PenaltyContact, DepthDampingLetsARoundBodyRoll) {
+  // A ball of radius 0.5 rolling without slipping at 2 m/s over a still plane field, with points ahead of and
+  // behind its lowest point sinking and rising: as material points they are damped (a torque against the
+  // rolling); with the ball round its spin moves none of its surface, its translation is along the plane, and
+  // nothing is left. Its velocity gradient then has no angular column for the ball.
+  BodyPose plane, ball;
+  ball.x = Vec3(0, 0.499, 0);
+  ball.v = Vec3(2, 0, 0);
+  ball.w = Vec3(0, 0, -4);
+  ball.inv_inertia = Mat3::Identity();
+  std::vector<PenetratingPoint> points(2);
+  for (int i = 0; i < 2; ++i) {
+    const Vec3 n = Vec3(i == 0 ? 0.03 : -0.03, -1, 0).normalized();
+    points[size_t(i)].r_b = 0.5 * n;
+    points[size_t(i)].n_b = n;
+    points[size_t(i)].d = ball.x.y() + 0.5 * n.y();
+    points[size_t(i)].g_a = Vec3(0, 1, 0);
+  }
+  PairForce material, round;
+  add_depth_damping(plane, ball, points, kDamping, material);
+  add_depth_damping(plane, ball, points, kDamping, round, false, true);
+  EXPECT_GT(std::abs(material.wrench[11]), 1e-3 * kDamping);  // torque about z on the ball
+  EXPECT_LT(round.wrench.norm(), 1e-12);
+  EXPECT_TRUE((round.d_vel.block<12, 3>(0, 9).isZero(0.0)));
+  EXPECT_TRUE((round.d_vel.block<3, 12>(9, 0).isZero(0.0)));
+  // Sinking straight in is still resisted.
+  ball.v = Vec3(0, -1, 0);
+  ball.w = Vec3::Zero();
+  PairForce sinking;
+  add_depth_damping(plane, ball, points, kDamping, sinking, false, true);
+  EXPECT_NEAR(sinking.wrench[7], 2.0 * kDamping, 1e-12);
+}
+
 TEST(PenaltyContact, RestitutionDampingRatioGivesTheRestitution) {
   // A unit mass on a unit spring with damping ratio zeta, integrated finely from contact at speed 1 until the
   // depth returns to zero (the contact's damping may pull near the end, as the solver's does): the leaving
@@ -377,9 +410,90 @@ TEST(PenaltyContact, RestitutionDampingGivesTheRestitutionOfTheDiscreteContact) 
   // At fine steps the discrete contact is the continuous one: the damping tends to the continuous value.
   const double fine = restitution_damping(K, m, 1e-5, 0.5);
   EXPECT_NEAR(fine, 2.0 * restitution_damping_ratio(0.5) * std::sqrt(K * m), 0.01 * fine);
-  // e = 0: critical damping; too stiff for the step (sqrt(K / m) h >= 2): the continuous value.
+  // e = 0: critical damping of the gradient's spring.
   EXPECT_EQ(restitution_damping(K, m, h, 0.0), 2.0 * std::sqrt(K * m));
-  EXPECT_EQ(restitution_damping(1e6, m, h, 0.5), 2.0 * restitution_damping_ratio(0.5) * std::sqrt(1e6 * m));
+  // Too stiff for the step (sqrt(K / m) h = 16.7): still the damping of the discrete contact, not the
+  // continuous value (which there rebounds at far less than e).
+  const double stiff = restitution_damping(1e6, m, h, 0.5);
+  EXPECT_NEAR(discrete_restitution(1e6, stiff, m, h), 0.5, 0.02);
+  EXPECT_LT(discrete_restitution(1e6, 2.0 * restitution_damping_ratio(0.5) * std::sqrt(1e6 * m), m, h), 0.4);
+}
+
+TEST(PenaltyContact, RestitutionDampingFollowsTheSpringTheSolverApplies) {
+  // A ball's cap: the force is K times the mean depth, half the deepest (secant 1/2), its gradient K. The
+  // damping found for that spring gives e on it; the one found for the linear spring does not.
+  const double K = 1e4, m = 1.0, h = 1.0 / 60;
+  for (double e : {0.3, 0.5, 0.8}) {
+    const double c = restitution_damping(K, m, h, e, 0.5);
+    EXPECT_NEAR(discrete_restitution(K, c, m, h, 0.5), e, 0.02) << "e " << e;
+    EXPECT_GT(std::abs(discrete_restitution(K, restitution_damping(K, m, h, e), m, h, 0.5) - e), 0.05) << "e " << e;
+  }
+  // Where even c = -K h keeps less than e on average, the lowest damping is taken, not the continuous one.
+  const double c = restitution_damping(K, m, h, 1.0, 0.5);
+  EXPECT_GE(c, -K * h);
+  EXPECT_LT(c, -0.99 * K * h);
+}
+
+// The contact stepped as the solver steps it with impact_damping asked again every step: the leaving speed.
+double replanned_rebound(double K, double secant, double m, double h, double depth, double approach, double target) {
+  double x = -depth, v = -approach;
+  for (int steps = 0; x < 0.0 && steps < 1000; ++steps) {
+    const double c = impact_damping(K, secant, m, h, -x, -v, target);
+    EXPECT_GE(c, -K * h - 0.5 * m / h);
+    v = (m * v - h * secant * K * x) / (m + h * c + h * h * K);
+    x += h * v;
+  }
+  return v;
+}
+
+TEST(PenaltyContact, ImpactDampingGivesTheReboundFromWhereTheContactIs) {
+  // The phase-averaged damping rebounds up to 20 % off e depending on where in a step the contact began; the
+  // impact damping, asked every step from where the contact is, leaves at e v whatever the phase (a single
+  // constant damping cannot always: the rebound jumps where the number of steps in contact changes).
+  const double K = 1e4, m = 1.0, h = 1.0 / 60, v = 2.0;
+  for (double e : {0.5, 0.8, 1.0}) {
+    double spread = 0.0;
+    for (double phase : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+      const double depth = phase * v * h;
+      const double averaged = restitution_damping(K, m, h, e, 0.5);
+      spread = std::max(spread, std::abs(rebound_speed(K, 0.5, averaged, m, h, depth, v) - e * v));
+      const double rebound = replanned_rebound(K, 0.5, m, h, depth, v, e * v);
+      // e = 1 from the shallowest phase needs more than the lowest damping gives (0.90 of it).
+      if (e < 1.0 || phase > 0.2) EXPECT_NEAR(rebound, e * v, 1e-3 * v) << "e " << e << " phase " << phase;
+      else EXPECT_GT(rebound, 0.85 * v);
+    }
+    EXPECT_GT(spread, 0.02 * v) << "e " << e;
+  }
+  // The rebound falls as the damping grows; a target of zero takes at least enough damping to leave at rest.
+  EXPECT_GT(rebound_speed(K, 1.0, 0.0, m, h, 0.01, v), rebound_speed(K, 1.0, 100.0, m, h, 0.01, v));
+  EXPECT_LT(rebound_speed(K, 1.0, impact_damping(K, 1.0, m, h, 0.01, v, 0.0), m, h, 0.01, v), 1e-12);
+}
+
+TEST(PenaltyContact, PairNormalIsTheCentreOfThePenaltyPressure) {
+  // Two of B's points under a plane field at depths 1 and 3 mm, and one of A's points inside B whose gradient
+  // points down (pushing A down, so B up): the normal is up, the point the depth-weighted mean, the secant the
+  // mean depth over the deepest.
+  BodyPose a, b;
+  b.x = Vec3(0, 1, 0);
+  std::vector<PenetratingPoint> b_in_a(2), a_in_b(1);
+  b_in_a[0].r_b = Vec3(-1, -1, 0);
+  b_in_a[0].d = -0.001;
+  b_in_a[0].g_a = Vec3(0, 1, 0);
+  b_in_a[1].r_b = Vec3(1, -1, 0);
+  b_in_a[1].d = -0.003;
+  b_in_a[1].g_a = Vec3(0, 2, 0);  // a grid's gradient need not be unit
+  a_in_b[0].r_b = Vec3(0, 0, 1);
+  a_in_b[0].d = -0.002;
+  a_in_b[0].g_a = Vec3(0, -1, 0);
+  const PairNormal n = pair_normal(a, b, a_in_b, b_in_a);
+  ASSERT_EQ(n.count, 3);
+  EXPECT_LT((n.normal - Vec3(0, 1, 0)).norm(), 1e-12);
+  EXPECT_LT((n.point - Vec3(2.0 / 6.0, 0, 2.0 / 6.0 * 1.0)).norm(), 1e-12);
+  EXPECT_DOUBLE_EQ(n.deepest, 0.003);
+  EXPECT_NEAR(n.secant, 0.002 / 0.003, 1e-12);
+  // b moving down at 1 m/s approaches a at 1 m/s at that point.
+  b.v = Vec3(0, -1, 0);
+  EXPECT_NEAR(approach_speed(a, b, n), 1.0, 1e-12);
 }
 
 // tau_a + x_a x F_a + tau_b + x_b x F_b (torque about the world origin).
