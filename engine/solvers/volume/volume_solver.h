@@ -8,11 +8,13 @@
 //               reported to the world as one Contact per volume (position = contact centre, depth = the deepest
 //               point along the normal; the mean depth V / area stays on the Constraint)
 //   velocities  u* = u + h M^-1 f_ext (constraints/motion.h), then the MLCP of
-//               eq. 16-17 (one unilateral row per volume: the volume may not grow, J_V u <= 0, pressure
-//               rho >= 0; an impact faster than `restitution_threshold` must separate at e times its approach
-//               speed, Newton's law as under `lcp`) with the friction rows of eq. 20-21 (tangents from the contact normal, bounds +-mu rho,
-//               eq. 8-10) and the joints' rows (as under `lcp`), by the shared symmetric projected Gauss-Seidel
-//               (constraints/pgs.h)
+//               eq. 16-17 (unilateral rows: the volume may not grow, J_V u <= 0, pressure rho >= 0; one per
+//               volume, or with `curved_pair_rows` one for the pair's whole volume on a curved contact such as a
+//               ball's, so that it rolls freely; an impact faster than `restitution_threshold`
+//               must separate at e times its approach speed, Newton's law on the pair as under `lcp`) with the
+//               friction rows of eq. 20-21 per volume (tangents from the contact normal, bounds +-mu rho,
+//               eq. 8-10) and the joints' rows (as under `lcp`), by the shared symmetric projected
+//               Gauss-Seidel (constraints/pgs.h)
 //   positions   x += h v, rotation by h w (Algorithm 1 line 3); then post-stabilisation (lines 4-9): recompute
 //               the volumes at the new poses and, while some V > eps_V, solve the position MLCP of eq. 18-19
 //               (M dq = -J_V^T xi, V + J_V dq <= eps_V perp xi >= 0) by PGS, apply dq, recompute; eps_V is
@@ -67,7 +69,7 @@ class VolumeSolver final : public Solver {
   // The parameters as plain fields (see param_specs for units and meaning).
   struct Settings {
     double pixel_size, cell_size, rest_depth, tolerance, restitution_threshold;
-    bool multi_volume, warm_start, stack_layers;
+    bool multi_volume, warm_start, stack_layers, curved_pair_rows;
     int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, threads, combine;
     ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
   };
@@ -143,11 +145,12 @@ class VolumeSolver final : public Solver {
     Quat qa = Quat::Identity(), qb = Quat::Identity();
     bool valid = false;
   };
-  // Where a volume contact's rows sit in rows_: the normal row, then up to two friction rows.
+  // Where a pair's rows sit in rows_: the pair's normal row or one per volume, each volume's friction rows after
+  // the normal row that bounds them.
   struct ContactBlock {
-    int contact = -1;  // index in ctx.contacts
+    int contact = -1, contact_end = -1;  // the pair's contacts in ctx.contacts: [contact, contact_end)
     int first_row = 0;
-    int friction_rows = 0;
+    int rows = 0;
   };
   struct Workspace {
     std::unique_ptr<ldi::IntersectionVolume> ldi = std::make_unique<ldi::IntersectionVolume>();
@@ -174,9 +177,10 @@ class VolumeSolver final : public Solver {
   std::vector<InverseMass> masses_;
   std::vector<Row> rows_;  // joint rows first, then each volume contact's normal and friction rows
   std::vector<ContactBlock> blocks_;
-  void solve_layers(StepContext& ctx);
+  std::vector<int> row_contact_;  // per row of rows_: the contact of a volume's row, -1 for a pair's or a joint's
   void solve_impacts(StepContext& ctx);
-  std::vector<Row> impact_rows_;  // one row per pair with an impact (solve_impacts)
+  std::vector<Row> impact_rows_;  // one row per flat pair with an impact (solve_impacts)
+  void solve_layers(StepContext& ctx);
   std::vector<Row> layer_rows_;
   std::vector<int> layer_row_source_;  // index in rows_ of each layer row
   std::vector<int> block_of_contact_;
