@@ -2,6 +2,8 @@
 #include "solvers/registry.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include <thread>
 
 #include "conformance/matrix.h"
+#include "core/text.h"
 #include "scene/scene.h"
 #include "telemetry/telemetry.h"
 #include "viewer/session.h"
@@ -47,6 +50,8 @@ bool parse_double(std::string_view s, double& v) {
 
 bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* error) {
   bool steps_given = false;
+  std::vector<std::string_view> seen;  // the options given, to refuse one given twice
+  const auto quoted = [](std::string_view s) { return "'" + escape_for_message(s) + "'"; };
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     auto value = [&](std::string_view& v) {
@@ -57,6 +62,24 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
       v = argv[++i];
       return true;
     };
+    // A file name: not empty.
+    auto path = [&](std::string& to) {
+      std::string_view v;
+      if (!value(v)) return false;
+      if (v.empty()) {
+        *error = "option " + std::string(arg) + " needs a file name, got ''";
+        return false;
+      }
+      to = v;
+      return true;
+    };
+    if (arg.size() > 1 && arg[0] == '-' && arg != "--set" && arg != "--case") {
+      if (std::find(seen.begin(), seen.end(), arg) != seen.end()) {
+        *error = "option " + quoted(arg) + " given more than once";
+        return false;
+      }
+      seen.push_back(arg);
+    }
     std::string_view v;
     if (arg == "--help" || arg == "-h") out.help = true;
     else if (arg == "--headless") out.headless = true;
@@ -66,33 +89,33 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
     else if (arg == "--steps") {
       if (!value(v)) return false;
       if (!parse_int(v, out.steps) || out.steps < 0) {
-        *error = "--steps expects a whole number >= 0, got '" + std::string(v) + "'";
+        *error = "--steps expects a whole number >= 0, got " + quoted(v);
         return false;
       }
       steps_given = true;
     } else if (arg == "--frames") {
       if (!value(v)) return false;
       if (!parse_int(v, out.frames) || out.frames < 1) {
-        *error = "--frames expects a whole number >= 1, got '" + std::string(v) + "'";
+        *error = "--frames expects a whole number >= 1, got " + quoted(v);
         return false;
       }
     } else if (arg == "--dt") {
       if (!value(v)) return false;
-      if (!parse_double(v, out.dt) || out.dt <= 0 || out.dt > 1.0) {
-        *error = "--dt expects a time step in (0, 1] seconds, got '" + std::string(v) + "'";
+      if (!parse_double(v, out.dt) || out.dt < kMinDt || out.dt > kMaxDt) {
+        *error = "--dt expects a time step in [1e-6, 1] seconds, got " + quoted(v);
         return false;
       }
     } else if (arg == "--solver") {
       if (!value(v)) return false;
       out.solver = v;
       if (!find_solver(out.solver)) {
-        *error = "unknown solver '" + out.solver + "' (available: " + solver_names() + ")";
+        *error = "unknown solver " + quoted(v) + " (available: " + solver_names() + ")";
         return false;
       }
     } else if (arg == "--case") {
       if (!value(v)) return false;
       if (!conformance::find_case(v)) {
-        *error = "unknown conformance case '" + std::string(v) + "' (cases: " + conformance::case_names() + ")";
+        *error = "unknown conformance case " + quoted(v) + " (cases: " + conformance::case_names() + ")";
         return false;
       }
       out.cases.emplace_back(v);
@@ -100,32 +123,28 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
       if (!value(v)) return false;
       const size_t eq = v.find('=');
       if (eq == std::string_view::npos || eq == 0) {
-        *error = "--set expects name=value, got '" + std::string(v) + "'";
+        *error = "--set expects name=value, got " + quoted(v);
         return false;
       }
       out.params.emplace_back(std::string(v.substr(0, eq)), std::string(v.substr(eq + 1)));
     } else if (arg == "--metrics") {
-      if (!value(v)) return false;
-      out.metrics = v;
+      if (!path(out.metrics)) return false;
     } else if (arg == "--trace") {
-      if (!value(v)) return false;
-      out.trace = v;
+      if (!path(out.trace)) return false;
     } else if (arg == "--state") {
-      if (!value(v)) return false;
-      out.state = v;
+      if (!path(out.state)) return false;
     } else if (arg == "--view") {
       if (!value(v)) return false;
       out.view = v;
     } else if (arg == "--screenshot") {
-      if (!value(v)) return false;
-      out.screenshot = v;
+      if (!path(out.screenshot)) return false;
     } else if (arg.size() > 1 && arg[0] == '-') {
-      *error = "unknown option '" + std::string(arg) + "'";
+      *error = "unknown option " + quoted(arg);
       return false;
     } else if (out.scene.empty()) {
       out.scene = arg;
     } else {
-      *error = "more than one scene given ('" + out.scene + "' and '" + std::string(arg) + "')";
+      *error = "more than one scene given (" + quoted(out.scene) + " and " + quoted(arg) + ")";
       return false;
     }
   }
@@ -142,6 +161,47 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
       *error = "--conformance runs every solver at its default parameters and each scene at its own dt: "
                "no --set or --dt";
       return false;
+    }
+  }
+  // Options that only one mode reads are refused in the other, never silently ignored.
+  const bool windowless = out.headless || out.list_solvers || out.conformance;
+  if (windowless && !out.help) {
+    for (const char* option : {"--screenshot", "--view", "--frames"})
+      if (std::find(seen.begin(), seen.end(), std::string_view(option)) != seen.end()) {
+        *error = std::string(option) + " is for the viewer: it cannot be used with --headless, --list-solvers or --conformance";
+        return false;
+      }
+  }
+  if (!out.headless && !out.help) {
+    for (const char* option : {"--metrics", "--trace", "--state", "--steps"})
+      if (std::find(seen.begin(), seen.end(), std::string_view(option)) != seen.end() && !out.list_solvers &&
+          !out.conformance) {
+        *error = std::string(option) + " is for runs without a window: add --headless (the viewer records from its Stats panel)";
+        return false;
+      }
+  }
+  if (out.headless && !out.list_solvers && !out.help) {
+    // Every output goes to its own file, and none overwrites the scene.
+    namespace fs = std::filesystem;
+    const auto same = [](const std::string& a, const std::string& b) {
+      std::error_code ec1, ec2;
+      const fs::path pa = fs::weakly_canonical(a, ec1), pb = fs::weakly_canonical(b, ec2);
+      return (!ec1 && !ec2) ? pa == pb : a == b;
+    };
+    const std::pair<const char*, const std::string*> outputs[] = {
+        {"--metrics", &out.metrics}, {"--trace", &out.trace}, {"--state", &out.state}};
+    for (size_t a = 0; a < 3; ++a) {
+      if (outputs[a].second->empty()) continue;
+      if (!out.scene.empty() && same(*outputs[a].second, out.scene)) {
+        *error = std::string(outputs[a].first) + " " + quoted(*outputs[a].second) + " would overwrite the scene file";
+        return false;
+      }
+      for (size_t b = a + 1; b < 3; ++b)
+        if (!outputs[b].second->empty() && same(*outputs[a].second, *outputs[b].second)) {
+          *error = std::string(outputs[a].first) + " and " + outputs[b].first + " name the same file " +
+                   quoted(*outputs[a].second) + ": each output needs its own";
+          return false;
+        }
     }
   }
   if (out.headless && !out.list_solvers && !out.help) {
@@ -196,9 +256,16 @@ void list_solvers(bool markdown) {
 }
 
 bool write_text(const std::string& path, const std::string& text, std::string* error) {
-  std::ofstream out(path);
-  if (!out || !(out << text)) {
-    *error = path + ": cannot write";
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) {
+    out << text;
+    out.flush();  // a full disk shows only here
+  }
+  const bool ok = bool(out);
+  out.close();
+  if (!ok || out.fail()) {
+    *error = escape_for_message(path) + ": cannot write" + (errno ? std::string(": ") + std::strerror(errno) : "");
     return false;
   }
   return true;
@@ -211,6 +278,7 @@ int run_headless(const CommandLine& cmd) {
     list_solvers(cmd.markdown);
     return 0;
   }
+  const std::string scene = escape_for_message(cmd.scene);  // as quoted in messages
   SceneLoadResult loaded = load_scene_file(cmd.scene);
   if (!loaded.ok()) {
     std::fprintf(stderr, "contactlab: %s\n", loaded.error.c_str());
@@ -220,46 +288,43 @@ int run_headless(const CommandLine& cmd) {
   World& world = loaded.world;
   std::string error;
   if (!cmd.solver.empty() && !world.set_solver(cmd.solver, &error)) {
-    std::fprintf(stderr, "contactlab: %s: --solver %s: %s\n", cmd.scene.c_str(), cmd.solver.c_str(), error.c_str());
+    std::fprintf(stderr, "contactlab: %s: --solver %s: %s\n", scene.c_str(), cmd.solver.c_str(),
+                 escape_for_message(error).c_str());
     return 2;
   }
   if (cmd.dt > 0) world.settings.dt = cmd.dt;
   for (const auto& [name, text] : cmd.params) {
     if (!world.solver().params().set_from_string(name, text, &error)) {
-      std::fprintf(stderr, "contactlab: --set %s=%s: %s (solver %s)\n", name.c_str(), text.c_str(), error.c_str(),
+      std::fprintf(stderr, "contactlab: --set %s=%s: %s (solver %s)\n", escape_for_message(name).c_str(),
+                   escape_for_message(text).c_str(), escape_for_message(error).c_str(),
                    std::string(world.solver().name()).c_str());
       return 2;
     }
   }
 
   for (const std::string& w : world.unsupported_features())
-    std::fprintf(stderr, "contactlab: warning: %s: %s\n", cmd.scene.c_str(), w.c_str());
+    std::fprintf(stderr, "contactlab: warning: %s: %s\n", scene.c_str(), escape_for_message(w).c_str());
 
-  Recorder recorder;
+  // Metrics and trace are written step by step (memory stays flat however many steps), and even when the run
+  // stops early, so the steps before a failure can be studied. A lost output is exit 2, never a silent 0.
+  StepWriter writer;
+  const auto output_error = [&] {
+    std::fprintf(stderr, "contactlab: %s\n", escape_for_message(error).c_str());
+    return 2;
+  };
+  if (!writer.open(cmd.metrics, cmd.trace, &error)) return output_error();
   int exit_code = 0;
   for (int s = 0; s < cmd.steps; ++s) {
     const StepResult r = world.step();
-    recorder.add(world.last_stats());
+    if (!writer.add(world.last_stats(), &error)) return output_error();
     if (!r.ok) {
-      std::fprintf(stderr, "contactlab: %s: %s\n", cmd.scene.c_str(), r.error.c_str());
+      std::fprintf(stderr, "contactlab: %s: %s\n", scene.c_str(), escape_for_message(r.error).c_str());
       exit_code = 3;
       break;
     }
   }
-
-  // Outputs are written even when the run stopped early, so the steps before the failure can be studied.
-  if (!cmd.metrics.empty() && !recorder.write_csv(cmd.metrics, &error)) {
-    std::fprintf(stderr, "contactlab: %s\n", error.c_str());
-    return 2;
-  }
-  if (!cmd.trace.empty() && !recorder.write_trace(cmd.trace, &error)) {
-    std::fprintf(stderr, "contactlab: %s\n", error.c_str());
-    return 2;
-  }
-  if (!cmd.state.empty() && !write_text(cmd.state, state_to_json(world).dump(2) + "\n", &error)) {
-    std::fprintf(stderr, "contactlab: %s\n", error.c_str());
-    return 2;
-  }
+  if (!writer.close(&error)) return output_error();
+  if (!cmd.state.empty() && !write_text(cmd.state, state_to_json(world).dump(2) + "\n", &error)) return output_error();
   return exit_code;
 }
 

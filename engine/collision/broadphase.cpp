@@ -4,8 +4,8 @@
 
 namespace cl {
 
-void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<char>& static_body,
-                            std::vector<BodyPair>& out) {
+bool BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<char>& static_body,
+                            std::vector<BodyPair>& out, size_t max_pairs) {
   out.clear();
   const int n = int(boxes.size());
   if (int(order_.size()) != n) {
@@ -55,9 +55,11 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<ch
       if (static_body[i] && static_body[j]) continue;
       if (!boxes[i].overlaps(boxes[j])) continue;
       out.push_back({std::min(i, j), std::max(i, j)});
+      if (out.size() > max_pairs) return false;
     }
   }
   std::sort(out.begin(), out.end());
+  return true;
 }
 
 void brute_force_pairs(const std::vector<Aabb>& boxes, const std::vector<char>& static_body,

@@ -1,4 +1,6 @@
 #include "mesh/mesh.h"
+#include "core/text.h"
+#include "mesh/triangulate.h"
 
 #include <algorithm>
 #include <cctype>
@@ -403,61 +405,59 @@ std::vector<std::pair<int, std::string>> logical_lines(const std::string& text, 
   return out;
 }
 
-// OBJ goes through tinyobjloader (Debian's libtinyobjloader-dev, 2.0.0~rc10, its double-precision library):
-// it reads the vertices and faces, resolves v, v/vt, v//vn, v/vt/vn and negative (relative) indices and
-// triangulates polygons (quads along the shorter diagonal, larger polygons by ear clipping). What it does not
-// do is done around it, because the loader promises errors that name the file and the line:
-//  - before it, one pass over the statements (comments stripped, `\` continuation lines joined; tinyobjloader
-//    rejects a comment after a face and knows no continuations) rejects unknown statements, faces with fewer
-//    than 3 vertices and vertices whose coordinates are not finite numbers (tinyobjloader reads "nan" or "1,5"
-//    as 0 without a word), notes the line of every vertex and face, and hands tinyobjloader only the `v` and
-//    `f` statements (`fo` as `f`), each on its original line so the line numbers it reports are the file's;
-//  - after it, every index is checked against the vertex count (tinyobjloader resolves a relative index before
-//    the first vertex to -1 and reports an index past the end only as a warning naming the last line), each
-//    triangle gets its face's line, and a polygon its ear clipping could not finish (it gives up on some
-//    concave polygons, e.g. an L shape away from the origin) is an error rather than a silent hole.
+// OBJ: tinyobjloader (Debian's libtinyobjloader-dev, 2.0.0~rc10, its double-precision library) reads the vertex
+// statements; the faces are read here, because the loader promises errors that name the file and the line and
+// tinyobjloader wraps out-of-range indices into valid ones (99999999999999999999 and 4294967295 act as the
+// last vertex) and triangulates in time quadratic in a polygon's corners (a 200,000-sided face ran past a
+// minute). One pass over the statements (comments stripped, `\` continuation lines joined) rejects unknown
+// statements, faces with fewer than 3 vertices and vertices whose coordinates are not finite numbers
+// (tinyobjloader reads "nan" or "1,5" as 0 without a word), reads every face's v, v/vt, v//vn or v/vt/vn corners
+// (negative indices count back from the last vertex so far) and notes the line of every vertex and face;
+// tinyobjloader gets only the `v` statements, each on its original line. Then every index is checked against
+// the vertex count and each polygon is triangulated (triangulate.h), its triangles keeping the face's line.
 struct ObjFace {
   int line;
-  int corners;
+  size_t first, count;  // its corners in the flat list of corner indices
 };
 
-// The text of line `line` (1-based) of `text`, or "" if there is no such line.
-std::string nth_line(const std::string& text, int line) {
+// One corner "v", "v/vt", "v//vn" or "v/vt/vn" of a face: its vertex index, 0-based; relative (negative)
+// indices are resolved against the `so_far` vertices read before the face. An index past the end is left for
+// the caller to report once every vertex is known. Returns "" or what is wrong.
+std::string read_obj_corner(std::string_view t, long long so_far, long long& index) {
   size_t start = 0;
-  for (int l = 1; l < line; ++l) {
-    start = text.find('\n', start);
-    if (start == std::string::npos) return {};
-    ++start;
-  }
-  const size_t end = text.find('\n', start);
-  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-}
-
-// Which index of face statement `statement` tinyobjloader refused ("" if none looks wrong).
-std::string describe_bad_face(const std::string& statement) {
-  const auto tok = split_ws(statement);
-  for (size_t k = 1; k < tok.size(); ++k) {
-    const std::string_view t = tok[k];
-    size_t start = 0;
-    for (int part = 0; part < 3; ++part) {
-      const size_t slash = t.find('/', start);
-      const std::string_view s = t.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
-      if (part == 0 || !s.empty()) {  // v//vn leaves the texture index empty
-        long long i;
-        if (!parse_int(s, i)) return "bad face index '" + std::string(t) + "'";
-        if (i == 0)
-          return part == 0 ? std::string("face index 0 (OBJ indices start at 1)")
-                           : "texture or normal index 0 in '" + std::string(t) + "' (OBJ indices start at 1)";
+  for (int part = 0; part < 3; ++part) {
+    const size_t slash = t.find('/', start);
+    const std::string_view s = t.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (part == 0 || !s.empty()) {  // v//vn leaves the texture index empty
+      long long i;
+      if (!parse_int(s, i)) {
+        const bool digits = !s.empty() && std::all_of(s.begin() + (s[0] == '-' || s[0] == '+'), s.end(),
+                                                       [](char c) { return std::isdigit((unsigned char)c); });
+        if (digits && part == 0) return "face index '" + std::string(s) + "' out of range";
+        return "bad face index '" + std::string(t) + "'";
       }
-      if (slash == std::string_view::npos) break;
-      start = slash + 1;
+      if (i == 0)
+        return part == 0 ? std::string("face index 0 (OBJ indices start at 1)")
+                         : "texture or normal index 0 in '" + std::string(t) + "' (OBJ indices start at 1)";
+      if (part == 0) {
+        if (i < 0) {
+          if (-i > so_far)
+            return "relative face index before the first vertex (" + std::to_string(i) + " with " +
+                   std::to_string(so_far) + " vertices so far)";
+          index = so_far + i;
+        } else {
+          index = i - 1;
+        }
+      }
     }
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
   }
   return {};
 }
 
-// tinyobjloader's error ("Failed parse `f' line(e.g. zero value for face index. line 2.)") as ours.
-std::string tinyobj_error(const std::string& err, const std::string& geometry, const std::string& name) {
+// tinyobjloader's error ("Failed parse `v' line ... line 2.)") with the file's line.
+std::string tinyobj_error(const std::string& err, const std::string& name) {
   std::string msg = err.substr(0, err.find('\n'));
   if (msg.empty()) msg = "could not parse the file";
   int line = 0;
@@ -469,67 +469,15 @@ std::string tinyobj_error(const std::string& err, const std::string& geometry, c
     if (parse_int(std::string_view(msg).substr(at + 5, e - at - 5), l) && l > 0 && l <= std::numeric_limits<int>::max()) line = (int)l;
   }
   if (line == 0) return name + ": tinyobjloader: " + msg;
-  if (msg.find("`f'") != std::string::npos) {
-    const std::string why = describe_bad_face(nth_line(geometry, line));
-    if (!why.empty()) return where(name, line) + why;
-  }
   return where(name, line) + "tinyobjloader: " + msg;
 }
 
-std::string obj_index_error(const std::string& name, int line, int index, long long nv) {
-  if (index < 0) return where(name, line) + "relative face index before the first vertex";
-  return where(name, line) + "face index " + std::to_string((long long)index + 1) + " out of range (" + std::to_string(nv) +
-         " vertices)";
-}
-
-// Called when tinyobjloader returned fewer triangles than the faces should give: finds the face to blame from
-// the untriangulated faces (a second parse, only on this path).
-std::string diagnose_obj_faces(const std::string& geometry, const std::string& name, const std::vector<ObjFace>& faces,
-                               const std::vector<std::array<int, 3>>& tris, long long nv, long long expected) {
-  tinyobj::ObjReaderConfig config;
-  config.triangulate = false;
-  config.vertex_color = false;
-  tinyobj::ObjReader reader;
-  if (!reader.ParseFromString(geometry, "", config)) return tinyobj_error(reader.Error(), geometry, name);
-  std::vector<int> corners;  // every face's vertex indices, in file order
-  for (const tinyobj::shape_t& s : reader.GetShapes())
-    for (const tinyobj::index_t& i : s.mesh.indices) corners.push_back(i.vertex_index);
-  size_t total = 0;
-  for (const ObjFace& f : faces) total += f.corners;
-  const std::string summary = name + ": tinyobjloader returned " + std::to_string(tris.size()) + " triangles, " +
-                              std::to_string(expected) + " expected from the faces";
-  if (corners.size() != total) return summary;
-  size_t c = 0;
-  for (const ObjFace& f : faces) {
-    for (int k = 0; k < f.corners; ++k)
-      if (corners[c + k] < 0 || corners[c + k] >= nv) return obj_index_error(name, f.line, corners[c + k], nv);
-    c += f.corners;
-  }
-  // Each face's triangles come out together, in face order, and use only that face's vertices.
-  size_t j = 0;
-  c = 0;
-  for (const ObjFace& f : faces) {
-    const auto begin = corners.begin() + (std::ptrdiff_t)c, end = begin + f.corners;
-    int got = 0;
-    while (got < f.corners - 2 && j < tris.size() &&
-           std::all_of(tris[j].begin(), tris[j].end(), [&](int v) { return std::find(begin, end, v) != end; })) {
-      ++got;
-      ++j;
-    }
-    if (got < f.corners - 2)
-      return where(name, f.line) + "tinyobjloader triangulated this " + std::to_string(f.corners) + "-vertex polygon into " +
-             std::to_string(got) + " triangles instead of " + std::to_string(f.corners - 2) +
-             " (its ear clipping gives up on some concave or degenerate polygons: triangulate the mesh before export)";
-    c += f.corners;
-  }
-  return summary;
-}
-
 std::string parse_obj(const std::string& text, const std::string& name, Parsed& p, std::vector<std::string>& warnings) {
-  std::string geometry;  // the v and f statements, for tinyobjloader, each on its line of the file
+  std::string geometry;  // the v statements, for tinyobjloader, each on its line of the file
   geometry.reserve(text.size());
   int geometry_lines = 1;  // line that the next statement appended to `geometry` starts
   std::vector<ObjFace> faces;
+  std::vector<long long> corners;
   int ignored_lines = 0, first_ignored = 0;
   std::string first_ignored_kw;
   for (const auto& [line, s] : logical_lines(text, true)) {
@@ -543,9 +491,19 @@ std::string parse_obj(const std::string& text, const std::string& name, Parsed& 
         if (!std::isfinite(x)) return where(name, line) + "vertex with NaN or infinite coordinate";
       }
       p.vertex_lines.push_back(line);
+      for (; geometry_lines < line; ++geometry_lines) geometry += '\n';
+      geometry.append(s);
+      geometry += '\n';
+      ++geometry_lines;
     } else if (tok[0] == "f" || tok[0] == "fo") {
       if (tok.size() < 4) return where(name, line) + "face needs at least 3 vertices";
-      faces.push_back({line, (int)tok.size() - 1});
+      faces.push_back({line, corners.size(), tok.size() - 1});
+      for (size_t k = 1; k < tok.size(); ++k) {
+        long long index = 0;
+        const std::string why = read_obj_corner(tok[k], (long long)p.vertex_lines.size(), index);
+        if (!why.empty()) return where(name, line) + why;
+        corners.push_back(index);
+      }
     } else {
       static const char* known[] = {"vt", "vn", "vp", "g", "o", "s", "usemtl", "mtllib", "l", "p", "mg", "usemap",
                                     "maplib", "cstype", "deg", "curv", "curv2", "surf", "parm", "trim", "hole",
@@ -557,58 +515,43 @@ std::string parse_obj(const std::string& text, const std::string& name, Parsed& 
       if (tok[0] == "l" || tok[0] == "p" || tok[0] == "curv" || tok[0] == "surf") {
         if (ignored_lines++ == 0) first_ignored = line, first_ignored_kw = std::string(tok[0]);
       }
-      continue;
     }
-    for (; geometry_lines < line; ++geometry_lines) geometry += '\n';
-    geometry += tok[0] == "fo" ? "f" : tok[0];
-    for (size_t k = 1; k < tok.size(); ++k) {
-      geometry += ' ';
-      geometry += tok[k];
-    }
-    geometry += '\n';
-    ++geometry_lines;
   }
   if (ignored_lines)
     warnings.push_back(where(name, first_ignored) + "ignored " + std::to_string(ignored_lines) +
                        " non-face elements (first: '" + first_ignored_kw + "')");
 
-  // tinyobjloader's warnings are left out: they concern materials (which we do not read) or indices, which are
-  // checked below with the line to blame.
+  // tinyobjloader's warnings are left out: they concern materials, which we do not read.
   tinyobj::ObjReaderConfig config;
-  config.triangulate = true;
+  config.triangulate = false;
   config.vertex_color = false;
   tinyobj::ObjReader reader;
-  if (!reader.ParseFromString(geometry, "", config)) return tinyobj_error(reader.Error(), geometry, name);
+  if (!reader.ParseFromString(geometry, "", config)) return tinyobj_error(reader.Error(), name);
   const std::vector<tinyobj::real_t>& xyz = reader.GetAttrib().vertices;
   const long long nv = (long long)p.vertex_lines.size();
   if ((long long)xyz.size() != 3 * nv)
     return name + ": tinyobjloader read " + std::to_string(xyz.size() / 3) + " vertices, the file has " + std::to_string(nv);
-  p.mesh.vertices.reserve(nv);
+  p.mesh.vertices.reserve(size_t(nv));
   for (long long i = 0; i < nv; ++i) {
     const Vec3 v(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
-    if (!all_finite(v)) return where(name, p.vertex_lines[i]) + "vertex with NaN or infinite coordinate";
+    if (!all_finite(v)) return where(name, p.vertex_lines[size_t(i)]) + "vertex with NaN or infinite coordinate";
     p.mesh.vertices.push_back(v);
   }
-  std::vector<std::array<int, 3>> tris;
-  for (const tinyobj::shape_t& s : reader.GetShapes()) {
-    const auto& idx = s.mesh.indices;
-    for (size_t t = 0; t + 2 < idx.size(); t += 3)
-      tris.push_back({idx[t].vertex_index, idx[t + 1].vertex_index, idx[t + 2].vertex_index});
-  }
-  // A face of n vertices gives n - 2 triangles, in file order; when some are missing, find out why.
-  long long expected = 0;
-  for (const ObjFace& f : faces) expected += f.corners - 2;
-  if ((long long)tris.size() != expected) return diagnose_obj_faces(geometry, name, faces, tris, nv, expected);
-  p.mesh.triangles.reserve(tris.size());
-  p.triangle_lines.reserve(tris.size());
-  size_t t = 0;
-  for (const ObjFace& f : faces)
-    for (int k = 0; k < f.corners - 2; ++k, ++t) {
-      for (int i : tris[t])
-        if (i < 0 || i >= nv) return obj_index_error(name, f.line, i, nv);
-      p.mesh.triangles.push_back(tris[t]);
-      p.triangle_lines.push_back(f.line);
+  std::vector<int> polygon;
+  for (const ObjFace& f : faces) {
+    polygon.clear();
+    for (size_t k = 0; k < f.count; ++k) {
+      const long long i = corners[f.first + k];
+      if (i >= nv)
+        return where(name, f.line) + "face index " + std::to_string(i + 1) + " out of range (" + std::to_string(nv) +
+               " vertices)";
+      polygon.push_back(int(i));
     }
+    const size_t before = p.mesh.triangles.size();
+    const std::string why = triangulate_polygon(p.mesh.vertices, polygon, p.mesh.triangles);
+    if (!why.empty()) return where(name, f.line) + why;
+    p.triangle_lines.insert(p.triangle_lines.end(), p.mesh.triangles.size() - before, f.line);
+  }
   return {};
 }
 
@@ -644,7 +587,8 @@ std::string parse_off(const std::string& text, const std::string& name, Parsed& 
   if (counts.size() < 2 || !parse_int(counts[0], nv) || !parse_int(counts[1], nf) || nv < 0 || nf < 0)
     return where(name, count_line) + "bad counts line (expected: vertices faces edges)";
   if (nv > 100000000 || nf > 200000000) return where(name, count_line) + "implausible counts";
-  p.mesh.vertices.reserve(nv);
+  // A vertex takes at least 6 bytes ("0 0 0\n"): the counts reserve no more than the file can hold.
+  p.mesh.vertices.reserve(size_t(std::min<long long>(nv, (long long)(text.size() / 6))));
   for (long long i = 0; i < nv; ++i) {
     const auto* l = next();
     if (!l) return name + ": unexpected end of file: " + std::to_string(i) + " of " + std::to_string(nv) + " vertices read";
@@ -665,7 +609,7 @@ std::string parse_off(const std::string& text, const std::string& name, Parsed& 
     if (t.empty() || !parse_int(t[0], n) || n < 0) return where(name, l->first) + "bad face vertex count";
     if (n < 3) return where(name, l->first) + "face needs at least 3 vertices";
     if ((long long)t.size() < n + 1) return where(name, l->first) + "face has fewer indices than its count";
-    std::vector<int> idx(n);
+    std::vector<int> idx(static_cast<size_t>(n));
     for (long long k = 0; k < n; ++k) {
       long long j;
       if (!parse_int(t[k + 1], j)) return where(name, l->first) + "bad face index '" + std::string(t[k + 1]) + "'";
@@ -674,10 +618,10 @@ std::string parse_off(const std::string& text, const std::string& name, Parsed& 
                " vertices, indices start at 0)";
       idx[k] = (int)j;
     }
-    for (long long k = 1; k + 1 < n; ++k) {
-      p.mesh.triangles.push_back({idx[0], idx[k], idx[k + 1]});
-      p.triangle_lines.push_back(l->first);
-    }
+    const size_t before = p.mesh.triangles.size();
+    const std::string why = triangulate_polygon(p.mesh.vertices, idx, p.mesh.triangles);
+    if (!why.empty()) return where(name, l->first) + why;
+    p.triangle_lines.insert(p.triangle_lines.end(), p.mesh.triangles.size() - before, l->first);
   }
   return {};
 }
@@ -797,14 +741,20 @@ std::string lower_ext(const std::string& path) {
 
 }  // namespace
 
-MeshLoadResult load_mesh_from_string(const std::string& text, const std::string& format, const std::string& name,
-                                     const MeshLoadOptions& options) {
+namespace {
+
+MeshLoadResult read_mesh_text(const std::string& text, const std::string& format, const std::string& name,
+                              const MeshLoadOptions& options) {
   try {
     MeshLoadResult r;
     bool blank = true;
     for (char c : text) blank = blank && std::isspace((unsigned char)c);
     if (blank) {
       r.error = name + ": empty file";
+      return r;
+    }
+    if (const size_t nul = find_nul(text); nul != std::string::npos) {
+      r.error = name + ": a NUL byte at offset " + std::to_string(nul) + ": OBJ and OFF files are text";
       return r;
     }
     Parsed p;
@@ -825,20 +775,21 @@ MeshLoadResult load_mesh_from_string(const std::string& text, const std::string&
   }
 }
 
+}  // namespace
+
+MeshLoadResult load_mesh_from_string(const std::string& text, const std::string& format, const std::string& name,
+                                     const MeshLoadOptions& options) {
+  // Names and file bytes quoted in messages are escaped: a message stays one line and carries no escape sequence.
+  MeshLoadResult r = read_mesh_text(text, format, name, options);
+  r.error = escape_for_message(r.error);
+  for (std::string& w : r.warnings) w = escape_for_message(w);
+  return r;
+}
+
 MeshLoadResult load_mesh(const std::string& path, const MeshLoadOptions& options) {
   MeshLoadResult r;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    r.error = path + ": cannot open file (missing or unreadable)";
-    return r;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    r.error = path + ": read error";
-    return r;
-  }
-  const std::string text = ss.str();
+  std::string text;
+  if (!read_text_file(path, kMaxMeshFileBytes, "mesh file", text, r.error)) return r;
   std::string fmt = lower_ext(path);
   if (fmt != "obj" && fmt != "off") {
     // sniff: OFF files start with a header word ending in OFF

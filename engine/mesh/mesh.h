@@ -28,6 +28,9 @@ struct TriangleMesh {
 };
 
 // Options of load_mesh. The defaults reject everything a rigid body cannot use.
+// A mesh file larger than this is refused unread (the largest scanned mesh shipped is a few MB).
+constexpr size_t kMaxMeshFileBytes = size_t(256) << 20;
+
 struct MeshLoadOptions {
   bool require_closed = true;     // boundary edges (open mesh) are an error; false: a warning
   bool require_manifold = true;   // edges shared by more than 2 triangles are an error; false: a warning
@@ -46,12 +49,12 @@ struct MeshLoadResult {
 };
 
 // Loads a Wavefront OBJ (.obj) or Object File Format (.off, also COFF/NOFF) mesh, chosen by extension (content
-// sniffed when the extension is unknown). OBJ is read with tinyobjloader: `v` and `f` (or `fo`) statements; faces
-// may use v, v/vt, v//vn, v/vt/vn and negative (relative) indices; polygons are triangulated by tinyobjloader
-// (quads along the shorter diagonal, larger polygons by ear clipping; a polygon it cannot triangulate is an
-// error); comments and `\` line continuations are handled, the other standard statements ignored (lines and
-// points with a warning), unknown statements are errors. OFF is read by our own parser; its polygons are
-// triangulated as fans.
+// sniffed when the extension is unknown). OBJ: `v` statements (read by tinyobjloader) and `f` (or `fo`)
+// statements; faces may use v, v/vt, v//vn, v/vt/vn and negative (relative) indices; comments and `\` line
+// continuations are handled, the other standard statements ignored (lines and points with a warning), unknown
+// statements are errors. OFF is read by our own parser. Polygons of both are triangulated by
+// triangulate_polygon (a polygon it cannot triangulate is an error naming its line). Files that are not
+// regular files, larger than kMaxMeshFileBytes or holding a NUL byte are refused.
 // Checks, in order: readable, non-empty, finite coordinates, valid indices, no degenerate triangles, closed,
 // manifold, consistent and outward orientation (see MeshLoadOptions). Vertices referenced by no triangle are
 // kept (a warning is given).

@@ -275,7 +275,7 @@ TriangleMesh bowl(const BowlParams& p, std::string* error) {
   if (!std::isfinite(t) || !(t > 1e-6 * R) || !(t < R))
     return fail(error, "bowl: thickness must be in (1e-6 outer_radius, outer_radius), got " + num(t));
   if (p.resolution < 8 || p.resolution > 4096)
-    return fail(error, "bowl: resolution must be in [8, 4096], got " + std::to_string(p.resolution));
+    return fail(error, "bowl: segments must be in [8, 4096], got " + std::to_string(p.resolution));
   const int n = p.resolution;
   const int q = std::max(2, n / 4);
   const double r = R - t;
@@ -430,7 +430,7 @@ TriangleMesh rock(const RockParams& p, std::string* error) {
   if (!std::isfinite(p.roughness) || p.roughness < 0 || p.roughness > 0.4)
     return fail(error, "rock: roughness must be in [0, 0.4], got " + num(p.roughness));
   if (p.resolution < 0 || p.resolution > 7)
-    return fail(error, "rock: resolution must be in [0, 7], got " + std::to_string(p.resolution));
+    return fail(error, "rock: subdivisions must be in [0, 7], got " + std::to_string(p.resolution));
   TriangleMesh m = icosphere(p.resolution);
   // Smooth noise on the sphere: sums of plane waves cos(f w.d + phase) in random directions, 3 octaves.
   Rng rng{p.seed * 0x2545F4914F6CDD1DULL + 12345};

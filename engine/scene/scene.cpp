@@ -6,6 +6,7 @@
 // (syntax errors as FILE:LINE:COLUMN: ...). Values that can be repaired without guessing (a non-unit
 // quaternion or plane normal) are normalised and reported as warnings instead.
 #include "scene/scene.h"
+#include "core/text.h"
 #include "solvers/registry.h"
 
 #include "collision/mesh_shape.h"
@@ -21,6 +22,7 @@
 #include <tuple>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -41,7 +43,7 @@ using json = nlohmann::json;
 // --- the scene ---------------------------------------------------------------------------------------
 
 const std::vector<std::string> kTopKeys = {"format", "name", "description", "gravity", "dt", "contact_margin",
-                                           "max_speed", "methods", "solver", "materials", "bodies", "joints",
+                                           "max_speed", "max_contacts", "methods", "solver", "materials", "bodies", "joints",
                                            "scripts"};
 const std::vector<std::string> kSolverKeys = {"type", "params", "params_by_solver"};
 const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
@@ -83,9 +85,9 @@ std::vector<std::string> solver_name_list() {
 void read_settings(Reader& r, const json& doc, World& world) {
   if (const json* v = r.optional(doc, "gravity")) world.settings.gravity = r.vec3(*v, "/gravity");
   if (const json* v = r.optional(doc, "dt")) {
-    const std::string what = "a time step in (0, 1] s";
+    const std::string what = "a time step in [1e-6, 1] s";
     const double dt = r.number(*v, "/dt", what);
-    if (!(dt > 0 && dt <= kMaxDt)) r.expected("/dt", what, *v);
+    if (!(dt >= kMinDt && dt <= kMaxDt)) r.expected("/dt", what, *v);
     world.settings.dt = dt;
   }
   if (const json* v = r.optional(doc, "contact_margin")) {
@@ -93,6 +95,10 @@ void read_settings(Reader& r, const json& doc, World& world) {
   }
   if (const json* v = r.optional(doc, "max_speed")) {
     world.settings.max_speed = r.in_range(*v, "/max_speed", 0.0, kMaxSpeedLimit, "a speed in [0, 1e6] m/s (0: no limit)");
+  }
+  if (const json* v = r.optional(doc, "max_contacts")) {
+    world.settings.max_contacts =
+        r.whole_in_range(*v, "/max_contacts", 0, kMaxContactsLimit, "a whole number in [0, 1e9] (0: no limit)");
   }
 }
 
@@ -298,10 +304,14 @@ Shape read_procedural_shape(Reader& r, const json& v, const std::string& path, c
     const std::string kpath = child(path, key);
     if (key == "type") continue;
     if (key == "resolution") {
-      options.sdf_resolution = int(r.in_range(value, kpath, 4, 512, "a whole number in [4, 512]"));
+      options.sdf_resolution = int(r.whole_in_range(value, kpath, 4, 512, "a whole number in [4, 512]"));
     } else if (procedural_param_is_vector(key)) {
       const Vec3 x = r.vec3(value, kpath);
       params.push_back({key, {x.x(), x.y(), x.z()}});
+    } else if (const double most = procedural_param_whole_max(key); most > 0) {
+      char what[64];
+      std::snprintf(what, sizeof what, "a whole number in [0, %.16g]", most);
+      params.push_back({key, {double(r.whole_in_range(value, kpath, 0, most, what))}});
     } else {
       params.push_back({key, {r.number(value, kpath)}});
     }
@@ -375,7 +385,7 @@ Shape read_shape(Reader& r, const json& v, const std::string& path) {
       MeshShapeOptions options;
       if (const json* sc = r.optional(v, "scale")) options.scale = r.positive(*sc, child(path, "scale"));
       if (const json* res = r.optional(v, "resolution"))
-        options.sdf_resolution = int(r.in_range(*res, child(path, "resolution"), 4, 512, "a whole number in [4, 512]"));
+        options.sdf_resolution = int(r.whole_in_range(*res, child(path, "resolution"), 4, 512, "a whole number in [4, 512]"));
       std::string error;
       set_mesh(s, load_mesh_shape(r.file(), file, options, &error));
       if (!s.mesh) r.fail(fpath, error);
@@ -578,8 +588,9 @@ class DuplicateKeyFinder {
 };
 
 // "FILE:LINE:COL: JSON syntax error: ..." from nlohmann's byte offset (1-based, of the last character read).
-std::string syntax_error(std::string_view text, const std::string& file, const json::parse_error& e) {
-  const size_t at = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+// "FILE:LINE:COLUMN" of the byte at offset `at`.
+std::string text_position(std::string_view text, const std::string& file, size_t at) {
+  at = std::min(at, text.size());
   size_t line = 1, column = 1;
   for (size_t i = 0; i < at; ++i) {
     if (text[i] == '\n') {
@@ -589,12 +600,16 @@ std::string syntax_error(std::string_view text, const std::string& file, const j
       ++column;
     }
   }
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+std::string syntax_error(std::string_view text, const std::string& file, const json::parse_error& e) {
   // nlohmann's text is "[json.exception.parse_error.101] parse error at line L, column C: DETAIL".
   std::string detail = e.what();
   const size_t colon = detail.find(": ");
   if (colon != std::string::npos && detail.find("parse error") < colon) detail = detail.substr(colon + 2);
   else if (const size_t bracket = detail.find("] "); bracket != std::string::npos) detail = detail.substr(bracket + 2);
-  return file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": JSON syntax error: " + detail;
+  return text_position(text, file, e.byte > 0 ? e.byte - 1 : 0) + ": JSON syntax error: " + detail;
 }
 
 bool all_space(std::string_view text) {
@@ -695,6 +710,7 @@ J world_json(const World& world) {
   j["dt"] = world.settings.dt;
   j["contact_margin"] = world.settings.contact_margin;
   if (world.settings.max_speed != WorldSettings{}.max_speed) j["max_speed"] = world.settings.max_speed;
+  if (world.settings.max_contacts != WorldSettings{}.max_contacts) j["max_contacts"] = world.settings.max_contacts;
 
   if (!world.methods.empty()) j["methods"] = world.methods;
   // The active method with all its parameters; the other methods with those that differ from their defaults.
@@ -736,7 +752,17 @@ J world_json(const World& world) {
 
 // --- public API ----------------------------------------------------------------------------------------
 
-SceneLoadResult load_scene_json(const nlohmann::json& doc, const std::string& file_label) {
+namespace {
+
+// Names, keys and file bytes quoted in a message are escaped, so a message is one line and never carries an
+// escape sequence to the terminal.
+SceneLoadResult escaped(SceneLoadResult result) {
+  result.error = escape_for_message(result.error);
+  for (std::string& w : result.warnings) w = escape_for_message(w);
+  return result;
+}
+
+SceneLoadResult read_scene_json(const nlohmann::json& doc, const std::string& file_label) {
   SceneLoadResult result;
   Reader reader(file_label);
   try {
@@ -753,11 +779,17 @@ SceneLoadResult load_scene_json(const nlohmann::json& doc, const std::string& fi
   return result;
 }
 
-SceneLoadResult load_scene_text(std::string_view text, const std::string& file_label) {
+SceneLoadResult read_scene_text(std::string_view text, const std::string& file_label) {
   SceneLoadResult result;
   try {
     if (all_space(text)) {
       result.error = file_label + ": /: expected a JSON object {\"format\": 1, ...}, got an empty file";
+      return result;
+    }
+    // nlohmann's parser would stop at a NUL byte and ignore whatever follows it.
+    if (const size_t nul = find_nul(text); nul != std::string_view::npos) {
+      result.error = text_position(text, file_label, nul) +
+                     ": a NUL byte: a scene file is JSON text, which never holds one";
       return result;
     }
     DuplicateKeyFinder finder;
@@ -782,7 +814,7 @@ SceneLoadResult load_scene_text(std::string_view text, const std::string& file_l
                      ": duplicate key (each key may appear once in an object; the parser would keep only the last)";
       return result;
     }
-    return load_scene_json(doc, file_label);
+    return read_scene_json(doc, file_label);
   } catch (const std::exception& e) {
     result.error = file_label + ": cannot load scene: " + e.what();
   } catch (...) {
@@ -791,35 +823,21 @@ SceneLoadResult load_scene_text(std::string_view text, const std::string& file_l
   return result;
 }
 
+}  // namespace
+
+SceneLoadResult load_scene_json(const nlohmann::json& doc, const std::string& file_label) {
+  return escaped(read_scene_json(doc, file_label));
+}
+
+SceneLoadResult load_scene_text(std::string_view text, const std::string& file_label) {
+  return escaped(read_scene_text(text, file_label));
+}
+
 SceneLoadResult load_scene_file(const std::string& path) {
   SceneLoadResult result;
-  try {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      result.error = path + ": cannot read scene file: it is a directory";
-      return result;
-    }
-    errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      const int err = errno;
-      result.error = path + ": cannot open scene file: " + (err ? std::strerror(err) : "unknown reason");
-      return result;
-    }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) {
-      result.error = path + ": cannot read scene file: read error";
-      return result;
-    }
-    const std::string text = buffer.str();
-    return load_scene_text(text, path);
-  } catch (const std::exception& e) {
-    result.error = path + ": cannot load scene: " + e.what();
-  } catch (...) {
-    result.error = path + ": cannot load scene: unknown error";
-  }
-  return result;
+  std::string text;
+  if (!read_text_file(path, kMaxSceneBytes, "scene file", text, result.error)) return escaped(std::move(result));
+  return load_scene_text(text, path);
 }
 
 nlohmann::json scene_to_json(const World& world) { return world_json<nlohmann::json>(world); }

@@ -7,7 +7,7 @@
 //   name            string, default: the file name without extension
 //   description     string, shown by the viewer and saved back
 //   gravity         [x, y, z] m/s^2, default [0, -9.81, 0]
-//   dt              s, in (0, 1], default 1/60
+//   dt              s, in [1e-6, 1], default 1/60
 //   contact_margin  m, in [0, 1], default 0.01
 //   methods         the solvers the scene is meant for, a non-empty array of registered names each once; the
 //                   world refuses the others (World::set_solver); default: every solver

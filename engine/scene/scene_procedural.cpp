@@ -124,6 +124,15 @@ std::vector<std::string> procedural_param_names(std::string_view type) {
 
 bool procedural_param_is_vector(std::string_view name) { return name == "half_extents"; }
 
+double procedural_param_whole_max(std::string_view name) {
+  // Counts: far above what any generator takes (each checks its own range), low enough to convert exactly.
+  for (std::string_view count : {"segments", "major_segments", "minor_segments", "subdivisions", "holes_x", "holes_z",
+                                 "hole_segments"})
+    if (name == count) return 1e6;
+  if (name == "seed") return 9007199254740992.0;  // 2^53: every whole number up to it is a double
+  return 0.0;
+}
+
 TriangleMesh build_procedural(std::string_view type, const ProceduralParams& params, std::string* error) {
   auto it = generators().find(type);
   if (it == generators().end()) {

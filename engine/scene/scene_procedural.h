@@ -20,6 +20,8 @@ std::vector<std::string> procedural_shape_names();
 std::vector<std::string> procedural_param_names(std::string_view type);
 // Names taking three numbers.
 bool procedural_param_is_vector(std::string_view name);
+// The largest value of a parameter that is a whole number (a count or a seed), or 0 for the others.
+double procedural_param_whole_max(std::string_view name);
 // Builds the mesh; on failure returns an empty mesh and explains in *error (naming the parameter).
 TriangleMesh build_procedural(std::string_view type, const ProceduralParams& params, std::string* error);
 

@@ -22,9 +22,10 @@ using json = nlohmann::json;
 
 // --- limits ----------------------------------------------------------------------------------------
 constexpr int kFormat = 1;
-constexpr double kMaxDt = 1.0;             // s; a larger step is certainly a mistake
 constexpr double kMaxContactMargin = 1.0;  // m
 constexpr double kMaxSpeedLimit = 1e6;     // m/s: the largest max_speed a scene may set
+constexpr double kMaxContactsLimit = 1e9;  // the largest max_contacts a scene may set
+constexpr size_t kMaxSceneBytes = size_t(64) << 20;  // a scene file larger than 64 MiB is refused unread
 constexpr double kUnitTolerance = 1e-6;    // |norm - 1| below this is rounding, normalised silently
 // |norm - 1| below this is already unit in double precision: kept bit for bit, so that saving and loading
 // again reproduces the same numbers (normalising would move the last bits each time).
@@ -185,6 +186,12 @@ class Reader {
     const double d = number(v, path, what);
     if (d < lo || d > hi) expected(path, what, v);
     return d;
+  }
+  // A whole number in [lo, hi] (1 or 1.0; never 12.9, which would be truncated); `what` names the range.
+  long long whole_in_range(const json& v, const std::string& path, double lo, double hi, const std::string& what) const {
+    const double d = number(v, path, what);
+    if (d < lo || d > hi || d != std::floor(d)) expected(path, what, v);
+    return (long long)d;
   }
   bool boolean(const json& v, const std::string& path) const {
     if (!v.is_boolean()) expected(path, "true or false", v);

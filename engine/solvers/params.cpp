@@ -1,5 +1,7 @@
 #include "solvers/params.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -59,15 +61,25 @@ bool ParamSet::set(std::string_view name, double value, std::string* error) {
 bool ParamSet::set_from_string(std::string_view name, std::string_view text, std::string* error) {
   const ParamSpec* spec = find(name);
   if (!spec) return set(name, 0.0, error);  // produces the "unknown parameter" message
+  // Words are matched in any case: TRUE, True and true are one value.
+  const auto same_word = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower((unsigned char)x) == std::tolower((unsigned char)y);
+           });
+  };
   if (spec->kind == ParamKind::Bool) {
-    if (text == "true" || text == "on" || text == "1" || text == "yes") return set(name, 1.0, error);
-    if (text == "false" || text == "off" || text == "0" || text == "no") return set(name, 0.0, error);
-    if (error) *error = "parameter '" + spec->name + "': expected true or false, got '" + std::string(text) + "'";
+    for (std::string_view word : {"true", "on", "1", "yes"})
+      if (same_word(text, word)) return set(name, 1.0, error);
+    for (std::string_view word : {"false", "off", "0", "no"})
+      if (same_word(text, word)) return set(name, 0.0, error);
+    if (error)
+      *error = "parameter '" + spec->name + "': expected true or false (or on/off, yes/no, 1/0, in any case), got '" +
+               std::string(text) + "'";
     return false;
   }
   if (spec->kind == ParamKind::Choice) {
     for (size_t c = 0; c < spec->choices.size(); ++c)
-      if (spec->choices[c] == text) return set(name, double(c), error);
+      if (same_word(spec->choices[c], text)) return set(name, double(c), error);
   }
   double v = 0.0;
   const char* end = text.data() + text.size();

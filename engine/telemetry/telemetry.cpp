@@ -1,6 +1,8 @@
 #include "telemetry/telemetry.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <string_view>
 
@@ -24,88 +26,161 @@ double stage_ms(const StepProfile& profile, StepStage stage) {
   return 0.0;
 }
 
-bool Recorder::write_csv(const std::string& path, std::string* error) const {
-  std::ofstream out(path);
-  if (!out) {
-    if (error) *error = path + ": cannot open for writing";
-    return false;
-  }
-  // The solvers' sub-stages of all rows, in order of first appearance (a recording may span a solver switch).
-  std::vector<std::string_view> extra;
-  for (const StepStats& s : rows_)
-    for (const SubStage& st : s.sub_stages.stages())
-      if (std::find(extra.begin(), extra.end(), std::string_view(st.name)) == extra.end()) extra.push_back(st.name);
+namespace {
+
+constexpr const char* kCsvColumns =
+    "step,time,wall_ms,broad_phase_ms,narrow_phase_ms,graph_ms,solve_ms,integrate_ms,"
+    "pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,mean_penetration,"
+    "kinetic_energy,potential_energy";
+
+void csv_header(std::ostream& out, const std::vector<std::string_view>& extra) {
   out.precision(10);
-  out << "step,time,wall_ms,broad_phase_ms,narrow_phase_ms,graph_ms,solve_ms,integrate_ms,"
-         "pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,mean_penetration,"
-         "kinetic_energy,potential_energy";
+  out << kCsvColumns;
   for (std::string_view name : extra) out << ',' << name << "_ms";
   out << '\n';
-  for (const StepStats& s : rows_) {
-    const StepProfile& p = s.profile;
-    out << s.step << ',' << s.time << ',' << p.total << ',' << p.broad_phase << ',' << p.narrow_phase << ','
-        << p.graph << ',' << p.solve << ',' << p.integrate << ',' << s.pairs << ',' << s.contacts << ','
-        << s.groups << ',' << s.layers << ',' << s.sleeping << ',' << s.iterations << ',' << s.residual << ','
-        << s.max_penetration << ',' << s.mean_penetration << ',' << s.kinetic_energy << ',' << s.potential_energy;
-    const auto stages = s.sub_stages.stages();
-    for (std::string_view name : extra) {
-      out << ',';
-      auto it = std::find_if(stages.begin(), stages.end(), [&](const SubStage& st) { return name == st.name; });
-      if (it != stages.end()) out << it->ms;
-    }
-    out << '\n';
+}
+
+void csv_row(std::ostream& out, const StepStats& s, const std::vector<std::string_view>& extra) {
+  const StepProfile& p = s.profile;
+  out << s.step << ',' << s.time << ',' << p.total << ',' << p.broad_phase << ',' << p.narrow_phase << ','
+      << p.graph << ',' << p.solve << ',' << p.integrate << ',' << s.pairs << ',' << s.contacts << ','
+      << s.groups << ',' << s.layers << ',' << s.sleeping << ',' << s.iterations << ',' << s.residual << ','
+      << s.max_penetration << ',' << s.mean_penetration << ',' << s.kinetic_energy << ',' << s.potential_energy;
+  const auto stages = s.sub_stages.stages();
+  for (std::string_view name : extra) {
+    out << ',';
+    auto it = std::find_if(stages.begin(), stages.end(), [&](const SubStage& st) { return name == st.name; });
+    if (it != stages.end()) out << it->ms;
   }
+  out << '\n';
+}
+
+// Steps are laid end to end on one track using their measured wall times (microseconds), each stage a nested
+// complete event ("ph": "X") inside its step. `t` is where the next step starts.
+void trace_begin(std::ostream& out) {
+  out.precision(12);
+  out << "{\"traceEvents\":[\n";
+  out << R"({"name":"process_name","ph":"M","pid":1,"args":{"name":"ContactLab"}})";
+}
+
+void trace_step(std::ostream& out, const StepStats& s, double& t) {
+  auto event = [&](const char* name, double start_us, double dur_us, const char* cat = "step") {
+    out << ",\n{\"name\":\"" << name << "\",\"cat\":\"" << cat << "\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":"
+        << start_us << ",\"dur\":" << dur_us << ",\"args\":{\"step\":" << s.step << ",\"contacts\":" << s.contacts
+        << "}}";
+  };
+  const StepProfile& p = s.profile;
+  event("step", t, p.total * 1e3);
+  double u = t;
+  const std::pair<const char*, double> stages[] = {{"broad_phase", p.broad_phase}, {"narrow_phase", p.narrow_phase},
+                                                   {"graph", p.graph},             {"solve", p.solve},
+                                                   {"integrate", p.integrate}};
+  for (const auto& [name, ms] : stages) {
+    event(name, u, ms * 1e3);
+    // The solver's sub-stages of this stage, end to end from its start (their order, not their real start
+    // times: a sub-stage may be entered many times per step, e.g. once per pair).
+    double v = u;
+    for (const SubStage& st : s.sub_stages.stages())
+      if (std::string_view(step_stage_name(st.parent)) == name) {
+        event(st.name, v, st.ms * 1e3, "solver");
+        v += st.ms * 1e3;
+      }
+    u += ms * 1e3;
+  }
+  t += std::max(p.total * 1e3, u - t);
+}
+
+void trace_end(std::ostream& out) { out << "\n],\"displayTimeUnit\":\"ms\"}\n"; }
+
+bool open_file(std::ofstream& out, const std::string& path, std::string* error) {
+  errno = 0;
+  out.open(path, std::ios::binary | std::ios::trunc);
   if (!out) {
-    if (error) *error = path + ": write failed";
+    if (error) *error = path + ": cannot open for writing" + (errno ? std::string(": ") + std::strerror(errno) : "");
     return false;
   }
   return true;
 }
 
-bool Recorder::write_trace(const std::string& path, std::string* error) const {
-  std::ofstream out(path);
-  if (!out) {
-    if (error) *error = path + ": cannot open for writing";
-    return false;
-  }
-  // Steps are laid end to end on one track using their measured wall times (microseconds), each
-  // stage a nested complete event ("ph": "X") inside its step.
-  out << "{\"traceEvents\":[\n";
-  out << R"({"name":"process_name","ph":"M","pid":1,"args":{"name":"ContactLab"}})";
-  double t = 0.0;
-  auto event = [&](const char* name, double start_us, double dur_us, const StepStats& s, const char* cat = "step") {
-    out << ",\n{\"name\":\"" << name << "\",\"cat\":\"" << cat << "\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":"
-        << start_us << ",\"dur\":" << dur_us << ",\"args\":{\"step\":" << s.step << ",\"contacts\":" << s.contacts
-        << "}}";
-  };
-  out.precision(12);
-  for (const StepStats& s : rows_) {
-    const StepProfile& p = s.profile;
-    event("step", t, p.total * 1e3, s);
-    double u = t;
-    const std::pair<const char*, double> stages[] = {{"broad_phase", p.broad_phase}, {"narrow_phase", p.narrow_phase},
-                                                     {"graph", p.graph},             {"solve", p.solve},
-                                                     {"integrate", p.integrate}};
-    for (const auto& [name, ms] : stages) {
-      event(name, u, ms * 1e3, s);
-      // The solver's sub-stages of this stage, end to end from its start (their order, not their real
-      // start times: a sub-stage may be entered many times per step, e.g. once per pair).
-      double v = u;
-      for (const SubStage& st : s.sub_stages.stages())
-        if (std::string_view(step_stage_name(st.parent)) == name) {
-          event(st.name, v, st.ms * 1e3, s, "solver");
-          v += st.ms * 1e3;
-        }
-      u += ms * 1e3;
-    }
-    t += std::max(p.total * 1e3, u - t);
-  }
-  out << "\n],\"displayTimeUnit\":\"ms\"}\n";
-  if (!out) {
-    if (error) *error = path + ": write failed";
+// Flushes and closes: a write error that only shows when the buffer reaches the file (a full disk) fails here.
+bool close_file(std::ofstream& out, const std::string& path, std::string* error) {
+  if (!out.is_open()) return true;
+  errno = 0;
+  out.flush();
+  const bool flushed = bool(out);
+  out.close();
+  if (!flushed || out.fail()) {
+    if (error) *error = path + ": write failed" + (errno ? std::string(": ") + std::strerror(errno) : "");
     return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool Recorder::write_csv(const std::string& path, std::string* error) const {
+  std::ofstream out;
+  if (!open_file(out, path, error)) return false;
+  // The solvers' sub-stages of all rows, in order of first appearance (a recording may span a solver switch).
+  std::vector<std::string_view> extra;
+  for (const StepStats& s : rows_)
+    for (const SubStage& st : s.sub_stages.stages())
+      if (std::find(extra.begin(), extra.end(), std::string_view(st.name)) == extra.end()) extra.push_back(st.name);
+  csv_header(out, extra);
+  for (const StepStats& s : rows_) csv_row(out, s, extra);
+  return close_file(out, path, error);
+}
+
+bool Recorder::write_trace(const std::string& path, std::string* error) const {
+  std::ofstream out;
+  if (!open_file(out, path, error)) return false;
+  trace_begin(out);
+  double t = 0.0;
+  for (const StepStats& s : rows_) trace_step(out, s, t);
+  trace_end(out);
+  return close_file(out, path, error);
+}
+
+bool StepWriter::open(const std::string& csv_path, const std::string& trace_path, std::string* error) {
+  csv_path_ = csv_path;
+  trace_path_ = trace_path;
+  if (!csv_path.empty() && !open_file(csv_, csv_path, error)) return false;
+  if (!trace_path.empty()) {
+    if (!open_file(trace_, trace_path, error)) return false;
+    trace_begin(trace_);
+  }
+  return true;
+}
+
+bool StepWriter::add(const StepStats& s, std::string* error) {
+  if (csv_.is_open()) {
+    if (!header_) {
+      for (const SubStage& st : s.sub_stages.stages()) extra_.push_back(st.name);
+      csv_header(csv_, extra_);
+      header_ = true;
+    }
+    csv_row(csv_, s, extra_);
+    if (!csv_) {
+      if (error) *error = csv_path_ + ": write failed";
+      return false;
+    }
+  }
+  if (trace_.is_open()) {
+    trace_step(trace_, s, t_);
+    if (!trace_) {
+      if (error) *error = trace_path_ + ": write failed";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool StepWriter::close(std::string* error) {
+  if (csv_.is_open() && !header_) csv_header(csv_, extra_);  // no step taken: the header alone
+  if (trace_.is_open()) trace_end(trace_);
+  const bool csv_ok = close_file(csv_, csv_path_, error);
+  const bool trace_ok = close_file(trace_, trace_path_, csv_ok ? error : nullptr);
+  return csv_ok && trace_ok;
 }
 
 }  // namespace cl

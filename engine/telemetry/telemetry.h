@@ -4,8 +4,10 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cl {
@@ -101,6 +103,8 @@ class ScopedSubStage {
   std::chrono::steady_clock::time_point start_;
 };
 
+// The whole history of a recording, kept in memory (the viewer's Record button): written as CSV and trace at the
+// end. A run of any length that only needs the files uses StepWriter instead.
 class Recorder {
  public:
   void add(const StepStats& s) { rows_.push_back(s); }
@@ -120,6 +124,25 @@ class Recorder {
 
  private:
   std::vector<StepStats> rows_;
+};
+
+// Writes steps to a CSV file and a trace file (either may be left out) as they are taken, in the formats of
+// Recorder, holding nothing per step: memory stays flat however long the run. The CSV's solver columns are
+// those of the first step (a run without a window keeps one solver). Every failure, including a write that
+// only fails when the file is flushed (a full disk), is reported with the path.
+class StepWriter {
+ public:
+  bool open(const std::string& csv_path, const std::string& trace_path, std::string* error);
+  bool add(const StepStats& s, std::string* error);
+  // Ends the trace, flushes and closes both files.
+  bool close(std::string* error);
+
+ private:
+  std::string csv_path_, trace_path_;
+  std::ofstream csv_, trace_;
+  std::vector<std::string_view> extra_;  // the CSV's solver columns (string literals), from the first step
+  bool header_ = false;
+  double t_ = 0.0;  // the trace's clock, us
 };
 
 }  // namespace cl

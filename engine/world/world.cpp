@@ -104,25 +104,26 @@ StepResult World::step() {
     apply_scripts(scripts, bodies, time_, settings.dt);
     apply_drag();
     solver_->begin_step();
+    bool found = false;
     {
       ScopedTimer t(stats.profile.broad_phase);
-      update_bounds();
-      graph_.update_edges(pairs_);
+      found = update_bounds(result);
+      if (found) graph_.update_edges(pairs_);
     }
-    {
+    if (found) {
       ScopedTimer t(stats.profile.narrow_phase);
-      find_contacts();
+      found = find_contacts(result);
     }
-    {
+    if (found) {
       ScopedTimer t(stats.profile.graph);
       find_groups();
     }
     StepContext ctx{bodies, contacts_, graph_, joints, settings.dt, settings.gravity, solver_stats};
-    {
+    if (found) {
       ScopedTimer t(stats.profile.solve);
       solver_->solve_velocities(ctx);
     }
-    if (check_finite("solve", result)) {
+    if (found && check_finite("solve", result)) {
       ScopedTimer t(stats.profile.integrate);
       solver_->integrate_positions(ctx);
     }
@@ -160,8 +161,15 @@ void World::wake(int body) {
   bodies[body].calm_steps = 0;
 }
 
+void World::too_many_contacts(const char* what, size_t count, StepResult& result) const {
+  result.ok = false;
+  result.error = "too many contacts: more than " + std::to_string(count) + " " + what + " at step " +
+                 std::to_string(step_count_ + 1) + " (max_contacts " + std::to_string(settings.max_contacts) +
+                 "): bodies are heaped at one place; spread them out, or raise max_contacts if memory allows";
+}
+
 // Broad phase: bounding boxes grown by the contact margin, then sweep-and-prune.
-void World::update_bounds() {
+bool World::update_bounds(StepResult& result) {
   const size_t n = bodies.size();
   bounds_.resize(n);
   std::vector<char> is_static(n);
@@ -174,13 +182,18 @@ void World::update_bounds() {
     bounds_[i] = box;
     is_static[i] = b.kind != BodyKind::Dynamic;  // fixed-fixed, fixed-kinematic and kinematic pairs never collide
   }
-  broadphase_.find_pairs(bounds_, is_static, pairs_);
+  const size_t limit = settings.max_contacts > 0 ? size_t(settings.max_contacts) : SIZE_MAX;
+  if (broadphase_.find_pairs(bounds_, is_static, pairs_, limit)) return true;
+  pairs_.clear();
+  too_many_contacts("overlapping pairs", limit, result);
+  return false;
 }
 
 // Narrow phase over the graph's current edges. A pair neither of whose bodies moved since its contacts
 // were computed (resting or asleep) keeps them as they are (coherence, digest 5.3); the others are
 // collided and then matched with the previous step's contacts for warm starting.
-void World::find_contacts() {
+bool World::find_contacts(StepResult& result) {
+  const size_t limit = settings.max_contacts > 0 ? size_t(settings.max_contacts) : SIZE_MAX;
   std::swap(previous_contacts_, contacts_);
   contacts_.clear();
   auto previous_of = [&](int a, int b) {
@@ -214,6 +227,12 @@ void World::find_contacts() {
     }
     const size_t first = contacts_.size();
     solver_->collide(bodies, e.a, e.b, settings.contact_margin, contacts_);
+    if (contacts_.size() > limit) {
+      contacts_.clear();
+      graph_.attach_contacts(contacts_);
+      too_many_contacts("contacts", limit, result);
+      return false;
+    }
     ContactGraph::remember_placement(e, bodies);
     if (contacts_.size() == first) continue;
     std::sort(contacts_.begin() + first, contacts_.end(), contact_less);
@@ -225,6 +244,7 @@ void World::find_contacts() {
   }
   match_previous_contacts();
   graph_.attach_contacts(contacts_);
+  return true;
 }
 
 // Persistence for warm starting: a contact inherits the impulses of the previous step's contact of the

@@ -19,6 +19,11 @@
 
 namespace cl {
 
+// The time steps a world takes, s: a step below a microsecond is a mistake (1e-320 would be a denormal that
+// no simulation advances with), one above a second certainly is.
+constexpr double kMinDt = 1e-6;
+constexpr double kMaxDt = 1.0;
+
 struct WorldSettings {
   Vec3 gravity{0, -9.81, 0};   // m/s^2, y is up
   double dt = 1.0 / 60.0;      // s
@@ -27,6 +32,11 @@ struct WorldSettings {
   // simulation as a blow-up, like a non-finite value (0: no limit). 1000 m/s is three times the speed of
   // sound; nothing a contact scene means to do comes near, and a solver that has blown up passes it at once.
   double max_speed = 1000.0;
+  // The most overlapping pairs and contacts a step may have (0: no limit). Bodies heaped at one place overlap in
+  // every pair, so their contacts grow with the square of their count (500 boxes at one pose: a million
+  // contacts, 700 MB); past the limit the step stops the simulation with a message instead of exhausting
+  // memory. 250,000 contacts take about 200 MB; the largest shipped scene has about 14,000.
+  int64_t max_contacts = 250000;
 };
 
 // A spring from a point on a body to a target in the world, used by the viewer to drag bodies.
@@ -115,8 +125,9 @@ class World {
   double mean_penetration() const;  // the mean depth of the penetrating contacts, each counted once; 0 without
 
  private:
-  void update_bounds();
-  void find_contacts();
+  bool update_bounds(StepResult& result);
+  bool find_contacts(StepResult& result);
+  void too_many_contacts(const char* what, size_t count, StepResult& result) const;
   void match_previous_contacts();
   void find_groups();
   void apply_drag();

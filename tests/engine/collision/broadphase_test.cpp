@@ -42,4 +42,16 @@ TEST(BroadPhase, TouchingBoxesOverlapAndStaticPairsAreSkipped) {
   EXPECT_TRUE(out.empty());
 }
 
+TEST(BroadPhase, StopsPastTheMostPairs) {
+  // 100 boxes at one place overlap in 4,950 pairs: the search stops once it has more than the limit.
+  std::vector<Aabb> boxes(100, Aabb{Vec3(0, 0, 0), Vec3(1, 1, 1)});
+  const std::vector<char> dynamic(100, 0);
+  std::vector<BodyPair> out;
+  BroadPhase bp;
+  EXPECT_FALSE(bp.find_pairs(boxes, dynamic, out, 1000));
+  EXPECT_EQ(out.size(), 1001u);
+  EXPECT_TRUE(bp.find_pairs(boxes, dynamic, out, 4950));
+  EXPECT_EQ(out.size(), 4950u);
+}
+
 }  // namespace cl

@@ -409,7 +409,7 @@ TEST(Scene, ReferenceSceneUsesEveryField) {
   const fs::path file = scenes_dir() / "reference.json";
   std::ifstream in(file);
   const json doc = json::parse(in);
-  for (const char* key : {"format", "name", "description", "gravity", "dt", "contact_margin", "max_speed", "methods",
+  for (const char* key : {"format", "name", "description", "gravity", "dt", "contact_margin", "max_speed", "max_contacts", "methods",
                           "solver", "materials", "bodies"}) {
     EXPECT_TRUE(doc.contains(key)) << key;
   }
@@ -643,9 +643,10 @@ TEST(Scene, InMemoryErrors) {
       {"/bodies/1/shape/radius", std::nan(""), "/bodies/1/shape/radius: expected a positive number, got NaN"},
       {"/bodies/1/position", {0, std::nan(""), 0}, "/bodies/1/position/1: expected a finite number, got NaN"},
       {"/gravity", {0, -std::numeric_limits<double>::infinity(), 0}, "/gravity/1: expected a finite number, got a negative number too large to represent"},
-      {"/dt", 1.5, "/dt: expected a time step in (0, 1] s, got 1.5"},
-      {"/dt", -0.01, "/dt: expected a time step in (0, 1] s, got -0.01"},
-      {"/dt", true, "/dt: expected a time step in (0, 1] s, got true"},
+      {"/dt", 1.5, "/dt: expected a time step in [1e-6, 1] s, got 1.5"},
+      {"/dt", -0.01, "/dt: expected a time step in [1e-6, 1] s, got -0.01"},
+      {"/dt", 1e-320, "/dt: expected a time step in [1e-6, 1] s, got 1e-320"},
+      {"/dt", true, "/dt: expected a time step in [1e-6, 1] s, got true"},
       {"/format", 1.5, "/format: expected 1"},
       {"/solver", "lcp", "/solver: expected an object {\"type\": name, \"params\": {...}, \"params_by_solver\": {name: {...}}}, got \"lcp\""},
       {"/solver", {{"type", "lcp"}, {"params", {{"iterations", 1e9}}}}, "/solver/params/iterations:"},

@@ -122,4 +122,53 @@ TEST(Recorder, TraceNestsSubStagesInTheirStage) {
   std::filesystem::remove(path);
 }
 
+TEST(StepWriter, WritesWhatTheRecorderWritesStepByStep) {
+  const SubStage specs[] = {{"images", StepStage::NarrowPhase}, {"solve_rows", StepStage::Solve}};
+  Recorder recorder;
+  StepWriter writer;
+  std::string error;
+  const std::string csv = temp_path("writer.csv"), trace = temp_path("writer.json");
+  ASSERT_TRUE(writer.open(csv, trace, &error)) << error;
+  for (int i = 1; i <= 5; ++i) {
+    StepStats s;
+    s.step = i;
+    s.time = i / 60.0;
+    s.profile.total = 1.5 * i;
+    s.profile.solve = 0.5 * i;
+    s.contacts = 3 * i;
+    s.sub_stages.declare(specs);
+    s.sub_stages.add(1, 0.25 * i);
+    recorder.add(s);
+    ASSERT_TRUE(writer.add(s, &error)) << error;
+  }
+  ASSERT_TRUE(writer.close(&error)) << error;
+  ASSERT_TRUE(recorder.write_csv(temp_path("recorder.csv"), &error)) << error;
+  ASSERT_TRUE(recorder.write_trace(temp_path("recorder.json"), &error)) << error;
+  EXPECT_EQ(read_all(csv), read_all(temp_path("recorder.csv")));
+  EXPECT_EQ(read_all(trace), read_all(temp_path("recorder.json")));
+  EXPECT_EQ(read_all(csv).substr(0, read_all(csv).find('\n')), kFixed + ",images_ms,solve_rows_ms");
+}
+
+TEST(StepWriter, AFullDiskOrAnUnopenablePathIsAnError) {
+  std::string error;
+  {
+    StepWriter writer;
+    ASSERT_TRUE(writer.open("/dev/full", "", &error)) << error;
+    StepStats s;
+    s.step = 1;
+    writer.add(s, &error);  // buffered: the failure may show only when flushed
+    EXPECT_FALSE(writer.close(&error));
+    EXPECT_NE(error.find("/dev/full: write failed"), std::string::npos) << error;
+  }
+  {
+    Recorder recorder;
+    recorder.add(StepStats{});
+    EXPECT_FALSE(recorder.write_trace("/dev/full", &error));
+    EXPECT_NE(error.find("/dev/full: write failed"), std::string::npos) << error;
+  }
+  StepWriter writer;
+  EXPECT_FALSE(writer.open("", "/nonexistent-dir/t.json", &error));
+  EXPECT_NE(error.find("/nonexistent-dir/t.json: cannot open for writing"), std::string::npos) << error;
+}
+
 }  // namespace cl

@@ -43,6 +43,29 @@ bool same_state(const World& a, const World& b) {
 }
 }  // namespace
 
+TEST(World, MaxContactsStopsAHeapInsteadOfExhaustingMemory) {
+  // 60 boxes at one pose overlap in 1,770 pairs with several contacts each.
+  World w;
+  add_plane(w);
+  for (int i = 0; i < 60; ++i) add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 2, 0));
+  World limited = w;
+  limited.settings.max_contacts = 1000;  // fewer than the pairs: the broad phase stops
+  StepResult r = limited.step();
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("too many contacts: more than 1000 overlapping pairs at step 1 (max_contacts 1000)"),
+            std::string::npos) << r.error;
+  limited = w;
+  limited.settings.max_contacts = 2000;  // more than the pairs, fewer than their contacts: the narrow phase stops
+  r = limited.step();
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("more than 2000 contacts at step 1"), std::string::npos) << r.error;
+  EXPECT_LE(limited.contacts().size(), 2000u);
+  w.settings.max_contacts = 0;  // no limit
+  r = w.step();
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_GT(w.last_stats().contacts, 2000);
+}
+
 TEST(World, SteppingIsDeterministic) {
   World a = pile(), b = pile();
   for (int s = 0; s < 240; ++s) {

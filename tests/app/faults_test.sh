@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The faults table of the README, run: bad files, absurd numbers, huge scenes, lost outputs and diverging
+# physics each end in exit 0, 2 or 3 with a clear one-line message, never a signal, exit 1 or a hang.
+# usage: faults_test.sh CONTACTLAB SOURCE_DIR OUT_DIR
+set -u
+exe=$1; src=$2; out=$3
+rm -rf "$out"; mkdir -p "$out"
+data=$src/tests/data/faults
+fail=0
+# check NAME EXPECTED_EXIT STDERR_SUBSTRING -- command...: within 60 s, the exit code and the message.
+check() {
+  local name=$1 want=$2 msg=$3; shift 4
+  timeout 60 "$@" >"$out/$name.out" 2>"$out/$name.err"
+  local got=$?
+  if [ "$got" != "$want" ]; then echo "FAIL $name: exit $got, expected $want"; head -c 2000 "$out/$name.err"; fail=1; return; fi
+  if [ -n "$msg" ] && ! grep -qF -- "$msg" "$out/$name.err"; then
+    echo "FAIL $name: stderr lacks '$msg':"; head -c 2000 "$out/$name.err"; fail=1; return
+  fi
+  # Messages are escaped: no control byte but the line ends reaches the terminal.
+  if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$out/$name.err"; then
+    echo "FAIL $name: raw control characters in the message"; fail=1; return
+  fi
+  echo "ok   $name"
+}
+scene=$src/scenes/sphere_and_box.json
+
+# Reading what is not a file.
+check dev_zero 2 "/dev/zero: cannot read scene file: it is a character device" -- "$exe" --headless /dev/zero --steps 1
+mkfifo "$out/pipe.json"
+check named_pipe 2 "pipe.json: cannot read scene file: it is a pipe" -- "$exe" --headless "$out/pipe.json" --steps 1
+check directory 2 "cannot read scene file: it is a directory" -- "$exe" --headless "$src/scenes" --steps 1
+check nul_byte 2 "nul_then_garbage.json:2:1: a NUL byte" -- "$exe" --headless "$data/nul_then_garbage.json" --steps 1
+
+# Valid but huge: bodies heaped at one pose stop at max_contacts, in bounded memory and time.
+python3 - "$out" <<'PY'
+import json, sys
+for n in (500, 2000):
+    bodies = [{"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0], "offset": 0}, "fixed": True}]
+    bodies += [{"name": "b%d" % i, "shape": {"type": "box", "half_extents": [0.5, 0.5, 0.5]}, "mass": 1,
+                "position": [0, 3, 0]} for i in range(n)]
+    json.dump({"format": 1, "bodies": bodies}, open("%s/heap%d.json" % (sys.argv[1], n), "w"))
+PY
+check heap_2000_boxes 3 "too many contacts: more than 250000 overlapping pairs at step 1 (max_contacts 250000)" -- \
+  "$exe" --headless "$out/heap2000.json" --steps 10
+check heap_500_boxes 3 "too many contacts: more than 250000 contacts at step 1" -- "$exe" --headless "$out/heap500.json" --steps 10
+
+# Mesh files: a 20,000-sided prism loads in linear time (tinyobjloader took 4.8 s), a 200,000-sided one is
+# refused at once (it ran past a minute); bad indices are named, however many digits.
+python3 - "$out" <<'PY'
+import math, sys
+for n in (20000, 200000):
+  with open("%s/prism%d.obj" % (sys.argv[1], n), "w") as f:
+    for z in (0.0, 0.2):
+        for i in range(n):
+            f.write("v %.12f %.12f %.1f\n" % (math.cos(2 * math.pi * i / n), math.sin(2 * math.pi * i / n), z))
+    f.write("f " + " ".join(str(i) for i in range(n, 0, -1)) + "\n")
+    f.write("f " + " ".join(str(n + i) for i in range(1, n + 1)) + "\n")
+    for i in range(n):
+        j = (i + 1) % n
+        f.write("f %d %d %d %d\n" % (i + 1, j + 1, n + j + 1, n + i + 1))
+PY
+for n in 20000 200000; do
+  printf '{"format": 1, "bodies": [{"name": "prism", "shape": {"type": "mesh", "file": "prism%d.obj", "resolution": 8}, "mass": 1}]}\n' $n > "$out/prism$n.json"
+done
+check polygon_20000_sides 0 "" -- "$exe" --headless "$out/prism20000.json" --steps 1
+check polygon_200000_sides 2 "prism200000.obj:400001: this 200000-vertex polygon has more than the 65536 corners a face may have" -- \
+  "$exe" --headless "$out/prism200000.json" --steps 1
+check obj_index_20_digits 2 "obj_index_20_digits.obj:8: face index '99999999999999999999' out of range" -- \
+  "$exe" --headless "$data/obj_index_20_digits.json" --steps 1
+check obj_index_2pow32 2 "obj_index_2pow32.obj:8: face index 4294967295 out of range (7 vertices)" -- \
+  "$exe" --headless "$data/obj_index_2pow32.json" --steps 1
+check obj_index_2pow31 2 "obj_index_2pow31.obj:8: face index 2147483648 out of range (7 vertices)" -- \
+  "$exe" --headless "$data/obj_index_2pow31.json" --steps 1
+
+# Lost output is an error, never a silent success.
+check metrics_full_disk 2 "/dev/full: write failed" -- "$exe" --headless "$scene" --steps 5 --metrics /dev/full
+check trace_full_disk 2 "/dev/full: write failed" -- "$exe" --headless "$scene" --steps 5 --trace /dev/full
+check state_full_disk 2 "/dev/full: cannot write" -- "$exe" --headless "$scene" --steps 5 --state /dev/full
+check metrics_empty_path 2 "option --metrics needs a file name, got ''" -- "$exe" --headless "$scene" --steps 5 --metrics ""
+check outputs_same_file 2 "--metrics and --trace name the same file" -- \
+  "$exe" --headless "$scene" --steps 5 --metrics "$out/same.csv" --trace "$out/./same.csv"
+check output_over_scene 2 "--state '$scene' would overwrite the scene file" -- "$exe" --headless "$scene" --steps 5 --state "$scene"
+
+# Numbers converted with checks.
+check bowl_segments_huge 2 "/bodies/1/shape/segments: expected a whole number in [0, 1000000], got 10000000000" -- \
+  "$exe" --headless "$data/bowl_segments_huge.json" --steps 1
+check bowl_segments_fraction 2 "/bodies/1/shape/segments: expected a whole number in [0, 1000000], got 12.9" -- \
+  "$exe" --headless "$data/bowl_segments_fraction.json" --steps 1
+check mesh_resolution_fraction 2 "/bodies/1/shape/resolution: expected a whole number in [4, 512], got 4.9" -- \
+  "$exe" --headless "$data/mesh_resolution_fraction.json" --steps 1
+check rock_seed_negative 2 "/bodies/1/shape/seed: expected a whole number in [0, 9007199254740992], got -1e+300" -- \
+  "$exe" --headless "$data/rock_seed_negative.json" --steps 1
+check dt_denormal 2 "--dt expects a time step in [1e-6, 1] seconds, got '1e-320'" -- "$exe" --headless "$scene" --steps 1 --dt 1e-320
+
+# Names and bytes from files are escaped.
+check name_control_characters 2 '/bodies/2/name: expected a unique body name, got "evil\n\u001b[2Jname"' -- \
+  "$exe" --headless "$data/name_control_characters.json" --steps 1
+check key_control_characters 2 '/bodies/1/bad\n\e[2Jkey: unknown key' -- \
+  "$exe" --headless "$data/key_control_characters.json" --steps 1
+for name in name_control_characters key_control_characters; do
+  [ "$(wc -l < "$out/$name.err")" = 1 ] || { echo "FAIL $name: not one line"; fail=1; }
+done
+
+# The command line's contract.
+check repeated_flag 2 "option '--steps' given more than once" -- "$exe" --headless "$scene" --steps 1 --steps 2
+check screenshot_headless 2 "--screenshot is for the viewer" -- "$exe" --headless "$scene" --steps 1 --screenshot "$out/x.png"
+check view_headless 2 "--view is for the viewer" -- "$exe" --headless "$scene" --steps 1 --view contacts
+check metrics_viewer 2 "--metrics is for runs without a window" -- "$exe" "$scene" --metrics "$out/m.csv"
+check bool_any_case 0 "" -- "$exe" --headless "$scene" --steps 1 --set warm_start=TRUE --set shock_propagation=Off
+
+exit $fail
