@@ -145,6 +145,8 @@ inline bool less_crossing(const Crossing& a, const Crossing& b) {
 }
 
 void sort_crossings(Crossing* first, Crossing* last) {
+  // Nothing to sort; this also keeps first + 1 from being formed on a null pointer (an empty vector's data()).
+  if (last - first < 2) return;
   if (last - first > 24) {
     std::sort(first, last, less_crossing);
     return;

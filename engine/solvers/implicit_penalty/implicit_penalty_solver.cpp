@@ -626,9 +626,16 @@ void ImplicitPenaltySolver::project_joints(StepContext& ctx) {
         MinvWt.middleRows<3>(6 * s + 3) = b.inv_inertia_world * MinvWt.middleRows<3>(6 * s + 3);
       }
       const Eigen::MatrixXd S = rows.W * MinvWt;
-      Eigen::JacobiSVD<Eigen::MatrixXd> svd(S, Eigen::ComputeThinU | Eigen::ComputeThinV);
-      svd.setThreshold(1e-10);
-      const Eigen::VectorXd dq = MinvWt * svd.solve(-rows.C);
+      // A system that overflowed (a joint anchored absurdly far out, or bodies already blown up) has no
+      // correction, and Eigen's SVD must not see it (it reads out of bounds on non-finite input): the correction
+      // is NaN, so the world's finite check after this stage stops the run (exit 3) instead of going on with
+      // joints silently unprojected. C.norm() may overflow to inf, so the guard above does not catch this.
+      Eigen::VectorXd dq = Eigen::VectorXd::Constant(MinvWt.rows(), std::numeric_limits<double>::quiet_NaN());
+      if (S.allFinite() && rows.C.allFinite()) {
+        Eigen::JacobiSVD<Eigen::MatrixXd> svd(S, Eigen::ComputeThinU | Eigen::ComputeThinV);
+        svd.setThreshold(1e-10);
+        dq = MinvWt * svd.solve(-rows.C);
+      }
       for (size_t s = 0; s < group.size(); ++s) {
         Body& b = ctx.bodies[group[s]];
         b.position += dq.segment<3>(6 * s);

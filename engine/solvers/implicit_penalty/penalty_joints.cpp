@@ -140,6 +140,8 @@ bool solve_schur(const SolveMany& solve_many, const Eigen::MatrixXd& W, const Ei
     // S lambda = -d - J dS0 / h (from J (dS0 + h F lambda) = -h d), S = J G^-1 W^T.
     const Eigen::MatrixXd S = J * F;
     const Eigen::VectorXd r = -d - J * dS0 / h;
+    // Eigen's SVD must not see a non-finite matrix (it reads out of bounds): such a system has no solution.
+    if (!S.allFinite() || !r.allFinite()) return false;
     // Pseudo-inverse by SVD, truncating singular values below 1e-10 sigma_max (eq. 64).
     const Eigen::BDCSVD<Eigen::MatrixXd> svd(S, Eigen::ComputeThinU | Eigen::ComputeThinV);
     const Eigen::VectorXd& sigma = svd.singularValues();

@@ -110,6 +110,30 @@ TEST(ImplicitPenaltySolver, HingeErrorStaysTiny) {
   EXPECT_LT(lowest, 1.55);  // it did swing down
 }
 
+// A hinge anchored at x = 1e308 gives a joint system whose products overflow: the step stops with the world's
+// non-finite report (exit 3 from the command line) instead of handing the matrix to the SVD; at 1e100 the
+// system is finite and the step goes on.
+TEST(ImplicitPenaltySolver, OverflowingJointSystemStopsTheStep) {
+  const auto hinge_at = [&](const std::string& x) {
+    return load(R"({"format": 1, "dt": 0.005, "solver": {"type": "implicit-penalty"},
+      "bodies": [
+        {"name": "frame", "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "fixed": true,
+         "position": [0, 2, 0]},
+        {"name": "bar", "shape": {"type": "box", "half_extents": [0.5, 0.05, 0.05]}, "density": 500,
+         "position": [0.5, 2, 0]}],
+      "joints": [{"type": "hinge", "bodies": ["frame", "bar"], "anchor": [)" + x + R"(, 2, 0], "axis": [0, 0, 1]}]})");
+  };
+  for (const char* x : {"1e308", "-1e308", "1e160"}) {
+    World w = hinge_at(x);
+    const StepResult r = w.step();
+    EXPECT_FALSE(r.ok) << x;
+    EXPECT_NE(r.error.find("non-finite position of body 'bar' after the integrate stage of step 1"),
+              std::string::npos) << x << ": " << r.error;
+  }
+  World w = hinge_at("1e100");
+  EXPECT_TRUE(w.step().ok);
+}
+
 // Joint limits as penalty springs (our addition): a bar hinged at one end falls from level until its lower
 // limit at -0.5 rad catches it; it rests there, past the limit by the static deflection m g (L/2) cos / k, and
 // a slider's upper limit stops a cart pulled along the rail. With limit_stiffness 0 the limits are ignored.
