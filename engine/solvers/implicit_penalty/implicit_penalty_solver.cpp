@@ -18,6 +18,8 @@ using namespace implicit_penalty;
 
 namespace {
 
+constexpr double kStandardGravity = 9.81;  // m/s^2: g0 of the physical model's stiffness
+
 // The method's own stages (Solver::sub_stages), in step order.
 enum Stage { kShellQueries, kForces, kAssembly, kLinearSolve, kFrictionPgs, kJointProjection };
 constexpr SubStage kStages[] = {
@@ -110,6 +112,7 @@ void ImplicitPenaltySolver::reset() {
   points_.clear();
   anchors_.clear();
   impacts_.clear();
+  stiffness_.clear();
 }
 
 // The physical model holds a ball of radius R at a deepest depth of 2 `penetration` (K times the mean depth of
@@ -184,7 +187,7 @@ void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
 
 ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey& pair, int count, double restitution,
                                                                    double dt, const PairNormal& contact,
-                                                                   double impact) const {
+                                                                   double impact, double stiffness) const {
   PairGains g;
   if (set_.model == ContactModel::PerPoint) {
     // The paper's per-point gains, k scaled down past N0 points (eq. 77).
@@ -193,20 +196,15 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
     g.anchor_k = set_.friction_stiffness;
     return g;
   }
-  // Physical: the pair as one spring-damper. The total stiffness K holds a body resting on a fixed one under
-  // standard gravity at the mean depth `penetration` (K d_mean = m g0). It is shared among the penetrating
-  // points (eq. 77 with N0 = 1), so the force is K times their mean depth: it does not change with the point
-  // spacing or a mesh's grid resolution, and depends on the configuration only (no energy is lost to a
-  // history of the point count).
-  // The mass a contact carries is its upper body's and everything stacked on it (find_loads): a box at the
-  // bottom of a tower of twenty is held at `penetration` as a single box is, instead of sinking twenty times
-  // deeper; a pair outside any stack carries its reduced mass.
-  constexpr double g0 = 9.81;
+  // Physical: the pair as one spring-damper of total stiffness K (pair_stiffness), shared among the
+  // penetrating points (eq. 77 with N0 = 1), so the force is K times their mean depth: it does not change with
+  // the point spacing or a mesh's grid resolution, and depends on the configuration only (no energy is lost to
+  // a history of the point count).
+  constexpr double g0 = kStandardGravity;
   const double inv_mass = state_[pair.first].mass_inverse() + state_[pair.second].mass_inverse();
   if (inv_mass <= 0.0 || count == 0) return g;
   const double m = 1.0 / inv_mass;
-  const double carried = std::max({m, std::min(load_[pair.first], load_[pair.second])});
-  const double K = carried * g0 / set_.penetration;
+  const double K = stiffness;
   const int n = count;
   g.k = K / n;
   // The damping that gives the material's restitution e on this contact as backward Euler steps it
@@ -227,6 +225,30 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
   g.anchor_k = m * omega * omega / n;
   g.anchor_c = 2.0 * m * omega / n;
   return g;
+}
+
+// The total stiffness K of a touching pair of the physical model: it holds a body resting on a fixed one under
+// standard gravity at the mean depth `penetration` (K d_mean = m g0). The mass a contact carries is its upper
+// body's and everything stacked on it (find_loads): a box at the bottom of a tower of twenty is held at
+// `penetration` as a single box is, instead of sinking twenty times deeper; a pair outside any stack carries
+// its reduced mass.
+// The stiffness is the contact's own while it lasts: a spring whose stiffness rises by dK while it is
+// compressed to the mean depth d gains dK d^2 / 2 from nothing. So K is set at the pair's first touch, and
+// follows the load afterwards only downwards (which releases energy) or while the mean depth is at most
+// `penetration` (a rise then adds at most what the added weight does over one `penetration`). A body landing
+// on a stack whose lower contacts are deep from their own impacts (meshes through each other by centimetres)
+// then loads them as springs of fixed stiffness; re-setting K from the new load there pumped a stack of tori
+// (scenes/torus_stack.json) to megajoules.
+double ImplicitPenaltySolver::pair_stiffness(const PairKey& pair, const PairNormal& contact) {
+  const double inv_mass = state_[pair.first].mass_inverse() + state_[pair.second].mass_inverse();
+  if (inv_mass <= 0.0) return 0.0;
+  const double m = 1.0 / inv_mass;
+  const double carried = std::max({m, std::min(load_[pair.first], load_[pair.second])});
+  const double K = carried * kStandardGravity / set_.penetration;
+  auto [it, first_touch] = stiffness_.try_emplace(pair, K);
+  const double mean_depth = contact.count > 0 ? contact.secant * contact.deepest : 0.0;
+  if (!first_touch && (K < it->second || mean_depth <= set_.penetration)) it->second = K;
+  return it->second;
 }
 
 // The mass each body carries down through its contacts: the mass of the bodies of its contact group whose stack
@@ -275,6 +297,8 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     it = points_.count(it->first) ? std::next(it) : anchors_.erase(it);
   for (auto it = impacts_.begin(); it != impacts_.end();)
     it = points_.count(it->first) ? std::next(it) : impacts_.erase(it);
+  for (auto it = stiffness_.begin(); it != stiffness_.end();)
+    it = points_.count(it->first) ? std::next(it) : stiffness_.erase(it);
 
   for (const auto& [pair, pp] : points_) {
     const auto [ia, ib] = pair;
@@ -288,7 +312,8 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
                                                      ? std::max(0.0, approach_speed(state_[ia].pose, state_[ib].pose, contact))
                                                      : 0.0)
                               .first->second;
-    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, contact, impact);
+    const double K = set_.model == ContactModel::Physical ? pair_stiffness(pair, contact) : 0.0;
+    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, contact, impact, K);
     const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;
     const BodyPose& pb = state_[ib].pose;

@@ -5,7 +5,8 @@
 //              each body inside the other's field give penalty forces F = k d N along the point's normal,
 //              with damping, and their exact gradients                                 (sec. 4.1-4.2, eq. 19-51)
 //              contact_model physical (default): the pair's stiffness K = m g0 / penetration (m the mass it
-//              carries: its upper body and what is stacked above, at least the reduced mass) and its
+//              carries: its upper body and what is stacked above, at least the reduced mass; set at first
+//              touch, raised afterwards only while the contact is shallow) and its
 //              damping from the restitution are shared among its penetrating points (eq. 77 with N0 = 1);
 //              damping acts on the depth's rate only. per_point: the paper's k and k_d per point, eq. 41's damping on the
 //              whole relative velocity, k scaled down past N0 points (eq. 77)
@@ -94,7 +95,8 @@ class ImplicitPenaltySolver final : public Solver {
     double anchor_c = 0.0;   // N s/m: damping of a held anchor on the tangential velocity
   };
   PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt,
-                       const implicit_penalty::PairNormal& contact, double impact) const;
+                       const implicit_penalty::PairNormal& contact, double impact, double stiffness) const;
+  double pair_stiffness(const PairKey& pair, const implicit_penalty::PairNormal& contact);
   double shell_spacing(const Shape& shape) const;  // m: the point shell spacing of a body of this shape
   void find_loads(const StepContext& ctx);
   void contact_forces(const StepContext& ctx);
@@ -107,6 +109,7 @@ class ImplicitPenaltySolver final : public Solver {
   std::map<PairKey, PairPoints> points_;  // filled by collide(), read by the solve
   std::map<PairKey, std::unordered_map<uint32_t, Anchor>> anchors_;
   std::map<PairKey, double> impacts_;  // m/s: each touching pair's approach speed at its first touch
+  std::map<PairKey, double> stiffness_;  // N/m: each touching pair's total stiffness K (pair_stiffness)
   std::vector<implicit_penalty::IntegratorBody> state_;
   std::vector<implicit_penalty::PairForce> forces_;
   std::vector<Vec3> rotation_;  // dtheta of each body for the position stage

@@ -1,6 +1,7 @@
 // Shipped scenes of the implicit penalty method (Xu, Zhao, Barbic 2014) doing what the paper shows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
@@ -88,6 +89,22 @@ TEST(ImplicitPenaltyScenes, BoltTurnsWhenTheTorqueBeatsTheFriction) {
   std::printf("[ bolt ] in and out: turned %.3f rad, sunk %.2f mm\n", back.turned, 1e3 * back.sunk);
   EXPECT_NEAR(back.turned, 0.0, 0.15 * quarter);
   EXPECT_NEAR(back.sunk, stuck.sunk, 0.15 * pitch / 4);
+}
+
+// Eight tori of 96 kg dropped on each other go through each other by 5 to 10 cm at their impacts. Their energy
+// (kinetic plus potential) never rises above where it started: a contact's stiffness is fixed while it is deep,
+// where re-setting it from the growing stack's load pumped the stack to 3.3 MJ by step 53.
+TEST(ImplicitPenaltyScenes, TorusStackGainsNoEnergy) {
+  World w = load("torus_stack.json");
+  std::string error;
+  ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+  const double start = w.kinetic_energy() + w.potential_energy();
+  double gain = 0.0;
+  for (int i = 0; i < 150; ++i) {
+    ASSERT_TRUE(w.step().ok) << "step " << i;
+    gain = std::max(gain, w.kinetic_energy() + w.potential_energy() - start);
+  }
+  EXPECT_LT(gain, 1.0);  // J
 }
 
 }  // namespace
