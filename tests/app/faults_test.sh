@@ -22,6 +22,8 @@ check() {
   fi
   echo "ok   $name"
 }
+# check_file NAME EXPECTED_EXIT STDERR_SUBSTRING: one step of tests/data/faults/NAME.json.
+check_file() { check "$1" "$2" "$3" -- "$exe" --headless "$data/$1.json" --steps 1; }
 scene=$src/scenes/sphere_and_box.json
 
 # Reading what is not a file.
@@ -65,12 +67,9 @@ done
 check polygon_20000_sides 0 "" -- "$exe" --headless "$out/prism20000.json" --steps 1
 check polygon_200000_sides 2 "prism200000.obj:400001: this 200000-vertex polygon has more than the 65536 corners a face may have" -- \
   "$exe" --headless "$out/prism200000.json" --steps 1
-check obj_index_20_digits 2 "obj_index_20_digits.obj:8: face index '99999999999999999999' out of range" -- \
-  "$exe" --headless "$data/obj_index_20_digits.json" --steps 1
-check obj_index_2pow32 2 "obj_index_2pow32.obj:8: face index 4294967295 out of range (7 vertices)" -- \
-  "$exe" --headless "$data/obj_index_2pow32.json" --steps 1
-check obj_index_2pow31 2 "obj_index_2pow31.obj:8: face index 2147483648 out of range (7 vertices)" -- \
-  "$exe" --headless "$data/obj_index_2pow31.json" --steps 1
+check_file obj_index_20_digits 2 "obj_index_20_digits.obj:8: face index '99999999999999999999' out of range"
+check_file obj_index_2pow32 2 "obj_index_2pow32.obj:8: face index 4294967295 out of range (7 vertices)"
+check_file obj_index_2pow31 2 "obj_index_2pow31.obj:8: face index 2147483648 out of range (7 vertices)"
 
 # Lost output is an error, never a silent success.
 check metrics_full_disk 2 "/dev/full: write failed" -- "$exe" --headless "$scene" --steps 5 --metrics /dev/full
@@ -82,21 +81,15 @@ check outputs_same_file 2 "--metrics and --trace name the same file" -- \
 check output_over_scene 2 "--state '$scene' would overwrite the scene file" -- "$exe" --headless "$scene" --steps 5 --state "$scene"
 
 # Numbers converted with checks.
-check bowl_segments_huge 2 "/bodies/1/shape/segments: expected a whole number in [0, 1000000], got 10000000000" -- \
-  "$exe" --headless "$data/bowl_segments_huge.json" --steps 1
-check bowl_segments_fraction 2 "/bodies/1/shape/segments: expected a whole number in [0, 1000000], got 12.9" -- \
-  "$exe" --headless "$data/bowl_segments_fraction.json" --steps 1
-check mesh_resolution_fraction 2 "/bodies/1/shape/resolution: expected a whole number in [4, 512], got 4.9" -- \
-  "$exe" --headless "$data/mesh_resolution_fraction.json" --steps 1
-check rock_seed_negative 2 "/bodies/1/shape/seed: expected a whole number in [0, 9007199254740992], got -1e+300" -- \
-  "$exe" --headless "$data/rock_seed_negative.json" --steps 1
+check_file bowl_segments_huge 2 "/bodies/1/shape/segments: expected a whole number in [0, 1000000], got 10000000000"
+check_file bowl_segments_fraction 2 "/bodies/1/shape/segments: expected a whole number in [0, 1000000], got 12.9"
+check_file mesh_resolution_fraction 2 "/bodies/1/shape/resolution: expected a whole number in [4, 512], got 4.9"
+check_file rock_seed_negative 2 "/bodies/1/shape/seed: expected a whole number in [0, 9007199254740992], got -1e+300"
 check dt_denormal 2 "--dt expects a time step in [1e-6, 1] seconds, got '1e-320'" -- "$exe" --headless "$scene" --steps 1 --dt 1e-320
 
 # Names and bytes from files are escaped.
-check name_control_characters 2 '/bodies/2/name: expected a unique body name, got "evil\n\u001b[2Jname"' -- \
-  "$exe" --headless "$data/name_control_characters.json" --steps 1
-check key_control_characters 2 '/bodies/1/bad\n\e[2Jkey: unknown key' -- \
-  "$exe" --headless "$data/key_control_characters.json" --steps 1
+check_file name_control_characters 2 '/bodies/2/name: expected a unique body name, got "evil\n\u001b[2Jname"'
+check_file key_control_characters 2 '/bodies/1/bad\n\e[2Jkey: unknown key'
 for name in name_control_characters key_control_characters; do
   [ "$(wc -l < "$out/$name.err")" = 1 ] || { echo "FAIL $name: not one line"; fail=1; }
 done
