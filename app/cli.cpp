@@ -2,13 +2,10 @@
 #include "solvers/registry.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string_view>
 #include <thread>
 
@@ -164,18 +161,16 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
     }
   }
   // Options that only one mode reads are refused in the other, never silently ignored.
-  const bool windowless = out.headless || out.list_solvers || out.conformance;
-  if (windowless && !out.help) {
+  const auto given = [&](std::string_view option) { return std::find(seen.begin(), seen.end(), option) != seen.end(); };
+  if (!out.help) {
+    const bool viewer = !out.headless && !out.list_solvers && !out.conformance;
     for (const char* option : {"--screenshot", "--view", "--frames"})
-      if (std::find(seen.begin(), seen.end(), std::string_view(option)) != seen.end()) {
+      if (!viewer && given(option)) {
         *error = std::string(option) + " is for the viewer: it cannot be used with --headless, --list-solvers or --conformance";
         return false;
       }
-  }
-  if (!out.headless && !out.help) {
     for (const char* option : {"--metrics", "--trace", "--state", "--steps"})
-      if (std::find(seen.begin(), seen.end(), std::string_view(option)) != seen.end() && !out.list_solvers &&
-          !out.conformance) {
+      if (!out.headless && given(option)) {
         *error = std::string(option) + " is for runs without a window: add --headless (the viewer records from its Stats panel)";
         return false;
       }
@@ -255,22 +250,6 @@ void list_solvers(bool markdown) {
   }
 }
 
-bool write_text(const std::string& path, const std::string& text, std::string* error) {
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) {
-    out << text;
-    out.flush();  // a full disk shows only here
-  }
-  const bool ok = bool(out);
-  out.close();
-  if (!ok || out.fail()) {
-    *error = escape_for_message(path) + ": cannot write" + (errno ? std::string(": ") + std::strerror(errno) : "");
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 int run_headless(const CommandLine& cmd) {
@@ -324,7 +303,8 @@ int run_headless(const CommandLine& cmd) {
     }
   }
   if (!writer.close(&error)) return output_error();
-  if (!cmd.state.empty() && !write_text(cmd.state, state_to_json(world).dump(2) + "\n", &error)) return output_error();
+  if (!cmd.state.empty() && !write_text_file(cmd.state, state_to_json(world).dump(2) + "\n", "state file", error))
+    return output_error();
   return exit_code;
 }
 

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -126,6 +127,20 @@ bool read_text_file(const std::string& path, std::size_t max_bytes, const char* 
   return true;
 }
 
-std::size_t find_nul(std::string_view text) { return text.find('\0'); }
+bool write_text_file(const std::string& path, std::string_view text, const char* what, std::string& error) {
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) {
+    out.write(text.data(), std::streamsize(text.size()));
+    out.flush();
+  }
+  const bool written = bool(out);
+  out.close();
+  if (!written || out.fail()) {
+    error = escape_for_message(path) + ": cannot write " + what + (errno ? std::string(": ") + std::strerror(errno) : "");
+    return false;
+  }
+  return true;
+}
 
 }  // namespace cl

@@ -19,8 +19,9 @@ std::string escape_for_message(std::string_view text);
 bool read_text_file(const std::string& path, std::size_t max_bytes, const char* what, std::string& text,
                     std::string& error);
 
-// The offset of the first NUL byte, or npos: text files never hold one, and a parser that stops at it would
-// silently ignore what follows.
-std::size_t find_nul(std::string_view text);
+// Writes `text` to `path` (replacing it), flushed and closed before it counts as written: a write that fails
+// only when the buffer reaches the file (a full disk) is an error too. On failure `error` is one line starting
+// with the path and naming `what` ("state file", "scene file").
+bool write_text_file(const std::string& path, std::string_view text, const char* what, std::string& error);
 
 }  // namespace cl

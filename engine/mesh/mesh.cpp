@@ -405,6 +405,14 @@ std::vector<std::pair<int, std::string>> logical_lines(const std::string& text, 
   return out;
 }
 
+// Triangulates a face of the file's line `line` into p's triangles, each noted with that line; "" or why not.
+std::string add_polygon(Parsed& p, const std::vector<int>& corners, int line) {
+  const size_t before = p.mesh.triangles.size();
+  std::string why = triangulate_polygon(p.mesh.vertices, corners, p.mesh.triangles);
+  p.triangle_lines.insert(p.triangle_lines.end(), p.mesh.triangles.size() - before, line);
+  return why;
+}
+
 // OBJ: tinyobjloader (Debian's libtinyobjloader-dev, 2.0.0~rc10, its double-precision library) reads the vertex
 // statements; the faces are read here, because the loader promises errors that name the file and the line and
 // tinyobjloader wraps out-of-range indices into valid ones (99999999999999999999 and 4294967295 act as the
@@ -547,10 +555,7 @@ std::string parse_obj(const std::string& text, const std::string& name, Parsed& 
                " vertices)";
       polygon.push_back(int(i));
     }
-    const size_t before = p.mesh.triangles.size();
-    const std::string why = triangulate_polygon(p.mesh.vertices, polygon, p.mesh.triangles);
-    if (!why.empty()) return where(name, f.line) + why;
-    p.triangle_lines.insert(p.triangle_lines.end(), p.mesh.triangles.size() - before, f.line);
+    if (std::string why = add_polygon(p, polygon, f.line); !why.empty()) return where(name, f.line) + why;
   }
   return {};
 }
@@ -618,10 +623,7 @@ std::string parse_off(const std::string& text, const std::string& name, Parsed& 
                " vertices, indices start at 0)";
       idx[k] = (int)j;
     }
-    const size_t before = p.mesh.triangles.size();
-    const std::string why = triangulate_polygon(p.mesh.vertices, idx, p.mesh.triangles);
-    if (!why.empty()) return where(name, l->first) + why;
-    p.triangle_lines.insert(p.triangle_lines.end(), p.mesh.triangles.size() - before, l->first);
+    if (std::string why = add_polygon(p, idx, l->first); !why.empty()) return where(name, l->first) + why;
   }
   return {};
 }
@@ -753,7 +755,7 @@ MeshLoadResult read_mesh_text(const std::string& text, const std::string& format
       r.error = name + ": empty file";
       return r;
     }
-    if (const size_t nul = find_nul(text); nul != std::string::npos) {
+    if (const size_t nul = text.find('\0'); nul != std::string::npos) {
       r.error = name + ": a NUL byte at offset " + std::to_string(nul) + ": OBJ and OFF files are text";
       return r;
     }

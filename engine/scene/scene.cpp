@@ -20,12 +20,9 @@
 #include <map>
 #include <mutex>
 #include <tuple>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <set>
@@ -787,7 +784,7 @@ SceneLoadResult read_scene_text(std::string_view text, const std::string& file_l
       return result;
     }
     // nlohmann's parser would stop at a NUL byte and ignore whatever follows it.
-    if (const size_t nul = find_nul(text); nul != std::string_view::npos) {
+    if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
       result.error = text_position(text, file_label, nul) +
                      ": a NUL byte: a scene file is JSON text, which never holds one";
       return result;
@@ -847,18 +844,10 @@ bool save_scene_file(const World& world, const std::string& path, std::string* e
     // Written with keys in the documented order (readable diffs), not nlohmann::json's sorted order.
     const std::string text =
         world_json<nlohmann::ordered_json>(world).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      if (error) *error = path + ": cannot write scene file: " + std::strerror(errno);
-      return false;
-    }
-    out << text;
-    out.flush();
-    if (!out) {
-      if (error) *error = path + ": cannot write scene file: write error";
-      return false;
-    }
-    return true;
+    std::string why;
+    if (write_text_file(path, text, "scene file", why)) return true;
+    if (error) *error = why;
+    return false;
   } catch (const std::exception& e) {
     if (error) *error = path + ": cannot save scene: " + e.what();
   } catch (...) {

@@ -161,6 +161,13 @@ void World::wake(int body) {
   bodies[body].calm_steps = 0;
 }
 
+namespace {
+// WorldSettings::max_contacts as a count, SIZE_MAX for no limit.
+size_t contact_limit(const WorldSettings& settings) {
+  return settings.max_contacts > 0 ? size_t(settings.max_contacts) : SIZE_MAX;
+}
+}  // namespace
+
 void World::too_many_contacts(const char* what, size_t count, StepResult& result) const {
   result.ok = false;
   result.error = "too many contacts: more than " + std::to_string(count) + " " + what + " at step " +
@@ -182,7 +189,7 @@ bool World::update_bounds(StepResult& result) {
     bounds_[i] = box;
     is_static[i] = b.kind != BodyKind::Dynamic;  // fixed-fixed, fixed-kinematic and kinematic pairs never collide
   }
-  const size_t limit = settings.max_contacts > 0 ? size_t(settings.max_contacts) : SIZE_MAX;
+  const size_t limit = contact_limit(settings);
   if (broadphase_.find_pairs(bounds_, is_static, pairs_, limit)) return true;
   pairs_.clear();
   too_many_contacts("overlapping pairs", limit, result);
@@ -193,7 +200,7 @@ bool World::update_bounds(StepResult& result) {
 // were computed (resting or asleep) keeps them as they are (coherence, digest 5.3); the others are
 // collided and then matched with the previous step's contacts for warm starting.
 bool World::find_contacts(StepResult& result) {
-  const size_t limit = settings.max_contacts > 0 ? size_t(settings.max_contacts) : SIZE_MAX;
+  const size_t limit = contact_limit(settings);
   std::swap(previous_contacts_, contacts_);
   contacts_.clear();
   auto previous_of = [&](int a, int b) {

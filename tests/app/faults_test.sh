@@ -74,7 +74,7 @@ check_file obj_index_2pow31 2 "obj_index_2pow31.obj:8: face index 2147483648 out
 # Lost output is an error, never a silent success.
 check metrics_full_disk 2 "/dev/full: write failed" -- "$exe" --headless "$scene" --steps 5 --metrics /dev/full
 check trace_full_disk 2 "/dev/full: write failed" -- "$exe" --headless "$scene" --steps 5 --trace /dev/full
-check state_full_disk 2 "/dev/full: cannot write" -- "$exe" --headless "$scene" --steps 5 --state /dev/full
+check state_full_disk 2 "/dev/full: cannot write state file: No space left on device" -- "$exe" --headless "$scene" --steps 5 --state /dev/full
 check metrics_empty_path 2 "option --metrics needs a file name, got ''" -- "$exe" --headless "$scene" --steps 5 --metrics ""
 check outputs_same_file 2 "--metrics and --trace name the same file" -- \
   "$exe" --headless "$scene" --steps 5 --metrics "$out/same.csv" --trace "$out/./same.csv"

@@ -111,8 +111,7 @@ void ImplicitPenaltySolver::begin_step() {
 void ImplicitPenaltySolver::reset() {
   points_.clear();
   anchors_.clear();
-  impacts_.clear();
-  stiffness_.clear();
+  touches_.clear();
 }
 
 // The physical model holds a ball of radius R at a deepest depth of 2 `penetration` (K times the mean depth of
@@ -187,7 +186,7 @@ void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
 
 ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey& pair, int count, double restitution,
                                                                    double dt, const PairNormal& contact,
-                                                                   double impact, double stiffness) const {
+                                                                   double approach, const Touch& touch) const {
   PairGains g;
   if (set_.model == ContactModel::PerPoint) {
     // The paper's per-point gains, k scaled down past N0 points (eq. 77).
@@ -204,7 +203,8 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
   const double inv_mass = state_[pair.first].mass_inverse() + state_[pair.second].mass_inverse();
   if (inv_mass <= 0.0 || count == 0) return g;
   const double m = 1.0 / inv_mass;
-  const double K = stiffness;
+  const double K = touch.stiffness;
+  const double impact = touch.impact;
   const int n = count;
   g.k = K / n;
   // The damping that gives the material's restitution e on this contact as backward Euler steps it
@@ -212,7 +212,6 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
   // speed v_in (the pair's approach speed at first touch) the damping is the one that leaves at e v_in from
   // where the contact is now, asked again every step; contacts that began slower than one step of gravity
   // (resting ones) take the mean over the phases of an impact.
-  const double approach = approach_speed(state_[pair.first].pose, state_[pair.second].pose, contact);
   const double c = restitution > 0.0 && impact > g0 * dt && contact.count > 0
                        ? impact_damping(K, contact.secant, m, dt, contact.deepest, approach, restitution * impact)
                        : restitution_damping(K, m, dt, restitution, contact.secant);
@@ -239,16 +238,14 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
 // on a stack whose lower contacts are deep from their own impacts (meshes through each other by centimetres)
 // then loads them as springs of fixed stiffness; re-setting K from the new load there pumped a stack of tori
 // (scenes/torus_stack.json) to megajoules.
-double ImplicitPenaltySolver::pair_stiffness(const PairKey& pair, const PairNormal& contact) {
+void ImplicitPenaltySolver::pair_stiffness(const PairKey& pair, const PairNormal& contact, Touch& touch) const {
   const double inv_mass = state_[pair.first].mass_inverse() + state_[pair.second].mass_inverse();
-  if (inv_mass <= 0.0) return 0.0;
+  if (inv_mass <= 0.0) return;
   const double m = 1.0 / inv_mass;
   const double carried = std::max({m, std::min(load_[pair.first], load_[pair.second])});
   const double K = carried * kStandardGravity / set_.penetration;
-  auto [it, first_touch] = stiffness_.try_emplace(pair, K);
   const double mean_depth = contact.count > 0 ? contact.secant * contact.deepest : 0.0;
-  if (!first_touch && (K < it->second || mean_depth <= set_.penetration)) it->second = K;
-  return it->second;
+  if (touch.stiffness == 0.0 || K < touch.stiffness || mean_depth <= set_.penetration) touch.stiffness = K;
 }
 
 // The mass each body carries down through its contacts: the mass of the bodies of its contact group whose stack
@@ -295,10 +292,8 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     it = material_of.count(it->first) ? std::next(it) : points_.erase(it);
   for (auto it = anchors_.begin(); it != anchors_.end();)
     it = points_.count(it->first) ? std::next(it) : anchors_.erase(it);
-  for (auto it = impacts_.begin(); it != impacts_.end();)
-    it = points_.count(it->first) ? std::next(it) : impacts_.erase(it);
-  for (auto it = stiffness_.begin(); it != stiffness_.end();)
-    it = points_.count(it->first) ? std::next(it) : stiffness_.erase(it);
+  for (auto it = touches_.begin(); it != touches_.end();)
+    it = points_.count(it->first) ? std::next(it) : touches_.erase(it);
 
   for (const auto& [pair, pp] : points_) {
     const auto [ia, ib] = pair;
@@ -306,14 +301,11 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     if (count == 0) continue;
     const PairMaterial& material = material_of.at(pair);
     const PairNormal contact = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
-    // The approach speed at first touch, kept while the pair touches.
-    const double impact = impacts_
-                              .try_emplace(pair, contact.count > 0
-                                                     ? std::max(0.0, approach_speed(state_[ia].pose, state_[ib].pose, contact))
-                                                     : 0.0)
-                              .first->second;
-    const double K = set_.model == ContactModel::Physical ? pair_stiffness(pair, contact) : 0.0;
-    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, contact, impact, K);
+    const double approach = contact.count > 0 ? approach_speed(state_[ia].pose, state_[ib].pose, contact) : 0.0;
+    // The approach speed at first touch and the stiffness, kept while the pair touches.
+    Touch& touch = touches_.try_emplace(pair, Touch{std::max(0.0, approach), 0.0}).first->second;
+    if (set_.model == ContactModel::Physical) pair_stiffness(pair, contact, touch);
+    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, contact, approach, touch);
     const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;
     const BodyPose& pb = state_[ib].pose;

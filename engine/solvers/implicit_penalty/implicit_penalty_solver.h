@@ -94,9 +94,15 @@ class ImplicitPenaltySolver final : public Solver {
     double anchor_k = 0.0;   // N/m: static friction anchor spring
     double anchor_c = 0.0;   // N s/m: damping of a held anchor on the tangential velocity
   };
+  // What a touching pair keeps from step to step while it touches (forgotten when it separates).
+  struct Touch {
+    double impact = 0.0;     // m/s: its approach speed at first touch
+    double stiffness = 0.0;  // N/m: its total stiffness K (pair_stiffness); 0 until the first set
+  };
   PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt,
-                       const implicit_penalty::PairNormal& contact, double impact, double stiffness) const;
-  double pair_stiffness(const PairKey& pair, const implicit_penalty::PairNormal& contact);
+                       const implicit_penalty::PairNormal& contact, double approach, const Touch& touch) const;
+  // Sets touch.stiffness, the pair's total stiffness K of the physical model.
+  void pair_stiffness(const PairKey& pair, const implicit_penalty::PairNormal& contact, Touch& touch) const;
   double shell_spacing(const Shape& shape) const;  // m: the point shell spacing of a body of this shape
   void find_loads(const StepContext& ctx);
   void contact_forces(const StepContext& ctx);
@@ -108,8 +114,7 @@ class ImplicitPenaltySolver final : public Solver {
   Settings set_{};
   std::map<PairKey, PairPoints> points_;  // filled by collide(), read by the solve
   std::map<PairKey, std::unordered_map<uint32_t, Anchor>> anchors_;
-  std::map<PairKey, double> impacts_;  // m/s: each touching pair's approach speed at its first touch
-  std::map<PairKey, double> stiffness_;  // N/m: each touching pair's total stiffness K (pair_stiffness)
+  std::map<PairKey, Touch> touches_;
   std::vector<implicit_penalty::IntegratorBody> state_;
   std::vector<implicit_penalty::PairForce> forces_;
   std::vector<Vec3> rotation_;  // dtheta of each body for the position stage

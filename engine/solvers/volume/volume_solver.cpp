@@ -371,14 +371,17 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     // volume on a cap hold every cell's volume from growing, and the cells at the front of a rolling ball's
     // patch, which the rolling carries into the ground while those at the back empty, braked the ball like a
     // flat-bottomed body: 1.30 m/s of 2 after 2 s on level ground (1.99 with the pair's row).
-    double size = std::numeric_limits<double>::infinity();
-    for (int body : {a, b}) {
-      const Body& bb = ctx.bodies[size_t(body)];
-      if (bb.shape.type == ShapeType::Plane) continue;
-      const Aabb box = shape_aabb(bb.shape, bb.position, bb.orientation);
-      size = std::min(size, 0.5 * (box.hi - box.lo).norm());
-    }
-    const bool curved = !set_.multi_volume || (set_.curved_pair_rows && area < 2.0 * kPi * deepest * size);
+    const auto smaller_size = [&] {
+      double size = std::numeric_limits<double>::infinity();
+      for (int body : {a, b}) {
+        const Body& bb = ctx.bodies[size_t(body)];
+        if (bb.shape.type == ShapeType::Plane) continue;
+        const Aabb box = shape_aabb(bb.shape, bb.position, bb.orientation);
+        size = std::min(size, 0.5 * (box.hi - box.lo).norm());
+      }
+      return size;
+    };
+    const bool curved = !set_.multi_volume || (set_.curved_pair_rows && area < 2.0 * kPi * deepest * smaller_size());
     // Friction per volume, bounded by the pressure of its normal row (its own, or the pair's); each volume's
     // rows right after its normal row, so that the sweeps see a volume's pressure before its friction.
     auto add_friction = [&](int k, int normal_row) {

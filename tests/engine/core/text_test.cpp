@@ -60,9 +60,20 @@ TEST(Text, ReadsRegularFilesOnly) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(Text, FindsTheFirstNul) {
-  EXPECT_EQ(find_nul("abc"), std::string::npos);
-  EXPECT_EQ(find_nul(std::string_view("ab\0c\0", 5)), 2u);
+TEST(Text, WritesWholeFilesOrSaysWhy) {
+  const std::string file = ::testing::TempDir() + "contactlab_text_write.json";
+  std::string error;
+  ASSERT_TRUE(write_text_file(file, "{\"time\": 1}\n", "state file", error)) << error;
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "{\"time\": 1}");
+  std::filesystem::remove(file);
+  // A full disk fails only when the buffer is flushed; a missing folder when the file is opened.
+  EXPECT_FALSE(write_text_file("/dev/full", "x", "state file", error));
+  EXPECT_EQ(error, "/dev/full: cannot write state file: No space left on device");
+  EXPECT_FALSE(write_text_file("/nonexistent-dir/s.json", "x", "scene file", error));
+  EXPECT_TRUE(contains(error, "/nonexistent-dir/s.json: cannot write scene file: No such file")) << error;
 }
 
 }  // namespace
