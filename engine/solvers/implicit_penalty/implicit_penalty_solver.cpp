@@ -5,6 +5,7 @@
 #include <limits>
 #include <chrono>
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 #include <string>
 
@@ -33,6 +34,17 @@ constexpr SubStage kStages[] = {
 
 }  // namespace
 
+// Shrinks the skin of a pair's points to `skin`: their depths move by the difference and the points left outside
+// are dropped.
+void ImplicitPenaltySolver::trim_skin(PairPoints& points, double skin) {
+  if (skin >= points.skin) return;
+  const double shift = points.skin - skin;
+  for (std::vector<PenetratingPoint>* side : {&points.a_in_b, &points.b_in_a}) {
+    for (PenetratingPoint& q : *side) q.d += shift;
+    std::erase_if(*side, [](const PenetratingPoint& q) { return q.d >= 0.0; });
+  }
+  points.skin = skin;
+}
 
 const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table() {
   using S = Settings;
@@ -49,6 +61,17 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
       T::bind(&S::penetration, {"penetration", ParamKind::Real, "m", 1e-5, 0.1, 1e-3,
        "physical model: the mean depth at which a body resting on a fixed one under standard gravity is held "
        "(sets K = m_eff g0 / penetration)"}),
+      T::bind(&S::skin, {"skin", ParamKind::Real, "m", 0, 0.01, 2e-4,
+       "physical model: the springs act from this gap on, as if each body's distance field were grown by it: a "
+       "pair placed exactly touching (its nearest shell points a fraction of a millimetre apart) carries its "
+       "load from its first step instead of falling freely for one (at most the world's contact_margin; 0: "
+       "from penetration on, as the paper)"}),
+      T::bind(&S::stack_margin, {"stack_margin", ParamKind::Real, "", 0, 100, 2,
+       "physical model: c of the stacks' stiffness: a contact of a stack of n layers that carries a load whose "
+       "centre lies H above it on a patch of second moment J (m^2, about its centre, least over the tangent "
+       "directions) holds it at a mean depth of at most J / (c H n) (at least the least penetration, 1e-5 m), so "
+       "its stiffness against tilting is c n times the load's toppling moment per radian and the column of "
+       "compliant contacts cannot buckle (README, How implicit-penalty steps); 0: penetration everywhere"}),
       T::bind(&S::friction_iterations, {"friction_iterations", ParamKind::Integer, "", 1, 1000, 20,
        "physical model: projected Gauss-Seidel sweeps of the Coulomb friction rows after the implicit step"}),
       T::bind(&S::stiffness, {"stiffness", ParamKind::Real, "N/m", 1, 1e9, 1e5,
@@ -129,7 +152,7 @@ double ImplicitPenaltySolver::shell_spacing(const Shape& shape) const {
 // Narrow phase of this method: each body's points inside the other's signed distance (sec. 4.1, 6). The points
 // are kept for the solve; the world gets one contact per point for the graph, the groups and the viewer,
 // the normal from a to b and the depth -d.
-void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double, ContactList& out) {
+void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) {
   ScopedSubStage timer(sub_stages_, kShellQueries);
   const Body& a = bodies[ia];
   const Body& b = bodies[ib];
@@ -137,10 +160,16 @@ void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int
   pp.a_in_b.clear();
   pp.b_in_a.clear();
   const Mat3 ra = a.rotation(), rb = b.rotation();
+  // The physical model's springs act from the gap `skin` on (each field grown by it); the world collides only
+  // the pairs within its contact margin. Pairs with a mesh keep their points inside only: with the skin,
+  // scenes/volume_pile.json blew up at step 453 (README, How implicit-penalty steps).
+  const bool meshes = a.shape.type == ShapeType::Mesh || b.shape.type == ShapeType::Mesh;
+  const double skin = set_.model == ContactModel::Physical && !meshes ? std::min(set_.skin, margin) : 0.0;
+  pp.skin = skin;
   if (auto shell = penalty_shell(a.shape, shell_spacing(a.shape)))
-    find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b);
+    find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b, skin);
   if (auto shell = penalty_shell(b.shape, shell_spacing(b.shape)))
-    find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a);
+    find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a, skin);
   auto emit = [&](const PenetratingPoint& p, const Body& owner, const Mat3& r, bool b_points) {
     Contact c;
     c.a = ia;
@@ -148,7 +177,7 @@ void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int
     c.position = owner.position + r * p.r_b;
     const Vec3 n = r * p.n_b;     // outward normal of the point's body
     c.normal = b_points ? -n : n;  // b is pushed along its inward normal; a along its inward -normal
-    c.depth = -p.d;
+    c.depth = -(p.d + skin);  // below the body's own surface: negative for a point within the skin
     c.feature = anchor_key(b_points, p.index);
     out.push_back(c);
   };
@@ -238,14 +267,73 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
 // on a stack whose lower contacts are deep from their own impacts (meshes through each other by centimetres)
 // then loads them as springs of fixed stiffness; re-setting K from the new load there pumped a stack of tori
 // (scenes/torus_stack.json) to megajoules.
-void ImplicitPenaltySolver::pair_stiffness(const PairKey& pair, const PairNormal& contact, Touch& touch) const {
+void ImplicitPenaltySolver::pair_stiffness(const PairKey& pair, const PairNormal& contact, double penetration,
+                                          Touch& touch) const {
   const double inv_mass = state_[pair.first].mass_inverse() + state_[pair.second].mass_inverse();
   if (inv_mass <= 0.0) return;
   const double m = 1.0 / inv_mass;
   const double carried = std::max({m, std::min(load_[pair.first], load_[pair.second])});
-  const double K = carried * kStandardGravity / set_.penetration;
+  const double K = carried * kStandardGravity / penetration;
   const double mean_depth = contact.count > 0 ? contact.secant * contact.deepest : 0.0;
-  if (touch.stiffness == 0.0 || K < touch.stiffness || mean_depth <= set_.penetration) touch.stiffness = K;
+  if (touch.stiffness == 0.0 || K < touch.stiffness || mean_depth <= penetration) touch.stiffness = K;
+}
+
+// A stack of compliant contacts is a column of elastic joints under its own weight, which buckles (Greenhill's
+// heavy column) unless the joints are stiff enough against tilting: with the parameter penetration at 1 mm a
+// column of twenty 10 cm boxes has an unstable mode (growing at 8 per second at h = 1/60 s, 4.4 per second in a
+// linear analysis of the continuous model) that bends it into an S and topples it. A contact j whose patch has the second moment J_j (about its centre, the least over the
+// tangent directions) and stiffness K_j = W_j / p_j (W_j its load) resists a tilt with K_j J_j per radian,
+// while its load, whose centre lies H_j above it, topples with W_j H_j per radian. Writing each body's tilt as
+// the sum of the joints' relative tilts below it, Cauchy-Schwarz bounds the weight's energy by the joints' when
+// the sum over the joints of a column of W_j H_j / (K_j J_j) = H_j p_j / J_j is below 1; with
+// p_j = J_j / (c H_j n) for a stack of n layers the sum is at most 1 / c. Round bodies (spheres, capsules)
+// roll instead of tilting on their contacts and keep `penetration`, as do pairs outside any stack and pairs with
+// a mesh (with this rule on them scenes/volume_pile.json blew up at step 36 and scenes/torus_stack.json reached
+// 1.57 MJ; that pile is fragile under this method anyway: at penetration 1.01 mm it blows up at step 183).
+double ImplicitPenaltySolver::pair_penetration(const StepContext& ctx, const PairKey& pair,
+                                              const PairPoints& points) const {
+  const double p = set_.penetration;
+  if (set_.stack_margin <= 0.0) return p;
+  auto round = [&](int i) {
+    const ShapeType t = ctx.bodies[size_t(i)].shape.type;
+    return t == ShapeType::Sphere || t == ShapeType::Capsule;
+  };
+  if (round(pair.first) || round(pair.second)) return p;
+  auto mesh = [&](int i) { return ctx.bodies[size_t(i)].shape.type == ShapeType::Mesh; };
+  if (mesh(pair.first) || mesh(pair.second)) return p;
+  const int upper = load_[size_t(pair.first)] <= load_[size_t(pair.second)] ? pair.first : pair.second;
+  const std::vector<int>& group_of = ctx.graph.group_of_body();
+  if (!(load_[size_t(upper)] > 0.0) || !std::isfinite(load_[size_t(upper)]) || size_t(upper) >= group_of.size() ||
+      group_of[size_t(upper)] < 0)
+    return p;
+  const int layers = ctx.graph.groups()[size_t(group_of[size_t(upper)])].layer_count;
+  const PairNormal contact =
+      pair_normal(state_[size_t(pair.first)].pose, state_[size_t(pair.second)].pose, points.a_in_b, points.b_in_a);
+  if (layers <= 0 || contact.count == 0) return p;
+  // The patch: the pair's points (both sides), about their centre, in the tangent plane.
+  Vec3 centre = Vec3::Zero();
+  int n = 0;
+  auto each_point = [&](auto&& f) {
+    for (const PenetratingPoint& q : points.a_in_b) f(state_[size_t(pair.first)].pose, q);
+    for (const PenetratingPoint& q : points.b_in_a) f(state_[size_t(pair.second)].pose, q);
+  };
+  each_point([&](const BodyPose& owner, const PenetratingPoint& q) {
+    centre += owner.x + owner.R * q.r_b;
+    ++n;
+  });
+  centre /= double(n);
+  Mat3 second = Mat3::Zero();
+  each_point([&](const BodyPose& owner, const PenetratingPoint& q) {
+    const Vec3 r = owner.x + owner.R * q.r_b - centre;
+    second += r * r.transpose();
+  });
+  const Mat3 tangent = Mat3::Identity() - contact.normal * contact.normal.transpose();
+  const Mat3 J = tangent * (second / double(n)) * tangent;
+  const double least = Eigen::SelfAdjointEigenSolver<Mat3>(J, Eigen::EigenvaluesOnly).eigenvalues()(1);
+  const double H = std::abs((load_centre_[size_t(upper)] - centre).dot(contact.normal));
+  if (H <= 0.0) return p;
+  const double floor = params_.find("penetration")->min;
+  return std::clamp(least / (set_.stack_margin * H * layers), floor, p);
 }
 
 // The mass each body carries down through its contacts: the mass of the bodies of its contact group whose stack
@@ -255,6 +343,7 @@ void ImplicitPenaltySolver::pair_stiffness(const PairKey& pair, const PairNormal
 void ImplicitPenaltySolver::find_loads(const StepContext& ctx) {
   const std::vector<int>& height = ctx.graph.height_of_body();
   load_.assign(ctx.bodies.size(), 0.0);
+  load_centre_.assign(ctx.bodies.size(), Vec3::Zero());
   std::vector<std::pair<int, int>> by_height;  // (height, body)
   for (const ContactGroup& group : ctx.graph.groups()) {
     if (group.floating) continue;
@@ -263,10 +352,18 @@ void ImplicitPenaltySolver::find_loads(const StepContext& ctx) {
       if (ctx.bodies[size_t(b)].is_dynamic() && size_t(b) < height.size()) by_height.push_back({height[size_t(b)], b});
     std::sort(by_height.begin(), by_height.end(), std::greater<>());
     double above = 0.0;
+    Vec3 moment = Vec3::Zero();
     for (size_t i = 0; i < by_height.size();) {
       size_t j = i;
-      for (; j < by_height.size() && by_height[j].first == by_height[i].first; ++j) above += ctx.bodies[size_t(by_height[j].second)].mass;
-      for (size_t k = i; k < j; ++k) load_[size_t(by_height[k].second)] = above;
+      for (; j < by_height.size() && by_height[j].first == by_height[i].first; ++j) {
+        const Body& b = ctx.bodies[size_t(by_height[j].second)];
+        above += b.mass;
+        moment += b.mass * b.position;
+      }
+      for (size_t k = i; k < j; ++k) {
+        load_[size_t(by_height[k].second)] = above;
+        load_centre_[size_t(by_height[k].second)] = moment / above;
+      }
       i = j;
     }
   }
@@ -295,8 +392,15 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
   for (auto it = touches_.begin(); it != touches_.end();)
     it = points_.count(it->first) ? std::next(it) : touches_.erase(it);
 
-  for (const auto& [pair, pp] : points_) {
+  for (auto& [pair, pp] : points_) {
     const auto [ia, ib] = pair;
+    if (pp.a_in_b.empty() && pp.b_in_a.empty()) continue;
+    double penetration = set_.penetration;
+    if (set_.model == ContactModel::Physical) {
+      // A skin deeper than the pair's penetration would push a pair placed touching with more than its load.
+      penetration = pair_penetration(ctx, pair, pp);
+      trim_skin(pp, std::min(pp.skin, penetration));
+    }
     const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
     if (count == 0) continue;
     const PairMaterial& material = material_of.at(pair);
@@ -304,7 +408,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     const double approach = contact.count > 0 ? approach_speed(state_[ia].pose, state_[ib].pose, contact) : 0.0;
     // The approach speed at first touch and the stiffness, kept while the pair touches.
     Touch& touch = touches_.try_emplace(pair, Touch{std::max(0.0, approach), 0.0}).first->second;
-    if (set_.model == ContactModel::Physical) pair_stiffness(pair, contact, touch);
+    if (set_.model == ContactModel::Physical) pair_stiffness(pair, contact, penetration, touch);
     const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, contact, approach, touch);
     const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;

@@ -4,8 +4,11 @@
 //   contacts   every body carries a point shell and a signed distance; for each touching pair, the points of
 //              each body inside the other's field give penalty forces F = k d N along the point's normal,
 //              with damping, and their exact gradients                                 (sec. 4.1-4.2, eq. 19-51)
-//              contact_model physical (default): the pair's stiffness K = m g0 / penetration (m the mass it
-//              carries: its upper body and what is stacked above, at least the reduced mass; set at first
+//              contact_model physical (default): depths from the other body's surface grown by `skin`, so
+//              that a pair placed touching carries its load from its first step (pairs with a mesh: none);
+//              the pair's stiffness K = m g0 / p (m the mass it carries: its upper body and what is stacked
+//              above, at least the reduced mass; p = penetration, or less in a stack so that its column of
+//              compliant contacts cannot buckle (stack_margin; not for round or mesh pairs); set at first
 //              touch, raised afterwards only while the contact is shallow) and its
 //              damping from the restitution are shared among its penetrating points (eq. 77 with N0 = 1);
 //              damping acts on the depth's rate only. per_point: the paper's k and k_d per point, eq. 41's damping on the
@@ -63,7 +66,7 @@ class ImplicitPenaltySolver final : public Solver {
   enum class ContactModel { Physical, PerPoint };
   struct Settings {
     ContactModel model;
-    double penetration;
+    double penetration, skin, stack_margin;
     double stiffness, damping, friction_stiffness, dynamic_ratio, slip_speed, point_spacing, baumgarte;
     double limit_stiffness, limit_damping;
     int friction_iterations;
@@ -76,6 +79,7 @@ class ImplicitPenaltySolver final : public Solver {
   // and b's points inside a's.
   struct PairPoints {
     std::vector<implicit_penalty::PenetratingPoint> a_in_b, b_in_a;
+    double skin = 0.0;  // m: their depths are below the surfaces grown by this (collide, then trim_skin)
   };
   // A friction anchor (sec. 4): where the contact point was pinned, in the field body's frame.
   struct Anchor {
@@ -101,8 +105,13 @@ class ImplicitPenaltySolver final : public Solver {
   };
   PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt,
                        const implicit_penalty::PairNormal& contact, double approach, const Touch& touch) const;
-  // Sets touch.stiffness, the pair's total stiffness K of the physical model.
-  void pair_stiffness(const PairKey& pair, const implicit_penalty::PairNormal& contact, Touch& touch) const;
+  // Sets touch.stiffness, the pair's total stiffness K of the physical model, for the mean depth `penetration`.
+  void pair_stiffness(const PairKey& pair, const implicit_penalty::PairNormal& contact, double penetration,
+                      Touch& touch) const;
+  // m: the mean depth at which the physical model holds the pair's load: `penetration`, or less in a stack
+  // whose contacts would otherwise let it buckle.
+  double pair_penetration(const StepContext& ctx, const PairKey& pair, const PairPoints& points) const;
+  static void trim_skin(PairPoints& points, double skin);
   double shell_spacing(const Shape& shape) const;  // m: the point shell spacing of a body of this shape
   void find_loads(const StepContext& ctx);
   void contact_forces(const StepContext& ctx);
@@ -120,6 +129,7 @@ class ImplicitPenaltySolver final : public Solver {
   std::vector<Vec3> rotation_;  // dtheta of each body for the position stage
   std::vector<Vec3> momentum_;  // angular momentum L(t+h) of each dynamic body
   std::vector<double> load_;  // kg: the mass of each body's contact group at or above its stack height
+  std::vector<Vec3> load_centre_;  // m: the centre of mass of those bodies
   std::map<PairKey, PairGains> gains_;  // of the last velocity stage, for the friction rows
   std::vector<Row> friction_rows_;
   std::vector<BodyVelocity> velocities_;

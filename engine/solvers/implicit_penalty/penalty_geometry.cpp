@@ -177,7 +177,7 @@ std::shared_ptr<const PenaltyShell> penalty_shell(const Shape& shape, double spa
 }
 
 void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Mat3& R_a, const PenaltyShell& shell,
-                             const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out) {
+                             const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out, double skin) {
   out.clear();
   if (shell.empty() || shell.tree->nodes.empty()) return;
   // B's frame -> A's frame.
@@ -195,12 +195,12 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
     Vec3 g;
     if (node.is_leaf()) {
       const Vec3& r = shell.points[node.point];
-      if (shape_signed_distance(field_shape, R * r + t, phi, g) && phi < 0.0)
-        out.push_back({node.point, r, shell.normals[node.point], phi, g});
+      if (shape_signed_distance(field_shape, R * r + t, phi, g) && phi - skin < 0.0)
+        out.push_back({node.point, r, shell.normals[node.point], phi - skin, g});
       continue;
     }
     // Every point of the ball is at least phi - slope * radius from A's surface.
-    if (shape_signed_distance(field_shape, R * node.centre + t, phi, g) && phi > slope * node.radius) continue;
+    if (shape_signed_distance(field_shape, R * node.centre + t, phi, g) && phi - skin > slope * node.radius) continue;
     for (int c = 0; c < node.child_count; ++c) stack.push_back(node.first_child + c);
   }
   std::sort(out.begin(), out.end(), [](const PenetratingPoint& p, const PenetratingPoint& q) { return p.index < q.index; });

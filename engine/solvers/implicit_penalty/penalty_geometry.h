@@ -52,17 +52,17 @@ struct PenetratingPoint {
   int index = -1;       // into B's shell
   Vec3 r_b{0, 0, 0};    // the point, B's body frame
   Vec3 n_b{0, 0, 0};    // its outward unit normal, B's body frame
-  double d = 0.0;       // A's signed distance there, < 0
+  double d = 0.0;       // A's signed distance there less the skin, < 0
   Vec3 g_a{0, 0, 0};    // A's distance gradient there, A's body frame (raw: for a mesh grid not unit)
 };
 
-// All points of `shell` (body B at x_b, R_b) strictly inside `field_shape` (body A at x_a, R_a), that is with
-// A's signed distance d < 0 and a defined gradient, in increasing index order (so the result does not depend
-// on the tree walk). `out` is cleared first. The walk over B's sphere tree skips a ball whose centre is
-// farther outside A than its radius times the distance's Lipschitz bound (1 for the exact distances of the
-// primitives, sqrt 3 for a trilinear grid, whose gradient components are each at most 1), as the mesh
-// contacts do.
+// All points of `shell` (body B at x_b, R_b) strictly inside `field_shape` (body A at x_a, R_a) grown by `skin`
+// (m, >= 0), that is with A's signed distance less the skin, d = phi - skin < 0, and a defined gradient, in
+// increasing index order (so the result does not depend on the tree walk). `out` is cleared first. The walk over
+// B's sphere tree skips a ball whose centre is farther outside the grown A than its radius times the distance's
+// Lipschitz bound (1 for the exact distances of the primitives, sqrt 3 for a trilinear grid, whose gradient
+// components are each at most 1), as the mesh contacts do.
 void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Mat3& R_a, const PenaltyShell& shell,
-                             const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out);
+                             const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out, double skin = 0.0);
 
 }  // namespace cl::implicit_penalty

@@ -36,11 +36,6 @@ struct AwaitingFix {
   const char* why;
 };
 const AwaitingFix kAwaitingFix[] = {
-    // implicit-penalty, physical contact model (README, "How implicit-penalty steps").
-    {"rolling_slip", "implicit-penalty", "placed exactly touching, the ball has no penetrating point in its first "
-                                         "step and falls freely: slip g h; from the second step on below 0.015"},  // 0.163 m/s of 0
-    {"tower20_light", "implicit-penalty", "the zero-gap column falls freely where no point penetrates yet, and "
-                                          "the wave of impacts drives boxes through each other"},  // 1.55 m of 0
     // volume.
     {"incline_friction", "volume", "sliding friction 2 % too strong"},                      // 2.31 m/s of 2.356
     {"rolling_speed", "volume", "the cells at the front of the patch brake the ball"},      // 3.23 m/s of 3.504

@@ -258,5 +258,31 @@ TEST(PenaltyGeometry, SeparatedBodiesHaveNoPenetratingPoints) {
   EXPECT_TRUE(found.empty());
 }
 
+// With a skin, the points within it outside the field count too, their depth measured from the grown surface:
+// a box resting exactly on a plane has its bottom points at d = -skin, and none with skin 0.
+TEST(PenaltyGeometry, SkinTakesThePointsWithinItFromTheGrownSurface) {
+  Shape plane;
+  plane.type = ShapeType::Plane;
+  plane.normal = Vec3(0, 1, 0);
+  const Shape cube = box(Vec3(0.05, 0.05, 0.05));
+  const auto shell = make_penalty_shell(cube, 0.04);
+  std::vector<PenetratingPoint> found;
+  const Vec3 resting(0, 0.05, 0);
+  find_penetrating_points(plane, Vec3::Zero(), Mat3::Identity(), *shell, resting, Mat3::Identity(), found);
+  EXPECT_TRUE(found.empty());
+  const double skin = 2e-4;
+  find_penetrating_points(plane, Vec3::Zero(), Mat3::Identity(), *shell, resting, Mat3::Identity(), found, skin);
+  ASSERT_EQ(found.size(), 9u);  // the bottom face's 3 x 3 cells
+  for (const PenetratingPoint& p : found) EXPECT_NEAR(p.d, -skin, 1e-15);
+  // Lifted by more than the skin: nothing; by half of it: the depth is the other half.
+  find_penetrating_points(plane, Vec3::Zero(), Mat3::Identity(), *shell, resting + Vec3(0, 1.5 * skin, 0),
+                          Mat3::Identity(), found, skin);
+  EXPECT_TRUE(found.empty());
+  find_penetrating_points(plane, Vec3::Zero(), Mat3::Identity(), *shell, resting + Vec3(0, 0.5 * skin, 0),
+                          Mat3::Identity(), found, skin);
+  ASSERT_EQ(found.size(), 9u);
+  for (const PenetratingPoint& p : found) EXPECT_NEAR(p.d, -0.5 * skin, 1e-15);
+}
+
 }  // namespace
 }  // namespace cl::implicit_penalty
