@@ -326,14 +326,28 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     ci = end;
     const auto* list = constraints(a, b);
     if (!list) continue;
-    // The pair's volumes by intersection region: with multi-volume, cells that touch (share a face, an edge or a
-    // corner) cut one connected region of the intersection; without, the pair has one volume.
-    const int count = end - begin;
     const auto valid = [&](int k) { return ctx.contacts[size_t(k)].feature < list->size(); };
+    // A region on a sphere gets one row, the gradient of the region's volume (the mono-volume of sect. 4.1,
+    // which the cells' gradients add up to, sect. 5): every normal of a sphere passes through its centre, so
+    // whatever the pressure over its cap, the cap pushes through the centre and holds one degree of freedom,
+    // as one point contact does. Rows per cell on a cap hold every cell's volume from growing: the cells at
+    // the front of a rolling ball's cap, which the motion carries into the ground while those at the back
+    // empty, braked the ball like a flat-bottomed body (1.30 m/s of 2 after 2 s on level ground; 1.99 with the
+    // region's row). Other regions keep one row per cell (sect. 5), so that the pressure can shift across the
+    // patch and hold a box, a torus or a scanned mesh against rocking and tipping (one row per curved region of
+    // any body, found by the cap's area against its depth, let stacked tori and the armadillos rock on).
+    // Separate regions keep separate rows: the volume the paper constrains is that of each region.
+    const bool sphere = ctx.bodies[size_t(a)].shape.type == ShapeType::Sphere ||
+                        ctx.bodies[size_t(b)].shape.type == ShapeType::Sphere;
+    const bool region_rows = !set_.multi_volume || (set_.sphere_region_rows && sphere);
+    // The pair's volumes by intersection region when they get a row per region: with multi-volume, cells that
+    // touch (share a face, an edge or a corner) cut one connected region of the intersection; without, the pair
+    // has one volume.
+    const int count = end - begin;
     const auto cell_of = [&](int k) -> const std::array<int, 3>& { return (*list)[ctx.contacts[size_t(k)].feature].cell; };
     region_of_.assign(size_t(count), -1);
     int region_count = 0;
-    for (int k = begin; k < end; ++k) {
+    for (int k = begin; k < end && region_rows; ++k) {
       if (!valid(k) || region_of_[size_t(k - begin)] >= 0) continue;
       region_of_[size_t(k - begin)] = region_count;
       region_stack_.assign(1, k);
@@ -364,7 +378,9 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
       if (!valid(k)) continue;
       const Contact& contact = ctx.contacts[size_t(k)];
       const Constraint& c = (*list)[contact.feature];
-      for (Sum* sum : {&whole, &regions[size_t(region_of_[size_t(k - begin)])]}) {
+      const int region = region_of_[size_t(k - begin)];
+      for (Sum* sum : {&whole, region >= 0 ? &regions[size_t(region)] : nullptr}) {
+        if (!sum) continue;
         for (int s = 0; s < 2; ++s) {
           sum->lin[s] -= c.linear[s];
           sum->ang[s] -= c.angular[s];
@@ -392,19 +408,6 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     };
     const Row pair = sum_row(whole);
     if (pair.inv_diag == 0.0) continue;
-    // A region on a sphere gets one row, the gradient of the region's volume (the mono-volume of sect. 4.1,
-    // which the cells' gradients add up to, sect. 5): every normal of a sphere passes through its centre, so
-    // whatever the pressure over its cap, the cap pushes through the centre and holds one degree of freedom,
-    // as one point contact does. Rows per cell on a cap hold every cell's volume from growing: the cells at
-    // the front of a rolling ball's cap, which the motion carries into the ground while those at the back
-    // empty, braked the ball like a flat-bottomed body (1.30 m/s of 2 after 2 s on level ground; 1.99 with the
-    // region's row). Other regions keep one row per cell (sect. 5), so that the pressure can shift across the
-    // patch and hold a box, a torus or a scanned mesh against rocking and tipping (one row per curved region of
-    // any body, found by the cap's area against its depth, let stacked tori and the armadillos rock on).
-    // Separate regions keep separate rows: the volume the paper constrains is that of each region.
-    const bool sphere = ctx.bodies[size_t(a)].shape.type == ShapeType::Sphere ||
-                        ctx.bodies[size_t(b)].shape.type == ShapeType::Sphere;
-    const bool region_rows = !set_.multi_volume || (set_.sphere_region_rows && sphere);
     // Friction per volume, bounded by the pressure of its normal row (its own, or its region's); each volume's
     // rows right after its normal row, so that the sweeps see a volume's pressure before its friction.
     auto add_friction = [&](int k, int normal_row) {
@@ -444,34 +447,31 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     // bounce target.
     if (!region_rows && pair.target > 0.0) impact_rows_.push_back(pair);
     for (int r = 0; r < region_count; ++r) {
-      if (region_rows) {
-        Row row = sum_row(regions[size_t(r)]);
-        if (row.inv_diag == 0.0) continue;
-        const int normal_row = int(rows_.size());
-        rows_.push_back(row);
-        row_contact_.push_back(-1);
-        for (int k = begin; k < end; ++k)
-          if (region_of_[size_t(k - begin)] == r) {
-            normal_row_of_[size_t(k)] = normal_row;
-            add_friction(k, normal_row);
-          }
-        continue;
-      }
-      // Eq. 16-17 with g = -V per volume: -J_V u >= 0 (it does not grow), impulse -J_V^T rho, rho >= 0.
-      for (int k = begin; k < end; ++k) {
-        if (region_of_[size_t(k - begin)] != r) continue;
-        const Contact& contact = ctx.contacts[size_t(k)];
-        const Constraint& c = (*list)[contact.feature];
-        Row normal = make_row(a, b, -c.linear[0], -c.angular[0], -c.linear[1], -c.angular[1]);
-        if (normal.inv_diag == 0.0) continue;
-        normal.lo = 0.0;
-        const double cell_push = c.linear[1].norm();
-        normal.lambda = set_.warm_start && contact.persisted && cell_push > 0 ? contact.normal_impulse / cell_push : 0.0;
-        normal_row_of_[size_t(k)] = int(rows_.size());
-        rows_.push_back(normal);
-        row_contact_.push_back(k);
-        add_friction(k, int(rows_.size()) - 1);
-      }
+      Row row = sum_row(regions[size_t(r)]);
+      if (row.inv_diag == 0.0) continue;
+      const int normal_row = int(rows_.size());
+      rows_.push_back(row);
+      row_contact_.push_back(-1);
+      for (int k = begin; k < end; ++k)
+        if (region_of_[size_t(k - begin)] == r) {
+          normal_row_of_[size_t(k)] = normal_row;
+          add_friction(k, normal_row);
+        }
+    }
+    // Eq. 16-17 with g = -V per volume: -J_V u >= 0 (it does not grow), impulse -J_V^T rho, rho >= 0.
+    for (int k = begin; k < end && !region_rows; ++k) {
+      if (!valid(k)) continue;
+      const Contact& contact = ctx.contacts[size_t(k)];
+      const Constraint& c = (*list)[contact.feature];
+      Row normal = make_row(a, b, -c.linear[0], -c.angular[0], -c.linear[1], -c.angular[1]);
+      if (normal.inv_diag == 0.0) continue;
+      normal.lo = 0.0;
+      const double cell_push = c.linear[1].norm();
+      normal.lambda = set_.warm_start && contact.persisted && cell_push > 0 ? contact.normal_impulse / cell_push : 0.0;
+      normal_row_of_[size_t(k)] = int(rows_.size());
+      rows_.push_back(normal);
+      row_contact_.push_back(k);
+      add_friction(k, int(rows_.size()) - 1);
     }
     blocks_.back().rows = int(rows_.size()) - first;
   }
