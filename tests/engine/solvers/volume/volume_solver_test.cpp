@@ -34,6 +34,15 @@ World volume_world(bool multi = false) {
   return w;
 }
 
+// Multi-volume at h = 1/60 s with the boolean parameter `name` set to `on`.
+World volume_world_with(const char* name, bool on) {
+  World w = volume_world(true);
+  w.settings.dt = 1.0 / 60.0;
+  std::string error;
+  EXPECT_TRUE(w.solver().params().set(name, on ? 1 : 0, &error)) << error;
+  return w;
+}
+
 const VolumeSolver& volume_solver(World& w) { return dynamic_cast<const VolumeSolver&>(w.solver()); }
 
 double total_volume(World& w, int a, int b) {
@@ -194,10 +203,7 @@ namespace {
 // again, and both rest within a pixel or two of their places.
 TEST(VolumeSolver, StackLayersHoldAHeavyBoxOnALightOne) {
   for (const bool layers : {false, true}) {
-    World w = volume_world(true);
-    w.settings.dt = 1.0 / 60.0;
-    std::string error;
-    ASSERT_TRUE(w.solver().params().set("stack_layers", layers ? 1 : 0, &error)) << error;
+    World w = volume_world_with("stack_layers", layers);
     add_plane(w);
     const int light = add_body(w, box(Vec3(0.5, 0.1, 0.5)), Vec3(0, 0.1, 0), 5.0);  // 1 kg: 1 m x 0.2 m x 1 m at 5 kg/m^3
     const int heavy = add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 0.7, 0), 100.0);   // 100 kg
@@ -221,10 +227,7 @@ TEST(VolumeSolver, StackLayersHoldAHeavyBoxOnALightOne) {
 // rolls without slipping; with a row per cell (off) the cells at the front of its cap brake it.
 TEST(VolumeSolver, RegionRowLetsABallRollOnASlab) {
   for (const bool region_rows : {true, false}) {
-    World w = volume_world(true);
-    w.settings.dt = 1.0 / 60.0;
-    std::string error;
-    ASSERT_TRUE(w.solver().params().set("sphere_region_rows", region_rows ? 1 : 0, &error)) << error;
+    World w = volume_world_with("sphere_region_rows", region_rows);
     add_body(w, box(Vec3(4, 0.25, 1)), Vec3(2, -0.25, 0), 1000.0, Quat::Identity(), 0, BodyKind::Fixed);
     const double r = 0.25;
     const int ball = add_body(w, sphere(r), Vec3(0, r - 0.5 * kPixel, 0), 1000.0);
