@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
-#include <numbers>
 
 #include "collision/mesh_shape.h"
 #include "mesh/generate.h"
@@ -15,7 +13,6 @@ namespace cl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr double kPi = std::numbers::pi;
 
 // The method's own stages (Solver::sub_stages), in step order.
 enum Stage { kImages, kModelling, kRows, kVelocityPgs, kStackLayers, kStabilization };
@@ -80,12 +77,10 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "After the velocity solve, solve each stack layer again bottom-up with its lower bodies held (the "
        "contact graph's layers, as lcp's shock propagation, thesis 6.4): the wall and a 1:100 stack then "
        "stand; off (the paper's plain Gauss-Seidel): both collapse"}),
-      T::bind(&S::curved_pair_rows, {"curved_pair_rows", ParamKind::Bool, "", 0, 1, 0,
-       "One normal row per pair (sect. 4.1) on a curved contact, whose patch covers less than 2 pi x its "
-       "deepest point x the smaller body's size (a ball's), instead of one per cell: a ball then rolls "
-       "without the cells at the front of its patch braking it (2 m/s on level ground: 1.99 after 2 s, "
-       "1.30 off); off by default, as the two armadillos of volume_armadillos.json then do not settle "
-       "on each other"}),
+      T::bind(&S::sphere_region_rows, {"sphere_region_rows", ParamKind::Bool, "", 0, 1, 1,
+       "With multi_volume: one normal row per connected region of cells on a sphere (the region's volume "
+       "gradient, sect. 4.1; a sphere's cap pushes through its centre) instead of one per cell: a ball then rolls "
+       "without the cells at the front of its cap braking it (2 m/s on level ground: 1.99 after 2 s, 1.30 off)"}),
       T::bind(&S::threads, {"threads", ParamKind::Integer, "", 0, 64, 0,
        "Workers rasterising the depth images (0: all hardware threads); results do not depend on it"})
   });
@@ -137,6 +132,7 @@ bool VolumeSolver::make_constraint(const ldi::VolumeContact& vc, const ldi::Volu
   c.volume = vc.volume;
   c.area = vc.area;
   c.normal = vc.normal;
+  c.cell = vc.cell;
   for (int s = 0; s < 2; ++s) {
     c.linear[s] = vc.body[s].linear;
     c.angular[s] = vc.body[s].angular;
@@ -320,6 +316,7 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   // each of its volumes.
   const int contact_count = int(ctx.contacts.size());
   row_contact_.assign(rows_.size(), -1);
+  normal_row_of_.assign(size_t(contact_count), -1);
   impact_rows_.clear();
   for (int ci = 0; ci < contact_count;) {
     const int a = ctx.contacts[size_t(ci)].a, b = ctx.contacts[size_t(ci)].b;
@@ -329,60 +326,89 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     ci = end;
     const auto* list = constraints(a, b);
     if (!list) continue;
-    // The pair's whole volume, the sum of its volumes (the mono-volume of sect. 4.1 over the volumes that
-    // push): its row, its mean depth and its deepest point.
-    Vec3 lin[2] = {Vec3::Zero(), Vec3::Zero()}, ang[2] = {Vec3::Zero(), Vec3::Zero()};
-    double volume = 0.0, area = 0.0, deepest = 0.0, impulse = 0.0;
-    bool warm = false;
-    for (int k = begin; k < end; ++k) {
-      const Contact& contact = ctx.contacts[size_t(k)];
-      if (contact.feature >= list->size()) continue;
-      const Constraint& c = (*list)[contact.feature];
-      for (int s = 0; s < 2; ++s) {
-        lin[s] -= c.linear[s];
-        ang[s] -= c.angular[s];
+    const auto valid = [&](int k) { return ctx.contacts[size_t(k)].feature < list->size(); };
+    // A region on a sphere gets one row, the gradient of the region's volume (the mono-volume of sect. 4.1,
+    // which the cells' gradients add up to, sect. 5): every normal of a sphere passes through its centre, so
+    // whatever the pressure over its cap, the cap pushes through the centre and holds one degree of freedom,
+    // as one point contact does. Rows per cell on a cap hold every cell's volume from growing: the cells at
+    // the front of a rolling ball's cap, which the motion carries into the ground while those at the back
+    // empty, braked the ball like a flat-bottomed body (1.30 m/s of 2 after 2 s on level ground; 1.99 with the
+    // region's row). Other regions keep one row per cell (sect. 5), so that the pressure can shift across the
+    // patch and hold a box, a torus or a scanned mesh against rocking and tipping (one row per curved region of
+    // any body, found by the cap's area against its depth, let stacked tori and the armadillos rock on).
+    // Separate regions keep separate rows: the volume the paper constrains is that of each region.
+    const bool sphere = ctx.bodies[size_t(a)].shape.type == ShapeType::Sphere ||
+                        ctx.bodies[size_t(b)].shape.type == ShapeType::Sphere;
+    const bool region_rows = !set_.multi_volume || (set_.sphere_region_rows && sphere);
+    // The pair's volumes by intersection region when they get a row per region: with multi-volume, cells that
+    // touch (share a face, an edge or a corner) cut one connected region of the intersection; without, the pair
+    // has one volume.
+    const int count = end - begin;
+    const auto cell_of = [&](int k) -> const std::array<int, 3>& { return (*list)[ctx.contacts[size_t(k)].feature].cell; };
+    region_of_.assign(size_t(count), -1);
+    int region_count = 0;
+    for (int k = begin; k < end && region_rows; ++k) {
+      if (!valid(k) || region_of_[size_t(k - begin)] >= 0) continue;
+      region_of_[size_t(k - begin)] = region_count;
+      region_stack_.assign(1, k);
+      while (!region_stack_.empty()) {
+        const std::array<int, 3> cell = cell_of(region_stack_.back());
+        region_stack_.pop_back();
+        for (int o = begin; o < end; ++o) {
+          if (!valid(o) || region_of_[size_t(o - begin)] >= 0) continue;
+          const std::array<int, 3>& other = cell_of(o);
+          if (std::abs(other[0] - cell[0]) <= 1 && std::abs(other[1] - cell[1]) <= 1 && std::abs(other[2] - cell[2]) <= 1) {
+            region_of_[size_t(o - begin)] = region_count;
+            region_stack_.push_back(o);
+          }
+        }
       }
-      volume += c.volume;
-      area += c.area;
-      deepest = std::max(deepest, c.deepest);
-      impulse += contact.normal_impulse;
-      warm |= set_.warm_start && contact.persisted;
+      ++region_count;
     }
-    Row pair = make_row(a, b, lin[0], ang[0], lin[1], ang[1]);
-    if (pair.inv_diag == 0.0) continue;
-    pair.lo = 0.0;
-    const Contact& first_contact = ctx.contacts[size_t(begin)];
-    const double push = lin[1].norm();  // force per unit rho on b, m^2
-    // Restitution (Newton's law on the pair as a whole, as on one point contact): the approach speed along the
-    // normal is the rate the volume grew at the start of the step over the area that pushes, -J_V u / |dV/dx_b|
-    // (m/s); after an impact the volume must shrink at e times it.
-    if (push > 0.0) {
-      BodyVelocity before[2] = {{ctx.bodies[size_t(a)].linear_velocity, ctx.bodies[size_t(a)].angular_velocity},
-                                {ctx.bodies[size_t(b)].linear_velocity, ctx.bodies[size_t(b)].angular_velocity}};
-      const double vn = pair.value(before[0], before[1]) / push;
-      pair.target = push * bounce_speed(vn, first_contact.restitution, set_.restitution_threshold);
-    }
-    // With curved_pair_rows, a curved contact (a ball, a rounded end, a corner: the overlap is a small cap,
-    // deepest in its middle) gets the pair's one row, one pressure over the patch (sect. 4.1); a flat one (a face on a face: a wide, thin
-    // layer) one row per volume (sect. 5), so that the pressure can shift across the patch and hold a box
-    // against rocking and tipping. A cap of depth d on a surface of curvature radius R covers 2 pi R d, so the
-    // patch is curved when its area is below 2 pi d times the smaller body's size (half its bounding box's
-    // diagonal): a ball's patch measures R about its radius, a resting box's face hundreds of metres. Rows per
-    // volume on a cap hold every cell's volume from growing, and the cells at the front of a rolling ball's
-    // patch, which the rolling carries into the ground while those at the back empty, braked the ball like a
-    // flat-bottomed body: 1.30 m/s of 2 after 2 s on level ground (1.99 with the pair's row).
-    const auto smaller_size = [&] {
-      double size = std::numeric_limits<double>::infinity();
-      for (int body : {a, b}) {
-        const Body& bb = ctx.bodies[size_t(body)];
-        if (bb.shape.type == ShapeType::Plane) continue;
-        const Aabb box = shape_aabb(bb.shape, bb.position, bb.orientation);
-        size = std::min(size, 0.5 * (box.hi - box.lo).norm());
-      }
-      return size;
+    // Per region, and for the whole pair, the sum of the volumes (the mono-volume of sect. 4.1 over the
+    // volumes that push) and of their last impulses.
+    struct Sum {
+      Vec3 lin[2] = {Vec3::Zero(), Vec3::Zero()}, ang[2] = {Vec3::Zero(), Vec3::Zero()};
+      double impulse = 0.0;
+      bool warm = false;
     };
-    const bool curved = !set_.multi_volume || (set_.curved_pair_rows && area < 2.0 * kPi * deepest * smaller_size());
-    // Friction per volume, bounded by the pressure of its normal row (its own, or the pair's); each volume's
+    std::vector<Sum> regions(static_cast<size_t>(region_count));
+    Sum whole;
+    for (int k = begin; k < end; ++k) {
+      if (!valid(k)) continue;
+      const Contact& contact = ctx.contacts[size_t(k)];
+      const Constraint& c = (*list)[contact.feature];
+      const int region = region_of_[size_t(k - begin)];
+      for (Sum* sum : {&whole, region >= 0 ? &regions[size_t(region)] : nullptr}) {
+        if (!sum) continue;
+        for (int s = 0; s < 2; ++s) {
+          sum->lin[s] -= c.linear[s];
+          sum->ang[s] -= c.angular[s];
+        }
+        sum->impulse += contact.normal_impulse;
+        sum->warm |= set_.warm_start && contact.persisted;
+      }
+    }
+    const Contact& first_contact = ctx.contacts[size_t(begin)];
+    const BodyVelocity before[2] = {{ctx.bodies[size_t(a)].linear_velocity, ctx.bodies[size_t(a)].angular_velocity},
+                                    {ctx.bodies[size_t(b)].linear_velocity, ctx.bodies[size_t(b)].angular_velocity}};
+    // The normal row of a sum, unilateral (rho >= 0). Restitution (Newton's law on the sum as on one point
+    // contact): the approach speed along the normal is the rate the volume grew at the start of the step over
+    // the area that pushes, -J_V u / |dV/dx_b| (m/s); after an impact the volume must shrink at e times it.
+    const auto sum_row = [&](const Sum& sum) {
+      Row row = make_row(a, b, sum.lin[0], sum.ang[0], sum.lin[1], sum.ang[1]);
+      row.lo = 0.0;
+      const double push = sum.lin[1].norm();  // force per unit rho on b, m^2
+      if (push > 0.0) {
+        const double vn = row.value(before[0], before[1]) / push;
+        row.target = push * bounce_speed(vn, first_contact.restitution, set_.restitution_threshold);
+      }
+      row.lambda = sum.warm && push > 0 ? sum.impulse / push : 0.0;
+      return row;
+    };
+    const Row pair = sum_row(whole);
+    if (pair.inv_diag == 0.0) continue;
+    // Friction per volume, bounded by the pressure of its normal row (its own, or its region's); each volume's
     // rows right after its normal row, so that the sweeps see a volume's pressure before its friction.
     auto add_friction = [&](int k, int normal_row) {
       const Contact& contact = ctx.contacts[size_t(k)];
@@ -417,28 +443,35 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     };
     const int first = int(rows_.size());
     blocks_.push_back({begin, end, first, 0});
-    if (curved) {
-      pair.lambda = warm && push > 0 ? impulse / push : 0.0;
-      rows_.push_back(pair);
+    // An impact on a pair with rows per cell is the pair's (solve_impacts); a region's row carries its own
+    // bounce target.
+    if (!region_rows && pair.target > 0.0) impact_rows_.push_back(pair);
+    for (int r = 0; r < region_count; ++r) {
+      Row row = sum_row(regions[size_t(r)]);
+      if (row.inv_diag == 0.0) continue;
+      const int normal_row = int(rows_.size());
+      rows_.push_back(row);
       row_contact_.push_back(-1);
-      for (int k = begin; k < end; ++k) add_friction(k, first);
-    } else {
-      // Eq. 16-17 with g = -V per volume: -J_V u >= 0 (it does not grow), impulse -J_V^T rho, rho >= 0. An
-      // impact is the pair's (solve_impacts).
-      if (pair.target > 0.0) impact_rows_.push_back(pair);
-      for (int k = begin; k < end; ++k) {
-        const Contact& contact = ctx.contacts[size_t(k)];
-        if (contact.feature >= list->size()) continue;
-        const Constraint& c = (*list)[contact.feature];
-        Row normal = make_row(a, b, -c.linear[0], -c.angular[0], -c.linear[1], -c.angular[1]);
-        if (normal.inv_diag == 0.0) continue;
-        normal.lo = 0.0;
-        const double cell_push = c.linear[1].norm();
-        normal.lambda = set_.warm_start && contact.persisted && cell_push > 0 ? contact.normal_impulse / cell_push : 0.0;
-        rows_.push_back(normal);
-        row_contact_.push_back(k);
-        add_friction(k, int(rows_.size()) - 1);
-      }
+      for (int k = begin; k < end; ++k)
+        if (region_of_[size_t(k - begin)] == r) {
+          normal_row_of_[size_t(k)] = normal_row;
+          add_friction(k, normal_row);
+        }
+    }
+    // Eq. 16-17 with g = -V per volume: -J_V u >= 0 (it does not grow), impulse -J_V^T rho, rho >= 0.
+    for (int k = begin; k < end && !region_rows; ++k) {
+      if (!valid(k)) continue;
+      const Contact& contact = ctx.contacts[size_t(k)];
+      const Constraint& c = (*list)[contact.feature];
+      Row normal = make_row(a, b, -c.linear[0], -c.angular[0], -c.linear[1], -c.angular[1]);
+      if (normal.inv_diag == 0.0) continue;
+      normal.lo = 0.0;
+      const double cell_push = c.linear[1].norm();
+      normal.lambda = set_.warm_start && contact.persisted && cell_push > 0 ? contact.normal_impulse / cell_push : 0.0;
+      normal_row_of_[size_t(k)] = int(rows_.size());
+      rows_.push_back(normal);
+      row_contact_.push_back(k);
+      add_friction(k, int(rows_.size()) - 1);
     }
     blocks_.back().rows = int(rows_.size()) - first;
   }
@@ -467,26 +500,21 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   for (const ContactBlock& k : blocks_) {
     profile_.velocity_rows += k.rows;
     // Impulses on b in N s, for drawing and warm starting: per volume, its normal row's force per unit
-    // multiplier times it (under the pair's row: the pair's pressure times the volume's push |dV/dx_b|), and
-    // the same for its friction rows.
+    // multiplier times it (its own row's, or its region's: the region's pressure times the volume's push
+    // |dV/dx_b|), and the same for its friction rows.
     const Contact& first = ctx.contacts[size_t(k.contact)];
     const auto* list = constraints(first.a, first.b);
-    const bool pair_row = row_contact_[size_t(k.first_row)] < 0;
-    const double rho = rows_[size_t(k.first_row)].lambda;
     for (int ci = k.contact; ci < k.contact_end; ++ci) {
       Contact& contact = ctx.contacts[size_t(ci)];
+      const int row = normal_row_of_[size_t(ci)];
       contact.normal_impulse =
-          pair_row && contact.feature < list->size() ? rho * (*list)[contact.feature].linear[1].norm() : 0.0;
+          row >= 0 ? rows_[size_t(row)].lambda * (*list)[contact.feature].linear[1].norm() : 0.0;
       contact.friction_impulse = Vec3::Zero();
     }
     for (int r = k.first_row; r < k.first_row + k.rows; ++r) {
       const int ci = row_contact_[size_t(r)];
-      if (ci < 0) continue;
       const Row& row = rows_[size_t(r)];
-      if (row.normal_row < 0)
-        ctx.contacts[size_t(ci)].normal_impulse = row.lambda * row.jb_lin.norm();
-      else
-        ctx.contacts[size_t(ci)].friction_impulse += row.lambda * row.jb_lin;
+      if (ci >= 0 && row.normal_row >= 0) ctx.contacts[size_t(ci)].friction_impulse += row.lambda * row.jb_lin;
     }
   }
   for (size_t i = 0; i < n; ++i) {

@@ -9,9 +9,9 @@
 //               point along the normal; the mean depth V / area stays on the Constraint)
 //   velocities  u* = u + h M^-1 f_ext (constraints/motion.h), then the MLCP of
 //               eq. 16-17 (unilateral rows: the volume may not grow, J_V u <= 0, pressure rho >= 0; one per
-//               volume, or with `curved_pair_rows` one for the pair's whole volume on a curved contact such as a
-//               ball's, so that it rolls freely; an impact faster than `restitution_threshold`
-//               must separate at e times its approach speed, Newton's law on the pair as under `lcp`) with the
+//               volume, or with `sphere_region_rows` one per connected region of cells on a sphere, the
+//               region's volume, so that a ball rolls freely; an impact faster than `restitution_threshold`
+//               must separate at e times its approach speed, Newton's law on the pair or region as under `lcp`) with the
 //               friction rows of eq. 20-21 per volume (tangents from the contact normal, bounds +-mu rho,
 //               eq. 8-10) and the joints' rows (as under `lcp`), by the shared symmetric projected
 //               Gauss-Seidel (constraints/pgs.h)
@@ -64,12 +64,13 @@ class VolumeSolver final : public Solver {
     std::array<Vec3, 2> angular{Vec3::Zero(), Vec3::Zero()};  // dV/dtheta about the body's centre, m^3
     std::array<double, 2> area_sum{0, 0};                     // S (eq. 20-21), m^2
     std::array<Vec3, 2> area_moment{Vec3::Zero(), Vec3::Zero()};  // M about the body's centre, m^3
+    std::array<int, 3> cell{};    // multi-volume: the grid cell of the volume (sect. 5); mono: (0, 0, 0)
     double mean_depth() const { return area > 0 ? volume / area : 0.0; }  // V / area (sect. 4.3), m
   };
   // The parameters as plain fields (see param_specs for units and meaning).
   struct Settings {
     double pixel_size, cell_size, rest_depth, tolerance, restitution_threshold;
-    bool multi_volume, warm_start, stack_layers, curved_pair_rows;
+    bool multi_volume, warm_start, stack_layers, sphere_region_rows;
     int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, threads, combine;
     ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
   };
@@ -177,7 +178,9 @@ class VolumeSolver final : public Solver {
   std::vector<InverseMass> masses_;
   std::vector<Row> rows_;  // joint rows first, then each volume contact's normal and friction rows
   std::vector<ContactBlock> blocks_;
-  std::vector<int> row_contact_;  // per row of rows_: the contact of a volume's row, -1 for a pair's or a joint's
+  std::vector<int> row_contact_;  // per row of rows_: the contact of a volume's row, -1 for a region's or a joint's
+  std::vector<int> normal_row_of_;  // per contact: the row of rows_ that bounds it (its own or its region's), or -1
+  std::vector<int> region_of_, region_stack_;  // a pair's contacts by intersection region (solve_velocities)
   void solve_impacts(StepContext& ctx);
   std::vector<Row> impact_rows_;  // one row per flat pair with an impact (solve_impacts)
   void solve_layers(StepContext& ctx);

@@ -37,11 +37,16 @@ struct AwaitingFix {
 };
 const AwaitingFix kAwaitingFix[] = {
     // volume.
-    {"incline_friction", "volume", "sliding friction 2 % too strong"},                      // 2.31 m/s of 2.356
-    {"rolling_speed", "volume", "the cells at the front of the patch brake the ball"},      // 3.23 m/s of 3.504
-    {"rolling_slip", "volume", "the cells at the front of the patch brake the ball"},       // 0.414 m/s of 0
-    {"rolling_flat", "volume", "the cells at the front of the patch brake the ball"},       // 1.30 m/s of 2
-    {"tower20_light", "volume", "the tower topples (stack_layers off by default)"},         // 1.90 m of 0
+    {"incline_friction", "volume", "sliding friction 2 % too strong: a cell's friction weights add up to |dV/dx| "
+                                   "while it pushes with n . dV/dx, less where the cell walls tilt its gradient; "
+                                   "weights adding up to n . dV/dx give 2.36, but the second armadillo of "
+                                   "volume_armadillos.json then slides off the first"},  // 2.31 m/s of 2.356
+    {"rolling_slip", "volume", "placed exactly touching, the ball has no intersection volume in its first step "
+                               "and falls freely: slip g h; later its speed along the normal reaches 0.084"},  // 0.1635 m/s of 0
+    {"tower20_light", "volume", "the column buckles: where a box stands off-centre on another, their side faces "
+                                "inside each other tilt the pair's normal by depth / width, away from the centre "
+                                "(two such boxes without friction slide apart), and the 20 sweeps leave the column "
+                                "rocking; stack_layers does not help"},  // 1.90 m of 0
 };
 
 const AwaitingFix* awaiting_fix(const std::string& case_name, const std::string& solver) {
