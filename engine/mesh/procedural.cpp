@@ -382,7 +382,13 @@ struct Rng {
   double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
   Vec3 unit() {
     for (;;) {
-      Vec3 v(2 * uniform() - 1, 2 * uniform() - 1, 2 * uniform() - 1);
+      // Drawn z, y, x in separate statements: the order of a call's arguments is unspecified, and GCC (which made
+      // the rocks of the shipped scenes) evaluated Vec3(x, y, z)'s from the right, clang from the left, so the
+      // same seed gave each compiler another rock.
+      const double z = 2 * uniform() - 1;
+      const double y = 2 * uniform() - 1;
+      const double x = 2 * uniform() - 1;
+      Vec3 v(x, y, z);
       const double n = v.norm();
       if (n > 0.1 && n <= 1) return v / n;
     }
