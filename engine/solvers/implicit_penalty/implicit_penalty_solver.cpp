@@ -32,6 +32,12 @@ constexpr SubStage kStages[] = {
     {"joint_projection", StepStage::Integrate},   // parameter joint_projection: Newton steps onto the joints
 };
 
+// m: the least mean depth of the physical model, the parameter `penetration`'s lower bound and the floor of the
+// stacks' rule (pair_penetration).
+constexpr double kLeastPenetration = 1e-5;
+// m: the finest point shell, the parameter `point_spacing`'s lower bound and the floor of a ball's spacing.
+constexpr double kLeastPointSpacing = 0.002;
+
 }  // namespace
 
 // Shrinks the skin of a pair's points to `skin`: their depths move by the difference and the points left outside
@@ -58,7 +64,7 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
        "depth rate only (a sphere's spin left out), Coulomb friction rows after the implicit step; "
        "per_point: the paper's stiffness, damping and friction_stiffness per point",
        {"physical", "per_point"}}),
-      T::bind(&S::penetration, {"penetration", ParamKind::Real, "m", 1e-5, 0.1, 1e-3,
+      T::bind(&S::penetration, {"penetration", ParamKind::Real, "m", kLeastPenetration, 0.1, 1e-3,
        "physical model: the mean depth at which a body resting on a fixed one under standard gravity is held "
        "(sets K = m_eff g0 / penetration)"}),
       T::bind(&S::skin, {"skin", ParamKind::Real, "m", 0, 0.01, 2e-4,
@@ -98,7 +104,7 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
        "Dynamic friction coefficient as a fraction of the static one (the material's friction)"}),
       T::bind(&S::slip_speed, {"slip_speed", ParamKind::Real, "m/s", 0, 10, 0.01,
        "A sliding contact point whose tangential speed falls below this is anchored again (static friction)"}),
-      T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", 0.002, 1, 0.04,
+      T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", kLeastPointSpacing, 1, 0.04,
        "Spacing of the point shells of spheres, boxes and capsules (a mesh is resampled evenly at its distance "
        "grid's cell size, set by its `resolution`); physical model: spheres and capsules of radius R at most "
        "sqrt(R penetration), so about 12 points hold a resting ball"}),
@@ -145,8 +151,7 @@ void ImplicitPenaltySolver::reset() {
 double ImplicitPenaltySolver::shell_spacing(const Shape& shape) const {
   const bool round = shape.type == ShapeType::Sphere || shape.type == ShapeType::Capsule;
   if (set_.model != ContactModel::Physical || !round) return set_.point_spacing;
-  const double min_spacing = params_.find("point_spacing")->min;
-  return std::max(min_spacing, std::min(set_.point_spacing, std::sqrt(shape.radius * set_.penetration)));
+  return std::max(kLeastPointSpacing, std::min(set_.point_spacing, std::sqrt(shape.radius * set_.penetration)));
 }
 
 // Narrow phase of this method: each body's points inside the other's signed distance (sec. 4.1, 6). The points
@@ -332,8 +337,7 @@ double ImplicitPenaltySolver::pair_penetration(const StepContext& ctx, const Pai
   const double least = Eigen::SelfAdjointEigenSolver<Mat3>(J, Eigen::EigenvaluesOnly).eigenvalues()(1);
   const double H = std::abs((load_centre_[size_t(upper)] - centre).dot(contact.normal));
   if (H <= 0.0) return p;
-  const double floor = params_.find("penetration")->min;
-  return std::clamp(least / (set_.stack_margin * H * layers), floor, p);
+  return std::clamp(least / (set_.stack_margin * H * layers), kLeastPenetration, p);
 }
 
 // The mass each body carries down through its contacts: the mass of the bodies of its contact group whose stack
