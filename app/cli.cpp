@@ -9,8 +9,11 @@
 #include <string_view>
 #include <thread>
 
+#include "compare/lanes.h"
+#include "compare/summary.h"
 #include "conformance/matrix.h"
 #include "core/text.h"
+#include <nlohmann/json.hpp>
 #include "scene/scene.h"
 #include "telemetry/telemetry.h"
 #include "viewer/session.h"
@@ -24,10 +27,14 @@ const char* usage_text() {
          "             [--screenshot FILE.png [--frames N]] [--view LIST]\n"
          "  contactlab --headless SCENE.json --steps N [--solver NAME] [--dt H] [--set name=value]...\n"
          "             [--metrics FILE.csv] [--trace FILE.json] [--state FILE.json]\n"
+         "  contactlab --compare SOLVER,SOLVER[,...] SCENE.json --steps N [--dt H] [--set LANE.name=value]...\n"
+         "             [--metrics FILE.csv] [--threads N]   lanes side by side without a window\n"
+         "  contactlab SCENE.json --lanes SOLVER,SOLVER[,...] [--set LANE.name=value]...   lanes in the viewer\n"
          "  contactlab --list-solvers [--markdown]   solvers and their parameters\n"
          "  contactlab --conformance [--markdown] [--solver NAME] [--case NAME]...\n"
          "             closed-form mechanics cases under every solver (or NAME) at its defaults\n"
-         "exit codes: 0 ok, 2 bad input, 3 the simulation produced a non-finite value or blew up (max_speed);\n"
+         "exit codes: 0 ok, 2 bad input, 3 the simulation (or, with --compare, a lane) produced a non-finite value\n"
+         "  or blew up (max_speed);\n"
          "  --conformance: 0 every cell passes (or fails because of its method), 1 some cell fails\n";
 }
 
@@ -133,6 +140,20 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
     } else if (arg == "--view") {
       if (!value(v)) return false;
       out.view = v;
+    } else if (arg == "--compare" || arg == "--lanes") {
+      if (!value(v)) return false;
+      std::vector<LaneSpec> specs;
+      if (!parse_lane_list(v, specs, error)) {
+        *error = std::string(arg) + ": " + *error;
+        return false;
+      }
+      (arg == "--compare" ? out.compare : out.lanes) = v;
+    } else if (arg == "--threads") {
+      if (!value(v)) return false;
+      if (!parse_int(v, out.threads) || out.threads < 0 || out.threads > 256) {
+        *error = "--threads expects a whole number in [0, 256] (0: every core), got " + quoted(v);
+        return false;
+      }
     } else if (arg == "--screenshot") {
       if (!path(out.screenshot)) return false;
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -162,20 +183,60 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
   }
   // Options that only one mode reads are refused in the other, never silently ignored.
   const auto given = [&](std::string_view option) { return std::find(seen.begin(), seen.end(), option) != seen.end(); };
+  if (!out.compare.empty() && !out.help) {
+    if (out.headless || out.list_solvers || out.conformance) {
+      *error = "--compare runs its lanes without a window on its own: it takes no --headless, --list-solvers or --conformance";
+      return false;
+    }
+    for (const char* option : {"--solver", "--trace", "--state", "--lanes", "--screenshot", "--view", "--frames"})
+      if (given(option)) {
+        *error = std::string(option) + " cannot be used with --compare (" +
+                 (std::string_view(option) == "--solver" ? "the lane list names the solvers" :
+                  std::string_view(option) == "--trace" || std::string_view(option) == "--state"
+                      ? "it is for one run: use --headless"
+                      : "it is for the viewer: open the scene with --lanes") + ")";
+        return false;
+      }
+    if (out.scene.empty()) {
+      *error = "--compare needs a scene file";
+      return false;
+    }
+    if (!steps_given) {
+      *error = "--compare needs --steps N";
+      return false;
+    }
+  }
+  if (!out.lanes.empty() && !out.help && given("--solver")) {
+    *error = "--lanes names the solvers (the first lane replaces the scene's): it takes no --solver";
+    return false;
+  }
+  if (given("--threads") && out.compare.empty() && !out.help) {
+    *error = "--threads is for --compare";
+    return false;
+  }
+  // In a comparison --set names its lane: LANE.name=value, LANE from 1.
+  if ((!out.compare.empty() || !out.lanes.empty()) && !out.help) {
+    std::vector<LaneSpec> specs;
+    parse_lane_list(!out.compare.empty() ? out.compare : out.lanes, specs, error);
+    if (!assign_lane_params(out.params, specs, error)) {
+      *error = "--set " + *error;
+      return false;
+    }
+  }
   if (!out.help) {
-    const bool viewer = !out.headless && !out.list_solvers && !out.conformance;
+    const bool viewer = !out.headless && !out.list_solvers && !out.conformance && out.compare.empty();
     for (const char* option : {"--screenshot", "--view", "--frames"})
       if (!viewer && given(option)) {
         *error = std::string(option) + " is for the viewer: it cannot be used with --headless, --list-solvers or --conformance";
         return false;
       }
     for (const char* option : {"--metrics", "--trace", "--state", "--steps"})
-      if (!out.headless && given(option)) {
+      if (!out.headless && out.compare.empty() && given(option)) {
         *error = std::string(option) + " is for runs without a window: add --headless (the viewer records from its Stats panel)";
         return false;
       }
   }
-  if (out.headless && !out.list_solvers && !out.help) {
+  if ((out.headless || !out.compare.empty()) && !out.list_solvers && !out.help) {
     // Every output goes to its own file, and none overwrites the scene.
     namespace fs = std::filesystem;
     const auto same = [](const std::string& a, const std::string& b) {
@@ -306,6 +367,96 @@ int run_headless(const CommandLine& cmd) {
   if (!cmd.state.empty() && !write_text_file(cmd.state, state_to_json(world).dump(2) + "\n", "state file", error))
     return output_error();
   return exit_code;
+}
+
+namespace {
+
+// The sidecar of a comparison CSV: out.csv -> out.lanes.json.
+std::string sidecar_path(const std::string& csv) {
+  std::filesystem::path p(csv);
+  p.replace_extension(".lanes.json");
+  return p.string();
+}
+
+}  // namespace
+
+int run_compare(const CommandLine& cmd) {
+  const std::string scene = escape_for_message(cmd.scene);
+  SceneLoadResult loaded = load_scene_file(cmd.scene);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "contactlab: %s\n", loaded.error.c_str());
+    return 2;
+  }
+  for (const std::string& w : loaded.warnings) std::fprintf(stderr, "contactlab: warning: %s\n", w.c_str());
+  World& base = loaded.world;
+  if (cmd.dt > 0) base.settings.dt = cmd.dt;
+
+  Lanes lanes(cmd.threads);
+  std::string error;
+  std::vector<LaneSpec> specs;
+  if (!parse_lane_list(cmd.compare, specs, &error) || !assign_lane_params(cmd.params, specs, &error)) {
+    std::fprintf(stderr, "contactlab: %s\n", escape_for_message(error).c_str());
+    return 2;
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!lanes.add(base, specs[i], &error)) {
+      std::fprintf(stderr, "contactlab: %s: --compare lane %zu: %s\n", scene.c_str(), i + 1,
+                   escape_for_message(error).c_str());
+      return 2;
+    }
+    for (const std::string& w : lanes.world(int(i)).unsupported_features())
+      std::fprintf(stderr, "contactlab: warning: %s: lane %zu: %s\n", scene.c_str(), i + 1, escape_for_message(w).c_str());
+  }
+
+  // One CSV for every lane, step by step, with the lane, its solver and the scene in the first columns; the
+  // sidecar says what each lane ran.
+  StepWriter writer;
+  const auto output_error = [&] {
+    std::fprintf(stderr, "contactlab: %s\n", escape_for_message(error).c_str());
+    return 2;
+  };
+  const std::string sidecar = cmd.metrics.empty() ? std::string() : sidecar_path(cmd.metrics);
+  if (!sidecar.empty()) {
+    std::vector<const World*> worlds;
+    for (int i = 0; i < lanes.size(); ++i) worlds.push_back(&lanes.world(i));
+    nlohmann::ordered_json j = lanes_sidecar_json(cmd.scene, worlds, cmd.metrics);
+    j["steps"] = cmd.steps;
+    j["threads"] = lanes.threads();
+    if (!write_text_file(sidecar, j.dump(2) + "\n", "lanes sidecar", error)) return output_error();
+  }
+  if (!writer.open(cmd.metrics, "", &error)) return output_error();
+  writer.set_leading_columns("lane,solver,scene");
+
+  ComparisonSummary summary;
+  summary.begin(lanes);
+  for (int s = 0; s < cmd.steps; ++s) {
+    lanes.step();
+    summary.add(lanes);
+    bool any_running = false;
+    for (int i = 0; i < lanes.size(); ++i) {
+      const World& w = lanes.world(i);
+      if (s == 0) writer.add_solver_columns(w.last_stats().sub_stages);
+      any_running = any_running || !lanes.stopped(i);
+    }
+    for (int i = 0; i < lanes.size(); ++i) {
+      const World& w = lanes.world(i);
+      if (w.last_stats().step != s + 1) continue;  // stopped before this step
+      const std::string leading = std::to_string(i + 1) + "," + std::string(w.solver().name()) + "," + csv_field(base.name);
+      if (!writer.add(w.last_stats(), &error, leading)) return output_error();
+    }
+    if (!any_running) break;
+  }
+  if (!writer.close(&error)) return output_error();
+  std::fputs(comparison_table(base.name, base.settings.dt, cmd.steps, summary.lanes(lanes)).c_str(), stdout);
+  if (!cmd.metrics.empty()) std::printf("wrote %s and %s\n", cmd.metrics.c_str(), sidecar.c_str());
+  for (int i = 0; i < lanes.size(); ++i)
+    if (lanes.stopped(i)) {
+      std::fprintf(stderr, "contactlab: %s: lane %d (%s): %s\n", scene.c_str(), i + 1,
+                   std::string(lanes.world(i).solver().name()).c_str(), escape_for_message(lanes.result(i).error).c_str());
+    }
+  for (int i = 0; i < lanes.size(); ++i)
+    if (lanes.stopped(i)) return 3;
+  return 0;
 }
 
 int run_conformance(const CommandLine& cmd) {

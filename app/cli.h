@@ -23,6 +23,9 @@ struct CommandLine {
   std::string screenshot;                                    // --screenshot FILE.png (viewer)
   std::string view;                                          // --view LIST: starting view (viewer)
   int frames = 60;                                           // --frames N (viewer)
+  std::string compare;                                       // --compare LIST: lanes without a window
+  std::string lanes;                                         // --lanes LIST: lanes in the viewer
+  int threads = 0;                                           // --threads N (--compare; 0: all cores)
 };
 
 // Parses argv; on error returns false with a one-line message in *error.
@@ -31,6 +34,9 @@ const char* usage_text();
 
 // Runs a scene without a window. Returns the exit code: 0 ok, 2 bad input, 3 non-finite simulation.
 int run_headless(const CommandLine& cmd);
+// Runs the lanes of --compare without a window and prints the comparison table. Returns the exit code: 0 ok,
+// 2 bad input, 3 some lane stopped (non-finite value, blow-up, too many contacts).
+int run_compare(const CommandLine& cmd);
 // Runs the conformance matrix (every case under every solver, or under --solver only) and prints it. Returns the
 // exit code: 0 every cell passes or fails because of its method, 1 some cell fails, 2 bad input.
 int run_conformance(const CommandLine& cmd);

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd.conformance) return cl::run_conformance(cmd);
+    if (!cmd.compare.empty()) return cl::run_compare(cmd);
     if (cmd.headless || cmd.list_solvers) return cl::run_headless(cmd);
 
     cl::ViewerOptions options;
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
     options.screenshot_path = cmd.screenshot;
     options.frames = cmd.frames;
     options.view = cmd.view;
+    options.lanes = cmd.lanes;
     return cl::run_viewer(options);
   } catch (const std::exception& e) {
     // Nothing should throw this far; if something does, say so instead of aborting.

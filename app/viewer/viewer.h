@@ -17,6 +17,9 @@ struct ViewerOptions {
   // Overlays and selection to start with, e.g. "graph,heights,select=box3" (see apply_view_spec in
   // viewer/session.h). Empty: $CONTACTLAB_VIEW if set. Mostly for screenshots of the overlays.
   std::string view;
+  // --lanes "lcp,volume": comparison lanes, the first replacing the scene's solver (as --solver would), the
+  // others beside it. Empty: the scene's own "lanes", if any.
+  std::string lanes;
 };
 
 // Runs the viewer until the window closes. Returns the process exit code

@@ -19,6 +19,10 @@ std::string escape_for_message(std::string_view text);
 bool read_text_file(const std::string& path, std::size_t max_bytes, const char* what, std::string& text,
                     std::string& error);
 
+// A CSV field (RFC 4180): as it is when it holds no comma, quote or line break, else in double quotes with its
+// quotes doubled.
+std::string csv_field(std::string_view text);
+
 // Writes `text` to `path` (replacing it), flushed and closed before it counts as written: a write that fails
 // only when the buffer reaches the file (a full disk) is an error too. On failure `error` is one line starting
 // with the path and naming `what` ("state file", "scene file").

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "ldi/task_pool.h"
+#include "core/task_pool.h"
 
 namespace cl::ldi {
 

@@ -51,8 +51,6 @@
 
 namespace cl::ldi {
 
-class TaskPool;
-
 // A closed, outward-oriented triangle mesh in world coordinates (the caller applies the body's pose). The spans
 // must stay valid during compute().
 struct MeshInput {

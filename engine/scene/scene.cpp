@@ -41,7 +41,8 @@ using json = nlohmann::json;
 
 const std::vector<std::string> kTopKeys = {"format", "name", "description", "gravity", "dt", "contact_margin",
                                            "max_speed", "max_contacts", "methods", "solver", "materials", "bodies", "joints",
-                                           "scripts"};
+                                           "scripts", "lanes"};
+const std::vector<std::string> kLaneKeys = {"solver", "params"};
 const std::vector<std::string> kSolverKeys = {"type", "params", "params_by_solver"};
 const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
 const std::vector<std::string> kBodyKeys = {"name", "shape", "fixed", "kinematic", "density", "mass", "position",
@@ -146,6 +147,43 @@ void read_params(Reader& r, const json& params, const std::string& path, const s
       r.expected(kpath, "a number, true/false or a choice name", value);
     }
     if (!ok) r.fail(kpath, error.empty() ? "invalid value " + describe(value) : error);
+  }
+}
+
+// "lanes": the comparison lanes opened beside the scene's own method, [{"solver": name, "params": {...}}] (at
+// most kMaxLanes - 1). A lane's parameters start from those the scene gives its method.
+void read_lanes(Reader& r, const json& doc, const World& world, std::vector<LaneSpec>& lanes) {
+  const json* list = r.optional(doc, "lanes");
+  if (!list) return;
+  const std::string what = "an array of at most " + std::to_string(kMaxLanes - 1) +
+                           " lanes [{\"solver\": name, \"params\": {...}}] compared with the scene's own solver";
+  if (!list->is_array() || list->size() > size_t(kMaxLanes - 1)) r.expected("/lanes", what, *list);
+  const std::string names = solver_names();
+  for (size_t i = 0; i < list->size(); ++i) {
+    const json& lane = (*list)[i];
+    const std::string path = "/lanes/" + std::to_string(i);
+    r.object(lane, path, "a lane {\"solver\": name, \"params\": {...}}");
+    r.check_keys(lane, path, kLaneKeys, "a lane");
+    const std::string spath = child(path, "solver");
+    const std::string& name = r.string(r.required(lane, path, "solver", "a solver name (one of: " + names + ")"), spath,
+                                       "a solver name (one of: " + names + ")");
+    if (!find_solver(name)) {
+      r.fail(spath, "expected a solver name (one of: " + names + "), got " + in_quotes(name) +
+                        suggestion(name, solver_name_list()));
+    }
+    if (!world.allows_solver(name)) {
+      r.fail(spath, "expected one of the scene's methods (" + join(world.methods) + ", see /methods), got " +
+                        in_quotes(name));
+    }
+    LaneSpec spec{name, {}};
+    if (const json* params = r.optional(lane, "params")) {
+      const ParamSet scene_values = world.solver_params_copy(name);
+      ParamSet set = scene_values;
+      read_params(r, *params, child(path, "params"), name, set);
+      for (size_t k = 0; k < set.specs().size(); ++k)
+        if (set.value(k) != scene_values.value(k)) spec.params.emplace_back(set.specs()[k].name, set.to_string(k));
+    }
+    lanes.push_back(std::move(spec));
   }
 }
 
@@ -505,7 +543,7 @@ void read_bodies(Reader& r, const json& doc, World& world) {
   }
 }
 
-World read_scene(Reader& r, const json& doc, const std::string& file_label) {
+World read_scene(Reader& r, const json& doc, const std::string& file_label, std::vector<LaneSpec>& lanes) {
   if (!doc.is_object()) r.expected("", "a JSON object {\"format\": 1, ...} at the top level", doc);
   const json& format = r.required(doc, "", "format", "1");
   if (!format.is_number() || format.get<double>() != kFormat) {
@@ -524,6 +562,7 @@ World read_scene(Reader& r, const json& doc, const std::string& file_label) {
   read_settings(r, doc, world);
   read_methods(r, doc, world);
   read_solver(r, doc, world);
+  read_lanes(r, doc, world, lanes);
   read_materials(r, doc, world);
   read_bodies(r, doc, world);
   read_scripts(r, doc, world);  // moves scripted bodies to their path's start, before joints take frames
@@ -698,7 +737,27 @@ J body_json(const World& world, const Body& b) {
 }
 
 template <class J>
-J world_json(const World& world) {
+J lanes_json_as(const World& world, std::span<const LaneSpec> lanes) {
+  J out = J::array();
+  for (const LaneSpec& lane : lanes) {
+    J j = J::object();
+    j["solver"] = lane.solver;
+    // Typed as the scene's params are: the values as the lane's method reads them.
+    ParamSet set = world.solver_params_copy(lane.solver);
+    J params = J::object();
+    for (const auto& [name, text] : lane.params) {
+      std::string ignored;
+      if (set.set_from_string(name, text, &ignored))
+        params[name] = param_json<J>(*set.find(name), *set.get(name));
+    }
+    if (!params.empty()) j["params"] = params;
+    out.push_back(j);
+  }
+  return out;
+}
+
+template <class J>
+J world_json(const World& world, std::span<const LaneSpec> lanes = {}) {
   J j = J::object();
   j["format"] = kFormat;
   j["name"] = world.name;
@@ -732,6 +791,7 @@ J world_json(const World& world) {
   }
   if (!others.empty()) solver["params_by_solver"] = others;
   j["solver"] = solver;
+  if (!lanes.empty()) j["lanes"] = lanes_json_as<J>(world, lanes);
 
   J materials = J::object();
   for (const auto& m : world.materials) materials[m.name] = J{{"friction", m.friction}, {"restitution", m.restitution}};
@@ -763,7 +823,7 @@ SceneLoadResult read_scene_json(const nlohmann::json& doc, const std::string& fi
   SceneLoadResult result;
   Reader reader(file_label);
   try {
-    result.world = read_scene(reader, doc, file_label);
+    result.world = read_scene(reader, doc, file_label, result.lanes);
     result.warnings = std::move(reader.warnings());
   } catch (const SceneError& e) {
     result.error = e.what();
@@ -837,13 +897,45 @@ SceneLoadResult load_scene_file(const std::string& path) {
   return load_scene_text(text, path);
 }
 
-nlohmann::json scene_to_json(const World& world) { return world_json<nlohmann::json>(world); }
+nlohmann::json scene_to_json(const World& world, std::span<const LaneSpec> lanes) {
+  return world_json<nlohmann::json>(world, lanes);
+}
 
-bool save_scene_file(const World& world, const std::string& path, std::string* error) {
+nlohmann::ordered_json params_to_json(const ParamSet& set) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < set.specs().size(); ++i) j[set.specs()[i].name] = param_json<nlohmann::ordered_json>(set.specs()[i], set.value(i));
+  return j;
+}
+
+nlohmann::ordered_json lanes_sidecar_json(const std::string& scene_path, std::span<const World* const> lanes,
+                                          const std::string& csv_path) {
+  nlohmann::ordered_json j;
+  j["format"] = 1;
+  j["scene"] = scene_path;
+  if (!lanes.empty()) {
+    j["scene_name"] = lanes[0]->name;
+    j["dt"] = lanes[0]->settings.dt;
+  }
+  j["csv"] = csv_path;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    const World& w = *lanes[i];
+    list.push_back({{"lane", i + 1}, {"solver", std::string(w.solver().name())}, {"label", lane_label(w)},
+                    {"params", params_to_json(w.solver().params())}});
+  }
+  j["lanes"] = list;
+  return j;
+}
+
+nlohmann::json lanes_to_json(const World& world, std::span<const LaneSpec> lanes) {
+  return lanes_json_as<nlohmann::json>(world, lanes);
+}
+
+bool save_scene_file(const World& world, const std::string& path, std::string* error, std::span<const LaneSpec> lanes) {
   try {
     // Written with keys in the documented order (readable diffs), not nlohmann::json's sorted order.
     const std::string text =
-        world_json<nlohmann::ordered_json>(world).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+        world_json<nlohmann::ordered_json>(world, lanes).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     std::string why;
     if (write_text_file(path, text, "scene file", why)) return true;
     if (error) *error = why;

@@ -38,18 +38,21 @@
 // Non-unit quaternions and plane normals are normalised, with a warning when |norm - 1| > 1e-6.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "compare/lanes.h"
 #include "world/world.h"
 
 namespace cl {
 
 struct SceneLoadResult {
   World world;
+  std::vector<LaneSpec> lanes;        // "lanes": the comparison lanes beside the scene's own method
   std::vector<std::string> warnings;  // e.g. "scene.json: /bodies/2/orientation: normalised (norm was 2)"
   std::string error;                  // "FILE: /json/path: what was expected, what was found"; empty if ok
   bool ok() const { return error.empty(); }
@@ -61,9 +64,19 @@ SceneLoadResult load_scene_file(const std::string& path);
 SceneLoadResult load_scene_text(std::string_view text, const std::string& file_label);
 SceneLoadResult load_scene_json(const nlohmann::json& doc, const std::string& file_label);
 
-// The world's description (not its contact cache) in the scene format; loading it back gives the same world.
-nlohmann::json scene_to_json(const World& world);
-bool save_scene_file(const World& world, const std::string& path, std::string* error);
+// The world's description (not its contact cache) in the scene format, with its comparison lanes (each lane's
+// parameters those it sets on top of the scene's for its method); loading it back gives the same world and lanes.
+nlohmann::json scene_to_json(const World& world, std::span<const LaneSpec> lanes = {});
+bool save_scene_file(const World& world, const std::string& path, std::string* error,
+                     std::span<const LaneSpec> lanes = {});
+// Every parameter of a set, typed as scene files give them (numbers, true/false, choice names).
+nlohmann::ordered_json params_to_json(const ParamSet& set);
+// The sidecar of a comparison CSV: the scene (its file, name and dt), the CSV, and each lane's number (from 1),
+// solver, label and every parameter.
+nlohmann::ordered_json lanes_sidecar_json(const std::string& scene_path, std::span<const World* const> lanes,
+                                          const std::string& csv_path);
+// The lanes alone, as the scene's "lanes" key holds them.
+nlohmann::json lanes_to_json(const World& world, std::span<const LaneSpec> lanes);
 
 // {"time": t, "bodies": [{"name", "position", "orientation" [w,x,y,z], "linear_velocity", "angular_velocity"}]}
 nlohmann::json state_to_json(const World& world);

@@ -33,15 +33,18 @@ constexpr const char* kCsvColumns =
     "pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,mean_penetration,"
     "kinetic_energy,potential_energy";
 
-void csv_header(std::ostream& out, const std::vector<std::string_view>& extra) {
+void csv_header(std::ostream& out, const std::vector<std::string_view>& extra, std::string_view leading = {}) {
   out.precision(10);
+  if (!leading.empty()) out << leading << ',';
   out << kCsvColumns;
   for (std::string_view name : extra) out << ',' << name << "_ms";
   out << '\n';
 }
 
-void csv_row(std::ostream& out, const StepStats& s, const std::vector<std::string_view>& extra) {
+void csv_row(std::ostream& out, const StepStats& s, const std::vector<std::string_view>& extra,
+             std::string_view leading = {}) {
   const StepProfile& p = s.profile;
+  if (!leading.empty()) out << leading << ',';
   out << s.step << ',' << s.time << ',' << p.total << ',' << p.broad_phase << ',' << p.narrow_phase << ','
       << p.graph << ',' << p.solve << ',' << p.integrate << ',' << s.pairs << ',' << s.contacts << ','
       << s.groups << ',' << s.layers << ',' << s.sleeping << ',' << s.iterations << ',' << s.residual << ','
@@ -152,14 +155,23 @@ bool StepWriter::open(const std::string& csv_path, const std::string& trace_path
   return true;
 }
 
-bool StepWriter::add(const StepStats& s, std::string* error) {
+void StepWriter::set_leading_columns(std::string names) { leading_ = std::move(names); }
+
+void StepWriter::add_solver_columns(const SubStages& stages) {
+  for (const SubStage& st : stages.stages())
+    if (std::find(extra_.begin(), extra_.end(), std::string_view(st.name)) == extra_.end()) extra_.push_back(st.name);
+  extra_given_ = true;
+}
+
+bool StepWriter::add(const StepStats& s, std::string* error, std::string_view leading) {
   if (csv_.is_open()) {
     if (!header_) {
-      for (const SubStage& st : s.sub_stages.stages()) extra_.push_back(st.name);
-      csv_header(csv_, extra_);
+      if (!extra_given_)
+        for (const SubStage& st : s.sub_stages.stages()) extra_.push_back(st.name);
+      csv_header(csv_, extra_, leading_);
       header_ = true;
     }
-    csv_row(csv_, s, extra_);
+    csv_row(csv_, s, extra_, leading);
     if (!csv_) {
       if (error) *error = csv_path_ + ": write failed";
       return false;
@@ -176,7 +188,7 @@ bool StepWriter::add(const StepStats& s, std::string* error) {
 }
 
 bool StepWriter::close(std::string* error) {
-  if (csv_.is_open() && !header_) csv_header(csv_, extra_);  // no step taken: the header alone
+  if (csv_.is_open() && !header_) csv_header(csv_, extra_, leading_);  // no step taken: the header alone
   if (trace_.is_open()) trace_end(trace_);
   const bool csv_ok = close_file(csv_, csv_path_, error);
   const bool trace_ok = close_file(trace_, trace_path_, csv_ok ? error : nullptr);

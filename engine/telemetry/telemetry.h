@@ -133,7 +133,12 @@ class Recorder {
 class StepWriter {
  public:
   bool open(const std::string& csv_path, const std::string& trace_path, std::string* error);
-  bool add(const StepStats& s, std::string* error);
+  // For several runs in one CSV (comparison lanes), before the first add: the names of columns written before
+  // the step's own ("lane,solver,scene"), whose values each add() then gives, and the solver columns of every
+  // run (each call adds the stages not yet there; without a call they are those of the first step).
+  void set_leading_columns(std::string names);
+  void add_solver_columns(const SubStages& stages);
+  bool add(const StepStats& s, std::string* error, std::string_view leading_values = {});
   // Ends the trace, flushes and closes both files.
   bool close(std::string* error);
 
@@ -141,6 +146,8 @@ class StepWriter {
   std::string csv_path_, trace_path_;
   std::ofstream csv_, trace_;
   std::vector<std::string_view> extra_;  // the CSV's solver columns (string literals), from the first step
+  bool extra_given_ = false;             // add_solver_columns named them
+  std::string leading_;                  // names of the leading columns, "" for none
   bool header_ = false;
   double t_ = 0.0;  // the trace's clock, us
 };

@@ -133,4 +133,38 @@ check methods_refused 2 "$out/for_two.json: --solver volume: scene 'tuned' is fo
   "$exe" --headless "$out/for_two.json" --steps 1 --solver volume
 check methods_allowed 0 "" -- "$exe" --headless "$out/for_two.json" --steps 1 --solver implicit-penalty
 
+# --compare: the lanes side by side without a window, a table per lane, one CSV with the lane, solver and scene
+# first, a sidecar with every lane's parameters, and the exit codes.
+check compare 0 "" -- "$exe" --compare lcp,implicit-penalty,volume "$scene" --steps 30 --set 2.penetration=0.002 \
+  --metrics "$out/lanes.csv" --threads 2
+for want in "sphere_and_box: 30 steps" "ms med" "ms p95" "max pen mm" "E drift J" "div max m" "implicit-penalty (penetration=0.002)"; do
+  grep -qF -- "$want" "$out/compare.out" || { echo "FAIL compare table lacks '$want':"; cat "$out/compare.out"; fail=1; }
+done
+[ "$(head -1 "$out/lanes.csv" | cut -d, -f1-5)" = "lane,solver,scene,step,time" ] ||
+  { echo "FAIL compare CSV header: $(head -1 "$out/lanes.csv")"; fail=1; }
+[ "$(wc -l < "$out/lanes.csv")" = 91 ] || { echo "FAIL compare CSV rows: $(wc -l < "$out/lanes.csv"), expected 1 + 3 x 30"; fail=1; }
+grep -q '^3,volume,sphere_and_box,30,' "$out/lanes.csv" || { echo "FAIL compare CSV lacks lane 3's step 30"; fail=1; }
+grep -q '"penetration": 0.002' "$out/lanes.lanes.json" && grep -q '"solver": "volume"' "$out/lanes.lanes.json" ||
+  { echo "FAIL compare sidecar:"; cat "$out/lanes.lanes.json"; fail=1; }
+# The same lanes with one thread give the same figures (the timings aside): compare the state columns.
+check compare_one_thread 0 "" -- "$exe" --compare lcp,implicit-penalty,volume "$scene" --steps 30 \
+  --set 2.penetration=0.002 --metrics "$out/lanes1.csv" --threads 1
+cmp -s <(cut -d, -f1-5,12-22 "$out/lanes.csv") <(cut -d, -f1-5,12-22 "$out/lanes1.csv") ||
+  { echo "FAIL compare: 1 and 2 threads differ"; fail=1; }
+check compare_unknown 2 "--compare: unknown solver 'pgs'" -- "$exe" --compare lcp,pgs "$scene" --steps 1
+check compare_no_steps 2 "--compare needs --steps N" -- "$exe" --compare lcp,volume "$scene"
+check compare_no_scene 2 "--compare needs a scene file" -- "$exe" --compare lcp,volume --steps 1
+check compare_solver 2 "--solver cannot be used with --compare" -- "$exe" --compare lcp,volume "$scene" --steps 1 --solver lcp
+check compare_trace 2 "--trace cannot be used with --compare" -- "$exe" --compare lcp "$scene" --steps 1 --trace "$out/x.json"
+check compare_set 2 "LANE.name=value" -- "$exe" --compare lcp,volume "$scene" --steps 1 --set iterations=3
+check compare_set_lane 2 "a lane from 1 to 2" -- "$exe" --compare lcp,volume "$scene" --steps 1 --set 3.iterations=3
+check compare_bad_param 2 "--compare lane 2: volume: iterationz=3" -- "$exe" --compare lcp,volume "$scene" --steps 1 --set 2.iterationz=3
+check compare_methods 2 "lane 2" -- "$exe" --compare lcp,volume "$src/scenes/default.json" --steps 1
+check compare_threads 2 "--threads is for --compare" -- "$exe" --headless "$scene" --steps 1 --threads 2
+check compare_five 2 "more than 4 lanes" -- "$exe" --compare lcp,lcp,lcp,lcp,lcp "$scene" --steps 1
+check compare_overwrite 2 "would overwrite the scene file" -- "$exe" --compare lcp "$scene" --steps 1 --metrics "$scene"
+# A lane that blows up stops with exit 3, naming the lane; the others run to the end and the table is printed.
+check compare_blowup 3 "lane 1 (lcp): blow-up: body 'slug'" -- "$exe" --compare lcp,volume "$out/fast.json" --steps 5
+grep -qF "STOPPED" "$out/compare_blowup.out" || { echo "FAIL compare_blowup table:"; cat "$out/compare_blowup.out"; fail=1; }
+
 exit $fail

@@ -308,6 +308,59 @@ TEST(Scene, MethodsChooseTheDefaultSolverAndRefuseOthers) {
             std::string::npos);
 }
 
+// "lanes": the comparison lanes beside the scene's own method, with parameters on top of the scene's for their
+// method; saved back as they were read.
+TEST(Scene, LanesLoadAndRoundTrip) {
+  json doc = base_scene();
+  doc["solver"] = json::parse(R"({"type": "lcp", "params_by_solver": {"volume": {"pixel_size": 0.02}}})");
+  doc["lanes"] = json::parse(R"([{"solver": "volume", "params": {"iterations": 40, "multi_volume": false}},
+                                 {"solver": "lcp", "params": {"warm_start": false}}, {"solver": "implicit-penalty"}])");
+  SceneLoadResult r = load_ok(doc.dump());
+  ASSERT_EQ(r.lanes.size(), 3u);
+  EXPECT_EQ(r.lanes[0].solver, "volume");
+  // In the order of the method's parameter table.
+  EXPECT_EQ(r.lanes[0].params, (std::vector<std::pair<std::string, std::string>>{{"multi_volume", "false"}, {"iterations", "40"}}));
+  EXPECT_EQ(r.lanes[1].params, (std::vector<std::pair<std::string, std::string>>{{"warm_start", "false"}}));
+  EXPECT_TRUE(r.lanes[2].params.empty());
+  // A lane starts from the scene's parameters for its method.
+  World lane;
+  std::string error;
+  ASSERT_TRUE(make_lane(r.world, r.lanes[0], lane, &error)) << error;
+  EXPECT_EQ(lane.solver().params().get("pixel_size"), 0.02);
+  EXPECT_EQ(lane.solver().params().get("iterations"), 40);
+
+  const json saved = scene_to_json(r.world, r.lanes);
+  EXPECT_EQ(saved["lanes"], json::parse(R"([{"solver": "volume", "params": {"iterations": 40, "multi_volume": false}},
+                                            {"solver": "lcp", "params": {"warm_start": false}}, {"solver": "implicit-penalty"}])"));
+  SceneLoadResult again = load_ok(saved.dump());
+  ASSERT_EQ(again.lanes.size(), 3u);
+  EXPECT_EQ(again.lanes[0].params, r.lanes[0].params);
+  EXPECT_FALSE(scene_to_json(r.world).contains("lanes"));
+}
+
+TEST(Scene, BadLanesNameTheirPath) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"solver": "lcp"})", "/lanes: expected an array of at most 3 lanes"},
+      {R"([{"solver": "lcp"}, {"solver": "lcp"}, {"solver": "lcp"}, {"solver": "lcp"}])", "/lanes: expected an array of at most 3"},
+      {R"([{"solver": "vollume"}])", "/lanes/0/solver: expected a solver name"},
+      {R"([{"solver": "lcp"}, {}])", "/lanes/1/solver: missing required field"},
+      {R"([{"solver": "lcp", "colour": 1}])", "/lanes/0/colour: unknown key"},
+      {R"([{"solver": "lcp", "params": {"iterationz": 3}}])", "/lanes/0/params/iterationz: unknown parameter"},
+      {R"([{"solver": "lcp", "params": {"iterations": -3}}])", "/lanes/0/params/iterations"},
+      {R"([7])", "/lanes/0: expected a lane"},
+  };
+  for (const auto& [lanes, message] : cases) {
+    json doc = base_scene();
+    doc["lanes"] = json::parse(lanes);
+    const std::string error = load_error(doc.dump());
+    EXPECT_NE(error.find(message), std::string::npos) << lanes << " gave: " << error;
+  }
+  json doc = base_scene();
+  doc["methods"] = {"lcp"};
+  doc["lanes"] = json::parse(R"([{"solver": "volume"}])");
+  EXPECT_NE(load_error(doc.dump()).find("/lanes/0/solver: expected one of the scene's methods (lcp"), std::string::npos);
+}
+
 TEST(Scene, SaveReportsUnwritablePath) {
   World w;
   std::string error;

@@ -1,8 +1,8 @@
-#include "ldi/task_pool.h"
+#include "core/task_pool.h"
 
 #include <algorithm>
 
-namespace cl::ldi {
+namespace cl {
 
 TaskPool::TaskPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
@@ -72,4 +72,4 @@ void TaskPool::run_erased(int n, void* fn, Call call) {
   job_ = nullptr;
 }
 
-}  // namespace cl::ldi
+}  // namespace cl

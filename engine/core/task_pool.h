@@ -1,4 +1,5 @@
-// A small persistent pool of worker threads for the layered-depth-image stages (parallel over pixel rows).
+// A small persistent pool of worker threads: the layered-depth-image stages (parallel over pixel rows) and the
+// comparison lanes (one world per task) share it.
 //
 // run(n, fn) calls fn(task, worker) once for every task in [0, n) and returns when all are done; the calling
 // thread takes part as worker 0. Tasks are handed out dynamically, so which worker runs a task varies from run
@@ -12,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace cl::ldi {
+namespace cl {
 
 class TaskPool {
  public:
@@ -56,4 +57,4 @@ class TaskPool {
   bool stop_ = false;
 };
 
-}  // namespace cl::ldi
+}  // namespace cl
