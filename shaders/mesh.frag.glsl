@@ -45,5 +45,5 @@ void main() {
   color = mix(color, vec3(1.0, 0.88, 0.45), 0.35 * v_params.x);
   color += v_params.x * vec3(1.0, 0.8, 0.3) * rim * 0.9;
 
-  frag_color = vec4(color, 1.0);
+  frag_color = vec4(color, v_color.a);  // a < 1 only for the ghosts of other comparison lanes
 }

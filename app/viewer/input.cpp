@@ -25,9 +25,11 @@ void apply_drag_spring(AppState& app) {
   app.scene.world.set_drag(spring);
 }
 
-Ray mouse_ray(const AppState& app) {
+// The ray under the mouse in lane `lane`'s view: its cell of the split layout, else the whole window.
+Ray mouse_ray(const AppState& app, int lane) {
   const ImVec2 mouse = ImGui::GetIO().MousePos;
-  return app.camera.ray_through(mouse.x, mouse.y, app.viewport_width, app.viewport_height);
+  const LaneCell c = lane_cell(app, lane);
+  return app.camera.ray_through(mouse.x - c.x, mouse.y - c.y, c.width, c.height);
 }
 
 // True while the servo key `key` ('a'-'z', '0'-'9') is held; digits also on the keypad.
@@ -71,12 +73,17 @@ void handle_keys(AppState& app) {
   if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD) && !app.sim.playing) step_once(app);
   if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) reset_scene(app);
   if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) frame_scene(app);
+  if (ImGui::IsKeyPressed(GLFW_KEY_V, false) && lane_count(app) > 1)
+    app.compare.layout = app.compare.layout == CompareLayout::Split ? CompareLayout::Overlay : CompareLayout::Split;
 }
 
 }  // namespace
 
-void begin_pick(AppState& app, const Ray& ray) {
-  World& world = app.scene.world;
+void begin_pick(AppState& app, const Ray& ray, int lane) {
+  // The body is found in the lane clicked; its index is the same in every lane, and the drag spring pulls it
+  // in each of them alike.
+  World& world = lane_world(app, lane);
+  app.pick.lane = lane;
   const RayHit hit = raycast(world, to_vec3(ray.origin), to_vec3(ray.dir));
   select_body(app, hit.hit ? hit.body : -1);  // also wakes it, so that it can be pulled
   if (!hit.hit || !world.bodies[hit.body].is_dynamic() || !app.sim.step_error.empty()) return;
@@ -126,7 +133,7 @@ void handle_view_input(AppState& app) {
       if (io.MouseWheel != 0.0f) {  // the wheel pushes the grabbed body away or pulls it closer
         app.pick.plane_point += to_vec3(app.camera.forward()) * (0.08 * app.camera.distance * io.MouseWheel);
       }
-      update_drag(app, mouse_ray(app));
+      update_drag(app, mouse_ray(app, app.pick.lane));
     }
   }
   app.script.has_hover = false;
@@ -134,7 +141,7 @@ void handle_view_input(AppState& app) {
 
   if (app.script.laying) {
     // Script path mode: the left button lays points instead of picking; the camera works as usual.
-    const Ray ray = mouse_ray(app);
+    const Ray ray = mouse_ray(app, 0);
     const auto p = script_point_from_ray(app.scene.world, app.script.body, to_vec3(ray.origin), to_vec3(ray.dir),
                                          app.script.plane_only);
     app.script.has_hover = p.has_value();
@@ -145,7 +152,10 @@ void handle_view_input(AppState& app) {
     constexpr float kJointPickRadius = 10.0f;  // ImGui units (pixels at 100% scale)
     const int joint = app.view.show_joints ? pick_joint(app, io.MousePos.x, io.MousePos.y, kJointPickRadius) : -1;
     if (joint >= 0) select_joint(app, joint);
-    else begin_pick(app, mouse_ray(app));
+    else {
+      const int lane = lane_at(app, io.MousePos.x, io.MousePos.y);
+      begin_pick(app, mouse_ray(app, lane), lane);
+    }
   }
 
   const bool pan = ImGui::IsMouseDown(ImGuiMouseButton_Middle) ||

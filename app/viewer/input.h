@@ -12,7 +12,7 @@ void handle_view_input(AppState& app);
 
 // Picking pieces, separate so that they can be driven without a mouse.
 // Selects the body under the ray (waking it) and, if it is dynamic, starts dragging it at the hit point.
-void begin_pick(AppState& app, const Ray& ray);
+void begin_pick(AppState& app, const Ray& ray, int lane = 0);
 // Moves the drag target to where the ray meets the drag plane and updates the world's spring.
 void update_drag(AppState& app, const Ray& ray);
 void end_drag(AppState& app);

@@ -2,6 +2,7 @@
 #include "solvers/registry.h"
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cstdarg>
 #include <cfloat>
@@ -20,6 +21,7 @@
 #include "core/shape.h"
 #include "scene/mesh_source.h"
 #include "viewer/colors.h"
+#include "viewer/plot.h"
 #include "viewer/session.h"
 
 namespace cl::viewer {
@@ -742,40 +744,28 @@ void draw_stats_panel(AppState& app) {
   }
   keep_on_screen();
   const float fps = stats.fps.latest();
-  char overlay[96];
-  std::snprintf(overlay, sizeof overlay, "%.0f fps  (%.1f ms)", fps, fps > 0.0f ? 1000.0f / fps : 0.0f);
-  ImGui::PlotLines("##fps", stats.fps.values.data(), History::kLength, stats.fps.next, overlay, 0.0f,
-                   std::max(stats.fps.max() * 1.2f, 1.0f), ImVec2(ImGui::GetContentRegionAvail().x, 32.0f));
+  const PlotSeries fps_series[] = {{"fps", IM_COL32(150, 200, 255, 255), &stats.fps}};
+  char title[64];
+  std::snprintf(title, sizeof title, "frame rate %.0f fps (%.1f ms)", fps, fps > 0.0f ? 1000.0f / fps : 0.0f);
+  plot_lines("fps", title, "", fps_series, 34.0f);
 
-  ImGui::TextDisabled("Wall time per stage, last %d steps", History::kLength);
-  help_marker("Milliseconds spent in each stage of World::step (StepStats.profile), and indented under narrow "
-              "phase, solve and integrate the solver's own stages inside them (StepStats.sub_stages; the CSV's "
-              "<name>_ms columns). The plots share the scale of the total so the stages compare at a glance.");
-  const float scale = std::max(stats.stage_ms[StatsState::kStages - 1].max() * 1.1f, 1e-3f);
-  // StepStage of the StepProfile entries that hold sub-stages (-1: none).
-  constexpr int kParentOf[StatsState::kStages] = {-1, int(StepStage::NarrowPhase), -1, int(StepStage::Solve),
-                                                  int(StepStage::Integrate), -1};
-  const float indent = 16.0f;
-  for (int i = 0; i < StatsState::kStages; ++i) {
-    const History& h = stats.stage_ms[i];
-    std::snprintf(overlay, sizeof overlay, "%s  %.3f ms", kStageNames[i], h.latest());
-    ImGui::PushID(i);
-    ImGui::PlotLines("##stage", h.values.data(), History::kLength, h.next, overlay, 0.0f, scale,
-                     ImVec2(ImGui::GetContentRegionAvail().x, 21.0f));
-    for (int k = 0; k < stats.sub_stage_count; ++k) {
-      const SubStage& sub = stats.sub_stage_names[size_t(k)];
-      if (kParentOf[i] != int(sub.parent)) continue;
-      const History& hs = stats.sub_stage_ms[size_t(k)];
-      std::snprintf(overlay, sizeof overlay, "%s  %.3f ms", sub.name, hs.latest());
-      ImGui::PushID(100 + k);
-      ImGui::Indent(indent);
-      ImGui::PlotLines("##sub", hs.values.data(), History::kLength, hs.next, overlay, 0.0f, scale,
-                       ImVec2(ImGui::GetContentRegionAvail().x, 17.0f));
-      ImGui::Unindent(indent);
-      ImGui::PopID();
-    }
-    ImGui::PopID();
+  // Every stage of World::step on shared axes, and the solver's own stages (named after the stage that holds them).
+  static constexpr std::array<ImU32, StatsState::kStages> kStageColors = {
+      IM_COL32(120, 200, 255, 255), IM_COL32(255, 170, 80, 255), IM_COL32(170, 130, 255, 255),
+      IM_COL32(255, 100, 110, 255), IM_COL32(120, 230, 140, 255), IM_COL32(235, 235, 235, 255)};
+  std::vector<PlotSeries> stage_series;
+  for (int i = 0; i < StatsState::kStages; ++i)
+    stage_series.push_back({kStageNames[i], kStageColors[size_t(i)], &stats.stage_ms[size_t(i)]});
+  for (int k = 0; k < stats.sub_stage_count; ++k) {
+    const SubStage& sub = stats.sub_stage_names[size_t(k)];
+    const ImU32 parent = kStageColors[sub.parent == StepStage::NarrowPhase ? 1 : sub.parent == StepStage::Solve ? 3 : 4];
+    stage_series.push_back({std::string(step_stage_name(sub.parent)) + "/" + sub.name, (parent & 0x00FFFFFF) | 0x90000000u,
+                            &stats.sub_stage_ms[size_t(k)]});
   }
+  plot_lines("stages", "wall time per stage", "ms", stage_series, 80.0f);
+  help_marker("Milliseconds spent in each stage of World::step (StepStats.profile) over the last steps, and the "
+              "solver's own stages inside narrow phase, solve and integrate (StepStats.sub_stages; the CSV's "
+              "<name>_ms columns), fainter in their stage's colour. Hover for the values at a step.");
 
   const StepStats& s = world.last_stats();
   if (begin_two_column_table("counters", "potential energy")) {
@@ -817,11 +807,14 @@ void draw_stats_panel(AppState& app) {
   } else if (ImGui::Button("Record")) {
     start_recording(app);
   }
-  help_marker("Record the StepStats of every step. Stop writes contactlab-<date>-<time>.csv (one row per "
-              "step) and .trace.json (open in ui.perfetto.dev or chrome://tracing) in the current directory.");
+  help_marker("Record the StepStats of every step. Stop writes <scene>-<solver>-<date>-<time>.csv (one row per "
+              "step) and .trace.json (open in ui.perfetto.dev or chrome://tracing) in the current directory; with "
+              "lanes, <scene>-lanes-<date>-<time>.csv (every lane, with lane, solver and scene columns), its "
+              ".lanes.json sidecar (each lane's parameters) and one .laneN.trace.json per lane.");
   if (!stats.csv_path.empty()) {
     ImGui::TextWrapped("CSV: %s", stats.csv_path.c_str());
-    ImGui::TextWrapped("Trace: %s", stats.trace_path.c_str());
+    ImGui::TextWrapped("%s: %s", stats.trace_path.find(".lanes.json") != std::string::npos ? "Lanes" : "Trace",
+                       stats.trace_path.c_str());
   }
   if (!stats.error.empty()) colored_wrapped(kErrorColor, stats.error);
   ImGui::End();
@@ -1338,7 +1331,9 @@ void draw_unsupported_banner(AppState& app) {
   if (unsupported.empty()) return;
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   const float width = std::min(640.0f, std::max(display.x - 2.0f * (kPanelWidth + 2.0f * kMargin), 300.0f));
-  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, display.y - kMargin), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+  // Above the Compare panel at the bottom of the middle.
+  const float above = lane_count(app) > 1 ? std::min(0.42f * display.y, 330.0f) : ImGui::GetFrameHeight();
+  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, display.y - above - 2.0f * kMargin), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
   ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
   ImGui::SetNextWindowBgAlpha(0.75f);
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
@@ -1346,6 +1341,166 @@ void draw_unsupported_banner(AppState& app) {
                                  ImGuiWindowFlags_NoNav;
   if (ImGui::Begin("##unsupported", nullptr, flags)) {
     for (const std::string& w : unsupported) colored_wrapped(kWarningColor, "Not honoured by " + w);
+  }
+  ImGui::End();
+}
+
+// ---------------------------------------------------------------------------------------------------
+namespace {
+
+ImU32 lane_u32(int lane, float alpha = 1.0f) {
+  const std::array<float, 3> c = lane_color(lane);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(c[0], c[1], c[2], alpha));
+}
+
+// One plot with a curve per lane of the chosen LanePlots member.
+void lane_plot(AppState& app, const char* id, const char* title, const char* unit, History LanePlots::*member,
+               float height, bool skip_first = false) {
+  std::vector<PlotSeries> series;
+  for (int i = skip_first ? 1 : 0; i < lane_count(app); ++i)
+    series.push_back({std::to_string(i + 1) + " " + std::string(lane_world(app, i).solver().name()), lane_u32(i),
+                      &(app.compare.plots[size_t(i)].*member)});
+  plot_lines(id, title, unit, series, height);
+}
+
+}  // namespace
+
+void draw_lane_labels(AppState& app) {
+  if (lane_count(app) < 2) return;
+  ImDrawList* draw = ImGui::GetBackgroundDrawList();
+  const float line = ImGui::GetTextLineHeight();
+  for (int i = 0; i < lane_count(app); ++i) {
+    const std::string label = std::to_string(i + 1) + "  " + lane_label(lane_world(app, i));
+    const std::string& error = lane_error(app, i);
+    if (split_view(app)) {
+      const LaneCell c = lane_cell(app, i);
+      draw->AddRect(ImVec2(c.x, c.y), ImVec2(c.x + c.width, c.y + c.height), lane_u32(i, 0.8f));
+      const ImVec2 at(c.x + 6.0f, c.y + 4.0f);
+      draw->AddRectFilled(at, ImVec2(at.x + ImGui::CalcTextSize(label.c_str()).x + 8.0f, at.y + line + 4.0f),
+                          IM_COL32(20, 22, 28, 190), 3.0f);
+      draw->AddText(ImVec2(at.x + 4.0f, at.y + 2.0f), lane_u32(i), label.c_str());
+      if (!error.empty())
+        draw->AddText(nullptr, 0.0f, ImVec2(at.x + 4.0f, at.y + line + 6.0f), IM_COL32(255, 110, 100, 255),
+                      ("stopped: " + error).c_str(), nullptr, c.width - 12.0f);
+    } else {
+      // Overlaid: a legend at the top of the view, lane 1 solid and the others as ghosts in their colour.
+      const float x = app.compare.area_x + 6.0f, y = app.compare.area_y + 4.0f + float(i) * (line + 2.0f);
+      const std::string text = label + (i == 0 ? "  (solid)" : "  (ghost)") + (error.empty() ? "" : "  stopped");
+      draw->AddRectFilled(ImVec2(x, y), ImVec2(x + ImGui::CalcTextSize(text.c_str()).x + 8.0f, y + line + 2.0f),
+                          IM_COL32(20, 22, 28, 190), 3.0f);
+      draw->AddText(ImVec2(x + 4.0f, y + 1.0f), lane_u32(i), text.c_str());
+    }
+  }
+}
+
+void draw_compare_panel(AppState& app) {
+  CompareState& compare = app.compare;
+  if (!ImGui::Begin("Compare")) {
+    ImGui::End();
+    return;
+  }
+  keep_on_screen();
+  const int lanes = lane_count(app);
+  if (lanes > 1) {
+    int layout = static_cast<int>(compare.layout);
+    ImGui::RadioButton("split", &layout, static_cast<int>(CompareLayout::Split));
+    ImGui::SameLine();
+    ImGui::RadioButton("overlaid", &layout, static_cast<int>(CompareLayout::Overlay));
+    compare.layout = static_cast<CompareLayout>(layout);
+    help_marker("V switches. Split: a cell per lane, one camera. Overlaid: the other lanes' moving bodies as "
+                "translucent ghosts in their lane colour over lane 1.");
+    ImGui::SameLine();
+  }
+  ImGui::SetNextItemWidth(150.0f);
+  if (ImGui::BeginCombo("##add", compare.add_solver.c_str())) {
+    for (const SolverInfo& info : solver_registry())
+      if (app.scene.world.allows_solver(info.name) && ImGui::Selectable(info.name.c_str(), info.name == compare.add_solver))
+        compare.add_solver = info.name;
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  ImGui::BeginDisabled(lanes >= kMaxLanes);
+  if (ImGui::Button("Add lane")) {
+    std::string error;
+    if (!add_lane(app, LaneSpec{compare.add_solver, {}}, &error)) compare.error = error;
+  }
+  ImGui::EndDisabled();
+  help_marker("A copy of the scene under another method (or the same one at other settings), stepped in lockstep "
+              "with the others. Adding a lane restarts every lane from the scene's start. Dragging, servo keys, "
+              "scripts, pause, step and reset act on every lane. Save as (Scene panel) writes the lanes.");
+
+  int remove = -1;
+  if (ImGui::BeginTable("lanes", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("lane", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("method", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
+    for (int i = 0; i < lanes; ++i) {
+      ImGui::PushID(i);
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(lane_u32(i)), "%d", i + 1);
+      ImGui::TableNextColumn();
+      World& w = lane_world(app, i);
+      const std::string current(w.solver().name());
+      ImGui::SetNextItemWidth(150.0f);
+      if (ImGui::BeginCombo("##solver", current.c_str())) {
+        for (const SolverInfo& info : solver_registry())
+          if (w.allows_solver(info.name) && ImGui::Selectable(info.name.c_str(), info.name == current) &&
+              info.name != current) {
+            std::string error;
+            if (!switch_lane_solver(app, i, info.name, &error)) compare.error = error;
+          }
+        ImGui::EndCombo();
+      }
+      ImGui::SameLine();
+      const std::string& error = lane_error(app, i);
+      if (!error.empty()) ImGui::TextColored(kErrorColor, "stopped");
+      else ImGui::TextDisabled("%s", lane_label(w).substr(current.size()).c_str());
+      if (!error.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", error.c_str());
+      ImGui::TableNextColumn();
+      if (i > 0 && ImGui::SmallButton("remove")) remove = i;
+      if (i == 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("Lane 1 is the scene itself (Solver panel).");
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  if (remove > 0) remove_lane(app, remove);
+  // The extra lanes' parameters (lane 1's are in the Solver panel).
+  for (int i = 1; i < lane_count(app); ++i) {
+    ImGui::PushID(1000 + i);
+    const std::string header = "lane " + std::to_string(i + 1) + " parameters";
+    if (ImGui::TreeNode(header.c_str())) {
+      ParamSet& params = lane_world(app, i).solver().params();
+      ImGui::PushItemWidth(-190.0f);
+      for (size_t k = 0; k < params.specs().size(); ++k) {
+        const ParamSpec& spec = params.specs()[k];
+        ImGui::PushID(static_cast<int>(k));
+        double edited = params.value(k);
+        if (param_widget(spec, params.value(k), &edited)) {
+          std::string error;
+          if (!params.set(spec.name, edited, &error)) compare.error = error;
+        }
+        help_marker(param_tooltip(spec).c_str());
+        ImGui::PopID();
+      }
+      ImGui::PopItemWidth();
+      ImGui::TreePop();
+    }
+    ImGui::PopID();
+  }
+  if (!compare.error.empty()) colored_wrapped(kErrorColor, compare.error);
+
+  if (lanes > 1 && ImGui::CollapsingHeader("Plots", ImGuiTreeNodeFlags_DefaultOpen)) {
+    constexpr float kHeight = 70.0f;
+    lane_plot(app, "ms", "step time", "ms", &LanePlots::step_ms, kHeight);
+    lane_plot(app, "pen", "max penetration", "m", &LanePlots::max_penetration, kHeight);
+    lane_plot(app, "mpen", "mean penetration", "m", &LanePlots::mean_penetration, kHeight);
+    lane_plot(app, "ke", "kinetic energy", "J", &LanePlots::kinetic_energy, kHeight);
+    lane_plot(app, "contacts", "contacts", "", &LanePlots::contacts, kHeight);
+    lane_plot(app, "it", "iterations", "", &LanePlots::iterations, kHeight);
+    lane_plot(app, "res", "residual (unit per solver)", "", &LanePlots::residual, kHeight);
+    lane_plot(app, "div", "divergence from lane 1, max", "m", &LanePlots::divergence_max, kHeight, true);
+    lane_plot(app, "divm", "divergence from lane 1, mean", "m", &LanePlots::divergence_mean, kHeight, true);
   }
   ImGui::End();
 }
@@ -1386,6 +1541,21 @@ void draw_panels(AppState& app) {
                                                    row * rows + 2.0f * ImGui::GetStyle().WindowPadding.y),
                            ImGuiCond_FirstUseEver);
   draw_servos_panel(app);
+
+  // Compare: along the bottom between the columns, open once there are lanes. The split layout divides the
+  // middle above it among the lanes.
+  const float middle_x = kPanelWidth + 2.0f * kMargin, middle_width = std::max(display.x - 2.0f * middle_x, 200.0f);
+  const float compare_height = lane_count(app) > 1 ? std::min(0.42f * display.y, 330.0f) : ImGui::GetFrameHeight();
+  ImGui::SetNextWindowPos(ImVec2(middle_x, display.y - compare_height - kMargin), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(middle_width, compare_height), ImGuiCond_Always);
+  ImGui::SetNextWindowCollapsed(lane_count(app) < 2, ImGuiCond_FirstUseEver);
+  if (lane_count(app) > 1 && app.compare.area_width == 0) ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always);
+  draw_compare_panel(app);
+  app.compare.area_x = middle_x;
+  app.compare.area_y = 0.0f;
+  app.compare.area_width = middle_width;
+  app.compare.area_height = std::max(display.y - compare_height - 2.0f * kMargin, 100.0f);
+  draw_lane_labels(app);
   draw_unsupported_banner(app);
 }
 

@@ -19,6 +19,9 @@ void draw_inspector_panel(AppState& app);   // the selected body (Body and Scrip
 void draw_servos_panel(AppState& app);      // every joint servo: coordinate, target slider, key bindings
                                             // (only drawn when the scene has servos)
 void draw_unsupported_banner(AppState& app);  // what the active solver does not honour in this scene
+void draw_compare_panel(AppState& app);     // comparison lanes: add, remove, method and parameters per lane,
+                                            // split or overlaid view, per-lane plots
+void draw_lane_labels(AppState& app);       // each lane's solver and settings over its cell (or as a legend)
 
 // A greyed "(?)" after the last item that shows `text` as a tooltip.
 void help_marker(const char* text);

@@ -146,8 +146,8 @@ glm::vec3 distance_color(double d, double scale) {
   return glm::mix(white, t < 0.0 ? inside : outside, w);
 }
 
-glm::vec3 colored_body(const AppState& app, int index, int max_height, const std::vector<char>& layer_role) {
-  const World& world = app.scene.world;
+glm::vec3 colored_body(const AppState& app, const World& world, int index, int max_height,
+                       const std::vector<char>& layer_role) {
   const Body& b = world.bodies[index];
   const glm::vec3 own = body_color(b, index);
   const ContactGraph& graph = world.graph();
@@ -287,18 +287,46 @@ void Renderer::draw(const AppState& app, int fb_width, int fb_height) {
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
 
-  const float aspect = static_cast<float>(fb_width) / static_cast<float>(std::max(fb_height, 1));
-  const glm::mat4 view_proj = app.camera.projection(aspect) * app.camera.view();
-  draw_planes(app, view_proj);
-  draw_bodies(app, view_proj);
-  draw_overlays(app, view_proj, static_cast<float>(fb_height));
-
+  if (split_view(app)) {
+    // One cell per lane, each seen by the same camera and drawn with that lane's own overlays.
+    const float scale = static_cast<float>(fb_width) / std::max(app.viewport_width, 1.0f);
+    for (int lane = 0; lane < lane_count(app); ++lane) {
+      const LaneCell c = lane_cell(app, lane);
+      const int x = static_cast<int>(c.x * scale), w = static_cast<int>(c.width * scale);
+      const int h = static_cast<int>(c.height * scale);
+      const int y = fb_height - static_cast<int>((c.y + c.height) * scale);
+      glViewport(x, y, w, h);
+      world_ = &lane_world(app, lane);
+      const glm::mat4 view_proj =
+          app.camera.projection(static_cast<float>(w) / static_cast<float>(std::max(h, 1))) * app.camera.view();
+      draw_planes(app, view_proj);
+      draw_bodies(app, view_proj, nullptr);
+      draw_overlays(app, view_proj, static_cast<float>(h));
+    }
+    glViewport(0, 0, fb_width, fb_height);
+  } else {
+    world_ = &app.scene.world;
+    const float aspect = static_cast<float>(fb_width) / static_cast<float>(std::max(fb_height, 1));
+    const glm::mat4 view_proj = app.camera.projection(aspect) * app.camera.view();
+    draw_planes(app, view_proj);
+    draw_bodies(app, view_proj, nullptr);
+    // Overlaid comparison: the other lanes' moving bodies as translucent ghosts in their lane colour.
+    for (int lane = 1; lane < lane_count(app); ++lane) {
+      world_ = &lane_world(app, lane);
+      const std::array<float, 3> c = lane_color(lane);
+      const glm::vec4 ghost(c[0], c[1], c[2], 0.38f);
+      draw_bodies(app, view_proj, &ghost);
+    }
+    world_ = &app.scene.world;
+    draw_overlays(app, view_proj, static_cast<float>(fb_height));
+  }
+  world_ = &app.scene.world;
   glBindVertexArray(0);
   glUseProgram(0);
 }
 
 void Renderer::draw_planes(const AppState& app, const glm::mat4& view_proj) {
-  const World& world = app.scene.world;
+  const World& world = *world_;
   const OrbitCamera& cam = app.camera;
   const float radius = cam.scene_radius;
   // Fog hides the far edge of the "infinite" quad by fading it into the background.
@@ -370,10 +398,10 @@ void Renderer::draw_planes(const AppState& app, const glm::mat4& view_proj) {
   glDisable(GL_CULL_FACE);
 }
 
-void Renderer::draw_bodies(const AppState& app, const glm::mat4& view_proj) {
+void Renderer::draw_bodies(const AppState& app, const glm::mat4& view_proj, const glm::vec4* ghost) {
   for (auto& list : scratch_) list.clear();
   for (auto& [key, entry] : mesh_cache_) entry.instances.clear();
-  const World& world = app.scene.world;
+  const World& world = *world_;
   const auto& bodies = world.bodies;
   const int max_height = app.view.coloring == BodyColoring::Height ? max_stack_height(world) : 0;
   layer_role_.assign(bodies.size(), 0);
@@ -390,15 +418,17 @@ void Renderer::draw_bodies(const AppState& app, const glm::mat4& view_proj) {
     const Body& b = bodies[i];
     const Shape& s = b.shape;
     if (s.type == ShapeType::Plane) continue;  // drawn by draw_planes
+    if (ghost && !b.is_dynamic()) continue;    // fixed and kinematic bodies move alike in every lane
     Instance inst;
     inst.model = body_model(b);
-    glm::vec3 color = colored_body(app, static_cast<int>(i), max_height, layer_role_);
+    glm::vec3 color = ghost ? glm::vec3(*ghost) : colored_body(app, world, static_cast<int>(i), max_height, layer_role_);
     const bool asleep = app.view.show_sleeping && b.sleeping;
     // Under a graph colouring the colour carries the information: sleep only darkens it a little (the
     // shader's stripes still tell); with the bodies' own colours the full cold tint is free to use.
-    if (asleep) color = app.view.coloring == BodyColoring::Body ? sleeping_tint(color) : color * 0.85f;
-    inst.color = glm::vec4(color, 1.0f);
-    inst.params = glm::vec4(static_cast<int>(i) == app.pick.selected ? 1.0f : 0.0f, 0.0f, asleep ? 1.0f : 0.0f, 0.0f);
+    if (asleep && !ghost) color = app.view.coloring == BodyColoring::Body ? sleeping_tint(color) : color * 0.85f;
+    inst.color = glm::vec4(color, ghost ? ghost->a : 1.0f);
+    inst.params = glm::vec4(static_cast<int>(i) == app.pick.selected && !ghost ? 1.0f : 0.0f, 0.0f,
+                            asleep && !ghost ? 1.0f : 0.0f, 0.0f);
     const float r = static_cast<float>(s.radius);
     switch (s.type) {
       case ShapeType::Plane: continue;  // drawn by draw_planes
@@ -430,8 +460,9 @@ void Renderer::draw_bodies(const AppState& app, const glm::mat4& view_proj) {
       }
     }
   }
-  // Shapes no body uses any more (a new scene, a removed body): free their buffers.
-  for (auto it = mesh_cache_.begin(); it != mesh_cache_.end();) {
+  // Shapes no body uses any more (a new scene, a removed body): free their buffers (not in a ghost pass, which
+  // leaves the fixed bodies out).
+  for (auto it = mesh_cache_.begin(); it != mesh_cache_.end() && !ghost;) {
     if (it->second.instances.empty()) {
       destroy_mesh(it->second.gpu);
       it = mesh_cache_.erase(it);
@@ -450,12 +481,19 @@ void Renderer::draw_bodies(const AppState& app, const glm::mat4& view_proj) {
   } else {
     glEnable(GL_CULL_FACE);  // closed meshes: the back faces are never visible
   }
+  if (ghost) {  // translucent over the first lane, which stays visible through them
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDepthMask(GL_FALSE);
+  }
   draw_instances(sphere_, scratch_[kSphere]);
   draw_instances(box_, scratch_[kBox]);
   draw_instances(capsule_, scratch_[kCapsule]);
   for (auto& [key, entry] : mesh_cache_) draw_instances(entry.gpu, entry.instances);
   glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
   glDisable(GL_CULL_FACE);
+  glDisable(GL_BLEND);
+  glDepthMask(GL_TRUE);
 }
 
 void Renderer::draw_instances(GpuMesh& mesh, const std::vector<Instance>& instances) {
@@ -473,7 +511,7 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
   points_.clear();
   top_lines_.clear();
   top_points_.clear();
-  const World& world = app.scene.world;
+  const World& world = *world_;
   const ViewState& view = app.view;
 
   auto line = [this](const Vec3& a, const Vec3& b, const glm::vec4& color) {
@@ -571,7 +609,7 @@ void Renderer::draw_line_batch(std::vector<LineVertex>& lines, const std::vector
 }
 
 void Renderer::add_graph_overlay(const AppState& app) {
-  const World& world = app.scene.world;
+  const World& world = *world_;
   const ViewState& view = app.view;
   const bool layer_mode = view.coloring == BodyColoring::Layer;
   if (!view.show_graph && !layer_mode) return;
@@ -609,7 +647,7 @@ void Renderer::add_graph_overlay(const AppState& app) {
 }
 
 void Renderer::add_joint_overlay(const AppState& app) {
-  const World& world = app.scene.world;
+  const World& world = *world_;
   if (!app.view.show_joints || world.joints.empty()) return;
   const int n = static_cast<int>(world.bodies.size());
   auto line = [this](const Vec3& a, const Vec3& b, const glm::vec4& color) {
@@ -708,7 +746,7 @@ void Renderer::add_joint_overlay(const AppState& app) {
 void Renderer::add_mesh_overlays(const AppState& app) {
   shell_points_.clear();
   slice_triangles_.clear();
-  const World& world = app.scene.world;
+  const World& world = *world_;
   const ViewState& view = app.view;
   const int n = static_cast<int>(world.bodies.size());
   const int selected = app.pick.selected;
@@ -818,7 +856,7 @@ void Renderer::draw_slice(const glm::mat4& view_proj) {
 void Renderer::add_volume_overlay(const AppState& app) {
   const ViewState& view = app.view;
   if (!wants_volume_capture(view)) return;
-  const World& world = app.scene.world;
+  const World& world = *world_;
   const std::vector<const VolumeSolver::DebugPair*> pairs = current_volume_captures(world, view);
   if (pairs.empty()) return;
   // Everything here lies in the bodies' overlap, inside both: drawn on top so that it is seen at all.
@@ -953,7 +991,7 @@ void sample_path(const Script& s, std::vector<Vec3>& out) {
 }  // namespace
 
 void Renderer::add_script_overlay(const AppState& app) {
-  const World& world = app.scene.world;
+  const World& world = *world_;
   const ScriptEditState& draft = app.script;
   std::vector<Vec3> path;
   auto polyline = [this](const std::vector<Vec3>& pts, const glm::vec4& color) {

@@ -35,7 +35,8 @@ glm::vec3 distance_color(double d, double scale);
 glm::vec3 body_color(const Body& body, int index);
 // Colour of body `index` under the View panel's colouring (group, height, layer; not the sleep shading).
 // `layer_role` holds per body 1 for the highlighted layer's bottom, 2 for its top, 0 otherwise.
-glm::vec3 colored_body(const AppState& app, int index, int max_height, const std::vector<char>& layer_role);
+glm::vec3 colored_body(const AppState& app, const World& world, int index, int max_height,
+                       const std::vector<char>& layer_role);
 
 // The automatic impulse scale follows a slowly decaying maximum of the contact impulses, so the arrows
 // keep a readable length without flickering from step to step. Call once per frame.
@@ -50,7 +51,8 @@ class Renderer {
 
   // Needs a current GL 4.5 context. Loads the shaders from `shader_dir`; false with *error on failure.
   bool init(const std::string& shader_dir, std::string* error);
-  // Clears and draws the scene into the current framebuffer of the given size (pixels).
+  // Clears and draws the scene into the current framebuffer of the given size (pixels): every comparison lane in
+  // its own cell of the split layout, or the other lanes' bodies as ghosts over lane 1 in the overlaid one.
   void draw(const AppState& app, int fb_width, int fb_height);
 
   static constexpr glm::vec3 kBackground{0.19f, 0.21f, 0.25f};
@@ -76,7 +78,8 @@ class Renderer {
   GpuMesh upload_mesh(const MeshData& data);
   void destroy_mesh(GpuMesh& mesh);
   void draw_planes(const AppState& app, const glm::mat4& view_proj);
-  void draw_bodies(const AppState& app, const glm::mat4& view_proj);
+  // With `ghost`, only the dynamic bodies, in its colour and alpha, without selection or sleep shading.
+  void draw_bodies(const AppState& app, const glm::mat4& view_proj, const glm::vec4* ghost);
   void draw_overlays(const AppState& app, const glm::mat4& view_proj, float fb_height);
   void draw_instances(GpuMesh& mesh, const std::vector<Instance>& instances);
   // GPU buffers of the mesh shapes in use, uploaded on first sight; entries no body uses any more (a new
@@ -100,6 +103,7 @@ class Renderer {
   void draw_line_batch(std::vector<LineVertex>& lines, const std::vector<LineVertex>& points, bool on_top,
                        const glm::mat4& view_proj, float point_size);
 
+  const World* world_ = nullptr;  // the lane being drawn (draw() sets it)
   GLuint mesh_program_ = 0, ground_program_ = 0, line_program_ = 0;
   GpuMesh sphere_, box_, capsule_;
   GLuint empty_vao_ = 0;              // the ground quad's corners come from gl_VertexID

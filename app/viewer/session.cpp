@@ -1,6 +1,7 @@
 #include "viewer/session.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,8 @@
 #include "collision/mesh_shape.h"
 #include "collision/raycast.h"
 #include "core/shape.h"
+#include "core/text.h"
+#include "compare/lanes.h"
 #include "scene/scene.h"
 #include "solvers/registry.h"
 #include "viewer/convert.h"
@@ -122,6 +125,9 @@ void forget_runtime_state(AppState& app) {
   if (app.pick.selected >= static_cast<int>(app.scene.world.bodies.size())) app.pick.selected = -1;
   if (app.pick.selected_joint >= static_cast<int>(app.scene.world.joints.size())) app.pick.selected_joint = -1;
   app.view.impulse_reference = 0.0f;
+  app.compare.lane_errors.assign(app.compare.lanes.size(), std::string());
+  for (World& lane : app.compare.lanes) lane.clear_drag();
+  clear_lane_plots(app);
 }
 
 // The saved file starts its clock at 0 while the running world is at time(): script start times move back
@@ -139,6 +145,58 @@ World world_for_saving(const World& world) {
     }
   }
   return copy;
+}
+
+// What the user changes in lane 1 while it runs reaches the other lanes before each step: the drag spring,
+// the servo targets and joint settings (joints hold no state of the solve), scripts and the bodies they made
+// kinematic, materials and dt. Each lane keeps its own solver, parameters and motion.
+void sync_lane(const World& first, World& lane) {
+  lane.settings.dt = first.settings.dt;
+  lane.materials = first.materials;
+  for (size_t j = 0; j < lane.joints.size() && j < first.joints.size(); ++j) {
+    const double coordinate = lane.joints[j].servo.coordinate;  // state of the lane's own motion
+    lane.joints[j] = first.joints[j];
+    lane.joints[j].servo.coordinate = coordinate;
+  }
+  if (lane.scripts.size() != first.scripts.size() || !std::equal(lane.scripts.begin(), lane.scripts.end(),
+                                                                  first.scripts.begin(), [](const Script& a, const Script& b) {
+                                                                    return a.body == b.body && a.start_time == b.start_time &&
+                                                                           a.points == b.points && a.speed == b.speed &&
+                                                                           a.timing == b.timing && a.loop == b.loop;
+                                                                  })) {
+    lane.scripts = first.scripts;
+  }
+  for (size_t i = 0; i < lane.bodies.size() && i < first.bodies.size(); ++i) {
+    const Body& b = first.bodies[i];
+    Body& l = lane.bodies[i];
+    if (l.kind != b.kind || l.mass != b.mass) {  // a script made it kinematic, or Clear gave it its mass back
+      l = b;
+      lane.wake(int(i));
+    }
+  }
+  if (first.drag().body >= 0) {
+    lane.set_drag(first.drag());
+  } else if (lane.drag().body >= 0) {
+    lane.clear_drag();
+  }
+}
+
+// Lane i's curves after its step (lane 0 also has the Stats panel's, record_step).
+void record_lane_step(AppState& app, int lane) {
+  const World& w = lane_world(app, lane);
+  const StepStats& s = w.last_stats();
+  LanePlots& p = app.compare.plots[size_t(lane)];
+  p.step_ms.push(float(s.profile.total));
+  p.max_penetration.push(float(s.max_penetration));
+  p.mean_penetration.push(float(s.mean_penetration));
+  p.kinetic_energy.push(float(s.kinetic_energy));
+  p.contacts.push(float(s.contacts));
+  p.iterations.push(float(s.iterations));
+  p.residual.push(float(s.residual));
+  const Divergence d = divergence(w, app.scene.world);
+  p.divergence_max.push(float(d.max));
+  p.divergence_mean.push(float(d.mean));
+  if (lane > 0 && app.stats.recording) app.compare.recorders[size_t(lane - 1)].add(s);
 }
 
 void record_step(AppState& app) {
@@ -178,9 +236,36 @@ bool open_scene(AppState& app, const std::string& path, const ViewerOptions* ove
     if (error->find(path) == std::string::npos) *error = path + ": " + *error;
     return false;
   }
-  if (overrides != nullptr && !apply_overrides(result.world, *overrides, error)) {
+  std::vector<LaneSpec> lanes = result.lanes;
+  if (overrides != nullptr && !overrides->lanes.empty()) {
+    // --lanes: the first lane replaces the scene's solver, the others come beside it; --set is LANE.name=value.
+    std::vector<LaneSpec> specs;
+    ViewerOptions rest = *overrides;
+    rest.params.clear();
+    if (!parse_lane_list(overrides->lanes, specs, error) || !assign_lane_params(overrides->params, specs, error) ||
+        !apply_overrides(result.world, rest, error)) {
+      *error = path + ": --lanes: " + *error;
+      return false;
+    }
+    World first;
+    if (!make_lane(result.world, specs[0], first, error)) {
+      *error = path + ": --lanes lane 1: " + *error;
+      return false;
+    }
+    result.world = std::move(first);
+    lanes.assign(specs.begin() + 1, specs.end());
+  } else if (overrides != nullptr && !apply_overrides(result.world, *overrides, error)) {
     *error = path + ": " + *error;
     return false;
+  }
+  std::vector<World> lane_worlds;
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    World lane;
+    if (!make_lane(result.world, lanes[i], lane, error)) {
+      *error = path + ": lane " + std::to_string(i + 2) + ": " + *error;
+      return false;
+    }
+    lane_worlds.push_back(std::move(lane));
   }
 
   SceneState& scene = app.scene;
@@ -188,6 +273,9 @@ bool open_scene(AppState& app, const std::string& path, const ViewerOptions* ove
   scene.loaded = result.world;
   scene.world = std::move(result.world);
   scene.warnings = std::move(result.warnings);
+  app.compare.lanes = std::move(lane_worlds);
+  app.compare.lane_errors.assign(app.compare.lanes.size(), std::string());
+  app.compare.error.clear();
   scene.error.clear();
   scene.message.clear();
   scene.save_path = fs::path(path).stem().string() + "-saved.json";
@@ -208,17 +296,33 @@ bool open_scene(AppState& app, const std::string& path, const ViewerOptions* ove
 void frame_scene(AppState& app) {
   Vec3 lo, hi;
   compute_bounds(app.scene.world, lo, hi);
-  // The panels cover the sides of the window: fit the bodies into the middle part.
+  // The panels cover the sides of the window: fit the bodies into the middle part, or into a lane's cell of
+  // the split comparison.
   constexpr float kFreeWidth = 0.55f;
-  app.camera.frame(to_glm(lo), to_glm(hi), kFreeWidth * app.viewport_width / std::max(app.viewport_height, 1.0f));
+  const LaneCell cell = lane_cell(app, 0);
+  const float aspect = split_view(app) ? cell.width / std::max(cell.height, 1.0f)
+                                       : kFreeWidth * app.viewport_width / std::max(app.viewport_height, 1.0f);
+  app.camera.frame(to_glm(lo), to_glm(hi), aspect);
 }
 
 bool reload_scene(AppState& app, std::string* error) {
   const World previous = app.scene.world;
+  const std::vector<World> previous_lanes = app.compare.lanes;
   const OrbitCamera camera = app.camera;  // same file: keep looking where the user was looking
   const int selected = app.pick.selected;
   if (!open_scene(app, app.scene.path, nullptr, error)) return false;
-  if (app.scene.keep_settings_on_reset) copy_settings(previous, app.scene.world);
+  if (app.scene.keep_settings_on_reset) {
+    copy_settings(previous, app.scene.world);
+    // The lanes as they were, each from the file's new state (a method the file now refuses is dropped).
+    app.compare.lanes.clear();
+    for (const World& old_lane : previous_lanes) {
+      World lane = app.scene.loaded;
+      copy_settings(old_lane, lane);
+      if (lane.solver().name() == old_lane.solver().name()) app.compare.lanes.push_back(std::move(lane));
+      else app.compare.error = "lane under " + std::string(old_lane.solver().name()) + " dropped: the scene refuses it";
+    }
+    app.compare.lane_errors.assign(app.compare.lanes.size(), std::string());
+  }
   app.camera = camera;
   if (selected < static_cast<int>(app.scene.world.bodies.size())) app.pick.selected = selected;
   return true;
@@ -227,6 +331,13 @@ bool reload_scene(AppState& app, std::string* error) {
 void reset_scene(AppState& app) {
   World fresh = app.scene.loaded;
   if (app.scene.keep_settings_on_reset) copy_settings(app.scene.world, fresh);
+  // Every lane restarts from the scene as loaded under its own method and parameters.
+  for (World& lane : app.compare.lanes) {
+    World copy = app.scene.loaded;
+    copy_settings(lane, copy);
+    copy.settings.dt = fresh.settings.dt;
+    lane = std::move(copy);
+  }
   app.scene.world = std::move(fresh);
   forget_runtime_state(app);
 }
@@ -236,7 +347,9 @@ bool save_scene_as(AppState& app, const std::string& path, std::string* error) {
     *error = "type a file name to save to";
     return false;
   }
-  if (!save_scene_file(world_for_saving(app.scene.world), path, error)) return false;
+  const World saved = world_for_saving(app.scene.world);
+  const std::vector<LaneSpec> lanes = lane_specs(app);
+  if (!save_scene_file(saved, path, error, lanes)) return false;
   std::error_code ec;
   const fs::path absolute = fs::absolute(path, ec);
   app.scene.message = "saved to " + (ec ? path : absolute.string());
@@ -248,8 +361,33 @@ bool step_once(AppState& app) {
   if (!app.sim.step_error.empty()) return false;
   drive_held_servos(app, app.scene.world.settings.dt);
   sync_volume_capture(app);
-  const StepResult r = app.scene.world.step();
+  StepResult r;
+  if (app.compare.lanes.empty()) {
+    r = app.scene.world.step();
+  } else {
+    // Every running lane in lockstep, one per task; what the user changed in lane 1 (drag, servo targets,
+    // scripts, materials, joint settings, dt) first reaches the others.
+    CompareState& compare = app.compare;
+    std::vector<World*> worlds{&app.scene.world};
+    std::vector<int> lane_of{0};
+    for (size_t i = 0; i < compare.lanes.size(); ++i) {
+      if (!compare.lane_errors[i].empty()) continue;
+      sync_lane(app.scene.world, compare.lanes[i]);
+      worlds.push_back(&compare.lanes[i]);
+      lane_of.push_back(int(i) + 1);
+    }
+    if (!compare.pool) compare.pool = std::make_shared<TaskPool>(0);
+    std::vector<StepResult> results(worlds.size());
+    step_lockstep(worlds, *compare.pool, results);
+    r = results[0];
+    for (size_t k = 1; k < results.size(); ++k) {
+      const size_t i = size_t(lane_of[k] - 1);
+      if (!results[k].ok) compare.lane_errors[i] = results[k].error.empty() ? "the step produced non-finite values" : results[k].error;
+      record_lane_step(app, lane_of[k]);
+    }
+  }
   record_step(app);
+  record_lane_step(app, 0);
   if (!r.ok) {
     app.sim.playing = false;
     app.sim.accumulator = 0.0;
@@ -283,7 +421,87 @@ void advance_simulation(AppState& app, double real_seconds) {
 bool switch_solver(AppState& app, const std::string& name, std::string* error) {
   if (!app.scene.world.set_solver(name, error)) return false;
   app.view.impulse_reference = 0.0f;
+  app.compare.plots[0] = LanePlots{};
   return true;
+}
+
+// --- comparison lanes ---------------------------------------------------------------------------------------
+
+int lane_count(const AppState& app) { return 1 + int(app.compare.lanes.size()); }
+
+const World& lane_world(const AppState& app, int lane) {
+  return lane == 0 ? app.scene.world : app.compare.lanes[size_t(lane - 1)];
+}
+
+World& lane_world(AppState& app, int lane) { return lane == 0 ? app.scene.world : app.compare.lanes[size_t(lane - 1)]; }
+
+const std::string& lane_error(const AppState& app, int lane) {
+  return lane == 0 ? app.sim.step_error : app.compare.lane_errors[size_t(lane - 1)];
+}
+
+bool add_lane(AppState& app, const LaneSpec& spec, std::string* error) {
+  if (lane_count(app) >= kMaxLanes) {
+    *error = "at most " + std::to_string(kMaxLanes) + " lanes";
+    return false;
+  }
+  World lane;
+  if (!make_lane(app.scene.loaded, spec, lane, error)) return false;
+  lane.settings.dt = app.scene.world.settings.dt;
+  app.compare.lanes.push_back(std::move(lane));
+  app.compare.error.clear();
+  reset_scene(app);  // a comparison starts every lane from the same state
+  return true;
+}
+
+void remove_lane(AppState& app, int lane) {
+  if (lane < 1 || lane >= lane_count(app)) return;
+  app.compare.lanes.erase(app.compare.lanes.begin() + lane - 1);
+  app.compare.lane_errors.erase(app.compare.lane_errors.begin() + lane - 1);
+  clear_lane_plots(app);
+}
+
+bool switch_lane_solver(AppState& app, int lane, const std::string& name, std::string* error) {
+  if (lane == 0) return switch_solver(app, name, error);
+  if (!lane_world(app, lane).set_solver(name, error)) return false;
+  app.compare.plots[size_t(lane)] = LanePlots{};
+  return true;
+}
+
+std::vector<LaneSpec> lane_specs(const AppState& app) {
+  std::vector<LaneSpec> out;
+  for (const World& lane : app.compare.lanes) out.push_back(lane_spec_of(lane, &app.scene.world));
+  return out;
+}
+
+void clear_lane_plots(AppState& app) { app.compare.plots.fill(LanePlots{}); }
+
+bool split_view(const AppState& app) { return lane_count(app) > 1 && app.compare.layout == CompareLayout::Split; }
+
+LaneCell lane_cell(const AppState& app, int lane) {
+  if (!split_view(app)) return {0, 0, app.viewport_width, app.viewport_height};
+  const CompareState& c = app.compare;
+  const bool set = c.area_width > 0 && c.area_height > 0;
+  const float x = set ? c.area_x : 0, y = set ? c.area_y : 0;
+  const float w = set ? c.area_width : app.viewport_width, h = set ? c.area_height : app.viewport_height;
+  if (lane_count(app) == 2) {  // side by side, or one above the other where the area is taller than wide
+    if (h > w) return {x, y + float(lane) * h / 2, w, h / 2};
+    return {x + float(lane) * w / 2, y, w / 2, h};
+  }
+  return {x + float(lane % 2) * w / 2, y + float(lane / 2) * h / 2, w / 2, h / 2};  // 2 x 2
+}
+
+int lane_at(const AppState& app, float x, float y) {
+  for (int i = 0; i < lane_count(app); ++i) {
+    const LaneCell c = lane_cell(app, i);
+    if (x >= c.x && x < c.x + c.width && y >= c.y && y < c.y + c.height) return i;
+  }
+  return 0;
+}
+
+std::array<float, 3> lane_color(int lane) {
+  static constexpr std::array<std::array<float, 3>, kMaxLanes> kColors = {
+      {{0.95f, 0.75f, 0.30f}, {0.35f, 0.75f, 1.00f}, {0.95f, 0.40f, 0.55f}, {0.50f, 0.90f, 0.50f}}};
+  return kColors[size_t(std::clamp(lane, 0, kMaxLanes - 1))];
 }
 
 const VolumeSolver* active_volume_solver(const World& world) {
@@ -388,19 +606,76 @@ std::vector<const VolumeSolver::DebugPair*> current_volume_captures(const World&
 
 void start_recording(AppState& app) {
   app.stats.recorder.clear();
+  for (Recorder& r : app.compare.recorders) r.clear();
   app.stats.recording = true;
   app.stats.error.clear();
   app.stats.csv_path.clear();
   app.stats.trace_path.clear();
 }
 
+namespace {
+
+// A file name piece from a scene or solver name: letters, digits, '-' and '_' kept, anything else '_'.
+std::string file_name_part(std::string_view name) {
+  std::string out;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out.empty() ? std::string("scene") : out;
+}
+
+// Every lane's recorded steps in one CSV (lane, solver and scene first), its sidecar, and a trace per lane.
+bool write_lane_recording(AppState& app, const std::string& base, std::string* error) {
+  const int lanes = lane_count(app);
+  const std::string csv = base + ".csv";
+  StepWriter writer;
+  if (!writer.open(csv, "", error)) return false;
+  writer.set_leading_columns("lane,solver,scene");
+  const auto rows = [&](int lane) -> const std::vector<StepStats>& {
+    return lane == 0 ? app.stats.recorder.rows() : app.compare.recorders[size_t(lane - 1)].rows();
+  };
+  for (int i = 0; i < lanes; ++i)
+    for (const StepStats& st : rows(i)) writer.add_solver_columns(st.sub_stages);
+  const std::string scene = csv_field(app.scene.world.name);
+  for (int i = 0; i < lanes; ++i) {
+    const std::string leading = std::to_string(i + 1) + "," + std::string(lane_world(app, i).solver().name()) + "," + scene;
+    for (const StepStats& st : rows(i))
+      if (!writer.add(st, error, leading)) return false;
+  }
+  if (!writer.close(error)) return false;
+  std::vector<const World*> worlds;
+  for (int i = 0; i < lanes; ++i) worlds.push_back(&lane_world(app, i));
+  const std::string sidecar = base + ".lanes.json";
+  std::string why;
+  if (!write_text_file(sidecar, lanes_sidecar_json(app.scene.path, worlds, csv).dump(2) + "\n", "lanes sidecar", why)) {
+    *error = why;
+    return false;
+  }
+  for (int i = 0; i < lanes; ++i) {
+    const Recorder& r = i == 0 ? app.stats.recorder : app.compare.recorders[size_t(i - 1)];
+    if (!r.write_trace(base + ".lane" + std::to_string(i + 1) + ".trace.json", error)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void stop_recording(AppState& app) {
   StatsState& stats = app.stats;
   stats.recording = false;
-  const std::string base = "contactlab-" + timestamp();
-  const std::string csv = base + ".csv", trace = base + ".trace.json";
+  // Named after what it holds: the scene, the solver (or "lanes"), the time.
+  const std::string what = lane_count(app) > 1 ? std::string("lanes") : file_name_part(app.scene.world.solver().name());
+  const std::string base = file_name_part(app.scene.world.name) + "-" + what + "-" + timestamp();
   std::string error;
   std::error_code ec;
+  if (lane_count(app) > 1) {
+    if (!write_lane_recording(app, base, &error)) {
+      stats.error = "cannot write the recording: " + error;
+    } else {
+      stats.csv_path = fs::absolute(base + ".csv", ec).string();
+      stats.trace_path = fs::absolute(base + ".lanes.json", ec).string();
+    }
+    return;
+  }
+  const std::string csv = base + ".csv", trace = base + ".trace.json";
   if (!stats.recorder.write_csv(csv, &error)) {
     stats.error = "cannot write " + csv + ": " + error;
   } else if (!stats.recorder.write_trace(trace, &error)) {
@@ -611,7 +886,8 @@ std::string servo_key_label(const JointServo& servo) {
   return std::string(1, upper(servo.key_raise)) + " / " + std::string(1, upper(servo.key_lower));
 }
 
-std::string viewer_shortcut_keys() { return "rf"; }  // handle_keys in input.cpp: R reset, F frame the scene
+// handle_keys in input.cpp: R reset, F frame the scene, V split or overlaid lanes.
+std::string viewer_shortcut_keys() { return "rfv"; }
 
 // --- scripted motion ---------------------------------------------------------------------------------
 
@@ -897,6 +1173,10 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       }
     }
     if (known) continue;
+    if ((key == "split" || key == "overlay") && on && eq == std::string::npos) {  // the comparison's layout
+      app.compare.layout = key == "split" ? CompareLayout::Split : CompareLayout::Overlay;
+      continue;
+    }
     if (key == "volumes") {  // volumes, -volumes, or volumes=AXES with AXES letters of x, y, z (volumes=xz)
       if (eq == std::string::npos) {
         v.show_volumes = on;

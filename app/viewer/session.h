@@ -58,7 +58,41 @@ void refresh_volume_capture(AppState& app);
 // world still has an edge for, and those taken at the current poses and parameters. Empty under other solvers.
 std::vector<const VolumeSolver::DebugPair*> current_volume_captures(const World& world, const ViewState& view);
 
-// Recording of per-step statistics; Stop writes <timestamp>.csv and .trace.json in the current directory.
+// --- comparison lanes ---------------------------------------------------------------------------------------
+// Lanes in the comparison: 1 (the scene alone) to kMaxLanes.
+int lane_count(const AppState& app);
+// Lane i's world, i from 0: lane 1 is the running scene (scene.world).
+const World& lane_world(const AppState& app, int lane);
+World& lane_world(AppState& app, int lane);
+// Why lane i stopped ("" while it runs; lane 1's is sim.step_error).
+const std::string& lane_error(const AppState& app, int lane);
+// Adds a lane under `spec` and restarts every lane from the scene as loaded, so that they compare from one
+// start. False (and *error) at kMaxLanes lanes, or for a solver the scene refuses or a bad parameter.
+bool add_lane(AppState& app, const LaneSpec& spec, std::string* error);
+// Removes lane i (>= 1: lane 1 is the scene itself).
+void remove_lane(AppState& app, int lane);
+// Switches lane i's method while it runs (as the Solver panel does for lane 1); its curves start afresh.
+bool switch_lane_solver(AppState& app, int lane, const std::string& name, std::string* error);
+// The lanes as the scene's "lanes" key saves them: each extra lane's method and the parameters it sets on top
+// of the scene's for that method.
+std::vector<LaneSpec> lane_specs(const AppState& app);
+// Clears every lane's plots (at a reset, a new scene, a lane added, removed or switched).
+void clear_lane_plots(AppState& app);
+// The lane whose split-view cell holds window point (x, y) (ImGui units), and that cell; lane 0 and the whole
+// window outside the split layout.
+struct LaneCell {
+  float x = 0, y = 0, width = 0, height = 0;
+};
+LaneCell lane_cell(const AppState& app, int lane);
+int lane_at(const AppState& app, float x, float y);
+// True when the split layout is on screen (more than one lane and CompareLayout::Split).
+bool split_view(const AppState& app);
+// Colour of lane i (its plot curves, ghost bodies and label), rgb in [0, 1].
+std::array<float, 3> lane_color(int lane);
+
+// Recording of per-step statistics; Stop writes <scene>-<solver>-<timestamp>.csv and .trace.json in the current
+// directory; with lanes <scene>-lanes-<timestamp>.csv (every lane, with lane, solver and scene columns), its
+// .lanes.json sidecar and one .laneN.trace.json per lane.
 void start_recording(AppState& app);
 void stop_recording(AppState& app);
 

@@ -4,6 +4,7 @@
 #include "viewer/viewer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <vector>
@@ -105,6 +106,12 @@ bool write_screenshot(const std::string& path, int width, int height) {
   return stbi_write_png(path.c_str(), width, height, 3, flipped.data(), static_cast<int>(row)) != 0;
 }
 
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
 void update_title(GLFWwindow* window, const AppState& app, int& shown_generation) {
   if (shown_generation == app.scene.generation) return;
   shown_generation = app.scene.generation;
@@ -155,7 +162,9 @@ int run_viewer(const ViewerOptions& options) {
   // ImGui lays out auto-sized windows over the first frames, so screenshots render at least a few.
   const int frames_to_render = screenshot ? std::max(options.frames, 3) : 0;
   int shown_generation = -1;
+  std::vector<double> frame_ms, stepping_ms;
   for (int frame = 0; !glfwWindowShouldClose(system.window); ++frame) {
+    const auto frame_start = std::chrono::steady_clock::now();
     glfwPollEvents();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -163,12 +172,14 @@ int run_viewer(const ViewerOptions& options) {
     const ImGuiIO& io = ImGui::GetIO();
 
     viewer::handle_view_input(app);
+    const auto step_start = std::chrono::steady_clock::now();
     if (screenshot) {
       // One step per frame regardless of wall time, so a screenshot after N frames is reproducible.
       if (frame < options.frames) viewer::step_once(app);
     } else {
       viewer::advance_simulation(app, io.DeltaTime);
     }
+    const double step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();
     app.stats.fps.push(io.Framerate);
     viewer::update_impulse_reference(app.view, app.scene.world.contacts());
     viewer::refresh_volume_capture(app);  // the volume views at the poses just stepped to, for panels and drawing
@@ -186,6 +197,13 @@ int run_viewer(const ViewerOptions& options) {
     renderer.draw(app, fb_width, fb_height);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
+    // Screenshot mode reports the frame's wall time apart from the stepping inside it (every lane's step), so
+    // that drawing and stepping can be told apart: the frame ends once its drawing has finished.
+    if (screenshot) {
+      glFinish();
+      frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
+      stepping_ms.push_back(step_ms);
+    }
     if (screenshot && frame + 1 >= frames_to_render) {
       if (!write_screenshot(options.screenshot_path, fb_width, fb_height)) {
         std::cerr << "contactlab: cannot write screenshot " << options.screenshot_path << "\n";
@@ -193,7 +211,8 @@ int run_viewer(const ViewerOptions& options) {
       }
       if (!app.sim.step_error.empty()) std::cerr << "contactlab: simulation stopped: " << app.sim.step_error << "\n";
       std::cout << "wrote " << options.screenshot_path << " (" << fb_width << "x" << fb_height << ", "
-                << app.scene.world.step_count() << " steps)\n";
+                << app.scene.world.step_count() << " steps, " << viewer::lane_count(app) << " lanes; median frame "
+                << median(frame_ms) << " ms, of which stepping " << median(stepping_ms) << " ms)\n";
       return 0;
     }
     glfwSwapBuffers(system.window);

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "compare/lanes.h"
+#include "core/task_pool.h"
 #include "scripts/script.h"
 #include "telemetry/telemetry.h"
 #include "viewer/camera.h"
@@ -18,9 +21,16 @@ namespace cl::viewer {
 struct History {
   static constexpr int kLength = 240;
   std::array<float, kLength> values{};
-  int next = 0;  // where the next sample goes, which is also the oldest sample
+  int next = 0;   // where the next sample goes, which is also the oldest sample
+  int count = 0;  // samples pushed since the last clear, at most kLength
 
-  void push(float v) { values[next] = v; next = (next + 1) % kLength; }
+  void push(float v) {
+    values[next] = v;
+    next = (next + 1) % kLength;
+    count = count < kLength ? count + 1 : kLength;
+  }
+  // Sample i of the last count() ones, oldest first.
+  float at(int i) const { return values[(next + kLength - count + i) % kLength]; }
   float latest() const { return values[(next + kLength - 1) % kLength]; }
   float max() const {
     float m = 0.0f;
@@ -133,6 +143,7 @@ struct PickState {
   int selected_joint = -1; // joint index, -1 for none; a body and a joint are never selected together
   bool focus_joint_settings = false;  // bring the Inspector's joint settings tab forward once
   bool dragging = false;
+  int lane = 0;                // the comparison lane the body was grabbed in (its cell gives the mouse ray)
   Vec3 local_anchor{0, 0, 0};  // grabbed point in the body frame
   Vec3 plane_point{0, 0, 0};   // the target moves in the plane through this point facing the camera
   Vec3 plane_normal{0, 0, 1};
@@ -172,6 +183,31 @@ struct ServoUiState {
   std::string held;  // the servo keys ('a'-'z', '0'-'9') held down this frame; empty while ImGui has the keyboard
 };
 
+// Comparison lanes: the running scene is lane 1 (scene.world); up to three more copies of it under their own
+// methods and parameters step in lockstep with it, on the task pool. Interaction (drag, servo keys, scripts,
+// materials, joint settings, dt, pause, step, reset) acts on every lane.
+enum class CompareLayout : int { Split = 0, Overlay };
+
+// What the comparison plots show per lane, over the last History::kLength steps.
+struct LanePlots {
+  History step_ms, max_penetration, mean_penetration, kinetic_energy, contacts, iterations, residual;
+  History divergence_max, divergence_mean;  // m, against lane 1
+};
+
+struct CompareState {
+  std::vector<World> lanes;               // lanes 2..: copies of the scene under their own method
+  std::vector<std::string> lane_errors;   // per lane of `lanes`: why it stopped ("" while it runs)
+  CompareLayout layout = CompareLayout::Split;
+  std::shared_ptr<TaskPool> pool;         // made on the first lockstep step (all hardware threads)
+  std::array<LanePlots, kMaxLanes> plots; // [0] lane 1
+  std::array<Recorder, kMaxLanes - 1> recorders;  // the extra lanes' steps while recording
+  std::string add_solver = "implicit-penalty";    // the Compare panel's choice for a new lane
+  // The part of the window the split layout divides among the lanes (ImGui units): the middle between the
+  // panel columns and above the Compare panel, set by draw_panels each frame; the whole window until then.
+  float area_x = 0, area_y = 0, area_width = 0, area_height = 0;
+  std::string error;                      // last refused lane change
+};
+
 struct AppState {
   SceneState scene;
   SimState sim;
@@ -181,6 +217,7 @@ struct AppState {
   PickState pick;
   ScriptEditState script;
   ServoUiState servos;
+  CompareState compare;
   OrbitCamera camera;
   float viewport_width = 1280.0f, viewport_height = 720.0f;  // window size in ImGui units (mouse space)
 };

@@ -65,10 +65,10 @@ bool make_lane(const World& scene, const LaneSpec& spec, World& out, std::string
   return true;
 }
 
-LaneSpec lane_spec_of(const World& lane) {
+LaneSpec lane_spec_of(const World& lane, const World* scene) {
   LaneSpec spec{std::string(lane.solver().name()), {}};
   const ParamSet& set = lane.solver().params();
-  const ParamSet defaults(set.specs());
+  const ParamSet defaults = scene != nullptr ? scene->solver_params_copy(spec.solver) : ParamSet(set.specs());
   for (size_t i = 0; i < set.specs().size(); ++i)
     if (set.value(i) != defaults.value(i)) spec.params.emplace_back(set.specs()[i].name, set.to_string(i));
   return spec;

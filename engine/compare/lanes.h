@@ -38,8 +38,9 @@ bool assign_lane_params(const std::vector<std::pair<std::string, std::string>>& 
 // or a parameter is unknown or out of range; `out` is then unspecified.
 bool make_lane(const World& scene, const LaneSpec& spec, World& out, std::string* error);
 
-// The same parameters again as a spec: the solver and every parameter that differs from its default.
-LaneSpec lane_spec_of(const World& lane);
+// The same parameters again as a spec: the solver and every parameter that differs from its default, or with
+// `scene` from the values that scene gives the lane's method (what its "lanes" key holds).
+LaneSpec lane_spec_of(const World& lane, const World* scene = nullptr);
 
 // A lane's label: its solver and the parameters it changes from the defaults, e.g. "lcp (iterations=40)".
 std::string lane_label(const World& lane);

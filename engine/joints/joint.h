@@ -96,8 +96,9 @@ struct JointServo {
   // first measures it (then the angle of the current poses, in (-pi, pi]).
   double coordinate = std::numeric_limits<double>::quiet_NaN();
 };
-// Keys the viewer uses for its own shortcuts (R reset, F frame the scene), which servos may not take.
-inline constexpr std::string_view kServoReservedKeys = "rf";
+// Keys the viewer uses for its own shortcuts (R reset, F frame the scene, V split or overlaid comparison
+// lanes), which servos may not take.
+inline constexpr std::string_view kServoReservedKeys = "rfv";
 bool joint_type_has_servo(JointType t);  // hinge, slider
 // Sets the servo's target, clamped to [servo.lower, servo.upper] (for keyboard control).
 void set_servo_target(JointServo& servo, double target);

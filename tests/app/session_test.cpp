@@ -897,4 +897,180 @@ TEST(Session, ServoTargetsFromThePanelAreClampedAndSaved) {
   EXPECT_EQ(r.world.joints[1].servo.rate, 2.0);
 }
 
+
+
+// --- comparison lanes ---------------------------------------------------------------------------------------
+
+namespace {
+// Every body's state is bit for bit the same.
+bool same_state(const World& a, const World& b) {
+  if (a.bodies.size() != b.bodies.size()) return false;
+  for (size_t i = 0; i < a.bodies.size(); ++i) {
+    const Body& x = a.bodies[i];
+    const Body& y = b.bodies[i];
+    if (!(x.position == y.position && x.orientation.coeffs() == y.orientation.coeffs() &&
+          x.linear_velocity == y.linear_velocity && x.angular_velocity == y.angular_velocity))
+      return false;
+  }
+  return true;
+}
+}  // namespace
+
+TEST(Lanes, AddedLanesStepInLockstepLikeSoloRuns) {
+  AppState app = open_default();
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(step_once(app));
+  std::string error;
+  ASSERT_TRUE(add_lane(app, LaneSpec{"volume", {{"iterations", "30"}}}, &error)) << error;
+  ASSERT_TRUE(add_lane(app, LaneSpec{"implicit-penalty", {}}, &error)) << error;
+  EXPECT_EQ(lane_count(app), 3);
+  EXPECT_EQ(app.scene.world.time(), 0.0);  // adding a lane restarts every lane from the scene's start
+  for (int i = 0; i < 40; ++i) ASSERT_TRUE(step_once(app));
+  // Each lane equals the same method stepped alone from the loaded scene.
+  for (int lane = 0; lane < lane_count(app); ++lane) {
+    World solo;
+    ASSERT_TRUE(make_lane(app.scene.loaded, lane_spec_of(lane_world(app, lane)), solo, &error)) << error;
+    for (int i = 0; i < 40; ++i) ASSERT_TRUE(solo.step().ok);
+    EXPECT_EQ(lane_world(app, lane).step_count(), 40);
+    EXPECT_TRUE(same_state(lane_world(app, lane), solo)) << "lane " << lane + 1;
+  }
+  EXPECT_EQ(lane_label(lane_world(app, 1)), "volume (iterations=30)");
+  EXPECT_EQ(app.compare.plots[2].step_ms.count, 40);
+  EXPECT_EQ(app.compare.plots[1].divergence_max.count, 40);
+
+  // Reset restarts every lane, each keeping its method and parameters; the plots start afresh.
+  reset_scene(app);
+  EXPECT_EQ(lane_world(app, 1).time(), 0.0);
+  EXPECT_EQ(lane_label(lane_world(app, 1)), "volume (iterations=30)");
+  EXPECT_EQ(app.compare.plots[1].step_ms.count, 0);
+  remove_lane(app, 1);
+  EXPECT_EQ(lane_count(app), 2);
+  EXPECT_EQ(lane_world(app, 1).solver().name(), "implicit-penalty");
+  EXPECT_FALSE(add_lane(app, LaneSpec{"lcp", {{"iterationz", "3"}}}, &error));
+  EXPECT_NE(error.find("iterationz"), std::string::npos) << error;
+  EXPECT_EQ(lane_count(app), 2);
+}
+
+TEST(Lanes, TheDragAndTheUsersEditsReachEveryLane) {
+  AppState app = open_default();
+  std::string error;
+  ASSERT_TRUE(add_lane(app, LaneSpec{"implicit-penalty", {}}, &error)) << error;
+  ASSERT_TRUE(add_lane(app, LaneSpec{"volume", {}}, &error)) << error;
+  // The viewer's mouse spring sits in lane 1's world; the step passes it to the others.
+  int body = -1;
+  for (size_t i = 0; i < app.scene.world.bodies.size(); ++i)
+    if (app.scene.world.bodies[i].is_dynamic()) body = int(i);
+  ASSERT_GE(body, 0);
+  DragSpring spring;
+  spring.body = body;
+  spring.target = app.scene.world.bodies[size_t(body)].position + Vec3(0, 3, 0);
+  spring.stiffness = 100;
+  spring.damping = 12;
+  app.scene.world.set_drag(spring);
+  app.scene.world.materials[0].friction = 0.123;
+  app.scene.world.settings.dt = 0.005;
+  for (int i = 0; i < 60; ++i) ASSERT_TRUE(step_once(app));
+  for (int lane = 0; lane < lane_count(app); ++lane) {
+    const World& w = lane_world(app, lane);
+    EXPECT_EQ(w.drag().body, body) << "lane " << lane + 1;
+    EXPECT_GT(w.bodies[size_t(body)].position.y(), app.scene.loaded.bodies[size_t(body)].position.y() + 1.0)
+        << "lane " << lane + 1 << " was not lifted";
+    EXPECT_EQ(w.materials[0].friction, 0.123);
+    EXPECT_EQ(w.settings.dt, 0.005);
+  }
+  app.scene.world.clear_drag();
+  ASSERT_TRUE(step_once(app));
+  for (int lane = 1; lane < lane_count(app); ++lane) EXPECT_EQ(lane_world(app, lane).drag().body, -1);
+}
+
+TEST(Lanes, ALaneThatStopsLeavesTheOthersRunning) {
+  AppState app = open_default();
+  std::string error;
+  ASSERT_TRUE(add_lane(app, LaneSpec{"lcp", {}}, &error)) << error;
+  app.compare.lanes[0].bodies.back().linear_velocity = Vec3(5000, 0, 0);  // past max_speed: a blow-up
+  ASSERT_TRUE(step_once(app));
+  EXPECT_FALSE(lane_error(app, 1).empty());
+  EXPECT_NE(lane_error(app, 1).find("max_speed"), std::string::npos) << lane_error(app, 1);
+  EXPECT_TRUE(app.sim.step_error.empty());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(step_once(app));
+  EXPECT_EQ(app.scene.world.step_count(), 6);
+  EXPECT_EQ(lane_world(app, 1).step_count(), 1);
+  reset_scene(app);  // Reset runs it again
+  EXPECT_TRUE(lane_error(app, 1).empty());
+}
+
+TEST(Lanes, SavedWithTheSceneAndOpenedFromIt) {
+  AppState app = open_default();
+  std::string error;
+  ASSERT_TRUE(add_lane(app, LaneSpec{"volume", {{"iterations", "30"}}}, &error)) << error;
+  const std::string path = testing::TempDir() + "/with_lanes.json";
+  ASSERT_TRUE(save_scene_as(app, path, &error)) << error;
+  AppState other;
+  other.scene.root = CONTACTLAB_SOURCE_DIR;
+  ASSERT_TRUE(open_scene(other, path, nullptr, &error)) << error;
+  ASSERT_EQ(lane_count(other), 2);
+  EXPECT_EQ(lane_label(lane_world(other, 1)), "volume (iterations=30)");
+  // --lanes replaces them: the first lane is the scene's solver, --set LANE.name=value.
+  ViewerOptions options;
+  options.lanes = "implicit-penalty,lcp,lcp";
+  options.params = {{"3.iterations", "40"}};
+  ASSERT_TRUE(open_scene(other, path, &options, &error)) << error;
+  ASSERT_EQ(lane_count(other), 3);
+  EXPECT_EQ(other.scene.world.solver().name(), "implicit-penalty");
+  EXPECT_EQ(lane_label(lane_world(other, 2)), "lcp (iterations=40)");
+  options.params = {{"iterations", "40"}};
+  EXPECT_FALSE(open_scene(other, path, &options, &error));
+  EXPECT_NE(error.find("LANE.name=value"), std::string::npos) << error;
+  EXPECT_EQ(lane_count(other), 3);  // the current scene and its lanes stay
+}
+
+TEST(Lanes, RecordingWritesEveryLaneAndTheSidecar) {
+  AppState app = open_default();
+  std::string error;
+  ASSERT_TRUE(add_lane(app, LaneSpec{"implicit-penalty", {}}, &error)) << error;
+  const auto old = std::filesystem::current_path();
+  std::filesystem::current_path(testing::TempDir());
+  start_recording(app);
+  for (int i = 0; i < 7; ++i) step_once(app);
+  stop_recording(app);
+  std::filesystem::current_path(old);
+  ASSERT_TRUE(app.stats.error.empty()) << app.stats.error;
+  EXPECT_NE(app.stats.csv_path.find("sphere_and_box-lanes-"), std::string::npos) << app.stats.csv_path;
+  std::ifstream in(app.stats.csv_path);
+  std::string header, line;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("lane,solver,scene,step,time,", 0), 0u) << header;
+  int rows = 0, lane2 = 0;
+  while (std::getline(in, line)) {
+    ++rows;
+    if (line.rfind("2,implicit-penalty,sphere_and_box,", 0) == 0) ++lane2;
+  }
+  EXPECT_EQ(rows, 14);
+  EXPECT_EQ(lane2, 7);
+  std::ifstream sidecar(app.stats.trace_path);
+  const nlohmann::json j = nlohmann::json::parse(sidecar);
+  ASSERT_EQ(j["lanes"].size(), 2u);
+  EXPECT_EQ(j["lanes"][1]["solver"], "implicit-penalty");
+  EXPECT_TRUE(j["lanes"][1]["params"].contains("penetration"));
+}
+
+TEST(Lanes, SplitCellsTileTheViewArea) {
+  AppState app = open_default();
+  app.compare.area_x = 100;
+  app.compare.area_width = 600;
+  app.compare.area_height = 400;
+  EXPECT_FALSE(split_view(app));
+  std::string error;
+  ASSERT_TRUE(add_lane(app, LaneSpec{"lcp", {}}, &error)) << error;
+  ASSERT_TRUE(split_view(app));
+  EXPECT_EQ(lane_cell(app, 1).x, 400.0f);
+  EXPECT_EQ(lane_cell(app, 1).width, 300.0f);
+  EXPECT_EQ(lane_at(app, 450, 10), 1);
+  ASSERT_TRUE(add_lane(app, LaneSpec{"lcp", {}}, &error)) << error;
+  EXPECT_EQ(lane_cell(app, 2).y, 200.0f);  // 2 x 2
+  EXPECT_EQ(lane_at(app, 150, 300), 2);
+  app.compare.layout = CompareLayout::Overlay;
+  EXPECT_FALSE(split_view(app));
+  EXPECT_EQ(lane_at(app, 450, 10), 0);
+}
+
 }  // namespace cl::viewer

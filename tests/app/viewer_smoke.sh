@@ -153,6 +153,48 @@ PY
   check "volume_views: the intervals are drawn in the three axis colours" test $? -eq 0
 fi
 
+# --- 3c. comparison lanes: the split view (a cell per lane, framed in the lane's colour) and the overlaid one
+# (the other lanes' bodies as ghosts in their colour). Lane 2's colour (light blue, 89 191 255) must show in both.
+lanes_shot() {  # lanes_shot NAME VIEW
+  local shot="$out/viewer_smoke_$1.png"
+  rm -f "$shot"
+  xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/incline.json" --lanes lcp,implicit-penalty,volume \
+    --set 2.penetration=0.002 --screenshot "$shot" --frames 40 --view "$2" > "$out/viewer_smoke_$1.stdout" 2> "$out/viewer_smoke_$1.stderr"
+  local rc=$?
+  check "$1: viewer exits 0 (got $rc)" test "$rc" -eq 0
+  [ "$rc" -eq 0 ] || cat "$out/viewer_smoke_$1.stderr" >&2
+  check "$1: 40 steps of every lane" grep -qF "40 steps" "$out/viewer_smoke_$1.stdout"
+  if [ -s "$shot" ]; then
+    looks_rendered "$shot"
+    check "$1: screenshot shows a rendered scene" test $? -eq 0
+    python3 - "$shot" "$here" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from read_png import read_png
+w, h, bpp, rows = read_png(sys.argv[1])
+blue = 0
+for y in range(0, int(0.55 * h)):
+    for x in range(int(0.28 * w), int(0.72 * w)):
+        r, g, b = rows[y][x * bpp:x * bpp + 3]
+        if b > 150 and b > r + 60 and g > r + 30: blue += 1
+print('lane 2 colour: %d pixels' % blue)
+sys.exit(0 if blue > 40 else 1)
+PY
+    check "$1: lane 2 drawn in its colour" test $? -eq 0
+  else
+    check "$1: screenshot $shot exists" false
+  fi
+}
+lanes_shot lanes_split "split"
+lanes_shot lanes_overlay "overlay"
+xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/default.json" --lanes lcp,volume \
+  --screenshot "$out/viewer_smoke_lanes_refused.png" --frames 2 > /dev/null 2> "$out/viewer_smoke_lanes_refused.stderr"
+rc=$?
+check "a lane the scene refuses exits 2 (got $rc)" test "$rc" -eq 2
+check "stderr names the lane and the scene's methods" grep -qF "lane 2: scene 'default' is for the methods lcp" \
+  "$out/viewer_smoke_lanes_refused.stderr"
+
 # --- 4. a mistaken CONTACTLAB_VIEW is reported, and the viewer still runs ---------------------------------
 CONTACTLAB_VIEW="graph,no-such-overlay" xvfb-run -a -s '-screen 0 1280x720x24' \
   "$bin" "$root/scenes/sphere_and_box.json" --screenshot "$out/viewer_smoke_badview.png" --frames 3 \
