@@ -1353,6 +1353,14 @@ ImU32 lane_u32(int lane, float alpha = 1.0f) {
   return ImGui::ColorConvertFloat4ToU32(ImVec4(c[0], c[1], c[2], alpha));
 }
 
+// The text shortened with "..." to fit `width` pixels.
+std::string fit_text(const std::string& text, float width) {
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+  std::string cut = text;
+  while (!cut.empty() && ImGui::CalcTextSize((cut + "...").c_str()).x > width) cut.pop_back();
+  return cut + "...";
+}
+
 // One plot with a curve per lane of the chosen LanePlots member.
 void lane_plot(AppState& app, const char* id, const char* title, const char* unit, History LanePlots::*member,
                float height, bool skip_first = false) {
@@ -1370,10 +1378,11 @@ void draw_lane_labels(AppState& app) {
   ImDrawList* draw = ImGui::GetBackgroundDrawList();
   const float line = ImGui::GetTextLineHeight();
   for (int i = 0; i < lane_count(app); ++i) {
-    const std::string label = std::to_string(i + 1) + "  " + lane_label(lane_world(app, i));
+    std::string label = std::to_string(i + 1) + "  " + lane_label(lane_world(app, i));
     const std::string& error = lane_error(app, i);
     if (split_view(app)) {
       const LaneCell c = lane_cell(app, i);
+      label = fit_text(label, c.width - 20.0f);  // the whole label is in the Compare panel's tooltip
       draw->AddRect(ImVec2(c.x, c.y), ImVec2(c.x + c.width, c.y + c.height), lane_u32(i, 0.8f));
       const ImVec2 at(c.x + 6.0f, c.y + 4.0f);
       draw->AddRectFilled(at, ImVec2(at.x + ImGui::CalcTextSize(label.c_str()).x + 8.0f, at.y + line + 4.0f),
@@ -1455,8 +1464,8 @@ void draw_compare_panel(AppState& app) {
       ImGui::SameLine();
       const std::string& error = lane_error(app, i);
       if (!error.empty()) ImGui::TextColored(kErrorColor, "stopped");
-      else ImGui::TextDisabled("%s", lane_label(w).substr(current.size()).c_str());
-      if (!error.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", error.c_str());
+      else ImGui::TextDisabled("%s", fit_text(lane_label(w).substr(current.size()), ImGui::GetContentRegionAvail().x).c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", error.empty() ? lane_label(w).c_str() : error.c_str());
       ImGui::TableNextColumn();
       if (i > 0 && ImGui::SmallButton("remove")) remove = i;
       if (i == 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("Lane 1 is the scene itself (Solver panel).");

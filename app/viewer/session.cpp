@@ -537,12 +537,18 @@ std::vector<std::pair<int, int>> overlapping_pairs(const World& world) {
 }
 }  // namespace
 
-void sync_volume_capture(AppState& app) {
-  auto* solver = dynamic_cast<VolumeSolver*>(&app.scene.world.solver());
+namespace {
+void sync_volume_capture_of(World& world, const ViewState& view) {
+  auto* solver = dynamic_cast<VolumeSolver*>(&world.solver());
   if (solver == nullptr) return;
-  const bool stage = wants_volume_capture(app.view) && app.view.volume_last_stage;
-  if (stage) solver->set_debug_capture(true, std::max(1, app.view.volume_interval_limit));
+  const bool stage = wants_volume_capture(view) && view.volume_last_stage;
+  if (stage) solver->set_debug_capture(true, std::max(1, view.volume_interval_limit));
   else if (solver->debug_capture()) solver->set_debug_capture(false);  // drops the records
+}
+}  // namespace
+
+void sync_volume_capture(AppState& app) {
+  for (int lane = 0; lane < lane_count(app); ++lane) sync_volume_capture_of(lane_world(app, lane), app.view);
 }
 
 namespace {
@@ -574,24 +580,30 @@ std::vector<std::pair<int, int>> live_edges(const World& world) {
 }
 }  // namespace
 
-void refresh_volume_capture(AppState& app) {
-  auto* solver = dynamic_cast<VolumeSolver*>(&app.scene.world.solver());
+namespace {
+void refresh_volume_capture_of(World& world, const ViewState& view) {
+  auto* solver = dynamic_cast<VolumeSolver*>(&world.solver());
   if (solver == nullptr) return;
-  if (!wants_volume_capture(app.view)) {
+  if (!wants_volume_capture(view)) {
     if (solver->debug_capture() || !solver->debug_pairs().empty()) solver->set_debug_capture(false);  // drops all
     return;
   }
-  sync_volume_capture(app);
+  sync_volume_capture_of(world, view);
   // The pairs the next step would collide that no current record describes: recorded now, at the drawn poses.
-  const World& world = app.scene.world;
   const std::vector<std::pair<int, int>> edges = live_edges(world);
   std::vector<std::pair<int, int>> missing;
   for (const auto& pair : overlapping_pairs(world)) {
     const auto it = solver->debug_pairs().find(pair);
-    if (it == solver->debug_pairs().end() || !record_is_current(world, *solver, app.view, it->second, edges))
+    if (it == solver->debug_pairs().end() || !record_is_current(world, *solver, view, it->second, edges))
       missing.push_back(pair);
   }
-  if (!missing.empty()) solver->capture_now(world.bodies, missing, std::max(1, app.view.volume_interval_limit));
+  if (!missing.empty()) solver->capture_now(world.bodies, missing, std::max(1, view.volume_interval_limit));
+}
+}  // namespace
+
+void refresh_volume_capture(AppState& app) {
+  // Every lane under `volume` (each cell of the split view draws its own lane's volumes).
+  for (int lane = 0; lane < lane_count(app); ++lane) refresh_volume_capture_of(lane_world(app, lane), app.view);
 }
 
 std::vector<const VolumeSolver::DebugPair*> current_volume_captures(const World& world, const ViewState& view) {

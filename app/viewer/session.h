@@ -47,12 +47,12 @@ const VolumeSolver* active_volume_solver(const World& world);
 bool wants_volume_capture(const ViewState& view);
 // Before each step (step_once calls it): the solver records its collision stage (set_debug_capture) only while
 // a volume toggle is on and the view asks for the last collision stage (ViewState::volume_last_stage); off
-// otherwise, which drops its records. Does nothing under other solvers.
+// otherwise, which drops its records. For every comparison lane under `volume`; nothing under other solvers.
 void sync_volume_capture(AppState& app);
 // Once per frame, after stepping: every pair the next step would collide that has no current record is recorded
 // at the drawn poses (VolumeSolver::capture_now), so a paused view shows the volumes at once and, with
 // volume_last_stage off, the drawing follows the bodies (one more depth image per pair and frame). With every
-// volume toggle off, all records are dropped and nothing is computed.
+// volume toggle off, all records are dropped and nothing is computed. For every lane under `volume`.
 void refresh_volume_capture(AppState& app);
 // The records that describe the world as drawn, in pair order: those of the last collision stage for pairs the
 // world still has an edge for, and those taken at the current poses and parameters. Empty under other solvers.
