@@ -102,6 +102,30 @@ TriangleMesh make_torus(double R, double r, int major, int minor) {
   return m;
 }
 
+TriangleMesh make_cylinder(double r, double half_height, int segments) {
+  TriangleMesh m;
+  if (!(r > 0) || !(half_height > 0) || segments < 3) return m;
+  const double pi = std::numbers::pi;
+  // Vertex 2i on the bottom rim, 2i + 1 above it on the top rim; then the two cap centres.
+  for (int i = 0; i < segments; ++i) {
+    const double u = 2 * pi * i / segments;
+    m.vertices.push_back(Vec3(r * std::cos(u), -half_height, r * std::sin(u)));
+    m.vertices.push_back(Vec3(r * std::cos(u), half_height, r * std::sin(u)));
+  }
+  const int bottom = 2 * segments, top = bottom + 1;
+  m.vertices.push_back(Vec3(0, -half_height, 0));
+  m.vertices.push_back(Vec3(0, half_height, 0));
+  for (int i = 0; i < segments; ++i) {
+    const int b0 = 2 * i, t0 = b0 + 1, b1 = 2 * ((i + 1) % segments), t1 = b1 + 1;
+    // With u turning from +x towards +z these windings face outwards (checked by the signed volume in tests).
+    m.triangles.push_back({b0, t0, b1});
+    m.triangles.push_back({t0, t1, b1});
+    m.triangles.push_back({top, t1, t0});
+    m.triangles.push_back({bottom, b0, b1});
+  }
+  return m;
+}
+
 TriangleMesh make_tetrahedron(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
   TriangleMesh m;
   const double v6 = (b - a).cross(c - a).dot(d - a);

@@ -14,6 +14,9 @@ TriangleMesh make_uv_sphere(double r, int slices, int stacks);
 // Torus around the z axis: tube centre circle radius R, tube radius r (0 < r < R); `major` >= 3 segments
 // around z, `minor` >= 3 around the tube. Vertices lie on the torus surface.
 TriangleMesh make_torus(double R, double r, int major, int minor);
+// Cylinder about the y axis from -half_height to half_height, radius r, `segments` >= 3 around it; each cap a
+// fan around its centre vertex. Vertices lie on the cylinder (the prism is inscribed).
+TriangleMesh make_cylinder(double r, double half_height, int segments);
 // Tetrahedron with the given corners, reordered if needed so that it is outward; empty if degenerate.
 TriangleMesh make_tetrahedron(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d);
 

@@ -50,6 +50,15 @@ const std::map<std::string, Generator, std::less<>>& generators() {
          transform_mesh(m, Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX())), Vec3::Zero());
          return m;
        }}},
+      {"cylinder", {{"radius", "half_height", "segments"}, [](const Binder& b, std::string* e) {
+         const double r = b.number("radius", 0.1), h = b.number("half_height", 0.1);
+         const int n = int(b.number("segments", 32));
+         if (!(r > 0) || !(h > 0) || n < 3 || n > 4096) {
+           if (e) *e = "cylinder: need radius > 0, half_height > 0 and 3 to 4096 segments";
+           return TriangleMesh{};
+         }
+         return make_cylinder(r, h, n);  // axis along y, as capsules
+       }}},
       {"rock", {{"radius", "roughness", "seed", "subdivisions"}, [](const Binder& b, std::string* e) {
          RockParams p;
          p.radius = b.number("radius", p.radius);

@@ -93,6 +93,28 @@ TEST(MassProperties, SphereConvergesToClosedForm) {
   EXPECT_LT(prev_err, 1e-4);
 }
 
+// The inscribed prism's volume is (n / 2 pi) sin(2 pi / n) of the cylinder's: it converges as 1 / n^2.
+TEST(MassProperties, CylinderConvergesToClosedForm) {
+  const double r = 0.3, h = 0.5, density = 7.0;  // half height h: length 2 h
+  const double V = kPi * r * r * 2 * h, M = density * V;
+  const double Iy = 0.5 * M * r * r, Ix = M * (3 * r * r + 4 * h * h) / 12;
+  for (int n : {16, 64, 256, 1024}) {
+    const TriangleMesh m = make_cylinder(r, h, n);
+    EXPECT_TRUE(validate_mesh(m).ok()) << n;
+    const MassProperties mp = mass_properties(m, density);
+    ASSERT_TRUE(mp.valid) << n;  // outward: a positive volume
+    const double exact_prism = V * n / (2 * kPi) * std::sin(2 * kPi / n);
+    EXPECT_NEAR(mp.volume / exact_prism, 1, 1e-12) << n;
+    const double err = 1 - exact_prism / V;
+    EXPECT_NEAR(mp.inertia(1, 1) / Iy, 1, 3 * err) << n;
+    EXPECT_NEAR(mp.inertia(0, 0) / Ix, 1, 3 * err) << n;
+    EXPECT_NEAR(mp.inertia(2, 2) / Ix, 1, 3 * err) << n;
+    EXPECT_NEAR(mp.centre_of_mass.norm(), 0, 1e-12);
+  }
+  EXPECT_TRUE(make_cylinder(0, 1, 8).triangles.empty());
+  EXPECT_TRUE(make_cylinder(1, 1, 2).triangles.empty());
+}
+
 TEST(MassProperties, TorusConvergesToClosedForm) {
   const double R = 2.0, r = 0.6, density = 3.0;
   const double V = 2 * kPi * kPi * R * r * r;

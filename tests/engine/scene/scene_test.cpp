@@ -308,6 +308,21 @@ TEST(Scene, MethodsChooseTheDefaultSolverAndRefuseOthers) {
             std::string::npos);
 }
 
+// A procedural cylinder is a mesh body with the prism's mass; bad parameters name the shape's path.
+TEST(Scene, CylinderShape) {
+  json doc = base_scene();
+  doc["bodies"][1]["shape"] = json::parse(R"({"type": "cylinder", "radius": 0.2, "half_height": 0.3, "segments": 64})");
+  const SceneLoadResult r = load_ok(doc.dump());
+  const Body& b = r.world.bodies[1];
+  EXPECT_EQ(b.shape.type, ShapeType::Mesh);
+  const double prism = 64 / 2.0 * std::sin(2 * std::numbers::pi / 64) * 0.2 * 0.2 * 0.6;  // inscribed 64-gon x length
+  EXPECT_NEAR(b.mass, 1000 * prism, 1e-9);
+  doc["bodies"][1]["shape"]["segments"] = 2;
+  EXPECT_NE(load_error(doc.dump()).find("/bodies/1/shape"), std::string::npos);
+  doc["bodies"][1]["shape"] = json::parse(R"({"type": "cylinder", "radius": -1})");
+  EXPECT_NE(load_error(doc.dump()).find("cylinder: need radius > 0"), std::string::npos);
+}
+
 // "lanes": the comparison lanes beside the scene's own method, with parameters on top of the scene's for their
 // method; saved back as they were read.
 TEST(Scene, LanesLoadAndRoundTrip) {
