@@ -39,6 +39,14 @@ constexpr const char* kStageNames[StatsState::kStages] = {"broad phase", "narrow
                                                           "solve",       "integrate",    "total step"};
 constexpr float kMargin = 8.0f;
 
+// The Compare panel's height: its title bar while collapsed, room for the lane table and the plots with lanes,
+// for the add-lane row alone without.
+float compare_panel_height(const AppState& app) {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  if (lane_count(app) > 1) return std::min(0.42f * display.y, 330.0f);
+  return app.compare.panel_open ? 4.0f * ImGui::GetFrameHeightWithSpacing() : ImGui::GetFrameHeight();
+}
+
 // Wrapped coloured text (errors can be long paths and JSON pointers).
 void colored_wrapped(const ImVec4& color, const std::string& text) {
   ImGui::PushStyleColor(ImGuiCol_Text, color);
@@ -1332,7 +1340,7 @@ void draw_unsupported_banner(AppState& app) {
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   const float width = std::min(640.0f, std::max(display.x - 2.0f * (kPanelWidth + 2.0f * kMargin), 300.0f));
   // Above the Compare panel at the bottom of the middle.
-  const float above = lane_count(app) > 1 ? std::min(0.42f * display.y, 330.0f) : ImGui::GetFrameHeight();
+  const float above = compare_panel_height(app);
   ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, display.y - above - 2.0f * kMargin), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
   ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
   ImGui::SetNextWindowBgAlpha(0.75f);
@@ -1404,7 +1412,8 @@ void draw_lane_labels(AppState& app) {
 
 void draw_compare_panel(AppState& app) {
   CompareState& compare = app.compare;
-  if (!ImGui::Begin("Compare")) {
+  compare.panel_open = ImGui::Begin("Compare");
+  if (!compare.panel_open) {
     ImGui::End();
     return;
   }
@@ -1554,11 +1563,14 @@ void draw_panels(AppState& app) {
   // Compare: along the bottom between the columns, open once there are lanes. The split layout divides the
   // middle above it among the lanes.
   const float middle_x = kPanelWidth + 2.0f * kMargin, middle_width = std::max(display.x - 2.0f * middle_x, 200.0f);
-  const float compare_height = lane_count(app) > 1 ? std::min(0.42f * display.y, 330.0f) : ImGui::GetFrameHeight();
+  const float compare_height = compare_panel_height(app);
   ImGui::SetNextWindowPos(ImVec2(middle_x, display.y - compare_height - kMargin), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(middle_width, compare_height), ImGuiCond_Always);
   ImGui::SetNextWindowCollapsed(lane_count(app) < 2, ImGuiCond_FirstUseEver);
-  if (lane_count(app) > 1 && app.compare.area_width == 0) ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always);
+  if ((lane_count(app) > 1 && app.compare.area_width == 0) || app.view.expand_compare_panel) {
+    ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always);  // lanes from the file or --lanes, or --view compare
+    app.view.expand_compare_panel = false;
+  }
   draw_compare_panel(app);
   app.compare.area_x = middle_x;
   app.compare.area_y = 0.0f;

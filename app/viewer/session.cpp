@@ -1158,6 +1158,7 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       {"grid", &v.show_grid},         {"shadows", &v.show_shadows},     {"wireframe", &v.wireframe},
       {"graph", &v.show_graph},       {"proximity", &v.show_proximity}, {"sleeping", &v.show_sleeping},
       {"joints", &v.show_joints},     {"scripts", &v.show_scripts},     {"panel", &v.expand_view_panel},
+      {"compare", &v.expand_compare_panel},
       {"shells", &v.show_point_shells}, {"allshells", &v.point_shells_all}, {"sdf", &v.show_sdf_slice},
       {"gradients", &v.show_volume_gradients}, {"cells", &v.show_volume_cells}, {"laststage", &v.volume_last_stage},
   };

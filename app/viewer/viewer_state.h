@@ -108,6 +108,7 @@ struct ViewState {
   int sdf_axis = 1;                 // 0 x, 1 y, 2 z: the slice is perpendicular to this body axis
   float sdf_offset = 0.0f;          // m from the centre of mass along that axis (clamped to the grid)
   bool expand_view_panel = false;   // open the (normally collapsed) View panel once, for screenshots
+  bool expand_compare_panel = false;  // the same for the Compare panel
   // Volume contacts: what the `volume` solver computes for its constraints. While one of these is on,
   // the viewer has the solver record it (VolumeSolver::capture_now / set_debug_capture), which costs one more
   // layered depth image per pair and frame (or step); nothing is drawn under other solvers.
@@ -206,6 +207,7 @@ struct CompareState {
   // panel columns and above the Compare panel, set by draw_panels each frame; the whole window until then.
   float area_x = 0, area_y = 0, area_width = 0, area_height = 0;
   std::string error;                      // last refused lane change
+  bool panel_open = false;                // the Compare panel was expanded last frame (its height follows)
 };
 
 struct AppState {
