@@ -68,6 +68,11 @@ void handle_keys(AppState& app) {
       if (!apply_script(app, &error)) app.script.error = error;
     }
   }
+  // Function keys and Tab are not letters, so servos never compete for them.
+  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) app.ui.help = !app.ui.help;
+  if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !app.script.laying) app.ui.help = false;
+  if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) app.ui.hidden = !app.ui.hidden;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) app.ui.screenshot_requested = true;
   // ImGui 1.86 indexes keys by the GLFW key codes the backend reports.
   if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && app.sim.step_error.empty()) app.sim.playing = !app.sim.playing;
   if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD) && !app.sim.playing) step_once(app);

@@ -1524,7 +1524,83 @@ void draw_compare_panel(AppState& app) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+void draw_help_overlay(AppState& app) {
+  if (!app.ui.help) return;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, 0.5f * display.y), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(display.x - 2 * kMargin, display.y - 2 * kMargin));
+  ImGui::SetNextWindowBgAlpha(0.95f);
+  ImGui::SetNextWindowFocus();
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove;
+  if (ImGui::Begin("Keys and mouse (F1 or Esc closes)", &app.ui.help, flags)) {
+    static constexpr std::pair<const char*, const char*> kControls[] = {
+        {"left click", "select a body (or, within 10 px of its anchor, a joint)"},
+        {"left drag", "pull the body with a spring (in every comparison lane); the wheel moves it nearer or farther"},
+        {"right drag", "orbit the camera"},
+        {"middle drag, shift + right drag", "pan"},
+        {"wheel", "zoom"},
+        {"space", "play / pause"},
+        {".", "one step (while paused)"},
+        {"R", "reset the scene (every lane)"},
+        {"F", "frame the scene"},
+        {"V", "comparison: split cells or ghosts over lane 1"},
+        {"Tab", "hide / show the panels"},
+        {"F1", "this help"},
+        {"F12", "save a screenshot <scene>-<date>-<time>.png in the current directory"},
+        {"servo keys", "hold a servo's keys (Servos panel) to move its target"},
+        {"Script path mode", "click points, Backspace removes the last, Enter applies, Esc stops"},
+    };
+    if (ImGui::BeginTable("controls", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+      for (const auto& [key, what] : kControls) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextColored(kWarningColor, "%s", key);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(what);
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TextDisabled("Every panel item has a (?) with what it does; the README has the rest.");
+  }
+  ImGui::End();
+}
+
+void draw_scene_description(AppState& app) {
+  UiState& ui = app.ui;
+  const World& world = app.scene.world;
+  if (ui.description_shown == app.scene.generation || world.description.empty()) return;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float middle_x = kPanelWidth + 2.0f * kMargin;
+  const float width = std::min(560.0f, std::max(display.x - 2.0f * middle_x, 260.0f));
+  // Below the Servos panel when the scene has one (it holds the top of the middle).
+  const size_t servos = servo_joints(world).size();
+  const float y = kMargin + (servos > 0 ? 3.0f * ImGui::GetFrameHeightWithSpacing() +
+                                              float(std::min<size_t>(servos, 8)) * ImGui::GetFrameHeight() + 24.0f
+                                        : 0.0f);
+  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, y), ImGuiCond_Always, ImVec2(0.5f, 0.0f));
+  ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
+  ImGui::SetNextWindowBgAlpha(0.85f);
+  bool open = true;
+  const std::string title = world.name + "##description";
+  if (ImGui::Begin(title.c_str(), &open, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                                             ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize)) {
+    ImGui::TextWrapped("%s", world.description.c_str());
+    ImGui::TextDisabled("F1: keys and mouse. Close with the x; Scene panel: other scenes.");
+  }
+  ImGui::End();
+  if (!open) ui.description_shown = app.scene.generation;
+}
+
 void draw_panels(AppState& app) {
+  if (app.ui.hidden) {  // Tab: the view alone, with what it must not hide (lane labels, warnings, errors)
+    draw_lane_labels(app);
+    draw_unsupported_banner(app);
+    ImGui::GetForegroundDrawList()->AddText(ImVec2(kMargin, kMargin), IM_COL32(200, 200, 200, 160),
+                                            "Tab: show the panels   F1: help");
+    draw_help_overlay(app);
+    return;
+  }
   // Two columns along the window edges, leaving the middle for the scene. FirstUseEver: the user may
   // move and resize them afterwards.
   const ImVec2 display = ImGui::GetIO().DisplaySize;
@@ -1578,6 +1654,13 @@ void draw_panels(AppState& app) {
   app.compare.area_height = std::max(display.y - compare_height - 2.0f * kMargin, 100.0f);
   draw_lane_labels(app);
   draw_unsupported_banner(app);
+  draw_scene_description(app);
+  draw_help_overlay(app);  // last: on top of every panel
+  if (!app.ui.screenshot_message.empty()) {
+    ImGui::GetForegroundDrawList()->AddText(ImVec2(middle_x + kMargin, display.y - compare_height - 3.0f * kMargin -
+                                                   2.0f * ImGui::GetTextLineHeight()),
+                                            IM_COL32(210, 230, 210, 230), app.ui.screenshot_message.c_str());
+  }
 }
 
 }  // namespace cl::viewer

@@ -670,12 +670,16 @@ bool write_lane_recording(AppState& app, const std::string& base, std::string* e
 
 }  // namespace
 
+std::string output_name(const AppState& app, const std::string& what) {
+  return file_name_part(app.scene.world.name) + (what.empty() ? "" : "-" + file_name_part(what)) + "-" + timestamp();
+}
+
 void stop_recording(AppState& app) {
   StatsState& stats = app.stats;
   stats.recording = false;
   // Named after what it holds: the scene, the solver (or "lanes"), the time.
-  const std::string what = lane_count(app) > 1 ? std::string("lanes") : file_name_part(app.scene.world.solver().name());
-  const std::string base = file_name_part(app.scene.world.name) + "-" + what + "-" + timestamp();
+  const std::string base =
+      output_name(app, lane_count(app) > 1 ? std::string("lanes") : std::string(app.scene.world.solver().name()));
   std::string error;
   std::error_code ec;
   if (lane_count(app) > 1) {
@@ -1158,7 +1162,7 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       {"grid", &v.show_grid},         {"shadows", &v.show_shadows},     {"wireframe", &v.wireframe},
       {"graph", &v.show_graph},       {"proximity", &v.show_proximity}, {"sleeping", &v.show_sleeping},
       {"joints", &v.show_joints},     {"scripts", &v.show_scripts},     {"panel", &v.expand_view_panel},
-      {"compare", &v.expand_compare_panel},
+      {"compare", &v.expand_compare_panel}, {"help", &app.ui.help}, {"hideui", &app.ui.hidden},
       {"shells", &v.show_point_shells}, {"allshells", &v.point_shells_all}, {"sdf", &v.show_sdf_slice},
       {"gradients", &v.show_volume_gradients}, {"cells", &v.show_volume_cells}, {"laststage", &v.volume_last_stage},
   };

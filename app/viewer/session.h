@@ -58,6 +58,10 @@ void refresh_volume_capture(AppState& app);
 // world still has an edge for, and those taken at the current poses and parameters. Empty under other solvers.
 std::vector<const VolumeSolver::DebugPair*> current_volume_captures(const World& world, const ViewState& view);
 
+// A file name (without extension) for what the viewer writes: <scene>[-<what>]-<date>-<time>, the names made
+// safe for a file name (anything but letters, digits, '-' and '_' becomes '_').
+std::string output_name(const AppState& app, const std::string& what);
+
 // --- comparison lanes ---------------------------------------------------------------------------------------
 // Lanes in the comparison: 1 (the scene alone) to kMaxLanes.
 int lane_count(const AppState& app);

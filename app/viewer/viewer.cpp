@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <vector>
 
@@ -203,6 +204,14 @@ int run_viewer(const ViewerOptions& options) {
       glFinish();
       frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
       stepping_ms.push_back(step_ms);
+    }
+    if (app.ui.screenshot_requested) {  // F12: this frame as drawn, into the current directory
+      app.ui.screenshot_requested = false;
+      const std::string png = viewer::output_name(app, "") + ".png";
+      std::error_code ec;
+      app.ui.screenshot_message = write_screenshot(png, fb_width, fb_height)
+                                      ? "saved " + std::filesystem::absolute(png, ec).string()
+                                      : "cannot write the screenshot " + png;
     }
     if (screenshot && frame + 1 >= frames_to_render) {
       if (!write_screenshot(options.screenshot_path, fb_width, fb_height)) {

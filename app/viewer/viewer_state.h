@@ -210,6 +210,15 @@ struct CompareState {
   bool panel_open = false;                // the Compare panel was expanded last frame (its height follows)
 };
 
+// The window's own state: panels shown or hidden, the help overlay, the scene description, screenshots.
+struct UiState {
+  bool hidden = false;               // Tab: the 3D view alone, without panels
+  bool help = false;                 // F1: every key and mouse control
+  int description_shown = -1;        // scene generation whose description was closed (it shows once per load)
+  bool screenshot_requested = false; // F12: the next drawn frame is written as a PNG
+  std::string screenshot_message;    // "saved ..." or the error of the last one
+};
+
 struct AppState {
   SceneState scene;
   SimState sim;
@@ -220,6 +229,7 @@ struct AppState {
   ScriptEditState script;
   ServoUiState servos;
   CompareState compare;
+  UiState ui;
   OrbitCamera camera;
   float viewport_width = 1280.0f, viewport_height = 720.0f;  // window size in ImGui units (mouse space)
 };

@@ -195,6 +195,39 @@ check "a lane the scene refuses exits 2 (got $rc)" test "$rc" -eq 2
 check "stderr names the lane and the scene's methods" grep -qF "lane 2: scene 'default' is for the methods lcp" \
   "$out/viewer_smoke_lanes_refused.stderr"
 
+# --- 3d. the help overlay (F1) and the hidden panels (Tab), against the plain view of the same run ------------
+ui_shot() {  # ui_shot NAME VIEW
+  rm -f "$out/viewer_smoke_$1.png"
+  xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/sphere_and_box.json" --screenshot "$out/viewer_smoke_$1.png" \
+    --frames 5 --view "$2" > /dev/null 2> "$out/viewer_smoke_$1.stderr"
+  check "$1: viewer exits 0" test $? -eq 0
+}
+ui_shot ui_plain "-grid"
+ui_shot ui_help "-grid,help"
+ui_shot ui_hidden "-grid,hideui"
+if [ -s "$out/viewer_smoke_ui_plain.png" ] && [ -s "$out/viewer_smoke_ui_help.png" ] && [ -s "$out/viewer_smoke_ui_hidden.png" ]; then
+  python3 - "$out" "$here" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from read_png import read_png
+out = sys.argv[1]
+w, h, bpp, plain = read_png(out + '/viewer_smoke_ui_plain.png')
+def changed(name, x0, x1, y0, y1):
+    _, _, b2, rows = read_png(out + '/viewer_smoke_' + name + '.png')
+    n = 0
+    for y in range(int(y0 * h), int(y1 * h)):
+        for x in range(int(x0 * w), int(x1 * w)):
+            if plain[y][x * bpp:x * bpp + 3] != rows[y][x * b2:x * b2 + 3]: n += 1
+    return n / ((x1 - x0) * w * (y1 - y0) * h)
+help_middle = changed('ui_help', 0.35, 0.65, 0.35, 0.65)   # the overlay is centred
+hidden_left = changed('ui_hidden', 0.01, 0.25, 0.3, 0.9)   # the Solver panel's place shows the scene instead
+print('help changes %.0f%% of the middle, hidden panels %.0f%% of the left column' % (100 * help_middle, 100 * hidden_left))
+sys.exit(0 if help_middle > 0.3 and hidden_left > 0.3 else 1)
+PY
+  check "F1 overlay drawn over the middle, Tab clears the left column" test $? -eq 0
+fi
+
 # --- 4. a mistaken CONTACTLAB_VIEW is reported, and the viewer still runs ---------------------------------
 CONTACTLAB_VIEW="graph,no-such-overlay" xvfb-run -a -s '-screen 0 1280x720x24' \
   "$bin" "$root/scenes/sphere_and_box.json" --screenshot "$out/viewer_smoke_badview.png" --frames 3 \
