@@ -489,7 +489,9 @@ void draw_view_panel(AppState& app) {
   ImGui::PushItemWidth(-150.0f);
   if (ImGui::CollapsingHeader("Contacts", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::Checkbox("contact points", &view.show_contacts);
-    help_marker("Yellow dots at the contact points of the last step (faint where hidden behind a body).");
+    help_marker("Yellow dots at the contact points of the last step (faint where hidden behind a body). Beyond "
+                "3,000 contacts every k-th is drawn (with its normal and impulses), so dense sets stay legible; the "
+                "Stats panel says 1 in how many.");
     ImGui::Checkbox("contact normals", &view.show_normals);
     help_marker("Cyan lines along each contact normal, from body a towards body b.");
     if (view.show_normals) {
@@ -777,7 +779,9 @@ void draw_stats_panel(AppState& app) {
 
   const StepStats& s = world.last_stats();
   if (begin_two_column_table("counters", "potential energy")) {
-    table_row("contacts", "%d   (pairs %d)", s.contacts, s.pairs);
+    const size_t stride = contact_draw_stride(size_t(std::max(s.contacts, 0)));
+    if (stride > 1) table_row("contacts", "%d   (pairs %d; 1 in %zu drawn)", s.contacts, s.pairs, stride);
+    else table_row("contacts", "%d   (pairs %d)", s.contacts, s.pairs);
     table_row("contact groups", "%d", s.groups);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Dynamic bodies connected through contacts and joints.");
     table_row("stack layers", "%d", s.layers);
@@ -1543,7 +1547,7 @@ void draw_help_overlay(AppState& app) {
         {"space", "play / pause"},
         {".", "one step (while paused)"},
         {"R", "reset the scene (every lane)"},
-        {"F", "frame the scene"},
+        {"F", "frame the selected body (with none selected, the scene)"},
         {"V", "comparison: split cells or ghosts over lane 1"},
         {"Tab", "hide / show the panels"},
         {"F1", "this help"},

@@ -522,7 +522,9 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
   const double impulse_scale = view.auto_impulse_scale
                                    ? (view.impulse_reference > 0.0f ? view.impulse_length / view.impulse_reference : 0.0)
                                    : view.impulse_scale;
-  for (const Contact& c : world.contacts()) {
+  const size_t stride = contact_draw_stride(world.contacts().size());
+  for (size_t k = 0; k < world.contacts().size(); k += stride) {
+    const Contact& c = world.contacts()[k];
     if (!all_finite(c.position) || !all_finite(c.normal)) continue;
     if (view.show_contacts) points_.push_back({to_glm(c.position), kContactColor});
     if (view.show_normals) line(c.position, c.position + view.normal_length * c.normal, kNormalColor);

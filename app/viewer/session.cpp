@@ -61,13 +61,14 @@ namespace {
 
 // Bounds of the bodies that have a size (planes are infinite and would swamp the camera framing),
 // grown to at least three times the largest body so that a lone body is seen with its surroundings.
-void compute_bounds(const World& world, Vec3& lo, Vec3& hi) {
+void compute_bounds(const World& world, Vec3& lo, Vec3& hi, int only_body = -1) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   lo = Vec3::Constant(kInf);
   hi = Vec3::Constant(-kInf);
   double largest = 0.0;
-  for (const Body& b : world.bodies) {
-    if (b.shape.type == ShapeType::Plane) continue;
+  for (int i = 0; i < int(world.bodies.size()); ++i) {
+    const Body& b = world.bodies[size_t(i)];
+    if (b.shape.type == ShapeType::Plane || (only_body >= 0 && i != only_body)) continue;
     const Aabb box = shape_aabb(b.shape, b.position, b.orientation);
     if (!all_finite(box.lo) || !all_finite(box.hi)) continue;
     lo = lo.cwiseMin(box.lo);
@@ -295,7 +296,11 @@ bool open_scene(AppState& app, const std::string& path, const ViewerOptions* ove
 
 void frame_scene(AppState& app) {
   Vec3 lo, hi;
-  compute_bounds(app.scene.world, lo, hi);
+  // The selected body and its surroundings (three times its size), else every body.
+  const int selected = app.pick.selected;
+  const bool body = selected >= 0 && selected < int(app.scene.world.bodies.size()) &&
+                    app.scene.world.bodies[size_t(selected)].shape.type != ShapeType::Plane;
+  compute_bounds(app.scene.world, lo, hi, body ? selected : -1);
   // The panels cover the sides of the window: fit the bodies into the middle part, or into a lane's cell of
   // the split comparison.
   constexpr float kFreeWidth = 0.55f;
@@ -702,6 +707,8 @@ void stop_recording(AppState& app) {
   }
 }
 
+size_t contact_draw_stride(size_t contacts) { return std::max<size_t>(1, (contacts + kMaxDrawnContacts - 1) / kMaxDrawnContacts); }
+
 int max_stack_height(const World& world) {
   int m = 0;
   for (int h : world.graph().height_of_body()) {
@@ -902,7 +909,7 @@ std::string servo_key_label(const JointServo& servo) {
   return std::string(1, upper(servo.key_raise)) + " / " + std::string(1, upper(servo.key_lower));
 }
 
-// handle_keys in input.cpp: R reset, F frame the scene, V split or overlaid lanes.
+// handle_keys in input.cpp: R reset, F frame the selection or the scene, V split or overlaid lanes.
 std::string viewer_shortcut_keys() { return "rfv"; }
 
 // --- scripted motion ---------------------------------------------------------------------------------

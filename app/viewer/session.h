@@ -25,7 +25,8 @@ std::string resolve_scene_path(const std::string& root, const std::string& typed
 bool open_scene(AppState& app, const std::string& path, const ViewerOptions* overrides, std::string* error);
 // Reads the current file again (keeping the UI's solver settings if scene.keep_settings_on_reset).
 bool reload_scene(AppState& app, std::string* error);
-// Points the camera at the bodies (planes excluded) from its current direction.
+// Points the camera at the selected body, or with none at every body (planes excluded), from its current
+// direction (key F; every scene is framed so on load).
 void frame_scene(AppState& app);
 // Back to the loaded state (keeping the UI's solver settings if scene.keep_settings_on_reset).
 void reset_scene(AppState& app);
@@ -99,6 +100,11 @@ std::array<float, 3> lane_color(int lane);
 // .lanes.json sidecar and one .laneN.trace.json per lane.
 void start_recording(AppState& app);
 void stop_recording(AppState& app);
+
+// Dense contact sets (a mesh pair under implicit-penalty has tens of thousands of points) would draw as solid
+// bars: the contact overlay draws every k-th contact, k = contact_draw_stride(count), at most kMaxDrawnContacts.
+inline constexpr size_t kMaxDrawnContacts = 3000;
+size_t contact_draw_stride(size_t contacts);
 
 // Tallest finite stack height of the world's last step (0 if none).
 int max_stack_height(const World& world);

@@ -1074,3 +1074,47 @@ TEST(Lanes, SplitCellsTileTheViewArea) {
 }
 
 }  // namespace cl::viewer
+
+namespace cl::viewer {
+
+// F frames the selected body (three times its size around it), or every body without a selection.
+TEST(Session, FrameTheSelectionOrTheScene) {
+  AppState app;
+  app.scene.root = CONTACTLAB_SOURCE_DIR;
+  std::string error;
+  ASSERT_TRUE(open_scene(app, std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/default.json", nullptr, &error)) << error;
+  frame_scene(app);
+  const glm::vec3 scene_target = app.camera.target;
+  const float scene_distance = app.camera.distance;
+  int ball = -1;
+  for (size_t i = 0; i < app.scene.world.bodies.size(); ++i)
+    if (app.scene.world.bodies[i].shape.type == ShapeType::Sphere) ball = int(i);
+  ASSERT_GE(ball, 0);
+  select_body(app, ball);
+  frame_scene(app);
+  const Vec3 centre = app.scene.world.bodies[size_t(ball)].position;
+  EXPECT_NEAR(app.camera.target.x, centre.x(), 1e-4);
+  EXPECT_NEAR(app.camera.target.y, centre.y(), 1e-4);
+  EXPECT_LT(app.camera.distance, scene_distance);
+  select_body(app, -1);
+  frame_scene(app);
+  EXPECT_EQ(app.camera.target, scene_target);
+  EXPECT_EQ(app.camera.distance, scene_distance);
+}
+
+}  // namespace cl::viewer
+
+namespace cl::viewer {
+
+TEST(Session, DenseContactSetsAreThinnedToAFewThousand) {
+  EXPECT_EQ(contact_draw_stride(0), 1u);
+  EXPECT_EQ(contact_draw_stride(kMaxDrawnContacts), 1u);
+  EXPECT_EQ(contact_draw_stride(kMaxDrawnContacts + 1), 2u);
+  for (size_t n : {size_t(60923), size_t(250000)}) {
+    const size_t k = contact_draw_stride(n);
+    EXPECT_LE((n + k - 1) / k, kMaxDrawnContacts) << n;
+    EXPECT_GT((n + k - 2) / (k - 1), kMaxDrawnContacts) << n;  // the smallest stride that fits
+  }
+}
+
+}  // namespace cl::viewer
