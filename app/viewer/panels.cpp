@@ -1570,6 +1570,41 @@ void draw_help_overlay(AppState& app) {
   ImGui::End();
 }
 
+void draw_error_toast(AppState& app) {
+  // Every current error of the panels, whole and wrapped, at the bottom of the middle above the Compare panel,
+  // until closed (a new message shows again). The panel that caused it keeps showing it too.
+  const std::pair<const char*, const std::string*> sources[] = {
+      {"Scene", &app.scene.error},     {"Simulation stopped", &app.sim.step_error}, {"Solver", &app.solver.error},
+      {"Compare", &app.compare.error}, {"Stats", &app.stats.error},                   {"Script", &app.script.error}};
+  std::vector<std::pair<const char*, const std::string*>> shown;
+  for (const auto& s : sources)
+    if (!s.second->empty() &&
+        std::find(app.ui.dismissed.begin(), app.ui.dismissed.end(), *s.second) == app.ui.dismissed.end())
+      shown.push_back(s);
+  if (shown.empty()) return;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float middle_x = kPanelWidth + 2.0f * kMargin;
+  const float width = std::min(620.0f, std::max(display.x - 2.0f * middle_x, 260.0f));
+  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, display.y - compare_panel_height(app) - 3.0f * kMargin - 60.0f),
+                          ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+  ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0.0f), ImVec2(width, 0.6f * display.y));
+  ImGui::SetNextWindowBgAlpha(0.92f);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoTitleBar;
+  if (ImGui::Begin("##errors", nullptr, flags)) {
+    for (size_t i = 0; i < shown.size(); ++i) {
+      ImGui::PushID(int(i));
+      ImGui::TextColored(kErrorColor, "%s", shown[i].first);
+      ImGui::SameLine(ImGui::GetContentRegionAvail().x - 20.0f);
+      if (ImGui::SmallButton("x")) app.ui.dismissed.push_back(*shown[i].second);
+      colored_wrapped(kErrorColor, *shown[i].second);
+      ImGui::PopID();
+    }
+  }
+  ImGui::End();
+}
+
 void draw_scene_description(AppState& app) {
   UiState& ui = app.ui;
   const World& world = app.scene.world;
@@ -1600,6 +1635,7 @@ void draw_panels(AppState& app) {
   if (app.ui.hidden) {  // Tab: the view alone, with what it must not hide (lane labels, warnings, errors)
     draw_lane_labels(app);
     draw_unsupported_banner(app);
+    draw_error_toast(app);
     ImGui::GetForegroundDrawList()->AddText(ImVec2(kMargin, kMargin), IM_COL32(200, 200, 200, 160),
                                             "Tab: show the panels   F1: help");
     draw_help_overlay(app);
@@ -1659,6 +1695,7 @@ void draw_panels(AppState& app) {
   draw_lane_labels(app);
   draw_unsupported_banner(app);
   draw_scene_description(app);
+  draw_error_toast(app);
   draw_help_overlay(app);  // last: on top of every panel
   if (!app.ui.screenshot_message.empty()) {
     ImGui::GetForegroundDrawList()->AddText(ImVec2(middle_x + kMargin, display.y - compare_height - 3.0f * kMargin -

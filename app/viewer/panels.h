@@ -22,7 +22,8 @@ void draw_unsupported_banner(AppState& app);  // what the active solver does not
 void draw_compare_panel(AppState& app);     // comparison lanes: add, remove, method and parameters per lane,
                                             // split or overlaid view, per-lane plots
 void draw_lane_labels(AppState& app);
-void draw_help_overlay(AppState& app);      // F1: every key and mouse control
+void draw_help_overlay(AppState& app);
+void draw_error_toast(AppState& app);       // every current error, whole, until closed      // F1: every key and mouse control
 void draw_scene_description(AppState& app); // the scene's description once per load, until closed       // each lane's solver and settings over its cell (or as a legend)
 
 // A greyed "(?)" after the last item that shows `text` as a tooltip.

@@ -1197,6 +1197,12 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       }
     }
     if (known) continue;
+    if (key == "open" && on && !value.empty()) {  // as the Scene panel's Open: a bad file shows its error, keeps the scene
+      std::string why;
+      if (!open_scene(app, resolve_scene_path(app.scene.root, value), nullptr, &why)) app.scene.error = why;
+      else app.scene.error.clear();
+      continue;
+    }
     if ((key == "split" || key == "overlay") && on && eq == std::string::npos) {  // the comparison's layout
       app.compare.layout = key == "split" ? CompareLayout::Split : CompareLayout::Overlay;
       continue;

@@ -217,6 +217,7 @@ struct UiState {
   int description_shown = -1;        // scene generation whose description was closed (it shows once per load)
   bool screenshot_requested = false; // F12: the next drawn frame is written as a PNG
   std::string screenshot_message;    // "saved ..." or the error of the last one
+  std::vector<std::string> dismissed;  // error messages the user closed (shown again only when they change)
 };
 
 struct AppState {
