@@ -125,8 +125,8 @@ ldi::VolumeOptions VolumeSolver::Settings::ldi_options() const {
   return options;
 }
 
-bool VolumeSolver::make_constraint(const ldi::VolumeContact& vc, const ldi::VolumeContact& pair,
-                                   bool normal_weighted, const Vec3& centre_a, const Vec3& centre_b, Constraint& c) {
+bool VolumeSolver::make_constraint(const ldi::VolumeContact& vc, const Vec3* region_normal, bool normal_weighted,
+                                   const Vec3& centre_a, const Vec3& centre_b, Constraint& c) {
   // No normal: nothing pushes (one body inside the other, or a cell whose terms cancel).
   if (vc.volume <= 0 || vc.area <= 0 || vc.normal.isZero(0.0)) return false;
   c.volume = vc.volume;
@@ -141,17 +141,17 @@ bool VolumeSolver::make_constraint(const ldi::VolumeContact& vc, const ldi::Volu
   }
   // The contact centre (sect. 4.2): midway between the barycentres of the two contact surfaces.
   c.position = 0.5 * (vc.body[0].contact_centre(centre_a) + vc.body[1].contact_centre(centre_b));
-  if (&vc != &pair && !pair.normal.isZero(0.0)) {
-    // A cell of the multi-volume (sect. 5) pushes along the pair's normal, with its own strength n . dV/dx, at
-    // its contact centre. Its own gradient also carries the terms of the cell walls that cut the intersection
-    // (eq. 22-24): they cancel between neighbouring cells, but each cell's constraint is unilateral, so when
-    // the bodies slide along a contact that the axis-aligned walls cut obliquely (a box on a 30 degree
-    // incline) the cells whose volume the sliding carries in push back and the others do not, and the
-    // cells act as friction: the frictionless box reached 1.8 m/s of 4.9 after 1 s, and turned.
-    const Vec3& n = pair.normal;
+  if (region_normal && !region_normal->isZero(0.0)) {
+    // A cell of the multi-volume (sect. 5) pushes along its region's normal (region_normals), with its own
+    // strength n . dV/dx, at its contact centre. Its own gradient also carries the terms of the cell walls that
+    // cut the intersection (eq. 22-24): they cancel between neighbouring cells, but each cell's constraint is
+    // unilateral, so when the bodies slide along a contact that the axis-aligned walls cut obliquely (a box on
+    // a 30 degree incline) the cells whose volume the sliding carries in push back and the others do not, and
+    // the cells act as friction: the frictionless box reached 1.8 m/s of 4.9 after 1 s, and turned.
+    const Vec3& n = *region_normal;
     if (n.dot(vc.body[1].linear) >= 0.0) return false;  // this cell would not push b away from a
     c.normal = n;
-    // The normal-weighted volume weighs the three images by the normal: the pair's, as for the push (a cell's
+    // The normal-weighted volume weighs the three images by the normal: the region's, as for the push (a cell's
     // own normal, turned by the wall terms, gave weight to the image whose rays run along a thin layer and
     // read it as deep as the cell is wide; post-stabilisation then threw the upper of two stacked boxes 19 cm).
     if (normal_weighted) c.volume = n.x() * n.x() * vc.axis_volume[0] + n.y() * n.y() * vc.axis_volume[1] +
@@ -165,6 +165,61 @@ bool VolumeSolver::make_constraint(const ldi::VolumeContact& vc, const ldi::Volu
   }
   c.deepest = vc.deepest(c.normal);
   return true;
+}
+
+void VolumeSolver::region_normals(std::span<const ldi::VolumeContact> cells, const ldi::VolumeContact& mono,
+                                  std::vector<Vec3>& normals, std::vector<int>& scratch) {
+  // The connected regions of the intersection: cells that share a face, an edge or a corner. The kernel's cells
+  // come ordered by cell z, then y, then x, so a neighbour is found by binary search.
+  const size_t n = cells.size();
+  normals.assign(n, Vec3::Zero());
+  const auto key = [](const std::array<int, 3>& c) { return std::array<int, 3>{c[2], c[1], c[0]}; };
+  const auto find = [&](const std::array<int, 3>& c) -> int {
+    const auto it = std::lower_bound(cells.begin(), cells.end(), key(c),
+                                     [&](const ldi::VolumeContact& v, const std::array<int, 3>& k) { return key(v.cell) < k; });
+    return it != cells.end() && it->cell == c ? int(it - cells.begin()) : -1;
+  };
+  std::vector<int>& region = scratch;
+  region.assign(n, -1);
+  std::vector<Vec3> sums;
+  std::vector<int> stack;
+  for (size_t first = 0; first < n; ++first) {
+    if (region[first] >= 0) continue;
+    const int r = int(sums.size());
+    sums.push_back(Vec3::Zero());
+    region[first] = r;
+    stack.assign(1, int(first));
+    while (!stack.empty()) {
+      const int k = stack.back();
+      stack.pop_back();
+      // The region's volume gradient is the sum of its cells' (the wall terms cancel inside it, eq. 24); its
+      // repulsion direction as the kernel takes the pair's: from both bodies' terms (sect. 4.2).
+      sums[size_t(r)] += cells[size_t(k)].body[0].linear - cells[size_t(k)].body[1].linear;
+      const std::array<int, 3> c = cells[size_t(k)].cell;
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const int o = find({c[0] + dx, c[1] + dy, c[2] + dz});
+            if (o < 0 || region[size_t(o)] >= 0) continue;
+            region[size_t(o)] = r;
+            stack.push_back(o);
+          }
+    }
+  }
+  // One region: the pair's own normal (the same direction, summed by the kernel). Several: each its own, so
+  // that a body cradled in several places (a box in a V groove, an armadillo lying across another) is held by
+  // the regions' normals pushing against each other; with their mean, every cell pushed the same way and only
+  // friction held the body across the others (the upper armadillo of volume_armadillos.json, under Coulomb
+  // friction, slid off the lower one onto the ground).
+  if (sums.size() == 1) {
+    normals.assign(n, mono.normal);
+    return;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const Vec3& sum = sums[size_t(region[k])];
+    const double len = sum.norm();
+    normals[k] = len > 0.0 ? Vec3(sum / len) : Vec3::Zero();
+  }
 }
 
 const std::vector<VolumeSolver::Constraint>* VolumeSolver::constraints(int a, int b) const {
@@ -248,9 +303,12 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
   const auto t1 = Clock::now();
   if (!result_.ok() || !result_.boxes_overlap) return pc;
   std::span<const ldi::VolumeContact> list = set_.multi_volume ? result_.cells() : std::span(&result_.mono, 1);
+  if (set_.multi_volume) region_normals(list, result_.mono, region_normals_, region_scratch_);
   Constraint c;
-  for (const ldi::VolumeContact& vc : list)
-    if (make_constraint(vc, result_.mono, set_.combine == 1, A.position, B.position, c)) pc.constraints.push_back(c);
+  for (size_t k = 0; k < list.size(); ++k)
+    if (make_constraint(list[k], set_.multi_volume ? &region_normals_[k] : nullptr, set_.combine == 1, A.position,
+                        B.position, c))
+      pc.constraints.push_back(c);
   profile_.constraints += long(pc.constraints.size());
   profile_.modelling_s += seconds_since(t1);
   return pc;
@@ -705,9 +763,14 @@ void VolumeSolver::capture_pair(const std::vector<Body>& bodies, int ia, int ib,
   // The volumes that become constraints, in the kernel's order; their cells with multi-volume.
   std::span<const ldi::VolumeContact> list =
       set.multi_volume ? debug_result_.cells() : std::span(&debug_result_.mono, 1);
+  std::vector<Vec3> normals;
+  std::vector<int> scratch;
+  if (set.multi_volume) region_normals(list, debug_result_.mono, normals, scratch);
   Constraint c;
-  for (const ldi::VolumeContact& vc : list) {
-    if (!make_constraint(vc, debug_result_.mono, set.combine == 1, A.position, B.position, c)) continue;
+  for (size_t k = 0; k < list.size(); ++k) {
+    const ldi::VolumeContact& vc = list[k];
+    if (!make_constraint(vc, set.multi_volume ? &normals[k] : nullptr, set.combine == 1, A.position, B.position, c))
+      continue;
     if (set.multi_volume) d.cells.push_back(vc.cell);
     if (!constraints) d.constraints.push_back(c);
   }

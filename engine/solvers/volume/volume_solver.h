@@ -134,12 +134,18 @@ class VolumeSolver final : public Solver {
 
  private:
   static const ParamTable<Settings>& table();
-  // The constraint of one kernel volume `vc`, the pair's whole intersection or one of its cells (`pair`: the
-  // whole intersection; centres: the bodies' centres of mass); false when the volume cannot push (no volume,
-  // area or normal). The one rule for what becomes a constraint, for the solver and capture.
+  // The constraint of one kernel volume `vc`, the pair's whole intersection or one of its cells (region_normal:
+  // a cell's region's normal, see region_normals; null for the whole intersection; centres: the bodies' centres
+  // of mass); false when the volume cannot push (no volume, area or normal). The one rule for what becomes a
+  // constraint, for the solver and capture.
   // normal_weighted: the images' volumes are combined by the normal (axis_combination).
-  static bool make_constraint(const ldi::VolumeContact& vc, const ldi::VolumeContact& pair, bool normal_weighted,
+  static bool make_constraint(const ldi::VolumeContact& vc, const Vec3* region_normal, bool normal_weighted,
                               const Vec3& centre_a, const Vec3& centre_b, Constraint& c);
+  // Per multi-volume cell of the kernel, the normal of its connected region of cells (cells sharing a face, an
+  // edge or a corner): the direction of the region's summed volume gradient (sect. 4.2 on the region's volume).
+  // A pair whose intersection is one region gets the whole intersection's normal.
+  static void region_normals(std::span<const ldi::VolumeContact> cells, const ldi::VolumeContact& mono,
+                             std::vector<Vec3>& normals, std::vector<int>& scratch);
   struct PairCache {
     std::vector<Constraint> constraints;
     Vec3 pa = Vec3::Zero(), pb = Vec3::Zero();  // poses they were computed at
@@ -174,6 +180,8 @@ class VolumeSolver final : public Solver {
   std::map<std::array<double, 6>, TriangleMesh> meshes_;  // primitive meshes by (type, dimensions)
   TriangleMesh plane_box_;                                // scratch
   std::array<std::vector<Vec3>, 2> world_vertices_;
+  std::vector<Vec3> region_normals_;  // compute_pair's scratch
+  std::vector<int> region_scratch_;
   std::vector<BodyVelocity> vel_;  // per body: velocities (or displacements) during a PGS solve
   std::vector<InverseMass> masses_;
   std::vector<Row> rows_;  // joint rows first, then each volume contact's normal and friction rows
