@@ -37,10 +37,6 @@ struct AwaitingFix {
 };
 const AwaitingFix kAwaitingFix[] = {
     // volume.
-    {"incline_friction", "volume", "sliding friction 2 % too strong: a cell's friction weights add up to |dV/dx| "
-                                   "while it pushes with n . dV/dx, less where the cell walls tilt its gradient; "
-                                   "weights adding up to n . dV/dx give 2.36, but the second armadillo of "
-                                   "volume_armadillos.json then slides off the first"},  // 2.31 m/s of 2.356
     {"rolling_slip", "volume", "placed exactly touching, the ball has no intersection volume in its first step "
                                "and falls freely: slip g h; later its speed along the normal reaches 0.084"},  // 0.1635 m/s of 0
     {"tower20_light", "volume", "the column buckles: where a box stands off-centre on another, their side faces "
