@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "collision/mesh_shape.h"
+#include "collision/narrowphase.h"
 #include "mesh/generate.h"
 #include "telemetry/telemetry.h"
 
@@ -59,6 +60,13 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
       T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0.5,
        "A volume contact whose bodies approach faster than this bounces (its volume must shrink at e times the "
        "rate it grew, Newton's law); slower approaches get no restitution, so resting contacts do not jitter"}),
+      T::bind(&S::speculative, {"speculative_contacts", ParamKind::Bool, "", 0, 1, 0,
+       "A pair closer than the world's contact_margin whose volumes do not intersect yet gets the shared narrow "
+       "phase's point contacts, each row keeping its gap from closing faster than gap / h (an impact that would "
+       "close it bounces), so a body placed exactly touching is held from its first step (a ball rolling down "
+       "30 degrees: slip 0.164 m/s off, 1e-15 on); off (the paper's): no contact until the volumes intersect. "
+       "Off by default: on, the 1 kg box under a 100 kg one, held by point rows at its corners in the first "
+       "step, is crushed (mass_ratio 0.08 m)"}),
       T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
        "Tangent rows per volume contact (eq. 21): 0 frictionless, 1 along the sliding direction, 2 the "
        "friction box (bounds +-mu rho, first direction along the weighted sliding velocity of eq. 20)"}),
@@ -327,12 +335,23 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
   return pc;
 }
 
-void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, double, ContactList& out) {
+void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) {
   const double images = profile_.images_s, modelling = profile_.modelling_s;
   const PairCache& pc = compute_pair(bodies, ia, ib);
   sub_stages_.add(kImages, 1e3 * (profile_.images_s - images));
   sub_stages_.add(kModelling, 1e3 * (profile_.modelling_s - modelling));
   if (debug_on_) capture_pair(bodies, ia, ib, set_, debug_limit_, &pc.constraints);  // drawing only
+  if (pc.constraints.empty() && set_.speculative) {
+    // Speculative contacts: the pair is within the margin (the broad phase's boxes grow by it) but its volumes
+    // do not intersect, or by less than the images resolve (a ball placed exactly touching, its cap narrower
+    // than a pixel). Discrete collision detection cannot anticipate the contact (sect. 3, "Stabilization"),
+    // so the pair would fall freely for a step into it; the shared narrow phase's closest points give rows that
+    // keep each gap from closing faster than gap / h (solve_velocities), as an anticipated point contact does.
+    const size_t first = out.size();
+    cl::collide(bodies, ia, ib, margin, out);
+    for (size_t k = first; k < out.size(); ++k) out[k].feature |= kSpeculativeFeature;
+    return;
+  }
   for (size_t k = 0; k < pc.constraints.size(); ++k) {
     const Constraint& c = pc.constraints[k];
     Contact contact;
@@ -395,6 +414,10 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     while (end < contact_count && ctx.contacts[size_t(end)].a == a && ctx.contacts[size_t(end)].b == b) ++end;
     const int begin = ci;
     ci = end;
+    if (ctx.contacts[size_t(begin)].feature & kSpeculativeFeature) {
+      add_speculative_rows(ctx, begin, end);
+      continue;
+    }
     const auto* list = constraints(a, b);
     if (!list) continue;
     const auto valid = [&](int k) { return ctx.contacts[size_t(k)].feature < list->size(); };
@@ -578,8 +601,10 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     for (int ci = k.contact; ci < k.contact_end; ++ci) {
       Contact& contact = ctx.contacts[size_t(ci)];
       const int row = normal_row_of_[size_t(ci)];
+      const bool speculative = (contact.feature & kSpeculativeFeature) != 0;  // a point row: N s already
       contact.normal_impulse =
-          row >= 0 ? rows_[size_t(row)].lambda * (*list)[contact.feature].linear[1].norm() : 0.0;
+          row < 0 ? 0.0
+                  : rows_[size_t(row)].lambda * (speculative ? 1.0 : (*list)[contact.feature].linear[1].norm());
       contact.friction_impulse = Vec3::Zero();
     }
     for (int r = k.first_row; r < k.first_row + k.rows; ++r) {
@@ -595,6 +620,57 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     b.angular_velocity = vel_[i].w;
   }
   ctx.stats.sleeping = 0;
+}
+
+// The rows of a pair's speculative contacts [begin, end) (see collide), as one block: per contact a point row
+// along its normal, J u >= -gap / h (the gap may close within the step, not more; eq. 5 on the linearised
+// separation g + h J u >= 0), or Newton's law when an approach faster than restitution_threshold would close it
+// (the bounce as under lcp), then its friction rows bounded by +-mu lambda_n (eq. 8-10).
+void VolumeSolver::add_speculative_rows(StepContext& ctx, int begin, int end) {
+  const int first = int(rows_.size());
+  blocks_.push_back({begin, end, first, 0});
+  const double h = ctx.dt;
+  for (int k = begin; k < end; ++k) {
+    const Contact& c = ctx.contacts[size_t(k)];
+    const bool warm = set_.warm_start && c.persisted;
+    const Vec3 ra = c.position - ctx.bodies[size_t(c.a)].position, rb = c.position - ctx.bodies[size_t(c.b)].position;
+    Row normal = point_row(c.a, c.b, ra, rb, c.normal);
+    prepare(normal, masses_);
+    if (normal.inv_diag == 0.0) continue;
+    normal.lo = 0.0;
+    const Vec3 vrel = (vel_[size_t(c.b)].v + vel_[size_t(c.b)].w.cross(rb)) - (vel_[size_t(c.a)].v + vel_[size_t(c.a)].w.cross(ra));
+    const double vn = vrel.dot(c.normal);
+    const double gap = std::max(-c.depth, 0.0);
+    const double bounce = vn * h < -gap ? bounce_speed(vn, c.restitution, set_.restitution_threshold) : 0.0;
+    normal.target = bounce > 0.0 ? bounce : -gap / h;
+    normal.lambda = warm ? c.normal_impulse : 0.0;
+    const int normal_row = int(rows_.size());
+    normal_row_of_[size_t(k)] = normal_row;
+    rows_.push_back(normal);
+    row_contact_.push_back(k);
+    if (c.friction <= 0.0 || set_.friction_directions == 0) continue;
+    // Tangents: the first along the sliding velocity when there is one, so that sliding friction is mu lambda_n
+    // along the motion.
+    const Vec3 vt = vrel - c.normal * vn;
+    Vec3 t[2];
+    if (vt.norm() > 1e-6) {
+      t[0] = vt.normalized();
+      t[1] = c.normal.cross(t[0]);
+    } else {
+      tangent_basis(c.normal, t[0], t[1]);
+    }
+    for (int f = 0; f < set_.friction_directions; ++f) {
+      Row friction = point_row(c.a, c.b, ra, rb, t[f]);
+      prepare(friction, masses_);
+      friction.normal_row = normal_row;
+      friction.follows = true;
+      friction.mu = c.friction;
+      friction.lambda = warm ? c.friction_impulse.dot(t[f]) : 0.0;
+      rows_.push_back(friction);
+      row_contact_.push_back(k);
+    }
+  }
+  blocks_.back().rows = int(rows_.size()) - first;
 }
 
 // Impacts on flat contacts, before the contact solve: each such pair with a bounce target gets one row, the sum of
