@@ -64,7 +64,7 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "A pair closer than the world's contact_margin whose volumes do not intersect yet gets the shared narrow "
        "phase's point contacts, each row keeping its gap from closing faster than gap / h (an impact that would "
        "close it bounces), so a body placed exactly touching is held from its first step (a ball rolling down "
-       "30 degrees: slip 0.164 m/s off, 1e-15 on); off (the paper's): no contact until the volumes intersect. "
+       "30 degrees: slip 0.164 m/s off, 9e-16 on); off (the paper's): no contact until the volumes intersect. "
        "Off by default: on, the 1 kg box under a 100 kg one, held by point rows at its corners in the first "
        "step, is crushed (mass_ratio 0.08 m)"}),
       T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,

@@ -112,10 +112,10 @@ TEST(VolumeScenes, GraspSlipsWithLowFriction) {
   EXPECT_LT(g.tilt, 0.1);
 }
 
-// Two 238 kg armadillos dropped on each other come to rest (at 4.3 s as measured; their rocking is chaotic, the
+// Two 238 kg armadillos dropped on each other come to rest (at 3.1 s as measured; their rocking is chaotic, the
 // time moves by tenths of a second with any change to the motion): over the last second of 6 s the kinetic
-// energy stays gone, the second lies on the first (not beside it), and nothing is more than a pixel under the
-// ground.
+// energy stays gone, the second lies on the first (not beside it: held by four regions of contact whose normals
+// push against each other), and nothing is more than a pixel under the ground.
 TEST(VolumeScenes, ArmadillosComeToRestOnEachOther) {
   World w = load("volume_armadillos.json");
   const Settling r = run(w, 600, 100);
