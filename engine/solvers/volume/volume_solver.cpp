@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "collision/mesh_shape.h"
+#include "collision/narrowphase.h"
 #include "mesh/generate.h"
 #include "telemetry/telemetry.h"
 
@@ -59,6 +60,13 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
       T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0.5,
        "A volume contact whose bodies approach faster than this bounces (its volume must shrink at e times the "
        "rate it grew, Newton's law); slower approaches get no restitution, so resting contacts do not jitter"}),
+      T::bind(&S::speculative, {"speculative_contacts", ParamKind::Bool, "", 0, 1, 0,
+       "A pair closer than the world's contact_margin whose volumes do not intersect yet gets the shared narrow "
+       "phase's point contacts, each row keeping its gap from closing faster than gap / h (an impact that would "
+       "close it bounces), so a body placed exactly touching is held from its first step (a ball rolling down "
+       "30 degrees: slip 0.164 m/s off, 9e-16 on); off (the paper's): no contact until the volumes intersect. "
+       "Off by default: on, the 1 kg box under a 100 kg one, held by point rows at its corners in the first "
+       "step, is crushed (mass_ratio 0.08 m)"}),
       T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
        "Tangent rows per volume contact (eq. 21): 0 frictionless, 1 along the sliding direction, 2 the "
        "friction box (bounds +-mu rho, first direction along the weighted sliding velocity of eq. 20)"}),
@@ -125,8 +133,8 @@ ldi::VolumeOptions VolumeSolver::Settings::ldi_options() const {
   return options;
 }
 
-bool VolumeSolver::make_constraint(const ldi::VolumeContact& vc, const ldi::VolumeContact& pair,
-                                   bool normal_weighted, const Vec3& centre_a, const Vec3& centre_b, Constraint& c) {
+bool VolumeSolver::make_constraint(const ldi::VolumeContact& vc, const Vec3* region_normal, bool normal_weighted,
+                                   const Vec3& centre_a, const Vec3& centre_b, Constraint& c) {
   // No normal: nothing pushes (one body inside the other, or a cell whose terms cancel).
   if (vc.volume <= 0 || vc.area <= 0 || vc.normal.isZero(0.0)) return false;
   c.volume = vc.volume;
@@ -141,17 +149,17 @@ bool VolumeSolver::make_constraint(const ldi::VolumeContact& vc, const ldi::Volu
   }
   // The contact centre (sect. 4.2): midway between the barycentres of the two contact surfaces.
   c.position = 0.5 * (vc.body[0].contact_centre(centre_a) + vc.body[1].contact_centre(centre_b));
-  if (&vc != &pair && !pair.normal.isZero(0.0)) {
-    // A cell of the multi-volume (sect. 5) pushes along the pair's normal, with its own strength n . dV/dx, at
-    // its contact centre. Its own gradient also carries the terms of the cell walls that cut the intersection
-    // (eq. 22-24): they cancel between neighbouring cells, but each cell's constraint is unilateral, so when
-    // the bodies slide along a contact that the axis-aligned walls cut obliquely (a box on a 30 degree
-    // incline) the cells whose volume the sliding carries in push back and the others do not, and the
-    // cells act as friction: the frictionless box reached 1.8 m/s of 4.9 after 1 s, and turned.
-    const Vec3& n = pair.normal;
+  if (region_normal && !region_normal->isZero(0.0)) {
+    // A cell of the multi-volume (sect. 5) pushes along its region's normal (region_normals), with its own
+    // strength n . dV/dx, at its contact centre. Its own gradient also carries the terms of the cell walls that
+    // cut the intersection (eq. 22-24): they cancel between neighbouring cells, but each cell's constraint is
+    // unilateral, so when the bodies slide along a contact that the axis-aligned walls cut obliquely (a box on
+    // a 30 degree incline) the cells whose volume the sliding carries in push back and the others do not, and
+    // the cells act as friction: the frictionless box reached 1.8 m/s of 4.9 after 1 s, and turned.
+    const Vec3& n = *region_normal;
     if (n.dot(vc.body[1].linear) >= 0.0) return false;  // this cell would not push b away from a
     c.normal = n;
-    // The normal-weighted volume weighs the three images by the normal: the pair's, as for the push (a cell's
+    // The normal-weighted volume weighs the three images by the normal: the region's, as for the push (a cell's
     // own normal, turned by the wall terms, gave weight to the image whose rays run along a thin layer and
     // read it as deep as the cell is wide; post-stabilisation then threw the upper of two stacked boxes 19 cm).
     if (normal_weighted) c.volume = n.x() * n.x() * vc.axis_volume[0] + n.y() * n.y() * vc.axis_volume[1] +
@@ -161,10 +169,78 @@ bool VolumeSolver::make_constraint(const ldi::VolumeContact& vc, const ldi::Volu
     for (int s = 0; s < 2; ++s) {
       c.linear[s] = n * n.dot(vc.body[s].linear);
       c.angular[s] = (c.position - centre[s]).cross(c.linear[s]);
+      // Friction (eq. 20-21) as strong as the cell's push: the weights A_k = n_c . dV/dp_k of eq. 20 with the
+      // cell's own normal n_c add up to n_c . dV/dx = |dV/dx|, more than the push n . dV/dx along the region's
+      // normal, so the bound |beta| <= mu rho (eq. 9) let a cell resist sliding with more than mu times the
+      // normal force it applies: a box sliding on a 30 degree incline with friction 0.3 felt 0.306 (2.31 m/s
+      // after 1 s of the exact 2.356). The weights are scaled by n . dV/dx / |dV/dx|: they add up to the push
+      // (Coulomb's bound) and keep their barycentre, the cell's contact centre M / S (sect. 4.2). (Eq. 20 taken
+      // with n itself gives weights of both signs where n_c and n differ, so that M no longer follows S: a cell
+      // with a small push took a large pressure, its friction a large torque, and the pile of scanned meshes
+      // blew up.)
+      const double own = vc.body[s].area_sum;
+      const double scale = own != 0.0 ? n.dot(vc.body[s].linear) / own : 0.0;
+      c.area_sum[s] = scale * own;
+      c.area_moment[s] = scale * vc.body[s].area_moment;
     }
   }
   c.deepest = vc.deepest(c.normal);
   return true;
+}
+
+void VolumeSolver::region_normals(std::span<const ldi::VolumeContact> cells, const ldi::VolumeContact& mono,
+                                  std::vector<Vec3>& normals, std::vector<int>& scratch) {
+  // The connected regions of the intersection: cells that share a face, an edge or a corner. The kernel's cells
+  // come ordered by cell z, then y, then x, so a neighbour is found by binary search.
+  const size_t n = cells.size();
+  normals.assign(n, Vec3::Zero());
+  const auto key = [](const std::array<int, 3>& c) { return std::array<int, 3>{c[2], c[1], c[0]}; };
+  const auto find = [&](const std::array<int, 3>& c) -> int {
+    const auto it = std::lower_bound(cells.begin(), cells.end(), key(c),
+                                     [&](const ldi::VolumeContact& v, const std::array<int, 3>& k) { return key(v.cell) < k; });
+    return it != cells.end() && it->cell == c ? int(it - cells.begin()) : -1;
+  };
+  std::vector<int>& region = scratch;
+  region.assign(n, -1);
+  std::vector<Vec3> sums;
+  std::vector<int> stack;
+  for (size_t first = 0; first < n; ++first) {
+    if (region[first] >= 0) continue;
+    const int r = int(sums.size());
+    sums.push_back(Vec3::Zero());
+    region[first] = r;
+    stack.assign(1, int(first));
+    while (!stack.empty()) {
+      const int k = stack.back();
+      stack.pop_back();
+      // The region's volume gradient is the sum of its cells' (the wall terms cancel inside it, eq. 24); its
+      // repulsion direction as the kernel takes the pair's: from both bodies' terms (sect. 4.2).
+      sums[size_t(r)] += cells[size_t(k)].body[0].linear - cells[size_t(k)].body[1].linear;
+      const std::array<int, 3> c = cells[size_t(k)].cell;
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const int o = find({c[0] + dx, c[1] + dy, c[2] + dz});
+            if (o < 0 || region[size_t(o)] >= 0) continue;
+            region[size_t(o)] = r;
+            stack.push_back(o);
+          }
+    }
+  }
+  // One region: the pair's own normal (the same direction, summed by the kernel). Several: each its own, so
+  // that a body cradled in several places (a box in a V groove, an armadillo lying across another) is held by
+  // the regions' normals pushing against each other; with their mean, every cell pushed the same way and only
+  // friction held the body across the others (the upper armadillo of volume_armadillos.json, under Coulomb
+  // friction, slid off the lower one onto the ground).
+  if (sums.size() == 1) {
+    normals.assign(n, mono.normal);
+    return;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const Vec3& sum = sums[size_t(region[k])];
+    const double len = sum.norm();
+    normals[k] = len > 0.0 ? Vec3(sum / len) : Vec3::Zero();
+  }
 }
 
 const std::vector<VolumeSolver::Constraint>* VolumeSolver::constraints(int a, int b) const {
@@ -248,20 +324,34 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
   const auto t1 = Clock::now();
   if (!result_.ok() || !result_.boxes_overlap) return pc;
   std::span<const ldi::VolumeContact> list = set_.multi_volume ? result_.cells() : std::span(&result_.mono, 1);
+  if (set_.multi_volume) region_normals(list, result_.mono, region_normals_, region_scratch_);
   Constraint c;
-  for (const ldi::VolumeContact& vc : list)
-    if (make_constraint(vc, result_.mono, set_.combine == 1, A.position, B.position, c)) pc.constraints.push_back(c);
+  for (size_t k = 0; k < list.size(); ++k)
+    if (make_constraint(list[k], set_.multi_volume ? &region_normals_[k] : nullptr, set_.combine == 1, A.position,
+                        B.position, c))
+      pc.constraints.push_back(c);
   profile_.constraints += long(pc.constraints.size());
   profile_.modelling_s += seconds_since(t1);
   return pc;
 }
 
-void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, double, ContactList& out) {
+void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) {
   const double images = profile_.images_s, modelling = profile_.modelling_s;
   const PairCache& pc = compute_pair(bodies, ia, ib);
   sub_stages_.add(kImages, 1e3 * (profile_.images_s - images));
   sub_stages_.add(kModelling, 1e3 * (profile_.modelling_s - modelling));
   if (debug_on_) capture_pair(bodies, ia, ib, set_, debug_limit_, &pc.constraints);  // drawing only
+  if (pc.constraints.empty() && set_.speculative) {
+    // Speculative contacts: the pair is within the margin (the broad phase's boxes grow by it) but its volumes
+    // do not intersect, or by less than the images resolve (a ball placed exactly touching, its cap narrower
+    // than a pixel). Discrete collision detection cannot anticipate the contact (sect. 3, "Stabilization"),
+    // so the pair would fall freely for a step into it; the shared narrow phase's closest points give rows that
+    // keep each gap from closing faster than gap / h (solve_velocities), as an anticipated point contact does.
+    const size_t first = out.size();
+    cl::collide(bodies, ia, ib, margin, out);
+    for (size_t k = first; k < out.size(); ++k) out[k].feature |= kSpeculativeFeature;
+    return;
+  }
   for (size_t k = 0; k < pc.constraints.size(); ++k) {
     const Constraint& c = pc.constraints[k];
     Contact contact;
@@ -324,6 +414,10 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     while (end < contact_count && ctx.contacts[size_t(end)].a == a && ctx.contacts[size_t(end)].b == b) ++end;
     const int begin = ci;
     ci = end;
+    if (ctx.contacts[size_t(begin)].feature & kSpeculativeFeature) {
+      add_speculative_rows(ctx, begin, end);
+      continue;
+    }
     const auto* list = constraints(a, b);
     if (!list) continue;
     const auto valid = [&](int k) { return ctx.contacts[size_t(k)].feature < list->size(); };
@@ -507,8 +601,10 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     for (int ci = k.contact; ci < k.contact_end; ++ci) {
       Contact& contact = ctx.contacts[size_t(ci)];
       const int row = normal_row_of_[size_t(ci)];
+      const bool speculative = (contact.feature & kSpeculativeFeature) != 0;  // a point row: N s already
       contact.normal_impulse =
-          row >= 0 ? rows_[size_t(row)].lambda * (*list)[contact.feature].linear[1].norm() : 0.0;
+          row < 0 ? 0.0
+                  : rows_[size_t(row)].lambda * (speculative ? 1.0 : (*list)[contact.feature].linear[1].norm());
       contact.friction_impulse = Vec3::Zero();
     }
     for (int r = k.first_row; r < k.first_row + k.rows; ++r) {
@@ -524,6 +620,57 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     b.angular_velocity = vel_[i].w;
   }
   ctx.stats.sleeping = 0;
+}
+
+// The rows of a pair's speculative contacts [begin, end) (see collide), as one block: per contact a point row
+// along its normal, J u >= -gap / h (the gap may close within the step, not more; eq. 5 on the linearised
+// separation g + h J u >= 0), or Newton's law when an approach faster than restitution_threshold would close it
+// (the bounce as under lcp), then its friction rows bounded by +-mu lambda_n (eq. 8-10).
+void VolumeSolver::add_speculative_rows(StepContext& ctx, int begin, int end) {
+  const int first = int(rows_.size());
+  blocks_.push_back({begin, end, first, 0});
+  const double h = ctx.dt;
+  for (int k = begin; k < end; ++k) {
+    const Contact& c = ctx.contacts[size_t(k)];
+    const bool warm = set_.warm_start && c.persisted;
+    const Vec3 ra = c.position - ctx.bodies[size_t(c.a)].position, rb = c.position - ctx.bodies[size_t(c.b)].position;
+    Row normal = point_row(c.a, c.b, ra, rb, c.normal);
+    prepare(normal, masses_);
+    if (normal.inv_diag == 0.0) continue;
+    normal.lo = 0.0;
+    const Vec3 vrel = (vel_[size_t(c.b)].v + vel_[size_t(c.b)].w.cross(rb)) - (vel_[size_t(c.a)].v + vel_[size_t(c.a)].w.cross(ra));
+    const double vn = vrel.dot(c.normal);
+    const double gap = std::max(-c.depth, 0.0);
+    const double bounce = vn * h < -gap ? bounce_speed(vn, c.restitution, set_.restitution_threshold) : 0.0;
+    normal.target = bounce > 0.0 ? bounce : -gap / h;
+    normal.lambda = warm ? c.normal_impulse : 0.0;
+    const int normal_row = int(rows_.size());
+    normal_row_of_[size_t(k)] = normal_row;
+    rows_.push_back(normal);
+    row_contact_.push_back(k);
+    if (c.friction <= 0.0 || set_.friction_directions == 0) continue;
+    // Tangents: the first along the sliding velocity when there is one, so that sliding friction is mu lambda_n
+    // along the motion.
+    const Vec3 vt = vrel - c.normal * vn;
+    Vec3 t[2];
+    if (vt.norm() > 1e-6) {
+      t[0] = vt.normalized();
+      t[1] = c.normal.cross(t[0]);
+    } else {
+      tangent_basis(c.normal, t[0], t[1]);
+    }
+    for (int f = 0; f < set_.friction_directions; ++f) {
+      Row friction = point_row(c.a, c.b, ra, rb, t[f]);
+      prepare(friction, masses_);
+      friction.normal_row = normal_row;
+      friction.follows = true;
+      friction.mu = c.friction;
+      friction.lambda = warm ? c.friction_impulse.dot(t[f]) : 0.0;
+      rows_.push_back(friction);
+      row_contact_.push_back(k);
+    }
+  }
+  blocks_.back().rows = int(rows_.size()) - first;
 }
 
 // Impacts on flat contacts, before the contact solve: each such pair with a bounce target gets one row, the sum of
@@ -705,9 +852,14 @@ void VolumeSolver::capture_pair(const std::vector<Body>& bodies, int ia, int ib,
   // The volumes that become constraints, in the kernel's order; their cells with multi-volume.
   std::span<const ldi::VolumeContact> list =
       set.multi_volume ? debug_result_.cells() : std::span(&debug_result_.mono, 1);
+  std::vector<Vec3> normals;
+  std::vector<int> scratch;
+  if (set.multi_volume) region_normals(list, debug_result_.mono, normals, scratch);
   Constraint c;
-  for (const ldi::VolumeContact& vc : list) {
-    if (!make_constraint(vc, debug_result_.mono, set.combine == 1, A.position, B.position, c)) continue;
+  for (size_t k = 0; k < list.size(); ++k) {
+    const ldi::VolumeContact& vc = list[k];
+    if (!make_constraint(vc, set.multi_volume ? &normals[k] : nullptr, set.combine == 1, A.position, B.position, c))
+      continue;
     if (set.multi_volume) d.cells.push_back(vc.cell);
     if (!constraints) d.constraints.push_back(c);
   }

@@ -19,6 +19,8 @@
 //               the volumes at the new poses and, while some V > eps_V, solve the position MLCP of eq. 18-19
 //               (M dq = -J_V^T xi, V + J_V dq <= eps_V perp xi >= 0) by PGS, apply dq, recompute; eps_V is
 //               regulated from the contact area so that about `rest_depth` pixels of depth remain (sect. 4.3)
+// With speculative_contacts (off by default), a pair within the world's contact margin whose volumes do not
+// intersect gets the shared narrow phase's point contacts instead, rows J u >= -gap / h with friction.
 // Units: J_V linear part m^2, angular m^3, so rho and xi are pressure (x time, x time^2).
 // Primitives get a triangle mesh (box, uv sphere, capsule), cached per shape; a plane becomes a box under
 // it covering the other body's footprint, as deep as that body is large (rebuilt per pair and step).
@@ -70,7 +72,7 @@ class VolumeSolver final : public Solver {
   // The parameters as plain fields (see param_specs for units and meaning).
   struct Settings {
     double pixel_size, cell_size, rest_depth, tolerance, restitution_threshold;
-    bool multi_volume, warm_start, stack_layers, sphere_region_rows;
+    bool multi_volume, warm_start, stack_layers, sphere_region_rows, speculative;
     int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, threads, combine;
     ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
   };
@@ -134,12 +136,18 @@ class VolumeSolver final : public Solver {
 
  private:
   static const ParamTable<Settings>& table();
-  // The constraint of one kernel volume `vc`, the pair's whole intersection or one of its cells (`pair`: the
-  // whole intersection; centres: the bodies' centres of mass); false when the volume cannot push (no volume,
-  // area or normal). The one rule for what becomes a constraint, for the solver and capture.
+  // The constraint of one kernel volume `vc`, the pair's whole intersection or one of its cells (region_normal:
+  // a cell's region's normal, see region_normals; null for the whole intersection; centres: the bodies' centres
+  // of mass); false when the volume cannot push (no volume, area or normal). The one rule for what becomes a
+  // constraint, for the solver and capture.
   // normal_weighted: the images' volumes are combined by the normal (axis_combination).
-  static bool make_constraint(const ldi::VolumeContact& vc, const ldi::VolumeContact& pair, bool normal_weighted,
+  static bool make_constraint(const ldi::VolumeContact& vc, const Vec3* region_normal, bool normal_weighted,
                               const Vec3& centre_a, const Vec3& centre_b, Constraint& c);
+  // Per multi-volume cell of the kernel, the normal of its connected region of cells (cells sharing a face, an
+  // edge or a corner): the direction of the region's summed volume gradient (sect. 4.2 on the region's volume).
+  // A pair whose intersection is one region gets the whole intersection's normal.
+  static void region_normals(std::span<const ldi::VolumeContact> cells, const ldi::VolumeContact& mono,
+                             std::vector<Vec3>& normals, std::vector<int>& scratch);
   struct PairCache {
     std::vector<Constraint> constraints;
     Vec3 pa = Vec3::Zero(), pb = Vec3::Zero();  // poses they were computed at
@@ -174,6 +182,8 @@ class VolumeSolver final : public Solver {
   std::map<std::array<double, 6>, TriangleMesh> meshes_;  // primitive meshes by (type, dimensions)
   TriangleMesh plane_box_;                                // scratch
   std::array<std::vector<Vec3>, 2> world_vertices_;
+  std::vector<Vec3> region_normals_;  // compute_pair's scratch
+  std::vector<int> region_scratch_;
   std::vector<BodyVelocity> vel_;  // per body: velocities (or displacements) during a PGS solve
   std::vector<InverseMass> masses_;
   std::vector<Row> rows_;  // joint rows first, then each volume contact's normal and friction rows
@@ -181,6 +191,10 @@ class VolumeSolver final : public Solver {
   std::vector<int> row_contact_;  // per row of rows_: the contact of a volume's row, -1 for a region's or a joint's
   std::vector<int> normal_row_of_;  // per contact: the row of rows_ that bounds it (its own or its region's), or -1
   std::vector<int> region_of_, region_stack_;  // a pair's contacts by intersection region (solve_velocities)
+  // Contact::feature of a speculative contact (collide): this bit set on the shared narrow phase's feature id; the
+  // other contacts' feature is the index of their volume in the pair's list.
+  static constexpr uint32_t kSpeculativeFeature = 1u << 31;
+  void add_speculative_rows(StepContext& ctx, int begin, int end);
   void solve_impacts(StepContext& ctx);
   std::vector<Row> impact_rows_;  // one row per flat pair with an impact (solve_impacts)
   void solve_layers(StepContext& ctx);
