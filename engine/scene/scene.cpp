@@ -804,7 +804,7 @@ J world_json(const World& world, std::span<const LaneSpec> lanes = {}) {
   j["bodies"] = bodies;
   if (!world.joints.empty()) j["joints"] = joints_json_as<J>(world);
   if (!world.scripts.empty()) j["scripts"] = scripts_json_as<J>(world);
-  if (!world.forces.empty()) j["forces"] = forces_json_as<J>(world);
+  if (J forces = forces_json_as<J>(world); !forces.empty()) j["forces"] = std::move(forces);
   return j;
 }
 

@@ -174,7 +174,9 @@ template <class J>
 J forces_json_as(const World& world) {
   J out = J::array();
   for (const AppliedForce& f : world.forces) {
-    if (f.body < 0 || size_t(f.body) >= world.bodies.size()) continue;
+    // A force on a body that is no longer dynamic (the viewer's Script tab makes a body kinematic) does nothing
+    // and would not load: it is left out.
+    if (f.body < 0 || size_t(f.body) >= world.bodies.size() || !world.bodies[size_t(f.body)].is_dynamic()) continue;
     J j = J::object();
     j["body"] = world.bodies[size_t(f.body)].name;
     // "force" whenever it is not zero, holds a point, or is all there is (an entry needs a force or a torque).

@@ -16,7 +16,8 @@
 //     resample  "window" (default: one value per window) | "step" (a new value every step); only with a range
 //     seed      whole number in [0, 2^53 - 1], default the entry's index; only with a range }
 // Saving writes "period" and "on" for repeating windows, "resample" and "seed" for random ones, and leaves out
-// what is at its default (a point at the centre, no torque, start 0, no end).
+// what is at its default (a point at the centre, no torque, start 0, no end); a force on a body that is no longer
+// dynamic is left out.
 #pragma once
 
 #include <nlohmann/json.hpp>

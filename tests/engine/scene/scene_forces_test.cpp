@@ -173,6 +173,18 @@ TEST(ForcesScene, WritesWhatItReadsAndLoadsItBack) {
   EXPECT_EQ(scene_to_json(again.world), scene_to_json(r.world));
 }
 
+// The viewer can make a pushed body kinematic (a script): its forces then do nothing, and are not saved (the file
+// would not load).
+TEST(ForcesScene, ForcesOnABodyMadeKinematicAreNotSaved) {
+  SceneLoadResult r = load_forces(json::array({push(), json::parse(R"({"body": "block", "torque": [0, 1, 0]})")}));
+  ASSERT_TRUE(r.ok()) << r.error;
+  r.world.bodies[2].kind = BodyKind::Kinematic;
+  r.world.bodies[2].set_mass_properties(0.0, 0.0);
+  const json saved = scene_to_json(r.world);
+  EXPECT_FALSE(saved.contains("forces")) << saved["forces"].dump();
+  EXPECT_TRUE(load_scene_json(saved, "saved").ok());
+}
+
 TEST(ForcesScene, NoForcesKeyMeansNoForces) {
   const SceneLoadResult r = load_scene_json(base_doc(), "mem.json");
   ASSERT_TRUE(r.ok()) << r.error;
