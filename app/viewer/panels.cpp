@@ -1162,6 +1162,26 @@ void draw_body_tab(AppState& app, int i) {
       if (h != ContactGraph::kUnreached) table_row("stack height", "%d", h);
       else table_row("stack height", "%s", g >= 0 ? "floating (no fixed support)" : "-");
     }
+    // The scene's applied forces on this body, as the next step applies them.
+    for (size_t k = 0; k < world.forces.size(); ++k) {
+      const AppliedForce& f = world.forces[k];
+      if (f.body != i) continue;
+      const ForceSample now = sample_applied_force(f, b, world.step_count(), world.time(), world.settings.dt);
+      const std::string label = "force #" + std::to_string(k);
+      if (now.active) {
+        table_row(label.c_str(), "%.3g, %.3g, %.3g N", now.force.x(), now.force.y(), now.force.z());
+      } else {
+        table_row(label.c_str(), "off");
+      }
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("Scene \"forces\" entry %zu: the force the next step applies (world frame) at the point "
+                          "(%.3g, %.3g, %.3g) m of the body, with a moment about the centre of (%.3g, %.3g, %.3g) N m. "
+                          "Acts in [%.4g, %.4g) s%s%s.",
+                          k, now.point.x(), now.point.y(), now.point.z(), now.torque.x(), now.torque.y(),
+                          now.torque.z(), f.start, f.end, f.period > 0 ? ", repeating" : "",
+                          f.is_random() ? ", drawn at random" : "");
+      }
+    }
     ImGui::EndTable();
   }
   if (ImGui::Button("Deselect")) select_body(app, -1);

@@ -11,6 +11,7 @@
 
 #include "collision/mesh_shape.h"
 #include "scene/mesh_source.h"
+#include "scene/scene_forces.h"
 #include "scene/scene_joints.h"
 #include "scene/scene_procedural.h"
 #include "scene/scene_reader.h"
@@ -41,7 +42,7 @@ using json = nlohmann::json;
 
 const std::vector<std::string> kTopKeys = {"format", "name", "description", "gravity", "dt", "contact_margin",
                                            "max_speed", "max_contacts", "methods", "solver", "materials", "bodies", "joints",
-                                           "scripts", "lanes"};
+                                           "scripts", "forces", "lanes"};
 const std::vector<std::string> kLaneKeys = {"solver", "params"};
 const std::vector<std::string> kSolverKeys = {"type", "params", "params_by_solver"};
 const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
@@ -567,6 +568,7 @@ World read_scene(Reader& r, const json& doc, const std::string& file_label, std:
   read_bodies(r, doc, world);
   read_scripts(r, doc, world);  // moves scripted bodies to their path's start, before joints take frames
   read_joints(r, doc, world);
+  read_forces(r, doc, world);
   world.reset_contacts();
   return world;
 }
@@ -802,6 +804,7 @@ J world_json(const World& world, std::span<const LaneSpec> lanes = {}) {
   j["bodies"] = bodies;
   if (!world.joints.empty()) j["joints"] = joints_json_as<J>(world);
   if (!world.scripts.empty()) j["scripts"] = scripts_json_as<J>(world);
+  if (J forces = forces_json_as<J>(world); !forces.empty()) j["forces"] = std::move(forces);
   return j;
 }
 

@@ -34,6 +34,7 @@
 //     material          name, default "default" }
 //   joints          optional array of joints between the bodies (scene_joints.h)
 //   scripts         optional array of paths driving kinematic bodies (scene_scripts.h)
+//   forces          optional array of forces and torques on dynamic bodies over time windows (scene_forces.h)
 // Any other key, wrong type, non-finite number, out-of-range value or duplicate key is an error.
 // Non-unit quaternions and plane normals are normalised, with a warning when |norm - 1| > 1e-6.
 #pragma once

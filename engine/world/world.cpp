@@ -102,6 +102,8 @@ StepResult World::step() {
     ScopedTimer total(stats.profile.total);
     // Scripted bodies take their pose at t and the velocity that carries them along their path.
     apply_scripts(scripts, bodies, time_, settings.dt);
+    // Applied forces and the drag spring go into Body::force / torque, which every solver integrates.
+    apply_forces(forces, bodies, step_count_, time_, settings.dt);
     apply_drag();
     solver_->begin_step();
     bool found = false;

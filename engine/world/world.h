@@ -16,6 +16,7 @@
 #include "solvers/solver.h"
 #include "solvers/solver_holder.h"
 #include "telemetry/telemetry.h"
+#include "world/applied_forces.h"
 
 namespace cl {
 
@@ -71,6 +72,7 @@ class World {
   std::vector<Body> bodies;
   std::vector<Joint> joints;    // constraints between bodies
   std::vector<Script> scripts;  // paths driving kinematic bodies
+  std::vector<AppliedForce> forces;  // forces and torques on dynamic bodies over time windows
   // The contact methods this scene is meant for (scene key "methods"); empty: every registered method.
   // set_solver refuses a method not listed.
   std::vector<std::string> methods;

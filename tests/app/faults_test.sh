@@ -85,6 +85,7 @@ check_file bowl_segments_huge 2 "/bodies/1/shape/segments: expected a whole numb
 check_file bowl_segments_fraction 2 "/bodies/1/shape/segments: expected a whole number in [0, 1000000], got 12.9"
 check_file mesh_resolution_fraction 2 "/bodies/1/shape/resolution: expected a whole number in [4, 512], got 4.9"
 check_file rock_seed_negative 2 "/bodies/1/shape/seed: expected a whole number in [0, 9007199254740992], got -1e+300"
+check_file force_1e308 3 "non-finite linear velocity of body 'ball' after the solve stage of step 1"
 check dt_denormal 2 "--dt expects a time step in [1e-6, 1] seconds, got '1e-320'" -- "$exe" --headless "$scene" --steps 1 --dt 1e-320
 
 # Names and bytes from files are escaped.

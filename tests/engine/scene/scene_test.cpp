@@ -97,6 +97,26 @@ void expect_same_world(const World& a, const World& b) {
     EXPECT_EQ(m.restitution, b.materials[size_t(j)].restitution) << m.name;
   }
 
+  // Applied forces, every field (bounds bit for bit: they are written with 17 digits).
+  ASSERT_EQ(a.forces.size(), b.forces.size());
+  for (size_t k = 0; k < a.forces.size(); ++k) {
+    const AppliedForce& x = a.forces[k];
+    const AppliedForce& y = b.forces[k];
+    SCOPED_TRACE("force " + std::to_string(k));
+    EXPECT_EQ(x.body, y.body);
+    for (const auto& [u, v] : {std::pair(&x.force, &y.force), std::pair(&x.point, &y.point), std::pair(&x.torque, &y.torque)}) {
+      EXPECT_EQ(u->random, v->random);
+      EXPECT_EQ(u->lo, v->lo);
+      EXPECT_EQ(u->hi, v->hi);
+    }
+    EXPECT_EQ(x.start, y.start);
+    EXPECT_EQ(x.end, y.end);
+    EXPECT_EQ(x.period, y.period);
+    EXPECT_EQ(x.on, y.on);
+    EXPECT_EQ(x.resample, y.resample);
+    EXPECT_EQ(x.seed, y.seed);
+  }
+
   EXPECT_EQ(a.methods, b.methods);
   EXPECT_EQ(a.solver().name(), b.solver().name());
   for (const SolverInfo& info : solver_registry()) {  // every method's parameters, active or not
