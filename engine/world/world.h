@@ -39,9 +39,9 @@ struct WorldSettings {
   // memory. 250,000 contacts take about 200 MB; the largest shipped scene has about 14,000.
   int64_t max_contacts = 250000;
   // Continuous collision: a dynamic body that moves more than the contact margin in a step is swept from its pose
-  // at the start of the step to its pose at the end against every other body, and stopped where it would first
-  // overlap something by more than the solver's continuous_depth (World::continuous_collision). Off: bodies
-  // move their whole step, and a fast one passes through what is thinner than its step.
+  // at the start of the step to its pose at the end against the other bodies, and stopped where it would first
+  // overlap one by more than it may (World::continuous_collision). Off: bodies move their whole step, and a
+  // fast one passes through what is thinner than its step.
   bool continuous = true;
 };
 

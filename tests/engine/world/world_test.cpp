@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "scene/scene.h"
 #include "solvers/registry.h"
 #include "support/builders.h"
 #include "support/scenes.h"
@@ -445,6 +446,72 @@ TEST(World, ContinuousCollisionLeavesARestingTowerBitIdentical) {
       EXPECT_TRUE(on.last_swept_stops().empty()) << "step " << i;
     }
     EXPECT_TRUE(same_state(on, off));
+  }
+}
+
+// A tumbling 20 cm box dropped at 20 m/s onto a fixed plate 1 cm thick (20 m wide) (a third of a metre a step, 33 plate
+// thicknesses) lands on it under every method: never below its top face, and no deeper in it than the method's
+// own contact depth and a quarter of the plate's half thickness.
+TEST(World, ContinuousCollisionLandsATumblingBoxOnAThinPlate) {
+  for (const SolverInfo& info : solver_registry()) {
+    SCOPED_TRACE(info.name);
+    World w;
+    std::string error;
+    ASSERT_TRUE(w.set_solver(info.name, &error)) << error;
+    add_body(w, box(Vec3(10, 0.005, 10)), Vec3(0, 0, 0), 0.0, Quat::Identity(), 0, BodyKind::Fixed);
+    const int b = add_body(w, box(Vec3(0.1, 0.1, 0.1)), Vec3(0, 1, 0), 500.0,
+                           Quat(Eigen::AngleAxisd(0.4, Vec3(1, 0, 1).normalized())));
+    w.bodies[b].linear_velocity = Vec3(0, -20, 0);
+    w.bodies[b].angular_velocity = Vec3(3, 0, 2);
+    double lowest = 1e9;
+    for (int i = 0; i < 180; ++i) {  // it lands on a corner and slides off a few metres
+      ASSERT_TRUE(w.step().ok) << "step " << i;
+      const Body& body = w.bodies[b];
+      lowest = std::min(lowest, shape_aabb(body.shape, body.position, body.orientation).lo.y());
+    }
+    std::printf("[ box on plate ] %-16s lowest corner %.2f mm below the plate's top, at rest %.2f m/s\n",
+                info.name.c_str(), 1e3 * (0.005 - lowest), w.bodies[b].linear_velocity.norm());
+    EXPECT_GT(w.bodies[b].position.y(), 0.005) << "below the plate";
+    // Not yet under implicit-penalty: its point shells (4 cm apart on boxes) do not see the box's corner in the
+    // plate until it is centimetres deep, so the box, stopped again at every step with its speed, hangs at the
+    // plate until its springs take hold, and they throw it off (README, Continuous collision).
+    if (info.name == "implicit-penalty") continue;
+    // Put in at the method's depth, then a contact may deepen by that or a quarter of the plate's half thickness.
+    const double depth = w.solver().continuous_depth();
+    EXPECT_GT(lowest, 0.005 - (depth + std::max(depth, 0.25 * 0.005)) - 1e-3);
+    EXPECT_LT(w.bodies[b].linear_velocity.norm(), 0.5);
+  }
+}
+
+// Two boxes joined by a ball joint, thrown at 30 m/s at the wall, are stopped together in the step they would
+// pass it (the joint not pulled apart by stopping one of them alone), and neither passes the wall after.
+TEST(World, ContinuousCollisionStopsJointedBodiesTogether) {
+  for (const SolverInfo& info : solver_registry()) {
+    SCOPED_TRACE(info.name);
+    SceneLoadResult r = load_scene_text(R"({"format": 1, "gravity": [0, 0, 0], "bodies": [
+        {"name": "wall", "shape": {"type": "box", "half_extents": [0.025, 0.5, 0.5]}, "fixed": true},
+        {"name": "a", "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "density": 500,
+         "position": [-0.3, 0, 0], "linear_velocity": [30, 0, 0]},
+        {"name": "b", "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "density": 500,
+         "position": [-0.4, 0, 0], "linear_velocity": [30, 0, 0]}],
+        "joints": [{"type": "ball", "bodies": ["a", "b"], "anchor": [-0.35, 0, 0]}]})",
+                                        "jointed.json");
+    ASSERT_TRUE(r.ok()) << r.error;
+    World w = std::move(r.world);
+    std::string error;
+    ASSERT_TRUE(w.set_solver(info.name, &error)) << error;
+    ASSERT_TRUE(w.step().ok);
+    EXPECT_EQ(w.last_swept_stops(), (std::vector<int>{1, 2}));
+    Vec3 on_a, on_b;
+    joint_anchors_world(w.joints[0], w.bodies, on_a, on_b);
+    EXPECT_LT((on_a - on_b).norm(), 1e-6);
+    for (int i = 0; i < 30; ++i) {
+      ASSERT_TRUE(w.step().ok);
+      for (int k : {1, 2}) {
+        const Body& body = w.bodies[k];
+        EXPECT_LT(shape_aabb(body.shape, body.position, body.orientation).hi.x(), 0.0) << "step " << i;
+      }
+    }
   }
 }
 
