@@ -273,4 +273,18 @@ void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, Con
   }
 }
 
+double pair_distance(const Body& a, const Body& b, double margin) {
+  const Body* first = &a;
+  const Body* second = &b;
+  if (int(first->shape.type) > int(second->shape.type)) std::swap(first, second);
+  const CollideFn fn = kCollide[int(first->shape.type)][int(second->shape.type)];
+  if (!fn) return margin;
+  thread_local Points points;
+  points.clear();
+  fn(*first, *second, margin, points);
+  double distance = margin;
+  for (const ContactPointOut& p : points) distance = std::min(distance, -p.depth);
+  return distance;
+}
+
 }  // namespace cl

@@ -19,6 +19,12 @@ struct ContactPointOut {
 // `margin`. Friction and restitution are left for the caller to fill from the materials.
 void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out);
 
+// The signed distance between the surfaces of two bodies as the narrow phase measures it: minus the depth of
+// their deepest contact within `margin` (negative while they overlap), or `margin` when no point of the pair is
+// closer than that. Exact for the primitives but box-box, whose separating axes give a lower bound; meshes by
+// their point shells in the other body's distance field.
+double pair_distance(const Body& a, const Body& b, double margin);
+
 // Signed distance from x (box frame) to a box of half extents h; *direction gets the outward direction.
 double box_signed_distance(const Vec3& h, const Vec3& x, Vec3* direction);
 

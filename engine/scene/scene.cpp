@@ -41,8 +41,8 @@ using json = nlohmann::json;
 // --- the scene ---------------------------------------------------------------------------------------
 
 const std::vector<std::string> kTopKeys = {"format", "name", "description", "gravity", "dt", "contact_margin",
-                                           "max_speed", "max_contacts", "methods", "solver", "materials", "bodies", "joints",
-                                           "scripts", "forces", "lanes"};
+                                           "max_speed", "max_contacts", "continuous", "methods", "solver", "materials",
+                                           "bodies", "joints", "scripts", "forces", "lanes"};
 const std::vector<std::string> kLaneKeys = {"solver", "params"};
 const std::vector<std::string> kSolverKeys = {"type", "params", "params_by_solver"};
 const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
@@ -99,6 +99,7 @@ void read_settings(Reader& r, const json& doc, World& world) {
     world.settings.max_contacts =
         r.whole_in_range(*v, "/max_contacts", 0, kMaxContactsLimit, "a whole number in [0, 1e9] (0: no limit)");
   }
+  if (const json* v = r.optional(doc, "continuous")) world.settings.continuous = r.boolean(*v, "/continuous");
 }
 
 // "methods": the registered solvers the scene is meant for, each once, at least one.
@@ -769,6 +770,7 @@ J world_json(const World& world, std::span<const LaneSpec> lanes = {}) {
   j["contact_margin"] = world.settings.contact_margin;
   if (world.settings.max_speed != WorldSettings{}.max_speed) j["max_speed"] = world.settings.max_speed;
   if (world.settings.max_contacts != WorldSettings{}.max_contacts) j["max_contacts"] = world.settings.max_contacts;
+  if (world.settings.continuous != WorldSettings{}.continuous) j["continuous"] = world.settings.continuous;
 
   if (!world.methods.empty()) j["methods"] = world.methods;
   // The active method with all its parameters; the other methods with those that differ from their defaults.

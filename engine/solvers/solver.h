@@ -78,6 +78,14 @@ class Solver {
   // Position stage: advance positions with the new velocities and correct errors.
   // The default is the semi-implicit update s(t+h) = s(t) + h S u(t+h) (thesis eq. 6.76).
   virtual void integrate_positions(StepContext& ctx);
+  // How deep a body that the world's continuous collision stops on its way into another is left in it, m (read
+  // after begin_step): the overlap at which this method's contact model holds the contact at the next step, so
+  // that its contact law, not the placement, stops the approach. The default: touching (contacts within the
+  // world's margin are found without any overlap).
+  virtual double continuous_depth() const { return 0.0; }
+  // Whether continuous collision also stops a fast body at another dynamic body (else only at fixed and
+  // kinematic ones, as Box2D v3 does by default for all but its bullets).
+  virtual bool continuous_between_dynamic_bodies() const { return true; }
   // Called when the solver takes over a running world: drop anything cached from another method.
   virtual void reset() {}
   // What this method, at its current parameters, does not honour in a scene with these features: one sentence

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collision/broadphase.h"
+#include "collision/continuous.h"
 #include "collision/contact.h"
 #include "core/body.h"
 #include "graph/contact_graph.h"
@@ -38,6 +39,11 @@ struct WorldSettings {
   // contacts, 700 MB); past the limit the step stops the simulation with a message instead of exhausting
   // memory. 250,000 contacts take about 200 MB; the largest shipped scene has about 14,000.
   int64_t max_contacts = 250000;
+  // Continuous collision: a dynamic body that moves more than the contact margin in a step is swept from its pose
+  // at the start of the step to its pose at the end against the other bodies, and stopped where it would first
+  // overlap one by more than it may (World::continuous_collision). Off: bodies move their whole step, and a
+  // fast one passes through what is thinner than its step.
+  bool continuous = true;
 };
 
 // A spring from a point on a body to a target in the world, used by the viewer to drag bodies.
@@ -104,6 +110,8 @@ class World {
   int64_t step_count() const { return step_count_; }
   const ContactList& contacts() const { return contacts_; }
   const StepStats& last_stats() const { return stats_; }
+  // The bodies continuous collision stopped short of their step's end in the last step, by index.
+  const std::vector<int>& last_swept_stops() const { return swept_stops_; }
   // Contact group of each body in the last step, -1 for a body in none (see ContactGraph::group_of_body).
   const std::vector<int>& group_of_body() const { return graph_.group_of_body(); }
   // Contact graph of the last step: edges, contact groups, stack heights and layers.
@@ -132,6 +140,7 @@ class World {
   void too_many_contacts(const char* what, size_t count, StepResult& result) const;
   void match_previous_contacts();
   void find_groups();
+  void continuous_collision();
   void apply_drag();
   bool check_finite(const char* stage, StepResult& result) const;
   bool check_speed(const char* stage, StepResult& result) const;
@@ -148,6 +157,8 @@ class World {
   std::vector<BodyPair> pairs_;
   ContactList contacts_;
   ContactList previous_contacts_;
+  std::vector<StepMotion> motions_;  // each body's motion over the step, for continuous collision
+  std::vector<int> swept_stops_;
   DragSpring drag_;
   StepStats stats_;
   double time_ = 0.0;

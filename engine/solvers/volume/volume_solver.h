@@ -29,6 +29,7 @@
 
 #include <array>
 #include <map>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -52,6 +53,9 @@ class VolumeSolver final : public Solver {
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
+  // The depth post-stabilisation keeps, at least half a pixel: a layer that deep over a contact patch crosses
+  // pixel centres, so the images see a volume and its row stops the approach.
+  double continuous_depth() const override { return std::max(set_.rest_depth, 0.5) * set_.pixel_size; }
   void reset() override;
   std::vector<std::string> unsupported(const SceneFeatures& scene) const override;
 

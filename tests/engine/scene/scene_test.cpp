@@ -497,7 +497,7 @@ TEST(Scene, ReferenceSceneUsesEveryField) {
   const fs::path file = scenes_dir() / "reference.json";
   std::ifstream in(file);
   const json doc = json::parse(in);
-  for (const char* key : {"format", "name", "description", "gravity", "dt", "contact_margin", "max_speed", "max_contacts", "methods",
+  for (const char* key : {"format", "name", "description", "gravity", "dt", "contact_margin", "max_speed", "max_contacts", "continuous", "methods",
                           "solver", "materials", "bodies"}) {
     EXPECT_TRUE(doc.contains(key)) << key;
   }

@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "scene/scene.h"
+#include "solvers/registry.h"
 #include "support/builders.h"
+#include "support/scenes.h"
 
 namespace cl {
 
@@ -328,6 +331,185 @@ TEST(World, SolverSubStagesAddUpWithinTheirStage) {
         const auto stages = s.sub_stages.stages();
         EXPECT_TRUE(std::any_of(stages.begin(), stages.end(), [&](const SubStage& x) { return name == x.name; }))
             << name;
+      }
+    }
+  }
+}
+
+// --- continuous collision -------------------------------------------------------------------------------
+
+namespace {
+
+// A ball of 10 cm (0.52 kg) shot at 30 m/s along x at a fixed wall 5 cm thick (its faces at x = -/+0.025), no
+// gravity, h = 1/60 s: half a metre a step, ten wall thicknesses.
+World ball_at_wall(std::string_view solver, bool continuous) {
+  World w;
+  std::string error;
+  EXPECT_TRUE(w.set_solver(solver, &error)) << error;
+  w.settings.gravity.setZero();
+  w.settings.continuous = continuous;
+  add_body(w, box(Vec3(0.025, 0.5, 0.5)), Vec3(0, 0, 0), 0.0, Quat::Identity(), 0, BodyKind::Fixed);
+  const int ball = add_body(w, sphere(0.05), Vec3(-0.3, 0, 0));
+  w.bodies[ball].linear_velocity = Vec3(30, 0, 0);
+  return w;
+}
+
+struct Shot {
+  double deepest = 0.0;  // m: the furthest the ball's front reached past the wall's front face
+  double farthest = -1e9;  // m: the furthest x of the ball's centre
+  double depth = 0.0;    // m: the ball's overlap with the wall at the end
+  double speed = 0.0;    // m/s: its speed at the end
+  bool stopped_first = false;  // continuous collision stopped it in the first step
+};
+
+Shot shoot(World& w, int steps) {
+  Shot s;
+  const int ball = 1;
+  for (int i = 0; i < steps; ++i) {
+    EXPECT_TRUE(w.step().ok) << "step " << i;
+    if (i == 0) s.stopped_first = w.last_swept_stops() == std::vector<int>{ball};
+    const double x = w.bodies[ball].position.x();
+    s.farthest = std::max(s.farthest, x);
+    s.deepest = std::max(s.deepest, x + 0.05 + 0.025);
+  }
+  s.depth = std::max(0.0, w.bodies[ball].position.x() + 0.05 + 0.025);
+  s.speed = w.bodies[ball].linear_velocity.norm();
+  return s;
+}
+
+}  // namespace
+
+// The ball stops at the wall under every method: continuous collision puts it at the wall in the first step
+// with its speed, and the method's contact stops it there. It never gets behind the wall (its centre never
+// passes the front face) nor stays deep in it.
+TEST(World, ContinuousCollisionStopsAFastBallAtAThinWallUnderEverySolver) {
+  for (const SolverInfo& info : solver_registry()) {
+    SCOPED_TRACE(info.name);
+    World w = ball_at_wall(info.name, true);
+    const Shot s = shoot(w, 60);
+    std::printf("[ ball at wall ] %-16s deepest %.2f mm, at the end %.2f mm deep at %.3f m/s\n",
+                info.name.c_str(), 1e3 * s.deepest, 1e3 * s.depth, s.speed);
+    EXPECT_TRUE(s.stopped_first);
+    EXPECT_LT(s.farthest, -0.025) << "the centre passed the wall's face";
+    EXPECT_LT(s.deepest, 0.0125);  // a quarter of the wall: the penalty spring gives most
+    EXPECT_LT(s.depth, 0.006);     // volume keeps its half pixel of rest depth
+    // The penalty spring, compressed by the ball's later steps while continuous collision holds the ball short
+    // of passing through, gives part of that back: it leaves at about 5 % of its approach speed, restitution 0.
+    EXPECT_LT(s.speed, info.name == "implicit-penalty" ? 0.06 * 30.0 : 0.1);
+  }
+}
+
+// Without it the ball passes through the wall in one step (lcp, volume) or is caught inside it.
+TEST(World, WithoutContinuousCollisionAFastBallTunnels) {
+  World w = ball_at_wall("lcp", false);
+  const Shot s = shoot(w, 2);
+  EXPECT_GT(s.farthest, 0.5);
+  EXPECT_FALSE(s.stopped_first);
+}
+
+// The default scene under lcp: spheres of 40 cm fall 4 to 8 m onto the boxes (9 to 13 m/s, up to 21 cm a step,
+// twenty times the contact margin), so the step before a sphere lands the narrow phase finds no contact for it.
+// No contact of a sphere is deeper than a few millimetres at the start of any step.
+TEST(World, SpheresOfTheDefaultSceneDoNotSinkIntoTheBoxes) {
+  for (bool continuous : {false, true}) {
+    World w = load_shipped_scene("default.json");
+    w.settings.continuous = continuous;
+    double deepest = 0.0;
+    for (int i = 0; i < 240; ++i) {
+      ASSERT_TRUE(w.step().ok) << "step " << i;
+      for (const Contact& c : w.contacts())
+        if (w.bodies[c.a].name.starts_with("ball_") || w.bodies[c.b].name.starts_with("ball_"))
+          deepest = std::max(deepest, c.depth);
+    }
+    std::printf("[ default.json ] continuous %s: deepest sphere contact %.1f mm\n", continuous ? "on" : "off",
+                1e3 * deepest);
+    if (continuous) EXPECT_LT(deepest, 0.005);
+    else EXPECT_GT(deepest, 0.05) << "the case this guards: without it the spheres sink";
+  }
+}
+
+// A resting tower of five boxes moves far less than the contact margin a step under every method: continuous
+// collision stops none of it, and it steps bit-identically with the setting on and off.
+TEST(World, ContinuousCollisionLeavesARestingTowerBitIdentical) {
+  for (const SolverInfo& info : solver_registry()) {
+    SCOPED_TRACE(info.name);
+    World on;
+    std::string error;
+    ASSERT_TRUE(on.set_solver(info.name, &error)) << error;
+    add_plane(on);
+    for (int i = 0; i < 5; ++i) add_body(on, box(Vec3(0.2, 0.2, 0.2)), Vec3(0, 0.2 + 0.4 * i, 0), 500.0);
+    World off = on;
+    off.settings.continuous = false;
+    for (int i = 0; i < 120; ++i) {
+      ASSERT_TRUE(on.step().ok);
+      ASSERT_TRUE(off.step().ok);
+      EXPECT_TRUE(on.last_swept_stops().empty()) << "step " << i;
+    }
+    EXPECT_TRUE(same_state(on, off));
+  }
+}
+
+// A tumbling 20 cm box dropped at 20 m/s onto a fixed plate 1 cm thick (20 m wide) (a third of a metre a step, 33 plate
+// thicknesses) lands on it under every method: never below its top face, and no deeper in it than the method's
+// own contact depth and a quarter of the plate's half thickness.
+TEST(World, ContinuousCollisionLandsATumblingBoxOnAThinPlate) {
+  for (const SolverInfo& info : solver_registry()) {
+    SCOPED_TRACE(info.name);
+    World w;
+    std::string error;
+    ASSERT_TRUE(w.set_solver(info.name, &error)) << error;
+    add_body(w, box(Vec3(10, 0.005, 10)), Vec3(0, 0, 0), 0.0, Quat::Identity(), 0, BodyKind::Fixed);
+    const int b = add_body(w, box(Vec3(0.1, 0.1, 0.1)), Vec3(0, 1, 0), 500.0,
+                           Quat(Eigen::AngleAxisd(0.4, Vec3(1, 0, 1).normalized())));
+    w.bodies[b].linear_velocity = Vec3(0, -20, 0);
+    w.bodies[b].angular_velocity = Vec3(3, 0, 2);
+    double lowest = 1e9;
+    for (int i = 0; i < 180; ++i) {  // it lands on a corner and slides off a few metres
+      ASSERT_TRUE(w.step().ok) << "step " << i;
+      const Body& body = w.bodies[b];
+      lowest = std::min(lowest, shape_aabb(body.shape, body.position, body.orientation).lo.y());
+    }
+    std::printf("[ box on plate ] %-16s lowest corner %.2f mm below the plate's top, at rest %.2f m/s\n",
+                info.name.c_str(), 1e3 * (0.005 - lowest), w.bodies[b].linear_velocity.norm());
+    EXPECT_GT(w.bodies[b].position.y(), 0.005) << "below the plate";
+    // Not yet under implicit-penalty: its point shells (4 cm apart on boxes) do not see the box's corner in the
+    // plate until it is centimetres deep, so the box, stopped again at every step with its speed, hangs at the
+    // plate until its springs take hold, and they throw it off (README, Continuous collision).
+    if (info.name == "implicit-penalty") continue;
+    // Put in at the method's depth, then a contact may deepen by that or a quarter of the plate's half thickness.
+    const double depth = w.solver().continuous_depth();
+    EXPECT_GT(lowest, 0.005 - (depth + std::max(depth, 0.25 * 0.005)) - 1e-3);
+    EXPECT_LT(w.bodies[b].linear_velocity.norm(), 0.5);
+  }
+}
+
+// Two boxes joined by a ball joint, thrown at 30 m/s at the wall, are stopped together in the step they would
+// pass it (the joint not pulled apart by stopping one of them alone), and neither passes the wall after.
+TEST(World, ContinuousCollisionStopsJointedBodiesTogether) {
+  for (const SolverInfo& info : solver_registry()) {
+    SCOPED_TRACE(info.name);
+    SceneLoadResult r = load_scene_text(R"({"format": 1, "gravity": [0, 0, 0], "bodies": [
+        {"name": "wall", "shape": {"type": "box", "half_extents": [0.025, 0.5, 0.5]}, "fixed": true},
+        {"name": "a", "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "density": 500,
+         "position": [-0.3, 0, 0], "linear_velocity": [30, 0, 0]},
+        {"name": "b", "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "density": 500,
+         "position": [-0.4, 0, 0], "linear_velocity": [30, 0, 0]}],
+        "joints": [{"type": "ball", "bodies": ["a", "b"], "anchor": [-0.35, 0, 0]}]})",
+                                        "jointed.json");
+    ASSERT_TRUE(r.ok()) << r.error;
+    World w = std::move(r.world);
+    std::string error;
+    ASSERT_TRUE(w.set_solver(info.name, &error)) << error;
+    ASSERT_TRUE(w.step().ok);
+    EXPECT_EQ(w.last_swept_stops(), (std::vector<int>{1, 2}));
+    Vec3 on_a, on_b;
+    joint_anchors_world(w.joints[0], w.bodies, on_a, on_b);
+    EXPECT_LT((on_a - on_b).norm(), 1e-6);
+    for (int i = 0; i < 30; ++i) {
+      ASSERT_TRUE(w.step().ok);
+      for (int k : {1, 2}) {
+        const Body& body = w.bodies[k];
+        EXPECT_LT(shape_aabb(body.shape, body.position, body.orientation).hi.x(), 0.0) << "step " << i;
       }
     }
   }
