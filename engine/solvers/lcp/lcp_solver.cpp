@@ -112,16 +112,8 @@ void LcpSolver::add_contact_rows(const StepContext& ctx, int k, Phase phase) {
   const int friction_rows = c.friction > 0 ? set_.friction_directions : 0;
   blocks_.push_back({k, first, friction_rows});
   if (friction_rows == 0) return;
-  // Tangent directions: the first along the sliding velocity when there is one (so sliding friction is
-  // exactly mu lambda_n along the motion), else a fixed basis around the normal.
-  const Vec3 vt = vrel - c.normal * vn;
   Vec3 t[2];
-  if (vt.norm() > 1e-6) {
-    t[0] = vt.normalized();
-    t[1] = c.normal.cross(t[0]);
-  } else {
-    tangent_basis(c.normal, t[0], t[1]);
-  }
+  sliding_tangents(c.normal, vrel, t[0], t[1]);
   for (int f = 0; f < friction_rows; ++f) {
     Row friction = point_row(c.a, c.b, ra, rb, t[f]);
     friction.normal_row = first;

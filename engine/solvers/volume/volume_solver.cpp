@@ -649,16 +649,8 @@ void VolumeSolver::add_speculative_rows(StepContext& ctx, int begin, int end) {
     rows_.push_back(normal);
     row_contact_.push_back(k);
     if (c.friction <= 0.0 || set_.friction_directions == 0) continue;
-    // Tangents: the first along the sliding velocity when there is one, so that sliding friction is mu lambda_n
-    // along the motion.
-    const Vec3 vt = vrel - c.normal * vn;
     Vec3 t[2];
-    if (vt.norm() > 1e-6) {
-      t[0] = vt.normalized();
-      t[1] = c.normal.cross(t[0]);
-    } else {
-      tangent_basis(c.normal, t[0], t[1]);
-    }
+    sliding_tangents(c.normal, vrel, t[0], t[1]);
     for (int f = 0; f < set_.friction_directions; ++f) {
       Row friction = point_row(c.a, c.b, ra, rb, t[f]);
       prepare(friction, masses_);
