@@ -13,7 +13,6 @@
 #include "compare/summary.h"
 #include "conformance/matrix.h"
 #include "core/text.h"
-#include <nlohmann/json.hpp>
 #include "scene/scene.h"
 #include "telemetry/telemetry.h"
 #include "viewer/session.h"
@@ -416,6 +415,12 @@ int run_compare(const CommandLine& cmd) {
     return 2;
   };
   const std::string sidecar = cmd.metrics.empty() ? std::string() : sidecar_path(cmd.metrics);
+  std::error_code ec1, ec2;
+  if (!sidecar.empty() && std::filesystem::weakly_canonical(sidecar, ec1) == std::filesystem::weakly_canonical(cmd.scene, ec2)) {
+    std::fprintf(stderr, "contactlab: --metrics %s: its sidecar %s would overwrite the scene file\n",
+                 escape_for_message(cmd.metrics).c_str(), escape_for_message(sidecar).c_str());
+    return 2;
+  }
   if (!sidecar.empty()) {
     std::vector<const World*> worlds;
     for (int i = 0; i < lanes.size(); ++i) worlds.push_back(&lanes.world(i));
@@ -434,8 +439,7 @@ int run_compare(const CommandLine& cmd) {
     summary.add(lanes);
     bool any_running = false;
     for (int i = 0; i < lanes.size(); ++i) {
-      const World& w = lanes.world(i);
-      if (s == 0) writer.add_solver_columns(w.last_stats().sub_stages);
+      if (s == 0) writer.add_solver_columns(lanes.world(i).last_stats().sub_stages);  // before the first row
       any_running = any_running || !lanes.stopped(i);
     }
     for (int i = 0; i < lanes.size(); ++i) {
@@ -449,14 +453,14 @@ int run_compare(const CommandLine& cmd) {
   if (!writer.close(&error)) return output_error();
   std::fputs(comparison_table(base.name, base.settings.dt, cmd.steps, summary.lanes(lanes)).c_str(), stdout);
   if (!cmd.metrics.empty()) std::printf("wrote %s and %s\n", cmd.metrics.c_str(), sidecar.c_str());
+  int exit_code = 0;
   for (int i = 0; i < lanes.size(); ++i)
     if (lanes.stopped(i)) {
       std::fprintf(stderr, "contactlab: %s: lane %d (%s): %s\n", scene.c_str(), i + 1,
                    std::string(lanes.world(i).solver().name()).c_str(), escape_for_message(lanes.result(i).error).c_str());
+      exit_code = 3;
     }
-  for (int i = 0; i < lanes.size(); ++i)
-    if (lanes.stopped(i)) return 3;
-  return 0;
+  return exit_code;
 }
 
 int run_conformance(const CommandLine& cmd) {

@@ -1637,7 +1637,9 @@ void draw_scene_description(AppState& app) {
   const float y = kMargin + (servos > 0 ? 3.0f * ImGui::GetFrameHeightWithSpacing() +
                                               float(std::min<size_t>(servos, 8)) * ImGui::GetFrameHeight() + 24.0f
                                         : 0.0f);
-  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, y), ImGuiCond_Always, ImVec2(0.5f, 0.0f));
+  // Below the lane labels at the top of the split cells.
+  const float below_labels = split_view(app) ? ImGui::GetTextLineHeight() + 14.0f : 0.0f;
+  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, y + below_labels), ImGuiCond_Always, ImVec2(0.5f, 0.0f));
   ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
   ImGui::SetNextWindowBgAlpha(0.85f);
   bool open = true;

@@ -194,9 +194,11 @@ void record_lane_step(AppState& app, int lane) {
   p.contacts.push(float(s.contacts));
   p.iterations.push(float(s.iterations));
   p.residual.push(float(s.residual));
-  const Divergence d = divergence(w, app.scene.world);
-  p.divergence_max.push(float(d.max));
-  p.divergence_mean.push(float(d.mean));
+  if (lane > 0) {  // against lane 1 (lane 1's own would be 0)
+    const Divergence d = divergence(w, app.scene.world);
+    p.divergence_max.push(float(d.max));
+    p.divergence_mean.push(float(d.mean));
+  }
   if (lane > 0 && app.stats.recording) app.compare.recorders[size_t(lane - 1)].add(s);
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include "solvers/registry.h"
 
@@ -143,9 +142,5 @@ void Lanes::clear_drag() {
   for (World& w : worlds_) w.clear_drag();
 }
 
-void Lanes::set_threads(int threads) {
-  if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
-  if (threads != pool_->threads()) pool_ = std::make_unique<TaskPool>(threads);
-}
 
 }  // namespace cl

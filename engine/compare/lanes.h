@@ -83,7 +83,6 @@ class Lanes {
   void clear_drag();
 
   int threads() const { return pool_->threads(); }
-  void set_threads(int threads);
 
  private:
   std::vector<World> worlds_;

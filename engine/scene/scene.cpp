@@ -932,10 +932,6 @@ nlohmann::ordered_json lanes_sidecar_json(const std::string& scene_path, std::sp
   return j;
 }
 
-nlohmann::json lanes_to_json(const World& world, std::span<const LaneSpec> lanes) {
-  return lanes_json_as<nlohmann::json>(world, lanes);
-}
-
 bool save_scene_file(const World& world, const std::string& path, std::string* error, std::span<const LaneSpec> lanes) {
   try {
     // Written with keys in the documented order (readable diffs), not nlohmann::json's sorted order.

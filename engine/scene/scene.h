@@ -76,8 +76,6 @@ nlohmann::ordered_json params_to_json(const ParamSet& set);
 // solver, label and every parameter.
 nlohmann::ordered_json lanes_sidecar_json(const std::string& scene_path, std::span<const World* const> lanes,
                                           const std::string& csv_path);
-// The lanes alone, as the scene's "lanes" key holds them.
-nlohmann::json lanes_to_json(const World& world, std::span<const LaneSpec> lanes);
 
 // {"time": t, "bodies": [{"name", "position", "orientation" [w,x,y,z], "linear_velocity", "angular_velocity"}]}
 nlohmann::json state_to_json(const World& world);

@@ -163,6 +163,10 @@ check compare_methods 2 "lane 2" -- "$exe" --compare lcp,volume "$src/scenes/def
 check compare_threads 2 "--threads is for --compare" -- "$exe" --headless "$scene" --steps 1 --threads 2
 check compare_five 2 "more than 4 lanes" -- "$exe" --compare lcp,lcp,lcp,lcp,lcp "$scene" --steps 1
 check compare_overwrite 2 "would overwrite the scene file" -- "$exe" --compare lcp "$scene" --steps 1 --metrics "$scene"
+cp "$scene" "$out/kept.lanes.json"
+check compare_sidecar_overwrite 2 "would overwrite the scene file" -- "$exe" --compare lcp "$out/kept.lanes.json" --steps 1 \
+  --metrics "$out/kept.csv"
+cmp -s "$scene" "$out/kept.lanes.json" || { echo "FAIL compare_sidecar_overwrite: the scene was changed"; fail=1; }
 # A lane that blows up stops with exit 3, naming the lane; the others run to the end and the table is printed.
 check compare_blowup 3 "lane 1 (lcp): blow-up: body 'slug'" -- "$exe" --compare lcp,volume "$out/fast.json" --steps 5
 grep -qF "STOPPED" "$out/compare_blowup.out" || { echo "FAIL compare_blowup table:"; cat "$out/compare_blowup.out"; fail=1; }
