@@ -4,13 +4,14 @@
 
 #include "solvers/implicit_penalty/implicit_penalty_solver.h"
 #include "solvers/lcp/lcp_solver.h"
+#include "solvers/pid_penalty/pid_penalty_solver.h"
 #include "solvers/volume/volume_solver.h"
 
 namespace cl {
 
 std::span<const SolverInfo> solver_registry() {
   // Each contact method registers here once it is implemented; the others are planned (see README).
-  static const std::array<SolverInfo, 3> registry = {{
+  static const std::array<SolverInfo, 4> registry = {{
       {"lcp", "velocity-level LCP, projected Gauss-Seidel, friction box, error correction by projection",
        "erleben-2004-multibody-dynamics-thesis.txt", LcpSolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new LcpSolver()); }},
@@ -25,6 +26,11 @@ std::span<const SolverInfo> solver_registry() {
        "post-stabilisation to a regulated volume",
        "allard-2010-volume-contact-constraints.txt", VolumeSolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new VolumeSolver()); }},
+      {"pid-penalty",
+       "impulses for impacts, PID penalty forces on the bottom of the penetration volume for resting contact "
+       "(point shells against signed distance fields), substeps of 1 ms, joints by the shared rows",
+       "drumwright-fast-stable-penalty-method.txt", PidPenaltySolver::param_specs(),
+       [] { return std::unique_ptr<Solver>(new PidPenaltySolver()); }},
   }};
   return registry;
 }

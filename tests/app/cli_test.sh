@@ -28,7 +28,7 @@ stage_columns() {  # stage_columns SOLVER: the README's <stage>_ms columns of th
 lcp_columns=$(stage_columns lcp)
 [ -n "$readme_columns" ] && [ -n "$lcp_columns" ] && [ "$(head -1 "$out/m.csv")" = "$readme_columns,$lcp_columns" ] ||
   { echo "FAIL metrics header: '$(head -1 "$out/m.csv")', README lists '$readme_columns,$lcp_columns'"; fail=1; }
-for solver in implicit-penalty volume; do
+for solver in implicit-penalty volume pid-penalty; do
   check "metrics_$solver" 0 "" -- "$exe" --headless "$scene" --steps 2 --solver "$solver" --metrics "$out/m_$solver.csv"
   columns=$(stage_columns "$solver")
   [ -n "$columns" ] && [ "$(head -1 "$out/m_$solver.csv")" = "$readme_columns,$columns" ] ||

@@ -33,7 +33,7 @@
 
 #include "solvers/implicit_penalty/implicit_integrator.h"
 #include "solvers/implicit_penalty/penalty_contact.h"
-#include "solvers/implicit_penalty/penalty_geometry.h"
+#include "collision/shell_points.h"
 #include "constraints/pgs.h"
 #include "constraints/row.h"
 #include "solvers/solver.h"
@@ -88,7 +88,7 @@ class ImplicitPenaltySolver final : public Solver {
   // The penetrating points of one pair a < b, as the narrow phase found them: a's points inside b's field
   // and b's points inside a's.
   struct PairPoints {
-    std::vector<implicit_penalty::PenetratingPoint> a_in_b, b_in_a;
+    std::vector<PenetratingPoint> a_in_b, b_in_a;
     double skin = 0.0;  // m: their depths are below the surfaces grown by this (collide, then trim_skin)
   };
   // A friction anchor (sec. 4): where the contact point was pinned, in the field body's frame.

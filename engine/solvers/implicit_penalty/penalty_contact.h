@@ -20,7 +20,7 @@
 #include <span>
 
 #include "solvers/implicit_penalty/pair_force.h"
-#include "solvers/implicit_penalty/penalty_geometry.h"
+#include "collision/shell_points.h"
 
 namespace cl::implicit_penalty {
 

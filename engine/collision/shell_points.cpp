@@ -1,4 +1,4 @@
-#include "solvers/implicit_penalty/penalty_geometry.h"
+#include "collision/shell_points.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "collision/mesh_shape.h"
 #include "collision/narrowphase.h"
 
-namespace cl::implicit_penalty {
+namespace cl {
 
 namespace {
 
@@ -206,4 +206,4 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
   std::sort(out.begin(), out.end(), [](const PenetratingPoint& p, const PenetratingPoint& q) { return p.index < q.index; });
 }
 
-}  // namespace cl::implicit_penalty
+}  // namespace cl

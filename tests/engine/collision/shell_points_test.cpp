@@ -1,7 +1,7 @@
-// Point shells and penetrating points of the implicit penalty method: primitive shells lie on their surfaces
+// Point shells and penetrating points shared by the penalty methods: primitive shells lie on their surfaces
 // with outward normals, evenly spaced, about one point per spacing^2; a mesh is resampled evenly at its grid's
 // cell size; the cache shares shells; the sphere-tree walk finds exactly the points a brute-force scan finds.
-#include "solvers/implicit_penalty/penalty_geometry.h"
+#include "collision/shell_points.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include "collision/narrowphase.h"
 #include "mesh/generate.h"
 
-namespace cl::implicit_penalty {
+namespace cl {
 namespace {
 
 Shape sphere(double r) {
@@ -285,4 +285,4 @@ TEST(PenaltyGeometry, SkinTakesThePointsWithinItFromTheGrownSurface) {
 }
 
 }  // namespace
-}  // namespace cl::implicit_penalty
+}  // namespace cl

@@ -1,6 +1,7 @@
-// Geometry of the implicit penalty method (Xu, Zhao, Barbic 2014, sections 4.1 and 6): every body carries a
-// point shell (surface samples with outward normals) and a signed distance; a pair's contact is the points of
-// one body that lie inside the other's distance field, and the other way round.
+// Point-shell contact geometry shared by the penalty methods (`implicit-penalty`: Xu, Zhao, Barbic 2014, sections
+// 4.1 and 6; `pid-penalty`: Drumwright, appendix I-A): every body carries a point shell (surface samples with
+// outward normals) and a signed distance; a pair's contact is the points of one body that lie inside the other's
+// distance field, and the other way round.
 #pragma once
 
 #include <memory>
@@ -10,7 +11,7 @@
 #include "core/shape.h"
 #include "mesh/point_shell.h"
 
-namespace cl::implicit_penalty {
+namespace cl {
 
 // A body's point shell in its body frame, with a sphere tree over the points to skip far ones (digest 7.3).
 // A mesh's shell is a Poisson-disk resampling at its distance grid's cell size with face normals (the paper's
@@ -65,4 +66,4 @@ struct PenetratingPoint {
 void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Mat3& R_a, const PenaltyShell& shell,
                              const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out, double skin = 0.0);
 
-}  // namespace cl::implicit_penalty
+}  // namespace cl

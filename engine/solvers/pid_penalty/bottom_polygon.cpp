@@ -1,0 +1,107 @@
+#include "solvers/pid_penalty/bottom_polygon.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/math.h"
+
+namespace cl::pid_penalty {
+
+namespace {
+
+// m: depths closer than this count as one level of the order (a face lying flat within it is taken as flat).
+constexpr double kDepthLevel = 2e-4;
+
+using Vec2 = Eigen::Vector2d;
+
+double cross(const Vec2& o, const Vec2& a, const Vec2& b) {
+  return (a.x() - o.x()) * (b.y() - o.y()) - (a.y() - o.y()) * (b.x() - o.x());
+}
+
+// Convex hull (Andrew's monotone chain), counter-clockwise, collinear points left out.
+std::vector<Vec2> hull(std::vector<Vec2> p) {
+  std::sort(p.begin(), p.end(), [](const Vec2& a, const Vec2& b) { return a.x() != b.x() ? a.x() < b.x() : a.y() < b.y(); });
+  p.erase(std::unique(p.begin(), p.end()), p.end());
+  if (p.size() < 3) return p;
+  std::vector<Vec2> h(2 * p.size());
+  size_t k = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    while (k >= 2 && cross(h[k - 2], h[k - 1], p[i]) <= 0.0) --k;
+    h[k++] = p[i];
+  }
+  for (size_t i = p.size() - 1, t = k + 1; i > 0; --i) {
+    while (k >= t && cross(h[k - 2], h[k - 1], p[i - 1]) <= 0.0) --k;
+    h[k++] = p[i - 1];
+  }
+  h.resize(k - 1);
+  return h;
+}
+
+double segment_distance(const Vec2& p, const Vec2& a, const Vec2& b) {
+  const Vec2 ab = b - a;
+  const double len2 = ab.squaredNorm();
+  const double t = len2 > 0.0 ? std::clamp((p - a).dot(ab) / len2, 0.0, 1.0) : 0.0;
+  return (p - (a + t * ab)).norm();
+}
+
+// Whether p lies inside or within `tolerance` of the convex polygon h (counter-clockwise; 1 or 2 points: a point
+// or a segment).
+bool inside(const std::vector<Vec2>& h, const Vec2& p, double tolerance) {
+  if (h.empty()) return false;
+  if (h.size() == 1) return (p - h[0]).norm() <= tolerance;
+  if (h.size() == 2) return segment_distance(p, h[0], h[1]) <= tolerance;
+  bool strictly = true;
+  for (size_t i = 0; i < h.size(); ++i) {
+    const Vec2& a = h[i];
+    const Vec2& b = h[(i + 1) % h.size()];
+    if (cross(a, b, p) < 0.0) {
+      strictly = false;
+      break;
+    }
+  }
+  if (strictly) return true;
+  for (size_t i = 0; i < h.size(); ++i)
+    if (segment_distance(p, h[i], h[(i + 1) % h.size()]) <= tolerance) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<int> bottom_of_penetration(std::span<const Vec3> points, std::span<const double> depth, const Vec3& normal,
+                                       double tolerance) {
+  Vec3 t1, t2;
+  tangent_basis(normal, t1, t2);
+  // Depth order, by levels of kDepthLevel; within a level the points farthest from the points' centre first, so
+  // that a face lying flat gives its corners and drops its edges and interior instead of keeping each point that
+  // happens to extend the polygon of the ones before it.
+  Vec3 centre = Vec3::Zero();
+  for (const Vec3& p : points) centre += p;
+  if (!points.empty()) centre /= double(points.size());
+  std::vector<int> order(points.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<double> level(points.size()), spread(points.size());
+  for (size_t i = 0; i < points.size(); ++i) {
+    level[i] = std::floor(depth[i] / kDepthLevel);
+    const Vec3 r = points[i] - centre;
+    spread[i] = (r - r.dot(normal) * normal).squaredNorm();
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int i, int j) {
+    if (level[i] != level[j]) return level[i] > level[j];
+    return spread[i] > spread[j];
+  });
+  std::vector<Vec2> kept_2d;
+  std::vector<Vec2> polygon;
+  std::vector<int> kept;
+  for (int i : order) {
+    const Vec2 p(points[i].dot(t1), points[i].dot(t2));
+    if (inside(polygon, p, tolerance)) continue;
+    kept.push_back(i);
+    kept_2d.push_back(p);
+    polygon = hull(kept_2d);
+  }
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
+}  // namespace cl::pid_penalty

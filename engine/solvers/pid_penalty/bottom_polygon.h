@@ -1,0 +1,25 @@
+// The bottom of the volume of penetration (Drumwright, sect. III-A, Fig. 4-5): of a pair's penetrating points,
+// those on the polygon built from the deepest inward. Points are taken in decreasing depth; each is projected onto
+// the contact plane and kept when it lies outside the polygon of the points kept so far, dropped when it lies
+// inside it (an interior point: the forces at the polygon's vertices already hold the pair there). The paper
+// grows a star-shaped polygon around its deepest point by binary search on signed angles; we test against the
+// convex hull of the kept points, which keeps the same points when the kept ones are in convex position (a flat
+// face, an edge, a corner) and at most drops a vertex the paper would keep in a reflex corner.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/math.h"
+
+namespace cl::pid_penalty {
+
+// Indices into `points` (world, m) of the bottom of the penetration volume for contact normal `normal` (unit),
+// `depth` the penetration of each point (m, larger is deeper), in increasing order. Depths are taken in levels of
+// 0.2 mm; within a level the points farthest from the centre of all points come first, then index order, so the
+// result is deterministic and a face lying flat keeps its corners. A point within `tolerance` (m) of the polygon
+// counts as inside.
+std::vector<int> bottom_of_penetration(std::span<const Vec3> points, std::span<const double> depth, const Vec3& normal,
+                                       double tolerance = 1e-9);
+
+}  // namespace cl::pid_penalty

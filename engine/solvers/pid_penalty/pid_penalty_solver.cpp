@@ -1,0 +1,742 @@
+#include "solvers/pid_penalty/pid_penalty_solver.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "collision/narrowphase.h"
+#include "constraints/motion.h"
+#include "constraints/pgs.h"
+#include "constraints/row.h"
+#include "solvers/pid_penalty/bottom_polygon.h"
+
+namespace cl {
+
+namespace {
+
+enum Stage { kShellQueries, kImpacts, kForces, kJoints, kUpdate };
+constexpr SubStage kStages[] = {
+    {"shell_queries", StepStage::NarrowPhase},  // candidate points, contact normal (eq. 4), bottom polygon
+    {"impacts", StepStage::Solve},              // the state machine and the sequential impulses
+    {"forces", StepStage::Solve},               // PID penalty and friction forces (eq. 1-3)
+    {"joints", StepStage::Solve},               // joint rows by projected Gauss-Seidel
+    {"update", StepStage::Solve},               // the integrator
+};
+
+// m: the finest point shell, and the depth below which a round shape's shell must have a point under any contact
+// (its spacing is at most sqrt(r * this), the chord of a cap that deep).
+constexpr double kLeastPointSpacing = 0.002;
+constexpr double kRoundCapDepth = 0.001;
+// Stability bounds of the explicit force integration on the pair's reduced mass m: k h^2 / m <= 1/4 (omega h <= 1/2)
+// and c h / m <= 1, so that one substep never more than stops a contact's approach by itself.
+constexpr double kStiffnessBound = 0.25;
+constexpr double kDampingBound = 1.0;
+
+}  // namespace
+
+const ParamTable<PidPenaltySolver::Settings>& PidPenaltySolver::table() {
+  using S = Settings;
+  using T = ParamTable<S>;
+  static const T table({
+      T::bind(&S::points, {"points", ParamKind::Choice, "", 0, 1, 0,
+       "multi_point: forces on the bottom of the penetration volume (sect. III-A), shared among the points that "
+       "carry force; deepest_point: the paper's baseline, the deepest point alone",
+       {"multi_point", "deepest_point"}}),
+      T::bind(&S::kp, {"proportional_gain", ParamKind::Real, "N/(m kg)", 0, 1e8, 1e4,
+       "k_p per kilogram of the pair's mass m1 + m2 (fixed bodies count 0): the pair's stiffness k_p = this "
+       "(m1 + m2) (sect. III-C; the paper's examples use 100). The default holds a body at rest about g / "
+       "this = 1 mm deep"}),
+      T::bind(&S::kv, {"derivative_gain", ParamKind::Real, "N s/(m kg)", 0, 1e6, 200,
+       "k_v per kilogram of m1 + m2: damping on the normal relative velocity (eq. 1; the paper's examples use 50). "
+       "The default is critical damping for a body on a fixed one, 2 sqrt(proportional_gain)"}),
+      T::bind(&S::ki, {"integral_gain", ParamKind::Real, "N/(m kg)", 0, 1e8, 200,
+       "k_i per kilogram of m1 + m2: the weight of the pair's integral I of its deepest penetration (eq. 2-3; "
+       "the paper's examples use 2, a fiftieth of k_p)"}),
+      T::bind(&S::forgetting, {"forgetting", ParamKind::Real, "", 0.01, 0.99, 0.9,
+       "lambda of eq. 2: the integral keeps this fraction of itself per substep (the paper: 0.8 to 0.9 works; "
+       "must lie in (0, 1))"}),
+      T::bind(&S::impact_speed, {"impact_speed", ParamKind::Real, "m/s", 0, 100, 0.01,
+       "epsilon of Fig. 2: a pair that comes into touch approaching faster than this is an impact, resolved by "
+       "impulses with the material's restitution; slower, it is a resting (penalty) contact until it separates"}),
+      T::bind(&S::substep, {"substep", ParamKind::Real, "s", 1e-5, 0.01, 1e-3,
+       "h: the integration step; the world's step is split into substeps no longer than this (the paper: 1e-3)"}),
+      T::bind(&S::integrator, {"integrator", ParamKind::Choice, "", 0, 1, 0,
+       "semi_implicit_euler: v += h a, then x += h v; rk4: the paper's fourth-order Runge-Kutta on the penalty "
+       "and applied forces (four force evaluations per substep)",
+       {"semi_implicit_euler", "rk4"}}),
+      T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", kLeastPointSpacing, 1, 0.05,
+       "Spacing of the point shells of boxes and capsules (at most a third of a box's shortest edge); spheres "
+       "and capsules also at most sqrt(r x 1 mm) so a cap 1 mm deep holds a point; meshes use their grid cell"}),
+      T::bind(&S::point_damping, {"point_damping", ParamKind::Real, "", 0, 1, 1,
+       "How much of the derivative term follows each point's own normal velocity v(rho) (1: eq. 1 as printed, "
+       "which damps rocking) rather than the velocity at the centre of the pair's points (0). Pairs with a sphere "
+       "or capsule always take the centre's: per-point damping of a rolling body's material acts as rolling "
+       "resistance"}),
+      T::bind(&S::impact_passes, {"impact_passes", ParamKind::Integer, "", 1, 1000, 20,
+       "Most passes of sequential impulses over the impacting pairs of a substep"}),
+      T::bind(&S::joint_iterations, {"joint_iterations", ParamKind::Integer, "", 1, 1000, 10,
+       "Projected Gauss-Seidel sweeps over the joint rows per substep"}),
+  });
+  return table;
+}
+
+std::span<const ParamSpec> PidPenaltySolver::param_specs() { return table().specs(); }
+
+PidPenaltySolver::PidPenaltySolver() {
+  params_ = ParamSet(param_specs());
+  begin_step();
+}
+
+void PidPenaltySolver::begin_step() {
+  set_ = table().read(params_);
+  sub_stages_.declare(kStages);
+}
+
+void PidPenaltySolver::reset() {
+  pairs_.clear();
+  joint_warm_.clear();
+  views_.clear();
+}
+
+double PidPenaltySolver::shell_spacing(const Shape& shape) const {
+  double s = set_.point_spacing;
+  if (shape.type == ShapeType::Box) s = std::min(s, 2.0 * shape.half_extents.minCoeff() / 3.0);
+  if (shape.type == ShapeType::Sphere || shape.type == ShapeType::Capsule)
+    s = std::min(s, std::sqrt(shape.radius * kRoundCapDepth));
+  return std::max(kLeastPointSpacing, s);
+}
+
+// Appendix I: each body's shell points inside (or within `margin` of) the other's signed distance; the contact
+// normal by eq. 4; the bottom of the penetration volume (sect. III-A). The world gets one contact per bottom point.
+void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) {
+  ScopedSubStage timer(sub_stages_, kShellQueries);
+  margin_ = margin;
+  const Body& A = bodies[ia];
+  const Body& B = bodies[ib];
+  const Mat3 ra = A.rotation(), rb = B.rotation();
+  thread_local std::vector<PenetratingPoint> a_in_b, b_in_a;
+  a_in_b.clear();
+  b_in_a.clear();
+  if (auto shell = penalty_shell(A.shape, shell_spacing(A.shape)))
+    find_penetrating_points(B.shape, B.position, rb, *shell, A.position, ra, a_in_b, margin);
+  if (auto shell = penalty_shell(B.shape, shell_spacing(B.shape)))
+    find_penetrating_points(A.shape, A.position, ra, *shell, B.position, rb, b_in_a, margin);
+  const PairKey key(ia, ib);
+  if (a_in_b.empty() && b_in_a.empty()) {
+    pairs_.erase(key);
+    return;
+  }
+  Pair& pair = pairs_[key];
+  pair.points.clear();
+  // World position, depth (> 0 inside), and the facet each point is nearest: its normal (from a to b) and the
+  // plane's offset along it.
+  struct Seen {
+    Vec3 p;
+    double depth;
+    Vec3 n;
+    double offset;
+    bool facet_of_b;
+  };
+  std::vector<Seen> seen;
+  auto add = [&](const PenetratingPoint& q, bool of_b) {
+    const Body& owner = of_b ? B : A;
+    const Mat3& r_owner = of_b ? rb : ra;
+    const Mat3& r_field = of_b ? ra : rb;
+    const Body& field = of_b ? A : B;
+    const Vec3 p = owner.position + r_owner * q.r_b;
+    const double phi = q.d + margin;  // the field's own signed distance
+    Vec3 g = r_field * q.g_a;
+    const double len = g.norm();
+    if (len == 0.0) return;
+    g /= len;
+    // The field body's surface point nearest p, and its facet's plane: a's facets face b (n = g_a), b's face a
+    // (n = -g_b).
+    const Vec3 surface = p - (phi / len) * g;
+    const Vec3 n = of_b ? g : Vec3(-g);
+    pair.points.push_back({of_b, q.r_b});
+    seen.push_back({p, -phi, n, n.dot(surface), !of_b});
+    (void)field;
+  };
+  for (const PenetratingPoint& q : a_in_b) add(q, false);
+  for (const PenetratingPoint& q : b_in_a) add(q, true);
+  if (pair.points.empty()) {
+    pairs_.erase(key);
+    return;
+  }
+
+  // Eq. 4: of the facets nearest the penetrating points, the one whose plane the points are least far from in the
+  // worst case: the direction of minimum translation. Facets are told apart by their normals.
+  double deepest = -1e300;
+  for (const Seen& s : seen) deepest = std::max(deepest, s.depth);
+  std::vector<int> inside;
+  for (int i = 0; i < int(seen.size()); ++i)
+    if (seen[i].depth > 0.0) inside.push_back(i);
+  if (inside.empty())  // only near: the nearest point's facet
+    for (int i = 0; i < int(seen.size()); ++i)
+      if (seen[i].depth == deepest) inside.push_back(i);
+  int best = inside.front();
+  double best_cost = 1e300;
+  std::vector<Vec3> tried;
+  for (int i : inside) {
+    const Vec3& n = seen[i].n;
+    if (std::any_of(tried.begin(), tried.end(), [&](const Vec3& t) { return t.dot(n) > 1.0 - 1e-9; })) continue;
+    tried.push_back(n);
+    double cost = 0.0;
+    for (int j : inside) cost = std::max(cost, std::abs(n.dot(seen[j].p) - seen[i].offset));
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = i;
+    }
+  }
+  const Vec3 normal = seen[best].n;
+  pair.normal_of_b = seen[best].facet_of_b;
+  pair.normal_local = (pair.normal_of_b ? rb : ra).transpose() * normal;
+
+  // The bottom of the penetration volume, from all candidates (the ones still outside may enter during the step).
+  std::vector<Vec3> points(seen.size());
+  std::vector<double> depths(seen.size());
+  for (size_t i = 0; i < seen.size(); ++i) {
+    points[i] = seen[i].p;
+    depths[i] = seen[i].depth;
+  }
+  pair.bottom = pid_penalty::bottom_of_penetration(points, depths, normal, 1e-6);
+  for (int i : pair.bottom) {
+    Contact c;
+    c.a = ia;
+    c.b = ib;
+    c.position = seen[i].p;
+    c.normal = normal;
+    c.depth = seen[i].depth;
+    c.feature = (pair.points[i].of_b ? 0x80000000u : 0u) | uint32_t(i);
+    out.push_back(c);
+  }
+}
+
+PidPenaltySolver::Gains PidPenaltySolver::pair_gains(const Body& a, const Body& b, double h) const {
+  // Sect. III-C: gains proportional to m1 + m2; a fixed or kinematic body adds nothing.
+  const double mass = (a.is_dynamic() ? a.mass : 0.0) + (b.is_dynamic() ? b.mass : 0.0);
+  const double inverse = (a.is_dynamic() ? a.inv_mass : 0.0) + (b.is_dynamic() ? b.inv_mass : 0.0);
+  Gains g{set_.kp * mass, set_.kv * mass, set_.ki * mass};
+  if (inverse <= 0.0) return g;
+  // Our bound for the explicit integration: between a light and a heavy body, m1 + m2 is the heavy mass while
+  // the light one moves; past these the substep would be unstable.
+  const double reduced = 1.0 / inverse;
+  const double k_max = kStiffnessBound * reduced / (h * h), c_max = kDampingBound * reduced / h;
+  if (g.kp > k_max) {
+    g.ki *= k_max / g.kp;
+    g.kp = k_max;
+  }
+  g.kv = std::min(g.kv, c_max);
+  return g;
+}
+
+Vec3 PidPenaltySolver::contact_normal(const Pair& pair, const std::vector<Motion>& m, const PairKey& key) const {
+  return m[size_t(pair.normal_of_b ? key.second : key.first)].R * pair.normal_local;
+}
+
+bool PidPenaltySolver::depth_of(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key,
+                                const Candidate& c, Vec3& point, double& depth) const {
+  const int owner = c.of_b ? key.second : key.first;
+  const int field = c.of_b ? key.first : key.second;
+  point = m[size_t(owner)].point(c.local);
+  const Motion& f = m[size_t(field)];
+  double phi;
+  Vec3 g;
+  if (!shape_signed_distance(bodies[size_t(field)].shape, f.R.transpose() * (point - f.x), phi, g)) return false;
+  depth = -phi;
+  return true;
+}
+
+void PidPenaltySolver::load_motions(const std::vector<Body>& bodies, std::vector<Motion>& out) const {
+  out.resize(bodies.size());
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const Body& b = bodies[i];
+    out[i] = {b.position, b.orientation, b.linear_velocity, b.angular_velocity, b.rotation()};
+  }
+}
+
+void PidPenaltySolver::solve_velocities(StepContext& ctx) {
+  const size_t n = ctx.bodies.size();
+  for (auto& [key, pair] : pairs_) pair.present = false;
+  views_.clear();
+  ContactList scratch;
+  for (const Contact& c : ctx.contacts) {
+    const PairKey key(c.a, c.b);
+    auto it = pairs_.find(key);
+    if (it == pairs_.end()) {
+      // Contacts kept by the world from another method's step (the pair did not move since): collide it here.
+      scratch.clear();
+      collide(ctx.bodies, c.a, c.b, margin_ > 0.0 ? margin_ : 0.01, scratch);
+      it = pairs_.find(key);
+      if (it == pairs_.end()) continue;
+    }
+    it->second.present = true;
+    it->second.friction = c.friction;
+    it->second.restitution = c.restitution;
+  }
+  std::erase_if(pairs_, [](const auto& kv) { return !kv.second.present; });
+
+  for (Body& b : ctx.bodies) b.sleeping = false;  // this method does not sleep bodies
+  work_ = ctx.bodies;
+  const int substeps = std::max(1, int(std::ceil(ctx.dt / set_.substep - 1e-9)));
+  const double h = ctx.dt / substeps;
+  residual_ = 0.0;
+  passes_ = 0;
+  for (int s = 0; s < substeps; ++s) {
+    impacts(work_, h);
+    if (set_.integrator == Integrator::Rk4) substep_rk4(ctx, work_, h);
+    else substep_euler(ctx, work_, h);
+    end_substep(work_, h);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!ctx.bodies[i].is_dynamic()) continue;
+    ctx.bodies[i].linear_velocity = work_[i].linear_velocity;
+    ctx.bodies[i].angular_velocity = work_[i].angular_velocity;
+  }
+
+  // Views of the pairs as the last substep left them.
+  views_.clear();
+  load_motions(work_, motions_);
+  for (const auto& [key, pair] : pairs_) {
+    PairView v;
+    v.a = key.first;
+    v.b = key.second;
+    v.mode = pair.mode;
+    v.normal = contact_normal(pair, motions_, key);
+    v.integral = pair.integral;
+    v.deepest = pair.deepest;
+    v.friction = pair.friction_force;
+    v.sliding = pair.sliding;
+    views_.push_back(std::move(v));
+  }
+  // The force parts at the end of the step, recorded into the views.
+  std::vector<Vec3> f(n, Vec3::Zero()), t(n, Vec3::Zero());
+  penalty_forces(work_, motions_, h, 0.0, f, t, true);
+
+  ctx.stats.iterations += substeps;
+  ctx.stats.residual = std::max(ctx.stats.residual, residual_);
+  ctx.stats.sleeping = 0;
+}
+
+void PidPenaltySolver::integrate_positions(StepContext& ctx) {
+  // The substeps moved the bodies already; the world's bodies take the end of the step.
+  for (size_t i = 0; i < ctx.bodies.size(); ++i) {
+    Body& b = ctx.bodies[i];
+    if (b.kind == BodyKind::Fixed) continue;
+    b.position = work_[i].position;
+    b.orientation = work_[i].orientation;
+    if (b.is_dynamic()) b.angular_velocity = work_[i].angular_velocity;
+    b.update_world_inertia();
+  }
+}
+
+// Fig. 2 and the impulses of impacts. A pair touches while one of its candidate points is inside the other body.
+void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
+  ScopedSubStage timer(sub_stages_, kImpacts);
+  load_motions(work, motions_);
+  struct Touching {
+    Pair* pair;
+    int a, b;
+    Vec3 centre, normal;
+    double approach = 0.0;  // the normal speed at the pair's first impulse of this substep (< 0)
+    bool started = false;
+  };
+  std::vector<Touching> touching;
+  for (auto& [key, pair] : pairs_) {
+    pair.struck = false;
+    // Touching: a point inside, or one that its approach brings inside within this substep (so that an impact is
+    // met where it starts, not a substep's travel deep).
+    const Vec3 normal = contact_normal(pair, motions_, key);
+    const Motion& A = motions_[size_t(key.first)];
+    const Motion& B = motions_[size_t(key.second)];
+    Vec3 centre = Vec3::Zero();
+    int count = 0;
+    for (const Candidate& c : pair.points) {
+      Vec3 p;
+      double d;
+      if (!depth_of(work, motions_, key, c, p, d)) continue;
+      const double approach = std::max(0.0, -(B.velocity_at(p) - A.velocity_at(p)).dot(normal));
+      if (d >= 0.0 || (pair.mode != Mode::Penalty && d + h * approach >= 0.0)) {
+        centre += p;
+        ++count;
+      }
+    }
+    if (count == 0) {
+      pair.mode = Mode::Separated;
+      pair.integral = 0.0;
+      pair.stretch = Vec3::Zero();
+      continue;
+    }
+    centre /= count;
+    const double vn = (B.velocity_at(centre) - A.velocity_at(centre)).dot(normal);
+    if (pair.mode == Mode::Separated) pair.mode = vn < -set_.impact_speed ? Mode::Impact : Mode::Penalty;
+    else if (pair.mode == Mode::Impact && vn >= -set_.impact_speed && vn <= 0.0) pair.mode = Mode::Penalty;
+    if (!work[size_t(key.first)].is_dynamic() && !work[size_t(key.second)].is_dynamic()) continue;
+    touching.push_back({&pair, key.first, key.second, centre, normal});
+  }
+
+  // Sequential frictional impulses at each impacting pair's centroid, until none approaches faster than eps.
+  auto relative = [&](const Touching& t) -> Vec3 {
+    const Body& A = work[size_t(t.a)];
+    const Body& B = work[size_t(t.b)];
+    return B.velocity_at(t.centre) - A.velocity_at(t.centre);
+  };
+  int pass = 0;
+  for (; pass < set_.impact_passes; ++pass) {
+    bool any = false;
+    for (Touching& t : touching) {
+      Pair& pair = *t.pair;
+      if (pair.mode == Mode::Penalty && !pair.struck) continue;
+      const Vec3 u = relative(t);
+      const double un = u.dot(t.normal);
+      if (un >= -set_.impact_speed) continue;
+      pair.mode = Mode::Impact;  // a resting pair struck by a third body is an impact again
+      if (!t.started) {
+        t.started = true;
+        t.approach = un;
+      }
+      Body& A = work[size_t(t.a)];
+      Body& B = work[size_t(t.b)];
+      const Vec3 ra = t.centre - A.position, rb = t.centre - B.position;
+      const double ia = A.is_dynamic() ? A.inv_mass : 0.0, ib = B.is_dynamic() ? B.inv_mass : 0.0;
+      const Mat3 Ia = A.is_dynamic() ? A.inv_inertia_world : Mat3::Zero();
+      const Mat3 Ib = B.is_dynamic() ? B.inv_inertia_world : Mat3::Zero();
+      // Collision matrix K: the change of the relative velocity at the point per unit impulse on b.
+      const Mat3 K = (ia + ib) * Mat3::Identity() - skew(ra) * Ia * skew(ra) - skew(rb) * Ib * skew(rb);
+      const double target = -pair.restitution * t.approach;  // Newton's law on the first approach speed
+      // Sticking: the impulse that leaves the point at the target normal speed with no tangential slip; outside
+      // the friction cone, a sliding impulse j_n (n - mu t) against the slip.
+      Vec3 j = K.ldlt().solve(target * t.normal - u);
+      const double jn = j.dot(t.normal);
+      const Vec3 jt = j - jn * t.normal;
+      if (jt.norm() > pair.friction * jn) {
+        const Vec3 slip = u - un * t.normal;
+        const Vec3 dir = slip.norm() > 1e-12 ? Vec3(t.normal - pair.friction * slip.normalized()) : t.normal;
+        const double denominator = t.normal.dot(K * dir);
+        if (denominator <= 0.0) continue;
+        j = ((target - un) / denominator) * dir;
+      }
+      B.linear_velocity += ib * j;
+      B.angular_velocity += Ib * rb.cross(j);
+      A.linear_velocity -= ia * j;
+      A.angular_velocity -= Ia * ra.cross(j);
+      for (Touching& other : touching)
+        if (&other != &t && (other.a == t.a || other.b == t.b || other.a == t.b || other.b == t.a)) {
+          const int shared = (other.a == t.a || other.b == t.a) ? t.a : t.b;
+          if (work[size_t(shared)].is_dynamic()) other.pair->struck = true;
+        }
+      any = true;
+    }
+    if (!any) break;
+  }
+  passes_ += pass;
+  for (const Touching& t : touching)
+    if (t.pair->mode == Mode::Impact)
+      residual_ = std::max(residual_, std::max(0.0, -relative(t).dot(t.normal) - set_.impact_speed));
+}
+
+void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std::vector<Motion>& m, double h,
+                                      double elapsed, std::vector<Vec3>& force, std::vector<Vec3>& torque,
+                                      bool record) {
+  struct Loaded {
+    Vec3 p;
+    double depth, P, I, D;
+  };
+  std::vector<Loaded> loaded;
+  size_t view = 0;
+  for (auto& [key, pair] : pairs_) {
+    PairView* pv = nullptr;
+    if (record && !views_.empty()) {
+      while (view < views_.size() && (views_[view].a != key.first || views_[view].b != key.second)) ++view;
+      if (view < views_.size()) pv = &views_[view];
+    }
+    if (pair.mode != Mode::Penalty) continue;
+    const int ia = key.first, ib = key.second;
+    const Motion& A = m[size_t(ia)];
+    const Motion& B = m[size_t(ib)];
+    const Gains g = pair_gains(bodies[size_t(ia)], bodies[size_t(ib)], h);
+    const Vec3 n = contact_normal(pair, m, key);
+
+    // The points forces act at: the bottom polygon, or the deepest candidate alone. The derivative term of eq. 1
+    // takes each point's own normal velocity v(rho), blended by point_damping with the velocity at the centre of
+    // the points. A pair with a sphere or capsule takes the centre's alone: a round body's contact patch stays
+    // where it touches while its material turns through it, and damping its material points would brake rolling
+    // (a ball rolling at 2 m/s on the ground lost 0.3 m/s in 2 s).
+    const auto round = [](const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; };
+    const double own_share =
+        round(bodies[size_t(ia)].shape) || round(bodies[size_t(ib)].shape) ? 0.0 : set_.point_damping;
+    loaded.clear();
+    double deepest = 0.0;
+    Vec3 middle = Vec3::Zero();
+    auto consider = [&](const Candidate& c) {
+      Vec3 p;
+      double d;
+      if (!depth_of(bodies, m, key, c, p, d) || d <= 0.0) return;
+      loaded.push_back({p, d, g.kp * d, g.ki * pair.integral, 0.0});
+      deepest = std::max(deepest, d);
+    };
+    if (set_.points == PointMode::MultiPoint) {
+      for (int i : pair.bottom) consider(pair.points[size_t(i)]);
+    } else {
+      for (const Candidate& c : pair.points) consider(c);
+      if (!loaded.empty()) {
+        auto it = std::max_element(loaded.begin(), loaded.end(),
+                                   [](const Loaded& x, const Loaded& y) { return x.depth < y.depth; });
+        const Loaded one = *it;
+        loaded.assign(1, one);
+      }
+    }
+    for (const Loaded& l : loaded) middle += l.p;
+    if (!loaded.empty()) {
+      middle /= double(loaded.size());
+      const double v = (B.velocity_at(middle) - A.velocity_at(middle)).dot(n);
+      for (Loaded& l : loaded) {
+        const double own = (B.velocity_at(l.p) - A.velocity_at(l.p)).dot(n);
+        l.D = -g.kv * (v + own_share * (own - v));
+      }
+    }
+    // Eq. 3: the force of each point, shared among the r points that carry force.
+    int r = 0;
+    for (const Loaded& l : loaded)
+      if (l.P + l.I + l.D > 0.0) ++r;
+    double total = 0.0;
+    Vec3 centre = Vec3::Zero();
+    for (const Loaded& l : loaded) {
+      const double f = std::max(l.P + l.I + l.D, 0.0) / std::max(r, 1);
+      if (f <= 0.0) continue;
+      const Vec3 F = f * n;
+      force[size_t(ib)] += F;
+      torque[size_t(ib)] += (l.p - B.x).cross(F);
+      force[size_t(ia)] -= F;
+      torque[size_t(ia)] -= (l.p - A.x).cross(F);
+      total += f;
+      centre += f * l.p;
+    }
+    // Friction at the centre of the normal forces: a tangential spring-damper on the pair's accumulated slip
+    // (static friction), saturated at mu times the normal force (Coulomb sliding), so sliding slows at mu g and
+    // sticking holds to within the spring's stretch. The slip is the integral of the tangential relative velocity
+    // at the contact, so a rolling body, whose contact point does not slip, stretches nothing.
+    Vec3 ft = Vec3::Zero();
+    bool sliding = false;
+    if (total > 0.0) {
+      centre /= total;
+      if (pair.friction > 0.0) {
+        const Vec3 u = B.velocity_at(centre) - A.velocity_at(centre);
+        const Vec3 ut = u - n.dot(u) * n;
+        Vec3 stretch = pair.stretch + elapsed * ut;
+        stretch -= n.dot(stretch) * n;
+        const Vec3 trial = -g.kp * stretch - g.kv * ut;
+        const double limit = pair.friction * total;
+        ft = trial;
+        if (trial.norm() > limit) {
+          ft = trial * (limit / trial.norm());
+          sliding = true;
+        }
+        force[size_t(ib)] += ft;
+        torque[size_t(ib)] += (centre - B.x).cross(ft);
+        force[size_t(ia)] -= ft;
+        torque[size_t(ia)] -= (centre - A.x).cross(ft);
+      }
+    }
+    if (!record) continue;
+    pair.deepest = deepest;
+    pair.normal_force = total;
+    pair.centre = centre;
+    pair.friction_force = ft;
+    pair.sliding = sliding;
+    if (pv) {
+      pv->deepest = deepest;
+      pv->friction = ft;
+      pv->sliding = sliding;
+      for (const Loaded& l : loaded) {
+        const double denominator = std::max(r, 1);
+        pv->bottom.push_back({l.p, l.depth, l.P / denominator, l.I / denominator, l.D / denominator,
+                              l.P + l.I + l.D > 0.0});
+      }
+    }
+  }
+}
+
+void PidPenaltySolver::solve_joints(StepContext& ctx, std::vector<Body>& work, double h) {
+  if (ctx.joints.empty()) return;
+  ScopedSubStage timer(sub_stages_, kJoints);
+  joint_rows_.clear();
+  for (int j = 0; j < int(ctx.joints.size()); ++j) joint_rows(ctx.joints[size_t(j)], j, work, h, joint_rows_);
+  if (joint_rows_.empty()) return;
+  load_inverse_masses(work, masses_);
+  rows_.clear();
+  for (const JointRow& jr : joint_rows_) {
+    Row row = jr;
+    prepare(row, masses_);
+    row.lambda = joint_warm_.guess(jr);
+    rows_.push_back(row);
+  }
+  velocities_.resize(work.size());
+  for (size_t i = 0; i < work.size(); ++i) velocities_[i] = {work[i].linear_velocity, work[i].angular_velocity};
+  apply_impulses(rows_, velocities_);
+  solve_pgs(rows_, velocities_, {set_.joint_iterations, 0.0, false});
+  for (size_t i = 0; i < work.size(); ++i)
+    if (work[i].is_dynamic()) {
+      work[i].linear_velocity = velocities_[i].v;
+      work[i].angular_velocity = velocities_[i].w;
+    }
+  for (const JointRow& jr : joint_rows_) joint_warm_.forget(jr.joint);
+  for (size_t r = 0; r < joint_rows_.size(); ++r) joint_warm_.keep(joint_rows_[r], rows_[r].lambda);
+}
+
+// v(t+h) = v + h M^-1 (f_applied + m g + f_contact(t)), the joints on v(t+h), then x(t+h) = x + h v(t+h).
+void PidPenaltySolver::substep_euler(StepContext& ctx, std::vector<Body>& work, double h) {
+  const size_t n = work.size();
+  {
+    ScopedSubStage timer(sub_stages_, kForces);
+    load_motions(work, motions_);
+    force_.assign(n, Vec3::Zero());
+    torque_.assign(n, Vec3::Zero());
+    penalty_forces(work, motions_, h, 0.0, force_, torque_, true);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Body& b = work[i];
+    if (!b.is_dynamic()) continue;
+    b.linear_velocity += h * (ctx.gravity + b.inv_mass * (b.force + force_[i]));
+    b.angular_velocity += h * (b.inv_inertia_world * (b.torque + torque_[i]));
+  }
+  solve_joints(ctx, work, h);
+  ScopedSubStage timer(sub_stages_, kUpdate);
+  for (Body& b : work)
+    if (b.kind != BodyKind::Fixed) advance_pose(b, h);
+}
+
+// The paper's fourth-order Runge-Kutta on (x, q, v, L) with the world angular momentum L (dL/dt = torque), the
+// forces evaluated at each stage; then the joints on the new velocities, their change carried into the positions.
+void PidPenaltySolver::substep_rk4(StepContext& ctx, std::vector<Body>& work, double h) {
+  const size_t n = work.size();
+  struct State {
+    Vec3 x, v, L;
+    Quat q;
+  };
+  struct Rate {
+    Vec3 dx, dv, dL;
+    Quat dq;
+  };
+  std::vector<State> s0(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Body& b = work[i];
+    s0[i] = {b.position, b.linear_velocity, b.inertia_world() * b.angular_velocity, b.orientation};
+  }
+  auto motions_at = [&](const std::vector<State>& s, double t, std::vector<Motion>& m) {
+    m.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Body& b = work[i];
+      if (b.is_dynamic()) {
+        const Quat q = s[i].q.normalized();
+        const Mat3 R = q.toRotationMatrix();
+        m[i] = {s[i].x, q, s[i].v, R * b.inv_inertia_body * R.transpose() * s[i].L, R};
+      } else if (b.kind == BodyKind::Kinematic) {
+        const Quat q = integrate_orientation(b.orientation, b.angular_velocity, t);
+        m[i] = {b.position + t * b.linear_velocity, q, b.linear_velocity, b.angular_velocity, q.toRotationMatrix()};
+      } else {
+        m[i] = {b.position, b.orientation, Vec3::Zero(), Vec3::Zero(), b.rotation()};
+      }
+    }
+  };
+  auto rate = [&](const std::vector<State>& s, double t, bool record, std::vector<Rate>& out) {
+    motions_at(s, t, motions_);
+    force_.assign(n, Vec3::Zero());
+    torque_.assign(n, Vec3::Zero());
+    penalty_forces(work, motions_, h, t, force_, torque_, record);
+    out.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Body& b = work[i];
+      const Motion& m = motions_[i];
+      if (!b.is_dynamic()) {
+        out[i] = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Quat(0, 0, 0, 0)};
+        continue;
+      }
+      const Quat w(0, m.w.x(), m.w.y(), m.w.z());
+      Quat dq = w * m.q;
+      dq.coeffs() *= 0.5;
+      out[i] = {m.v, ctx.gravity + b.inv_mass * (b.force + force_[i]), b.torque + torque_[i], dq};
+    }
+  };
+  auto advance = [&](const std::vector<Rate>& k, double t, std::vector<State>& s) {
+    s = s0;
+    for (size_t i = 0; i < n; ++i) {
+      s[i].x += t * k[i].dx;
+      s[i].v += t * k[i].dv;
+      s[i].L += t * k[i].dL;
+      s[i].q.coeffs() += t * k[i].dq.coeffs();
+    }
+  };
+  std::vector<Rate> k1, k2, k3, k4;
+  std::vector<State> s;
+  {
+    ScopedSubStage timer(sub_stages_, kForces);
+    rate(s0, 0.0, true, k1);
+    advance(k1, 0.5 * h, s);
+    rate(s, 0.5 * h, false, k2);
+    advance(k2, 0.5 * h, s);
+    rate(s, 0.5 * h, false, k3);
+    advance(k3, h, s);
+    rate(s, h, false, k4);
+  }
+  {
+    ScopedSubStage timer(sub_stages_, kUpdate);
+    for (size_t i = 0; i < n; ++i) {
+      Body& b = work[i];
+      if (b.is_dynamic()) {
+        State& x = s0[i];
+        x.x += (h / 6.0) * (k1[i].dx + 2.0 * k2[i].dx + 2.0 * k3[i].dx + k4[i].dx);
+        x.v += (h / 6.0) * (k1[i].dv + 2.0 * k2[i].dv + 2.0 * k3[i].dv + k4[i].dv);
+        x.L += (h / 6.0) * (k1[i].dL + 2.0 * k2[i].dL + 2.0 * k3[i].dL + k4[i].dL);
+        x.q.coeffs() += (h / 6.0) * (k1[i].dq.coeffs() + 2.0 * k2[i].dq.coeffs() + 2.0 * k3[i].dq.coeffs() +
+                                     k4[i].dq.coeffs());
+        b.position = x.x;
+        b.orientation = x.q.normalized();
+        b.linear_velocity = x.v;
+        b.update_world_inertia();
+        b.angular_velocity = b.inv_inertia_world * x.L;
+      } else if (b.kind == BodyKind::Kinematic) {
+        advance_pose(b, h);
+      }
+    }
+  }
+  // Joints: the velocity change their impulses make, carried into the positions over the substep.
+  if (ctx.joints.empty()) return;
+  std::vector<BodyVelocity> before(n);
+  for (size_t i = 0; i < n; ++i) before[i] = {work[i].linear_velocity, work[i].angular_velocity};
+  solve_joints(ctx, work, h);
+  for (size_t i = 0; i < n; ++i) {
+    Body& b = work[i];
+    if (!b.is_dynamic()) continue;
+    b.position += h * (b.linear_velocity - before[i].v);
+    b.orientation = integrate_orientation(b.orientation, b.angular_velocity - before[i].w, h);
+    b.update_world_inertia();
+  }
+}
+
+// Eq. 2's integral over the substep just taken, and each pair's friction stretch advanced by its slip, held within
+// the Coulomb limit (a sliding pair's spring then holds exactly mu times its normal force).
+void PidPenaltySolver::end_substep(const std::vector<Body>& work, double h) {
+  for (auto& [key, pair] : pairs_) {
+    if (pair.mode != Mode::Penalty) continue;
+    pair.integral = set_.forgetting * pair.integral + pair.deepest;
+    if (pair.normal_force <= 0.0 || pair.friction <= 0.0) continue;
+    const Body& A = work[size_t(key.first)];
+    const Body& B = work[size_t(key.second)];
+    const Vec3 n = (pair.normal_of_b ? B : A).rotation() * pair.normal_local;
+    const Vec3 u = B.velocity_at(pair.centre) - A.velocity_at(pair.centre);
+    pair.stretch += h * (u - n.dot(u) * n);
+    pair.stretch -= n.dot(pair.stretch) * n;
+    const Gains g = pair_gains(A, B, h);
+    const double limit = pair.friction * pair.normal_force;
+    if (g.kp * pair.stretch.norm() > limit) pair.stretch *= limit / (g.kp * pair.stretch.norm());
+  }
+}
+
+// pid-penalty honours every scene feature: materials (friction and restitution through the impacts) and joints
+// through the shared rows.
+std::vector<std::string> PidPenaltySolver::unsupported(const SceneFeatures& scene) const {
+  (void)scene;
+  return {};
+}
+
+}  // namespace cl

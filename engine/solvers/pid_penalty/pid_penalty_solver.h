@@ -1,0 +1,154 @@
+// `pid-penalty`: Drumwright's fast, stable penalty method (shared/papers/drumwright-fast-stable-penalty-method.txt):
+// impulses for impacts, multi-point PID penalty forces for resting contact.
+//
+// Narrow phase (appendix I-A): every body carries a point shell (collision/shell_points.h, shared with
+// `implicit-penalty`); a pair's candidate points are each body's points inside, or within the world's contact margin
+// of, the other's signed distance. The pair's contact normal is eq. 4's minimum-translation facet normal, over the
+// facets (distance-field gradients) nearest its penetrating points. The bottom of the penetration volume (sect.
+// III-A, bottom_polygon.h) is built from the candidates, deepest first.
+//
+// The world's step h_w is split into substeps of h = `substep` (the paper: 1e-3 s). Per substep:
+//   state     each touching pair is Separated, Impact or Penalty (Fig. 2): a pair that comes into touch approaching
+//             faster than eps = `impact_speed` is an impact, else a resting (penalty) contact; a penalty pair stays
+//             one until it separates, or until a third body strikes one of its bodies
+//   impacts   sequential frictional impulses with restitution at the centroid of each impacting pair's touching
+//             points (Baraff; sliding impulses as Moore-Wilhelms and Guendelman et al.), repeated until no impacting
+//             pair approaches
+//   forces    at each bottom point rho of a penalty pair, along the contact normal (eq. 3):
+//               |f(rho)| = max{(k_p d(rho) - k_v v(rho) + k_i I) / r, 0}
+//             r the number of points that carry force, d the point's depth, v the normal relative velocity,
+//             I = sum_i lambda^(t-i-1) max_y d(y, i) (eq. 2) the pair's forgetting integral of its deepest
+//             penetration; gains k = gain (m_1 + m_2) (sect. III-C); `deepest_point` mode: the deepest point alone
+//             (the paper's baseline). Friction: a tangential spring-damper on the pair's accumulated slip (static
+//             friction), saturated at mu times the pair's normal force (Coulomb sliding)
+//   joints    the shared joint rows (joints/joint.h) by the shared projected Gauss-Seidel on the new velocities
+//   update    semi-implicit Euler (v += h a, then x += h v), or the paper's RK4 on the forces
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "collision/shell_points.h"
+#include "joints/joint.h"
+#include "solvers/solver.h"
+
+namespace cl {
+
+class PidPenaltySolver final : public Solver {
+ public:
+  PidPenaltySolver();
+  static std::span<const ParamSpec> param_specs();
+
+  std::string_view name() const override { return "pid-penalty"; }
+  std::unique_ptr<Solver> clone() const override { return std::make_unique<PidPenaltySolver>(*this); }
+  void begin_step() override;
+  void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
+  void solve_velocities(StepContext& ctx) override;
+  void integrate_positions(StepContext& ctx) override;
+  void reset() override;
+  std::vector<std::string> unsupported(const SceneFeatures& scene) const override;
+
+  enum class Mode { Separated, Impact, Penalty };  // a pair's contact phase (Fig. 2)
+
+  // What the last step left of one touching pair, for the viewer and the tests.
+  struct PairView {
+    int a = -1, b = -1;
+    Mode mode = Mode::Separated;
+    Vec3 normal{0, 1, 0};   // from a to b
+    double integral = 0.0;  // I of eq. 2, m
+    double deepest = 0.0;   // max_y d(y), m
+    struct Point {
+      Vec3 position{0, 0, 0};           // world
+      double depth = 0.0;               // m
+      double p = 0.0, i = 0.0, d = 0.0;  // N: k_p d / r, k_i I / r and -k_v v / r (before the max with 0)
+      bool loaded = false;              // carries force (r counts it)
+    };
+    std::vector<Point> bottom;          // the points forces act at (the bottom polygon, or the deepest point)
+    Vec3 friction{0, 0, 0};             // N, on b, at the centre of the normal forces
+    bool sliding = false;
+  };
+  const std::vector<PairView>& pair_views() const { return views_; }
+
+ private:
+  enum class PointMode { MultiPoint, DeepestPoint };
+  enum class Integrator { SemiImplicitEuler, Rk4 };
+  struct Settings {
+    PointMode points;
+    double kp, kv, ki, forgetting, impact_speed, substep, point_spacing, point_damping;
+    Integrator integrator;
+    int impact_passes, joint_iterations;
+  };
+  static const ParamTable<Settings>& table();
+
+  // A candidate point of a pair: a point of one body's shell, in that body's frame.
+  struct Candidate {
+    bool of_b = false;   // a point of b inside a's field (else of a inside b's)
+    Vec3 local{0, 0, 0};
+  };
+  struct Pair {
+    Mode mode = Mode::Separated;
+    std::vector<Candidate> points;  // within the margin at the last narrow phase
+    std::vector<int> bottom;        // into points: the bottom polygon (multi-point mode)
+    bool normal_of_b = false;       // the contact normal turns with b (a facet of b), else with a
+    Vec3 normal_local{0, 1, 0};     // in that body's frame, from a to b
+    double integral = 0.0;          // I (eq. 2), m
+    double deepest = 0.0;           // max_y d(y) of the last force evaluation, m
+    Vec3 stretch{0, 0, 0};          // m: the friction spring's stretch, the pair's tangential slip in penalty mode
+    double friction = 0.0, restitution = 0.0;
+    bool present = false;           // the world has contacts for it this step
+    bool struck = false;            // one of its bodies took an impulse from another pair this substep
+    // Of the last recorded force evaluation, for the friction stretch's update at the end of the substep.
+    bool sliding = false;
+    Vec3 centre{0, 0, 0}, friction_force{0, 0, 0};
+    double normal_force = 0.0;
+  };
+  using PairKey = std::pair<int, int>;
+
+  // The state the forces are evaluated at (a substep's start, or an RK4 stage).
+  struct Motion {
+    Vec3 x{0, 0, 0};
+    Quat q = Quat::Identity();
+    Vec3 v{0, 0, 0}, w{0, 0, 0};
+    Mat3 R = Mat3::Identity();
+    Vec3 point(const Vec3& local) const { return x + R * local; }
+    Vec3 velocity_at(const Vec3& p) const { return v + w.cross(p - x); }
+  };
+  struct Gains {
+    double kp = 0.0, kv = 0.0, ki = 0.0;  // N/m, N s/m, N/m
+  };
+
+  double shell_spacing(const Shape& shape) const;
+  Gains pair_gains(const Body& a, const Body& b, double h) const;
+  Vec3 contact_normal(const Pair& pair, const std::vector<Motion>& m, const PairKey& key) const;
+  // The depth (m, > 0 inside) of candidate c at the motions m, false where the field has no gradient.
+  bool depth_of(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key, const Candidate& c,
+                Vec3& point, double& depth) const;
+  void load_motions(const std::vector<Body>& bodies, std::vector<Motion>& out) const;
+  void impacts(std::vector<Body>& work, double h);
+  // Adds each penalty pair's forces (eq. 3 and friction) at the motions m to force and torque; `record` keeps
+  // them in the pairs and views.
+  // `elapsed`: the time since the substep's start of the state m (an RK4 stage), s.
+  void penalty_forces(const std::vector<Body>& bodies, const std::vector<Motion>& m, double h, double elapsed,
+                      std::vector<Vec3>& force, std::vector<Vec3>& torque, bool record);
+  void solve_joints(StepContext& ctx, std::vector<Body>& work, double h);
+  void substep_euler(StepContext& ctx, std::vector<Body>& work, double h);
+  void substep_rk4(StepContext& ctx, std::vector<Body>& work, double h);
+  void end_substep(const std::vector<Body>& work, double h);
+
+  Settings set_{};
+  double margin_ = 0.0;
+  std::map<PairKey, Pair> pairs_;
+  std::vector<Body> work_;  // the bodies as the substeps move them (the world's keep the start of the step)
+  std::vector<Motion> motions_;
+  std::vector<Vec3> force_, torque_;
+  std::vector<JointRow> joint_rows_;
+  std::vector<Row> rows_;
+  std::vector<BodyVelocity> velocities_;
+  std::vector<InverseMass> masses_;
+  JointWarmStart joint_warm_;
+  std::vector<PairView> views_;
+  double residual_ = 0.0;
+  int passes_ = 0;
+};
+
+}  // namespace cl

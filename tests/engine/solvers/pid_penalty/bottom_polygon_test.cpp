@@ -1,0 +1,72 @@
+// The bottom of the penetration volume (Drumwright sect. III-A): points outside the polygon of the deeper points
+// are kept, interior ones dropped, deepest first, deterministically.
+#include "solvers/pid_penalty/bottom_polygon.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace cl::pid_penalty {
+namespace {
+
+// A 5 x 5 grid of points on a face lying flat (all equally deep): the corners, farthest from the centre, come
+// first; every other point lies inside their square or on its edges and is dropped.
+TEST(BottomPolygon, DropsTheInteriorOfAFlatFace) {
+  std::vector<Vec3> points;
+  std::vector<double> depth;
+  for (int i = 0; i < 5; ++i)
+    for (int k = 0; k < 5; ++k) {
+      points.emplace_back(i * 0.1, 0.0, k * 0.1);
+      depth.push_back(0.01);
+    }
+  const std::vector<int> kept = bottom_of_penetration(points, depth, Vec3(0, 1, 0));
+  EXPECT_EQ(kept, (std::vector<int>{0, 4, 20, 24}));
+}
+
+// A face tilted along x (0.5 mm per row, more than a depth level) and flat along z: row by row, deepest first,
+// each row's two ends extend the polygon and its middle points lie on the polygon's edge and are dropped. The
+// result does not depend on the order the points are given in.
+TEST(BottomPolygon, TakesTheDeepestFirstAndIsDeterministic) {
+  std::vector<Vec3> points;
+  std::vector<double> depth;
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 4; ++k) {
+      points.emplace_back(i * 0.1, 0.0, k * 0.1);
+      depth.push_back(0.02 - 0.0005 * i);
+    }
+  const std::vector<int> kept = bottom_of_penetration(points, depth, Vec3(0, 1, 0));
+  EXPECT_EQ(kept, (std::vector<int>{0, 3, 4, 7, 8, 11, 12, 15}));
+  std::vector<Vec3> rp(points.rbegin(), points.rend());
+  std::vector<double> rd(depth.rbegin(), depth.rend());
+  std::vector<int> again = bottom_of_penetration(rp, rd, Vec3(0, 1, 0));
+  for (int& i : again) i = int(points.size()) - 1 - i;
+  std::sort(again.begin(), again.end());
+  EXPECT_EQ(again, kept);
+}
+
+// A spherical cap: each ring of shallower points lies outside the polygon of the deeper rings, so all are kept
+// (as the paper's algorithm keeps them).
+TEST(BottomPolygon, KeepsEveryRingOfACap) {
+  std::vector<Vec3> points{Vec3(0, 0, 0)};
+  std::vector<double> depth{0.01};
+  for (int ring = 1; ring <= 3; ++ring)
+    for (int j = 0; j < 8; ++j) {
+      const double a = 2.0 * std::numbers::pi * j / 8.0 + 0.1 * ring;
+      points.emplace_back(0.02 * ring * std::cos(a), 0.0, 0.02 * ring * std::sin(a));
+      depth.push_back(0.01 - 0.002 * ring);
+    }
+  // The centre is inside the first ring's polygon but was taken first (deepest).
+  EXPECT_EQ(bottom_of_penetration(points, depth, Vec3(0, 1, 0)).size(), points.size());
+}
+
+TEST(BottomPolygon, EmptyAndSinglePoints) {
+  EXPECT_TRUE(bottom_of_penetration({}, {}, Vec3(0, 1, 0)).empty());
+  const std::vector<Vec3> one{Vec3(1, 2, 3)};
+  const std::vector<double> d{0.1};
+  EXPECT_EQ(bottom_of_penetration(one, d, Vec3(0, 0, 1)), std::vector<int>{0});
+}
+
+}  // namespace
+}  // namespace cl::pid_penalty
