@@ -176,6 +176,11 @@ std::shared_ptr<const PenaltyShell> penalty_shell(const Shape& shape, double spa
   return cache.emplace(key, std::move(built)).first->second;
 }
 
+double round_shell_spacing(const Shape& shape, double spacing, double depth) {
+  if (shape.type != ShapeType::Sphere && shape.type != ShapeType::Capsule) return spacing;
+  return std::max(kLeastShellSpacing, std::min(spacing, std::sqrt(shape.radius * depth)));
+}
+
 void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Mat3& R_a, const PenaltyShell& shell,
                              const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out, double skin) {
   out.clear();

@@ -28,6 +28,14 @@ struct PenaltyShell {
   bool empty() const { return points.empty(); }
 };
 
+// m: the finest shell spacing the penalty methods use.
+inline constexpr double kLeastShellSpacing = 0.002;
+
+// The spacing for a sphere's or capsule's shell such that a cap `depth` deep (m) holds a point: at most
+// sqrt(radius x depth), inside the cap's half-chord sqrt(2 radius depth), and at least kLeastShellSpacing;
+// `spacing` itself for the other shapes.
+double round_shell_spacing(const Shape& shape, double spacing, double depth);
+
 // Shells of primitives have at most about this many points (the spacing is widened beyond that).
 inline constexpr double kMaxPrimitiveShellPoints = 1 << 20;
 

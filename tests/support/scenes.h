@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "scene/scene.h"
@@ -11,8 +12,11 @@
 
 namespace cl::test {
 
+// The repository's root (the tests are built with CONTACTLAB_SOURCE_DIR).
+inline std::filesystem::path source_dir() { return CONTACTLAB_SOURCE_DIR; }
+
 inline World load_shipped_scene(const std::string& name) {
-  SceneLoadResult r = load_scene_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + name);
+  SceneLoadResult r = load_scene_file((source_dir() / "scenes" / name).string());
   EXPECT_TRUE(r.ok()) << r.error;
   return std::move(r.world);
 }

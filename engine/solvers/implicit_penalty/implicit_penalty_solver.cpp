@@ -35,8 +35,6 @@ constexpr SubStage kStages[] = {
 // m: the least mean depth of the physical model, the parameter `penetration`'s lower bound and the floor of the
 // stacks' rule (pair_penetration).
 constexpr double kLeastPenetration = 1e-5;
-// m: the finest point shell, the parameter `point_spacing`'s lower bound and the floor of a ball's spacing.
-constexpr double kLeastPointSpacing = 0.002;
 
 }  // namespace
 
@@ -104,7 +102,7 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
        "Dynamic friction coefficient as a fraction of the static one (the material's friction)"}),
       T::bind(&S::slip_speed, {"slip_speed", ParamKind::Real, "m/s", 0, 10, 0.01,
        "A sliding contact point whose tangential speed falls below this is anchored again (static friction)"}),
-      T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", kLeastPointSpacing, 1, 0.04,
+      T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", kLeastShellSpacing, 1, 0.04,
        "Spacing of the point shells of spheres, boxes and capsules (a mesh is resampled evenly at its distance "
        "grid's cell size, set by its `resolution`); physical model: spheres and capsules of radius R at most "
        "sqrt(R penetration), so about 12 points hold a resting ball"}),
@@ -149,9 +147,8 @@ void ImplicitPenaltySolver::reset() {
 // points that enter and leave as it rolls, each jump of the pair's point count moving the force (a rolling
 // ball then gains or loses speed), and two balls meet on shells not symmetric about their line of centres.
 double ImplicitPenaltySolver::shell_spacing(const Shape& shape) const {
-  const bool round = shape.type == ShapeType::Sphere || shape.type == ShapeType::Capsule;
-  if (set_.model != ContactModel::Physical || !round) return set_.point_spacing;
-  return std::max(kLeastPointSpacing, std::min(set_.point_spacing, std::sqrt(shape.radius * set_.penetration)));
+  return set_.model == ContactModel::Physical ? round_shell_spacing(shape, set_.point_spacing, set_.penetration)
+                                              : set_.point_spacing;
 }
 
 // Narrow phase of this method: each body's points inside the other's signed distance (sec. 4.1, 6). The points

@@ -22,9 +22,7 @@ constexpr SubStage kStages[] = {
     {"update", StepStage::Solve},               // the integrator
 };
 
-// m: the finest point shell, and the depth below which a round shape's shell must have a point under any contact
-// (its spacing is at most sqrt(r * this), the chord of a cap that deep).
-constexpr double kLeastPointSpacing = 0.002;
+// m: a round shape's shell has a point under any contact this deep (round_shell_spacing).
 constexpr double kRoundCapDepth = 0.001;
 // Stability bounds of the explicit force integration on the pair's reduced mass m: k h^2 / m <= 1/4 (omega h <= 1/2)
 // and c h / m <= 1, so that one substep never more than stops a contact's approach by itself.
@@ -63,7 +61,7 @@ const ParamTable<PidPenaltySolver::Settings>& PidPenaltySolver::table() {
        "semi_implicit_euler: v += h a, then x += h v; rk4: the paper's fourth-order Runge-Kutta on the penalty "
        "and applied forces (four force evaluations per substep)",
        {"semi_implicit_euler", "rk4"}}),
-      T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", kLeastPointSpacing, 1, 0.05,
+      T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", kLeastShellSpacing, 1, 0.05,
        "Spacing of the point shells of boxes and capsules (at most a third of a box's shortest edge); spheres "
        "and capsules also at most sqrt(r x 1 mm) so a cap 1 mm deep holds a point; meshes use their grid cell"}),
       T::bind(&S::point_damping, {"point_damping", ParamKind::Real, "", 0, 1, 1,
@@ -98,18 +96,15 @@ void PidPenaltySolver::reset() {
 }
 
 double PidPenaltySolver::shell_spacing(const Shape& shape) const {
-  double s = set_.point_spacing;
-  if (shape.type == ShapeType::Box) s = std::min(s, 2.0 * shape.half_extents.minCoeff() / 3.0);
-  if (shape.type == ShapeType::Sphere || shape.type == ShapeType::Capsule)
-    s = std::min(s, std::sqrt(shape.radius * kRoundCapDepth));
-  return std::max(kLeastPointSpacing, s);
+  if (shape.type == ShapeType::Box)
+    return std::max(kLeastShellSpacing, std::min(set_.point_spacing, 2.0 * shape.half_extents.minCoeff() / 3.0));
+  return round_shell_spacing(shape, set_.point_spacing, kRoundCapDepth);
 }
 
 // Appendix I: each body's shell points inside (or within `margin` of) the other's signed distance; the contact
 // normal by eq. 4; the bottom of the penetration volume (sect. III-A). The world gets one contact per bottom point.
 void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) {
   ScopedSubStage timer(sub_stages_, kShellQueries);
-  margin_ = margin;
   const Body& A = bodies[ia];
   const Body& B = bodies[ib];
   const Mat3 ra = A.rotation(), rb = B.rotation();
@@ -127,21 +122,19 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
   }
   Pair& pair = pairs_[key];
   pair.points.clear();
-  // World position, depth (> 0 inside), and the facet each point is nearest: its normal (from a to b) and the
-  // plane's offset along it.
+  // World position, depth (> 0 inside), and the facet each point is nearest (of the other body): its normal (from
+  // a to b) and the plane's offset along it.
   struct Seen {
     Vec3 p;
     double depth;
     Vec3 n;
     double offset;
-    bool facet_of_b;
   };
   std::vector<Seen> seen;
   auto add = [&](const PenetratingPoint& q, bool of_b) {
     const Body& owner = of_b ? B : A;
     const Mat3& r_owner = of_b ? rb : ra;
     const Mat3& r_field = of_b ? ra : rb;
-    const Body& field = of_b ? A : B;
     const Vec3 p = owner.position + r_owner * q.r_b;
     const double phi = q.d + margin;  // the field's own signed distance
     Vec3 g = r_field * q.g_a;
@@ -153,8 +146,7 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
     const Vec3 surface = p - (phi / len) * g;
     const Vec3 n = of_b ? g : Vec3(-g);
     pair.points.push_back({of_b, q.r_b});
-    seen.push_back({p, -phi, n, n.dot(surface), !of_b});
-    (void)field;
+    seen.push_back({p, -phi, n, n.dot(surface)});
   };
   for (const PenetratingPoint& q : a_in_b) add(q, false);
   for (const PenetratingPoint& q : b_in_a) add(q, true);
@@ -188,7 +180,7 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
     }
   }
   const Vec3 normal = seen[best].n;
-  pair.normal_of_b = seen[best].facet_of_b;
+  pair.normal_of_b = !pair.points[size_t(best)].of_b;  // the facet is the other body's
   pair.normal_local = (pair.normal_of_b ? rb : ra).transpose() * normal;
 
   // The bottom of the penetration volume, from all candidates (the ones still outside may enter during the step).
@@ -258,17 +250,11 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
   const size_t n = ctx.bodies.size();
   for (auto& [key, pair] : pairs_) pair.present = false;
   views_.clear();
-  ContactList scratch;
+  // Every contact comes from this method's collide (World::set_solver drops the contacts of another), which keeps
+  // the pair; a pair without contacts this step has separated.
   for (const Contact& c : ctx.contacts) {
-    const PairKey key(c.a, c.b);
-    auto it = pairs_.find(key);
-    if (it == pairs_.end()) {
-      // Contacts kept by the world from another method's step (the pair did not move since): collide it here.
-      scratch.clear();
-      collide(ctx.bodies, c.a, c.b, margin_ > 0.0 ? margin_ : 0.01, scratch);
-      it = pairs_.find(key);
-      if (it == pairs_.end()) continue;
-    }
+    const auto it = pairs_.find({c.a, c.b});
+    if (it == pairs_.end()) continue;
     it->second.present = true;
     it->second.friction = c.friction;
     it->second.restitution = c.restitution;
@@ -280,9 +266,9 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
   const int substeps = std::max(1, int(std::ceil(ctx.dt / set_.substep - 1e-9)));
   const double h = ctx.dt / substeps;
   residual_ = 0.0;
-  passes_ = 0;
   for (int s = 0; s < substeps; ++s) {
     impacts(work_, h);
+    if (s + 1 == substeps) begin_views();  // the last substep's force evaluation fills them
     if (set_.integrator == Integrator::Rk4) substep_rk4(ctx, work_, h);
     else substep_euler(ctx, work_, h);
     end_substep(work_, h);
@@ -293,9 +279,16 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
     ctx.bodies[i].angular_velocity = work_[i].angular_velocity;
   }
 
-  // Views of the pairs as the last substep left them.
+
+  ctx.stats.iterations += substeps;
+  ctx.stats.residual = std::max(ctx.stats.residual, residual_);
+  ctx.stats.sleeping = 0;
+}
+
+// A view of every pair as the last substep's impacts left it, in the order of pairs_ (motions_ holds that
+// substep's start); its force evaluation adds the points, their force parts and the friction.
+void PidPenaltySolver::begin_views() {
   views_.clear();
-  load_motions(work_, motions_);
   for (const auto& [key, pair] : pairs_) {
     PairView v;
     v.a = key.first;
@@ -303,18 +296,8 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
     v.mode = pair.mode;
     v.normal = contact_normal(pair, motions_, key);
     v.integral = pair.integral;
-    v.deepest = pair.deepest;
-    v.friction = pair.friction_force;
-    v.sliding = pair.sliding;
     views_.push_back(std::move(v));
   }
-  // The force parts at the end of the step, recorded into the views.
-  std::vector<Vec3> f(n, Vec3::Zero()), t(n, Vec3::Zero());
-  penalty_forces(work_, motions_, h, 0.0, f, t, true);
-
-  ctx.stats.iterations += substeps;
-  ctx.stats.residual = std::max(ctx.stats.residual, residual_);
-  ctx.stats.sleeping = 0;
 }
 
 void PidPenaltySolver::integrate_positions(StepContext& ctx) {
@@ -428,7 +411,6 @@ void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
     }
     if (!any) break;
   }
-  passes_ += pass;
   for (const Touching& t : touching)
     if (t.pair->mode == Mode::Impact)
       residual_ = std::max(residual_, std::max(0.0, -relative(t).dot(t.normal) - set_.impact_speed));
@@ -442,13 +424,10 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     double depth, P, I, D;
   };
   std::vector<Loaded> loaded;
-  size_t view = 0;
+  size_t index = 0;
   for (auto& [key, pair] : pairs_) {
-    PairView* pv = nullptr;
-    if (record && !views_.empty()) {
-      while (view < views_.size() && (views_[view].a != key.first || views_[view].b != key.second)) ++view;
-      if (view < views_.size()) pv = &views_[view];
-    }
+    PairView* pv = record && index < views_.size() ? &views_[index] : nullptr;
+    ++index;
     if (pair.mode != Mode::Penalty) continue;
     const int ia = key.first, ib = key.second;
     const Motion& A = m[size_t(ia)];
@@ -730,13 +709,6 @@ void PidPenaltySolver::end_substep(const std::vector<Body>& work, double h) {
     const double limit = pair.friction * pair.normal_force;
     if (g.kp * pair.stretch.norm() > limit) pair.stretch *= limit / (g.kp * pair.stretch.norm());
   }
-}
-
-// pid-penalty honours every scene feature: materials (friction and restitution through the impacts) and joints
-// through the shared rows.
-std::vector<std::string> PidPenaltySolver::unsupported(const SceneFeatures& scene) const {
-  (void)scene;
-  return {};
 }
 
 }  // namespace cl

@@ -46,7 +46,7 @@ class PidPenaltySolver final : public Solver {
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
   void reset() override;
-  std::vector<std::string> unsupported(const SceneFeatures& scene) const override;
+  // unsupported(): the default, nothing: materials (restitution through the impacts) and joints (the shared rows).
 
   enum class Mode { Separated, Impact, Penalty };  // a pair's contact phase (Fig. 2)
 
@@ -134,9 +134,9 @@ class PidPenaltySolver final : public Solver {
   void substep_euler(StepContext& ctx, std::vector<Body>& work, double h);
   void substep_rk4(StepContext& ctx, std::vector<Body>& work, double h);
   void end_substep(const std::vector<Body>& work, double h);
+  void begin_views();
 
   Settings set_{};
-  double margin_ = 0.0;
   std::map<PairKey, Pair> pairs_;
   std::vector<Body> work_;  // the bodies as the substeps move them (the world's keep the start of the step)
   std::vector<Motion> motions_;
@@ -148,7 +148,6 @@ class PidPenaltySolver final : public Solver {
   JointWarmStart joint_warm_;
   std::vector<PairView> views_;
   double residual_ = 0.0;
-  int passes_ = 0;
 };
 
 }  // namespace cl

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scene/scene.h"
+#include "support/scenes.h"
 
 namespace cl {
 namespace {
@@ -18,13 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-fs::path source_dir() {
-#ifdef CONTACTLAB_SOURCE_DIR
-  return fs::path(CONTACTLAB_SOURCE_DIR);
-#else
-  return fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
-#endif
-}
+using test::source_dir;
 
 // Ground, a kinematic "pusher" and a dynamic "block".
 json base_doc() {

@@ -10,6 +10,7 @@
 
 #include "scene/scene.h"
 #include "scripts/script.h"
+#include "support/scenes.h"
 
 namespace cl {
 namespace {
@@ -17,13 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-fs::path source_dir() {
-#ifdef CONTACTLAB_SOURCE_DIR
-  return fs::path(CONTACTLAB_SOURCE_DIR);
-#else
-  return fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
-#endif
-}
+using test::source_dir;
 
 // Ground, a kinematic "pusher", a kinematic "arm" and a dynamic "ball".
 json base_doc() {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "support/builders.h"
+#include "support/scenes.h"
 
 namespace cl {
 namespace {
@@ -26,14 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-fs::path source_dir() {
-#ifdef CONTACTLAB_SOURCE_DIR
-  return fs::path(CONTACTLAB_SOURCE_DIR);
-#else
-  // tests/engine/scene/scene_test.cpp -> the repository root
-  return fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
-#endif
-}
+using test::source_dir;
 
 fs::path scenes_dir() { return source_dir() / "scenes"; }
 fs::path bad_scenes_dir() { return source_dir() / "tests" / "data" / "bad_scenes"; }
