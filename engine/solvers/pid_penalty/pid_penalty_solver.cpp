@@ -425,7 +425,11 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
   };
   std::vector<Loaded> loaded;
   size_t index = 0;
-  for (auto& [key, pair] : pairs_) {
+  for (auto& entry : pairs_) {
+    // Named references rather than structured bindings: the lambdas below capture them, which C++20 allows
+    // for bindings but clang before 16 does not.
+    const PairKey& key = entry.first;
+    Pair& pair = entry.second;
     PairView* pv = record && index < views_.size() ? &views_[index] : nullptr;
     ++index;
     if (pair.mode != Mode::Penalty) continue;
