@@ -153,6 +153,8 @@ def bounding_radius(shape):
         return shape["radius"] + shape["half_height"]
     if t == "box":
         return math.sqrt(sum(h * h for h in shape["half_extents"]))
+    if t == "cylinder":
+        return math.hypot(shape["radius"], shape["half_height"])
     return None
 
 
@@ -247,6 +249,54 @@ def pushed_block():
     s["solver"]["params_by_solver"] = {"implicit-penalty": {"point_spacing": 0.1}, "volume": {"pixel_size": 0.02}}
     s["forces"] = clean(forces)
     return s
+
+
+def pile():
+    # Drumwright's pile of objects (sect. V-C, Fig. 13): boxes, cylinders and spheres of various sizes in a box,
+    # masses drawn uniformly from [0, 100] kg (seeded; at least 1 kg, so that no body is a near-massless
+    # speck). Two layers of nine, each object in its own 0.5 m cell, dropped from a few centimetres apart into a
+    # 1.5 m square box with 0.1 m walls, where they settle into a pile that presses against the walls.
+    import random
+    rng = random.Random(2008)
+    bodies = [dict(GROUND)]
+    half = 0.75 + 0.05
+    for name, he, pos in (("wall_x0", [0.05, 0.3, half + 0.05], [-half, 0.3, 0]),
+                          ("wall_x1", [0.05, 0.3, half + 0.05], [half, 0.3, 0]),
+                          ("wall_z0", [half - 0.05, 0.3, 0.05], [0, 0.3, -half]),
+                          ("wall_z1", [half - 0.05, 0.3, 0.05], [0, 0.3, half])):
+        bodies.append(box(name, he, pos, fixed=True))
+    kinds = ["box", "cylinder", "sphere"]
+    n = 0
+    for layer in range(2):
+        for i in range(3):
+            for k in range(3):
+                kind = kinds[(n + layer) % 3]
+                mass = max(1.0, round(rng.uniform(0.0, 100.0), 1))
+                x, z = -0.48 + 0.48 * i + rng.uniform(-0.01, 0.01), -0.48 + 0.48 * k + rng.uniform(-0.01, 0.01)
+                y = 0.3 + 0.5 * layer
+                tilt = quat_axis_angle([rng.uniform(-1, 1), 0, rng.uniform(-1, 1)], rng.uniform(0, 20))
+                name = f"{kind}_{n}"
+                if kind == "box":
+                    he = [round(rng.uniform(0.07, 0.125), 3) for _ in range(3)]
+                    bodies.append(box(name, he, [x, y, z], mass=mass, orientation=tilt))
+                elif kind == "sphere":
+                    bodies.append(sphere(name, round(rng.uniform(0.08, 0.16), 3), [x, y, z], mass=mass))
+                else:
+                    shape = {"type": "cylinder", "radius": round(rng.uniform(0.08, 0.14), 3),
+                             "half_height": round(rng.uniform(0.08, 0.15), 3), "segments": 24}
+                    bodies.append(mesh_body(name, shape, [x, y, z], tilt, mass=mass))
+                n += 1
+    # Clear of each other and the ground (check_apart), and of the walls: a bounding sphere at most 0.22 m
+    # in a cell whose centre is at most 0.49 m from the middle stays inside the 0.75 m half width.
+    movers = [b for b in bodies if "mass" in b]
+    check_apart(movers, [bodies[0]] + movers)
+    for m in movers:
+        r = bounding_radius(m["shape"])
+        assert max(abs(m["position"][0]), abs(m["position"][2])) + r < 0.75, m["name"]
+    return scene("pile", "Drumwright's pile: 18 boxes, cylinders and spheres of various sizes, masses uniform "
+                 "in [0, 100] kg (at least 1), dropped in two layers into a 1.5 m box, where they settle into a "
+                 "pile pressing on each other and the walls; friction 0.5.", bodies,
+                 materials={"default": {"friction": 0.5, "restitution": 0}})
 
 
 def pyramid20():
@@ -519,6 +569,7 @@ SCENES = {
     "car.json": car,
     "chain20.json": chain20,
     "pushed_block.json": pushed_block,
+    "pile.json": pile,
 }
 
 
@@ -573,6 +624,8 @@ METHODS = {
     "scripted_wall_hit.json": ["lcp"],
     # implicit-penalty blows up (a link past 1000 m/s at step 135).
     "chain20.json": ["lcp", "volume"],
+    # implicit-penalty throws a body out of the box (143 m away after 10 s, 12.8 kJ of kinetic energy).
+    "pile.json": ["lcp", "volume", "pid-penalty"],
 }
 
 

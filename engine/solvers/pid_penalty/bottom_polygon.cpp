@@ -72,22 +72,29 @@ std::vector<int> bottom_of_penetration(std::span<const Vec3> points, std::span<c
                                        double tolerance) {
   Vec3 t1, t2;
   tangent_basis(normal, t1, t2);
-  // Depth order, by levels of kDepthLevel; within a level the points farthest from the points' centre first, so
-  // that a face lying flat gives its corners and drops its edges and interior instead of keeping each point that
-  // happens to extend the polygon of the ones before it.
+  // Depth order, by levels: a level runs on while each next point is within kDepthLevel of the one before it, so a
+  // face lying flat or slightly tilted is one level (a fixed grid of depths, floor(depth / kDepthLevel), cut a
+  // tilted face wherever a grid line crossed it, kept the points along the cut as extra vertices, and as the
+  // face rocked the cut moved and the points carrying force changed from step to step: a resting box kept
+  // rocking at 0.1 rad/s). Within a level the points farthest from the points' centre come first, so that a face
+  // gives its corners and drops its edges and interior instead of keeping each point that happens to extend the
+  // polygon of the ones before it.
   Vec3 centre = Vec3::Zero();
   for (const Vec3& p : points) centre += p;
   if (!points.empty()) centre /= double(points.size());
   std::vector<int> order(points.size());
   std::iota(order.begin(), order.end(), 0);
-  std::vector<double> level(points.size()), spread(points.size());
-  for (size_t i = 0; i < points.size(); ++i) {
-    level[i] = std::floor(depth[i] / kDepthLevel);
+  std::stable_sort(order.begin(), order.end(), [&](int i, int j) { return depth[i] > depth[j]; });
+  std::vector<int> level(points.size(), 0);
+  std::vector<double> spread(points.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int i = order[k];
+    if (k > 0) level[i] = level[order[k - 1]] + (depth[order[k - 1]] - depth[i] > kDepthLevel ? 1 : 0);
     const Vec3 r = points[i] - centre;
     spread[i] = (r - r.dot(normal) * normal).squaredNorm();
   }
   std::stable_sort(order.begin(), order.end(), [&](int i, int j) {
-    if (level[i] != level[j]) return level[i] > level[j];
+    if (level[i] != level[j]) return level[i] < level[j];
     return spread[i] > spread[j];
   });
   std::vector<Vec2> kept_2d;

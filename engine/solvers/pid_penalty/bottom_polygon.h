@@ -15,8 +15,8 @@
 namespace cl::pid_penalty {
 
 // Indices into `points` (world, m) of the bottom of the penetration volume for contact normal `normal` (unit),
-// `depth` the penetration of each point (m, larger is deeper), in increasing order. Depths are taken in levels of
-// 0.2 mm; within a level the points farthest from the centre of all points come first, then index order, so the
+// `depth` the penetration of each point (m, larger is deeper), in increasing order. Depths are taken in levels: a
+// level runs on while each next point, in decreasing depth, is within 0.2 mm of the one before; within a level the points farthest from the centre of all points come first, then index order, so the
 // result is deterministic and a face lying flat keeps its corners. A point within `tolerance` (m) of the polygon
 // counts as inside.
 std::vector<int> bottom_of_penetration(std::span<const Vec3> points, std::span<const double> depth, const Vec3& normal,

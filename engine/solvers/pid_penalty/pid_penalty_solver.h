@@ -65,6 +65,7 @@ class PidPenaltySolver final : public Solver {
     };
     std::vector<Point> bottom;          // the points forces act at (the bottom polygon, or the deepest point)
     Vec3 friction{0, 0, 0};             // N, on b, at the centre of the normal forces
+    double friction_torque = 0.0;       // N m, on b, about the normal (torsional friction)
     bool sliding = false;
   };
   const std::vector<PairView>& pair_views() const { return views_; }
@@ -94,6 +95,7 @@ class PidPenaltySolver final : public Solver {
     double integral = 0.0;          // I (eq. 2), m
     double deepest = 0.0;           // max_y d(y) of the last force evaluation, m
     Vec3 stretch{0, 0, 0};          // m: the friction spring's stretch, the pair's tangential slip in penalty mode
+    double twist = 0.0;             // rad: the torsional friction spring's stretch, the pair's turn about n
     double friction = 0.0, restitution = 0.0;
     bool present = false;           // the world has contacts for it this step
     bool struck = false;            // one of its bodies took an impulse from another pair this substep
@@ -101,6 +103,7 @@ class PidPenaltySolver final : public Solver {
     bool sliding = false;
     Vec3 centre{0, 0, 0}, friction_force{0, 0, 0};
     double normal_force = 0.0;
+    double twist_stiffness = 0.0, twist_limit = 0.0;  // N m/rad and N m of the torsional spring
   };
   using PairKey = std::pair<int, int>;
 
@@ -118,8 +121,12 @@ class PidPenaltySolver final : public Solver {
   };
 
   double shell_spacing(const Shape& shape) const;
-  Gains pair_gains(const Body& a, const Body& b, double h) const;
+  Gains pair_gains(const PairKey& key, const Body& a, const Body& b, double h) const;
+  int penalty_pairs_of(int body) const;
+  void count_penalty_pairs(const std::vector<Body>& bodies);  // penalty_pairs_ from the pairs' modes
   Vec3 contact_normal(const Pair& pair, const std::vector<Motion>& m, const PairKey& key) const;
+  static Vec3 line_of_action(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key,
+                             const Vec3& n, const Vec3& p);
   // The depth (m, > 0 inside) of candidate c at the motions m, false where the field has no gradient.
   bool depth_of(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key, const Candidate& c,
                 Vec3& point, double& depth) const;
@@ -138,6 +145,7 @@ class PidPenaltySolver final : public Solver {
 
   Settings set_{};
   std::map<PairKey, Pair> pairs_;
+  std::vector<int> penalty_pairs_;  // per body: its pairs in penalty mode this substep (dynamic bodies only)
   std::vector<Body> work_;  // the bodies as the substeps move them (the world's keep the start of the step)
   std::vector<Motion> motions_;
   std::vector<Vec3> force_, torque_;

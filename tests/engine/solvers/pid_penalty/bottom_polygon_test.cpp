@@ -25,6 +25,22 @@ TEST(BottomPolygon, DropsTheInteriorOfAFlatFace) {
   EXPECT_EQ(kept, (std::vector<int>{0, 4, 20, 24}));
 }
 
+// A face tilted by a hair (0.01 mm per row, well within a level) is one level wherever its depths lie: its corners
+// are kept and nothing else, also when its depths straddle a multiple of the level (0.2 mm), so the points that
+// carry force do not change as the face rocks by a few microns.
+TEST(BottomPolygon, ASlightlyTiltedFaceKeepsItsCornersWhereverItsDepthsLie) {
+  for (const double base : {0.01, 0.00402, 0.00399, 0.0002}) {
+    std::vector<Vec3> points;
+    std::vector<double> depth;
+    for (int i = 0; i < 5; ++i)
+      for (int k = 0; k < 5; ++k) {
+        points.emplace_back(i * 0.1, 0.0, k * 0.1);
+        depth.push_back(base - 1e-5 * i);
+      }
+    EXPECT_EQ(bottom_of_penetration(points, depth, Vec3(0, 1, 0)), (std::vector<int>{0, 4, 20, 24})) << base;
+  }
+}
+
 // A face tilted along x (0.5 mm per row, more than a depth level) and flat along z: row by row, deepest first,
 // each row's two ends extend the polygon and its middle points lie on the polygon's edge and are dropped. The
 // result does not depend on the order the points are given in.
