@@ -514,6 +514,12 @@ void draw_view_panel(AppState& app) {
     }
   }
 
+  ImGui::Checkbox("method's own drawing", &view.show_method);
+  help_marker("What the solver draws of its own last step. pid-penalty: each touching pair's bottom polygon, "
+              "green in penalty (resting) mode, red in impact mode; at each of its points the P, I and D parts "
+              "of the point's force stacked along the normal (blue, yellow, magenta; the largest point force "
+              "0.3 m long) and the pair's friction force at the centre (orange). Other solvers draw nothing here.");
+
   {
     // The volume solver's capture; the toggles stay usable under other solvers, which draw nothing.
     const VolumeSolver* volume = active_volume_solver(world);

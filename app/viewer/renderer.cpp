@@ -557,6 +557,23 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
     points_.push_back({to_glm(anchor), kDragColor});
     points_.push_back({to_glm(pick.target), kDragColor});
   }
+  if (view.show_method) {
+    // The method's own drawing, on top: its polygons and force parts lie in the contact region, inside bodies.
+    struct Sink final : DebugDraw {
+      Renderer& r;
+      explicit Sink(Renderer& renderer) : r(renderer) {}
+      static glm::vec4 color(const DebugColor& c) { return {c[0], c[1], c[2], c[3]}; }
+      void line(const Vec3& a, const Vec3& b, const DebugColor& c) override {
+        if (!all_finite(a) || !all_finite(b)) return;
+        r.top_lines_.push_back({to_glm(a), color(c)});
+        r.top_lines_.push_back({to_glm(b), color(c)});
+      }
+      void point(const Vec3& p, const DebugColor& c) override {
+        if (all_finite(p)) r.top_points_.push_back({to_glm(p), color(c)});
+      }
+    } sink(*this);
+    world.solver().draw_debug(sink);
+  }
   add_graph_overlay(app);
   add_joint_overlay(app);
   add_script_overlay(app);

@@ -1168,6 +1168,7 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
   ViewState& v = app.view;
   const std::pair<const char*, bool*> flags[] = {
       {"contacts", &v.show_contacts}, {"normals", &v.show_normals},     {"impulses", &v.show_impulses},
+      {"method", &v.show_method},
       {"grid", &v.show_grid},         {"shadows", &v.show_shadows},     {"wireframe", &v.wireframe},
       {"graph", &v.show_graph},       {"proximity", &v.show_proximity}, {"sleeping", &v.show_sleeping},
       {"joints", &v.show_joints},     {"scripts", &v.show_scripts},     {"panel", &v.expand_view_panel},

@@ -79,6 +79,7 @@ struct ViewState {
   bool show_contacts = true;
   bool show_normals = false;
   bool show_impulses = false;
+  bool show_method = true;         // the method's own drawing (Solver::draw_debug; pid-penalty's pair states)
   bool show_grid = true;
   bool show_shadows = true;
   bool wireframe = false;

@@ -11,6 +11,7 @@
 #include "core/body.h"
 #include "graph/contact_graph.h"
 #include "joints/joint.h"
+#include "solvers/debug_draw.h"
 #include "solvers/params.h"
 #include "telemetry/telemetry.h"
 
@@ -92,6 +93,9 @@ class Solver {
   // each, naming the feature, where the scene uses it and what the method does instead. The viewer shows them
   // and the command line prints them as warnings. Empty when the method honours everything the scene asks.
   virtual std::vector<std::string> unsupported(const SceneFeatures& scene) const;
+  // Draws what the method keeps of its last step that the shared overlays (contacts, graph, joints) do not
+  // show, through `draw` (the viewer's "method" overlay). Nothing by default.
+  virtual void draw_debug(DebugDraw& draw) const { (void)draw; }
 
   // Wall time of the method's own stages in the current step, nested in the world's narrow phase, solve and
   // integrate stages; a method declares them in begin_step and times them as it goes. World::step copies them

@@ -153,6 +153,43 @@ PY
   check "volume_views: the intervals are drawn in the three axis colours" test $? -eq 0
 fi
 
+# --- 3b'. the method's own drawing: pid-penalty's resting block, with and without it. Its bottom polygon is drawn
+# in the penalty colour (green, 51 217 77), which nothing else in the scene has.
+method_shot() {  # method_shot NAME VIEW
+  local shot="$out/viewer_smoke_$1.png"
+  rm -f "$shot"
+  xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/pushed_block.json" --solver pid-penalty \
+    --screenshot "$shot" --frames 40 --view "$2" > "$out/viewer_smoke_$1.stdout" 2> "$out/viewer_smoke_$1.stderr"
+  local rc=$?
+  check "$1: viewer exits 0 (got $rc)" test "$rc" -eq 0
+  [ "$rc" -eq 0 ] || cat "$out/viewer_smoke_$1.stderr" >&2
+  check "$1: screenshot $shot exists" test -s "$shot"
+}
+method_shot method_on "method,zoom=2,pitch=15,-contacts"
+method_shot method_off "-method,zoom=2,pitch=15,-contacts"
+if [ -s "$out/viewer_smoke_method_on.png" ] && [ -s "$out/viewer_smoke_method_off.png" ]; then
+  python3 - "$out/viewer_smoke_method_on.png" "$out/viewer_smoke_method_off.png" "$here" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[3])
+from read_png import read_png
+
+w, h, bpp, on_rows = read_png(sys.argv[1])
+w2, h2, bpp2, off_rows = read_png(sys.argv[2])
+def green(rows, b):
+    n = 0
+    for y in range(h):
+        for x in range(int(0.28 * w), int(0.72 * w)):
+            r, g, bl = rows[y][x * b:x * b + 3]
+            if g > 150 and r < 0.5 * g and bl < 0.6 * g: n += 1
+    return n
+on, off = green(on_rows, bpp), green(off_rows, bpp2)
+print('method drawing: %d penalty-green pixels on, %d off' % (on, off))
+sys.exit(0 if on > 200 and off < 20 else 1)
+PY
+  check "method_on: pid-penalty's bottom polygon is drawn in the penalty colour" test $? -eq 0
+fi
+
 # --- 3c. comparison lanes: the split view (a cell per lane, framed in the lane's colour) and the overlaid one
 # (the other lanes' bodies as ghosts in their colour). Lane 2's colour (light blue, 89 191 255) must show in both.
 lanes_shot() {  # lanes_shot NAME VIEW

@@ -65,10 +65,15 @@ class PidPenaltySolver final : public Solver {
     };
     std::vector<Point> bottom;          // the points forces act at (the bottom polygon, or the deepest point)
     Vec3 friction{0, 0, 0};             // N, on b, at the centre of the normal forces
+    Vec3 centre{0, 0, 0};               // world: the centre of the normal forces
     double friction_torque = 0.0;       // N m, on b, about the normal (torsional friction)
     bool sliding = false;
   };
   const std::vector<PairView>& pair_views() const { return views_; }
+  // Each pair's bottom polygon in its state's colour (penalty green, impact red), and at each of its points the
+  // P, I and D parts of its force stacked along the normal (blue, yellow, magenta; the largest point force of
+  // the step drawn 0.3 m long), and the friction force at the centre (orange).
+  void draw_debug(DebugDraw& draw) const override;
 
  private:
   enum class PointMode { MultiPoint, DeepestPoint };

@@ -69,6 +69,44 @@ TEST(PidPenaltySolver, RestingBoxIsAPenaltyContactOnItsBottomPolygon) {
   EXPECT_GT(views[0].integral, 0.0);
 }
 
+// The method's drawing of a resting box: its bottom polygon closed through its four corners in the penalty
+// colour, and at each corner the P, I and D parts of its force stacked upwards along the normal, the largest
+// point force 0.3 m long; the friction of a box at rest is nil and not drawn.
+TEST(PidPenaltySolver, DrawsTheBottomPolygonAndTheForceParts) {
+  World w = pid_world();
+  add_plane(w);
+  add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 0.5, 0));
+  for (int s = 0; s < 120; ++s) ASSERT_TRUE(w.step().ok);
+  struct Recorder : DebugDraw {
+    std::vector<std::pair<Vec3, Vec3>> lines;
+    std::vector<DebugColor> line_colors;
+    std::vector<Vec3> points;
+    void line(const Vec3& a, const Vec3& b, const DebugColor& c) override {
+      lines.push_back({a, b});
+      line_colors.push_back(c);
+    }
+    void point(const Vec3& p, const DebugColor&) override { points.push_back(p); }
+  } rec;
+  w.solver().draw_debug(rec);
+  ASSERT_EQ(rec.points.size(), 4u);  // the four corners
+  ASSERT_EQ(rec.lines.size(), 4u + 4u * 3u);  // the polygon's sides, then P, I, D at each corner
+  const DebugColor side = rec.line_colors[0];
+  double longest = 0.0;
+  for (size_t k = 0; k < rec.lines.size(); ++k) {
+    const auto& [a, b] = rec.lines[k];
+    if (k < 4) {
+      EXPECT_EQ(rec.line_colors[k], side);
+      EXPECT_NEAR(a.y(), b.y(), 1e-9);  // the polygon lies in the ground plane
+      continue;
+    }
+    EXPECT_NEAR((b - a).cross(Vec3::UnitY()).norm(), 0.0, 1e-12);  // along the normal
+    if (k % 3 == 1) longest = std::max(longest, (b - a).norm());  // P: from the point itself
+  }
+  EXPECT_GT(side[1], side[0]);  // penalty green, not impact red
+  EXPECT_GT(longest, 0.05);
+  EXPECT_LE(longest, 0.3 + 1e-9);
+}
+
 // An impact is resolved by an impulse with the material's restitution (Newton's law), not by the springs: a ball
 // dropped at 4 m/s onto the ground with e = 0.5 leaves at 2 m/s.
 TEST(PidPenaltySolver, ImpactBouncesByRestitution) {
