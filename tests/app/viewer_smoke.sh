@@ -112,18 +112,24 @@ overlay joint_frames door.json "joint=0,tab=settings,focus=door,zoom=2"
 # The deeply interpenetrated scene with post-stabilisation off (so the volumes stay large), the same
 # deterministic run with and without the volume drawing: the drawing must change the picture, with pixels of the
 # x (red), y (green) and z (blue) interval colours among those that changed.
-volume_shot() {  # volume_shot NAME VIEW
-  local shot="$out/viewer_smoke_$1.png"
+# view_shot NAME VIEW SCENE FRAMES [OPTION...]: a screenshot of SCENE after FRAMES frames under the view settings
+# VIEW; the viewer must exit 0, accept the settings and write the file.
+view_shot() {
+  local name="$1" view="$2" scene="$3" frames="$4"
+  shift 4
+  local shot="$out/viewer_smoke_$name.png"
   rm -f "$shot"
-  xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/volume_interpenetrated.json" \
-    --set stabilization_iterations=0 --screenshot "$shot" --frames 3 --view "$2" \
-    > "$out/viewer_smoke_$1.stdout" 2> "$out/viewer_smoke_$1.stderr"
+  xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/$scene" "$@" --screenshot "$shot" \
+    --frames "$frames" --view "$view" > "$out/viewer_smoke_$name.stdout" 2> "$out/viewer_smoke_$name.stderr"
   local rc=$?
-  check "$1: viewer exits 0 (got $rc)" test "$rc" -eq 0
-  [ "$rc" -eq 0 ] || cat "$out/viewer_smoke_$1.stderr" >&2
-  ! grep -q "view settings" "$out/viewer_smoke_$1.stderr"
-  check "$1: the view settings are accepted" test $? -eq 0
-  check "$1: screenshot $shot exists" test -s "$shot"
+  check "$name: viewer exits 0 (got $rc)" test "$rc" -eq 0
+  [ "$rc" -eq 0 ] || cat "$out/viewer_smoke_$name.stderr" >&2
+  ! grep -q "view settings" "$out/viewer_smoke_$name.stderr"
+  check "$name: the view settings are accepted" test $? -eq 0
+  check "$name: screenshot $shot exists" test -s "$shot"
+}
+volume_shot() {  # volume_shot NAME VIEW
+  view_shot "$1" "$2" volume_interpenetrated.json 3 --set stabilization_iterations=0
 }
 volume_shot volume_views "volumes,gradients,cells,focus=box_1,zoom=3,-contacts"
 volume_shot volume_plain "focus=box_1,zoom=3,-contacts"
@@ -156,14 +162,7 @@ fi
 # --- 3b'. the method's own drawing: pid-penalty's resting block, with and without it. Its bottom polygon is drawn
 # in the penalty colour (green, 51 217 77), which nothing else in the scene has.
 method_shot() {  # method_shot NAME VIEW
-  local shot="$out/viewer_smoke_$1.png"
-  rm -f "$shot"
-  xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/pushed_block.json" --solver pid-penalty \
-    --screenshot "$shot" --frames 40 --view "$2" > "$out/viewer_smoke_$1.stdout" 2> "$out/viewer_smoke_$1.stderr"
-  local rc=$?
-  check "$1: viewer exits 0 (got $rc)" test "$rc" -eq 0
-  [ "$rc" -eq 0 ] || cat "$out/viewer_smoke_$1.stderr" >&2
-  check "$1: screenshot $shot exists" test -s "$shot"
+  view_shot "$1" "$2" pushed_block.json 40 --solver pid-penalty
 }
 method_shot method_on "method,zoom=2,pitch=15,-contacts"
 method_shot method_off "-method,zoom=2,pitch=15,-contacts"
