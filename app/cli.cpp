@@ -439,7 +439,7 @@ int run_compare(const CommandLine& cmd) {
     summary.add(lanes);
     bool any_running = false;
     for (int i = 0; i < lanes.size(); ++i) {
-      if (s == 0) writer.add_solver_columns(lanes.world(i).last_stats().sub_stages);  // before the first row
+      if (s == 0) writer.add_solver_columns(lanes.world(i).last_stats());  // before the first row
       any_running = any_running || !lanes.stopped(i);
     }
     for (int i = 0; i < lanes.size(); ++i) {

@@ -783,6 +783,15 @@ void draw_stats_panel(AppState& app) {
               "solver's own stages inside narrow phase, solve and integrate (StepStats.sub_stages; the CSV's "
               "<name>_ms columns), fainter in their stage's colour. Hover for the values at a step.");
 
+  // The solver's own counters over the last steps, each on its own axes (their units differ).
+  static constexpr std::array<ImU32, 4> kCounterColors = {IM_COL32(255, 210, 90, 255), IM_COL32(120, 220, 255, 255),
+                                                          IM_COL32(255, 130, 200, 255), IM_COL32(160, 240, 140, 255)};
+  for (int k = 0; k < stats.counter_count; ++k) {
+    const SolverCounter& c = stats.counter_names[size_t(k)];
+    const PlotSeries series[] = {{c.name, kCounterColors[size_t(k) % kCounterColors.size()], &stats.counter_values[size_t(k)]}};
+    plot_lines(c.name, c.name, c.unit, series, 34.0f);
+  }
+
   const StepStats& s = world.last_stats();
   if (begin_two_column_table("counters", "potential energy")) {
     const size_t stride = contact_draw_stride(size_t(std::max(s.contacts, 0)));
@@ -806,6 +815,11 @@ void draw_stats_panel(AppState& app) {
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("lcp: largest impulse change in the last velocity sweep; volume: of a multiplier (pressure "
                         "times time); implicit-penalty: the larger of the linear solve's and the friction sweep's.");
+    for (const SolverCounter& c : s.counters.counters()) {
+      table_row(c.name, "%.4g %s", c.value, c.unit);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("The solver's own counter (StepStats.counters; README, What the solvers report).");
+    }
     table_row("max penetration", "%.3g mm", s.max_penetration * 1000.0);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The deepest point of any contact, at the start of the step.");
     table_row("mean penetration", "%.3g mm", s.mean_penetration * 1000.0);

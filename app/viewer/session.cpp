@@ -217,6 +217,16 @@ void record_step(AppState& app) {
     app.stats.sub_stage_ms[i].push(static_cast<float>(sub[i].ms));
   }
   app.stats.sub_stage_count = static_cast<int>(sub.size());
+  const auto counters = s.counters.counters();
+  for (size_t i = 0; i < counters.size(); ++i) {
+    SolverCounter& slot = app.stats.counter_names[i];
+    if (std::string_view(slot.name) != counters[i].name) {
+      app.stats.counter_values[i] = History{};  // another solver's counter: start its plot afresh
+      slot = counters[i];
+    }
+    app.stats.counter_values[i].push(static_cast<float>(counters[i].value));
+  }
+  app.stats.counter_count = static_cast<int>(counters.size());
   if (app.stats.recording) app.stats.recorder.add(s);
 }
 
@@ -652,7 +662,7 @@ bool write_lane_recording(AppState& app, const std::string& base, std::string* e
     return lane == 0 ? app.stats.recorder.rows() : app.compare.recorders[size_t(lane - 1)].rows();
   };
   for (int i = 0; i < lanes; ++i)
-    for (const StepStats& st : rows(i)) writer.add_solver_columns(st.sub_stages);
+    for (const StepStats& st : rows(i)) writer.add_solver_columns(st);
   const std::string scene = csv_field(app.scene.world.name);
   for (int i = 0; i < lanes; ++i) {
     const std::string leading = std::to_string(i + 1) + "," + std::string(lane_world(app, i).solver().name()) + "," + scene;

@@ -133,6 +133,10 @@ struct StatsState {
   std::array<History, SubStages::kCapacity> sub_stage_ms;
   std::array<SubStage, SubStages::kCapacity> sub_stage_names{};
   int sub_stage_count = 0;
+  // The solver's own counters (StepStats::counters) over the last steps, slot by slot as the sub-stages.
+  std::array<History, SolverCounters::kCapacity> counter_values;
+  std::array<SolverCounter, SolverCounters::kCapacity> counter_names{};
+  int counter_count = 0;
   History fps;
   Recorder recorder;
   bool recording = false;

@@ -101,10 +101,14 @@ class Solver {
   // integrate stages; a method declares them in begin_step and times them as it goes. World::step copies them
   // into StepStats::sub_stages.
   const SubStages& sub_stages() const { return sub_stages_; }
+  // The method's own counters of the current step (declared in begin_step, set as it steps); World::step copies
+  // them into StepStats::counters.
+  const SolverCounters& counters() const { return counters_; }
 
  protected:
   ParamSet params_;
   SubStages sub_stages_;
+  SolverCounters counters_;
 };
 
 }  // namespace cl

@@ -26,6 +26,14 @@ double stage_ms(const StepProfile& profile, StepStage stage) {
   return 0.0;
 }
 
+void add_solver_columns(std::vector<SolverColumn>& columns, const StepStats& s) {
+  auto add = [&](const SolverColumn& c) {
+    if (std::find(columns.begin(), columns.end(), c) == columns.end()) columns.push_back(c);
+  };
+  for (const SubStage& st : s.sub_stages.stages()) add({st.name, true});
+  for (const SolverCounter& k : s.counters.counters()) add({k.name, false});
+}
+
 namespace {
 
 constexpr const char* kCsvColumns =
@@ -33,15 +41,15 @@ constexpr const char* kCsvColumns =
     "pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,mean_penetration,"
     "kinetic_energy,potential_energy";
 
-void csv_header(std::ostream& out, const std::vector<std::string_view>& extra, std::string_view leading = {}) {
+void csv_header(std::ostream& out, const std::vector<SolverColumn>& extra, std::string_view leading = {}) {
   out.precision(10);
   if (!leading.empty()) out << leading << ',';
   out << kCsvColumns;
-  for (std::string_view name : extra) out << ',' << name << "_ms";
+  for (const SolverColumn& c : extra) out << ',' << c.name << (c.stage ? "_ms" : "");
   out << '\n';
 }
 
-void csv_row(std::ostream& out, const StepStats& s, const std::vector<std::string_view>& extra,
+void csv_row(std::ostream& out, const StepStats& s, const std::vector<SolverColumn>& extra,
              std::string_view leading = {}) {
   const StepProfile& p = s.profile;
   if (!leading.empty()) out << leading << ',';
@@ -50,10 +58,16 @@ void csv_row(std::ostream& out, const StepStats& s, const std::vector<std::strin
       << s.groups << ',' << s.layers << ',' << s.sleeping << ',' << s.iterations << ',' << s.residual << ','
       << s.max_penetration << ',' << s.mean_penetration << ',' << s.kinetic_energy << ',' << s.potential_energy;
   const auto stages = s.sub_stages.stages();
-  for (std::string_view name : extra) {
+  const auto counters = s.counters.counters();
+  for (const SolverColumn& c : extra) {
     out << ',';
-    auto it = std::find_if(stages.begin(), stages.end(), [&](const SubStage& st) { return name == st.name; });
-    if (it != stages.end()) out << it->ms;
+    if (c.stage) {
+      auto it = std::find_if(stages.begin(), stages.end(), [&](const SubStage& st) { return c.name == st.name; });
+      if (it != stages.end()) out << it->ms;
+    } else {
+      auto it = std::find_if(counters.begin(), counters.end(), [&](const SolverCounter& k) { return c.name == k.name; });
+      if (it != counters.end()) out << it->value;
+    }
   }
   out << '\n';
 }
@@ -124,11 +138,10 @@ bool close_file(std::ofstream& out, const std::string& path, std::string* error)
 bool Recorder::write_csv(const std::string& path, std::string* error) const {
   std::ofstream out;
   if (!open_file(out, path, error)) return false;
-  // The solvers' sub-stages of all rows, in order of first appearance (a recording may span a solver switch).
-  std::vector<std::string_view> extra;
-  for (const StepStats& s : rows_)
-    for (const SubStage& st : s.sub_stages.stages())
-      if (std::find(extra.begin(), extra.end(), std::string_view(st.name)) == extra.end()) extra.push_back(st.name);
+  // The solvers' sub-stages and counters of all rows, in order of first appearance (a recording may span a
+  // solver switch).
+  std::vector<SolverColumn> extra;
+  for (const StepStats& s : rows_) add_solver_columns(extra, s);
   csv_header(out, extra);
   for (const StepStats& s : rows_) csv_row(out, s, extra);
   return close_file(out, path, error);
@@ -157,17 +170,15 @@ bool StepWriter::open(const std::string& csv_path, const std::string& trace_path
 
 void StepWriter::set_leading_columns(std::string names) { leading_ = std::move(names); }
 
-void StepWriter::add_solver_columns(const SubStages& stages) {
-  for (const SubStage& st : stages.stages())
-    if (std::find(extra_.begin(), extra_.end(), std::string_view(st.name)) == extra_.end()) extra_.push_back(st.name);
+void StepWriter::add_solver_columns(const StepStats& s) {
+  cl::add_solver_columns(extra_, s);
   extra_given_ = true;
 }
 
 bool StepWriter::add(const StepStats& s, std::string* error, std::string_view leading) {
   if (csv_.is_open()) {
     if (!header_) {
-      if (!extra_given_)
-        for (const SubStage& st : s.sub_stages.stages()) extra_.push_back(st.name);
+      if (!extra_given_) cl::add_solver_columns(extra_, s);
       csv_header(csv_, extra_, leading_);
       header_ = true;
     }

@@ -53,6 +53,46 @@ class SubStages {
   int count_ = 0;
 };
 
+// One of a solver's own counters in one step (what it did or reached: pairs in a state, passes, a residual).
+struct SolverCounter {
+  const char* name = "";  // a string literal; the CSV column, so it differs from the fixed columns and stages
+  const char* unit = "";  // "" when dimensionless
+  double value = 0.0;
+};
+
+// A solver's own counters of one step, in a fixed array as SubStages: declared in begin_step, set as it goes.
+class SolverCounters {
+ public:
+  static constexpr int kCapacity = 8;
+  void declare(std::span<const SolverCounter> counters) {
+    count_ = 0;
+    for (const SolverCounter& c : counters)
+      if (count_ < kCapacity) counters_[size_t(count_++)] = SolverCounter{c.name, c.unit, 0.0};
+  }
+  void clear() { count_ = 0; }
+  void set(int i, double value) {
+    if (i >= 0 && i < count_) counters_[size_t(i)].value = value;
+  }
+  void add(int i, double value) {
+    if (i >= 0 && i < count_) counters_[size_t(i)].value += value;
+  }
+  void raise(int i, double value) {  // keeps the largest
+    if (i >= 0 && i < count_ && value > counters_[size_t(i)].value) counters_[size_t(i)].value = value;
+  }
+  std::span<const SolverCounter> counters() const { return {counters_.data(), size_t(count_)}; }
+  int size() const { return count_; }
+
+ private:
+  std::array<SolverCounter, kCapacity> counters_{};
+  int count_ = 0;
+};
+
+// A column of the CSV that depends on the solver: a sub-stage's time (<name>_ms) or a counter (<name>).
+struct SolverColumn {
+  std::string_view name;
+  bool stage = true;
+  bool operator==(const SolverColumn&) const = default;
+};
 struct StepStats {
   int64_t step = 0;          // index of the step just taken (1 for the first)
   double time = 0.0;         // simulated time after the step, s
@@ -69,7 +109,11 @@ struct StepStats {
   double kinetic_energy = 0.0;   // J
   double potential_energy = 0.0; // J
   SubStages sub_stages;          // the solver's own stages, nested in profile's narrow_phase, solve and integrate
+  SolverCounters counters;       // the solver's own counters (README, "What the solvers report")
 };
+
+// Appends the columns of the step's sub-stages and counters not yet in `columns`, in their order.
+void add_solver_columns(std::vector<SolverColumn>& columns, const StepStats& s);
 
 // Wall time since t0, in seconds (solvers accumulate their stage profiles with it).
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -115,8 +159,8 @@ class Recorder {
   // Columns: step,time,wall_ms,broad_phase_ms,narrow_phase_ms,graph_ms,solve_ms,integrate_ms,
   //          pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,mean_penetration,
   //          kinetic_energy,potential_energy
-  // then <name>_ms for every solver sub-stage of any row, in order of first appearance (empty in rows whose
-  // solver has no such stage).
+  // then <name>_ms for every solver sub-stage and <name> for every solver counter of any row, in order of first
+  // appearance (empty in rows whose solver has no such stage or counter).
   bool write_csv(const std::string& path, std::string* error) const;
   // Chrome trace-event JSON (complete events per stage, opens in Perfetto / chrome://tracing); the solver's
   // sub-stages nest inside their stage, laid end to end from its start.
@@ -137,7 +181,7 @@ class StepWriter {
   // the step's own ("lane,solver,scene"), whose values each add() then gives, and the solver columns of every
   // run (each call adds the stages not yet there; without a call they are those of the first step).
   void set_leading_columns(std::string names);
-  void add_solver_columns(const SubStages& stages);
+  void add_solver_columns(const StepStats& s);
   bool add(const StepStats& s, std::string* error, std::string_view leading_values = {});
   // Ends the trace, flushes and closes both files.
   bool close(std::string* error);
@@ -145,7 +189,7 @@ class StepWriter {
  private:
   std::string csv_path_, trace_path_;
   std::ofstream csv_, trace_;
-  std::vector<std::string_view> extra_;  // the CSV's solver columns (string literals), from the first step
+  std::vector<SolverColumn> extra_;      // the CSV's solver columns (string literals), from the first step
   bool extra_given_ = false;             // add_solver_columns named them
   std::string leading_;                  // names of the leading columns, "" for none
   bool header_ = false;

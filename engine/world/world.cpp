@@ -158,6 +158,7 @@ StepResult World::step() {
   stats.max_penetration = max_penetration();
   stats.mean_penetration = mean_penetration();
   stats.sub_stages = solver_->sub_stages();
+  stats.counters = solver_->counters();
   stats.kinetic_energy = kinetic_energy();
   stats.potential_energy = potential_energy();
   stats_ = stats;

@@ -25,12 +25,21 @@ stage_columns() {  # stage_columns SOLVER: the README's <stage>_ms columns of th
   sed -n '/<!-- solver-report:begin -->/,/<!-- solver-report:end -->/p' "$src/README.md" | grep "^| \`$1\` |" |
     grep -o '`[a-z_]*_ms[a-z_,]*`' | tr -d '`'
 }
-lcp_columns=$(stage_columns lcp)
+counter_columns() {  # counter_columns SOLVER: the README's counter columns of that solver ("" for none)
+  sed -n '/<!-- solver-report:begin -->/,/<!-- solver-report:end -->/p' "$src/README.md" | grep "^| \`$1\` |" |
+    grep -o '`[a-z_]*,[a-z_,]*`' | grep -v '_ms' | tail -1 | tr -d '`'
+}
+solver_columns() {  # solver_columns SOLVER: its stage columns, then its counter columns
+  local counters
+  counters=$(counter_columns "$1")
+  echo "$(stage_columns "$1")${counters:+,$counters}"
+}
+lcp_columns=$(solver_columns lcp)
 [ -n "$readme_columns" ] && [ -n "$lcp_columns" ] && [ "$(head -1 "$out/m.csv")" = "$readme_columns,$lcp_columns" ] ||
   { echo "FAIL metrics header: '$(head -1 "$out/m.csv")', README lists '$readme_columns,$lcp_columns'"; fail=1; }
 for solver in implicit-penalty volume pid-penalty; do
   check "metrics_$solver" 0 "" -- "$exe" --headless "$scene" --steps 2 --solver "$solver" --metrics "$out/m_$solver.csv"
-  columns=$(stage_columns "$solver")
+  columns=$(solver_columns "$solver")
   [ -n "$columns" ] && [ "$(head -1 "$out/m_$solver.csv")" = "$readme_columns,$columns" ] ||
     { echo "FAIL metrics header under $solver: '$(head -1 "$out/m_$solver.csv")', README lists '$readme_columns,$columns'"; fail=1; }
 done

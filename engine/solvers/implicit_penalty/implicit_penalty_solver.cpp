@@ -130,9 +130,21 @@ ImplicitPenaltySolver::ImplicitPenaltySolver() {
   begin_step();
 }
 
+namespace {
+// The method's own counters (StepStats::counters).
+enum Counter { kCountLinearSolves, kCountLinearResidual, kCountFrictionSweeps, kCountJointNewtonSteps };
+constexpr SolverCounter kCounters[] = {
+    {"linear_solves", ""},           // direct solves of the backward Euler system (one per contact group)
+    {"linear_residual", "N s"},      // the largest |G dS - rhs| of those solves
+    {"friction_sweeps", ""},         // projected Gauss-Seidel sweeps of the Coulomb rows
+    {"joint_newton_steps", ""},      // Newton steps of the joint projection
+};
+}  // namespace
+
 void ImplicitPenaltySolver::begin_step() {
   set_ = table().read(params_);
   sub_stages_.declare(kStages);
+  counters_.declare(kCounters);
 }
 
 void ImplicitPenaltySolver::reset() {
@@ -584,6 +596,7 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
   pgs.symmetric = true;
   const PgsResult result = solve_pgs(friction_rows_, velocities_, pgs);
   ctx.stats.iterations += result.sweeps;
+  counters_.add(kCountFrictionSweeps, result.sweeps);
   ctx.stats.residual = std::max(ctx.stats.residual, result.residual);
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
@@ -680,7 +693,10 @@ void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {
       joint_rows += rows.rows();
     }
     ++ctx.stats.iterations;
-    ctx.stats.residual = std::max(ctx.stats.residual, (system.G * dS - rhs).lpNorm<Eigen::Infinity>());
+    const double linear_residual = (system.G * dS - rhs).lpNorm<Eigen::Infinity>();
+    ctx.stats.residual = std::max(ctx.stats.residual, linear_residual);
+    counters_.add(kCountLinearSolves, 1);
+    counters_.raise(kCountLinearResidual, linear_residual);
     profile_.solve += seconds_since(t0);
     for (size_t s = 0; s < group.size(); ++s) {
       Body& b = ctx.bodies[group[s]];
@@ -740,6 +756,7 @@ void ImplicitPenaltySolver::project_joints(StepContext& ctx) {
           rows.rows() == 0 || rows.C.norm() < 1e-14)
         break;
       ++ctx.stats.iterations;  // one Newton step (an SVD solve)
+      counters_.add(kCountJointNewtonSteps, 1);
       // M^-1 W^T: W's columns are [x, theta] per body.
       Eigen::MatrixXd MinvWt = rows.W.transpose();
       for (size_t s = 0; s < group.size(); ++s) {

@@ -84,9 +84,21 @@ PidPenaltySolver::PidPenaltySolver() {
   begin_step();
 }
 
+namespace {
+// The method's own counters (StepStats::counters), of the step's last substep but for the impulse passes.
+enum Counter { kCountPenaltyPairs, kCountImpactPairs, kCountLargestIntegral, kCountImpulsePasses };
+constexpr SolverCounter kCounters[] = {
+    {"penalty_pairs", ""},         // pairs in penalty (resting) mode (Fig. 2)
+    {"impact_pairs", ""},          // pairs in impact mode
+    {"largest_integral", "m"},     // the largest integral term I of eq. 2 over the pairs
+    {"impulse_passes", ""},        // passes of sequential impulses over the impacting pairs, all substeps
+};
+}  // namespace
+
 void PidPenaltySolver::begin_step() {
   set_ = table().read(params_);
   sub_stages_.declare(kStages);
+  counters_.declare(kCounters);
 }
 
 void PidPenaltySolver::reset() {
@@ -299,6 +311,12 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
 
 
   ctx.stats.iterations += substeps;
+  for (const auto& entry : pairs_) {
+    const Pair& pair = entry.second;
+    if (pair.mode == Mode::Penalty) counters_.add(kCountPenaltyPairs, 1);
+    if (pair.mode == Mode::Impact) counters_.add(kCountImpactPairs, 1);
+    counters_.raise(kCountLargestIntegral, pair.integral);
+  }
   ctx.stats.residual = std::max(ctx.stats.residual, residual_);
   ctx.stats.sleeping = 0;
 }
@@ -466,6 +484,7 @@ void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
     }
     if (!any) break;
   }
+  counters_.add(kCountImpulsePasses, pass);
   for (const Touching& t : touching)
     if (t.pair->mode == Mode::Impact)
       residual_ = std::max(residual_, std::max(0.0, -relative(t).dot(t.normal) - set_.impact_speed));

@@ -40,6 +40,16 @@ TriangleMesh make_capsule_mesh(double r, double hh) {
 
 }  // namespace
 
+namespace {
+// The method's own counters (StepStats::counters).
+enum Counter { kCountImages, kCountVolumeRows, kCountStabilizationPasses };
+constexpr SolverCounter kCounters[] = {
+    {"images", ""},                 // pairs whose layered depth images were computed (collision and stabilisation)
+    {"volume_rows", ""},            // normal rows of volume constraints in the velocity MLCP
+    {"stabilization_passes", ""},   // position corrections taken (Algorithm 1 lines 5-9)
+};
+}  // namespace
+
 const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
   using S = Settings;
   using T = ParamTable<S>;
@@ -121,6 +131,7 @@ VolumeSolver::Settings VolumeSolver::settings() const {
 void VolumeSolver::begin_step() {
   set_ = settings();
   sub_stages_.declare(kStages);
+  counters_.declare(kCounters);
 }
 
 ldi::VolumeOptions VolumeSolver::Settings::ldi_options() const {
@@ -321,6 +332,7 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
   ws_.ldi->compute(ma, mb, set_.ldi_options(), result_);
   profile_.images_s += seconds_since(t0);
   ++profile_.pair_computations;
+  counters_.add(kCountImages, 1);
   const auto t1 = Clock::now();
   if (!result_.ok() || !result_.boxes_overlap) return pc;
   std::span<const ldi::VolumeContact> list = set_.multi_volume ? result_.cells() : std::span(&result_.mono, 1);
@@ -546,6 +558,7 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
       const int normal_row = int(rows_.size());
       rows_.push_back(row);
       row_contact_.push_back(-1);
+      counters_.add(kCountVolumeRows, 1);
       for (int k = begin; k < end; ++k)
         if (region_of_[size_t(k - begin)] == r) {
           normal_row_of_[size_t(k)] = normal_row;
@@ -565,6 +578,7 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
       normal_row_of_[size_t(k)] = int(rows_.size());
       rows_.push_back(normal);
       row_contact_.push_back(k);
+      counters_.add(kCountVolumeRows, 1);
       add_friction(k, int(rows_.size()) - 1);
     }
     blocks_.back().rows = int(rows_.size()) - first;
@@ -776,6 +790,7 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
     }
     if (!violated) break;
     ++last_stab_iterations_;
+    counters_.add(kCountStabilizationPasses, 1);
     std::fill(vel_.begin(), vel_.end(), BodyVelocity{});
     const auto t0 = Clock::now();
     ctx.stats.iterations += solve_pgs(rows_, vel_, {set_.stabilization_sweeps, set_.tolerance, true}).sweeps;
