@@ -1654,7 +1654,7 @@ void draw_scene_description(AppState& app) {
   const float width = std::min(560.0f, std::max(display.x - 2.0f * middle_x, 260.0f));
   // Below the Servos panel when the scene has one (it holds the top of the middle).
   const size_t servos = servo_joints(world).size();
-  const float y = kMargin + (servos > 0 ? 3.0f * ImGui::GetFrameHeightWithSpacing() +
+  const float y = app.ui.menu_height + kMargin + (servos > 0 ? 3.0f * ImGui::GetFrameHeightWithSpacing() +
                                               float(std::min<size_t>(servos, 8)) * ImGui::GetFrameHeight() + 24.0f
                                         : 0.0f);
   // Below the lane labels at the top of the split cells.
@@ -1673,8 +1673,104 @@ void draw_scene_description(AppState& app) {
   if (!open) ui.description_shown = app.scene.generation;
 }
 
+// The main menu bar along the top: File, Scene, Solver, View, Compare, Help; each item does what its panel
+// control or key does. Returns the bar's height, which the panels start below.
+float draw_main_menu(AppState& app) {
+  if (!ImGui::BeginMainMenuBar()) return 0.0f;
+  SceneState& scene = app.scene;
+  World& world = scene.world;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Reload scene")) {
+      std::string error;
+      if (!reload_scene(app, &error)) scene.error = error;
+    }
+    if (ImGui::MenuItem(("Save as " + scene.save_path).c_str(), nullptr, false, !scene.save_path.empty())) {
+      std::string error;
+      if (!save_scene_as(app, scene.save_path, &error)) scene.error = error;
+      else scene.error.clear();
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("The path is the Scene panel's; change it there.");
+    ImGui::Separator();
+    if (ImGui::MenuItem("Screenshot", "F12")) app.ui.screenshot_requested = true;
+    if (ImGui::MenuItem(app.stats.recording ? "Stop recording" : "Record step statistics")) {
+      if (app.stats.recording) stop_recording(app);
+      else start_recording(app);
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Scene")) {
+    const std::string current = std::filesystem::path(scene.path).filename().string();
+    if (ImGui::BeginMenu("Open")) {
+      if (scene.files.empty()) ImGui::TextDisabled("no .json files in %s/scenes", scene.root.c_str());
+      for (const std::string& name : scene.files)
+        if (ImGui::MenuItem(name.c_str(), nullptr, name == current))
+          open_and_report(app, (std::filesystem::path(scene.root) / "scenes" / name).string());
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Reset", "R")) reset_scene(app);
+    if (ImGui::MenuItem("Frame the scene", "F")) frame_scene(app);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Solver")) {
+    const std::string current(world.solver().name());
+    for (const SolverInfo& info : solver_registry()) {
+      const bool allowed = world.allows_solver(info.name);
+      if (ImGui::MenuItem(info.name.c_str(), allowed ? nullptr : "not for this scene", info.name == current, allowed) &&
+          info.name != current) {
+        std::string error;
+        if (!switch_solver(app, info.name, &error)) app.solver.error = error;
+        else app.solver.error.clear();
+      }
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s\n(%s)", info.method.c_str(), info.paper.c_str());
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    ViewState& v = app.view;
+    ImGui::MenuItem("contacts", nullptr, &v.show_contacts);
+    ImGui::MenuItem("contact normals", nullptr, &v.show_normals);
+    ImGui::MenuItem("impulses", nullptr, &v.show_impulses);
+    ImGui::MenuItem("method's own drawing", nullptr, &v.show_method);
+    ImGui::MenuItem("contact graph", nullptr, &v.show_graph);
+    ImGui::MenuItem("joints", nullptr, &v.show_joints);
+    ImGui::MenuItem("script paths", nullptr, &v.show_scripts);
+    ImGui::Separator();
+    ImGui::MenuItem("grid", nullptr, &v.show_grid);
+    ImGui::MenuItem("shadows", nullptr, &v.show_shadows);
+    ImGui::MenuItem("wireframe", nullptr, &v.wireframe);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Hide the panels", "Tab")) app.ui.hidden = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Compare")) {
+    const int lanes = lane_count(app);
+    if (ImGui::BeginMenu("Add a lane", lanes < kMaxLanes)) {
+      for (const SolverInfo& info : solver_registry()) {
+        if (!ImGui::MenuItem(info.name.c_str(), nullptr, false, world.allows_solver(info.name))) continue;
+        std::string error;
+        if (!add_lane(app, LaneSpec{info.name, {}}, &error)) app.compare.error = error;
+      }
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Split", "V", app.compare.layout == CompareLayout::Split, lanes > 1))
+      app.compare.layout = CompareLayout::Split;
+    if (ImGui::MenuItem("Overlaid", "V", app.compare.layout == CompareLayout::Overlay, lanes > 1))
+      app.compare.layout = CompareLayout::Overlay;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Keys and mouse", "F1")) app.ui.help = true;
+    ImGui::EndMenu();
+  }
+  const float height = ImGui::GetWindowSize().y;
+  ImGui::EndMainMenuBar();
+  return height;
+}
+
 void draw_panels(AppState& app) {
   if (app.ui.hidden) {  // Tab: the view alone, with what it must not hide (lane labels, warnings, errors)
+    app.ui.menu_height = 0.0f;
     draw_lane_labels(app);
     draw_unsupported_banner(app);
     draw_error_toast(app);
@@ -1683,26 +1779,28 @@ void draw_panels(AppState& app) {
     draw_help_overlay(app);
     return;
   }
-  // Two columns along the window edges, leaving the middle for the scene. FirstUseEver: the user may
-  // move and resize them afterwards.
+  // The menu bar, then two columns along the window edges below it, leaving the middle for the scene.
+  // FirstUseEver: the user may move and resize them afterwards.
+  const float menu = app.ui.menu_height = draw_main_menu(app);
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   const float right = display.x - kPanelWidth - kMargin;
+  const float top = menu + kMargin;  // where the panels start
   auto place = [](float x, float y, float h) {
     ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(ImVec2(kPanelWidth, h), ImGuiCond_FirstUseEver);
   };
   const size_t servo_count = servo_joints(app.scene.world).size();
   const float hint = servo_count > 0 ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;  // the Scene panel's servo line
-  place(kMargin, kMargin, 150.0f + hint);
+  place(kMargin, top, 150.0f + hint);
   draw_scene_panel(app);
-  place(kMargin, 166.0f + hint, 140.0f);
+  place(kMargin, top + 158.0f + hint, 140.0f);
   draw_simulation_panel(app);
-  place(kMargin, 314.0f + hint, std::max(display.y - 322.0f - hint, 150.0f));
+  place(kMargin, top + 306.0f + hint, std::max(display.y - top - 314.0f - hint, 150.0f));
   draw_solver_panel(app);
 
-  place(right, kMargin, 452.0f);
+  place(right, top, 444.0f);
   draw_stats_panel(app);
-  place(right, 468.0f, std::max(display.y - 468.0f - 42.0f, 120.0f));
+  place(right, top + 452.0f, std::max(display.y - top - 452.0f - 42.0f, 120.0f));
   draw_inspector_panel(app);
   place(right, display.y - 34.0f, 372.0f);
   ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);
@@ -1712,7 +1810,7 @@ void draw_panels(AppState& app) {
   const auto rows = static_cast<float>(std::min<size_t>(servo_count, 8));
   const float row = ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2.0f;
   const float servo_width = std::min(560.0f, std::max(display.x - 2.0f * (kPanelWidth + 2.0f * kMargin), 300.0f));
-  ImGui::SetNextWindowPos(ImVec2(0.5f * (display.x - servo_width), kMargin), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowPos(ImVec2(0.5f * (display.x - servo_width), top), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(servo_width, ImGui::GetFrameHeightWithSpacing() * 2.0f + ImGui::GetTextLineHeightWithSpacing() +
                                                    row * rows + 2.0f * ImGui::GetStyle().WindowPadding.y),
                            ImGuiCond_FirstUseEver);
@@ -1731,9 +1829,9 @@ void draw_panels(AppState& app) {
   }
   draw_compare_panel(app);
   app.compare.area_x = middle_x;
-  app.compare.area_y = 0.0f;
+  app.compare.area_y = menu;
   app.compare.area_width = middle_width;
-  app.compare.area_height = std::max(display.y - compare_height - 2.0f * kMargin, 100.0f);
+  app.compare.area_height = std::max(display.y - menu - compare_height - 2.0f * kMargin, 100.0f);
   draw_lane_labels(app);
   draw_unsupported_banner(app);
   draw_scene_description(app);

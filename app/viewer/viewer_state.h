@@ -217,7 +217,8 @@ struct CompareState {
 
 // The window's own state: panels shown or hidden, the help overlay, the scene description, screenshots.
 struct UiState {
-  bool hidden = false;               // Tab: the 3D view alone, without panels
+  bool hidden = false;               // Tab: the 3D view alone, without panels (or the menu bar)
+  float menu_height = 0.0f;          // of the main menu bar as last drawn (0 while hidden)
   bool help = false;                 // F1: every key and mouse control
   int description_shown = -1;        // scene generation whose description was closed (it shows once per load)
   bool screenshot_requested = false; // F12: the next drawn frame is written as a PNG

@@ -258,10 +258,15 @@ def changed(name, x0, x1, y0, y1):
     return n / ((x1 - x0) * w * (y1 - y0) * h)
 help_middle = changed('ui_help', 0.35, 0.65, 0.35, 0.65)   # the overlay is centred
 hidden_left = changed('ui_hidden', 0.01, 0.25, 0.3, 0.9)   # the Solver panel's place shows the scene instead
-print('help changes %.0f%% of the middle, hidden panels %.0f%% of the left column' % (100 * help_middle, 100 * hidden_left))
-sys.exit(0 if help_middle > 0.3 and hidden_left > 0.3 else 1)
+# The menu bar spans the top edge: between its labels and the right edge (x 40-99%, its top 12 px) the plain view
+# shows one flat bar colour; hidden, the scene shows there instead.
+hidden_menu = changed('ui_hidden', 0.4, 0.99, 0.0, 12.0 / h)
+bar = set(tuple(plain[y][x * bpp:x * bpp + 3]) for y in range(2, 12) for x in range(int(0.4 * w), int(0.99 * w)))
+print('help changes %.0f%% of the middle, hidden panels %.0f%% of the left column and %.0f%% of the menu bar; '
+      'the bar has %d colours' % (100 * help_middle, 100 * hidden_left, 100 * hidden_menu, len(bar)))
+sys.exit(0 if help_middle > 0.3 and hidden_left > 0.3 and hidden_menu > 0.5 and len(bar) == 1 else 1)
 PY
-  check "F1 overlay drawn over the middle, Tab clears the left column" test $? -eq 0
+  check "F1 overlay drawn over the middle, the menu bar along the top, Tab clears the left column and the bar" test $? -eq 0
 fi
 
 # A scene that fails to open (as from the Scene panel) keeps the current one and shows its whole message in the
