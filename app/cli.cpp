@@ -23,7 +23,7 @@ namespace cl {
 const char* usage_text() {
   return "usage:\n"
          "  contactlab [SCENE.json] [--solver NAME] [--dt H] [--set name=value]...\n"
-         "             [--screenshot FILE.png [--frames N]] [--view LIST]\n"
+         "             [--screenshot FILE.png [--frames N]] [--view LIST] [--size WxH]\n"
          "  contactlab --headless SCENE.json --steps N [--solver NAME] [--dt H] [--set name=value]...\n"
          "             [--metrics FILE.csv] [--trace FILE.json] [--state FILE.json]\n"
          "  contactlab --compare SOLVER,SOLVER[,...] SCENE.json --steps N [--dt H] [--set LANE.name=value]...\n"
@@ -96,6 +96,14 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
         return false;
       }
       steps_given = true;
+    } else if (arg == "--size") {
+      if (!value(v)) return false;
+      const size_t x = v.find('x');
+      if (x == std::string_view::npos || !parse_int(v.substr(0, x), out.width) || !parse_int(v.substr(x + 1), out.height) ||
+          out.width < 320 || out.height < 240 || out.width > 7680 || out.height > 4320) {
+        *error = "--size expects the window as WIDTHxHEIGHT pixels, from 320x240 to 7680x4320, got " + quoted(v);
+        return false;
+      }
     } else if (arg == "--frames") {
       if (!value(v)) return false;
       if (!parse_int(v, out.frames) || out.frames < 1) {
@@ -187,7 +195,7 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
       *error = "--compare runs its lanes without a window on its own: it takes no --headless, --list-solvers or --conformance";
       return false;
     }
-    for (const char* option : {"--solver", "--trace", "--state", "--lanes", "--screenshot", "--view", "--frames"})
+    for (const char* option : {"--solver", "--trace", "--state", "--lanes", "--screenshot", "--view", "--frames", "--size"})
       if (given(option)) {
         *error = std::string(option) + " cannot be used with --compare (" +
                  (std::string_view(option) == "--solver" ? "the lane list names the solvers" :
@@ -224,7 +232,7 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
   }
   if (!out.help) {
     const bool viewer = !out.headless && !out.list_solvers && !out.conformance && out.compare.empty();
-    for (const char* option : {"--screenshot", "--view", "--frames"})
+    for (const char* option : {"--screenshot", "--view", "--frames", "--size"})
       if (!viewer && given(option)) {
         *error = std::string(option) + " is for the viewer: it cannot be used with --headless, --list-solvers or --conformance";
         return false;

@@ -23,6 +23,7 @@ struct CommandLine {
   std::string screenshot;                                    // --screenshot FILE.png (viewer)
   std::string view;                                          // --view LIST: starting view (viewer)
   int frames = 60;                                           // --frames N (viewer)
+  int width = 1280, height = 720;                            // --size WxH: the window (viewer)
   std::string compare;                                       // --compare LIST: lanes without a window
   std::string lanes;                                         // --lanes LIST: lanes in the viewer
   int threads = 0;                                           // --threads N (--compare; 0: all cores)

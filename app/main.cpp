@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
     options.dt = cmd.dt;
     options.screenshot_path = cmd.screenshot;
     options.frames = cmd.frames;
+    options.width = cmd.width;
+    options.height = cmd.height;
     options.view = cmd.view;
     options.lanes = cmd.lanes;
     return cl::run_viewer(options);

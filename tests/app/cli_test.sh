@@ -95,6 +95,9 @@ check unknown_param 2 "unknown parameter 'bogus'" -- "$exe" --headless "$scene" 
 check bad_param 2 "expected a value in [1, 1000]" -- "$exe" --headless "$scene" --steps 1 --set iterations=0
 check bad_param_text 2 "expected true or false" -- "$exe" --headless "$scene" --steps 1 --set warm_start=maybe
 check bad_dt 2 "--dt expects" -- "$exe" --headless "$scene" --steps 1 --dt -1
+check bad_size 2 "--size expects the window as WIDTHxHEIGHT" -- "$exe" "$scene" --size 100x100
+check bad_size_text 2 "--size expects the window as WIDTHxHEIGHT" -- "$exe" "$scene" --size big
+check size_headless 2 "--size is for the viewer" -- "$exe" --headless "$scene" --steps 1 --size 800x600
 check nan_dt 2 "--dt expects" -- "$exe" --headless "$scene" --steps 1 --dt nan
 check bad_set 2 "--set expects name=value" -- "$exe" --headless "$scene" --steps 1 --set iterations
 check unwritable 2 "cannot" -- "$exe" --headless "$scene" --steps 1 --metrics /nonexistent_dir/m.csv

@@ -189,6 +189,21 @@ PY
   check "method_on: pid-penalty's bottom polygon is drawn in the penalty colour" test $? -eq 0
 fi
 
+# --- 3b''. --size: the window, and so the screenshot, at 1920x1080 (the layout's other tested size).
+view_shot size_1080 "" sphere_and_box.json 3 --size 1920x1080
+if [ -s "$out/viewer_smoke_size_1080.png" ]; then
+  python3 - "$out/viewer_smoke_size_1080.png" "$here" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from read_png import read_png
+w, h, bpp, rows = read_png(sys.argv[1])
+print('size_1080: %dx%d' % (w, h))
+sys.exit(0 if (w, h) == (1920, 1080) else 1)
+PY
+  check "size_1080: the screenshot is 1920x1080" test $? -eq 0
+fi
+
 # --- 3c. comparison lanes: the split view (a cell per lane, framed in the lane's colour) and the overlaid one
 # (the other lanes' bodies as ghosts in their colour). Lane 2's colour (light blue, 89 191 255) must show in both.
 lanes_shot() {  # lanes_shot NAME VIEW
