@@ -73,6 +73,7 @@ void handle_keys(AppState& app) {
   if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !app.script.laying) app.ui.help = false;
   if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) app.ui.hidden = !app.ui.hidden;
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) app.ui.screenshot_requested = true;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F9, false)) app.ui.recording_video = !app.ui.recording_video;
   // ImGui 1.86 indexes keys by the GLFW key codes the backend reports.
   if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && app.sim.step_error.empty()) app.sim.playing = !app.sim.playing;
   if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD) && !app.sim.playing) step_once(app);

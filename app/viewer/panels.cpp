@@ -20,6 +20,7 @@
 #include "collision/mesh_shape.h"
 #include "core/shape.h"
 #include "scene/mesh_source.h"
+#include "viewer/capture.h"
 #include "viewer/colors.h"
 #include "viewer/plot.h"
 #include "viewer/session.h"
@@ -1692,6 +1693,18 @@ float draw_main_menu(AppState& app) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The path is the Scene panel's; change it there.");
     ImGui::Separator();
     if (ImGui::MenuItem("Screenshot", "F12")) app.ui.screenshot_requested = true;
+    ImGui::MenuItem(FrameCapture::ffmpeg_available() ? "Record video (ffmpeg)" : "Record video (PNG sequence)", "F9",
+                    &app.ui.recording_video);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Every drawn frame of the window, from now until F9 again, into <scene>-video-<time>.mp4 "
+                        "(ffmpeg from Debian's ffmpeg package, when it is installed) or the folder "
+                        "<scene>-video-<time>/ of numbered PNGs, in the output folder.");
+    if (FrameCapture::ffmpeg_available()) ImGui::MenuItem("  as PNG frames instead", nullptr, &app.ui.video_png);
+    ImGui::SetNextItemWidth(220.0f);
+    ImGui::InputText("output folder", &app.ui.output_dir);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Where screenshots, videos and recordings go (created when missing; '.' is the folder the "
+                        "viewer was started in).");
     if (ImGui::MenuItem(app.stats.recording ? "Stop recording" : "Record step statistics")) {
       if (app.stats.recording) stop_recording(app);
       else start_recording(app);

@@ -688,7 +688,20 @@ bool write_lane_recording(AppState& app, const std::string& base, std::string* e
 }  // namespace
 
 std::string output_name(const AppState& app, const std::string& what) {
-  return file_name_part(app.scene.world.name) + (what.empty() ? "" : "-" + file_name_part(what)) + "-" + timestamp();
+  const std::string name =
+      file_name_part(app.scene.world.name) + (what.empty() ? "" : "-" + file_name_part(what)) + "-" + timestamp();
+  return app.ui.output_dir.empty() ? name : (fs::path(app.ui.output_dir) / name).string();
+}
+
+bool make_output_dir(const AppState& app, std::string* error) {
+  if (app.ui.output_dir.empty()) return true;
+  std::error_code ec;
+  fs::create_directories(app.ui.output_dir, ec);
+  if (ec || !fs::is_directory(app.ui.output_dir, ec)) {
+    *error = "cannot use the output folder " + app.ui.output_dir + (ec ? ": " + ec.message() : "");
+    return false;
+  }
+  return true;
 }
 
 void stop_recording(AppState& app) {
@@ -699,6 +712,10 @@ void stop_recording(AppState& app) {
       output_name(app, lane_count(app) > 1 ? std::string("lanes") : std::string(app.scene.world.solver().name()));
   std::string error;
   std::error_code ec;
+  if (!make_output_dir(app, &error)) {
+    stats.error = "cannot write the recording: " + error;
+    return;
+  }
   if (lane_count(app) > 1) {
     if (!write_lane_recording(app, base, &error)) {
       stats.error = "cannot write the recording: " + error;
@@ -1183,6 +1200,7 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       {"graph", &v.show_graph},       {"proximity", &v.show_proximity}, {"sleeping", &v.show_sleeping},
       {"joints", &v.show_joints},     {"scripts", &v.show_scripts},     {"panel", &v.expand_view_panel},
       {"compare", &v.expand_compare_panel}, {"help", &app.ui.help}, {"hideui", &app.ui.hidden},
+      {"video", &app.ui.recording_video}, {"pngvideo", &app.ui.video_png},
       {"shells", &v.show_point_shells}, {"allshells", &v.point_shells_all}, {"sdf", &v.show_sdf_slice},
       {"gradients", &v.show_volume_gradients}, {"cells", &v.show_volume_cells}, {"laststage", &v.volume_last_stage},
   };
@@ -1214,6 +1232,10 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       std::string why;
       if (!open_scene(app, resolve_scene_path(app.scene.root, value), nullptr, &why)) app.scene.error = why;
       else app.scene.error.clear();
+      continue;
+    }
+    if (key == "out" && on && !value.empty()) {  // the output folder of screenshots, videos and recordings
+      app.ui.output_dir = value;
       continue;
     }
     if ((key == "split" || key == "overlay") && on && eq == std::string::npos) {  // the comparison's layout

@@ -62,6 +62,8 @@ std::vector<const VolumeSolver::DebugPair*> current_volume_captures(const World&
 // A file name (without extension) for what the viewer writes: <scene>[-<what>]-<date>-<time>, the names made
 // safe for a file name (anything but letters, digits, '-' and '_' becomes '_').
 std::string output_name(const AppState& app, const std::string& what);
+// Creates the output folder (UiState::output_dir) when it does not exist yet; false with *error if it cannot.
+bool make_output_dir(const AppState& app, std::string* error);
 
 // --- comparison lanes ---------------------------------------------------------------------------------------
 // Lanes in the comparison: 1 (the scene alone) to kMaxLanes.

@@ -18,6 +18,7 @@
 #include <imgui.h>
 #include <stb_image_write.h>
 
+#include "viewer/capture.h"
 #include "viewer/input.h"
 #include "viewer/panels.h"
 #include "viewer/renderer.h"
@@ -91,12 +92,18 @@ struct WindowSystem {
   }
 };
 
-// Reads the back buffer (after the frame is drawn, before the swap) and writes it as a PNG.
-bool write_screenshot(const std::string& path, int width, int height) {
-  std::vector<unsigned char> pixels(static_cast<size_t>(width) * height * 3);
+// Reads the back buffer (after the frame is drawn, before the swap): RGB, the bottom row first.
+void read_frame(int width, int height, std::vector<unsigned char>& pixels) {
+  pixels.resize(static_cast<size_t>(width) * height * 3);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadBuffer(GL_BACK);
   glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
+}
+
+// Writes the back buffer as a PNG.
+bool write_screenshot(const std::string& path, int width, int height) {
+  std::vector<unsigned char> pixels;
+  read_frame(width, height, pixels);
   // OpenGL's first row is the bottom one; PNG's is the top one.
   const size_t row = static_cast<size_t>(width) * 3;
   std::vector<unsigned char> flipped(pixels.size());
@@ -164,6 +171,8 @@ int run_viewer(const ViewerOptions& options) {
   const int frames_to_render = screenshot ? std::max(options.frames, 3) : 0;
   int shown_generation = -1;
   std::vector<double> frame_ms, stepping_ms;
+  viewer::FrameCapture video;  // F9
+  std::vector<unsigned char> frame_pixels;
   for (int frame = 0; !glfwWindowShouldClose(system.window); ++frame) {
     const auto frame_start = std::chrono::steady_clock::now();
     glfwPollEvents();
@@ -205,13 +214,35 @@ int run_viewer(const ViewerOptions& options) {
       frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
       stepping_ms.push_back(step_ms);
     }
-    if (app.ui.screenshot_requested) {  // F12: this frame as drawn, into the current directory
+    if (app.ui.screenshot_requested) {  // F12: this frame as drawn, into the output folder
       app.ui.screenshot_requested = false;
       const std::string png = viewer::output_name(app, "") + ".png";
       std::error_code ec;
-      app.ui.screenshot_message = write_screenshot(png, fb_width, fb_height)
-                                      ? "saved " + std::filesystem::absolute(png, ec).string()
-                                      : "cannot write the screenshot " + png;
+      std::string folder_error;
+      if (!viewer::make_output_dir(app, &folder_error)) app.ui.screenshot_message = folder_error;
+      else
+        app.ui.screenshot_message = write_screenshot(png, fb_width, fb_height)
+                                        ? "saved " + std::filesystem::absolute(png, ec).string()
+                                        : "cannot write the screenshot " + png;
+    }
+    // F9: every drawn frame into a video (or a PNG sequence), from the frame it is switched on to the one it is
+    // switched off, at 60 frames per second of playback.
+    if (app.ui.recording_video && !video.active()) {
+      std::string video_error;
+      if (!viewer::make_output_dir(app, &video_error) ||
+          !video.start(viewer::output_name(app, "video"), fb_width, fb_height, 60, app.ui.video_png, &video_error)) {
+        app.ui.recording_video = false;
+        app.ui.screenshot_message = "cannot record: " + video_error;
+      }
+    }
+    if (!app.ui.recording_video && video.active()) app.ui.screenshot_message = "recorded " + video.stop();
+    if (video.active()) {
+      std::string video_error;
+      read_frame(fb_width, fb_height, frame_pixels);
+      if (!video.add(frame_pixels, fb_width, fb_height, &video_error)) {
+        app.ui.recording_video = false;
+        app.ui.screenshot_message = video_error;
+      }
     }
     if (screenshot && frame + 1 >= frames_to_render) {
       if (!write_screenshot(options.screenshot_path, fb_width, fb_height)) {
@@ -219,6 +250,8 @@ int run_viewer(const ViewerOptions& options) {
         return 2;
       }
       if (!app.sim.step_error.empty()) std::cerr << "contactlab: simulation stopped: " << app.sim.step_error << "\n";
+      if (video.active()) std::cout << "recorded " << video.stop() << "\n";
+      else if (!app.ui.screenshot_message.empty()) std::cout << app.ui.screenshot_message << "\n";
       std::cout << "wrote " << options.screenshot_path << " (" << fb_width << "x" << fb_height << ", "
                 << app.scene.world.step_count() << " steps, " << viewer::lane_count(app) << " lanes; median frame "
                 << median(frame_ms) << " ms, of which stepping " << median(stepping_ms) << " ms)\n";
@@ -226,6 +259,7 @@ int run_viewer(const ViewerOptions& options) {
     }
     glfwSwapBuffers(system.window);
   }
+  if (video.active()) std::cout << "recorded " << video.stop() << "\n";
   if (app.stats.recording) {  // don't lose a recording on close
     viewer::stop_recording(app);
     if (app.stats.error.empty()) std::cout << "recorded " << app.stats.csv_path << " and " << app.stats.trace_path << "\n";

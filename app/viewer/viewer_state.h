@@ -222,7 +222,10 @@ struct UiState {
   bool help = false;                 // F1: every key and mouse control
   int description_shown = -1;        // scene generation whose description was closed (it shows once per load)
   bool screenshot_requested = false; // F12: the next drawn frame is written as a PNG
-  std::string screenshot_message;    // "saved ..." or the error of the last one
+  std::string screenshot_message;    // "saved ..." or the error of the last one (screenshots and videos)
+  std::string output_dir = ".";      // where screenshots, videos and recordings go (created when missing)
+  bool recording_video = false;      // F9: every drawn frame goes to a video (ffmpeg) or a PNG sequence
+  bool video_png = false;            // a PNG sequence even when ffmpeg is there
   std::vector<std::string> dismissed;  // error messages the user closed (shown again only when they change)
 };
 

@@ -204,6 +204,23 @@ PY
   check "size_1080: the screenshot is 1920x1080" test $? -eq 0
 fi
 
+# --- 3b, video. F9 (here the view token `video`) into the output folder (`out=`): an .mp4 of every rendered frame
+# through ffmpeg when it is installed, else (and with `pngvideo` always) a folder of numbered PNGs.
+video_dir="$out/viewer_smoke_video"
+rm -rf "$video_dir"
+view_shot video_png "pngvideo,video,out=$video_dir/png" sphere_and_box.json 6
+pngs=$(find "$video_dir/png" -name 'frame_*.png' 2>/dev/null | wc -l)
+check "video_png: six PNG frames in the output folder (got $pngs)" test "$pngs" -eq 6
+if command -v ffmpeg > /dev/null && command -v ffprobe > /dev/null; then
+  view_shot video_mp4 "video,out=$video_dir/mp4" sphere_and_box.json 6
+  mp4=$(find "$video_dir/mp4" -name '*.mp4' 2>/dev/null | head -1)
+  frames=$( [ -n "$mp4" ] && ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames \
+    -of csv=p=0 "$mp4")
+  check "video_mp4: an .mp4 of six frames through ffmpeg (got '${frames:-no file}')" test "${frames:-0}" = 6
+else
+  echo "note: ffmpeg not installed: the .mp4 path is not tested (bash .ci/deps installs it)"
+fi
+
 # --- 3c. comparison lanes: the split view (a cell per lane, framed in the lane's colour) and the overlaid one
 # (the other lanes' bodies as ghosts in their colour). Lane 2's colour (light blue, 89 191 255) must show in both.
 lanes_shot() {  # lanes_shot NAME VIEW

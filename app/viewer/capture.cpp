@@ -1,0 +1,98 @@
+#include "viewer/capture.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include <stb_image_write.h>
+
+namespace cl::viewer {
+
+bool FrameCapture::ffmpeg_available() {
+  static const bool found = std::system("command -v ffmpeg > /dev/null 2>&1") == 0;
+  return found;
+}
+
+bool FrameCapture::start(const std::string& base, int width, int height, int fps, bool png_only, std::string* error) {
+  stop();
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path parent = fs::path(base).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (ec) {
+    *error = "cannot create the folder " + parent.string() + ": " + ec.message();
+    return false;
+  }
+  width_ = width;
+  height_ = height;
+  frames_ = 0;
+  if (!png_only && ffmpeg_available()) {
+    // Raw RGB frames on stdin, flipped by ffmpeg (OpenGL's rows run bottom up); H.264 in yuv420p plays everywhere
+    // (it needs even sides: the filter crops a pixel where one is odd).
+    target_ = base + ".mp4";
+    const std::string command = "ffmpeg -loglevel error -y -f rawvideo -pixel_format rgb24 -video_size " +
+                                std::to_string(width) + "x" + std::to_string(height) + " -framerate " +
+                                std::to_string(fps) + " -i - -vf \"vflip,crop=trunc(iw/2)*2:trunc(ih/2)*2\" " +
+                                "-c:v libx264 -pix_fmt yuv420p \"" + target_ + "\"";
+    pipe_ = popen(command.c_str(), "w");
+    if (!pipe_) {
+      *error = "cannot start ffmpeg for " + target_;
+      return false;
+    }
+  } else {
+    target_ = base;
+    fs::create_directories(target_, ec);
+    if (ec) {
+      *error = "cannot create the folder " + target_ + ": " + ec.message();
+      return false;
+    }
+  }
+  active_ = true;
+  return true;
+}
+
+bool FrameCapture::add(const std::vector<unsigned char>& rgb, int width, int height, std::string* error) {
+  if (!active_) return false;
+  if (width != width_ || height != height_) {
+    *error = "the window changed size: recording stopped (" + stop() + ")";
+    return false;
+  }
+  const size_t row = size_t(width) * 3;
+  if (pipe_) {
+    if (std::fwrite(rgb.data(), 1, rgb.size(), pipe_) != rgb.size()) {
+      *error = "ffmpeg stopped taking frames: recording stopped (" + stop() + ")";
+      return false;
+    }
+  } else {
+    flipped_.resize(rgb.size());
+    for (int y = 0; y < height; ++y)
+      std::copy_n(rgb.begin() + std::ptrdiff_t(size_t(height - 1 - y) * row), row,
+                  flipped_.begin() + std::ptrdiff_t(size_t(y) * row));
+    char name[32];
+    std::snprintf(name, sizeof name, "frame_%05d.png", frames_);
+    const std::string path = (std::filesystem::path(target_) / name).string();
+    if (!stbi_write_png(path.c_str(), width, height, 3, flipped_.data(), int(row))) {
+      *error = "cannot write " + path + ": recording stopped (" + stop() + ")";
+      return false;
+    }
+  }
+  ++frames_;
+  return true;
+}
+
+std::string FrameCapture::stop() {
+  if (!active_) return "";
+  active_ = false;
+  bool ok = true;
+  if (pipe_) {
+    ok = pclose(pipe_) == 0;
+    pipe_ = nullptr;
+  }
+  std::error_code ec;
+  const std::string where = std::filesystem::absolute(target_, ec).string();
+  return std::to_string(frames_) + (frames_ == 1 ? " frame in " : " frames in ") + where +
+         (ok ? "" : " (ffmpeg reported an error)");
+}
+
+}  // namespace cl::viewer

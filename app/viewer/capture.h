@@ -1,0 +1,44 @@
+// Recording the 3D view frame by frame: into a video through ffmpeg when the `ffmpeg` program is on the PATH
+// (Debian's ffmpeg package; optional), else as a numbered PNG sequence in a folder. The viewer reads each drawn
+// frame back (RGB, bottom row first, as OpenGL gives it) and hands it over.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace cl::viewer {
+
+class FrameCapture {
+ public:
+  FrameCapture() = default;
+  FrameCapture(const FrameCapture&) = delete;
+  FrameCapture& operator=(const FrameCapture&) = delete;
+  ~FrameCapture() { stop(); }
+
+  // Starts a recording of width x height frames at `fps` named `base` (a path without extension): base.mp4
+  // through ffmpeg (unless `png_only`), else the folder base/ with frame_00000.png, ... False with *error when
+  // neither can be opened.
+  bool start(const std::string& base, int width, int height, int fps, bool png_only, std::string* error);
+  // Adds one frame (width * height * 3 bytes, RGB, bottom row first). A frame of another size (the window was
+  // resized) ends the recording: false with *error.
+  bool add(const std::vector<unsigned char>& bottom_up_rgb, int width, int height, std::string* error);
+  // Ends the recording (closes the video, waiting for ffmpeg); returns what was written, e.g. "120 frames in
+  // X.mp4", or "" when nothing was recording.
+  std::string stop();
+
+  bool active() const { return active_; }
+  int frames() const { return frames_; }
+  const std::string& target() const { return target_; }  // the video file or the PNG folder
+
+  static bool ffmpeg_available();  // `ffmpeg` on the PATH (looked up once)
+
+ private:
+  bool active_ = false;
+  FILE* pipe_ = nullptr;  // ffmpeg's stdin, or nullptr for a PNG sequence
+  int width_ = 0, height_ = 0, frames_ = 0;
+  std::string target_;
+  std::vector<unsigned char> flipped_;
+};
+
+}  // namespace cl::viewer
