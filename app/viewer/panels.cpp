@@ -1592,7 +1592,8 @@ void draw_help_overlay(AppState& app) {
         {"V", "comparison: split cells or ghosts over lane 1"},
         {"Tab", "hide / show the panels"},
         {"F1", "this help"},
-        {"F12", "save a screenshot <scene>-<date>-<time>.png in the current directory"},
+        {"F12", "save a screenshot <scene>-<date>-<time>.png in the output folder (File menu)"},
+        {"F9", "start / stop a video of the window (.mp4 through ffmpeg, else PNG frames) in the output folder"},
         {"servo keys", "hold a servo's keys (Servos panel) to move its target"},
         {"Script path mode", "click points, Backspace removes the last, Enter applies, Esc stops"},
     };
