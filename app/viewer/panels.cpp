@@ -5,6 +5,7 @@
 #include <array>
 #include <cinttypes>
 #include <cstdarg>
+#include <cctype>
 #include <cfloat>
 #include <climits>
 #include <cmath>
@@ -1594,6 +1595,7 @@ void draw_help_overlay(AppState& app) {
         {"F1", "this help"},
         {"F12", "save a screenshot <scene>-<date>-<time>.png in the output folder (File menu)"},
         {"F9", "start / stop a video of the window (.mp4 through ffmpeg, else PNG frames) in the output folder"},
+        {"Page Down, Page Up", "open the next / previous scene of scenes/"},
         {"servo keys", "hold a servo's keys (Servos panel) to move its target"},
         {"Script path mode", "click points, Backspace removes the last, Enter applies, Esc stops"},
     };
@@ -1716,10 +1718,28 @@ float draw_main_menu(AppState& app) {
     const std::string current = std::filesystem::path(scene.path).filename().string();
     if (ImGui::BeginMenu("Open")) {
       if (scene.files.empty()) ImGui::TextDisabled("no .json files in %s/scenes", scene.root.c_str());
-      for (const std::string& name : scene.files)
+      // Narrowed by the search text (any part of the file name, any case).
+      ImGui::SetNextItemWidth(200.0f);
+      ImGui::InputTextWithHint("##search", "search", &scene.search);
+      auto lower = [](std::string t) {
+        for (char& c : t) c = char(std::tolower(static_cast<unsigned char>(c)));
+        return t;
+      };
+      const std::string wanted = lower(scene.search);
+      for (const std::string& name : scene.files) {
+        if (!wanted.empty() && lower(name).find(wanted) == std::string::npos) continue;
         if (ImGui::MenuItem(name.c_str(), nullptr, name == current))
           open_and_report(app, (std::filesystem::path(scene.root) / "scenes" / name).string());
+      }
       ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Next scene", "Page Down")) {
+      std::string error;
+      if (!open_neighbour_scene(app, 1, &error)) scene.error = error;
+    }
+    if (ImGui::MenuItem("Previous scene", "Page Up")) {
+      std::string error;
+      if (!open_neighbour_scene(app, -1, &error)) scene.error = error;
     }
     if (ImGui::MenuItem("Reset", "R")) reset_scene(app);
     if (ImGui::MenuItem("Frame the scene", "F")) frame_scene(app);

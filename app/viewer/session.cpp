@@ -306,6 +306,20 @@ bool open_scene(AppState& app, const std::string& path, const ViewerOptions* ove
   return true;
 }
 
+bool open_neighbour_scene(AppState& app, int offset, std::string* error) {
+  const std::vector<std::string>& files = app.scene.files;
+  if (files.empty()) {
+    *error = "no scene files in " + app.scene.root + "/scenes";
+    return false;
+  }
+  const std::string current = fs::path(app.scene.path).filename().string();
+  const auto it = std::find(files.begin(), files.end(), current);
+  const int n = int(files.size());
+  const int here = it == files.end() ? (offset > 0 ? -1 : n) : int(it - files.begin());
+  const int next = ((here + offset) % n + n) % n;
+  return open_scene(app, (fs::path(app.scene.root) / "scenes" / files[size_t(next)]).string(), nullptr, error);
+}
+
 void frame_scene(AppState& app) {
   Vec3 lo, hi;
   // The selected body and its surroundings (three times its size), else every body.

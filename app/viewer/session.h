@@ -28,6 +28,9 @@ bool reload_scene(AppState& app, std::string* error);
 // Points the camera at the selected body, or with none at every body (planes excluded), from its current
 // direction (key F; every scene is framed so on load).
 void frame_scene(AppState& app);
+// Opens the scene `offset` places after the current one in the scenes/ list (wrapping; -1 the previous). A scene
+// outside the list opens the first (or last). False with *error when it fails to load (the current one stays).
+bool open_neighbour_scene(AppState& app, int offset, std::string* error);
 // Back to the loaded state (keeping the UI's solver settings if scene.keep_settings_on_reset).
 void reset_scene(AppState& app);
 bool save_scene_as(AppState& app, const std::string& path, std::string* error);

@@ -45,6 +45,7 @@ struct SceneState {
   World loaded;           // the world as loaded (with command-line overrides): Reset returns here
   World world;            // the running simulation
   std::vector<std::string> files;  // file names found in <root>/scenes, for the combo
+  std::string search;              // the Scene menu's filter of `files`
   std::string open_path;  // what is typed in the Scene panel
   std::string save_path;
   std::string error;      // last load or save error, shown in red; the current scene stays

@@ -48,6 +48,28 @@ TEST(Session, BadSceneShowsErrorAndKeepsTheCurrentOne) {
   EXPECT_EQ(app.scene.world.time(), t);
 }
 
+// Page Down and Page Up: the next and previous scene of the scenes/ list, wrapping at both ends; a list without
+// the current scene starts at its first (or last) file; an empty list is an error and keeps the scene.
+TEST(Session, NeighbourScenesWrapAroundTheList) {
+  AppState app = open_default();
+  app.scene.files = {"incline.json", "sphere_and_box.json", "two_balls.json"};
+  std::string error;
+  auto name = [&] { return std::filesystem::path(app.scene.path).filename().string(); };
+  ASSERT_TRUE(open_neighbour_scene(app, 1, &error)) << error;
+  EXPECT_EQ(name(), "two_balls.json");
+  ASSERT_TRUE(open_neighbour_scene(app, 1, &error)) << error;
+  EXPECT_EQ(name(), "incline.json");  // wrapped
+  ASSERT_TRUE(open_neighbour_scene(app, -1, &error)) << error;
+  EXPECT_EQ(name(), "two_balls.json");  // and back
+  app.scene.files = {"sphere_and_box.json", "incline.json"};
+  ASSERT_TRUE(open_neighbour_scene(app, -1, &error)) << error;  // two_balls is not in the list: the last
+  EXPECT_EQ(name(), "incline.json");
+  app.scene.files.clear();
+  EXPECT_FALSE(open_neighbour_scene(app, 1, &error));
+  EXPECT_NE(error.find("no scene files"), std::string::npos) << error;
+  EXPECT_EQ(name(), "incline.json");
+}
+
 TEST(Session, ResetReturnsToTheLoadedState) {
   AppState app = open_default();
   const Vec3 start = app.scene.world.bodies.back().position;
