@@ -23,6 +23,7 @@
 #include "scene/mesh_source.h"
 #include "viewer/capture.h"
 #include "viewer/colors.h"
+#include "viewer/overlays.h"
 #include "viewer/plot.h"
 #include "viewer/session.h"
 
@@ -1761,18 +1762,10 @@ float draw_main_menu(AppState& app) {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
-    ViewState& v = app.view;
-    ImGui::MenuItem("contacts", nullptr, &v.show_contacts);
-    ImGui::MenuItem("contact normals", nullptr, &v.show_normals);
-    ImGui::MenuItem("impulses", nullptr, &v.show_impulses);
-    ImGui::MenuItem("method's own drawing", nullptr, &v.show_method);
-    ImGui::MenuItem("contact graph", nullptr, &v.show_graph);
-    ImGui::MenuItem("joints", nullptr, &v.show_joints);
-    ImGui::MenuItem("script paths", nullptr, &v.show_scripts);
-    ImGui::Separator();
-    ImGui::MenuItem("grid", nullptr, &v.show_grid);
-    ImGui::MenuItem("shadows", nullptr, &v.show_shadows);
-    ImGui::MenuItem("wireframe", nullptr, &v.wireframe);
+    for (const OverlayToggle& o : overlay_toggles()) {
+      ImGui::MenuItem(o.label, nullptr, &(app.view.*o.field));
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (--view %s)", o.help, o.token);
+    }
     ImGui::Separator();
     if (ImGui::MenuItem("Hide the panels", "Tab")) app.ui.hidden = true;
     ImGui::EndMenu();

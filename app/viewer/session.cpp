@@ -23,6 +23,7 @@
 #include "scene/scene.h"
 #include "solvers/registry.h"
 #include "viewer/convert.h"
+#include "viewer/overlays.h"
 
 #ifndef CONTACTLAB_SOURCE_DIR
 #define CONTACTLAB_SOURCE_DIR "."
@@ -1207,17 +1208,14 @@ void set_script_speed(AppState& app, int body, double speed) {
 
 bool apply_view_spec(AppState& app, const std::string& spec, std::string* error) {
   ViewState& v = app.view;
-  const std::pair<const char*, bool*> flags[] = {
-      {"contacts", &v.show_contacts}, {"normals", &v.show_normals},     {"impulses", &v.show_impulses},
-      {"method", &v.show_method},
-      {"grid", &v.show_grid},         {"shadows", &v.show_shadows},     {"wireframe", &v.wireframe},
-      {"graph", &v.show_graph},       {"proximity", &v.show_proximity}, {"sleeping", &v.show_sleeping},
-      {"joints", &v.show_joints},     {"scripts", &v.show_scripts},     {"panel", &v.expand_view_panel},
-      {"compare", &v.expand_compare_panel}, {"help", &app.ui.help}, {"hideui", &app.ui.hidden},
-      {"video", &app.ui.recording_video}, {"pngvideo", &app.ui.video_png},
-      {"shells", &v.show_point_shells}, {"allshells", &v.point_shells_all}, {"sdf", &v.show_sdf_slice},
-      {"gradients", &v.show_volume_gradients}, {"cells", &v.show_volume_cells}, {"laststage", &v.volume_last_stage},
+  // The overlays (their table), then the switches that are not overlays.
+  std::vector<std::pair<const char*, bool*>> flags;
+  for (const OverlayToggle& o : overlay_toggles()) flags.push_back({o.token, &(v.*o.field)});
+  const std::pair<const char*, bool*> others[] = {
+      {"panel", &v.expand_view_panel}, {"compare", &v.expand_compare_panel}, {"help", &app.ui.help},
+      {"hideui", &app.ui.hidden},      {"video", &app.ui.recording_video},   {"pngvideo", &app.ui.video_png},
   };
+  flags.insert(flags.end(), std::begin(others), std::end(others));
   const std::pair<const char*, BodyColoring> colorings[] = {
       {"body", BodyColoring::Body}, {"group", BodyColoring::Group}, {"height", BodyColoring::Height},
       {"layer", BodyColoring::Layer}};
