@@ -1615,6 +1615,34 @@ void draw_help_overlay(AppState& app) {
   ImGui::End();
 }
 
+// The first launch's welcome: what the tool is for and where to start. Closing it writes the marker
+// (welcome_marker_path) so that it does not come back.
+void draw_welcome(AppState& app) {
+  if (!app.ui.welcome) return;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, 0.5f * display.y), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSize(ImVec2(std::min(560.0f, display.x - 2.0f * kMargin), 0.0f), ImGuiCond_Always);
+  bool open = true;
+  if (ImGui::Begin("Welcome to ContactLab", &open, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove |
+                                                       ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::TextWrapped("Four published contact methods for rigid bodies on one scene: lcp (velocity LCP), "
+                       "implicit-penalty, volume and pid-penalty. Watch them, drag bodies, and compare.");
+    ImGui::Spacing();
+    ImGui::BulletText("Scene menu or Page Down: another scene (its description shows at the top).");
+    ImGui::BulletText("Solver menu: the same scene under another method.");
+    ImGui::BulletText("Compare menu: add a lane to see methods side by side, V to overlay them.");
+    ImGui::BulletText("Left-drag a body to pull it; right-drag orbits, the wheel zooms.");
+    ImGui::BulletText("F1: every key and mouse control. Tab hides the panels.");
+    ImGui::Spacing();
+    if (ImGui::Button("Start")) open = false;
+  }
+  ImGui::End();
+  if (!open) {
+    app.ui.welcome = false;
+    mark_welcomed();
+  }
+}
+
 void draw_error_toast(AppState& app) {
   // Every current error of the panels, whole and wrapped, at the bottom of the middle above the Compare panel,
   // until closed (a new message shows again). The panel that caused it keeps showing it too.
@@ -1863,6 +1891,7 @@ void draw_panels(AppState& app) {
   draw_unsupported_banner(app);
   draw_scene_description(app);
   draw_error_toast(app);
+  draw_welcome(app);
   draw_help_overlay(app);  // last: on top of every panel
   if (!app.ui.screenshot_message.empty()) {
     ImGui::GetForegroundDrawList()->AddText(ImVec2(middle_x + kMargin, display.y - compare_height - 3.0f * kMargin -

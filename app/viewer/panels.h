@@ -21,10 +21,11 @@ void draw_servos_panel(AppState& app);      // every joint servo: coordinate, ta
 void draw_unsupported_banner(AppState& app);  // what the active solver does not honour in this scene
 void draw_compare_panel(AppState& app);     // comparison lanes: add, remove, method and parameters per lane,
                                             // split or overlaid view, per-lane plots
-void draw_lane_labels(AppState& app);
-void draw_help_overlay(AppState& app);
-void draw_error_toast(AppState& app);       // every current error, whole, until closed      // F1: every key and mouse control
-void draw_scene_description(AppState& app); // the scene's description once per load, until closed       // each lane's solver and settings over its cell (or as a legend)
+void draw_lane_labels(AppState& app);       // each lane's solver and settings over its cell (or as a legend)
+void draw_help_overlay(AppState& app);      // F1: every key and mouse control
+void draw_welcome(AppState& app);           // the first launch's welcome, until closed
+void draw_error_toast(AppState& app);       // every current error, whole, until closed
+void draw_scene_description(AppState& app); // the scene's description once per load, until closed
 
 // A greyed "(?)" after the last item that shows `text` as a tooltip.
 void help_marker(const char* text);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <ctime>
 #include <filesystem>
 #include <limits>
@@ -708,6 +709,22 @@ std::string output_name(const AppState& app, const std::string& what) {
   return app.ui.output_dir.empty() ? name : (fs::path(app.ui.output_dir) / name).string();
 }
 
+std::string welcome_marker_path() {
+  const char* config = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  if (config && *config) return (fs::path(config) / "contactlab" / "welcomed").string();
+  if (home && *home) return (fs::path(home) / ".config" / "contactlab" / "welcomed").string();
+  return "";
+}
+
+void mark_welcomed() {
+  const std::string path = welcome_marker_path();
+  if (path.empty()) return;
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  std::ofstream(path) << "ContactLab showed its welcome once; delete this file to see it again.\n";
+}
+
 bool make_output_dir(const AppState& app, std::string* error) {
   if (app.ui.output_dir.empty()) return true;
   std::error_code ec;
@@ -1214,6 +1231,7 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
   const std::pair<const char*, bool*> others[] = {
       {"panel", &v.expand_view_panel}, {"compare", &v.expand_compare_panel}, {"help", &app.ui.help},
       {"hideui", &app.ui.hidden},      {"video", &app.ui.recording_video},   {"pngvideo", &app.ui.video_png},
+      {"welcome", &app.ui.welcome},
   };
   flags.insert(flags.end(), std::begin(others), std::end(others));
   const std::pair<const char*, BodyColoring> colorings[] = {

@@ -67,6 +67,11 @@ std::vector<const VolumeSolver::DebugPair*> current_volume_captures(const World&
 std::string output_name(const AppState& app, const std::string& what);
 // Creates the output folder (UiState::output_dir) when it does not exist yet; false with *error if it cannot.
 bool make_output_dir(const AppState& app, std::string* error);
+// The file whose presence says the welcome was shown: $XDG_CONFIG_HOME/contactlab/welcomed (else
+// $HOME/.config/contactlab/welcomed); "" without either variable (then it is never shown).
+std::string welcome_marker_path();
+// Writes the marker (best effort: a read-only home only means the welcome shows again).
+void mark_welcomed();
 
 // --- comparison lanes ---------------------------------------------------------------------------------------
 // Lanes in the comparison: 1 (the scene alone) to kMaxLanes.

@@ -156,6 +156,12 @@ int run_viewer(const ViewerOptions& options) {
   }
 
   const bool screenshot = !options.screenshot_path.empty();
+  // The first launch (no marker yet) opens with the welcome; screenshots never do, unless --view welcome.
+  if (!screenshot) {
+    const std::string marker = viewer::welcome_marker_path();
+    std::error_code ec;
+    if (!marker.empty() && !std::filesystem::exists(marker, ec)) app.ui.welcome = true;
+  }
   WindowSystem system;
   if (!system.open(options.width, options.height, true)) return 1;
   glfwSwapInterval(screenshot ? 0 : 1);

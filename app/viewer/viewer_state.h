@@ -221,6 +221,7 @@ struct UiState {
   bool hidden = false;               // Tab: the 3D view alone, without panels (or the menu bar)
   float menu_height = 0.0f;          // of the main menu bar as last drawn (0 while hidden)
   bool help = false;                 // F1: every key and mouse control
+  bool welcome = false;              // the first launch's welcome (until closed; see welcome_marker_path)
   int description_shown = -1;        // scene generation whose description was closed (it shows once per load)
   bool screenshot_requested = false; // F12: the next drawn frame is written as a PNG
   std::string screenshot_message;    // "saved ..." or the error of the last one (screenshots and videos)

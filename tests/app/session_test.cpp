@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
@@ -46,6 +47,24 @@ TEST(Session, BadSceneShowsErrorAndKeepsTheCurrentOne) {
   EXPECT_FALSE(open_scene(app, testing::TempDir() + "/does_not_exist.json", nullptr, &error));
   EXPECT_NE(error.find("does_not_exist.json"), std::string::npos) << error;
   EXPECT_EQ(app.scene.world.time(), t);
+}
+
+// The welcome's marker: under $XDG_CONFIG_HOME/contactlab (else ~/.config/contactlab); writing it makes it exist,
+// so the next launch shows no welcome.
+TEST(Session, WelcomeMarkerIsWrittenUnderTheConfigFolder) {
+  const std::string config = testing::TempDir() + "/contactlab_config_test";
+  std::filesystem::remove_all(config);
+  const char* old = std::getenv("XDG_CONFIG_HOME");
+  const std::string saved = old ? old : "";
+  setenv("XDG_CONFIG_HOME", config.c_str(), 1);
+  const std::string marker = welcome_marker_path();
+  EXPECT_EQ(marker, config + "/contactlab/welcomed");
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  mark_welcomed();
+  EXPECT_TRUE(std::filesystem::exists(marker));
+  if (old) setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+  else unsetenv("XDG_CONFIG_HOME");
+  std::filesystem::remove_all(config);
 }
 
 // Page Down and Page Up: the next and previous scene of the scenes/ list, wrapping at both ends; a list without
