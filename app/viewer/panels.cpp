@@ -795,6 +795,17 @@ void draw_stats_panel(AppState& app) {
     plot_lines(c.name, c.name, c.unit, series, 34.0f);
   }
 
+  // The convergence of the last step's main iterative solve (lcp's and volume's velocity PGS, implicit-penalty's
+  // friction PGS): the residual after each sweep, log scale.
+  const std::span<const double> convergence = world.solver().convergence();
+  if (!convergence.empty()) {
+    const char* residual_unit = world.solver().name() == "volume" ? "N s/m^2" : "N s";
+    plot_log_sequence("convergence", "residual per sweep, last step", residual_unit, "sweep", convergence,
+                      IM_COL32(255, 160, 90, 255), 50.0f);
+    help_marker("The largest change of an impulse in each projected Gauss-Seidel sweep of the last step (for lcp "
+                "the largest over its contact groups), log scale: how fast the method's iterations converge.");
+  }
+
   const StepStats& s = world.last_stats();
   if (begin_two_column_table("counters", "potential energy")) {
     const size_t stride = contact_draw_stride(size_t(std::max(s.contacts, 0)));

@@ -125,4 +125,68 @@ bool plot_lines(const char* id, const char* title, const char* unit, std::span<c
   return hovered;
 }
 
+bool plot_log_sequence(const char* id, const char* title, const char* unit, const char* x_unit,
+                       std::span<const double> values, ImU32 color, float height) {
+  ImGui::PushID(id);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float width = std::max(ImGui::GetContentRegionAvail().x, 120.0f);
+  const float line = ImGui::GetTextLineHeight();
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border);
+  const std::string heading = std::string(title) + (unit[0] != '\0' ? std::string(", ") + unit : std::string());
+  draw->AddText(origin, text, heading.c_str());
+
+  // The decades the values span (at least one).
+  static constexpr double kFloor = 1e-16;
+  const auto exponent = [](double v) { return std::log10(std::max(v, kFloor)); };
+  double lo = 0.0, hi = 0.0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double e = exponent(values[i]);
+    lo = i == 0 ? e : std::min(lo, e);
+    hi = i == 0 ? e : std::max(hi, e);
+  }
+  lo = std::floor(lo);
+  hi = std::max(std::ceil(hi), lo + 1.0);
+  const int decades = int(hi - lo);
+  const int stride = std::max(1, (decades + 3) / 4);  // at most about 4 tick labels
+  float label_width = 0.0f;
+  for (int k = 0; k <= decades; k += stride)
+    label_width = std::max(label_width, ImGui::CalcTextSize(tick_label(std::pow(10.0, lo + k)).c_str()).x);
+  const float top = origin.y + line + 4.0f;
+  const ImVec2 a(origin.x + label_width + 6.0f, top), b(origin.x + width, top + height);
+  draw->AddRect(a, b, grid);
+  const auto y_of = [&](double v) { return float(b.y - (exponent(v) - lo) / (hi - lo) * (b.y - a.y)); };
+  for (int k = 0; k <= decades; k += stride) {
+    const double v = std::pow(10.0, lo + k);
+    const float y = y_of(v);
+    draw->AddLine(ImVec2(a.x, y), ImVec2(b.x, y), grid & 0x60FFFFFF);
+    const std::string label = tick_label(v);
+    draw->AddText(ImVec2(a.x - 4.0f - ImGui::CalcTextSize(label.c_str()).x, y - line * 0.5f), dim, label.c_str());
+  }
+  const size_t n = values.size();
+  const auto x_of = [&](size_t i) {  // index i of n: 1 at the left edge, n at the right
+    return n < 2 ? a.x : float(a.x + double(i) / double(n - 1) * (b.x - a.x));
+  };
+  draw->PushClipRect(a, b, true);
+  for (size_t i = 1; i < n; ++i)
+    draw->AddLine(ImVec2(x_of(i - 1), y_of(values[i - 1])), ImVec2(x_of(i), y_of(values[i])), color, 1.5f);
+  if (n == 1) draw->AddCircleFilled(ImVec2(x_of(0), y_of(values[0])), 2.5f, color);
+  draw->PopClipRect();
+  const std::string first = std::string(x_unit) + " 1", last = std::to_string(n);
+  draw->AddText(ImVec2(a.x + 2.0f, b.y + 1.0f), dim, first.c_str());
+  draw->AddText(ImVec2(b.x - ImGui::CalcTextSize(last.c_str()).x, b.y + 1.0f), dim, last.c_str());
+
+  ImGui::Dummy(ImVec2(width, b.y - origin.y + line + 2.0f));
+  const bool hovered = ImGui::IsItemHovered();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (hovered && n > 0 && mouse.x >= a.x && mouse.x <= b.x) {
+    const size_t i = n < 2 ? 0 : size_t(std::lround((mouse.x - a.x) / (b.x - a.x) * double(n - 1)));
+    draw->AddLine(ImVec2(x_of(i), a.y), ImVec2(x_of(i), b.y), dim);
+    ImGui::SetTooltip("%s %zu: %.4g %s", x_unit, i + 1, values[i], unit);
+  }
+  ImGui::PopID();
+  return hovered;
+}
+
 }  // namespace cl::viewer

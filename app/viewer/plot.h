@@ -29,4 +29,10 @@ std::string tick_label(double v);
 // the step, counted back from the newest (0 at the right edge). Returns true while the mouse is over it.
 bool plot_lines(const char* id, const char* title, const char* unit, std::span<const PlotSeries> series, float height);
 
+// One sequence against its index from 1 (`x_unit` names it, e.g. "sweep"), y on a log10 scale with a tick at
+// every power of ten (values below 1e-16, zeros included, drawn at 1e-16): a convergence history. Returns true
+// while the mouse is over it (the read-out names the index and the value).
+bool plot_log_sequence(const char* id, const char* title, const char* unit, const char* x_unit,
+                       std::span<const double> values, ImU32 color, float height);
+
 }  // namespace cl::viewer

@@ -50,6 +50,7 @@ PgsResult solve_pgs(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSet
       }
     }
     result.residual = residual;
+    if (settings.residuals) settings.residuals->push_back(residual);
     // Early exit (digest 6.5, SOR-LCP-4): a sweep that moved no impulse by more than the tolerance.
     if (residual <= settings.tolerance) break;
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "constraints/row.h"
 
@@ -16,6 +17,8 @@ struct PgsSettings {
   // the load. Backward sweeps reverse the order of blocks, not of the rows in a block (Row::follows): a friction
   // row still comes after its normal row, and a joint's limit row after its equality rows.
   bool symmetric = false;
+  // When set, each sweep's residual (the largest |change of lambda| in it) is appended here: the convergence.
+  std::vector<double>* residuals = nullptr;
 };
 
 struct PgsResult {

@@ -1,6 +1,7 @@
 // The interface every contact method implements (solvers/registry.h makes them by name).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <string>
@@ -104,11 +105,23 @@ class Solver {
   // The method's own counters of the current step (declared in begin_step, set as it steps); World::step copies
   // them into StepStats::counters.
   const SolverCounters& counters() const { return counters_; }
+  // The convergence of the current step's main iterative solve: entry k is the residual after sweep k + 1 (the
+  // largest over the step's solves of that sweep, e.g. over lcp's contact groups), in the unit of
+  // SolverStats::residual. Empty for a method without one. The viewer plots it.
+  std::span<const double> convergence() const { return convergence_; }
 
  protected:
   ParamSet params_;
   SubStages sub_stages_;
   SolverCounters counters_;
+  std::vector<double> convergence_;
+  std::vector<double> sweep_residuals_;  // scratch: one solve's, before merge_convergence
+  // Starts the step's convergence record, and merges one solve's sweep residuals into it (largest per sweep).
+  void clear_convergence() { convergence_.clear(); }
+  void merge_convergence(const std::vector<double>& sweeps) {
+    if (convergence_.size() < sweeps.size()) convergence_.resize(sweeps.size(), 0.0);
+    for (size_t k = 0; k < sweeps.size(); ++k) convergence_[k] = std::max(convergence_[k], sweeps[k]);
+  }
 };
 
 }  // namespace cl

@@ -145,6 +145,7 @@ void ImplicitPenaltySolver::begin_step() {
   set_ = table().read(params_);
   sub_stages_.declare(kStages);
   counters_.declare(kCounters);
+  clear_convergence();
 }
 
 void ImplicitPenaltySolver::reset() {
@@ -594,7 +595,10 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
   PgsSettings pgs;
   pgs.iterations = set_.friction_iterations;
   pgs.symmetric = true;
+  sweep_residuals_.clear();
+  pgs.residuals = &sweep_residuals_;
   const PgsResult result = solve_pgs(friction_rows_, velocities_, pgs);
+  merge_convergence(sweep_residuals_);
   ctx.stats.iterations += result.sweeps;
   counters_.add(kCountFrictionSweeps, result.sweeps);
   ctx.stats.residual = std::max(ctx.stats.residual, result.residual);

@@ -186,7 +186,11 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   auto solve_rows = [&](bool layers) {
     if (rows_.empty()) return;
     apply_impulses(rows_, vel_);
-    const PgsResult result = solve_pgs(rows_, vel_, pgs);
+    sweep_residuals_.clear();
+    PgsSettings recorded = pgs;
+    recorded.residuals = &sweep_residuals_;
+    const PgsResult result = solve_pgs(rows_, vel_, recorded);
+    merge_convergence(sweep_residuals_);
     sweeps += result.sweeps;
     residual = std::max(residual, result.residual);
     ctx.stats.rows += int(rows_.size());
@@ -248,6 +252,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
 void LcpSolver::begin_step() {
   set_ = table().read(params_);
   sub_stages_.declare(kStages);
+  clear_convergence();
 }
 
 void LcpSolver::solve_velocities(StepContext& ctx) {

@@ -99,6 +99,7 @@ void PidPenaltySolver::begin_step() {
   set_ = table().read(params_);
   sub_stages_.declare(kStages);
   counters_.declare(kCounters);
+  clear_convergence();
 }
 
 void PidPenaltySolver::reset() {

@@ -132,6 +132,7 @@ void VolumeSolver::begin_step() {
   set_ = settings();
   sub_stages_.declare(kStages);
   counters_.declare(kCounters);
+  clear_convergence();
 }
 
 ldi::VolumeOptions VolumeSolver::Settings::ldi_options() const {
@@ -591,7 +592,9 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   // Symmetric Gauss-Seidel: sweeps alternate direction, so that the rows taken first do not take more of the
   // load (forward sweeps only loaded a gripped block's low-z cells first, and the friction's torque about the
   // grip axis tipped it over as it slipped).
-  const PgsResult result = solve_pgs(rows_, vel_, {set_.iterations, set_.tolerance, true});
+  sweep_residuals_.clear();
+  const PgsResult result = solve_pgs(rows_, vel_, {set_.iterations, set_.tolerance, true, &sweep_residuals_});
+  merge_convergence(sweep_residuals_);
   ctx.stats.iterations += result.sweeps;
   profile_.solve_s += seconds_since(t1);
   sub_stages_.add(kVelocityPgs, 1e3 * seconds_since(t1));

@@ -111,8 +111,14 @@ TEST(Pgs, CoupledBilateralRowsConvergeToTheLinearSolution) {
   for (bool symmetric : {false, true}) {
     std::vector<Row> solved = make_rows();
     std::vector<BodyVelocity> u = u0;
-    const PgsResult r = solve_pgs(solved, u, {500, 1e-13, symmetric});
+    std::vector<double> residuals;
+    const PgsResult r = solve_pgs(solved, u, {500, 1e-13, symmetric, &residuals});
     EXPECT_LT(r.sweeps, 500) << "symmetric " << symmetric;
+    // The convergence record: one residual per sweep, the last the result's, and it falls to the tolerance.
+    ASSERT_EQ(residuals.size(), size_t(r.sweeps));
+    EXPECT_EQ(residuals.back(), r.residual);
+    EXPECT_LE(residuals.back(), 1e-13);
+    EXPECT_GT(residuals.front(), 1e3 * residuals.back());
     for (int i = 0; i < 3; ++i) {
       EXPECT_NEAR(solved[i].lambda, exact[i], 1e-9) << i;
       EXPECT_NEAR(solved[i].value(u[0], u[1]), solved[i].target, 1e-9) << i;

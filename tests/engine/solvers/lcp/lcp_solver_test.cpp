@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -36,6 +37,30 @@ TEST(LcpSolver, FreeFall) {
   const double t = n * h;
   EXPECT_NEAR(w.bodies[id].position.y(), 100 - 0.5 * kG * t * t, 0.01 * 0.5 * kG * t * t);
   EXPECT_NEAR(w.bodies[id].linear_velocity.y(), -kG * t, 1e-9);
+}
+
+// The convergence record of a step: one residual per sweep of the velocity solve (largest over the contact
+// groups; the shock-propagation layers' sweeps merge into the same indices), at most `iterations` long, falling
+// from its first sweep to its last, never below the step's residual (the largest last-sweep residual of a
+// solve), and empty for a step without contacts.
+TEST(LcpSolver, ConvergenceHasOneResidualPerSweep) {
+  World w = empty_world();
+  std::string error;
+  ASSERT_TRUE(w.solver().params().set("sleeping", 0, &error)) << error;
+  add_plane(w);
+  for (int i = 0; i < 3; ++i) add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 0.5 + i, 0));
+  for (int s = 0; s < 30; ++s) ASSERT_TRUE(w.step().ok);
+  const auto conv = w.solver().convergence();
+  ASSERT_FALSE(conv.empty());
+  const int iterations = int(w.solver().params().get("iterations").value());
+  EXPECT_LE(int(conv.size()), iterations);
+  EXPECT_GE(*std::max_element(conv.begin(), conv.end()), w.last_stats().residual);
+  EXPECT_GT(conv.front(), conv.back());
+
+  World empty = empty_world();
+  add_body(empty, sphere(0.5), Vec3(0, 10, 0));
+  ASSERT_TRUE(empty.step().ok);
+  EXPECT_TRUE(empty.solver().convergence().empty());
 }
 
 // Digest test 4: a box resting on a plane; the normal impulses sum to m g h and the friction impulses
