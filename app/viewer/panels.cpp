@@ -800,10 +800,9 @@ void draw_stats_panel(AppState& app) {
   const std::span<const double> convergence = world.solver().convergence();
   if (!convergence.empty()) {
     const char* residual_unit = world.solver().name() == "volume" ? "N s/m^2" : "N s";
+    // The read-out under the mouse names the sweep and its residual (the largest change of an impulse in it).
     plot_log_sequence("convergence", "residual per sweep, last step", residual_unit, "sweep", convergence,
                       IM_COL32(255, 160, 90, 255), 50.0f);
-    help_marker("The largest change of an impulse in each projected Gauss-Seidel sweep of the last step (for lcp "
-                "the largest over its contact groups), log scale: how fast the method's iterations converge.");
   }
 
   const StepStats& s = world.last_stats();

@@ -26,14 +26,36 @@ std::string tick_label(double v) {
   return text;
 }
 
+namespace {
+
+// Where a plot starts and what it draws with: the window's draw list at the cursor, the available width, the
+// text height and the theme's text, disabled-text and border colours.
+struct PlotFrame {
+  ImDrawList* draw;
+  ImVec2 origin;
+  float width, line;
+  ImU32 text, dim, grid;
+};
+
+PlotFrame plot_frame() {
+  return {ImGui::GetWindowDrawList(),
+          ImGui::GetCursorScreenPos(),
+          std::max(ImGui::GetContentRegionAvail().x, 120.0f),
+          ImGui::GetTextLineHeight(),
+          ImGui::GetColorU32(ImGuiCol_Text),
+          ImGui::GetColorU32(ImGuiCol_TextDisabled),
+          ImGui::GetColorU32(ImGuiCol_Border)};
+}
+
+}  // namespace
+
 bool plot_lines(const char* id, const char* title, const char* unit, std::span<const PlotSeries> series, float height) {
   ImGui::PushID(id);
-  ImDrawList* draw = ImGui::GetWindowDrawList();
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const float width = std::max(ImGui::GetContentRegionAvail().x, 120.0f);
-  const float line = ImGui::GetTextLineHeight();
-  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border);
+  const PlotFrame f = plot_frame();
+  ImDrawList* draw = f.draw;
+  const ImVec2 origin = f.origin;
+  const float width = f.width, line = f.line;
+  const ImU32 text = f.text, dim = f.dim, grid = f.grid;
 
   // Title and unit, then the legend on the same line as far as it fits, else below.
   std::string heading = std::string(title) + (unit[0] != '\0' ? std::string(", ") + unit : std::string());
@@ -128,12 +150,11 @@ bool plot_lines(const char* id, const char* title, const char* unit, std::span<c
 bool plot_log_sequence(const char* id, const char* title, const char* unit, const char* x_unit,
                        std::span<const double> values, ImU32 color, float height) {
   ImGui::PushID(id);
-  ImDrawList* draw = ImGui::GetWindowDrawList();
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const float width = std::max(ImGui::GetContentRegionAvail().x, 120.0f);
-  const float line = ImGui::GetTextLineHeight();
-  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border);
+  const PlotFrame f = plot_frame();
+  ImDrawList* draw = f.draw;
+  const ImVec2 origin = f.origin;
+  const float width = f.width, line = f.line;
+  const ImU32 text = f.text, dim = f.dim, grid = f.grid;
   const std::string heading = std::string(title) + (unit[0] != '\0' ? std::string(", ") + unit : std::string());
   draw->AddText(origin, text, heading.c_str());
 
