@@ -29,6 +29,9 @@ constexpr double kRoundCapDepth = 0.001;
 constexpr double kStiffnessBound = 0.25;
 constexpr double kDampingBound = 1.0;
 
+// Spheres and capsules: their surface normals pass through their centre or axis.
+bool is_round(const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; }
+
 }  // namespace
 
 const ParamTable<PidPenaltySolver::Settings>& PidPenaltySolver::table() {
@@ -228,7 +231,7 @@ PidPenaltySolver::Gains PidPenaltySolver::pair_gains(const PairKey& key, const B
   // between 23 kg and 90 kg bodies and a wall took three dampers each at the bound, c h / m = 3 > 2, and was
   // thrown out of the pile (1.8 kJ at h = 1e-3).
   const double reduced = 1.0 / inverse;
-  const double share = double(std::max({1, penalty_pairs_of(key.first), penalty_pairs_of(key.second)}));
+  const double share = bound_share(key);
   const double k_max = kStiffnessBound * reduced / (h * h * share), c_max = kDampingBound * reduced / (h * share);
   if (g.kp > k_max) {
     g.ki *= k_max / g.kp;
@@ -238,8 +241,11 @@ PidPenaltySolver::Gains PidPenaltySolver::pair_gains(const PairKey& key, const B
   return g;
 }
 
-int PidPenaltySolver::penalty_pairs_of(int body) const {
-  return body >= 0 && size_t(body) < penalty_pairs_.size() ? penalty_pairs_[size_t(body)] : 0;
+double PidPenaltySolver::bound_share(const PairKey& key) const {
+  const auto pairs_of = [&](int body) {
+    return body >= 0 && size_t(body) < penalty_pairs_.size() ? penalty_pairs_[size_t(body)] : 0;
+  };
+  return double(std::max({1, pairs_of(key.first), pairs_of(key.second)}));
 }
 
 void PidPenaltySolver::count_penalty_pairs(const std::vector<Body>& bodies) {
@@ -309,8 +315,6 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
     ctx.bodies[i].linear_velocity = work_[i].linear_velocity;
     ctx.bodies[i].angular_velocity = work_[i].angular_velocity;
   }
-
-
   ctx.stats.iterations += substeps;
   for (const auto& entry : pairs_) {
     const Pair& pair = entry.second;
@@ -356,8 +360,9 @@ void PidPenaltySolver::integrate_positions(StepContext& ctx) {
 // the same line, so momentum and angular momentum balance. Other pairs: p itself.
 Vec3 PidPenaltySolver::line_of_action(const std::vector<Body>& bodies, const std::vector<Motion>& m,
                                       const PairKey& key, const Vec3& n, const Vec3& p) {
-  const auto round = [](const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; };
-  const int r = round(bodies[size_t(key.second)].shape) ? key.second : round(bodies[size_t(key.first)].shape) ? key.first : -1;
+  const int r = is_round(bodies[size_t(key.second)].shape) ? key.second
+                : is_round(bodies[size_t(key.first)].shape)  ? key.first
+                                                             : -1;
   if (r < 0) return p;
   const Shape& shape = bodies[size_t(r)].shape;
   Vec3 q = m[size_t(r)].x;
@@ -497,6 +502,8 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
   struct Loaded {
     Vec3 p;
     double depth, P, I, D;
+    double f = 0.0;            // N: eq. 3's force, once r is known (0 for a point that carries none)
+    Vec3 at = Vec3::Zero();    // where it acts (line_of_action)
   };
   std::vector<Loaded> loaded;
   size_t index = 0;
@@ -519,9 +526,8 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     // the points. A pair with a sphere or capsule takes the centre's alone: a round body's contact patch stays
     // where it touches while its material turns through it, and damping its material points would brake rolling
     // (a ball rolling at 2 m/s on the ground lost 0.3 m/s in 2 s).
-    const auto round = [](const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; };
     const double own_share =
-        round(bodies[size_t(ia)].shape) || round(bodies[size_t(ib)].shape) ? 0.0 : set_.point_damping;
+        is_round(bodies[size_t(ia)].shape) || is_round(bodies[size_t(ib)].shape) ? 0.0 : set_.point_damping;
     loaded.clear();
     double deepest = 0.0;
     Vec3 middle = Vec3::Zero();
@@ -565,25 +571,24 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
       if (l.P + l.I + l.D > 0.0) ++r;
     double total = 0.0;
     Vec3 centre = Vec3::Zero();
-    for (const Loaded& l : loaded) {
-      const double f = std::max(l.P + l.I + l.D, 0.0) / std::max(r, 1);
-      if (f <= 0.0) continue;
-      const Vec3 F = f * n;
-      const Vec3 at = line_of_action(bodies, m, key, n, l.p);
+    for (Loaded& l : loaded) {
+      l.f = std::max(l.P + l.I + l.D, 0.0) / std::max(r, 1);
+      if (l.f <= 0.0) continue;
+      const Vec3 F = l.f * n;
+      l.at = line_of_action(bodies, m, key, n, l.p);
       force[size_t(ib)] += F;
-      torque[size_t(ib)] += (at - B.x).cross(F);
+      torque[size_t(ib)] += (l.at - B.x).cross(F);
       force[size_t(ia)] -= F;
-      torque[size_t(ia)] -= (at - A.x).cross(F);
-      total += f;
-      centre += f * at;
+      torque[size_t(ia)] -= (l.at - A.x).cross(F);
+      total += l.f;
+      centre += l.f * l.at;
     }
     // Friction at the centre of the normal forces: a tangential spring-damper on the pair's accumulated slip
     // (static friction), saturated at mu times the normal force (Coulomb sliding), so sliding slows at mu g and
     // sticking holds to within the spring's stretch. The slip is the integral of the tangential relative velocity
     // at the contact, so a rolling body, whose contact point does not slip, stretches nothing.
     Vec3 ft = Vec3::Zero();
-    double torsion = 0.0, twist_stiffness = 0.0, twist_limit = 0.0;
-    bool sliding = false;
+    double twist_stiffness = 0.0, twist_limit = 0.0;
     if (total > 0.0) {
       centre /= total;
       if (pair.friction > 0.0) {
@@ -593,11 +598,7 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
         stretch -= n.dot(stretch) * n;
         const Vec3 trial = -g.kp * stretch - g.kv * ut;
         const double limit = pair.friction * total;
-        ft = trial;
-        if (trial.norm() > limit) {
-          ft = trial * (limit / trial.norm());
-          sliding = true;
-        }
+        ft = trial.norm() > limit ? Vec3(trial * (limit / trial.norm())) : trial;
         force[size_t(ib)] += ft;
         torque[size_t(ib)] += (centre - B.x).cross(ft);
         force[size_t(ia)] -= ft;
@@ -609,12 +610,11 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
         // keep for the pair's inertia about n, so the substep stays stable.
         double r1 = 0.0, r2 = 0.0;
         for (const Loaded& l : loaded) {
-          const double f = std::max(l.P + l.I + l.D, 0.0) / std::max(r, 1);
-          if (f <= 0.0) continue;
-          const Vec3 off = line_of_action(bodies, m, key, n, l.p) - centre;
+          if (l.f <= 0.0) continue;
+          const Vec3 off = l.at - centre;
           const double rr = (off - n.dot(off) * n).squaredNorm();
-          r1 += f * std::sqrt(rr);
-          r2 += f * rr;
+          r1 += l.f * std::sqrt(rr);
+          r2 += l.f * rr;
         }
         r1 /= total;
         r2 /= total;
@@ -623,13 +623,13 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
         const double inverse = (bodyA.is_dynamic() ? n.dot(bodyA.inv_inertia_world * n) : 0.0) +
                                (bodyB.is_dynamic() ? n.dot(bodyB.inv_inertia_world * n) : 0.0);
         if (r1 > 0.0 && inverse > 0.0) {
-          const double share = double(std::max({1, penalty_pairs_of(ia), penalty_pairs_of(ib)}));
+          const double share = bound_share(key);
           const double kt = std::min(g.kp * r2, kStiffnessBound / (inverse * h * h * share));
           const double ct = std::min(g.kv * r2, kDampingBound / (inverse * h * share));
           const double spin = (B.w - A.w).dot(n);
           const double limit_t = pair.friction * total * r1;
           const double twist = pair.twist + elapsed * spin;
-          torsion = std::clamp(-kt * twist - ct * spin, -limit_t, limit_t);
+          const double torsion = std::clamp(-kt * twist - ct * spin, -limit_t, limit_t);
           torque[size_t(ib)] += torsion * n;
           torque[size_t(ia)] -= torsion * n;
           twist_stiffness = kt;
@@ -641,16 +641,12 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     pair.deepest = deepest;
     pair.normal_force = total;
     pair.centre = centre;
-    pair.friction_force = ft;
-    pair.sliding = sliding;
     pair.twist_stiffness = twist_stiffness;
     pair.twist_limit = twist_limit;
     if (pv) {
       pv->deepest = deepest;
       pv->friction = ft;
       pv->centre = centre;
-      pv->friction_torque = torsion;
-      pv->sliding = sliding;
       for (const Loaded& l : loaded) {
         const double denominator = std::max(r, 1);
         pv->bottom.push_back({l.p, l.depth, l.P / denominator, l.I / denominator, l.D / denominator,

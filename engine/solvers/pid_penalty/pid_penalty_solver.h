@@ -66,8 +66,6 @@ class PidPenaltySolver final : public Solver {
     std::vector<Point> bottom;          // the points forces act at (the bottom polygon, or the deepest point)
     Vec3 friction{0, 0, 0};             // N, on b, at the centre of the normal forces
     Vec3 centre{0, 0, 0};               // world: the centre of the normal forces
-    double friction_torque = 0.0;       // N m, on b, about the normal (torsional friction)
-    bool sliding = false;
   };
   const std::vector<PairView>& pair_views() const { return views_; }
   // Each pair's bottom polygon in its state's colour (penalty green, impact red), and at each of its points the
@@ -105,8 +103,7 @@ class PidPenaltySolver final : public Solver {
     bool present = false;           // the world has contacts for it this step
     bool struck = false;            // one of its bodies took an impulse from another pair this substep
     // Of the last recorded force evaluation, for the friction stretch's update at the end of the substep.
-    bool sliding = false;
-    Vec3 centre{0, 0, 0}, friction_force{0, 0, 0};
+    Vec3 centre{0, 0, 0};
     double normal_force = 0.0;
     double twist_stiffness = 0.0, twist_limit = 0.0;  // N m/rad and N m of the torsional spring
   };
@@ -127,7 +124,8 @@ class PidPenaltySolver final : public Solver {
 
   double shell_spacing(const Shape& shape) const;
   Gains pair_gains(const PairKey& key, const Body& a, const Body& b, double h) const;
-  int penalty_pairs_of(int body) const;
+  // How many ways the pair's stability bounds are split: the most penalty pairs either dynamic body is in (>= 1).
+  double bound_share(const PairKey& key) const;
   void count_penalty_pairs(const std::vector<Body>& bodies);  // penalty_pairs_ from the pairs' modes
   Vec3 contact_normal(const Pair& pair, const std::vector<Motion>& m, const PairKey& key) const;
   static Vec3 line_of_action(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key,
