@@ -9,6 +9,7 @@
 
 #include "world/raycast.h"
 #include "viewer/convert.h"
+#include "viewer/panels.h"
 #include "viewer/session.h"
 
 namespace cl::viewer {
@@ -74,12 +75,8 @@ void handle_keys(AppState& app) {
   if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) app.ui.hidden = !app.ui.hidden;
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) app.ui.screenshot_requested = true;
   if (ImGui::IsKeyPressed(GLFW_KEY_F9, false)) app.ui.recording_video = !app.ui.recording_video;
-  for (const auto& [key, offset] : {std::pair{GLFW_KEY_PAGE_DOWN, 1}, std::pair{GLFW_KEY_PAGE_UP, -1}})
-    if (ImGui::IsKeyPressed(key, false)) {
-      std::string error;
-      if (!open_neighbour_scene(app, offset, &error)) app.scene.error = error;
-      else app.scene.error.clear();
-    }
+  if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN, false)) open_neighbour_and_report(app, 1);
+  if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP, false)) open_neighbour_and_report(app, -1);
   // ImGui 1.86 indexes keys by the GLFW key codes the backend reports.
   if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && app.sim.step_error.empty()) app.sim.playing = !app.sim.playing;
   if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD) && !app.sim.playing) step_once(app);

@@ -139,6 +139,15 @@ bool param_widget(const ParamSpec& spec, double value, double* out) {
       const int current = static_cast<int>(value);
       const char* preview =
           current >= 0 && current < static_cast<int>(spec.choices.size()) ? spec.choices[current].c_str() : "?";
+      // Wide enough for the longest choice ("semi_implicit_euler" was cut at the panel's item width), as long as
+      // the label still fits beside it.
+      float longest = 0.0f;
+      for (const std::string& c : spec.choices) longest = std::max(longest, ImGui::CalcTextSize(c.c_str()).x);
+      const ImGuiStyle& style = ImGui::GetStyle();
+      const float needed = longest + 2.0f * style.FramePadding.x + ImGui::GetFrameHeight();
+      const float room = ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(label).x - 2.0f * style.ItemInnerSpacing.x -
+                         ImGui::CalcTextSize("(?)").x - style.ItemSpacing.x;
+      ImGui::SetNextItemWidth(std::max(ImGui::CalcItemWidth(), std::min(needed, room)));
       if (ImGui::BeginCombo(label, preview)) {
         for (int i = 0; i < static_cast<int>(spec.choices.size()); ++i) {
           if (ImGui::Selectable(spec.choices[i].c_str(), i == current)) {
@@ -186,6 +195,31 @@ void open_and_report(AppState& app, const std::string& path) {
   if (!open_scene(app, path, nullptr, &error)) app.scene.error = error;
 }
 
+// The panels' and the menu's actions, each with its error shown where its panel shows errors (and cleared when
+// it succeeds).
+void reload_and_report(AppState& app) {
+  std::string error;
+  if (!reload_scene(app, &error)) app.scene.error = error;
+  else app.scene.error.clear();
+}
+
+void save_and_report(AppState& app) {
+  std::string error;
+  if (!save_scene_as(app, app.scene.save_path, &error)) app.scene.error = error;
+  else app.scene.error.clear();
+}
+
+void switch_solver_and_report(AppState& app, const std::string& name) {
+  std::string error;
+  if (!switch_solver(app, name, &error)) app.solver.error = error;
+  else app.solver.error.clear();
+}
+
+void add_lane_and_report(AppState& app, const std::string& solver) {
+  std::string error;
+  if (!add_lane(app, LaneSpec{solver, {}}, &error)) app.compare.error = error;
+}
+
 // Moves the current window up when its bottom is below the display (a collapsed panel at the bottom
 // of the screen that gets expanded, or a window that shrank), so no panel is ever out of reach.
 void keep_on_screen() {
@@ -221,6 +255,12 @@ void servo_hint(const World& world) {
 }
 
 }  // namespace
+
+void open_neighbour_and_report(AppState& app, int offset) {
+  std::string error;
+  if (!open_neighbour_scene(app, offset, &error)) app.scene.error = error;
+  else app.scene.error.clear();
+}
 
 void help_marker(const char* text) {
   ImGui::SameLine();
@@ -268,19 +308,12 @@ void draw_scene_panel(AppState& app) {
 
   const bool save = ImGui::InputText("##save", &scene.save_path, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
-  if (ImGui::Button("Save as") || save) {
-    std::string error;
-    if (!save_scene_as(app, scene.save_path, &error)) scene.error = error;
-    else scene.error.clear();
-  }
+  if (ImGui::Button("Save as") || save) save_and_report(app);
   help_marker("Write the current state of the world (bodies where they are now, the solver and its "
               "parameters) as a scene file. An existing file is overwritten.");
   ImGui::PopItemWidth();
 
-  if (ImGui::Button("Reload")) {
-    std::string error;
-    if (!reload_scene(app, &error)) scene.error = error;
-  }
+  if (ImGui::Button("Reload")) reload_and_report(app);
   help_marker("Read the scene file again from disk (picks up edits made in a text editor).");
   ImGui::SameLine();
   if (ImGui::Button("Reset")) reset_scene(app);
@@ -386,11 +419,8 @@ void draw_solver_panel(AppState& app) {
       const bool allowed = world.allows_solver(info.name);
       const std::string label = allowed ? info.name : info.name + " (not for this scene)";
       if (!allowed) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-      if (ImGui::Selectable(label.c_str(), info.name == current) && info.name != current) {
-        std::string error;
-        if (!switch_solver(app, info.name, &error)) app.solver.error = error;
-        else app.solver.error.clear();
-      }
+      if (ImGui::Selectable(label.c_str(), info.name == current) && info.name != current)
+        switch_solver_and_report(app, info.name);
       if (!allowed) ImGui::PopStyleColor();
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n(%s)", info.method.c_str(), info.paper.c_str());
     }
@@ -1495,10 +1525,7 @@ void draw_compare_panel(AppState& app) {
   }
   ImGui::SameLine();
   ImGui::BeginDisabled(lanes >= kMaxLanes);
-  if (ImGui::Button("Add lane")) {
-    std::string error;
-    if (!add_lane(app, LaneSpec{compare.add_solver, {}}, &error)) compare.error = error;
-  }
+  if (ImGui::Button("Add lane")) add_lane_and_report(app, compare.add_solver);
   ImGui::EndDisabled();
   help_marker("A copy of the scene under another method (or the same one at other settings), stepped in lockstep "
               "with the others. Adding a lane restarts every lane from the scene's start. Dragging, servo keys, "
@@ -1723,15 +1750,9 @@ float draw_main_menu(AppState& app) {
   SceneState& scene = app.scene;
   World& world = scene.world;
   if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Reload scene")) {
-      std::string error;
-      if (!reload_scene(app, &error)) scene.error = error;
-    }
-    if (ImGui::MenuItem(("Save as " + scene.save_path).c_str(), nullptr, false, !scene.save_path.empty())) {
-      std::string error;
-      if (!save_scene_as(app, scene.save_path, &error)) scene.error = error;
-      else scene.error.clear();
-    }
+    if (ImGui::MenuItem("Reload scene")) reload_and_report(app);
+    if (ImGui::MenuItem(("Save as " + scene.save_path).c_str(), nullptr, false, !scene.save_path.empty()))
+      save_and_report(app);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The path is the Scene panel's; change it there.");
     ImGui::Separator();
     if (ImGui::MenuItem("Screenshot", "F12")) app.ui.screenshot_requested = true;
@@ -1772,14 +1793,8 @@ float draw_main_menu(AppState& app) {
       }
       ImGui::EndMenu();
     }
-    if (ImGui::MenuItem("Next scene", "Page Down")) {
-      std::string error;
-      if (!open_neighbour_scene(app, 1, &error)) scene.error = error;
-    }
-    if (ImGui::MenuItem("Previous scene", "Page Up")) {
-      std::string error;
-      if (!open_neighbour_scene(app, -1, &error)) scene.error = error;
-    }
+    if (ImGui::MenuItem("Next scene", "Page Down")) open_neighbour_and_report(app, 1);
+    if (ImGui::MenuItem("Previous scene", "Page Up")) open_neighbour_and_report(app, -1);
     if (ImGui::MenuItem("Reset", "R")) reset_scene(app);
     if (ImGui::MenuItem("Frame the scene", "F")) frame_scene(app);
     ImGui::EndMenu();
@@ -1789,11 +1804,8 @@ float draw_main_menu(AppState& app) {
     for (const SolverInfo& info : solver_registry()) {
       const bool allowed = world.allows_solver(info.name);
       if (ImGui::MenuItem(info.name.c_str(), allowed ? nullptr : "not for this scene", info.name == current, allowed) &&
-          info.name != current) {
-        std::string error;
-        if (!switch_solver(app, info.name, &error)) app.solver.error = error;
-        else app.solver.error.clear();
-      }
+          info.name != current)
+        switch_solver_and_report(app, info.name);
       if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("%s\n(%s)", info.method.c_str(), info.paper.c_str());
     }
@@ -1812,9 +1824,8 @@ float draw_main_menu(AppState& app) {
     const int lanes = lane_count(app);
     if (ImGui::BeginMenu("Add a lane", lanes < kMaxLanes)) {
       for (const SolverInfo& info : solver_registry()) {
-        if (!ImGui::MenuItem(info.name.c_str(), nullptr, false, world.allows_solver(info.name))) continue;
-        std::string error;
-        if (!add_lane(app, LaneSpec{info.name, {}}, &error)) app.compare.error = error;
+        if (ImGui::MenuItem(info.name.c_str(), nullptr, false, world.allows_solver(info.name)))
+          add_lane_and_report(app, info.name);
       }
       ImGui::EndMenu();
     }

@@ -27,6 +27,9 @@ void draw_welcome(AppState& app);           // the first launch's welcome, until
 void draw_error_toast(AppState& app);       // every current error, whole, until closed
 void draw_scene_description(AppState& app); // the scene's description once per load, until closed
 
+// Opens the next (offset 1) or previous (-1) scene of scenes/; a failure shows in the Scene panel.
+void open_neighbour_and_report(AppState& app, int offset);
+
 // A greyed "(?)" after the last item that shows `text` as a tooltip.
 void help_marker(const char* text);
 

@@ -29,38 +29,42 @@ std::string tick_label(double v) {
 namespace {
 
 // Where a plot starts and what it draws with: the window's draw list at the cursor, the available width, the
-// text height and the theme's text, disabled-text and border colours.
+// text height, the theme's text, disabled-text and border colours, and where its heading ends.
 struct PlotFrame {
   ImDrawList* draw;
   ImVec2 origin;
   float width, line;
   ImU32 text, dim, grid;
+  float heading_end;  // x after the heading
 };
 
-PlotFrame plot_frame() {
-  return {ImGui::GetWindowDrawList(),
-          ImGui::GetCursorScreenPos(),
-          std::max(ImGui::GetContentRegionAvail().x, 120.0f),
-          ImGui::GetTextLineHeight(),
-          ImGui::GetColorU32(ImGuiCol_Text),
-          ImGui::GetColorU32(ImGuiCol_TextDisabled),
-          ImGui::GetColorU32(ImGuiCol_Border)};
+// Starts a plot (PushID(id); the caller pops it) and draws its heading, "title, unit", at the cursor.
+PlotFrame begin_plot(const char* id, const char* title, const char* unit) {
+  ImGui::PushID(id);
+  PlotFrame f{ImGui::GetWindowDrawList(),
+              ImGui::GetCursorScreenPos(),
+              std::max(ImGui::GetContentRegionAvail().x, 120.0f),
+              ImGui::GetTextLineHeight(),
+              ImGui::GetColorU32(ImGuiCol_Text),
+              ImGui::GetColorU32(ImGuiCol_TextDisabled),
+              ImGui::GetColorU32(ImGuiCol_Border),
+              0.0f};
+  const std::string heading = std::string(title) + (unit[0] != '\0' ? std::string(", ") + unit : std::string());
+  f.draw->AddText(f.origin, f.text, heading.c_str());
+  f.heading_end = f.origin.x + ImGui::CalcTextSize(heading.c_str()).x;
+  return f;
 }
 
 }  // namespace
 
 bool plot_lines(const char* id, const char* title, const char* unit, std::span<const PlotSeries> series, float height) {
-  ImGui::PushID(id);
-  const PlotFrame f = plot_frame();
+  // Title and unit, then the legend on the same line as far as it fits, else below.
+  const PlotFrame f = begin_plot(id, title, unit);
   ImDrawList* draw = f.draw;
   const ImVec2 origin = f.origin;
   const float width = f.width, line = f.line;
-  const ImU32 text = f.text, dim = f.dim, grid = f.grid;
-
-  // Title and unit, then the legend on the same line as far as it fits, else below.
-  std::string heading = std::string(title) + (unit[0] != '\0' ? std::string(", ") + unit : std::string());
-  draw->AddText(origin, text, heading.c_str());
-  float lx = origin.x + ImGui::CalcTextSize(heading.c_str()).x + 12.0f, ly = origin.y;
+  const ImU32 dim = f.dim, grid = f.grid;
+  float lx = f.heading_end + 12.0f, ly = origin.y;
   for (const PlotSeries& s : series) {
     const float w = ImGui::CalcTextSize(s.label.c_str()).x + 18.0f;
     if (lx + w > origin.x + width) {
@@ -149,14 +153,11 @@ bool plot_lines(const char* id, const char* title, const char* unit, std::span<c
 
 bool plot_log_sequence(const char* id, const char* title, const char* unit, const char* x_unit,
                        std::span<const double> values, ImU32 color, float height) {
-  ImGui::PushID(id);
-  const PlotFrame f = plot_frame();
+  const PlotFrame f = begin_plot(id, title, unit);
   ImDrawList* draw = f.draw;
   const ImVec2 origin = f.origin;
   const float width = f.width, line = f.line;
-  const ImU32 text = f.text, dim = f.dim, grid = f.grid;
-  const std::string heading = std::string(title) + (unit[0] != '\0' ? std::string(", ") + unit : std::string());
-  draw->AddText(origin, text, heading.c_str());
+  const ImU32 dim = f.dim, grid = f.grid;
 
   // The decades the values span (at least one).
   static constexpr double kFloor = 1e-16;

@@ -235,8 +235,8 @@ int run_viewer(const ViewerOptions& options) {
     // switched off, at 60 frames per second of playback.
     if (app.ui.recording_video && !video.active()) {
       std::string video_error;
-      if (!viewer::make_output_dir(app, &video_error) ||
-          !video.start(viewer::output_name(app, "video"), fb_width, fb_height, 60, app.ui.video_png, &video_error)) {
+      // start() creates the output folder when missing.
+      if (!video.start(viewer::output_name(app, "video"), fb_width, fb_height, 60, app.ui.video_png, &video_error)) {
         app.ui.recording_video = false;
         app.ui.screenshot_message = "cannot record: " + video_error;
       }
