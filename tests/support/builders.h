@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "collision/mesh_shape.h"
 #include "world/world.h"
 
 namespace cl::test {
@@ -51,6 +52,14 @@ inline Body make_body(const Shape& shape, const Vec3& position, const Quat& orie
 inline Shape box(const Vec3& half) { Shape s; s.type = ShapeType::Box; s.half_extents = half; return s; }
 inline Shape sphere(double r) { Shape s; s.type = ShapeType::Sphere; s.radius = r; return s; }
 inline Shape capsule(double r, double hh) { Shape s; s.type = ShapeType::Capsule; s.radius = r; s.half_height = hh; return s; }
+// A mesh shape with a distance grid of `resolution` cells along its longest side (MeshShapeOptions); no mesh
+// (s.mesh null) when it cannot be built, with the reason in *error.
+inline Shape mesh_shape(TriangleMesh m, int resolution, std::string* error) {
+  Shape s;
+  s.type = ShapeType::Mesh;
+  set_mesh(s, make_mesh_shape(std::move(m), MeshShapeOptions{resolution, 1.0}, error));
+  return s;
+}
 
 inline int add_material(World& w, double friction, double restitution) {
   Material m;

@@ -17,9 +17,7 @@ using namespace cl::test;
 namespace {
 Shape mesh_of(TriangleMesh m, int resolution = 32) {
   std::string error;
-  Shape s;
-  s.type = ShapeType::Mesh;
-  set_mesh(s, make_mesh_shape(std::move(m), MeshShapeOptions{resolution, 1.0}, &error));
+  Shape s = mesh_shape(std::move(m), resolution, &error);
   EXPECT_TRUE(s.mesh) << error;
   return s;
 }

@@ -13,37 +13,17 @@
 #include "collision/mesh_shape.h"
 #include "collision/narrowphase.h"
 #include "mesh/generate.h"
+#include "support/builders.h"
 
 namespace cl {
+
+using namespace cl::test;
+
 namespace {
-
-Shape sphere(double r) {
-  Shape s;
-  s.type = ShapeType::Sphere;
-  s.radius = r;
-  return s;
-}
-
-Shape box(const Vec3& h) {
-  Shape s;
-  s.type = ShapeType::Box;
-  s.half_extents = h;
-  return s;
-}
-
-Shape capsule(double r, double half_height) {
-  Shape s;
-  s.type = ShapeType::Capsule;
-  s.radius = r;
-  s.half_height = half_height;
-  return s;
-}
 
 Shape mesh(TriangleMesh m, int resolution = 24) {
   std::string error;
-  Shape s;
-  s.type = ShapeType::Mesh;
-  set_mesh(s, make_mesh_shape(std::move(m), MeshShapeOptions{resolution, 1.0}, &error));
+  Shape s = mesh_shape(std::move(m), resolution, &error);
   EXPECT_TRUE(s.mesh) << error;
   return s;
 }
