@@ -30,27 +30,47 @@ struct SubStage {
   double ms = 0.0;
 };
 
-// A solver's own stages of one step, in a fixed array: declaring, timing and copying them allocates nothing.
-class SubStages {
+// A solver's declared items of one step (its stages, its counters) in a fixed array, each with the number it
+// accumulates in the member Value: declaring, updating and copying them allocates nothing. Updates to an index
+// past the declared ones are ignored.
+template <class Item, double Item::*Value>
+class DeclaredItems {
  public:
   static constexpr int kCapacity = 8;
-  // Starts a step: these stages (at most kCapacity, in this order), each at 0 ms.
-  void declare(std::span<const SubStage> stages) {
+  // Starts a step: these items (at most kCapacity, in this order), each at 0.
+  void declare(std::span<const Item> items) {
     count_ = 0;
-    for (const SubStage& s : stages)
-      if (count_ < kCapacity) stages_[size_t(count_++)] = SubStage{s.name, s.parent, 0.0};
+    for (const Item& item : items)
+      if (count_ < kCapacity) {
+        Item& slot = items_[size_t(count_++)];
+        slot = item;
+        slot.*Value = 0.0;
+      }
   }
   void clear() { count_ = 0; }
-  // Adds to stage i (its index in the declared order); ignored past the declared ones.
-  void add(int i, double ms) {
-    if (i >= 0 && i < count_) stages_[size_t(i)].ms += ms;
+  void add(int i, double v) {
+    if (i >= 0 && i < count_) items_[size_t(i)].*Value += v;
   }
-  std::span<const SubStage> stages() const { return {stages_.data(), size_t(count_)}; }
+  void set(int i, double v) {
+    if (i >= 0 && i < count_) items_[size_t(i)].*Value = v;
+  }
+  void raise(int i, double v) {  // keeps the largest
+    if (i >= 0 && i < count_ && v > items_[size_t(i)].*Value) items_[size_t(i)].*Value = v;
+  }
   int size() const { return count_; }
 
+ protected:
+  std::span<const Item> items() const { return {items_.data(), size_t(count_)}; }
+
  private:
-  std::array<SubStage, kCapacity> stages_{};
+  std::array<Item, kCapacity> items_{};
   int count_ = 0;
+};
+
+// A solver's own stages of one step: wall time, ms (add from ScopedSubStage).
+class SubStages : public DeclaredItems<SubStage, &SubStage::ms> {
+ public:
+  std::span<const SubStage> stages() const { return items(); }
 };
 
 // One of a solver's own counters in one step (what it did or reached: pairs in a state, passes, a residual).
@@ -60,31 +80,10 @@ struct SolverCounter {
   double value = 0.0;
 };
 
-// A solver's own counters of one step, in a fixed array as SubStages: declared in begin_step, set as it goes.
-class SolverCounters {
+// A solver's own counters of one step: declared in begin_step, set, added to or raised as it goes.
+class SolverCounters : public DeclaredItems<SolverCounter, &SolverCounter::value> {
  public:
-  static constexpr int kCapacity = 8;
-  void declare(std::span<const SolverCounter> counters) {
-    count_ = 0;
-    for (const SolverCounter& c : counters)
-      if (count_ < kCapacity) counters_[size_t(count_++)] = SolverCounter{c.name, c.unit, 0.0};
-  }
-  void clear() { count_ = 0; }
-  void set(int i, double value) {
-    if (i >= 0 && i < count_) counters_[size_t(i)].value = value;
-  }
-  void add(int i, double value) {
-    if (i >= 0 && i < count_) counters_[size_t(i)].value += value;
-  }
-  void raise(int i, double value) {  // keeps the largest
-    if (i >= 0 && i < count_ && value > counters_[size_t(i)].value) counters_[size_t(i)].value = value;
-  }
-  std::span<const SolverCounter> counters() const { return {counters_.data(), size_t(count_)}; }
-  int size() const { return count_; }
-
- private:
-  std::array<SolverCounter, kCapacity> counters_{};
-  int count_ = 0;
+  std::span<const SolverCounter> counters() const { return items(); }
 };
 
 // A column of the CSV that depends on the solver: a sub-stage's time (<name>_ms) or a counter (<name>).
