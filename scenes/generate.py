@@ -521,9 +521,12 @@ def reference():
         "dt": 0.01,
         "contact_margin": 0.02,
         "max_speed": 1000,
+        "max_contacts": 250000,
+        "continuous": True,
         "methods": ["lcp", "implicit-penalty", "volume"],
         "solver": {"type": "lcp", "params": {
-            "iterations": 20, "correction_iterations": 5, "warm_start": True, "friction_directions": 2,
+            "iterations": 20, "correction_iterations": 5, "vector_lanes": True, "warm_start": True,
+            "friction_directions": 2,
             "restitution_threshold": 0.5, "allowed_penetration": 0.001, "tolerance": 1e-9,
             "shock_propagation": True, "shock_fraction": 0.01, "sleeping": True, "sleep_energy": 0.002,
             "sleep_steps": 5},
