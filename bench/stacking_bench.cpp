@@ -66,6 +66,8 @@ void run_scene(benchmark::State& state, const std::string& scene, const char* pa
 
 void BM_Pyramid20(benchmark::State& s) { run_scene(s, "pyramid20.json"); }
 void BM_Pyramid20_PlainPgs(benchmark::State& s) { run_scene(s, "pyramid20.json", "shock_propagation", 0); }
+// The same steps with the PGS one row at a time instead of in vector lanes (the results are identical).
+void BM_Pyramid20_OneRowAtATime(benchmark::State& s) { run_scene(s, "pyramid20.json", "vector_lanes", 0); }
 void BM_Tower(benchmark::State& s) {
   const int n = int(s.range(0));
   run_scene(s, n == 20 ? "tower20.json" : "tower" + std::to_string(n) + ".json");
@@ -76,6 +78,7 @@ void BM_Tower320(benchmark::State& s) { run_scene(s, "tower320.json"); }
 
 BENCHMARK(BM_Pyramid20)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pyramid20_PlainPgs)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Pyramid20_OneRowAtATime)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Tower)->Arg(10)->Arg(20)->Arg(40)->Arg(80)->Arg(100)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Tower_PlainPgs)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Wall200)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);

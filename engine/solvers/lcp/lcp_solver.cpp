@@ -31,6 +31,9 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "A PGS solve stops early once a sweep changes no impulse by more than this (0: always all iterations)"}),
       T::bind(&S::correction_iterations, {"correction_iterations", ParamKind::Integer, "", 0, 1000, 5,
        "PGS sweeps of the error-correction projection that removes penetration (thesis: 5; 0 turns it off)"}),
+      T::bind(&S::vector_lanes, {"vector_lanes", ParamKind::Bool, "", 0, 1, 1,
+       "Update contacts that share no moving body side by side in vector lanes; off: one row at a time. The "
+       "result is the same bit for bit, only the time differs"}),
       T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
        "Start PGS from the previous step's impulses of contacts that persist (same feature pair, or within 2 cm)"}),
       T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
@@ -171,7 +174,8 @@ void LcpSolver::add_free_velocity(const std::vector<int>& bodies, double fractio
 void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int group_index) {
   const bool shock = group_shock_[group_index];
   const double f = shock ? set_.shock_fraction : 1.0;
-  const PgsSettings pgs{set_.iterations, set_.tolerance, false};
+  PgsSettings pgs{set_.iterations, set_.tolerance, false};
+  pgs.lanes = set_.vector_lanes;
   double residual = 0.0;
   int sweeps = 0;
 
@@ -313,7 +317,8 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
   const int iterations = set_.correction_iterations;
   if (iterations == 0) return 0;
   int sweeps = 0;
-  const PgsSettings pgs{iterations, set_.tolerance, false};
+  PgsSettings pgs{iterations, set_.tolerance, false};
+  pgs.lanes = set_.vector_lanes;
   const double allowed = set_.allowed_penetration;
   const double h = ctx.dt;
 

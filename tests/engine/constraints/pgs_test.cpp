@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <Eigen/Dense>
 
 #include "support/builders.h"
@@ -150,6 +152,124 @@ TEST(Pgs, SymmetricSweepsKeepTheOrderInsideABlock) {
   solve_pgs(forward, uf, {4, 0.0, false});
   solve_pgs(symmetric, us, {4, 0.0, true});
   for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(forward[i].lambda, symmetric[i].lambda) << i;
+}
+
+
+// Contact-like blocks (a normal row and two friction rows) between body pairs, with random geometry: bodies
+// 0 .. fixed-1 are fixed, the rest dynamic with unit-ish masses; pairs[i] gives block i's bodies.
+struct BlockProblem {
+  std::vector<InverseMass> masses;
+  std::vector<BodyVelocity> u;
+  std::vector<Row> rows;
+};
+
+BlockProblem blocks(int bodies, int fixed, const std::vector<std::pair<int, int>>& pairs, unsigned seed) {
+  BlockProblem p;
+  std::srand(seed);
+  auto rnd = [] { return 2.0 * std::rand() / RAND_MAX - 1.0; };
+  for (int i = 0; i < bodies; ++i) {
+    p.masses.push_back(i < fixed ? InverseMass{} : InverseMass{1.0 / (1.0 + 0.5 * i), (1.0 + 0.1 * i) * Mat3::Identity()});
+    p.u.push_back({Vec3(rnd(), rnd() - 2.0, rnd()), Vec3(rnd(), rnd(), rnd())});
+  }
+  for (auto [a, b] : pairs) {
+    const Vec3 n = Vec3(0.2 * rnd(), 1.0, 0.2 * rnd()).normalized();
+    const Vec3 ra(rnd(), rnd(), rnd()), rb(rnd(), rnd(), rnd());
+    const int first = int(p.rows.size());
+    Row normal = point_row(a, b, ra, rb, n);
+    normal.lo = 0.0;
+    normal.target = 0.1 * rnd();
+    prepare(normal, p.masses);
+    p.rows.push_back(normal);
+    Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
+    for (const Vec3& t : {t1, t2}) {
+      Row f = point_row(a, b, ra, rb, t);
+      f.normal_row = first;
+      f.follows = true;
+      f.mu = 0.5;
+      prepare(f, p.masses);
+      p.rows.push_back(f);
+    }
+  }
+  return p;
+}
+
+// Bit for bit: every impulse and every velocity component.
+void expect_identical(const BlockProblem& x, const BlockProblem& y) {
+  for (size_t i = 0; i < x.rows.size(); ++i) EXPECT_EQ(x.rows[i].lambda, y.rows[i].lambda) << "row " << i;
+  for (size_t i = 0; i < x.u.size(); ++i)
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_EQ(x.u[i].v[c], y.u[i].v[c]) << "body " << i;
+      EXPECT_EQ(x.u[i].w[c], y.u[i].w[c]) << "body " << i;
+    }
+}
+
+// Solves the problem one row at a time and in lanes, forward and symmetric, and expects the same result.
+void expect_lanes_match(const BlockProblem& base, int iterations) {
+  for (bool symmetric : {false, true}) {
+    SCOPED_TRACE(symmetric ? "symmetric" : "forward");
+    BlockProblem single = base, lanes = base;
+    PgsSettings one{iterations, 0.0, symmetric};
+    one.lanes = false;
+    const PgsSettings many{iterations, 0.0, symmetric};
+    std::vector<double> r1, r2;
+    one.residuals = &r1;
+    PgsSettings recorded = many;
+    recorded.residuals = &r2;
+    const PgsResult a = solve_pgs(single.rows, single.u, one);
+    const PgsResult b = solve_pgs(lanes.rows, lanes.u, recorded);
+    EXPECT_EQ(a.sweeps, b.sweeps);
+    EXPECT_EQ(a.residual, b.residual);
+    EXPECT_EQ(r1, r2);
+    expect_identical(single, lanes);
+  }
+}
+
+// Blocks that share no moving body (body 0 is fixed): nine of them fill two batches of four lanes and one
+// with three empty lanes, all in the first level.
+TEST(Pgs, LanesOfIndependentBlocksGiveTheOneRowResult) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < 9; ++i) pairs.push_back({0, 1 + i});
+  expect_lanes_match(blocks(10, 1, pairs, 7), 6);
+}
+
+// Blocks that all share one moving body: each comes a level after the one before, so nothing runs side by
+// side, and runs of blocks between the same two bodies are split at 24 rows.
+TEST(Pgs, LanesOfBlocksSharingABodyGiveTheOneRowResult) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < 100; ++i) pairs.push_back({1, 2 + (i / 10) % 7});  // runs of ten blocks per pair
+  expect_lanes_match(blocks(9, 1, pairs, 11), 3);
+}
+
+// A random network of 300 contacts among 60 bodies, 5 of them fixed, with friction: the levels interleave
+// blocks from all over the network, and the result is still the one-row-at-a-time result.
+TEST(Pgs, LanesOfARandomNetworkGiveTheOneRowResult) {
+  std::vector<std::pair<int, int>> pairs;
+  std::srand(3);
+  while (pairs.size() < 300) {
+    const int a = std::rand() % 60, b = std::rand() % 60;
+    if (a != b && (a >= 5 || b >= 5)) pairs.push_back({a, b});
+  }
+  BlockProblem p = blocks(60, 5, pairs, 5);
+  // Warm started, with some soft rows, as a step gives them.
+  for (size_t i = 0; i < p.rows.size(); ++i) {
+    if (i % 7 == 0) p.rows[i].cfm = 0.01;
+    if (p.rows[i].normal_row < 0) p.rows[i].lambda = 0.1 * double(i % 5);
+  }
+  for (size_t i = 0; i < p.rows.size(); ++i) prepare(p.rows[i], p.masses);
+  apply_impulses(p.rows, p.u);
+  expect_lanes_match(p, 10);
+}
+
+// Row lists the lanes cannot take are swept one row at a time: a friction row whose normal row is in another
+// block, and a row between a body and itself.
+TEST(Pgs, UnusualRowListsAreSweptOneRowAtATime) {
+  std::vector<std::pair<int, int>> pairs{{0, 1}, {1, 2}, {2, 3}};
+  BlockProblem linked = blocks(4, 1, pairs, 9);
+  linked.rows[4].normal_row = 0;  // the second block's friction bounded by the first block's normal
+  expect_lanes_match(linked, 4);
+  BlockProblem self = blocks(4, 1, pairs, 9);
+  self.rows[3].b = self.rows[3].a;
+  expect_lanes_match(self, 4);
 }
 
 }  // namespace
