@@ -132,9 +132,11 @@ bool parse(int argc, char** argv, Options& o) {
       if (!v) return bad(std::string(arg) + ": needs a value");
       char* end = nullptr;
       const double x = std::strtod(v, &end);
-      if (end == v || *end != '\0' || !(x >= lo && x <= hi))
-        return bad(std::string(arg) + ": expected a number in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                   "], got '" + cl::escape_for_message(v) + "'");
+      if (end == v || *end != '\0' || !(x >= lo && x <= hi)) {
+        char range[64];
+        std::snprintf(range, sizeof range, "[%g, %g]", lo, hi);
+        return bad(std::string(arg) + ": expected a number in " + range + ", got '" + cl::escape_for_message(v) + "'");
+      }
       out = x;
       return true;
     };
