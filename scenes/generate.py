@@ -299,6 +299,50 @@ def pile():
                  materials={"default": {"friction": 0.5, "restitution": 0}})
 
 
+def pile1000():
+    # The peer benchmark's large scene (bench/peers): 1,000 boxes, spheres and capsules of various sizes
+    # (seeded), density 1000, in ten layers of 10 x 10 cells of 0.5 m dropped into a 5 m square box with 1.5 m
+    # walls, where they fall and settle into a heap; friction 0.5. Every body starts in its own cell, tilted
+    # by up to 20 degrees, so none touches another at the start (check_apart).
+    import random
+    rng = random.Random(1000)
+    bodies = [dict(GROUND)]
+    half = 2.5 + 0.1
+    for name, he, pos in (("wall_x0", [0.1, 0.75, half + 0.1], [-half, 0.75, 0]),
+                          ("wall_x1", [0.1, 0.75, half + 0.1], [half, 0.75, 0]),
+                          ("wall_z0", [half - 0.1, 0.75, 0.1], [0, 0.75, -half]),
+                          ("wall_z1", [half - 0.1, 0.75, 0.1], [0, 0.75, half])):
+        bodies.append(box(name, he, pos, fixed=True))
+    kinds = ["box", "sphere", "capsule"]
+    n = 0
+    for layer in range(10):
+        for i in range(10):
+            for k in range(10):
+                kind = kinds[(i + k + layer) % 3]
+                x = -2.25 + 0.5 * i + rng.uniform(-0.02, 0.02)
+                z = -2.25 + 0.5 * k + rng.uniform(-0.02, 0.02)
+                y = 0.3 + 0.5 * layer
+                tilt = quat_axis_angle([rng.uniform(-1, 1), 0, rng.uniform(-1, 1)], rng.uniform(0, 20))
+                name = f"{kind}_{n}"
+                if kind == "box":
+                    he = [round(rng.uniform(0.06, 0.12), 3) for _ in range(3)]
+                    bodies.append(box(name, he, [x, y, z], orientation=tilt))
+                elif kind == "sphere":
+                    bodies.append(sphere(name, round(rng.uniform(0.07, 0.15), 3), [x, y, z]))
+                else:
+                    r = round(rng.uniform(0.05, 0.09), 3)
+                    bodies.append(capsule(name, r, round(rng.uniform(0.05, 0.12), 3), [x, y, z], orientation=tilt))
+                n += 1
+    movers = [b for b in bodies if "density" in b]
+    check_apart(movers, [bodies[0]] + movers)
+    for m in movers:
+        assert max(abs(m["position"][0]), abs(m["position"][2])) + bounding_radius(m["shape"]) < 2.5, m["name"]
+    return scene("pile1000", "1,000 boxes, spheres and capsules of various sizes (density 1000) dropped in ten "
+                 "layers of 10 x 10 into a 5 m square box with 1.5 m walls, where they settle into a heap; "
+                 "friction 0.5. The peer benchmark's large scene (bench/peers).", bodies,
+                 materials={"default": {"friction": 0.5, "restitution": 0}})
+
+
 def pyramid20():
     bodies = [dict(GROUND)] + pyramid_rows(20, 1.0)
     return scene("pyramid20", "20-row pyramid of 210 boxes of 1 m (density 1000), rows centred and offset by "
@@ -573,6 +617,7 @@ SCENES = {
     "chain20.json": chain20,
     "pushed_block.json": pushed_block,
     "pile.json": pile,
+    "pile1000.json": pile1000,
 }
 
 
@@ -629,6 +674,8 @@ METHODS = {
     "chain20.json": ["lcp", "volume"],
     # implicit-penalty throws a body out of the box (143 m away after 10 s, 12.8 kJ of kinetic energy).
     "pile.json": ["lcp", "volume", "pid-penalty"],
+    # the peer benchmark's 1,000 bodies: the other methods take minutes for 10 s (bench/peers/results.csv).
+    "pile1000.json": ["lcp"],
 }
 
 

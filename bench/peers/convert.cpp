@@ -1,0 +1,60 @@
+// The scene checks and conversions every peer shares (peer.h).
+#include <cmath>
+#include <string>
+
+#include "core/text.h"
+#include "peer.h"
+
+namespace peers {
+
+namespace {
+
+std::string body_label(const cl::World& world, size_t i) {
+  return "body '" + cl::escape_for_message(world.bodies[i].name) + "' (/bodies/" + std::to_string(i) + ")";
+}
+
+}  // namespace
+
+std::string check_convertible(const cl::World& world, const std::string& scene_path, std::string_view engine) {
+  const std::string head = cl::escape_for_message(scene_path) + ": " + std::string(engine) + ": ";
+  for (size_t i = 0; i < world.bodies.size(); ++i) {
+    const cl::Body& b = world.bodies[i];
+    if (b.shape.type == cl::ShapeType::Mesh)
+      return head + body_label(world, i) +
+             ": a mesh shape is not converted (the peers take planes, boxes, spheres and capsules)";
+    if (b.kind == cl::BodyKind::Kinematic)
+      return head + body_label(world, i) + ": kinematic bodies are not converted (only fixed and dynamic ones)";
+  }
+  if (!world.joints.empty()) {
+    const cl::Joint& j = world.joints.front();
+    return head + "joint '" + cl::escape_for_message(j.name) + "' (/joints/0) between '" +
+           cl::escape_for_message(world.bodies[size_t(j.body_a)].name) + "' and '" +
+           cl::escape_for_message(world.bodies[size_t(j.body_b)].name) + "': joints are not converted";
+  }
+  if (!world.scripts.empty()) return head + "scripts are not converted (/scripts)";
+  if (!world.forces.empty()) {
+    const int b = world.forces.front().body;
+    return head + "applied forces are not converted (/forces/0 on " + body_label(world, size_t(b)) + ")";
+  }
+  return {};
+}
+
+void world_plane(const cl::Body& body, cl::Vec3& normal, double& offset) {
+  // Body frame: n . x <= d. World point p = R x + c, so x = R^T (p - c) and n . R^T (p - c) = (R n) . p - (R n) . c.
+  normal = body.orientation * body.shape.normal;
+  offset = body.shape.offset + normal.dot(body.position);
+}
+
+double combined_friction(const cl::World& world, const cl::Body& a, const cl::Body& b) {
+  return std::sqrt(world.materials[size_t(a.material)].friction * world.materials[size_t(b.material)].friction);
+}
+
+double combined_restitution(const cl::World& world, const cl::Body& a, const cl::Body& b) {
+  return std::max(world.materials[size_t(a.material)].restitution, world.materials[size_t(b.material)].restitution);
+}
+
+cl::Quat rotation_from_z(const cl::Vec3& to) {
+  return cl::Quat::FromTwoVectors(cl::Vec3::UnitZ(), to.normalized());
+}
+
+}  // namespace peers

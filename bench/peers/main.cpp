@@ -1,0 +1,473 @@
+// contactlab_peers: one scene (or several) stepped by each ContactLab method and by each peer engine of this
+// build (Bullet, ODE, MuJoCo), like for like, and a table of what each did: the step's wall time (median and
+// 95th percentile), the largest distance a body ends from its start, the deepest and the mean penetration and
+// the energies at the end. See README, Benchmarks, "Peers".
+//
+//   contactlab_peers SCENE.json [SCENE.json ...] [--steps N] [--iterations N] [--methods LIST] [--engines LIST]
+//                    [--budget SECONDS] [--csv FILE] [--metrics FILE] [--mujoco-max-gb G]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/text.h"
+#include "peer.h"
+#include "scene/scene.h"
+#include "solvers/registry.h"
+
+namespace peers {
+#ifdef CONTACTLAB_PEER_BULLET
+std::unique_ptr<Peer> make_bullet_peer();
+#endif
+#ifdef CONTACTLAB_PEER_ODE
+std::unique_ptr<Peer> make_ode_peer();
+#endif
+#ifdef CONTACTLAB_PEER_MUJOCO
+std::unique_ptr<Peer> make_mujoco_peer();
+#endif
+
+std::vector<std::unique_ptr<Peer>> make_peers() {
+  std::vector<std::unique_ptr<Peer>> out;
+#ifdef CONTACTLAB_PEER_BULLET
+  out.push_back(make_bullet_peer());
+#endif
+#ifdef CONTACTLAB_PEER_ODE
+  out.push_back(make_ode_peer());
+#endif
+#ifdef CONTACTLAB_PEER_MUJOCO
+  out.push_back(make_mujoco_peer());
+#endif
+  return out;
+}
+}  // namespace peers
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: contactlab_peers SCENE.json [SCENE.json ...] [--steps N] [--iterations N] [--methods LIST]\n"
+    "                        [--engines LIST] [--budget SECONDS] [--csv FILE] [--metrics FILE] [--mujoco-max-gb G]\n"
+    "  --steps N         steps of the scene's dt per run (default 600)\n"
+    "  --iterations N    solver iterations of every engine, and of each ContactLab method that has an\n"
+    "                    'iterations' parameter (default 10)\n"
+    "  --methods LIST    ContactLab methods, comma-separated (default: every registered one; 'none' for none)\n"
+    "  --engines LIST    peer engines of this build, comma-separated (default: all; 'none' for none)\n"
+    "  --budget SECONDS  wall time after which a run stops and is marked 'budget' (default 60)\n"
+    "  --csv FILE        one row per run: the table's figures\n"
+    "  --metrics FILE    one row per step of every run, in contactlab --metrics columns after lane,solver,scene\n"
+    "  --mujoco-max-gb G refuse scenes for which MuJoCo 2.2.2 would allocate more (default 3)\n";
+
+// The --metrics columns of `contactlab --headless` (engine/telemetry), after lane,solver,scene as `--compare`
+// writes them, and then the drift (m) of this tool.
+constexpr const char* kStepColumns =
+    "lane,solver,scene,step,time,wall_ms,broad_phase_ms,narrow_phase_ms,graph_ms,solve_ms,integrate_ms,"
+    "pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,mean_penetration,"
+    "kinetic_energy,potential_energy,drift";
+// One row per run; the figures carry the --metrics names (wall_ms as its median and 95th percentile).
+constexpr const char* kRunColumns =
+    "scene,engine,method,bodies,dt,steps,iterations,status,wall_ms_median,wall_ms_p95,drift,max_penetration,"
+    "mean_penetration,kinetic_energy,potential_energy,contacts";
+
+struct Options {
+  std::vector<std::string> scenes;
+  int steps = 600;
+  int iterations = 10;
+  std::vector<std::string> methods;  // empty: every registered one
+  bool methods_given = false;
+  std::vector<std::string> engines;
+  bool engines_given = false;
+  double budget = 60.0;
+  std::string csv, metrics;
+  double mujoco_max_gb = 3.0;
+};
+
+// One run of one scene under one engine and method.
+struct Run {
+  std::string engine, method;
+  std::string status = "ok";  // ok, budget (stopped by the time budget), skipped (the engine declined), failed
+  std::string message;        // why it stopped (budget, failure)
+  std::string detail;         // what the engine reports of the run, printed under the table
+  int steps = 0;              // steps taken
+  std::vector<double> ms;     // wall time of each step
+  double drift = 0, max_pen = 0, sum_mean_pen = 0, kinetic = 0, potential = 0, sum_contacts = 0;
+  bool iterations_matched = true;
+  double ms_median() const { return quantile(0.5); }
+  double ms_p95() const { return quantile(0.95); }
+  double quantile(double q) const {
+    if (ms.empty()) return 0.0;
+    std::vector<double> s = ms;
+    std::sort(s.begin(), s.end());
+    return s[std::min(s.size() - 1, size_t(q * double(s.size())))];
+  }
+};
+
+std::vector<std::string> split(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) out.emplace_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool bad(const std::string& what) {
+  std::fprintf(stderr, "contactlab_peers: %s\n%s", what.c_str(), kUsage);
+  return false;
+}
+
+bool parse(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    auto number = [&](double& out, double lo, double hi) {
+      const char* v = value();
+      if (!v) return bad(std::string(arg) + ": needs a value");
+      char* end = nullptr;
+      const double x = std::strtod(v, &end);
+      if (end == v || *end != '\0' || !(x >= lo && x <= hi)) {
+        char range[64];
+        std::snprintf(range, sizeof range, "[%g, %g]", lo, hi);
+        return bad(std::string(arg) + ": expected a number in " + range + ", got '" + cl::escape_for_message(v) + "'");
+      }
+      out = x;
+      return true;
+    };
+    double x = 0;
+    if (arg == "--steps" || arg == "--iterations") {
+      if (!number(x, 1, arg == "--steps" ? 1e7 : 1000)) return false;
+      if (x != std::floor(x)) return bad(std::string(arg) + ": expected a whole number");
+      (arg == "--steps" ? o.steps : o.iterations) = int(x);
+    } else if (arg == "--budget") {
+      if (!number(o.budget, 0.001, 1e6)) return false;
+    } else if (arg == "--mujoco-max-gb") {
+      if (!number(o.mujoco_max_gb, 0.001, 1e4)) return false;
+    } else if (arg == "--methods" || arg == "--engines") {
+      const char* v = value();
+      if (!v) return bad(std::string(arg) + ": needs a value");
+      std::vector<std::string> list = std::string_view(v) == "none" ? std::vector<std::string>{} : split(v);
+      if (arg == "--methods") {
+        o.methods = list;
+        o.methods_given = true;
+      } else {
+        o.engines = list;
+        o.engines_given = true;
+      }
+    } else if (arg == "--csv" || arg == "--metrics") {
+      const char* v = value();
+      if (!v || !*v) return bad(std::string(arg) + ": needs a file name");
+      (arg == "--csv" ? o.csv : o.metrics) = v;
+    } else if (arg == "-h" || arg == "--help") {
+      std::printf("%s", kUsage);
+      std::exit(0);
+    } else if (arg.starts_with("-")) {
+      return bad("unknown option '" + cl::escape_for_message(arg) + "'");
+    } else {
+      o.scenes.emplace_back(arg);
+    }
+  }
+  if (o.scenes.empty()) return bad("no scene given");
+  return true;
+}
+
+// The per-step CSV (--metrics), or nothing when not asked.
+class StepCsv {
+ public:
+  bool open(const std::string& path) {
+    if (path.empty()) return true;
+    out_.open(path);
+    if (!out_) return false;
+    out_.precision(10);
+    out_ << kStepColumns << '\n';
+    return bool(out_);
+  }
+  bool enabled() const { return out_.is_open(); }
+  // A ContactLab step: every column as contactlab --metrics writes it.
+  void add_contactlab(const std::string& lane, const std::string& scene, const cl::StepStats& s, double wall_ms,
+                      double drift, std::string_view solver) {
+    if (!enabled()) return;
+    const cl::StepProfile& p = s.profile;
+    out_ << lane << ',' << solver << ',' << cl::csv_field(scene) << ',' << s.step << ',' << s.time << ',' << wall_ms << ','
+         << p.broad_phase << ',' << p.narrow_phase << ',' << p.graph << ',' << p.solve << ',' << p.integrate << ','
+         << s.pairs << ',' << s.contacts << ',' << s.groups << ',' << s.layers << ',' << s.sleeping << ','
+         << s.iterations << ',' << s.residual << ',' << s.max_penetration << ',' << s.mean_penetration << ','
+         << s.kinetic_energy << ',' << s.potential_energy << ',' << drift << '\n';
+  }
+  // A peer's step: the columns a peer has (the stage times, pairs, groups, layers, sleeping, iterations and
+  // residual it does not report are left empty).
+  void add_peer(const std::string& lane, const std::string& solver, const std::string& scene, int step, double time,
+                double wall_ms, const peers::PeerContacts& c, double kinetic, double potential, double drift) {
+    if (!enabled()) return;
+    out_ << lane << ',' << solver << ',' << cl::csv_field(scene) << ',' << step << ',' << time << ',' << wall_ms
+         << ",,,,,,," << c.contacts << ",,,,,," << c.max_penetration << ',' << c.mean_penetration << ',' << kinetic
+         << ',' << potential << ',' << drift << '\n';
+  }
+  bool close() {
+    if (!enabled()) return true;
+    out_.close();
+    return !out_.fail();
+  }
+
+ private:
+  std::ofstream out_;
+};
+
+// The largest distance of a dynamic body from where it started, m.
+double drift_of(const cl::World& start, const cl::World& now) {
+  double d = 0;
+  for (size_t i = 0; i < start.bodies.size(); ++i)
+    if (start.bodies[i].is_dynamic()) d = std::max(d, (now.bodies[i].position - start.bodies[i].position).norm());
+  return d;
+}
+
+double now_ms(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Run run_contactlab(const cl::World& scene, const std::string& method, const Options& o, StepCsv& csv,
+                   const std::string& lane) {
+  Run run;
+  run.engine = "contactlab";
+  run.method = method;
+  cl::World w = scene;
+  w.methods.clear();  // the benchmark runs every method on every scene on purpose (the scene lists its own)
+  std::string error;
+  if (!w.set_solver(method, &error)) {
+    run.status = "failed";
+    run.message = error;
+    return run;
+  }
+  // Every body awake, and the iteration count of the peers where the method has one.
+  cl::ParamSet& params = w.solver().params();
+  if (params.get("sleeping")) params.set("sleeping", 0, nullptr);
+  if (params.get("iterations"))
+    params.set("iterations", o.iterations, nullptr);
+  else
+    run.iterations_matched = false;
+  const auto start = std::chrono::steady_clock::now();
+  for (int s = 0; s < o.steps; ++s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const cl::StepResult r = w.step();
+    const double ms = now_ms(t0);
+    if (!r.ok) {
+      run.status = "failed";
+      run.message = r.error;
+      break;
+    }
+    run.ms.push_back(ms);
+    ++run.steps;
+    const cl::StepStats& st = w.last_stats();
+    run.max_pen = std::max(run.max_pen, st.max_penetration);
+    run.sum_mean_pen += st.mean_penetration;
+    run.sum_contacts += st.contacts;
+    if (csv.enabled()) csv.add_contactlab(lane, scene.name, st, ms, drift_of(scene, w), method);
+    if (now_ms(start) > o.budget * 1000 && s + 1 < o.steps) {
+      run.status = "budget";
+      run.message = "stopped after " + std::to_string(run.steps) + " of " + std::to_string(o.steps) + " steps (" +
+                    std::to_string(int(o.budget)) + " s budget)";
+      break;
+    }
+  }
+  run.drift = drift_of(scene, w);
+  run.kinetic = w.kinetic_energy();
+  run.potential = w.potential_energy();
+  return run;
+}
+
+Run run_peer(peers::Peer& peer, const cl::World& scene, const Options& o, StepCsv& csv, const std::string& lane,
+             std::vector<std::string>& notes) {
+  static const std::vector<std::pair<std::string, std::string>> kSolverName = {
+      {"bullet", "sequential-impulse"}, {"ode", "quickstep"}, {"mujoco", "newton"}};
+  Run run;
+  run.engine = peer.name();
+  for (const auto& [engine, solver] : kSolverName)
+    if (engine == run.engine) run.method = solver;
+  peers::PeerSettings settings;
+  settings.iterations = o.iterations;
+  settings.mujoco_max_gb = o.mujoco_max_gb;
+  std::string error;
+  if (!peer.build(scene, settings, &error)) {
+    run.status = peer.declined() ? "skipped" : "failed";
+    run.message = error;
+    return run;
+  }
+  for (const std::string& n : peer.notes())
+    if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+  // A copy of the scene holding the peer's state, so energies and drift are computed by the same code as
+  // ContactLab's (World::kinetic_energy, potential_energy).
+  cl::World mirror = scene;
+  std::vector<peers::PeerBodyState> state;
+  const auto start = std::chrono::steady_clock::now();
+  for (int s = 0; s < o.steps; ++s) {
+    peers::PeerContacts contacts;
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool ok = peer.step(contacts, &error);
+    const double ms = now_ms(t0);
+    if (!ok) {
+      run.status = "failed";
+      run.message = error;
+      break;
+    }
+    peer.read_state(state);
+    bool finite = true;
+    for (size_t i = 0; i < state.size(); ++i) {
+      cl::Body& b = mirror.bodies[i];
+      if (!b.is_dynamic()) continue;
+      b.position = state[i].position;
+      b.orientation = state[i].orientation;
+      b.linear_velocity = state[i].linear_velocity;
+      b.angular_velocity = state[i].angular_velocity;
+      if (!b.position.allFinite() || !b.linear_velocity.allFinite() || !b.angular_velocity.allFinite()) {
+        run.status = "failed";
+        run.message = run.engine + ": body '" + cl::escape_for_message(b.name) + "' non-finite at step " + std::to_string(s + 1);
+        finite = false;
+        break;
+      }
+    }
+    if (!finite) break;
+    run.ms.push_back(ms);
+    ++run.steps;
+    run.max_pen = std::max(run.max_pen, contacts.max_penetration);
+    run.sum_mean_pen += contacts.mean_penetration;
+    run.sum_contacts += contacts.contacts;
+    if (csv.enabled())
+      csv.add_peer(lane, run.engine, scene.name, s + 1, (s + 1) * scene.settings.dt, ms, contacts,
+                   mirror.kinetic_energy(), mirror.potential_energy(), drift_of(scene, mirror));
+    if (now_ms(start) > o.budget * 1000 && s + 1 < o.steps) {
+      run.status = "budget";
+      run.message = "stopped after " + std::to_string(run.steps) + " of " + std::to_string(o.steps) + " steps (" +
+                    std::to_string(int(o.budget)) + " s budget)";
+      break;
+    }
+  }
+  run.detail = peer.run_summary();
+  run.drift = drift_of(scene, mirror);
+  run.kinetic = mirror.kinetic_energy();
+  run.potential = mirror.potential_energy();
+  return run;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, o)) return 2;
+
+  // The methods and engines asked for, checked before anything runs.
+  std::vector<std::string> methods = o.methods;
+  if (!o.methods_given)
+    for (const cl::SolverInfo& s : cl::solver_registry()) methods.push_back(s.name);
+  for (const std::string& m : methods)
+    if (!cl::find_solver(m)) {
+      bad("--methods: unknown method '" + cl::escape_for_message(m) + "' (registered: " + cl::solver_names() + ")");
+      return 2;
+    }
+  std::vector<std::unique_ptr<peers::Peer>> all = peers::make_peers();
+  std::vector<std::string> engine_names;
+  for (const auto& p : all) engine_names.push_back(p->name());
+  std::vector<std::string> engines = o.engines_given ? o.engines : engine_names;
+  for (const std::string& e : engines)
+    if (std::find(engine_names.begin(), engine_names.end(), e) == engine_names.end()) {
+      std::string built;
+      for (const std::string& n : engine_names) built += (built.empty() ? "" : ", ") + n;
+      bad("--engines: '" + cl::escape_for_message(e) + "' is not a peer of this build (built: " +
+          (built.empty() ? "none" : built) + ")");
+      return 2;
+    }
+
+  // Every scene loads and every engine asked for can take it, or nothing runs.
+  std::vector<cl::World> worlds;
+  for (const std::string& path : o.scenes) {
+    cl::SceneLoadResult r = cl::load_scene_file(path);
+    if (!r.ok()) {
+      std::fprintf(stderr, "contactlab_peers: %s\n", r.error.c_str());
+      return 2;
+    }
+    for (const std::string& e : engines) {
+      const std::string why = peers::check_convertible(r.world, path, e);
+      if (!why.empty()) {
+        std::fprintf(stderr, "contactlab_peers: %s\n", why.c_str());
+        return 2;
+      }
+    }
+    worlds.push_back(std::move(r.world));
+  }
+
+  StepCsv step_csv;
+  if (!step_csv.open(o.metrics)) {
+    std::fprintf(stderr, "contactlab_peers: --metrics %s: cannot write\n", cl::escape_for_message(o.metrics).c_str());
+    return 2;
+  }
+  std::ofstream run_csv;
+  if (!o.csv.empty()) {
+    run_csv.open(o.csv);
+    if (!run_csv) {
+      std::fprintf(stderr, "contactlab_peers: --csv %s: cannot write\n", cl::escape_for_message(o.csv).c_str());
+      return 2;
+    }
+    run_csv.precision(8);
+    run_csv << kRunColumns << '\n';
+  }
+
+  bool any_failed = false;
+  std::vector<std::string> notes;
+  for (size_t k = 0; k < worlds.size(); ++k) {
+    const cl::World& scene = worlds[k];
+    int dynamic = 0;
+    for (const cl::Body& b : scene.bodies) dynamic += b.is_dynamic() ? 1 : 0;
+    std::printf("%s: %zu bodies (%d dynamic), %d steps of %g s, %d iterations\n", scene.name.c_str(),
+                scene.bodies.size(), dynamic, o.steps, scene.settings.dt, o.iterations);
+    std::printf("%-11s %-26s %9s %9s %11s %11s %11s %11s %9s  %s\n", "engine", "method", "ms med", "ms p95", "drift m",
+                "max pen m", "mean pen m", "KE end J", "contacts", "status");
+    std::fflush(stdout);
+    std::vector<Run> runs;
+    int lane = 0;
+    auto report = [&](const Run& r) {
+      const double n = std::max(1, r.steps);
+      std::string method = r.method + (r.iterations_matched ? "" : " (own it.)");
+      std::printf("%-11s %-26s %9.3f %9.3f %11.3g %11.3g %11.3g %11.3g %9.0f  %s%s%s\n", r.engine.c_str(),
+                  method.c_str(), r.ms_median(), r.ms_p95(), r.drift, r.max_pen, r.sum_mean_pen / n, r.kinetic,
+                  r.sum_contacts / n, r.status.c_str(), r.message.empty() ? "" : ": ",
+                  cl::escape_for_message(r.message).c_str());
+      std::fflush(stdout);
+      if (run_csv.is_open())
+        run_csv << cl::csv_field(scene.name) << ',' << r.engine << ',' << r.method << ',' << scene.bodies.size() << ','
+                << scene.settings.dt << ',' << r.steps << ',' << (r.iterations_matched ? std::to_string(o.iterations) : "")
+                << ',' << r.status << ',' << r.ms_median() << ',' << r.ms_p95() << ',' << r.drift << ',' << r.max_pen
+                << ',' << r.sum_mean_pen / n << ',' << r.kinetic << ',' << r.potential << ',' << r.sum_contacts / n
+                << '\n';
+      if (r.status == "failed") any_failed = true;
+      runs.push_back(r);
+    };
+    for (const std::string& m : methods) report(run_contactlab(scene, m, o, step_csv, std::to_string(++lane)));
+    for (const std::string& e : engines) {
+      // A fresh engine per scene, its world built once and then stepped.
+      std::unique_ptr<peers::Peer> fresh;
+      for (auto& q : peers::make_peers())
+        if (q->name() == e) fresh = std::move(q);
+      report(run_peer(*fresh, scene, o, step_csv, std::to_string(++lane), notes));
+    }
+    for (const Run& r : runs)
+      if (!r.detail.empty()) std::printf("  %s\n", r.detail.c_str());
+    std::printf("\n");
+  }
+  std::printf("ms: wall time of one step; drift: the largest distance a dynamic body ends from its start; pen: "
+              "depth of the contacts found at the start of a step (max over the run; mean over the steps of the "
+              "mean over penetrating contacts); KE: kinetic energy after the last step; contacts: per step, mean.\n");
+  std::printf("contactlab: continuous collision as the scene says, sleeping off, 'iterations' = %d where the method "
+              "has it ('own it.': the method has no such parameter and runs its own defaults)\n", o.iterations);
+  for (const auto& p : all) std::printf("%s\n", p->version().c_str());
+  for (const std::string& n : notes) std::printf("%s\n", n.c_str());
+  if (!step_csv.close() || (run_csv.is_open() && (run_csv.close(), run_csv.fail()))) {
+    std::fprintf(stderr, "contactlab_peers: writing the CSV failed\n");
+    return 2;
+  }
+  return any_failed ? 3 : 0;
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# contactlab_peers's scene checks and a small run (registered only when the peers are built).
+#   peers_test.sh PATH/TO/contactlab_peers PATH/TO/scenes
+set -u
+exe=${1:?usage: peers_test.sh CONTACTLAB_PEERS SCENES_DIR}
+scenes=${2:?usage: peers_test.sh CONTACTLAB_PEERS SCENES_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# A mesh scene is refused before anything runs: exit 2, one line naming the scene, the engine and the body.
+"$exe" "$scenes/torus_stack.json" --steps 1 >"$tmp/out" 2>"$tmp/err"
+code=$?
+[[ $code -eq 2 ]] || fail "torus_stack: exit $code, expected 2"
+grep -Eq "torus_stack\.json: [a-z]+: body 'torus_0' \(/bodies/1\): a mesh shape is not converted" "$tmp/err" ||
+  fail "torus_stack: message was: $(head -c 300 "$tmp/err")"
+[[ ! -s "$tmp/out" ]] || fail "torus_stack: printed a table: $(head -c 300 "$tmp/out")"
+
+# So is a scene with joints, naming the joint and its bodies.
+"$exe" "$scenes/door.json" --steps 1 >"$tmp/out" 2>"$tmp/err"
+code=$?
+[[ $code -eq 2 ]] || fail "door: exit $code, expected 2"
+grep -Eq "door\.json: [a-z]+: joint '[^']*' \(/joints/0\) between '[^']+' and '[^']+': joints are not converted" "$tmp/err" ||
+  fail "door: message was: $(head -c 300 "$tmp/err")"
+
+# A sphere and a box at rest: every method and engine of the build runs 60 steps, the CSV has a row each.
+"$exe" "$scenes/sphere_and_box.json" --steps 60 --csv "$tmp/runs.csv" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[[ $code -eq 0 ]] || fail "sphere_and_box: exit $code: $(head -c 500 "$tmp/err") $(tail -c 500 "$tmp/out")"
+engines=$(grep -c '^sphere_and_box,' "$tmp/runs.csv")
+[[ $engines -ge 5 ]] || fail "sphere_and_box: $engines rows in the CSV, expected the 4 methods and at least one peer"
+# At rest, no peer and not lcp lets anything move more than a centimetre or sink more than one (the conversion
+# keeps the bodies where they are; the penalty and volume methods' own resting behaviour is their tests' business).
+while IFS=, read -r scene engine method bodies dt steps iterations status med p95 drift maxpen rest; do
+  [[ $scene == scene ]] && continue
+  [[ $status == ok ]] || fail "$engine $method: status $status"
+  [[ $engine == contactlab && $method != lcp ]] && continue
+  awk -v d="$drift" -v p="$maxpen" 'BEGIN { exit !(d < 0.01 && p < 0.01) }' ||
+    fail "$engine $method: drift $drift m, max penetration $maxpen m"
+done <"$tmp/runs.csv"
+
+[[ $failures -eq 0 ]] && echo "ok"
+exit $((failures > 0))
