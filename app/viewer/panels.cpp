@@ -25,6 +25,9 @@
 #include "viewer/colors.h"
 #include "viewer/overlays.h"
 #include "viewer/plot.h"
+#include "viewer/script_edit.h"
+#include "viewer/selection.h"
+#include "viewer/servo_control.h"
 #include "viewer/session.h"
 
 namespace cl::viewer {

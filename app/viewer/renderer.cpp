@@ -16,6 +16,8 @@
 #include "viewer/colors.h"
 #include "viewer/convert.h"
 #include "viewer/gl_util.h"
+#include "viewer/script_edit.h"
+#include "viewer/selection.h"
 #include "viewer/session.h"
 
 namespace cl::viewer {

@@ -23,6 +23,7 @@
 #include "viewer/panels.h"
 #include "viewer/renderer.h"
 #include "viewer/session.h"
+#include "viewer/view_spec.h"
 
 namespace cl {
 
