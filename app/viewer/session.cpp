@@ -56,13 +56,16 @@ std::string resolve_scene_path(const std::string& root, const std::string& typed
 
 namespace {
 
-// Bounds of the bodies that have a size (planes are infinite and would swamp the camera framing),
-// grown to at least three times the largest body so that a lone body is seen with its surroundings.
+// Bounds of the bodies that have a size (planes are infinite and would swamp the camera framing). One body (the
+// selection, or a scene of one) is grown to three times its size, so that it is seen with its surroundings; a
+// scene of several gets a margin of a tenth of its size, so that it fills the view (a box of walls around a
+// pile is the pile's frame, not a body to be seen from afar).
 void compute_bounds(const World& world, Vec3& lo, Vec3& hi, int only_body = -1) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   lo = Vec3::Constant(kInf);
   hi = Vec3::Constant(-kInf);
   double largest = 0.0;
+  int counted = 0;
   for (int i = 0; i < int(world.bodies.size()); ++i) {
     const Body& b = world.bodies[size_t(i)];
     if (b.shape.type == ShapeType::Plane || (only_body >= 0 && i != only_body)) continue;
@@ -71,6 +74,7 @@ void compute_bounds(const World& world, Vec3& lo, Vec3& hi, int only_body = -1) 
     lo = lo.cwiseMin(box.lo);
     hi = hi.cwiseMax(box.hi);
     largest = std::max(largest, (box.hi - box.lo).maxCoeff());
+    ++counted;
   }
   if (!(lo.array() <= hi.array()).all()) {  // nothing but planes: look at the origin
     lo = Vec3(-2, 0, -2);
@@ -78,9 +82,11 @@ void compute_bounds(const World& world, Vec3& lo, Vec3& hi, int only_body = -1) 
     return;
   }
   const Vec3 center = 0.5 * (lo + hi);
-  const Vec3 half = (0.5 * (hi - lo)).cwiseMax(Vec3::Constant(1.5 * largest));
-  lo = center - half;
-  hi = center + half;
+  const Vec3 half = 0.5 * (hi - lo);
+  const Vec3 grown = counted == 1 ? Vec3(half.cwiseMax(Vec3::Constant(1.5 * largest)))
+                                  : Vec3(half + Vec3::Constant(0.1 * half.maxCoeff()));
+  lo = center - grown;
+  hi = center + grown;
 }
 
 bool apply_overrides(World& world, const ViewerOptions& o, std::string* error) {

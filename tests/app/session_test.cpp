@@ -476,3 +476,38 @@ TEST(Session, DenseContactSetsAreThinnedToAFewThousand) {
 
 }  // namespace cl::viewer
 
+namespace cl::viewer {
+
+// Each scene is framed from its bodies' bounds on load: a pile in its walled box, a 100-box tower, small meshes and
+// volume scenes all fill most of the free middle of the window (between the panel columns) in one direction.
+TEST(Session, ScenesFillTheViewOnLoad) {
+  for (const char* name : {"pile", "tower100", "mesh_drop", "volume_tori", "volume_grasp", "two_balls"}) {
+    AppState app;
+    app.scene.root = CONTACTLAB_SOURCE_DIR;
+    app.viewport_width = 1280;
+    app.viewport_height = 720;
+    std::string error;
+    ASSERT_TRUE(open_scene(app, std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + name + ".json", nullptr, &error))
+        << error;
+    float x0 = 1e9f, y0 = 1e9f, x1 = -1e9f, y1 = -1e9f;
+    for (const Body& b : app.scene.world.bodies) {
+      if (b.shape.type == ShapeType::Plane) continue;
+      const Aabb box = shape_aabb(b.shape, b.position, b.orientation);
+      for (int corner = 0; corner < 8; ++corner) {
+        const Vec3 c((corner & 1) ? box.hi.x() : box.lo.x(), (corner & 2) ? box.hi.y() : box.lo.y(),
+                     (corner & 4) ? box.hi.z() : box.lo.z());
+        float x = 0, y = 0;
+        ASSERT_TRUE(project_to_window(app, c, &x, &y)) << name;
+        x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+      }
+    }
+    const float free_width = 0.55f * 1280.0f;
+    EXPECT_GE(x0, 0.5f * (1280.0f - free_width) - 1.0f) << name;  // inside the free middle
+    EXPECT_LE(x1, 0.5f * (1280.0f + free_width) + 1.0f) << name;
+    EXPECT_GE(y0, 0.0f) << name;
+    EXPECT_LE(y1, 720.0f) << name;
+    EXPECT_GT(std::max((x1 - x0) / free_width, (y1 - y0) / 720.0f), 0.55f) << name;
+  }
+}
+
+}  // namespace cl::viewer
