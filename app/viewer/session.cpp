@@ -323,7 +323,7 @@ bool open_neighbour_scene(AppState& app, int offset, std::string* error) {
   return open_scene(app, (fs::path(app.scene.root) / "scenes" / files[size_t(next)]).string(), nullptr, error);
 }
 
-void frame_scene(AppState& app) {
+void frame_scene(AppState& app, bool whole_window) {
   Vec3 lo, hi;
   // The selected body and its surroundings (three times its size), else every body.
   const int selected = app.pick.selected;
@@ -332,10 +332,10 @@ void frame_scene(AppState& app) {
   compute_bounds(app.scene.world, lo, hi, body ? selected : -1);
   // The panels cover the sides of the window: fit the bodies into the middle part, or into a lane's cell of
   // the split comparison.
-  constexpr float kFreeWidth = 0.55f;
+  const float free_width = whole_window ? 1.0f : 0.55f;
   const LaneCell cell = lane_cell(app, 0);
   const float aspect = split_view(app) ? cell.width / std::max(cell.height, 1.0f)
-                                       : kFreeWidth * app.viewport_width / std::max(app.viewport_height, 1.0f);
+                                       : free_width * app.viewport_width / std::max(app.viewport_height, 1.0f);
   app.camera.frame(to_glm(lo), to_glm(hi), aspect);
 }
 

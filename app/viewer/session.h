@@ -27,8 +27,9 @@ bool open_scene(AppState& app, const std::string& path, const ViewerOptions* ove
 // Reads the current file again (keeping the UI's solver settings if scene.keep_settings_on_reset).
 bool reload_scene(AppState& app, std::string* error);
 // Points the camera at the selected body, or with none at every body (planes excluded), from its current
-// direction (key F; every scene is framed so on load).
-void frame_scene(AppState& app);
+// direction (key F; every scene is framed so on load). The bodies fit into the middle of the window, between
+// the panel columns, or with `whole_window` into all of it (thumbnails, which have no panels).
+void frame_scene(AppState& app, bool whole_window = false);
 // Opens the scene `offset` places after the current one in the scenes/ list (wrapping; -1 the previous). A scene
 // outside the list opens the first (or last). False with *error when it fails to load (the current one stays).
 bool open_neighbour_scene(AppState& app, int offset, std::string* error);

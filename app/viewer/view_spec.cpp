@@ -21,7 +21,7 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
   const std::pair<const char*, bool*> others[] = {
       {"panel", &v.expand_view_panel}, {"compare", &v.expand_compare_panel}, {"help", &app.ui.help},
       {"hideui", &app.ui.hidden},      {"video", &app.ui.recording_video},   {"pngvideo", &app.ui.video_png},
-      {"welcome", &app.ui.welcome},
+      {"welcome", &app.ui.welcome},    {"browser", &app.ui.browser},
   };
   flags.insert(flags.end(), std::begin(others), std::end(others));
   const std::pair<const char*, BodyColoring> colorings[] = {

@@ -13,7 +13,7 @@ namespace cl::viewer {
 // picks the body colouring; "layer=N" highlights stack layer N; "select=NAME" selects a body, "joint=N"
 // a joint; "path" starts Script path mode for the selected body, "point=X:Y:Z" adds a point to it as a
 // click would, "apply" applies it; "tab=script" / "tab=settings" shows the Inspector's Script tab or a
-// joint's settings tab; "panel" opens the View panel, "compare" the Compare panel,
+// joint's settings tab; "panel" opens the View panel, "compare" the Compare panel, "browser" the scene browser,
 // "help" the F1 overlay, "welcome" the welcome, "hideui" hides the panels;
 // "zoom=F" moves the camera F times closer, "yaw=DEG" / "pitch=DEG" turn it, "focus=NAME" aims it at a body;
 // the volume solver's views: "volumes" (or "volumes=xz": only those image axes), "gradients", "cells",
