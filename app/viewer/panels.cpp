@@ -54,9 +54,14 @@ float compare_panel_height(const AppState& app) {
 }
 
 // Wrapped coloured text (errors can be long paths and JSON pointers).
-void colored_wrapped(const ImVec4& color, const std::string& text) {
+// Wrapped text in a colour; with `help_after`, wrapped short of the right edge by the width of the help marker
+// that follows it on its last line, so that the marker is not cut off.
+void colored_wrapped(const ImVec4& color, const std::string& text, bool help_after = false) {
   ImGui::PushStyleColor(ImGuiCol_Text, color);
-  ImGui::TextWrapped("%s", text.c_str());
+  const float reserve = help_after ? ImGui::CalcTextSize("(?)").x + ImGui::GetStyle().ItemSpacing.x : 0.0f;
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x - reserve);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
   ImGui::PopStyleColor();
 }
 
@@ -418,7 +423,12 @@ void draw_solver_panel(AppState& app) {
   }
   keep_on_screen();
   const std::string current(world.solver().name());
-  ImGui::PushItemWidth(-190.0f);  // room for the longest parameter names
+  // Room right of the fields for the longest parameter name and its help marker.
+  float longest = ImGui::CalcTextSize("method").x;
+  for (const ParamSpec& spec : world.solver().params().specs())
+    longest = std::max(longest, ImGui::CalcTextSize(spec.name.c_str()).x);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  ImGui::PushItemWidth(-(longest + ImGui::CalcTextSize("(?)").x + style.ItemInnerSpacing.x + style.ItemSpacing.x + 4.0f));
   if (ImGui::BeginCombo("method", current.c_str())) {
     for (const SolverInfo& info : solver_registry()) {
       // A method the scene is not meant for stays listed, so that choosing it explains why it is refused.
@@ -441,7 +451,7 @@ void draw_solver_panel(AppState& app) {
   if (!world.methods.empty()) {
     std::string listed;
     for (const std::string& m : world.methods) listed += (listed.empty() ? "" : ", ") + m;
-    colored_wrapped(kWarningColor, "This scene is for: " + listed);
+    colored_wrapped(kWarningColor, "This scene is for: " + listed, true);
     help_marker("The scene's \"methods\": the other solvers are refused (they blow up on it, cannot run it in "
                 "reasonable time, or it was built for these).");
   }
