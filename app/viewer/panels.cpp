@@ -1332,7 +1332,8 @@ void draw_servos_panel(AppState& app) {
     ImGui::TableSetupColumn("joint");
     ImGui::TableSetupColumn("type");
     ImGui::TableSetupColumn("keys");
-    ImGui::TableSetupColumn("now");
+    // As wide as a long value from the start: fitted to the first frame's "0.0 deg", it cut "-0.1 deg" later.
+    ImGui::TableSetupColumn("now", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("-00000.0 deg").x);
     ImGui::TableSetupColumn("target", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("max force");
     ImGui::TableHeadersRow();
