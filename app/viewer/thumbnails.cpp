@@ -5,6 +5,8 @@
 #include <system_error>
 #include <vector>
 
+#include <unistd.h>
+
 #include <stb_image.h>
 #include <stb_image_write.h>
 
@@ -97,15 +99,17 @@ bool ThumbnailCache::draw(Item& item, World& world) {
       }
   upload(item, rgb.data());
   ++drawn_;
-  // Kept for the next start; written under a temporary name then renamed, so that another viewer never reads
-  // half a file. A cache that cannot be written only means drawing it again next time.
+  // Kept for the next start; written under a name of this process's then renamed, so that another viewer never
+  // reads half a file. A cache that cannot be written only means drawing it again next time.
   const std::string path = thumbnail_path(item.entry);
   if (!path.empty()) {
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
-    const std::string part = path + ".part";
+    const std::string part = path + ".part" + std::to_string(::getpid());
     if (!ec && stbi_write_png(part.c_str(), kThumbWidth, kThumbHeight, 3, rgb.data(), kThumbWidth * 3) != 0)
       fs::rename(part, path, ec);
+    else ec = std::make_error_code(std::errc::io_error);
+    if (ec) fs::remove(part, ec);
   }
   return true;
 }
