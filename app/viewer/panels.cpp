@@ -29,6 +29,7 @@
 #include "viewer/selection.h"
 #include "viewer/servo_control.h"
 #include "viewer/session.h"
+#include "viewer/volume_view.h"
 
 namespace cl::viewer {
 

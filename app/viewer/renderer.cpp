@@ -19,6 +19,7 @@
 #include "viewer/script_edit.h"
 #include "viewer/selection.h"
 #include "viewer/session.h"
+#include "viewer/volume_view.h"
 
 namespace cl::viewer {
 

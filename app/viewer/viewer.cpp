@@ -25,6 +25,7 @@
 #include "viewer/session.h"
 #include "viewer/thumbnails.h"
 #include "viewer/view_spec.h"
+#include "viewer/volume_view.h"
 
 namespace cl {
 

@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "viewer/selection.h"
 #include "viewer/script_edit.h"
+#include "viewer/selection.h"
 #include "viewer/session.h"
+#include "viewer/volume_view.h"
 #include "app_test_support.h"
 
 namespace cl::viewer {
