@@ -10,6 +10,9 @@
 #include "world/raycast.h"
 #include "viewer/convert.h"
 #include "viewer/panels.h"
+#include "viewer/script_edit.h"
+#include "viewer/selection.h"
+#include "viewer/servo_control.h"
 #include "viewer/session.h"
 
 namespace cl::viewer {

@@ -25,7 +25,11 @@
 #include "viewer/colors.h"
 #include "viewer/overlays.h"
 #include "viewer/plot.h"
+#include "viewer/script_edit.h"
+#include "viewer/selection.h"
+#include "viewer/servo_control.h"
 #include "viewer/session.h"
+#include "viewer/volume_view.h"
 
 namespace cl::viewer {
 
@@ -51,9 +55,14 @@ float compare_panel_height(const AppState& app) {
 }
 
 // Wrapped coloured text (errors can be long paths and JSON pointers).
-void colored_wrapped(const ImVec4& color, const std::string& text) {
+// Wrapped text in a colour; with `help_after`, wrapped short of the right edge by the width of the help marker
+// that follows it on its last line, so that the marker is not cut off.
+void colored_wrapped(const ImVec4& color, const std::string& text, bool help_after = false) {
   ImGui::PushStyleColor(ImGuiCol_Text, color);
-  ImGui::TextWrapped("%s", text.c_str());
+  const float reserve = help_after ? ImGui::CalcTextSize("(?)").x + ImGui::GetStyle().ItemSpacing.x : 0.0f;
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x - reserve);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
   ImGui::PopStyleColor();
 }
 
@@ -289,7 +298,7 @@ void draw_scene_panel(AppState& app) {
 
   ImGui::PushItemWidth(-95.0f);
   const std::string current = std::filesystem::path(scene.path).filename().string();
-  if (ImGui::BeginCombo("Scenes", current.c_str())) {
+  if (ImGui::BeginCombo("##scenes", current.c_str())) {
     if (scene.files.empty()) ImGui::TextDisabled("no .json files in %s/scenes", scene.root.c_str());
     for (const std::string& name : scene.files) {
       if (ImGui::Selectable(name.c_str(), name == current)) {
@@ -298,8 +307,11 @@ void draw_scene_panel(AppState& app) {
     }
     ImGui::EndCombo();
   }
+  ImGui::SameLine();
+  if (ImGui::Button("Browse")) app.ui.browser = !app.ui.browser;
   help_marker("The scene files in the scenes/ directory. Picking one loads it at once; if it fails to "
-              "load, the error shows below and the current scene stays.");
+              "load, the error shows below and the current scene stays. Browse: every scene by the method it is "
+              "written for, with a picture and its description (Scene menu, Browse scenes).");
 
   const bool open = ImGui::InputText("##open", &scene.open_path, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
@@ -412,7 +424,12 @@ void draw_solver_panel(AppState& app) {
   }
   keep_on_screen();
   const std::string current(world.solver().name());
-  ImGui::PushItemWidth(-190.0f);  // room for the longest parameter names
+  // Room right of the fields for the longest parameter name and its help marker.
+  float longest = ImGui::CalcTextSize("method").x;
+  for (const ParamSpec& spec : world.solver().params().specs())
+    longest = std::max(longest, ImGui::CalcTextSize(spec.name.c_str()).x);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  ImGui::PushItemWidth(-(longest + ImGui::CalcTextSize("(?)").x + style.ItemInnerSpacing.x + style.ItemSpacing.x + 4.0f));
   if (ImGui::BeginCombo("method", current.c_str())) {
     for (const SolverInfo& info : solver_registry()) {
       // A method the scene is not meant for stays listed, so that choosing it explains why it is refused.
@@ -435,7 +452,7 @@ void draw_solver_panel(AppState& app) {
   if (!world.methods.empty()) {
     std::string listed;
     for (const std::string& m : world.methods) listed += (listed.empty() ? "" : ", ") + m;
-    colored_wrapped(kWarningColor, "This scene is for: " + listed);
+    colored_wrapped(kWarningColor, "This scene is for: " + listed, true);
     help_marker("The scene's \"methods\": the other solvers are refused (they blow up on it, cannot run it in "
                 "reasonable time, or it was built for these).");
   }
@@ -1316,7 +1333,8 @@ void draw_servos_panel(AppState& app) {
     ImGui::TableSetupColumn("joint");
     ImGui::TableSetupColumn("type");
     ImGui::TableSetupColumn("keys");
-    ImGui::TableSetupColumn("now");
+    // As wide as a long value from the start: fitted to the first frame's "0.0 deg", it cut "-0.1 deg" later.
+    ImGui::TableSetupColumn("now", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("-00000.0 deg").x);
     ImGui::TableSetupColumn("target", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("max force");
     ImGui::TableHeadersRow();
@@ -1793,6 +1811,9 @@ float draw_main_menu(AppState& app) {
       }
       ImGui::EndMenu();
     }
+    ImGui::MenuItem("Browse scenes", nullptr, &app.ui.browser);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Every scene of scenes/ by the method it is written for, with a picture and its description.");
     if (ImGui::MenuItem("Next scene", "Page Down")) open_neighbour_and_report(app, 1);
     if (ImGui::MenuItem("Previous scene", "Page Up")) open_neighbour_and_report(app, -1);
     if (ImGui::MenuItem("Reset", "R")) reset_scene(app);
@@ -1890,7 +1911,7 @@ void draw_panels(AppState& app) {
   ImGui::SetNextWindowSize(ImVec2(servo_width, ImGui::GetFrameHeightWithSpacing() * 2.0f + ImGui::GetTextLineHeightWithSpacing() +
                                                    row * rows + 2.0f * ImGui::GetStyle().WindowPadding.y),
                            ImGuiCond_FirstUseEver);
-  draw_servos_panel(app);
+  if (!app.ui.browser) draw_servos_panel(app);  // the browser holds the middle while it is open
 
   // Compare: along the bottom between the columns, open once there are lanes. The split layout divides the
   // middle above it among the lanes.
@@ -1910,7 +1931,7 @@ void draw_panels(AppState& app) {
   app.compare.area_height = std::max(display.y - menu - compare_height - 2.0f * kMargin, 100.0f);
   draw_lane_labels(app);
   draw_unsupported_banner(app);
-  draw_scene_description(app);
+  if (!app.ui.browser) draw_scene_description(app);
   draw_error_toast(app);
   draw_welcome(app);
   draw_help_overlay(app);  // last: on top of every panel
@@ -1919,6 +1940,77 @@ void draw_panels(AppState& app) {
                                                    2.0f * ImGui::GetTextLineHeight()),
                                             IM_COL32(210, 230, 210, 230), app.ui.screenshot_message.c_str());
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+void draw_scene_browser(AppState& app, const std::function<uint32_t(const SceneEntry&)>& thumbnail) {
+  SceneState& scene = app.scene;
+  if (!app.ui.browser) scene.catalogue.clear();  // read again at the next opening: the files may have changed
+  if (!app.ui.browser || app.ui.hidden) return;
+  if (scene.catalogue.empty()) scene.catalogue = scan_scenes(scene.root);
+  // Between the two panel columns, from below the menu bar down to the Compare panel.
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float middle_x = kPanelWidth + 2.0f * kMargin;
+  const float width = std::max(display.x - 2.0f * middle_x, 320.0f);
+  const float top = app.ui.menu_height + kMargin;
+  const float height = std::max(display.y - top - compare_panel_height(app) - 2.0f * kMargin, 200.0f);
+  ImGui::SetNextWindowPos(ImVec2(0.5f * (display.x - width), top), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(width, height), ImGuiCond_Always);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize;
+  if (ImGui::Begin("Scenes###browser", &app.ui.browser, flags)) {
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    ImGui::InputTextWithHint("##browser_search", "search names and descriptions", &scene.search);
+    const std::string current = std::filesystem::path(scene.path).filename().string();
+    const std::vector<SceneGroup> groups = group_scenes(scene.catalogue, scene.search);
+    if (groups.empty()) ImGui::TextDisabled("no scene matches");
+    ImGui::BeginChild("entries");
+    const ImVec2 thumb{float(kThumbWidth), float(kThumbHeight)};
+    std::string to_open;
+    for (const SceneGroup& g : groups) {
+      const SolverInfo* info = find_solver(g.method);
+      const std::string header = g.method + "  (" + std::to_string(g.entries.size()) + ")###" + g.method;
+      if (!ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) continue;
+      if (info != nullptr) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", info->method.c_str());
+        ImGui::PopStyleColor();
+      }
+      for (const int i : g.entries) {
+        const SceneEntry& e = scene.catalogue[size_t(i)];
+        ImGui::PushID(e.file.c_str());
+        // Only the thumbnails on screen are asked for, so that scrolling draws them in the order they are seen.
+        const uint32_t texture = ImGui::IsRectVisible(thumb) ? thumbnail(e) : 0;
+        bool clicked = false;
+        if (texture != 0)
+          clicked = ImGui::ImageButton(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture)), thumb,
+                                       ImVec2(0, 0), ImVec2(1, 1), 0);
+        else
+          clicked = ImGui::Button(e.error.empty() ? "drawing..." : "unreadable", thumb);
+        ImGui::SameLine();
+        ImGui::BeginGroup();
+        ImGui::PushTextWrapPos(0.0f);
+        if (ImGui::Selectable(e.name.c_str(), e.file == current)) clicked = true;
+        std::string line = e.file;
+        for (size_t m = 0; m < e.methods.size(); ++m) line += (m == 0 ? "   for: " : ", ") + e.methods[m];
+        ImGui::TextDisabled("%s", line.c_str());
+        if (!e.error.empty()) colored_wrapped(kErrorColor, e.error);
+        else if (e.description.empty()) ImGui::TextDisabled("(no description)");
+        else ImGui::TextUnformatted(e.description.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndGroup();
+        ImGui::PopID();
+        ImGui::Spacing();
+        if (clicked) to_open = e.path;
+      }
+    }
+    ImGui::EndChild();
+    if (!to_open.empty()) {
+      open_and_report(app, to_open);
+      if (app.scene.error.empty()) app.ui.browser = false;  // the scene is what the user wants to see now
+    }
+  }
+  ImGui::End();
 }
 
 }  // namespace cl::viewer

@@ -1,6 +1,9 @@
 // The Dear ImGui panels, one function per panel. Each reads and edits only the AppState it is given.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+
 #include "viewer/viewer_state.h"
 
 namespace cl::viewer {
@@ -26,6 +29,10 @@ void draw_help_overlay(AppState& app);      // F1: every key and mouse control
 void draw_welcome(AppState& app);           // the first launch's welcome, until closed
 void draw_error_toast(AppState& app);       // every current error, whole, until closed
 void draw_scene_description(AppState& app); // the scene's description once per load, until closed
+// The scene browser (UiState::browser): the scenes of scenes/ grouped by the method they start with, each with its
+// thumbnail (`thumbnail` gives its GL texture, 0 while it is being drawn), name, description and methods, narrowed
+// by the search box; a click opens the scene. Between the panel columns, over the 3D view.
+void draw_scene_browser(AppState& app, const std::function<uint32_t(const SceneEntry&)>& thumbnail);
 
 // Opens the next (offset 1) or previous (-1) scene of scenes/; a failure shows in the Scene panel.
 void open_neighbour_and_report(AppState& app, int offset);

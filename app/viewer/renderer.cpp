@@ -16,7 +16,10 @@
 #include "viewer/colors.h"
 #include "viewer/convert.h"
 #include "viewer/gl_util.h"
+#include "viewer/script_edit.h"
+#include "viewer/selection.h"
 #include "viewer/session.h"
+#include "viewer/volume_view.h"
 
 namespace cl::viewer {
 

@@ -10,21 +10,17 @@
 #include <ctime>
 #include <filesystem>
 #include <limits>
-#include <numbers>
 #include <string_view>
 #include <system_error>
 
-#include <glm/glm.hpp>
-
-#include "collision/mesh_shape.h"
-#include "collision/raycast.h"
 #include "core/shape.h"
 #include "core/text.h"
 #include "compare/lanes.h"
 #include "scene/scene.h"
 #include "solvers/registry.h"
 #include "viewer/convert.h"
-#include "viewer/overlays.h"
+#include "viewer/servo_control.h"
+#include "viewer/volume_view.h"
 
 #ifndef CONTACTLAB_SOURCE_DIR
 #define CONTACTLAB_SOURCE_DIR "."
@@ -61,13 +57,16 @@ std::string resolve_scene_path(const std::string& root, const std::string& typed
 
 namespace {
 
-// Bounds of the bodies that have a size (planes are infinite and would swamp the camera framing),
-// grown to at least three times the largest body so that a lone body is seen with its surroundings.
+// Bounds of the bodies that have a size (planes are infinite and would swamp the camera framing). One body (the
+// selection, or a scene of one) is grown to three times its size, so that it is seen with its surroundings; a
+// scene of several gets a margin of a tenth of its size, so that it fills the view (a box of walls around a
+// pile is the pile's frame, not a body to be seen from afar).
 void compute_bounds(const World& world, Vec3& lo, Vec3& hi, int only_body = -1) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   lo = Vec3::Constant(kInf);
   hi = Vec3::Constant(-kInf);
   double largest = 0.0;
+  int counted = 0;
   for (int i = 0; i < int(world.bodies.size()); ++i) {
     const Body& b = world.bodies[size_t(i)];
     if (b.shape.type == ShapeType::Plane || (only_body >= 0 && i != only_body)) continue;
@@ -76,6 +75,7 @@ void compute_bounds(const World& world, Vec3& lo, Vec3& hi, int only_body = -1) 
     lo = lo.cwiseMin(box.lo);
     hi = hi.cwiseMax(box.hi);
     largest = std::max(largest, (box.hi - box.lo).maxCoeff());
+    ++counted;
   }
   if (!(lo.array() <= hi.array()).all()) {  // nothing but planes: look at the origin
     lo = Vec3(-2, 0, -2);
@@ -83,9 +83,11 @@ void compute_bounds(const World& world, Vec3& lo, Vec3& hi, int only_body = -1) 
     return;
   }
   const Vec3 center = 0.5 * (lo + hi);
-  const Vec3 half = (0.5 * (hi - lo)).cwiseMax(Vec3::Constant(1.5 * largest));
-  lo = center - half;
-  hi = center + half;
+  const Vec3 half = 0.5 * (hi - lo);
+  const Vec3 grown = counted == 1 ? Vec3(half.cwiseMax(Vec3::Constant(1.5 * largest)))
+                                  : Vec3(half + Vec3::Constant(0.1 * half.maxCoeff()));
+  lo = center - grown;
+  hi = center + grown;
 }
 
 bool apply_overrides(World& world, const ViewerOptions& o, std::string* error) {
@@ -322,7 +324,7 @@ bool open_neighbour_scene(AppState& app, int offset, std::string* error) {
   return open_scene(app, (fs::path(app.scene.root) / "scenes" / files[size_t(next)]).string(), nullptr, error);
 }
 
-void frame_scene(AppState& app) {
+void frame_scene(AppState& app, bool whole_window) {
   Vec3 lo, hi;
   // The selected body and its surroundings (three times its size), else every body.
   const int selected = app.pick.selected;
@@ -331,10 +333,10 @@ void frame_scene(AppState& app) {
   compute_bounds(app.scene.world, lo, hi, body ? selected : -1);
   // The panels cover the sides of the window: fit the bodies into the middle part, or into a lane's cell of
   // the split comparison.
-  constexpr float kFreeWidth = 0.55f;
+  const float free_width = whole_window ? 1.0f : 0.55f;
   const LaneCell cell = lane_cell(app, 0);
   const float aspect = split_view(app) ? cell.width / std::max(cell.height, 1.0f)
-                                       : kFreeWidth * app.viewport_width / std::max(app.viewport_height, 1.0f);
+                                       : free_width * app.viewport_width / std::max(app.viewport_height, 1.0f);
   app.camera.frame(to_glm(lo), to_glm(hi), aspect);
 }
 
@@ -537,118 +539,6 @@ std::array<float, 3> lane_color(int lane) {
   return kColors[size_t(std::clamp(lane, 0, kMaxLanes - 1))];
 }
 
-const VolumeSolver* active_volume_solver(const World& world) {
-  return dynamic_cast<const VolumeSolver*>(&world.solver());
-}
-
-bool wants_volume_capture(const ViewState& view) {
-  return view.show_volumes || view.show_volume_gradients || view.show_volume_cells;
-}
-
-namespace {
-// Pairs the world's next step would collide, found without stepping: bounding boxes overlapping within the
-// contact margin, not both fixed or kinematic, not joined by a joint (as World::find_contacts).
-std::vector<std::pair<int, int>> overlapping_pairs(const World& world) {
-  std::vector<std::pair<int, int>> pairs;
-  const int n = static_cast<int>(world.bodies.size());
-  std::vector<Aabb> boxes(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    const Body& b = world.bodies[static_cast<size_t>(i)];
-    boxes[static_cast<size_t>(i)] = shape_aabb(b.shape, b.position, b.orientation);
-    boxes[static_cast<size_t>(i)].lo.array() -= 0.5 * world.settings.contact_margin;
-    boxes[static_cast<size_t>(i)].hi.array() += 0.5 * world.settings.contact_margin;
-  }
-  const std::vector<BodyPair> joined = joined_pairs(world.joints);
-  for (int a = 0; a < n; ++a) {
-    for (int b = a + 1; b < n; ++b) {
-      if (!world.bodies[static_cast<size_t>(a)].is_dynamic() && !world.bodies[static_cast<size_t>(b)].is_dynamic()) continue;
-      if (!boxes[static_cast<size_t>(a)].overlaps(boxes[static_cast<size_t>(b)])) continue;
-      if (!std::binary_search(joined.begin(), joined.end(), BodyPair{a, b})) pairs.emplace_back(a, b);
-    }
-  }
-  return pairs;
-}
-}  // namespace
-
-namespace {
-void sync_volume_capture_of(World& world, const ViewState& view) {
-  auto* solver = dynamic_cast<VolumeSolver*>(&world.solver());
-  if (solver == nullptr) return;
-  const bool stage = wants_volume_capture(view) && view.volume_last_stage;
-  if (stage) solver->set_debug_capture(true, std::max(1, view.volume_interval_limit));
-  else if (solver->debug_capture()) solver->set_debug_capture(false);  // drops the records
-}
-}  // namespace
-
-void sync_volume_capture(AppState& app) {
-  for (int lane = 0; lane < lane_count(app); ++lane) sync_volume_capture_of(lane_world(app, lane), app.view);
-}
-
-namespace {
-// Whether a capture record describes the world as it is and as the view asks for it.
-bool record_is_current(const World& world, const VolumeSolver& solver, const ViewState& view,
-                       const VolumeSolver::DebugPair& d, const std::vector<std::pair<int, int>>& edges) {
-  const int n = static_cast<int>(world.bodies.size());
-  if (d.a < 0 || d.b >= n || d.a >= d.b) return false;
-  // Recorded by the last collision stage of this pair: current while the pair is still an edge (the world does
-  // not collide pairs that have not moved, whose records then still hold).
-  if (d.collision_stage) return std::binary_search(edges.begin(), edges.end(), std::pair(d.a, d.b));
-  // Recorded without a step: current while neither body has moved and the parameters are the same.
-  const Body& a = world.bodies[static_cast<size_t>(d.a)];
-  const Body& b = world.bodies[static_cast<size_t>(d.b)];
-  if (a.position != d.positions[0] || b.position != d.positions[1] ||
-      a.orientation.coeffs() != d.orientations[0].coeffs() || b.orientation.coeffs() != d.orientations[1].coeffs())
-    return false;
-  const VolumeSolver::Settings s = solver.settings();
-  return d.pixel_size == s.pixel_size && d.multi_volume == s.multi_volume && d.cell_size == s.cell_size &&
-         d.interval_limit == std::max(1, view.volume_interval_limit);
-}
-
-std::vector<std::pair<int, int>> live_edges(const World& world) {
-  std::vector<std::pair<int, int>> edges;
-  for (const GraphEdge& e : world.graph().edges())
-    if (!(e.events & kVanishedProximity)) edges.emplace_back(e.a, e.b);
-  std::sort(edges.begin(), edges.end());
-  return edges;
-}
-}  // namespace
-
-namespace {
-void refresh_volume_capture_of(World& world, const ViewState& view) {
-  auto* solver = dynamic_cast<VolumeSolver*>(&world.solver());
-  if (solver == nullptr) return;
-  if (!wants_volume_capture(view)) {
-    if (solver->debug_capture() || !solver->debug_pairs().empty()) solver->set_debug_capture(false);  // drops all
-    return;
-  }
-  sync_volume_capture_of(world, view);
-  // The pairs the next step would collide that no current record describes: recorded now, at the drawn poses.
-  const std::vector<std::pair<int, int>> edges = live_edges(world);
-  std::vector<std::pair<int, int>> missing;
-  for (const auto& pair : overlapping_pairs(world)) {
-    const auto it = solver->debug_pairs().find(pair);
-    if (it == solver->debug_pairs().end() || !record_is_current(world, *solver, view, it->second, edges))
-      missing.push_back(pair);
-  }
-  if (!missing.empty()) solver->capture_now(world.bodies, missing, std::max(1, view.volume_interval_limit));
-}
-}  // namespace
-
-void refresh_volume_capture(AppState& app) {
-  // Every lane under `volume` (each cell of the split view draws its own lane's volumes).
-  for (int lane = 0; lane < lane_count(app); ++lane) refresh_volume_capture_of(lane_world(app, lane), app.view);
-}
-
-std::vector<const VolumeSolver::DebugPair*> current_volume_captures(const World& world, const ViewState& view) {
-  std::vector<const VolumeSolver::DebugPair*> out;
-  const VolumeSolver* solver = active_volume_solver(world);
-  if (solver == nullptr || solver->debug_pairs().empty()) return out;
-  const std::vector<std::pair<int, int>> edges = live_edges(world);
-  for (const auto& [pair, d] : solver->debug_pairs())
-    if (record_is_current(world, *solver, view, d, edges)) out.push_back(&d);
-  return out;  // in pair order (the map's)
-}
-
 void start_recording(AppState& app) {
   app.stats.recorder.clear();
   for (Recorder& r : app.compare.recorders) r.clear();
@@ -776,666 +666,6 @@ int max_stack_height(const World& world) {
     if (h != ContactGraph::kUnreached) m = std::max(m, h);
   }
   return m;
-}
-
-// --- selection ---------------------------------------------------------------------------------------
-
-void select_body(AppState& app, int body) {
-  World& world = app.scene.world;
-  if (body < 0 || body >= static_cast<int>(world.bodies.size())) body = -1;
-  app.pick.selected = body;
-  app.pick.selected_joint = -1;
-  if (body >= 0 && world.bodies[body].sleeping) world.wake(body);
-  // Clicks would go on laying a path for a body the Inspector no longer shows.
-  if (app.script.laying && app.script.body != body) end_script_path(app);
-}
-
-void select_joint(AppState& app, int joint) {
-  if (joint < 0 || joint >= static_cast<int>(app.scene.world.joints.size())) joint = -1;
-  app.pick.selected_joint = joint;
-  if (joint >= 0) {
-    app.pick.selected = -1;
-    end_script_path(app);
-  }
-}
-
-bool project_to_window(const AppState& app, const Vec3& point, float* x, float* y) {
-  const float w = std::max(app.viewport_width, 1.0f), h = std::max(app.viewport_height, 1.0f);
-  const glm::vec4 clip = app.camera.projection(w / h) * app.camera.view() * glm::vec4(to_glm(point), 1.0f);
-  if (!(clip.w > 1e-6f)) return false;
-  *x = (0.5f * clip.x / clip.w + 0.5f) * w;
-  *y = (0.5f - 0.5f * clip.y / clip.w) * h;
-  return std::isfinite(*x) && std::isfinite(*y);
-}
-
-namespace {
-// Pose of a joint's body; the world frame for -1 (or a stale index).
-void body_pose(const World& world, int body, Vec3& position, Quat& orientation) {
-  if (body >= 0 && body < static_cast<int>(world.bodies.size())) {
-    position = world.bodies[body].position;
-    orientation = world.bodies[body].orientation;
-  } else {
-    position.setZero();
-    orientation = Quat::Identity();
-  }
-}
-}  // namespace
-
-Vec3 joint_anchor_world(const World& world, const Joint& joint, int side) {
-  Vec3 p;
-  Quat q;
-  body_pose(world, side == 0 ? joint.body_a : joint.body_b, p, q);
-  return p + q * (side == 0 ? joint.anchor_a : joint.anchor_b);
-}
-
-Vec3 joint_axis_world(const World& world, const Joint& joint, bool second) {
-  // The second axis (hinge-2 wheel, universal second) is fixed in body b and turns with it.
-  Vec3 p;
-  Quat q;
-  body_pose(world, second ? joint.body_b : joint.body_a, p, q);
-  const Vec3 axis = q * (second ? joint.axis2_b : joint.axis_a);
-  const double n = axis.norm();
-  return n > 0 ? Vec3(axis / n) : Vec3(1, 0, 0);
-}
-
-bool joint_angle_frame(const World& world, const Joint& joint, Vec3* zero, Vec3* needle) {
-  if (joint.type != JointType::Hinge && joint.type != JointType::Hinge2 && joint.type != JointType::Universal) {
-    return false;
-  }
-  const Vec3 axis = joint_axis_world(world, joint, false);
-  auto flat = [&axis](const Vec3& v, Vec3* out) {  // v without its part along the axis, unit
-    const Vec3 p = v - v.dot(axis) * axis;
-    const double n = p.norm();
-    if (!(n > 1e-9) || !std::isfinite(n)) return false;
-    *out = p / n;
-    return true;
-  };
-  Vec3 pa, pb;
-  Quat qa, qb;
-  body_pose(world, joint.body_a, pa, qa);
-  body_pose(world, joint.body_b, pb, qb);
-  if (joint.type != JointType::Hinge) {
-    // Hinge-2 and universal: the angle of b's second axis about the first, zero at a's reference axis2_a.
-    return flat(qa * joint.axis2_a, zero) && flat(qb * joint.axis2_b, needle);
-  }
-  // Hinge: a direction fixed in b, towards b's centre when it is off the axis (the needle then follows the
-  // door or the link), else any direction across the axis (a wheel's centre is on it). The same direction
-  // at the zero angle is where b would have it with the relative rotation of the zero pose:
-  // q_b,zero = q_a relative_rotation.
-  Vec3 in_b;
-  const Vec3 anchor = joint_anchor_world(world, joint, 0);
-  if (joint.body_b < 0 || joint.body_b >= static_cast<int>(world.bodies.size()) ||
-      world.bodies[joint.body_b].shape.type == ShapeType::Plane || !flat(pb - anchor, needle)) {
-    Vec3 t1, t2;
-    tangent_basis(qb.conjugate() * axis, t1, t2);
-    if (!flat(qb * t1, needle)) return false;
-  }
-  in_b = qb.conjugate() * *needle;
-  return flat(qa * (joint.relative_rotation * in_b), zero);
-}
-
-int pick_joint(const AppState& app, float x, float y, float radius) {
-  const World& world = app.scene.world;
-  int best = -1;
-  float best_d2 = radius * radius;
-  for (int j = 0; j < static_cast<int>(world.joints.size()); ++j) {
-    float px = 0, py = 0;
-    if (!project_to_window(app, joint_anchor_world(world, world.joints[j], 0), &px, &py)) continue;
-    const float d2 = (px - x) * (px - x) + (py - y) * (py - y);
-    if (d2 <= best_d2) {
-      best_d2 = d2;
-      best = j;
-    }
-  }
-  return best;
-}
-
-void set_joint_settings(AppState& app, int joint, const JointLimit& limit, const JointMotor& motor, double erp,
-                        double cfm) {
-  for (World* w : {&app.scene.world, &app.scene.loaded}) {
-    if (joint < 0 || joint >= static_cast<int>(w->joints.size())) continue;
-    Joint& j = w->joints[joint];
-    j.limit = limit;
-    j.motor = motor;
-    // A servo drives the coordinate already; a scene may not have both (it would not load again).
-    if (j.servo.enabled && joint_type_has_servo(j.type)) j.motor.enabled = false;
-    j.erp = std::clamp(erp, 0.0, 1.0);
-    j.cfm = std::max(cfm, 0.0);
-  }
-  if (joint >= 0 && joint < static_cast<int>(app.scene.world.joints.size())) {
-    // A sleeping door would ignore its new motor until something bumped it.
-    app.scene.world.wake(app.scene.world.joints[joint].body_a);
-    app.scene.world.wake(app.scene.world.joints[joint].body_b);
-  }
-}
-
-// --- joint servos ---------------------------------------------------------------------------------------
-
-std::vector<int> servo_joints(const World& world) {
-  std::vector<int> out;
-  for (int j = 0; j < static_cast<int>(world.joints.size()); ++j) {
-    const Joint& joint = world.joints[j];
-    if (joint.servo.enabled && joint_type_has_servo(joint.type)) out.push_back(j);
-  }
-  return out;
-}
-
-void servo_target_bounds(const Joint& joint, double* lower, double* upper) {
-  *lower = joint.servo.lower;
-  *upper = joint.servo.upper;
-  if (joint.type != JointType::Slider) {
-    *lower = std::max(*lower, -std::numbers::pi);
-    *upper = std::min(*upper, std::numbers::pi);
-  }
-}
-
-bool set_joint_servo_target(AppState& app, int joint, double target) {
-  World& world = app.scene.world;
-  if (joint < 0 || joint >= static_cast<int>(world.joints.size()) || !std::isfinite(target)) return false;
-  Joint& j = world.joints[joint];
-  if (!j.servo.enabled || !joint_type_has_servo(j.type)) return false;
-  double lo = 0.0, hi = 0.0;
-  servo_target_bounds(j, &lo, &hi);
-  const double clamped = std::clamp(target, lo, hi);
-  if (clamped == j.servo.target) return false;
-  j.servo.target = clamped;
-  world.wake(j.body_a);
-  world.wake(j.body_b);
-  return true;
-}
-
-bool drive_servo(AppState& app, int joint, int direction, double seconds) {
-  const World& world = app.scene.world;
-  if (direction == 0 || !(seconds > 0.0) || joint < 0 || joint >= static_cast<int>(world.joints.size())) return false;
-  const JointServo& servo = world.joints[joint].servo;
-  const double step = (direction > 0 ? 1.0 : -1.0) * servo.rate * seconds;
-  return set_joint_servo_target(app, joint, servo.target + step);
-}
-
-void drive_held_servos(AppState& app, double seconds) {
-  const std::string& held = app.servos.held;
-  if (held.empty()) return;
-  for (int j : servo_joints(app.scene.world)) {
-    const JointServo& servo = app.scene.world.joints[j].servo;
-    if (servo.key_raise == '\0') continue;
-    const int direction = (held.find(servo.key_raise) != std::string::npos ? 1 : 0) -
-                          (held.find(servo.key_lower) != std::string::npos ? 1 : 0);
-    drive_servo(app, j, direction, seconds);
-  }
-}
-
-std::string servo_key_label(const JointServo& servo) {
-  if (servo.key_raise == '\0' || servo.key_lower == '\0') return "";
-  const auto upper = [](char c) { return static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c); };
-  return std::string(1, upper(servo.key_raise)) + " / " + std::string(1, upper(servo.key_lower));
-}
-
-// handle_keys in input.cpp: R reset, F frame the selection or the scene, V split or overlaid lanes.
-std::string viewer_shortcut_keys() { return "rfv"; }
-
-// --- scripted motion ---------------------------------------------------------------------------------
-
-int find_script(const World& world, int body) {
-  for (int i = 0; i < static_cast<int>(world.scripts.size()); ++i) {
-    if (world.scripts[i].body == body) return i;
-  }
-  return -1;
-}
-
-void load_script_draft(AppState& app, int body) {
-  ScriptEditState& d = app.script;
-  if (d.body == body && d.generation == app.scene.generation) return;
-  d.body = body;
-  d.generation = app.scene.generation;
-  d.laying = false;
-  d.points.clear();
-  d.error.clear();
-  d.message.clear();
-  const World& world = app.scene.world;
-  const int i = find_script(world, body);
-  if (i < 0) return;  // keep speed, timing and loop from the last draft: likely what the user wants again
-  const Script& s = world.scripts[i];
-  d.points = s.points;
-  d.speed = s.speed;
-  d.timing = s.timing;
-  d.loop = s.loop;
-  // The delay is the start time of the reset state's copy (the scene's own clock), else what remains.
-  const int k = find_script(app.scene.loaded, body);
-  d.delay = k >= 0 ? app.scene.loaded.scripts[k].start_time : std::max(0.0, s.start_time - world.time());
-  d.delay = std::max(d.delay, 0.0);
-}
-
-bool begin_script_path(AppState& app, std::string* error) {
-  const World& world = app.scene.world;
-  const int body = app.pick.selected;
-  if (body < 0 || body >= static_cast<int>(world.bodies.size())) {
-    *error = "select a body first";
-    return false;
-  }
-  if (world.bodies[body].shape.type == ShapeType::Plane) {
-    *error = "a plane cannot follow a path";
-    return false;
-  }
-  load_script_draft(app, body);
-  ScriptEditState& d = app.script;
-  // The path starts where the body is, so that Apply does not make it jump.
-  if (d.points.empty()) d.points.push_back(world.bodies[body].position);
-  d.laying = true;
-  d.focus_tab = true;
-  d.error.clear();
-  d.message.clear();
-  return true;
-}
-
-void end_script_path(AppState& app) { app.script.laying = false; }
-
-namespace {
-// Distance from the body's centre to its surface in direction `dir` (unit, world frame).
-double support_distance(const Body& b, const Vec3& dir) {
-  const Vec3 local = b.orientation.conjugate() * dir;
-  const Shape& s = b.shape;
-  switch (s.type) {
-    case ShapeType::Sphere: return s.radius;
-    case ShapeType::Box: return local.cwiseAbs().dot(s.half_extents);
-    case ShapeType::Capsule: return s.radius + s.half_height * std::abs(local.y());
-    case ShapeType::Mesh: {  // the support of the vertices (the hull), exact for the contact that matters
-      if (!s.mesh) return 0.0;
-      double best = 0.0;
-      for (const Vec3& v : s.mesh->mesh.vertices) best = std::max(best, v.dot(local));
-      return best;
-    }
-    case ShapeType::Plane: break;
-  }
-  return 0.0;
-}
-}  // namespace
-
-std::optional<Vec3> script_point_from_ray(const World& world, int body, const Vec3& origin, const Vec3& dir,
-                                          bool plane_only) {
-  if (body < 0 || body >= static_cast<int>(world.bodies.size()) || !all_finite(origin) || !all_finite(dir)) {
-    return std::nullopt;
-  }
-  const Body& moving = world.bodies[body];
-  if (!plane_only) {
-    std::optional<ShapeHit> best;
-    for (int i = 0; i < static_cast<int>(world.bodies.size()); ++i) {
-      if (i == body) continue;  // the body cannot rest on itself
-      const Body& b = world.bodies[i];
-      const auto hit = raycast_shape(b.shape, b.position, b.orientation, origin, dir,
-                                     best ? best->distance : std::numeric_limits<double>::infinity());
-      if (hit && hit->distance > 0.0 && (!best || hit->distance < best->distance)) best = hit;
-    }
-    if (best) return Vec3(best->point + best->normal * support_distance(moving, -best->normal));
-  }
-  // Nothing under the cursor (or asked for): the horizontal plane through the body's centre.
-  const double height = moving.position.y();
-  if (std::abs(dir.y()) < 1e-9) return std::nullopt;
-  const double t = (height - origin.y()) / dir.y();
-  if (!(t > 0.0) || !std::isfinite(t)) return std::nullopt;
-  return Vec3(origin + t * dir);
-}
-
-bool add_script_point(AppState& app, const Vec3& origin, const Vec3& dir) {
-  ScriptEditState& d = app.script;
-  if (!d.laying) return false;
-  const auto p = script_point_from_ray(app.scene.world, d.body, origin, dir, d.plane_only);
-  if (!p) {
-    d.error = "the click meets neither a surface nor the body's height plane";
-    return false;
-  }
-  // A double click (or a second click on the same spot) would add a zero-length segment.
-  if (!d.points.empty() && (*p - d.points.back()).norm() < 1e-6) return false;
-  d.points.push_back(*p);
-  d.error.clear();
-  return true;
-}
-
-void remove_last_script_point(AppState& app) {
-  // The first point is the body's start: keep it while laying so the path still starts at the body.
-  const size_t keep = app.script.laying ? 1 : 0;
-  if (app.script.points.size() > keep) app.script.points.pop_back();
-}
-
-Script draft_script(const ScriptEditState& d, double start_time) {
-  Script s;
-  s.body = d.body;
-  s.points = d.points;
-  s.speed = d.speed;
-  s.timing = d.timing;
-  s.loop = d.loop;
-  s.start_time = start_time;
-  return s;
-}
-
-bool apply_script(AppState& app, std::string* error) {
-  ScriptEditState& d = app.script;
-  World& world = app.scene.world;
-  if (d.body < 0 || d.body >= static_cast<int>(world.bodies.size())) {
-    *error = "select a body first";
-    return false;
-  }
-  if (world.bodies[d.body].shape.type == ShapeType::Plane) {
-    *error = "a plane cannot follow a path";
-    return false;
-  }
-  if (d.points.size() < 2) {
-    *error = "a path needs at least 2 points: turn on Script path and click in the scene";
-    return false;
-  }
-  // The loader's own test, so that whatever Apply accepts also saves into a scene file that loads.
-  size_t bad = 0;
-  const std::string problem = script_path_problem(d.points, d.loop, &bad);
-  if (!problem.empty()) {
-    *error = "point " + std::to_string(bad + 1) + " of the path: expected " + problem;
-    return false;
-  }
-  if (!(d.speed > 0.0) || !std::isfinite(d.speed)) {
-    *error = "the speed must be a positive number of m/s";
-    return false;
-  }
-  if (!(d.delay >= 0.0) || !std::isfinite(d.delay)) {
-    *error = "the delay must be a number of seconds >= 0";
-    return false;
-  }
-  const Body& before = world.bodies[d.body];
-  const bool known = std::any_of(d.originals.begin(), d.originals.end(),
-                                 [&](const OriginalMass& o) { return o.body == d.body; });
-  if (!known && before.kind != BodyKind::Kinematic) {
-    d.originals.push_back({d.body, before.kind, before.density, before.mass});
-  }
-  if (app.pick.dragging && app.pick.selected == d.body) {  // kinematic bodies are not pulled
-    app.pick.dragging = false;
-    world.clear_drag();
-  }
-  // The running world starts the path now (its clock is at time()); the reset state at the delay.
-  const bool teleported = (world.bodies[d.body].position - d.points.front()).norm() > 1e-9;
-  for (World* w : {&world, &app.scene.loaded}) {
-    if (d.body >= static_cast<int>(w->bodies.size())) continue;
-    Body& b = w->bodies[d.body];
-    b.kind = BodyKind::Kinematic;
-    b.set_mass_properties(0.0, 0.0);  // infinite mass: zero inverse mass and inertia
-    b.position = d.points.front();    // waits at the first point until the start
-    b.linear_velocity.setZero();
-    b.angular_velocity.setZero();     // a script moves the centre only; a leftover spin would go on forever
-    const Script s = draft_script(d, (w == &world ? world.time() : 0.0) + d.delay);
-    const int i = find_script(*w, d.body);
-    if (i >= 0) w->scripts[i] = s;
-    else w->scripts.push_back(s);
-  }
-  world.wake(d.body);
-  if (teleported) world.reset_contacts();  // cached contacts of the body's old place are wrong now
-  d.laying = false;
-  d.error.clear();
-  char text[128];
-  std::snprintf(text, sizeof text, "applied: %zu points, %.3g m at %.3g m/s", d.points.size(),
-                script_length(draft_script(d, 0.0)), d.speed);
-  d.message = text;
-  return true;
-}
-
-void clear_script(AppState& app, bool make_dynamic) {
-  ScriptEditState& d = app.script;
-  const auto original = std::find_if(d.originals.begin(), d.originals.end(),
-                                     [&](const OriginalMass& o) { return o.body == d.body; });
-  for (World* w : {&app.scene.world, &app.scene.loaded}) {
-    const int i = find_script(*w, d.body);
-    if (i >= 0) w->scripts.erase(w->scripts.begin() + i);
-    if (!make_dynamic || d.body < 0 || d.body >= static_cast<int>(w->bodies.size())) continue;
-    Body& b = w->bodies[d.body];
-    if (b.shape.type == ShapeType::Plane) continue;
-    if (original != d.originals.end()) {
-      b.kind = original->kind;
-      b.set_mass_properties(original->density, original->density > 0.0 ? 0.0 : original->mass);
-    } else {
-      b.kind = BodyKind::Dynamic;
-      b.set_mass_properties(d.restore_density, 0.0);
-    }
-    // The running body keeps the velocity the path gave it (it flies on); the reset state starts at rest.
-    if (w == &app.scene.loaded || b.kind == BodyKind::Fixed) {
-      b.linear_velocity.setZero();
-      b.angular_velocity.setZero();
-    }
-  }
-  if (make_dynamic && original != d.originals.end()) d.originals.erase(original);
-  if (d.body >= 0) app.scene.world.wake(d.body);
-  d.laying = false;
-  d.points.clear();
-  d.error.clear();
-  d.message = make_dynamic ? "script removed; the body is dynamic again" : "script removed";
-}
-
-void set_script_speed(AppState& app, int body, double speed) {
-  if (!(speed > 0.0) || !std::isfinite(speed)) return;
-  World& world = app.scene.world;
-  const int i = find_script(world, body);
-  if (i >= 0) {
-    // Both time laws depend on (t - start) * speed only (ease through the duration length / speed), so
-    // scaling the elapsed time by old / new speed keeps the body at the same place on the path.
-    Script& s = world.scripts[i];
-    const double t = world.time();
-    if (t > s.start_time) s.start_time = t - (t - s.start_time) * s.speed / speed;
-    s.speed = speed;
-  }
-  const int k = find_script(app.scene.loaded, body);
-  if (k >= 0) app.scene.loaded.scripts[k].speed = speed;
-  if (app.script.body == body) app.script.speed = speed;
-}
-
-// --- view settings -------------------------------------------------------------------------------------
-
-bool apply_view_spec(AppState& app, const std::string& spec, std::string* error) {
-  ViewState& v = app.view;
-  // The overlays (their table), then the switches that are not overlays.
-  std::vector<std::pair<const char*, bool*>> flags;
-  for (const OverlayToggle& o : overlay_toggles()) flags.push_back({o.token, &(v.*o.field)});
-  const std::pair<const char*, bool*> others[] = {
-      {"panel", &v.expand_view_panel}, {"compare", &v.expand_compare_panel}, {"help", &app.ui.help},
-      {"hideui", &app.ui.hidden},      {"video", &app.ui.recording_video},   {"pngvideo", &app.ui.video_png},
-      {"welcome", &app.ui.welcome},
-  };
-  flags.insert(flags.end(), std::begin(others), std::end(others));
-  const std::pair<const char*, BodyColoring> colorings[] = {
-      {"body", BodyColoring::Body}, {"group", BodyColoring::Group}, {"height", BodyColoring::Height},
-      {"layer", BodyColoring::Layer}};
-  size_t start = 0;
-  while (start <= spec.size()) {
-    size_t end = spec.find(',', start);
-    if (end == std::string::npos) end = spec.size();
-    std::string token = spec.substr(start, end - start);
-    start = end + 1;
-    while (!token.empty() && token.front() == ' ') token.erase(token.begin());
-    while (!token.empty() && token.back() == ' ') token.pop_back();
-    if (token.empty()) continue;
-    const bool on = token[0] != '-';
-    const std::string name = on ? token : token.substr(1);
-    const size_t eq = name.find('=');
-    const std::string key = name.substr(0, eq), value = eq == std::string::npos ? "" : name.substr(eq + 1);
-    bool known = false;
-    for (const auto& [flag, target] : flags) {
-      if (key == flag && eq == std::string::npos) {
-        *target = on;
-        known = true;
-      }
-    }
-    if (known) continue;
-    if (key == "open" && on && !value.empty()) {  // as the Scene panel's Open: a bad file shows its error, keeps the scene
-      std::string why;
-      if (!open_scene(app, resolve_scene_path(app.scene.root, value), nullptr, &why)) app.scene.error = why;
-      else app.scene.error.clear();
-      continue;
-    }
-    if (key == "out" && on && !value.empty()) {  // the output folder of screenshots, videos and recordings
-      app.ui.output_dir = value;
-      continue;
-    }
-    if ((key == "split" || key == "overlay") && on && eq == std::string::npos) {  // the comparison's layout
-      app.compare.layout = key == "split" ? CompareLayout::Split : CompareLayout::Overlay;
-      continue;
-    }
-    if (key == "volumes") {  // volumes, -volumes, or volumes=AXES with AXES letters of x, y, z (volumes=xz)
-      if (eq == std::string::npos) {
-        v.show_volumes = on;
-        if (on) v.volume_axes = {true, true, true};
-        continue;
-      }
-      std::array<bool, 3> axes{false, false, false};
-      bool ok = on && !value.empty();
-      for (char c : value) {
-        if (c < 'x' || c > 'z') ok = false;
-        else axes[static_cast<size_t>(c - 'x')] = true;
-      }
-      if (!ok) {
-        *error = "view '" + token + "': expected volumes=AXES with AXES some of x, y, z (volumes=xz)";
-        return false;
-      }
-      v.show_volumes = true;
-      v.volume_axes = axes;
-      continue;
-    }
-    if (key == "groups" || key == "heights" || key == "layers") {
-      v.coloring = key == "groups" ? BodyColoring::Group : key == "heights" ? BodyColoring::Height : BodyColoring::Layer;
-      continue;
-    }
-    if (key == "color") {
-      for (const auto& [n, c] : colorings) {
-        if (value == n) {
-          v.coloring = c;
-          known = true;
-        }
-      }
-      if (!known) {
-        *error = "view '" + token + "': expected color=body, group, height or layer";
-        return false;
-      }
-      continue;
-    }
-    if (key == "meshcolor") {
-      if (value == "body" || value == "normals") {
-        v.mesh_coloring = value == "body" ? MeshColoring::Body : MeshColoring::Normals;
-        continue;
-      }
-      *error = "view '" + token + "': expected meshcolor=body or normals";
-      return false;
-    }
-    if (key == "slice") {  // slice=AXIS or slice=AXIS:OFFSET (body frame, m): the distance field slice
-      const int axis = value.empty() ? -1 : value[0] == 'x' ? 0 : value[0] == 'y' ? 1 : value[0] == 'z' ? 2 : -1;
-      double offset = 0.0;
-      bool ok = axis >= 0 && (value.size() == 1 || value[1] == ':');
-      if (ok && value.size() > 1) {
-        char* rest = nullptr;
-        offset = std::strtod(value.c_str() + 2, &rest);
-        ok = rest != value.c_str() + 2 && *rest == '\0' && std::isfinite(offset);
-      }
-      if (!ok) {
-        *error = "view '" + token + "': expected slice=x, y or z, optionally :OFFSET in metres (slice=y:0.02)";
-        return false;
-      }
-      v.show_sdf_slice = true;
-      v.sdf_axis = axis;
-      v.sdf_offset = static_cast<float>(offset);
-      continue;
-    }
-    if (key == "layer") {
-      char* rest = nullptr;
-      const long n = std::strtol(value.c_str(), &rest, 10);
-      if (value.empty() || *rest != '\0' || n < 0 || n > 100000) {
-        *error = "view '" + token + "': expected layer=N with N >= 0";
-        return false;
-      }
-      v.coloring = BodyColoring::Layer;
-      v.layer = static_cast<int>(n);
-      continue;
-    }
-    if (key == "select") {
-      const int body = app.scene.world.find_body(value);
-      if (body < 0) {
-        *error = "view '" + token + "': no body named '" + value + "'";
-        return false;
-      }
-      select_body(app, body);
-      continue;
-    }
-    if (key == "zoom" || key == "yaw" || key == "pitch") {  // camera, for screenshots of details
-      char* rest = nullptr;
-      const double x = std::strtod(value.c_str(), &rest);
-      if (value.empty() || *rest != '\0' || !std::isfinite(x) || (key == "zoom" && !(x > 0.0))) {
-        *error = "view '" + token + "': expected " + key + "=NUMBER" + (key == "zoom" ? " > 0" : " (degrees)");
-        return false;
-      }
-      if (key == "zoom") app.camera.zoom(static_cast<float>(std::log(x) / std::log(1.0 / 0.88)));
-      else if (key == "yaw") app.camera.yaw = static_cast<float>(x * std::numbers::pi / 180.0);
-      else app.camera.pitch = static_cast<float>(std::clamp(x, -89.0, 89.0) * std::numbers::pi / 180.0);
-      continue;
-    }
-    if (key == "focus") {
-      const int body = app.scene.world.find_body(value);
-      if (body < 0) {
-        *error = "view '" + token + "': no body named '" + value + "'";
-        return false;
-      }
-      app.camera.target = to_glm(app.scene.world.bodies[body].position);
-      continue;
-    }
-    if (key == "joint") {
-      char* rest = nullptr;
-      const long n = std::strtol(value.c_str(), &rest, 10);
-      if (value.empty() || *rest != '\0' || n < 0 || n >= static_cast<long>(app.scene.world.joints.size())) {
-        *error = "view '" + token + "': expected joint=N with N a joint index (the scene has " +
-                 std::to_string(app.scene.world.joints.size()) + " joints)";
-        return false;
-      }
-      select_joint(app, static_cast<int>(n));
-      continue;
-    }
-    if (key == "tab") {  // tab=script or tab=settings: the Inspector tab to show first
-      if (value == "script") app.script.focus_tab = true;
-      else if (value == "settings") app.pick.focus_joint_settings = true;
-      else {
-        *error = "view '" + token + "': expected tab=script or tab=settings";
-        return false;
-      }
-      continue;
-    }
-    if (key == "point") {  // a path point as if clicked there: point=X:Y:Z (world frame, m)
-      Vec3 p;
-      char* rest = nullptr;
-      const char* c = value.c_str();
-      bool ok = app.script.laying;
-      for (int k = 0; k < 3 && ok; ++k) {
-        p[k] = std::strtod(c, &rest);
-        ok = rest != c && std::isfinite(p[k]) && *rest == (k < 2 ? ':' : '\0');
-        c = rest + 1;
-      }
-      if (!ok) {
-        *error = "view '" + token + "': expected point=X:Y:Z after 'path'";
-        return false;
-      }
-      app.script.points.push_back(p);
-      continue;
-    }
-    if (key == "apply") {
-      if (!apply_script(app, error)) {
-        *error = "view 'apply': " + *error;
-        return false;
-      }
-      continue;
-    }
-    if (key == "path") {
-      if (!begin_script_path(app, error)) {
-        *error = "view 'path': " + *error;
-        return false;
-      }
-      continue;
-    }
-    *error = "view '" + token + "': unknown; expected contacts, normals, impulses, grid, shadows, wireframe, "
-             "graph, proximity, sleeping, joints, scripts, shells, allshells, sdf, volumes, gradients, cells, laststage, "
-             "panel (each with an optional leading '-'), volumes=xyz, meshcolor=body|normals, slice=x|y|z[:OFFSET], "
-             "color=..., groups, heights, layers, layer=N, select=NAME, joint=N, tab=script|settings, path, "
-             "point=X:Y:Z, apply, "
-             "zoom=F, yaw=DEG, pitch=DEG or focus=NAME";
-    return false;
-  }
-  return true;
 }
 
 }  // namespace cl::viewer

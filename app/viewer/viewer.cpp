@@ -23,6 +23,9 @@
 #include "viewer/panels.h"
 #include "viewer/renderer.h"
 #include "viewer/session.h"
+#include "viewer/thumbnails.h"
+#include "viewer/view_spec.h"
+#include "viewer/volume_view.h"
 
 namespace cl {
 
@@ -172,6 +175,10 @@ int run_viewer(const ViewerOptions& options) {
     return 1;
   }
   glEnable(GL_MULTISAMPLE);
+  // The scene browser's thumbnails: drawn by a renderer of their own (so the scene's GPU meshes stay), cached.
+  viewer::ThumbnailCache thumbnails;
+  if (!thumbnails.init(app.scene.root + "/shaders", &error))
+    std::cerr << "contactlab: the scene browser will have no thumbnails: " << error << "\n";
 
   // ImGui lays out auto-sized windows over the first frames, so screenshots render at least a few.
   const int frames_to_render = screenshot ? std::max(options.frames, 3) : 0;
@@ -200,6 +207,9 @@ int run_viewer(const ViewerOptions& options) {
     viewer::update_impulse_reference(app.view, app.scene.world.contacts());
     viewer::refresh_volume_capture(app);  // the volume views at the poses just stepped to, for panels and drawing
     viewer::draw_panels(app);
+    viewer::draw_scene_browser(app, [&thumbnails](const viewer::SceneEntry& e) { return thumbnails.texture(e); });
+    // Screenshots wait for a thumbnail being drawn, so that they do not depend on how fast scenes load.
+    thumbnails.update(screenshot);
     viewer::refresh_volume_capture(app);  // and after the panels' toggles and parameters (nothing if unchanged)
     update_title(system.window, app, shown_generation);
 
@@ -261,6 +271,9 @@ int run_viewer(const ViewerOptions& options) {
       std::cout << "wrote " << options.screenshot_path << " (" << fb_width << "x" << fb_height << ", "
                 << app.scene.world.step_count() << " steps, " << viewer::lane_count(app) << " lanes; median frame "
                 << median(frame_ms) << " ms, of which stepping " << median(stepping_ms) << " ms)\n";
+      if (thumbnails.drawn() + thumbnails.read() > 0)
+        std::cout << "scene browser thumbnails: " << thumbnails.drawn() << " drawn, " << thumbnails.read()
+                  << " read from the cache " << viewer::thumbnail_dir() << "\n";
       return 0;
     }
     glfwSwapBuffers(system.window);

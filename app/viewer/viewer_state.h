@@ -13,6 +13,7 @@
 #include "scripts/script.h"
 #include "telemetry/telemetry.h"
 #include "viewer/camera.h"
+#include "viewer/scene_browser.h"
 #include "world/world.h"
 
 namespace cl::viewer {
@@ -45,7 +46,8 @@ struct SceneState {
   World loaded;           // the world as loaded (with command-line overrides): Reset returns here
   World world;            // the running simulation
   std::vector<std::string> files;  // file names found in <root>/scenes, for the combo
-  std::string search;              // the Scene menu's filter of `files`
+  std::string search;              // the Scene menu's and the scene browser's filter of the scenes
+  std::vector<SceneEntry> catalogue;  // the scene browser's entries (scan_scenes), read each time it opens
   std::string open_path;  // what is typed in the Scene panel
   std::string save_path;
   std::string error;      // last load or save error, shown in red; the current scene stays
@@ -222,6 +224,7 @@ struct UiState {
   float menu_height = 0.0f;          // of the main menu bar as last drawn (0 while hidden)
   bool help = false;                 // F1: every key and mouse control
   bool welcome = false;              // the first launch's welcome (until closed; see welcome_marker_path)
+  bool browser = false;              // the scene browser (Scene menu): scenes by method, with thumbnails
   int description_shown = -1;        // scene generation whose description was closed (it shows once per load)
   bool screenshot_requested = false; // F12: the next drawn frame is written as a PNG
   std::string screenshot_message;    // "saved ..." or the error of the last one (screenshots and videos)

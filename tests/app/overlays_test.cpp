@@ -10,6 +10,7 @@
 #include <string>
 
 #include "viewer/session.h"
+#include "viewer/view_spec.h"
 
 namespace cl::viewer {
 

@@ -4,7 +4,8 @@
 # scene path exits with code 2 and names the file on stderr. Then the overlays (contact graph,
 # stack heights and layers, a script path laid and applied through CONTACTLAB_VIEW, a hinge's frame and
 # limit arc with its joint selected) render the same way, the volume solver's intersection volumes, gradients
-# and cells change the picture in the axis colours, and a bad CONTACTLAB_VIEW is reported without stopping the viewer.
+# and cells change the picture in the axis colours, the scene browser draws and caches its thumbnails, and a bad
+# CONTACTLAB_VIEW is reported without stopping the viewer.
 #
 # Usage: tests/app/viewer_smoke.sh PATH/TO/contactlab OUTPUT_DIR
 # Exit 0 on success, 1 on failure, 77 (ctest SKIP_RETURN_CODE) when xvfb-run is not installed.
@@ -318,6 +319,44 @@ print('error toast: %d red pixels' % red)
 sys.exit(0 if red > 300 else 1)
 PY
   check "the load error shows in the toast" test $? -eq 0
+fi
+
+# --- 3e. the scene browser (`browser`): its thumbnails are drawn offscreen into a fresh cache folder as 160x90 PNGs
+# that look like pictures, the browser changes the middle of the window, and a second start reads the thumbnails
+# from the cache instead of drawing them again.
+cache="$out/viewer_smoke_thumbs"
+rm -rf "$cache"
+XDG_CACHE_HOME="$cache" view_shot browser "browser" sphere_and_box.json 6
+check "browser: thumbnails are drawn" grep -qE "thumbnails: [1-9][0-9]* drawn, 0 read" "$out/viewer_smoke_browser.stdout"
+thumbs=$(ls "$cache"/contactlab/thumbs/*.png 2> /dev/null | wc -l)
+check "browser: the thumbnails are cached ($thumbs PNGs)" test "$thumbs" -ge 1
+view_shot browser_plain "grid" sphere_and_box.json 6
+if [ "$thumbs" -ge 1 ]; then
+  python3 - "$out" "$here" "$cache"/contactlab/thumbs/*.png <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from read_png import read_png
+for path in sys.argv[3:]:
+    w, h, bpp, rows = read_png(path)
+    colours = {bytes(line[x:x + 3]) for line in rows for x in range(0, w * bpp, bpp)}
+    if (w, h) != (160, 90) or len(colours) < 50:
+        sys.exit('%s: %dx%d with %d colours' % (path, w, h, len(colours)))
+out = sys.argv[1]
+_, _, bpp, on = read_png(out + '/viewer_smoke_browser.png')
+w, h, bpp2, off = read_png(out + '/viewer_smoke_browser_plain.png')
+changed = sum(1 for y in range(h // 5, 4 * h // 5) for x in range(w // 3, 2 * w // 3)
+              if on[y][x * bpp:x * bpp + 3] != off[y][x * bpp2:x * bpp2 + 3])
+sys.exit(0 if changed > (h * w) // 30 else 'the browser changed only %d pixels in the middle' % changed)
+PY
+  check "browser: thumbnails look like pictures and the browser fills the middle" test $? -eq 0
+  stat -c '%n %Y' "$cache"/contactlab/thumbs/*.png > "$out/viewer_smoke_thumbs_before.txt"
+  XDG_CACHE_HOME="$cache" view_shot browser_cached "browser" sphere_and_box.json 2
+  check "browser: a second start reads the cache" \
+    grep -qE "thumbnails: [0-9]+ drawn, [1-9][0-9]* read" "$out/viewer_smoke_browser_cached.stdout"
+  stat -c '%n %Y' "$cache"/contactlab/thumbs/*.png > "$out/viewer_smoke_thumbs_after.txt"
+  check "browser: cached thumbnails are not written again" \
+    test -z "$(comm -23 <(sort "$out/viewer_smoke_thumbs_before.txt") <(sort "$out/viewer_smoke_thumbs_after.txt"))"
 fi
 
 # --- 4. a mistaken CONTACTLAB_VIEW is reported, and the viewer still runs ---------------------------------
