@@ -70,7 +70,7 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
       T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0.5,
        "A volume contact whose bodies approach faster than this bounces (its volume must shrink at e times the "
        "rate it grew, Newton's law); slower approaches get no restitution, so resting contacts do not jitter"}),
-      T::bind(&S::speculative, {"speculative_contacts", ParamKind::Bool, "", 0, 1, 0,
+      T::bind(&S::speculative, {"speculative_contacts", ParamKind::Bool, "", 0, 1, 1,
        "A pair closer than the world's contact_margin whose volumes do not intersect, or only by less than the "
        "depth post-stabilisation keeps (half a pixel), gets the shared narrow phase's point contacts still apart, "
        "each row keeping its gap from closing faster than gap / h (an impact that would close it bounces): a body "
@@ -91,7 +91,7 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "How the three images' volumes combine: mean (the paper's) or normal-weighted (exact for thin resting "
        "layers aligned with an axis; same gradient)",
        {"mean", "normal-weighted"}}),
-      T::bind(&S::stack_layers, {"stack_layers", ParamKind::Bool, "", 0, 1, 0,
+      T::bind(&S::stack_layers, {"stack_layers", ParamKind::Bool, "", 0, 1, 1,
        "Velocity-based shock propagation as lcp's (thesis 6.4): a contact group with bodies resting on bodies (two "
        "stack layers or more, from the contact graph) is solved whole over 1% of the step, then over the rest "
        "layer by layer bottom-up with each layer's lower bodies held: a 20-box column and a 100 kg box on a 1 kg "

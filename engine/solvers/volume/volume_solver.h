@@ -19,9 +19,9 @@
 //               the volumes at the new poses and, while some V > eps_V, solve the position MLCP of eq. 18-19
 //               (M dq = -J_V^T xi, V + J_V dq <= eps_V perp xi >= 0) by PGS, apply dq, recompute; eps_V is
 //               regulated from the contact area so that about `rest_depth` pixels of depth remain (sect. 4.3)
-// With speculative_contacts (off by default), a pair within the world's contact margin whose volumes do not
+// With speculative_contacts (on by default), a pair within the world's contact margin whose volumes do not
 // intersect, or only by less than half a pixel, gets the shared narrow phase's point contacts still apart, rows
-// J u >= -gap / h with friction. With stack_layers (off by default), a group with bodies on bodies takes 1% of the
+// J u >= -gap / h with friction. With stack_layers (on by default), a group with bodies on bodies takes 1% of the
 // step whole and the rest layer by layer, lower bodies held (shock propagation, as lcp's).
 // Units: J_V linear part m^2, angular m^3, so rho and xi are pressure (x time, x time^2).
 // Primitives get a triangle mesh (box, uv sphere, capsule), cached per shape; a plane becomes a box under

@@ -229,6 +229,12 @@ TEST(VolumeSolver, StackLayersHoldAHeavyBoxOnALightOne) {
 TEST(VolumeSolver, RegionRowLetsABallRollOnASlab) {
   for (const bool region_rows : {true, false}) {
     World w = volume_world_with("sphere_region_rows", region_rows);
+    // The rows per cell alone: with speculative contacts (on by default) the ball rolls on the narrow phase's
+    // point contact at the steps whose volume its rise has emptied, which brakes less (1.93 m/s).
+    std::string error;
+    if (!region_rows) {
+      ASSERT_TRUE(w.solver().params().set("speculative_contacts", 0, &error)) << error;
+    }
     add_body(w, box(Vec3(4, 0.25, 1)), Vec3(2, -0.25, 0), 1000.0, Quat::Identity(), 0, BodyKind::Fixed);
     const double r = 0.25;
     const int ball = add_body(w, sphere(r), Vec3(0, r - 0.5 * kPixel, 0), 1000.0);
