@@ -22,7 +22,7 @@ constexpr SubStage kStages[] = {
     {"volume_modelling", StepStage::NarrowPhase},  // their volume constraints (sect. 4-5)
     {"velocity_rows", StepStage::Solve},      // rows of the velocity MLCP and the joints, warm start
     {"velocity_pgs", StepStage::Solve},       // PGS of the velocity MLCP (eq. 16-17, 20-21)
-    {"stack_layers", StepStage::Solve},       // the layer pass (parameter stack_layers)
+    {"stack_layers", StepStage::Solve},       // shock propagation: the rest of the step by layers (stack_layers)
     {"stabilization", StepStage::Integrate},  // post-stabilisation: images again and position MLCPs (eq. 18-19)
 };
 
@@ -70,13 +70,13 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
       T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0.5,
        "A volume contact whose bodies approach faster than this bounces (its volume must shrink at e times the "
        "rate it grew, Newton's law); slower approaches get no restitution, so resting contacts do not jitter"}),
-      T::bind(&S::speculative, {"speculative_contacts", ParamKind::Bool, "", 0, 1, 0,
-       "A pair closer than the world's contact_margin whose volumes do not intersect yet gets the shared narrow "
-       "phase's point contacts, each row keeping its gap from closing faster than gap / h (an impact that would "
-       "close it bounces), so a body placed exactly touching is held from its first step (a ball rolling down "
-       "30 degrees: slip 0.164 m/s off, 9e-16 on); off (the paper's): no contact until the volumes intersect. "
-       "Off by default: on, the 1 kg box under a 100 kg one, held by point rows at its corners in the first "
-       "step, is crushed (mass_ratio 0.08 m)"}),
+      T::bind(&S::speculative, {"speculative_contacts", ParamKind::Bool, "", 0, 1, 1,
+       "A pair closer than the world's contact_margin whose volumes do not intersect, or only by less than the "
+       "depth post-stabilisation keeps (half a pixel), gets the shared narrow phase's point contacts still apart, "
+       "each row keeping its gap from closing faster than gap / h (an impact that would close it bounces): a body "
+       "placed exactly touching is held from its first step (a ball rolling down 30 degrees: slip 9e-16 m/s; "
+       "off 0.164), and a box on a thin intersection covering part of its face is held at the rest of it (a "
+       "20-box column: 0.0035 m; off 0.027); off (the paper's): no contact until the volumes intersect"}),
       T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
        "Tangent rows per volume contact (eq. 21): 0 frictionless, 1 along the sliding direction, 2 the "
        "friction box (bounds +-mu rho, first direction along the weighted sliding velocity of eq. 20)"}),
@@ -91,10 +91,12 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "How the three images' volumes combine: mean (the paper's) or normal-weighted (exact for thin resting "
        "layers aligned with an axis; same gradient)",
        {"mean", "normal-weighted"}}),
-      T::bind(&S::stack_layers, {"stack_layers", ParamKind::Bool, "", 0, 1, 0,
-       "After the velocity solve, solve each stack layer again bottom-up with its lower bodies held (the "
-       "contact graph's layers, as lcp's shock propagation, thesis 6.4): the wall and a 1:100 stack then "
-       "stand; off (the paper's plain Gauss-Seidel): both collapse"}),
+      T::bind(&S::stack_layers, {"stack_layers", ParamKind::Bool, "", 0, 1, 1,
+       "Velocity-based shock propagation as lcp's (thesis 6.4): a contact group with bodies resting on bodies (two "
+       "stack layers or more, from the contact graph) is solved whole over 1% of the step, then over the rest "
+       "layer by layer bottom-up with each layer's lower bodies held: a 20-box column and a 100 kg box on a 1 kg "
+       "one stand; off (the paper's plain Gauss-Seidel, 20 sweeps): the column falls (2.03 m) and the light box "
+       "gives way (the heavy one sinks 0.1 m)"}),
       T::bind(&S::sphere_region_rows, {"sphere_region_rows", ParamKind::Bool, "", 0, 1, 1,
        "With multi_volume: one normal row per connected region of cells on a sphere (the region's volume "
        "gradient, sect. 4.1; a sphere's cap pushes through its centre) instead of one per cell: a ball then rolls "
@@ -354,16 +356,27 @@ void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, doub
   sub_stages_.add(kImages, 1e3 * (profile_.images_s - images));
   sub_stages_.add(kModelling, 1e3 * (profile_.modelling_s - modelling));
   if (debug_on_) capture_pair(bodies, ia, ib, set_, debug_limit_, &pc.constraints);  // drawing only
-  if (pc.constraints.empty() && set_.speculative) {
+  if (set_.speculative) {
     // Speculative contacts: the pair is within the margin (the broad phase's boxes grow by it) but its volumes
     // do not intersect, or by less than the images resolve (a ball placed exactly touching, its cap narrower
     // than a pixel). Discrete collision detection cannot anticipate the contact (sect. 3, "Stabilization"),
     // so the pair would fall freely for a step into it; the shared narrow phase's closest points give rows that
     // keep each gap from closing faster than gap / h (solve_velocities), as an anticipated point contact does.
-    const size_t first = out.size();
-    cl::collide(bodies, ia, ib, margin, out);
-    for (size_t k = first; k < out.size(); ++k) out[k].feature |= kSpeculativeFeature;
-    return;
+    // A pair whose volumes do intersect keeps the points still apart (gap >= 0): where a thin intersection
+    // covers only part of a contact face (a box tilted by a hair on another), the volume pushes on that part
+    // alone and nothing holds the rest: in a 20-box column at 1/60 s such boxes turned at up to 1.4 rad/s within
+    // a step (friction off too) and the column fell; with those points it stands, as on point contacts.
+    double deepest = 0.0;
+    for (const Constraint& c : pc.constraints) deepest = std::max(deepest, c.deepest);
+    if (deepest < continuous_depth()) {
+      const size_t first = out.size();
+      cl::collide(bodies, ia, ib, margin, out);
+      if (!pc.constraints.empty())
+        out.erase(std::remove_if(out.begin() + long(first), out.end(), [](const Contact& c) { return c.depth > 0.0; }),
+                  out.end());
+      for (size_t k = first; k < out.size(); ++k) out[k].feature |= kSpeculativeFeature;
+    }
+    if (pc.constraints.empty()) return;
   }
   for (size_t k = 0; k < pc.constraints.size(); ++k) {
     const Constraint& c = pc.constraints[k];
@@ -394,13 +407,30 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   const size_t n = ctx.bodies.size();
   vel_.resize(n);
   load_inverse_masses(ctx.bodies, masses_);
+  classify_groups(ctx);
   // Prediction: the unconstrained velocities u* = u + h M^-1 f_ext (Algorithm 1, "prediction" step of 4.3),
-  // as every row-based solver takes them (the gyroscopic motion is in the pose update).
+  // as every row-based solver takes them (the gyroscopic motion is in the pose update). A body of a stack solved
+  // by layers (stack_layers) takes only the fraction f of it here, the rest before the layers (solve_layers).
+  free_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
     b.sleeping = false;  // this method does not put bodies to sleep
-    const BodyVelocity free = free_velocity_change(b, ctx.gravity, ctx.dt);
-    vel_[i] = {b.linear_velocity + free.v, b.angular_velocity + free.w};
+    free_[i] = free_velocity_change(b, ctx.gravity, ctx.dt);
+    const double f = shock_body_[i] ? kShockFraction : 1.0;
+    vel_[i] = {b.linear_velocity + f * free_[i].v, b.angular_velocity + f * free_[i].w};
+  }
+  // The warm starts of the two phases apart, as under lcp: the whole solve starts from what the whole solve found
+  // last step, the layers from what the layers found (a layer carries the weight of its top bodies, the whole
+  // solve only the fraction f of the step).
+  layer_warm_normal_.assign(ctx.contacts.size(), 0.0);
+  layer_warm_friction_.assign(ctx.contacts.size(), Vec3::Zero());
+  for (size_t k = 0; k < ctx.contacts.size(); ++k) {
+    Contact& c = ctx.contacts[k];
+    if (!shock_body_[size_t(c.a)] && !shock_body_[size_t(c.b)]) continue;
+    layer_warm_normal_[k] = c.layer_normal_impulse;
+    layer_warm_friction_[k] = c.layer_friction_impulse;
+    c.normal_impulse -= c.layer_normal_impulse;
+    c.friction_impulse -= c.layer_friction_impulse;
   }
 
   // Correction: the joints' rows (as under `lcp`), then one block of rows per volume contact.
@@ -427,10 +457,12 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     while (end < contact_count && ctx.contacts[size_t(end)].a == a && ctx.contacts[size_t(end)].b == b) ++end;
     const int begin = ci;
     ci = end;
-    if (ctx.contacts[size_t(begin)].feature & kSpeculativeFeature) {
-      add_speculative_rows(ctx, begin, end);
-      continue;
-    }
+    // The pair's speculative contacts come after its volumes (their feature ids sort last): their own block.
+    int volumes_end = begin;
+    while (volumes_end < end && !(ctx.contacts[size_t(volumes_end)].feature & kSpeculativeFeature)) ++volumes_end;
+    if (volumes_end < end) add_speculative_rows(ctx, volumes_end, end);
+    end = volumes_end;
+    if (begin == end) continue;
     const auto* list = constraints(a, b);
     if (!list) continue;
     const auto valid = [&](int k) { return ctx.contacts[size_t(k)].feature < list->size(); };
@@ -598,6 +630,7 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   ctx.stats.iterations += result.sweeps;
   profile_.solve_s += seconds_since(t1);
   sub_stages_.add(kVelocityPgs, 1e3 * seconds_since(t1));
+  layer_lambda_.assign(rows_.size(), 0.0);  // the layers' part (none without them)
   if (set_.stack_layers) {
     t1 = Clock::now();
     solve_layers(ctx);
@@ -615,19 +648,24 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
     // |dV/dx_b|), and the same for its friction rows.
     const Contact& first = ctx.contacts[size_t(k.contact)];
     const auto* list = constraints(first.a, first.b);
+    // Under stack_layers the whole solve's and the layers' impulses add up; the layers' part is kept apart for
+    // their warm start.
     for (int ci = k.contact; ci < k.contact_end; ++ci) {
       Contact& contact = ctx.contacts[size_t(ci)];
       const int row = normal_row_of_[size_t(ci)];
       const bool speculative = (contact.feature & kSpeculativeFeature) != 0;  // a point row: N s already
-      contact.normal_impulse =
-          row < 0 ? 0.0
-                  : rows_[size_t(row)].lambda * (speculative ? 1.0 : (*list)[contact.feature].linear[1].norm());
+      const double push = row < 0 || speculative ? 1.0 : (*list)[contact.feature].linear[1].norm();
+      contact.layer_normal_impulse = row < 0 ? 0.0 : layer_lambda_[size_t(row)] * push;
+      contact.normal_impulse = row < 0 ? 0.0 : rows_[size_t(row)].lambda * push + contact.layer_normal_impulse;
       contact.friction_impulse = Vec3::Zero();
+      contact.layer_friction_impulse = Vec3::Zero();
     }
     for (int r = k.first_row; r < k.first_row + k.rows; ++r) {
       const int ci = row_contact_[size_t(r)];
       const Row& row = rows_[size_t(r)];
-      if (ci >= 0 && row.normal_row >= 0) ctx.contacts[size_t(ci)].friction_impulse += row.lambda * row.jb_lin;
+      if (ci < 0 || row.normal_row < 0) continue;
+      ctx.contacts[size_t(ci)].friction_impulse += (row.lambda + layer_lambda_[size_t(r)]) * row.jb_lin;
+      ctx.contacts[size_t(ci)].layer_friction_impulse += layer_lambda_[size_t(r)] * row.jb_lin;
     }
   }
   for (size_t i = 0; i < n; ++i) {
@@ -695,25 +733,56 @@ void VolumeSolver::solve_impacts(StepContext& ctx) {
   ctx.stats.iterations += r.sweeps;
 }
 
-// The layer pass: per stack layer, bottom-up, the rows of the layer's contacts again with the layer's bottom
-// bodies held (infinite mass), continuing from the impulses the whole solve found. The upper bodies then
-// take the velocity the lower ones end with, so a stack's bottom carries its whole weight in one step, as
-// lcp's shock propagation does (thesis 6.4, digest 8.5). Groups with joints are left to the whole solve.
-void VolumeSolver::solve_layers(StepContext& ctx) {
-  block_of_contact_.assign(ctx.contacts.size(), -1);
-  for (size_t k = 0; k < blocks_.size(); ++k)
-    for (int c = blocks_[k].contact; c < blocks_[k].contact_end; ++c) block_of_contact_[size_t(c)] = int(k);
+// Which contact groups are solved by layers (stack_layers): those a fixed or kinematic body supports, without
+// joints (their layers come from contacts only, as under lcp), and their bodies.
+void VolumeSolver::classify_groups(const StepContext& ctx) {
+  const auto& groups = ctx.graph.groups();
+  shock_group_.assign(groups.size(), 0);
+  shock_body_.assign(ctx.bodies.size(), 0);
+  if (!set_.stack_layers) return;
   std::vector<char> jointed(ctx.bodies.size(), 0);
   for (const Joint& j : ctx.joints) {
     if (j.body_a >= 0) jointed[size_t(j.body_a)] = 1;
     if (j.body_b >= 0) jointed[size_t(j.body_b)] = 1;
   }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const ContactGroup& group = groups[g];
+    // One layer holds nothing (its bottom bodies are all fixed or kinematic): the layer pass would be the whole
+    // solve again, with twice the sweeps (a block squeezed between two jaws, whose squeeze grows with the
+    // sweeps, would be gripped harder). Such a group is solved whole, over the whole step.
+    if (group.floating || group.layer_count < 2) continue;
+    bool joints = false;
+    for (int b : group.bodies) joints = joints || jointed[size_t(b)] != 0;
+    if (joints) continue;
+    shock_group_[g] = 1;
+    for (int b : group.bodies) shock_body_[size_t(b)] = 1;
+  }
+}
+
+// Velocity-based shock propagation (thesis 6.4, digest 8.5), as lcp's: the whole solve took the fraction f of the
+// step (solve_velocities); the rest of it is solved layer by layer, bottom-up, each layer's rows with its bottom
+// bodies held (infinite mass), warm started from what the layers found last step. A stack's bottom then carries
+// its load within the step whatever the number of bodies or their mass ratio, which plain Gauss-Seidel sweeps do
+// not propagate (20 sweeps over a 20-box column, or a 1 kg box under 100 kg).
+void VolumeSolver::solve_layers(StepContext& ctx) {
+  const size_t n = ctx.bodies.size();
+  for (size_t i = 0; i < n; ++i)
+    if (shock_body_[i]) {
+      vel_[i].v += (1.0 - kShockFraction) * free_[i].v;
+      vel_[i].w += (1.0 - kShockFraction) * free_[i].w;
+    }
+  block_of_contact_.assign(ctx.contacts.size(), -1);
+  for (size_t k = 0; k < blocks_.size(); ++k)
+    for (int c = blocks_[k].contact; c < blocks_[k].contact_end; ++c) block_of_contact_[size_t(c)] = int(k);
+  // The layers' warm start per row, in the row's own unit: a normal row's impulse on b is lambda |jb_lin| (N s),
+  // a friction row's lambda jb_lin (see the end of solve_velocities).
+  std::vector<double> warm_normal(rows_.size(), 0.0);
+  if (set_.warm_start)
+    for (size_t k = 0; k < ctx.contacts.size(); ++k)
+      if (ctx.contacts[k].persisted && normal_row_of_[k] >= 0) warm_normal[size_t(normal_row_of_[k])] += layer_warm_normal_[k];
   const auto& groups = ctx.graph.groups();
   for (int g = 0; g < int(groups.size()); ++g) {
-    if (groups[size_t(g)].floating || groups[size_t(g)].layer_count == 0) continue;
-    if (std::any_of(groups[size_t(g)].bodies.begin(), groups[size_t(g)].bodies.end(),
-                    [&](int b) { return jointed[size_t(b)] != 0; }))
-      continue;
+    if (!shock_group_[size_t(g)]) continue;
     for (const StackLayer& layer : ctx.graph.layers(g)) {
       const std::vector<InverseMass> held = masses_;
       for (int b : layer.bottom) masses_[size_t(b)] = InverseMass{};
@@ -729,18 +798,30 @@ void VolumeSolver::solve_layers(StepContext& ctx) {
           const ContactBlock& cb = blocks_[size_t(block)];
           const int first = int(layer_rows_.size());
           for (int r = 0; r < cb.rows; ++r) {
-            Row row = rows_[size_t(cb.first_row + r)];
+            const int source = cb.first_row + r;
+            Row row = rows_[size_t(source)];
             if (row.normal_row >= 0) row.normal_row += first - cb.first_row;
             prepare(row, masses_);
+            row.lambda = 0.0;
+            const int ci = row_contact_[size_t(source)];
+            if (row.normal_row < 0) {
+              const double push = row.jb_lin.norm();
+              if (push > 0.0) row.lambda = warm_normal[size_t(source)] / push;
+            } else if (set_.warm_start && ci >= 0 && ctx.contacts[size_t(ci)].persisted) {
+              const double s2 = row.jb_lin.squaredNorm();
+              if (s2 > 0.0) row.lambda = layer_warm_friction_[size_t(ci)].dot(row.jb_lin) / s2;
+            }
             layer_rows_.push_back(row);
-            layer_row_source_.push_back(cb.first_row + r);
+            layer_row_source_.push_back(source);
           }
         }
       }
       if (!layer_rows_.empty()) {
+        apply_impulses(layer_rows_, vel_);
         const PgsResult r = solve_pgs(layer_rows_, vel_, {set_.iterations, set_.tolerance, true});
         ctx.stats.iterations += r.sweeps;
-        for (size_t i = 0; i < layer_rows_.size(); ++i) rows_[size_t(layer_row_source_[i])].lambda = layer_rows_[i].lambda;
+        for (size_t i = 0; i < layer_rows_.size(); ++i)
+          layer_lambda_[size_t(layer_row_source_[i])] = layer_rows_[i].lambda;
       }
       masses_ = held;
     }

@@ -19,8 +19,10 @@
 //               the volumes at the new poses and, while some V > eps_V, solve the position MLCP of eq. 18-19
 //               (M dq = -J_V^T xi, V + J_V dq <= eps_V perp xi >= 0) by PGS, apply dq, recompute; eps_V is
 //               regulated from the contact area so that about `rest_depth` pixels of depth remain (sect. 4.3)
-// With speculative_contacts (off by default), a pair within the world's contact margin whose volumes do not
-// intersect gets the shared narrow phase's point contacts instead, rows J u >= -gap / h with friction.
+// With speculative_contacts (on by default), a pair within the world's contact margin whose volumes do not
+// intersect, or only by less than half a pixel, gets the shared narrow phase's point contacts still apart, rows
+// J u >= -gap / h with friction. With stack_layers (on by default), a group with bodies on bodies takes 1% of the
+// step whole and the rest layer by layer, lower bodies held (shock propagation, as lcp's).
 // Units: J_V linear part m^2, angular m^3, so rho and xi are pressure (x time, x time^2).
 // Primitives get a triangle mesh (box, uv sphere, capsule), cached per shape; a plane becomes a box under
 // it covering the other body's footprint, as deep as that body is large (rebuilt per pair and step).
@@ -201,7 +203,16 @@ class VolumeSolver final : public Solver {
   void add_speculative_rows(StepContext& ctx, int begin, int end);
   void solve_impacts(StepContext& ctx);
   std::vector<Row> impact_rows_;  // one row per flat pair with an impact (solve_impacts)
+  void classify_groups(const StepContext& ctx);
   void solve_layers(StepContext& ctx);
+  // f of the shock propagation: the part of the step the whole solve takes before the layers (lcp's default
+  // shock_fraction, thesis 6.4.4-6.4.5).
+  static constexpr double kShockFraction = 0.01;
+  std::vector<char> shock_group_, shock_body_;  // per group / body: solved by layers (classify_groups)
+  std::vector<BodyVelocity> free_;              // per body: h M^-1 f_ext of the step
+  std::vector<double> layer_lambda_;            // per row of rows_: the layers' multiplier (0 outside them)
+  std::vector<double> layer_warm_normal_;       // per contact: the layers' impulses of the last step (N s)
+  std::vector<Vec3> layer_warm_friction_;
   std::vector<Row> layer_rows_;
   std::vector<int> layer_row_source_;  // index in rows_ of each layer row
   std::vector<int> block_of_contact_;

@@ -106,8 +106,10 @@ TEST(VolumeDebugCapture, RecordsMatchTheContactsOfTheCollisionStage) {
     EXPECT_EQ(d->cell_size, 0.1);
     EXPECT_EQ(d->pixel_size, 0.01);
     std::vector<const Contact*> contacts;
+    // Speculative contacts (the shared narrow phase's points of the pair still apart, feature bit 31) are no
+    // volumes.
     for (const Contact& c : w.contacts())
-      if (c.a == d->a && c.b == d->b) contacts.push_back(&c);
+      if (c.a == d->a && c.b == d->b && !(c.feature & (1u << 31))) contacts.push_back(&c);
     ASSERT_EQ(contacts.size(), d->constraints.size());
     for (const Contact* c : contacts) {
       ASSERT_LT(c->feature, d->constraints.size());
