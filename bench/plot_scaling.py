@@ -21,6 +21,7 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "contactlab"  # fixed ids in the SVG, so the same JSON gives the same file
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
