@@ -16,9 +16,11 @@ namespace cl::pid_penalty {
 
 // Indices into `points` (world, m) of the bottom of the penetration volume for contact normal `normal` (unit),
 // `depth` the penetration of each point (m, larger is deeper), in increasing order. Depths are taken in levels: a
-// level runs on while each next point, in decreasing depth, is within 0.2 mm of the one before; within a level the points farthest from the centre of all points come first, then index order, so the
-// result is deterministic and a face lying flat keeps its corners. A point within `tolerance` (m) of the polygon
-// counts as inside.
+// level runs on while each next point, in decreasing depth, is within 0.2 mm of the one before; within a level
+// that is a face (its depths an affine function of the place on the contact plane, to within 0.2 mm) the points
+// farthest from the centre of all points come first, so a face lying flat keeps its corners; within a curved level
+// (a sphere's cap) the deepest come first, as in the paper; ties in index order, so the result is deterministic.
+// A point within `tolerance` (m) of the polygon counts as inside.
 std::vector<int> bottom_of_penetration(std::span<const Vec3> points, std::span<const double> depth, const Vec3& normal,
                                        double tolerance = 1e-9);
 

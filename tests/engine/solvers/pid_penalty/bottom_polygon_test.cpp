@@ -77,6 +77,31 @@ TEST(BottomPolygon, KeepsEveryRingOfACap) {
   EXPECT_EQ(bottom_of_penetration(points, depth, Vec3(0, 1, 0)).size(), points.size());
 }
 
+// A cap of a 0.5 m ball 1 mm deep sampled finely: its rings lie 0.1 mm apart in depth, so they chain into one
+// level of the depth order (as a ball's shell rows do, 0.16 mm apart), yet the cap is no face. Taken outermost
+// first, the rim's polygon dropped every deeper ring, the deepest point too, and a resting ball sank; a curved
+// level keeps the paper's order, deepest first: the deepest point and every ring keep points.
+TEST(BottomPolygon, KeepsTheDeepestPointsOfACapWhoseRingsChainIntoOneLevel) {
+  const double r = 0.5, step = 1e-4;
+  std::vector<Vec3> points{Vec3(0, 0, 0)};
+  std::vector<double> depth{0.001};
+  std::vector<int> ring_of{0};
+  for (int ring = 1; ring <= 15; ++ring)
+    for (int j = 0; j < 8; ++j) {
+      const double a = 2.0 * std::numbers::pi * j / 8.0 + 0.1 * ring;
+      const double rho = std::sqrt(2.0 * r * step * ring);  // depth 1 mm - rho^2 / 2r on the sphere
+      points.emplace_back(rho * std::cos(a), 0.0, rho * std::sin(a));
+      depth.push_back(0.001 - step * ring);
+      ring_of.push_back(ring);
+    }
+  const std::vector<int> kept = bottom_of_penetration(points, depth, Vec3(0, 1, 0));
+  ASSERT_FALSE(kept.empty());
+  EXPECT_EQ(kept.front(), 0);  // the deepest
+  std::vector<int> per_ring(16, 0);
+  for (int i : kept) ++per_ring[size_t(ring_of[size_t(i)])];
+  for (int ring = 0; ring <= 15; ++ring) EXPECT_GT(per_ring[size_t(ring)], 0) << "ring " << ring;
+}
+
 TEST(BottomPolygon, EmptyAndSinglePoints) {
   EXPECT_TRUE(bottom_of_penetration({}, {}, Vec3(0, 1, 0)).empty());
   const std::vector<Vec3> one{Vec3(1, 2, 3)};

@@ -156,6 +156,29 @@ TEST(PidPenaltySolver, DroppedBallComesToRestWithoutTurning) {
   EXPECT_LT(std::hypot(b.position.x(), b.position.z()), 1e-9);
 }
 
+// A 0.5 m ball (524 kg) set down on the ground, unturned, rests about g / proportional_gain deep (the integral
+// takes part of the weight; the cap's points share the force, so somewhat deeper than a box) and stays there, and
+// the reported penetration is that depth. Its shell's rows lie 0.16 mm apart in depth, one level of the bottom
+// polygon's order: the cap's rim was taken first, its polygon dropped every deeper point, and the ball sank 0.29 m
+// in 1 s while max_penetration, the depth of the rim points left, read 0.
+TEST(PidPenaltySolver, RestingBallStaysAtItsDepthAndReportsIt) {
+  World w = pid_world();
+  add_plane(w);
+  const double r = 0.5;
+  const int ball = add_body(w, sphere(r), Vec3(0, r, 0));
+  for (int s = 0; s < 60; ++s) {
+    ASSERT_TRUE(w.step().ok);
+    const double sink = r - w.bodies[ball].position.y();
+    ASSERT_LT(sink, 3e-3) << "step " << s;
+    // The contacts' deepest is the shell's deepest point at the step's start, within one Fibonacci row (0.16 mm)
+    // of the sphere's own depth, and the ball moves less than that in a step at rest.
+    if (s >= 30) EXPECT_NEAR(w.max_penetration(), sink, 2e-4) << "step " << s;
+  }
+  EXPECT_LT(w.bodies[ball].linear_velocity.norm(), 1e-3);
+  ASSERT_EQ(pid(w).pair_views().size(), 1u);
+  EXPECT_EQ(pid(w).pair_views()[0].mode, PidPenaltySolver::Mode::Penalty);
+}
+
 // A box dropped tilted onto the ground lands on a corner, tips onto its face and comes to rest: no rocking or
 // turning is left after 10 s at h = 1/60 (the bottom polygon keeps the same corners while the face rocks, and
 // torsional friction stops its turning about the normal).
