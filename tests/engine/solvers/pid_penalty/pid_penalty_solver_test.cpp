@@ -172,7 +172,9 @@ TEST(PidPenaltySolver, RestingBallStaysAtItsDepthAndReportsIt) {
     ASSERT_LT(sink, 3e-3) << "step " << s;
     // The contacts' deepest is the shell's deepest point at the step's start, within one Fibonacci row (0.16 mm)
     // of the sphere's own depth, and the ball moves less than that in a step at rest.
-    if (s >= 30) EXPECT_NEAR(w.max_penetration(), sink, 2e-4) << "step " << s;
+    if (s >= 30) {
+      EXPECT_NEAR(w.max_penetration(), sink, 2e-4) << "step " << s;
+    }
   }
   EXPECT_LT(w.bodies[ball].linear_velocity.norm(), 1e-3);
   ASSERT_EQ(pid(w).pair_views().size(), 1u);
