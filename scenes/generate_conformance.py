@@ -112,6 +112,12 @@ def box_rest():
                  bodies)
 
 
+def ball_rest():
+    bodies = [dict(g.GROUND), g.sphere("ball", 0.5, [0, 0.5, 0])]
+    return scene("ball_rest", "A ball (r = 0.5 m, 524 kg) at rest on the ground (friction 0.5): it stays where it "
+                 "is, touching the ground at one point.", bodies)
+
+
 def bounce():
     # The ball's lowest point starts 2 m above the ground; a contact takes the larger restitution (0.5).
     bodies = [dict(g.GROUND), g.sphere("ball", 0.5, [0, 2.5, 0], material="rubber")]
@@ -217,6 +223,7 @@ SCENES = {
     "rolling_flat.json": rolling_flat,
     "slide_stop.json": slide_stop,
     "box_rest.json": box_rest,
+    "ball_rest.json": ball_rest,
     "bounce.json": bounce,
     "head_on_elastic.json": head_on_elastic,
     "head_on_inelastic.json": head_on_inelastic,

@@ -198,6 +198,20 @@ std::vector<Case> make_cases() {
                  return Reading{-lowest, {}};
                },
                {}});
+  c.push_back({"ball_rest_overlap", "ball_rest.json",
+               "deepest the ball's lowest point gets below the ground from 0.5 s to 2.5 s", "m", 0.0, 0.01,
+               "rigid bodies do not overlap: the ball rests on the ground at one point",
+               "1% of the ball, as for the box: a contact model may keep a small overlap; a ball touches at one "
+               "point where a box has a face, so a method that holds a face but loses a point's contact sinks "
+               "here",
+               [](CaseRun& run) {
+                 const double r = run.body("ball").shape.radius;
+                 run.until(0.5);
+                 double deepest = 0.0;
+                 run.until(2.5, [&](const World&) { deepest = std::max(deepest, r - run.body("ball").position.y()); });
+                 return Reading{deepest, {}};
+               },
+               {}});
   {
     const double e = 0.5, drop = 2.0, v = std::sqrt(2 * kG * drop);
     c.push_back({"bounce_apex", "bounce.json", "rebound: highest centre after the first bounce minus the radius (0: none)", "m",
