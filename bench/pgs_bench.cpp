@@ -46,8 +46,7 @@ const PyramidRows& pyramid_rows() {
       cl::prepare(n, masses);
       out.rows.push_back(n);
       cl::Vec3 t[2];
-      t[0] = c.normal.unitOrthogonal();
-      t[1] = c.normal.cross(t[0]);
+      cl::tangent_basis(c.normal, t[0], t[1]);
       for (const cl::Vec3& dir : t) {
         cl::Row f = cl::point_row(c.a, c.b, ra, rb, dir);
         f.normal_row = first;

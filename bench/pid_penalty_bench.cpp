@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "compare/summary.h"
 #include "scene/scene.h"
 
 namespace {
@@ -59,9 +60,8 @@ void run(benchmark::State& state, const char* scene, const char* solver, double 
     for (size_t i = 0; i < w.bodies.size(); ++i)
       if (w.bodies[i].is_dynamic()) moved = std::max(moved, (w.bodies[i].position - initial.bodies[i].position).norm());
   }
-  std::sort(ms.begin(), ms.end());
-  state.counters["ms_median"] = ms[ms.size() / 2];
-  state.counters["ms_p95"] = ms[std::min(ms.size() - 1, ms.size() * 95 / 100)];
+  state.counters["ms_median"] = cl::quantile(ms, 0.5);
+  state.counters["ms_p95"] = cl::quantile(ms, 0.95);
   state.counters["max_penetration_m"] = deepest;
   state.counters["mean_penetration_m"] = steps > settled ? mean_sum / (steps - settled) : 0.0;
   state.counters["kinetic_energy_J"] = energy;

@@ -43,6 +43,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/summary.h"
 #include "scene/scene.h"
 
 namespace {
@@ -177,15 +178,13 @@ void run(benchmark::State& state, const std::string& series, const std::string& 
       heap_steps = heap_in_use() - heap1;
     }
   }
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted[sorted.size() / 2];
+  const double median = cl::quantile(ms, 0.5);
   previous_runs()[key] = Previous{bodies, median};
   state.counters["bodies"] = bodies;
   state.counters["contacts_mean"] = contacts_sum / double(ms.size());
   state.counters["contacts_last"] = last_contacts;
   state.counters["ms_median"] = median;
-  state.counters["ms_p95"] = sorted[std::min(sorted.size() - 1, sorted.size() * 95 / 100)];
+  state.counters["ms_p95"] = cl::quantile(ms, 0.95);
   state.counters["steps"] = double(ms.size());
   state.counters["budget_stopped"] = stopped ? 1 : 0;
   state.counters["heap_world_B"] = heap_world;

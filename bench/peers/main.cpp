@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compare/summary.h"
 #include "core/text.h"
 #include "peer.h"
 #include "scene/scene.h"
@@ -97,14 +98,8 @@ struct Run {
   std::vector<double> ms;     // wall time of each step
   double drift = 0, max_pen = 0, sum_mean_pen = 0, kinetic = 0, potential = 0, sum_contacts = 0;
   bool iterations_matched = true;
-  double ms_median() const { return quantile(0.5); }
-  double ms_p95() const { return quantile(0.95); }
-  double quantile(double q) const {
-    if (ms.empty()) return 0.0;
-    std::vector<double> s = ms;
-    std::sort(s.begin(), s.end());
-    return s[std::min(s.size() - 1, size_t(q * double(s.size())))];
-  }
+  double ms_median() const { return cl::quantile(ms, 0.5); }
+  double ms_p95() const { return cl::quantile(ms, 0.95); }
 };
 
 std::vector<std::string> split(std::string_view text) {

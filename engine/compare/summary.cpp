@@ -9,15 +9,14 @@ namespace {
 
 double total_energy(const World& w) { return w.kinetic_energy() + w.potential_energy(); }
 
-// The q-quantile of the samples (nearest rank), 0 without samples.
+}  // namespace
+
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0.0;
   const size_t k = std::min(v.size() - 1, size_t(q * double(v.size() - 1) + 0.5));
   std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(k), v.end());
   return v[k];
 }
-
-}  // namespace
 
 void ComparisonSummary::begin(const Lanes& lanes) {
   acc_.assign(size_t(lanes.size()), Acc{});

@@ -9,6 +9,10 @@
 
 namespace cl {
 
+// The q-quantile of the samples (nearest rank), 0 without samples: the median and 95th percentile of step times
+// in the comparison table and in the benchmarks.
+double quantile(std::vector<double> samples, double q);
+
 // One lane's figures over a run.
 struct LaneSummary {
   std::string label;               // lane_label: the solver and the parameters it changes

@@ -34,22 +34,21 @@ enum Field {
 };
 constexpr int kMaxBlockRows = 24;  // a block's rows: 8 contact points of three rows
 
-struct Batch {
-  int rows = 0;                             // rows per block (the same in every lane)
-  size_t data = 0;                          // offset of its first row's fields in Layout::data
-  std::array<int, kWidth> a{}, b{};         // each lane's bodies (the dummy body for an empty lane)
-  std::array<int, kWidth> first{};          // each lane's first row in the caller's list (-1: empty lane)
-  std::array<bool, kWidth> write_a{}, write_b{};  // whether the lane's rows move body a, b
-  std::array<int8_t, kMaxBlockRows> normal{};     // per row: the block row holding its normal impulse, or -1
-  uint32_t starts = 0;  // bit i: row i leads a group (a row and the rows that follow it)
-};
-
-// A block's shape: its row count and, per row, the block row whose impulse bounds it (friction), or -1.
+// A block's shape, which every lane of a batch shares: its row count, the rows that lead a group (a row and
+// the rows that follow it), and per row the block row whose impulse bounds it (friction), or -1.
 struct Shape {
   int rows = 0;
-  uint32_t starts = 0;
+  uint32_t starts = 0;  // bit i: row i leads a group
   std::array<int8_t, kMaxBlockRows> normal{};
   bool operator==(const Shape&) const = default;
+};
+
+struct Batch {
+  int shape = 0;                            // index in Layout::shapes
+  size_t data = 0;                          // offset of its first row's fields in Layout::data
+  std::array<int, kWidth> a{}, b{};         // each lane's bodies' slots (the dummy slot for an empty lane)
+  std::array<int, kWidth> first{};          // each lane's first row in the caller's list (-1: empty lane)
+  std::array<bool, kWidth> write_a{}, write_b{};  // whether the solve moves the lane's body a, b
 };
 
 struct Block {
@@ -65,8 +64,8 @@ struct Layout {
   std::vector<Batch> batches;                // level by level
   std::vector<int> level_batches;            // batches of level k: [level_batches[k], level_batches[k + 1])
   // The bodies the rows touch, by slot: their world index, velocity (v, w) and whether any row moves them; one
-  // dummy slot after them for empty lanes. A solve costs its rows, not
-  // the world's body count: slot_of and stamp are indexed by world body, but only read for the rows' bodies.
+  // dummy slot after them for empty lanes. A solve costs its rows, not the world's body count: slot_of and
+  // stamp are indexed by world body, but only read for the rows' bodies.
   std::vector<int> bodies;
   std::vector<std::array<double, 6>> velocity;
   std::vector<char> moved;
@@ -191,13 +190,11 @@ void fill_batches(std::span<const Row> rows, Layout& L) {
       int& open = L.open[size_t(block.shape)];
       if (open < 0) {
         Batch fresh;
-        fresh.rows = block.rows;
+        fresh.shape = block.shape;
         fresh.data = size;
         fresh.a.fill(dummy);
         fresh.b.fill(dummy);
         fresh.first.fill(-1);
-        fresh.normal = L.shapes[size_t(block.shape)].normal;
-        fresh.starts = L.shapes[size_t(block.shape)].starts;
         size += size_t(block.rows) * kFields * kWidth;
         open = int(L.batches.size());
         L.batches.push_back(fresh);
@@ -211,11 +208,10 @@ void fill_batches(std::span<const Row> rows, Layout& L) {
       batch.a[lane] = block.a;
       batch.b[lane] = block.b;
       batch.first[lane] = block.first;
-      for (int i = 0; i < block.rows; ++i) {
-        const Row& r = rows[size_t(block.first + i)];
-        batch.write_a[lane] = batch.write_a[lane] || moves(r.ba_lin, r.ba_ang);
-        batch.write_b[lane] = batch.write_b[lane] || moves(r.bb_lin, r.bb_ang);
-      }
+      // A moved body is written back even by a lane that leaves it alone (its value unchanged): no other block
+      // of the level touches it.
+      batch.write_a[lane] = L.moved[size_t(block.a)] != 0;
+      batch.write_b[lane] = L.moved[size_t(block.b)] != 0;
       if (block.lane == kWidth - 1) open = -1;
     }
     L.level_batches.push_back(int(L.batches.size()));
@@ -226,7 +222,7 @@ void fill_batches(std::span<const Row> rows, Layout& L) {
   if (L.data.size() < size) L.data.resize(size);
   for (const Batch& batch : L.batches)
     for (size_t lane = 0; lane < kWidth; ++lane)
-      for (int i = 0; i < batch.rows; ++i) {
+      for (int i = 0; i < L.shapes[size_t(batch.shape)].rows; ++i) {
         double* f = L.data.data() + batch.data + size_t(i) * kFields * kWidth + lane;
         if (batch.first[lane] < 0) {
           for (int field = 0; field < kFields; ++field) f[field * kWidth] = 0.0;
@@ -260,12 +256,14 @@ inline void store(double* p, Lanes v) { *reinterpret_cast<Lanes*>(p) = v; }
 
 // One batch: gathers its lanes' body velocities, updates its rows in order, each across all lanes (digest 6.6:
 // w = J u - target + cfm lambda, lambda <- clamp(lambda - w / A_ii, lo, hi), u += B d lambda), and scatters
-// the velocities back; backward takes the block's groups in reverse. Returns the largest |change of lambda|. Compiled for AVX2 and FMA as well where GCC can
-// pick the version at load time.
+// the velocities back; backward takes the block's groups in reverse. Returns the largest |change of lambda|.
+// Compiled for x86-64-v3 (AVX2) as well where GCC can pick the version at load time; pgs.cpp is compiled
+// without fused multiply-adds, so both versions round as the one-row path does.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
-double update_batch(const Batch& batch, double* data, std::array<double, 6>* velocity, bool backward) {
+double update_batch(const Batch& batch, const Shape& shape, double* data, std::array<double, 6>* velocity,
+                    bool backward) {
   constexpr int W = kWidth;
   const std::array<double, 6>* va[W] = {&velocity[batch.a[0]], &velocity[batch.a[1]], &velocity[batch.a[2]], &velocity[batch.a[3]]};
   const std::array<double, 6>* vb[W] = {&velocity[batch.b[0]], &velocity[batch.b[1]], &velocity[batch.b[2]], &velocity[batch.b[3]]};
@@ -279,7 +277,7 @@ double update_batch(const Batch& batch, double* data, std::array<double, 6>* vel
     double* f = data + size_t(i) * kFields * W;
     auto field = [f](int k) { return load(f + k * kWidth); };
     Lanes lo, hi;
-    const int nr = batch.normal[size_t(i)];
+    const int nr = shape.normal[size_t(i)];
     if (nr >= 0) {
       // Friction box (digest 4.6): |lambda_t| <= mu lambda_n with the normal impulse of this sweep.
       hi = field(kMu) * load(data + (size_t(nr) * kFields + kLambda) * W);
@@ -308,12 +306,12 @@ double update_batch(const Batch& batch, double* data, std::array<double, 6>* vel
     }
   };
   if (!backward) {
-    for (int i = 0; i < batch.rows; ++i) update_row(i);
+    for (int i = 0; i < shape.rows; ++i) update_row(i);
   } else {
     // The block's groups last to first, each group's rows in order (as PgsSettings::symmetric asks).
-    for (int end = batch.rows; end > 0;) {
+    for (int end = shape.rows; end > 0;) {
       int begin = end - 1;
-      while (begin > 0 && !(batch.starts >> begin & 1u)) --begin;
+      while (begin > 0 && !(shape.starts >> begin & 1u)) --begin;
       for (int i = begin; i < end; ++i) update_row(i);
       end = begin;
     }
@@ -328,7 +326,7 @@ double update_batch(const Batch& batch, double* data, std::array<double, 6>* vel
 }
 
 // The plain sweep over rows in their given order: asked for, or for row lists the lanes cannot take (see
-// build_layout).
+// build_blocks).
 inline double relax(std::span<Row> rows, Row& r, std::span<BodyVelocity> u) {
   double lo = r.lo, hi = r.hi;
   if (r.normal_row >= 0) {
@@ -399,7 +397,8 @@ PgsResult solve_pgs(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSet
       const int level = backward ? levels - 1 - k : k;
       for (int bi = L.level_batches[size_t(level)]; bi < L.level_batches[size_t(level) + 1]; ++bi) {
         const Batch& batch = L.batches[size_t(bi)];
-        residual = std::max(residual, update_batch(batch, L.data.data() + batch.data, L.velocity.data(), backward));
+        residual = std::max(residual, update_batch(batch, L.shapes[size_t(batch.shape)], L.data.data() + batch.data,
+                                                   L.velocity.data(), backward));
       }
     }
     result.residual = residual;
@@ -412,7 +411,7 @@ PgsResult solve_pgs(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSet
     for (int l = 0; l < kWidth; ++l) {
       const int first = batch.first[size_t(l)];
       if (first < 0) continue;
-      for (int i = 0; i < batch.rows; ++i)
+      for (int i = 0; i < L.shapes[size_t(batch.shape)].rows; ++i)
         rows[size_t(first + i)].lambda = L.data[batch.data + (size_t(i) * kFields + kLambda) * kWidth + size_t(l)];
     }
   for (size_t k = 0; k < L.bodies.size(); ++k) {
