@@ -18,6 +18,9 @@
 //   ./build/bench/contactlab_bench --benchmark_filter=StableStep
 //   ./build/bench/contactlab_bench --benchmark_filter=StepSplit
 //   ./build/bench/contactlab_bench --benchmark_filter=ContactScaling
+//
+//   ShellQuery/<res>                  the collision of ContactScaling alone: both point shell queries
+//                                     (find_penetrating_points) of the settled bolt and block, repeated.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -29,6 +32,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collision/shell_points.h"
 #include "scene/scene.h"
 #include "solvers/implicit_penalty/implicit_penalty_solver.h"
 
@@ -221,5 +225,43 @@ void ContactScaling(benchmark::State& state) {
   state.counters["us_per_contact"] = split.contacts > 0 ? 1e3 * (split.collision + split.forces) / split.contacts : 0;
 }
 BENCHMARK(ContactScaling)->Arg(64)->Arg(96)->Arg(128)->Arg(192)->Arg(256)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The shell queries of ContactScaling's pair on its own, timed over many repetitions: the bolt's points in the
+// block's grid and the block's in the bolt's, at the pose ContactScaling settles to. Counters: points found,
+// and the shells' sizes.
+void ShellQuery(benchmark::State& state) {
+  const int res = int(state.range(0));
+  std::ifstream in(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/bolt_in_hole.json");
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded()) {
+    state.SkipWithError("scenes/bolt_in_hole.json does not parse");
+    return;
+  }
+  for (auto& body : doc["bodies"])
+    if (body["shape"].contains("resolution")) body["shape"]["resolution"] = res;
+  doc["dt"] = 0.005;
+  doc["solver"] = {{"type", "implicit-penalty"}, {"params", {{"stiffness", 200000}, {"damping", 20}}}};
+  cl::SceneLoadResult r = cl::load_scene_json(doc, "bolt_in_hole.json (resolution " + std::to_string(res) + ")");
+  if (!r.ok()) {
+    state.SkipWithError(r.error.c_str());
+    return;
+  }
+  cl::World w = r.world;
+  for (int s = 0; s < 12; ++s) w.step();  // ContactScaling's warm-up and half its run
+  const cl::Body& a = w.bodies[1];  // block
+  const cl::Body& b = w.bodies[2];  // bolt
+  const auto shell_a = cl::penalty_shell(a.shape, 0.01), shell_b = cl::penalty_shell(b.shape, 0.01);
+  const cl::Mat3 ra = a.rotation(), rb = b.rotation();
+  std::vector<cl::PenetratingPoint> a_in_b, b_in_a;
+  for (auto _ : state) {
+    cl::find_penetrating_points(b.shape, b.position, rb, *shell_a, a.position, ra, a_in_b);
+    cl::find_penetrating_points(a.shape, a.position, ra, *shell_b, b.position, rb, b_in_a);
+    benchmark::DoNotOptimize(a_in_b.data());
+    benchmark::DoNotOptimize(b_in_a.data());
+  }
+  state.counters["points_found"] = double(a_in_b.size() + b_in_a.size());
+  state.counters["shell_points"] = double(shell_a->size() + shell_b->size());
+}
+BENCHMARK(ShellQuery)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
 
 }  // namespace
