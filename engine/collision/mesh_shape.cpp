@@ -34,14 +34,15 @@ std::shared_ptr<MeshShape> make_mesh_shape(TriangleMesh mesh, const MeshShapeOpt
   p.unit_inertia = props.inertia / props.mass;
   p.local_bounds = mesh.bounds();
   for (const Vec3& v : mesh.vertices) p.bounding_radius = std::max(p.bounding_radius, v.norm());
+  // One tree for the ray casts, the closest points and the distance grid's build.
+  shape->bvh = TriangleBvh(mesh);
   try {
     SdfOptions sdf;
     sdf.resolution = options.sdf_resolution;
-    shape->sdf = SignedDistanceGrid::build(mesh, sdf);
+    shape->sdf = SignedDistanceGrid::build(shape->bvh, sdf);
   } catch (const std::exception& e) {
     return fail(std::string("distance field: ") + e.what());
   }
-  shape->bvh = TriangleBvh(mesh);
   // The thesis's point re-sampling (digest 7.2) at the grid spacing.
   PointShell shell = thesis_point_shell(mesh, shape->sdf.cell_size());
   shape->points = std::move(shell.points);

@@ -119,9 +119,12 @@ Aabb empty_box() {
   const double inf = std::numeric_limits<double>::infinity();
   return {Vec3(inf, inf, inf), Vec3(-inf, -inf, -inf)};
 }
-double box_dist2(const Aabb& b, const Vec3& p) {
-  const Vec3 d = (b.lo - p).cwiseMax(p - b.hi).cwiseMax(0.0);
-  return d.squaredNorm();
+// Squared distance from p to the box [lo, hi] (0 inside), inline for the closest-point search's inner loop.
+inline double box_distance2(const Vec3& lo, const Vec3& hi, const Vec3& p) {
+  const double dx = std::max(std::max(lo.x() - p.x(), p.x() - hi.x()), 0.0);
+  const double dy = std::max(std::max(lo.y() - p.y(), p.y() - hi.y()), 0.0);
+  const double dz = std::max(std::max(lo.z() - p.z(), p.z() - hi.z()), 0.0);
+  return dx * dx + dy * dy + dz * dz;
 }
 // Slab test; returns entry t or +inf if missed within [0, tmax].
 double ray_box(const Aabb& b, const Vec3& o, const Vec3& inv, double tmax) {
@@ -192,6 +195,30 @@ TriangleBvh::TriangleBvh(const TriangleMesh& mesh, int max_leaf_size) : mesh_(me
   }
   nodes_.reserve(2 * nt / std::max(1, max_leaf_size) + 2);
   build(0, nt, std::max(1, max_leaf_size), boxes, centres);
+  distance_nodes_.resize(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    distance_nodes_[i] = {n.box.lo, n.box.hi, n.left, n.right, n.first, n.count};
+  }
+  // The tree's depth (root at 0), which sizes the closest-point search's stack.
+  std::vector<std::pair<int, int>> walk{{0, 0}};
+  distance_depth_ = 0;
+  while (!walk.empty()) {
+    const auto [node, depth] = walk.back();
+    walk.pop_back();
+    distance_depth_ = std::max(distance_depth_, depth);
+    if (nodes_[size_t(node)].left >= 0) {
+      walk.push_back({nodes_[size_t(node)].left, depth + 1});
+      walk.push_back({nodes_[size_t(node)].right, depth + 1});
+    }
+  }
+  distance_slots_.resize(size_t(nt));
+  for (int i = 0; i < nt; ++i) {
+    const int t = order_[size_t(i)];
+    const auto& f = mesh_.triangles[size_t(t)];
+    const Vec3 &a = mesh_.vertices[size_t(f[0])], &b = mesh_.vertices[size_t(f[1])], &c = mesh_.vertices[size_t(f[2])];
+    distance_slots_[size_t(i)] = {a, b, c, boxes[size_t(t)].lo, boxes[size_t(t)].hi, t};
+  }
 }
 
 int TriangleBvh::build(int first, int count, int max_leaf, std::vector<Aabb>& boxes, std::vector<Vec3>& centres) {
@@ -375,34 +402,88 @@ bool TriangleBvh::ray_hits(const Vec3& o, const Vec3& d, double max_t) const {
   return false;
 }
 
-void TriangleBvh::closest_rec(int ni, const Vec3& p, ClosestPoint& best, double& best_d2) const {
-  const Node& n = nodes_[ni];
-  if (n.is_leaf()) {
-    for (int i = n.first; i < n.first + n.count; ++i) {
-      const int t = order_[i];
-      const auto& f = mesh_.triangles[t];
-      TriangleFeature feat;
-      int local;
-      const Vec3 q = closest_point_on_triangle(p, mesh_.vertices[f[0]], mesh_.vertices[f[1]], mesh_.vertices[f[2]],
-                                               &feat, &local);
-      const double d2 = (q - p).squaredNorm();
-      if (d2 < best_d2 || (d2 == best_d2 && (best.triangle < 0 || t < best.triangle))) {
-        best_d2 = d2;
-        best.point = q;
-        best.triangle = t;
-        best.feature = feat;
-        best.feature_index = feat == TriangleFeature::Vertex ? f[local] : local;
-      }
-    }
-    return;
+void TriangleBvh::closest_search(const Vec3& p, ClosestPoint& best, double& best_d2) const {
+  // Depth first, nearer child first; a subtree whose box is farther than the best so far is skipped (a box at
+  // exactly that distance is searched: it may hold a tie with a lower triangle index). Which triangle wins does
+  // not depend on the visiting order: the least distance, ties to the lower index.
+  struct Entry {
+    int node;
+    double d2;
+  };
+  // The stack holds at most one entry per level plus one: a local array unless the tree is deeper.
+  constexpr int kLocal = 96;
+  Entry local[kLocal];
+  thread_local std::vector<Entry> heap;
+  Entry* stack = local;
+  if (distance_depth_ + 2 > kLocal) {
+    heap.resize(size_t(distance_depth_) + 2);
+    stack = heap.data();
   }
-  const double dl = box_dist2(nodes_[n.left].box, p), dr = box_dist2(nodes_[n.right].box, p);
-  if (dl <= dr) {
-    if (dl <= best_d2) closest_rec(n.left, p, best, best_d2);
-    if (dr <= best_d2) closest_rec(n.right, p, best, best_d2);
-  } else {
-    if (dr <= best_d2) closest_rec(n.right, p, best, best_d2);
-    if (dl <= best_d2) closest_rec(n.left, p, best, best_d2);
+  int top = 0;
+  const double root_d2 = box_distance2(distance_nodes_[0].lo, distance_nodes_[0].hi, p);
+  if (root_d2 > best_d2) return;
+  stack[top++] = {0, root_d2};
+  while (top > 0) {
+    const Entry e = stack[--top];
+    if (e.d2 > best_d2) continue;
+    const DistanceNode& n = distance_nodes_[size_t(e.node)];
+    if (n.left < 0) {
+      for (int i = n.first; i < n.first + n.count; ++i) closest_in_slot(i, p, best, best_d2);
+      continue;
+    }
+    const DistanceNode& l = distance_nodes_[size_t(n.left)];
+    const DistanceNode& r = distance_nodes_[size_t(n.right)];
+    const double dl = box_distance2(l.lo, l.hi, p), dr = box_distance2(r.lo, r.hi, p);
+    // The farther child goes on the stack first, so the nearer is searched first.
+    if (dl <= dr) {
+      if (dr <= best_d2) stack[top++] = {n.right, dr};
+      if (dl <= best_d2) stack[top++] = {n.left, dl};
+    } else {
+      if (dl <= best_d2) stack[top++] = {n.left, dl};
+      if (dr <= best_d2) stack[top++] = {n.right, dr};
+    }
+  }
+}
+
+inline void TriangleBvh::closest_in_slot(int i, const Vec3& p, ClosestPoint& best, double& best_d2) const {
+  const DistanceSlot& s = distance_slots_[size_t(i)];
+  if (box_distance2(s.lo, s.hi, p) > best_d2) return;
+  TriangleFeature feat;
+  int local_index;
+  const Vec3 q = closest_point_on_triangle(p, s.a, s.b, s.c, &feat, &local_index);
+  const double d2 = (q - p).squaredNorm();
+  const int t = s.triangle;
+  if (d2 < best_d2 || (d2 == best_d2 && (best.triangle < 0 || t < best.triangle))) {
+    best_d2 = d2;
+    best.point = q;
+    best.triangle = t;
+    best.feature = feat;
+    best.feature_index = feat == TriangleFeature::Vertex ? mesh_.triangles[size_t(t)][size_t(local_index)] : local_index;
+  }
+}
+
+bool TriangleBvh::closest_start(const Vec3& p, int hint, ClosestPoint& best, double& best_d2) const {
+  if (hint < 0 || hint >= int(mesh_.triangles.size())) return false;
+  // The hint's own distance, computed as the search computes it, is the starting bound.
+  const auto& f = mesh_.triangles[size_t(hint)];
+  TriangleFeature feat;
+  int local;
+  best.point = closest_point_on_triangle(p, mesh_.vertices[size_t(f[0])], mesh_.vertices[size_t(f[1])],
+                                         mesh_.vertices[size_t(f[2])], &feat, &local);
+  best_d2 = (best.point - p).squaredNorm();
+  best.triangle = hint;
+  best.feature = feat;
+  best.feature_index = feat == TriangleFeature::Vertex ? f[size_t(local)] : local;
+  return true;
+}
+
+void TriangleBvh::finish_closest(ClosestPoint& best, double best_d2) const {
+  if (best.triangle < 0) return;
+  best.distance = std::sqrt(best_d2);
+  switch (best.feature) {
+    case TriangleFeature::Face: best.pseudo_normal = face_normals_[best.triangle]; break;
+    case TriangleFeature::Edge: best.pseudo_normal = edge_normals_[best.triangle][best.feature_index]; break;
+    case TriangleFeature::Vertex: best.pseudo_normal = vertex_normals_[best.feature_index]; break;
   }
 }
 
@@ -415,19 +496,31 @@ ClosestPoint TriangleBvh::closest_point(const Vec3& p, double max_distance) cons
   best.distance = std::numeric_limits<double>::infinity();
   if (nodes_.empty() || !all_finite(p)) return best;
   double best_d2 = max_distance * max_distance;
-  closest_rec(0, p, best, best_d2);
-  if (best.triangle < 0) return best;
-  best.distance = std::sqrt(best_d2);
-  switch (best.feature) {
-    case TriangleFeature::Face: best.pseudo_normal = face_normals_[best.triangle]; break;
-    case TriangleFeature::Edge: best.pseudo_normal = edge_normals_[best.triangle][best.feature_index]; break;
-    case TriangleFeature::Vertex: best.pseudo_normal = vertex_normals_[best.feature_index]; break;
-  }
+  closest_search(p, best, best_d2);
+  finish_closest(best, best_d2);
+  return best;
+}
+
+ClosestPoint TriangleBvh::closest_point_from(const Vec3& p, int hint) const {
+  ClosestPoint best;
+  best.distance = std::numeric_limits<double>::infinity();
+  if (nodes_.empty() || !all_finite(p)) return best;
+  double best_d2 = std::numeric_limits<double>::infinity();
+  closest_start(p, hint, best, best_d2);
+  closest_search(p, best, best_d2);
+  finish_closest(best, best_d2);
   return best;
 }
 
 double TriangleBvh::signed_distance(const Vec3& p) const {
   const ClosestPoint c = closest_point(p);
+  if (c.triangle < 0) return c.distance;
+  return (p - c.point).dot(c.pseudo_normal) < 0 ? -c.distance : c.distance;
+}
+
+double TriangleBvh::signed_distance(const Vec3& p, int* hint) const {
+  const ClosestPoint c = closest_point_from(p, hint ? *hint : -1);
+  if (hint) *hint = c.triangle;
   if (c.triangle < 0) return c.distance;
   return (p - c.point).dot(c.pseudo_normal) < 0 ? -c.distance : c.distance;
 }

@@ -86,8 +86,15 @@ class TriangleBvh {
   ClosestPoint closest_point(const Vec3& p) const;
   // Closest point only if it is within max_distance; otherwise triangle == -1 and distance == +infinity.
   ClosestPoint closest_point(const Vec3& p, double max_distance) const;
+  // Closest point, the search bounded from the start by triangle `hint` (a triangle index, such as the previous
+  // query's closest triangle; -1 for none): for coherent queries (a distance grid's rows) the hint's distance is a
+  // tight bound that prunes most of the tree. The same result as closest_point(p).
+  ClosestPoint closest_point_from(const Vec3& p, int hint) const;
   // Signed distance: negative inside a closed outward mesh; sign from the pseudo-normal at the closest feature.
   double signed_distance(const Vec3& p) const;
+  // The same, searching from triangle `*hint` (as closest_point_from) and leaving this query's closest triangle
+  // in it: a distance grid's build (sdf/sdf.h) walks each row of nodes this way.
+  double signed_distance(const Vec3& p, int* hint) const;
 
   // Generalized winding number (1 inside a closed outward mesh, 0 outside, fractional near holes), by the fast
   // hierarchical method (Barill et al. 2018: dipole expansion to third order for nodes whose ball is seen from
@@ -115,12 +122,33 @@ class TriangleBvh {
 
  private:
   int build(int first, int count, int max_leaf, std::vector<Aabb>& tri_boxes, std::vector<Vec3>& centres);
-  void closest_rec(int node, const Vec3& p, ClosestPoint& best, double& best_d2) const;
+  // Closest-point search below the bound best_d2 (best holds the triangle that set it, or none).
+  void closest_search(const Vec3& p, ClosestPoint& best, double& best_d2) const;
+  // The search's test of leaf slot i against the best so far.
+  void closest_in_slot(int i, const Vec3& p, ClosestPoint& best, double& best_d2) const;
+  // The hint triangle as the search's starting best (false for no hint).
+  bool closest_start(const Vec3& p, int hint, ClosestPoint& best, double& best_d2) const;
+  void finish_closest(ClosestPoint& best, double best_d2) const;
   double winding_rec(int node, const Vec3& p, double beta) const;
 
   TriangleMesh mesh_;
   std::vector<Node> nodes_;
   std::vector<int> order_;  // triangle indices in leaf order
+  // What closest-point queries read, apart from the winding-number data of Node: per node its box and children
+  // or triangles (64 bytes, a cache line), and per leaf slot (order_) its triangle's corners and box, so that a
+  // query reads contiguous memory instead of a 500-byte node and three vertex lookups per triangle.
+  struct DistanceNode {
+    Vec3 lo, hi;
+    int left, right;   // interior: children; leaf: -1, -1
+    int first, count;  // leaf: slots [first, first + count)
+  };
+  struct DistanceSlot {
+    Vec3 a, b, c, lo, hi;
+    int triangle;
+  };
+  std::vector<DistanceNode> distance_nodes_;
+  std::vector<DistanceSlot> distance_slots_;
+  int distance_depth_ = 0;  // the tree's depth
   std::vector<Vec3> face_normals_;
   std::vector<Vec3> vertex_normals_;
   std::vector<std::array<Vec3, 3>> edge_normals_;

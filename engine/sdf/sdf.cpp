@@ -5,11 +5,13 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
-#include "sdf/mesh_distance.h"
+#include "core/task_pool.h"
+#include "mesh/bvh.h"
 
 namespace cl {
 
@@ -28,6 +30,17 @@ void SignedDistanceGrid::set_geometry(int nx, int ny, int nz, const Vec3& origin
 
 SignedDistanceGrid SignedDistanceGrid::build(std::span<const Vec3> vertices,
                                              std::span<const std::array<int, 3>> triangles,
+                                             const SdfOptions& options, SdfBuildInfo* info) {
+  return build(vertices, triangles, nullptr, options, info);
+}
+
+SignedDistanceGrid SignedDistanceGrid::build(const TriangleBvh& bvh, const SdfOptions& options, SdfBuildInfo* info) {
+  return build(std::span<const Vec3>(bvh.mesh().vertices),
+               std::span<const std::array<int, 3>>(bvh.mesh().triangles), &bvh, options, info);
+}
+
+SignedDistanceGrid SignedDistanceGrid::build(std::span<const Vec3> vertices,
+                                             std::span<const std::array<int, 3>> triangles, const TriangleBvh* bvh,
                                              const SdfOptions& options, SdfBuildInfo* info) {
   const auto t0 = std::chrono::steady_clock::now();
   SdfBuildInfo local;
@@ -105,33 +118,33 @@ SignedDistanceGrid SignedDistanceGrid::build(std::span<const Vec3> vertices,
   const Vec3 centre = 0.5 * (bb.lo + bb.hi);
   const Vec3 origin = centre - 0.5 * h * Vec3(cells[0], cells[1], cells[2]);
 
-  const sdf_detail::MeshDistance dist(vertices, triangles);
+  // The mesh's closest-point tree: the caller's (a mesh shape's BVH), or one built here for this build.
+  std::optional<TriangleBvh> own;
+  if (!bvh) {
+    TriangleMesh mesh;
+    mesh.vertices.assign(vertices.begin(), vertices.end());
+    mesh.triangles.assign(triangles.begin(), triangles.end());
+    own.emplace(mesh);
+    bvh = &*own;
+  }
   SignedDistanceGrid grid;
   grid.set_geometry(cells[0] + 1, cells[1] + 1, cells[2] + 1, origin, h);
   grid.data_.assign(static_cast<std::size_t>(grid.nx_) * grid.ny_ * grid.nz_, 0.0f);
 
-  // Parallel fill over z-slices (dynamic: an atomic slice counter). Within an x-row each node's search starts
-  // from the previous node's closest triangle (whose distance is a tight bound); that hint depends only on the
-  // row, so the values are identical for any thread count.
+  // One task per z-slice on the task pool. Within an x-row each node's search starts from the previous node's
+  // closest triangle (whose distance is a tight bound); that hint depends only on the row, so the values are
+  // identical for any thread count.
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::clamp(threads, 1, grid.nz_);
-  std::atomic<int> next_slice{0};
-  auto worker = [&]() {
-    for (int k = next_slice.fetch_add(1); k < grid.nz_; k = next_slice.fetch_add(1)) {
-      for (int j = 0; j < grid.ny_; ++j) {
-        float* row = grid.data_.data() + grid.index(0, j, k);
-        int hint = -1;  // the previous node's closest triangle
-        for (int i = 0; i < grid.nx_; ++i) row[i] = static_cast<float>(dist.signed_distance(grid.node_position(i, j, k), &hint));
-      }
+  TaskPool pool(threads);
+  pool.run(grid.nz_, [&](int k, int) {
+    for (int j = 0; j < grid.ny_; ++j) {
+      float* row = grid.data_.data() + grid.index(0, j, k);
+      int hint = -1;  // the previous node's closest triangle
+      for (int i = 0; i < grid.nx_; ++i)
+        row[i] = static_cast<float>(bvh->signed_distance(grid.node_position(i, j, k), &hint));
     }
-  };
-  if (threads == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
+  });
   out.threads = threads;
 
   if (!cache_file.empty()) out.stored_in_cache = grid.write(cache_file, key);

@@ -5,7 +5,7 @@
 //
 // Build: the mesh's bounding box is padded by a margin on every side and covered by cubic cells, with
 // 'resolution' cells along the padded box's longest side. Each grid node holds the exact distance to the
-// mesh (closest point through an AABB tree, sdf/mesh_distance.h). The sign is taken from the angle-weighted
+// mesh (closest point through the mesh's AABB tree, TriangleBvh of mesh/bvh.h). The sign is taken from the angle-weighted
 // pseudo-normal of the closest feature (vertex, edge or face; Baerentzen & Aanaes 2005), which is exact for
 // closed, consistently outward-oriented meshes however thin their walls. (A winding-number sign is not
 // implemented: it would only matter for open or self-intersecting meshes, which the mesh loader rejects.)
@@ -33,6 +33,8 @@
 #include "core/math.h"
 
 namespace cl {
+
+class TriangleBvh;
 
 struct SdfOptions {
   int resolution = 64;    // cells along the longest side of the padded box (>= 2)
@@ -64,6 +66,9 @@ class SignedDistanceGrid {
   // bad option.
   static SignedDistanceGrid build(std::span<const Vec3> vertices, std::span<const std::array<int, 3>> triangles,
                                   const SdfOptions& options = {}, SdfBuildInfo* info = nullptr);
+  // Same from a mesh's BVH (mesh/bvh.h), whose closest-point queries fill the grid: a mesh shape builds one
+  // tree for its ray casts, closest points and distance grid. The cache is keyed by bvh.mesh().
+  static SignedDistanceGrid build(const TriangleBvh& bvh, const SdfOptions& options = {}, SdfBuildInfo* info = nullptr);
   // Same for any mesh type with 'vertices' and 'triangles' vectors (cl::TriangleMesh).
   template <class Mesh>
   static SignedDistanceGrid build(const Mesh& mesh, const SdfOptions& options = {}, SdfBuildInfo* info = nullptr) {
@@ -181,6 +186,9 @@ class SignedDistanceGrid {
   std::vector<float> data_;
 
   void set_geometry(int nx, int ny, int nz, const Vec3& origin, double h);
+  // The build behind both public ones; bvh may be null (one is then built from the mesh on a cache miss).
+  static SignedDistanceGrid build(std::span<const Vec3> vertices, std::span<const std::array<int, 3>> triangles,
+                                  const TriangleBvh* bvh, const SdfOptions& options, SdfBuildInfo* info);
 };
 
 }  // namespace cl

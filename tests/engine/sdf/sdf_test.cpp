@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "mesh/mesh.h"
-#include "sdf/mesh_distance.h"
 
 namespace cl {
 namespace {
