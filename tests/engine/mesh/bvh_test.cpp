@@ -149,6 +149,31 @@ TEST(Bvh, ClosestPointFeaturesAndPseudoNormals) {
   EXPECT_TRUE(std::isinf(none.distance));
 }
 
+// A search started from any hint triangle (near, far, none, out of range) finds what the plain search finds, and
+// the hinted signed distance leaves the closest triangle in the hint.
+TEST(Bvh, ClosestPointFromAHintMatchesThePlainSearch) {
+  const TriangleBvh bvh(make_torus(1.5, 0.5, 40, 20));
+  const int nt = int(bvh.mesh().triangles.size());
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(-2.5, 2.5);
+  int previous = -1;
+  for (int trial = 0; trial < 400; ++trial) {
+    const Vec3 p(u(rng), u(rng), u(rng));
+    const ClosestPoint plain = bvh.closest_point(p);
+    for (int hint : {previous, -1, int(rng() % nt), nt + 3}) {
+      const ClosestPoint from = bvh.closest_point_from(p, hint);
+      EXPECT_EQ(from.triangle, plain.triangle) << "hint " << hint;
+      EXPECT_EQ(from.distance, plain.distance);
+      EXPECT_EQ(from.point, plain.point);
+      EXPECT_EQ(from.pseudo_normal, plain.pseudo_normal);
+    }
+    int hint = previous;
+    EXPECT_EQ(bvh.signed_distance(p, &hint), bvh.signed_distance(p));
+    EXPECT_EQ(hint, plain.triangle);
+    previous = plain.triangle;
+  }
+}
+
 TEST(Bvh, WindingNumberOfOpenAndNestedMeshes) {
   // hollow sphere: 0 in the cavity, 1 in the wall, 0 outside
   TriangleMesh outer = make_uv_sphere(2.0, 32, 16), inner = make_uv_sphere(1.0, 32, 16);
