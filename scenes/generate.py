@@ -567,6 +567,7 @@ def reference():
         "max_speed": 1000,
         "max_contacts": 250000,
         "continuous": True,
+        "threads": 1,
         "methods": ["lcp", "implicit-penalty", "volume"],
         "solver": {"type": "lcp", "params": {
             "iterations": 20, "correction_iterations": 5, "vector_lanes": True, "warm_start": True,

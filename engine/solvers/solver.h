@@ -75,6 +75,10 @@ class Solver {
   // distance maps, reduced to a few points per pair); a method with its own model overrides it and may keep
   // what it computed for its solve.
   virtual void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out);
+  // True when collide() may run for several pairs at once on the world's threads (WorldSettings::threads): it
+  // writes only `out` and state kept per pair under its own lock, and its result for a pair does not depend on
+  // which other pairs were collided before it. The shared narrow phase is (its scratch is per thread).
+  virtual bool concurrent_collide() const { return true; }
   // Velocity stage: gravity, external forces and contact impulses give the new velocities u(t+h).
   virtual void solve_velocities(StepContext& ctx) = 0;
   // Position stage: advance positions with the new velocities and correct errors.

@@ -1,12 +1,12 @@
 #include "world/world.h"
 
-#include <cstdio>
-
-#include "solvers/registry.h"
-
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <thread>
 
 #include "collision/narrowphase.h"
+#include "solvers/registry.h"
 
 namespace cl {
 
@@ -209,6 +209,16 @@ bool World::update_bounds(StepResult& result) {
 // Narrow phase over the graph's current edges. A pair neither of whose bodies moved since its contacts
 // were computed (resting or asleep) keeps them as they are (coherence, digest 5.3); the others are
 // collided and then matched with the previous step's contacts for warm starting.
+TaskPool* World::workers() {
+  const int threads = settings.threads > 0 ? settings.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == 1) return nullptr;
+  if (!workers_.pool || workers_.pool->threads() != threads) workers_.pool = std::make_unique<TaskPool>(threads);
+  return workers_.pool.get();
+}
+
+// The narrow phase. Pairs whose bodies have not moved keep last step's contacts; the others are collided, on the
+// world's threads when the method's collide() is reentrant, each pair into its own list; the lists are then joined
+// in pair order, so the contacts are the same on any number of threads.
 bool World::find_contacts(StepResult& result) {
   const size_t limit = contact_limit(settings);
   std::swap(previous_contacts_, contacts_);
@@ -224,39 +234,83 @@ bool World::find_contacts(StepResult& result) {
   };
   // Bodies joined by a joint do not collide with each other (as in ODE): the joint decides how they meet.
   const std::vector<BodyPair> joined = joined_pairs(joints);
-  for (GraphEdge& e : graph_.edges()) {
-    if (e.events & kVanishedProximity) continue;
-    if (std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b})) continue;
-    // Materials may change while the world runs (the viewer edits them), so kept contacts take them too.
+  std::vector<GraphEdge>& edges = graph_.edges();
+  auto collides = [&](const GraphEdge& e) {
+    return !(e.events & kVanishedProximity) && !std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b});
+  };
+  to_collide_.clear();
+  size_t kept = 0;  // contacts of unmoved pairs
+  for (int i = 0; i < int(edges.size()); ++i) {
+    const GraphEdge& e = edges[size_t(i)];
+    if (!collides(e)) continue;
+    if (!ContactGraph::unmoved(e, bodies)) {
+      to_collide_.push_back(i);
+    } else {
+      const auto [first, last] = previous_of(e.a, e.b);
+      kept += size_t(last - first);
+    }
+  }
+
+  // Collide. A heap of bodies at one place can have far more contacts than memory holds, so the running count
+  // stops the work as soon as it passes the limit.
+  if (found_.size() < to_collide_.size()) found_.resize(to_collide_.size());
+  std::atomic<size_t> total{kept};
+  std::atomic<bool> over{kept > limit};
+  constexpr int kPairsPerTask = 8;
+  const int tasks = (int(to_collide_.size()) + kPairsPerTask - 1) / kPairsPerTask;
+  auto collide_task = [&](int task, int) {
+    const size_t end = std::min(to_collide_.size(), size_t(task + 1) * kPairsPerTask);
+    for (size_t k = size_t(task) * kPairsPerTask; k < end; ++k) {
+      ContactList& out = found_[k];
+      out.clear();
+      if (over.load(std::memory_order_relaxed)) return;
+      const GraphEdge& e = edges[size_t(to_collide_[k])];
+      solver_->collide(bodies, e.a, e.b, settings.contact_margin, out);
+      if (total.fetch_add(out.size(), std::memory_order_relaxed) + out.size() > limit) over = true;
+    }
+  };
+  TaskPool* pool = solver_->concurrent_collide() ? workers() : nullptr;
+  if (pool) {
+    pool->run(tasks, collide_task);
+  } else {
+    for (int t = 0; t < tasks; ++t) collide_task(t, 0);
+  }
+  if (over) {
+    contacts_.clear();
+    graph_.attach_contacts(contacts_);
+    too_many_contacts("contacts", limit, result);
+    return false;
+  }
+
+  // Join, pair by pair in edge order. Materials may change while the world runs (the viewer edits them), so kept
+  // contacts take them too.
+  size_t next = 0;  // the next pair in to_collide_
+  for (int i = 0; i < int(edges.size()); ++i) {
+    GraphEdge& e = edges[size_t(i)];
+    if (!collides(e)) continue;
     const Material& ma = materials[bodies[e.a].material];
     const Material& mb = materials[bodies[e.b].material];
     const double friction = std::sqrt(ma.friction * mb.friction);
     const double restitution = std::max(ma.restitution, mb.restitution);
-    if (ContactGraph::unmoved(e, bodies)) {
+    if (next == to_collide_.size() || to_collide_[next] != i) {
       const auto [first, last] = previous_of(e.a, e.b);
-      for (auto c = first; c != last; ++c) contacts_.push_back(*c);
-      for (size_t i = contacts_.size() - (last - first); i < contacts_.size(); ++i) {
-        contacts_[i].persisted = true;
-        contacts_[i].friction = friction;
-        contacts_[i].restitution = restitution;
+      for (auto c = first; c != last; ++c) {
+        contacts_.push_back(*c);
+        contacts_.back().persisted = true;
+        contacts_.back().friction = friction;
+        contacts_.back().restitution = restitution;
       }
       continue;
     }
-    const size_t first = contacts_.size();
-    solver_->collide(bodies, e.a, e.b, settings.contact_margin, contacts_);
-    if (contacts_.size() > limit) {
-      contacts_.clear();
-      graph_.attach_contacts(contacts_);
-      too_many_contacts("contacts", limit, result);
-      return false;
-    }
+    const ContactList& found = found_[next++];
     ContactGraph::remember_placement(e, bodies);
-    if (contacts_.size() == first) continue;
+    const size_t first = contacts_.size();
+    contacts_.insert(contacts_.end(), found.begin(), found.end());
     std::sort(contacts_.begin() + first, contacts_.end(), contact_less);
-    for (size_t i = first; i < contacts_.size(); ++i) {
-      contacts_[i].friction = friction;
-      contacts_[i].restitution = restitution;
-      contacts_[i].persisted = false;
+    for (size_t k = first; k < contacts_.size(); ++k) {
+      contacts_[k].friction = friction;
+      contacts_[k].restitution = restitution;
+      contacts_[k].persisted = false;
     }
   }
   match_previous_contacts();

@@ -1,8 +1,10 @@
 // The world: a value holding bodies, materials, settings, the active solver and the contact cache.
-// Copying a World gives an independent simulation; stepping is deterministic (no threads, no pointer order).
+// Copying a World gives an independent simulation; stepping is deterministic (no pointer order, and the same results
+// on any number of threads: WorldSettings::threads).
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "collision/broadphase.h"
 #include "collision/continuous.h"
 #include "collision/contact.h"
+#include "core/task_pool.h"
 #include "core/body.h"
 #include "graph/contact_graph.h"
 #include "joints/joint.h"
@@ -45,6 +48,10 @@ struct WorldSettings {
   // overlap one by more than it may (World::continuous_collision). Off: bodies move their whole step, and a
   // fast one passes through what is thinner than its step.
   bool continuous = true;
+  // Threads a step may use, including the caller (0: every hardware thread). The narrow phase of a method whose
+  // collide() is reentrant (Solver::concurrent_collide) runs its pairs on them; the results are the same bit for
+  // bit on any number, since each pair's contacts are found on their own and joined in pair order.
+  int threads = 1;
 };
 
 // A spring from a point on a body to a target in the world, used by the viewer to drag bodies.
@@ -149,7 +156,23 @@ class World {
   // for a method never set (or unknown).
   const ParamSet* find_params(std::string_view solver_name) const;
 
+  // The worker threads of settings.threads, made on first use. A copied World starts without any (a pool is not a
+  // value), so copies stepped side by side never share one.
+  struct Workers {
+    std::unique_ptr<TaskPool> pool;
+    Workers() = default;
+    Workers(const Workers&) {}
+    Workers& operator=(const Workers&) { return *this; }
+    Workers(Workers&&) noexcept = default;
+    Workers& operator=(Workers&&) noexcept = default;
+  };
+  TaskPool* workers();
+
   SolverHolder solver_;
+  Workers workers_;
+  // The narrow phase's pairs to collide this step and what each found (find_contacts).
+  std::vector<int> to_collide_;
+  std::vector<ContactList> found_;
   // Parameters of the methods that are not active, by name (the active one's live in solver_).
   std::map<std::string, ParamSet, std::less<>> kept_params_;
   BroadPhase broadphase_;

@@ -43,6 +43,9 @@ class PidPenaltySolver final : public Solver {
   std::unique_ptr<Solver> clone() const override { return std::make_unique<PidPenaltySolver>(*this); }
   void begin_step() override;
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
+  // collide() updates each pair's state machine (impact or penalty, the integral term) in place: pairs one at a
+  // time.
+  bool concurrent_collide() const override { return false; }
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
   void reset() override;

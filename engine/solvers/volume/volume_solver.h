@@ -53,6 +53,9 @@ class VolumeSolver final : public Solver {
   std::unique_ptr<Solver> clone() const override { return std::make_unique<VolumeSolver>(*this); }
   void begin_step() override;
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
+  // collide() keeps each pair's depth images and debug records in unguarded maps, and its rasteriser has
+  // threads of its own (the `threads` parameter): pairs one at a time.
+  bool concurrent_collide() const override { return false; }
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
   // The depth post-stabilisation keeps, at least half a pixel: a layer that deep over a contact patch crosses
