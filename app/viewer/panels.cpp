@@ -29,7 +29,7 @@
 #include "viewer/selection.h"
 #include "viewer/servo_control.h"
 #include "viewer/session.h"
-#include "viewer/volume_view.h"
+#include "viewer/debug_view.h"
 
 namespace cl::viewer {
 
@@ -571,11 +571,11 @@ void draw_view_panel(AppState& app) {
               "0.3 m long) and the pair's friction force at the centre (orange). Other solvers draw nothing here.");
 
   {
-    // The volume solver's capture; the toggles stay usable under other solvers, which draw nothing.
-    const VolumeSolver* volume = active_volume_solver(world);
-    const char* header = volume != nullptr ? "Volume contacts###volume" : "Volume contacts (solver 'volume')###volume";
-    if (ImGui::CollapsingHeader(header, volume != nullptr ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
-      if (volume == nullptr) ImGui::TextDisabled("only the 'volume' solver has these (Solver panel)");
+    // The volume layers of the solver's drawing; the toggles stay usable under solvers that do not draw them.
+    const bool volume = (world.solver().debug_layers() & (kDebugVolumes | kDebugVolumeGradients | kDebugVolumeCells)) != 0;
+    const char* header = volume ? "Volume contacts###volume" : "Volume contacts (solver 'volume')###volume";
+    if (ImGui::CollapsingHeader(header, volume ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+      if (!volume) ImGui::TextDisabled("only the 'volume' solver draws these (Solver panel)");
       ImGui::Checkbox("intersection volumes", &view.show_volumes);
       help_marker("The intersection volume of each colliding pair as the layered depth images see it (Allard et "
                   "al. 2010, sect. 3.2, eq. 11; their Fig. 1): for each image axis, every pixel ray's interval "
@@ -628,32 +628,11 @@ void draw_view_panel(AppState& app) {
                   "used it in the last step, at the poses before that step moved the bodies, matching the "
                   "forces; drawn where the bodies were, which lags a step behind (far, in a step that separates "
                   "deeply interpenetrating bodies).");
-      if (volume != nullptr && wants_volume_capture(view)) {
-        const std::vector<const VolumeSolver::DebugPair*> captures = current_volume_captures(world, view);
-        if (captures.empty()) {
-          ImGui::TextDisabled("no overlapping pairs");
-        } else {
-          long drawn[3] = {0, 0, 0}, total[3] = {0, 0, 0};
-          int stride = 1;
-          size_t constraints = 0, cells = 0;
-          for (const VolumeSolver::DebugPair* d : captures) {
-            for (int w = 0; w < 3; ++w) {
-              drawn[w] += static_cast<long>(d->intervals.segments[static_cast<size_t>(w)].size());
-              total[w] += d->intervals.total[static_cast<size_t>(w)];
-              stride = std::max(stride, d->intervals.stride[static_cast<size_t>(w)]);
-            }
-            constraints += d->constraints.size();
-            cells += d->cells.size();
-          }
-          const bool stepped = std::all_of(captures.begin(), captures.end(),
-                                           [](const auto* d) { return d->collision_stage; });
-          ImGui::TextDisabled(stepped ? "as of the last step's collision stage" : "at the drawn poses");
-          ImGui::Text("%zu pairs, %zu constraints, %zu cells", captures.size(), constraints, cells);
-          ImGui::Text("intervals x %ld, y %ld, z %ld", total[0], total[1], total[2]);
-          if (stride > 1) {
-            ImGui::TextDisabled("drawn %ld, %ld, %ld (pixel stride %d)", drawn[0], drawn[1], drawn[2], stride);
-          }
-        }
+      const DebugRecording& drawn = debug_recording(app, 0);
+      if (volume && wants_volume_layers(view) && drawn.valid) {
+        // The totals the solver noted with its drawing.
+        ImGui::TextDisabled(drawn.at_collision_stage ? "as of the last step's collision stage" : "at the drawn poses");
+        for (const auto& [label, value] : drawn.notes) ImGui::Text("%s %.6g", label.c_str(), value);
       }
     }
   }

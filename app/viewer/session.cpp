@@ -20,7 +20,7 @@
 #include "solvers/registry.h"
 #include "viewer/convert.h"
 #include "viewer/servo_control.h"
-#include "viewer/volume_view.h"
+#include "viewer/debug_view.h"
 
 #ifndef CONTACTLAB_SOURCE_DIR
 #define CONTACTLAB_SOURCE_DIR "."
@@ -395,9 +395,9 @@ bool save_scene_as(AppState& app, const std::string& path, std::string* error) {
 bool step_once(AppState& app) {
   if (!app.sim.step_error.empty()) return false;
   drive_held_servos(app, app.scene.world.settings.dt);
-  sync_volume_capture(app);
   StepResult r;
   if (app.compare.lanes.empty()) {
+    remember_collision_poses(app, 0, app.scene.world);
     r = app.scene.world.step();
   } else {
     // Every running lane in lockstep, one per task; what the user changed in lane 1 (drag, servo targets,
@@ -411,6 +411,7 @@ bool step_once(AppState& app) {
       worlds.push_back(&compare.lanes[i]);
       lane_of.push_back(int(i) + 1);
     }
+    for (size_t k = 0; k < worlds.size(); ++k) remember_collision_poses(app, lane_of[k], *worlds[k]);
     if (!compare.pool) compare.pool = std::make_shared<TaskPool>(0);
     std::vector<StepResult> results(worlds.size());
     step_lockstep(worlds, *compare.pool, results);
