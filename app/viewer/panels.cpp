@@ -1939,22 +1939,17 @@ void draw_scene_browser(AppState& app, const std::function<uint32_t(const SceneE
                                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize;
   if (ImGui::Begin("Scenes###browser", &app.ui.browser, flags)) {
     ImGui::SetNextItemWidth(-FLT_MIN);
-    ImGui::InputTextWithHint("##browser_search", "search names and descriptions", &scene.search);
-    const std::string current = std::filesystem::path(scene.path).filename().string();
+    ImGui::InputTextWithHint("##browser_search", "search names, descriptions and topics", &scene.search);
+    std::error_code ec;
+    const std::filesystem::path current = std::filesystem::weakly_canonical(scene.path, ec);
     const std::vector<SceneGroup> groups = group_scenes(scene.catalogue, scene.search);
     if (groups.empty()) ImGui::TextDisabled("no scene matches");
     ImGui::BeginChild("entries");
     const ImVec2 thumb{float(kThumbWidth), float(kThumbHeight)};
     std::string to_open;
     for (const SceneGroup& g : groups) {
-      const SolverInfo* info = find_solver(g.method);
-      const std::string header = g.method + "  (" + std::to_string(g.entries.size()) + ")###" + g.method;
+      const std::string header = g.topic + "  (" + std::to_string(g.entries.size()) + ")###" + g.topic;
       if (!ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) continue;
-      if (info != nullptr) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", info->method.c_str());
-        ImGui::PopStyleColor();
-      }
       for (const int i : g.entries) {
         const SceneEntry& e = scene.catalogue[size_t(i)];
         ImGui::PushID(e.file.c_str());
@@ -1969,9 +1964,10 @@ void draw_scene_browser(AppState& app, const std::function<uint32_t(const SceneE
         ImGui::SameLine();
         ImGui::BeginGroup();
         ImGui::PushTextWrapPos(0.0f);
-        if (ImGui::Selectable(e.name.c_str(), e.file == current)) clicked = true;
-        std::string line = e.file;
-        for (size_t m = 0; m < e.methods.size(); ++m) line += (m == 0 ? "   for: " : ", ") + e.methods[m];
+        const bool shown = !current.empty() && std::filesystem::weakly_canonical(e.path, ec) == current;
+        if (ImGui::Selectable(e.name.c_str(), shown)) clicked = true;
+        std::string line = e.file + "   starts with: " + e.method;
+        for (size_t m = 0; m < e.methods.size(); ++m) line += (m == 0 ? "   only for: " : ", ") + e.methods[m];
         ImGui::TextDisabled("%s", line.c_str());
         if (!e.error.empty()) colored_wrapped(kErrorColor, e.error);
         else if (e.description.empty()) ImGui::TextDisabled("(no description)");

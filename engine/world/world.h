@@ -74,6 +74,7 @@ class World {
   // --- description -------------------------------------------------------------------------------
   std::string name = "untitled";
   std::string description;  // one paragraph shown by the viewer; kept by save
+  std::string topic;        // the scene browser's group ("Stacking", "Meshes"); kept by save
   WorldSettings settings;
   std::vector<Material> materials{Material{}};
   std::vector<Body> bodies;
