@@ -1715,7 +1715,17 @@ void draw_error_toast(AppState& app) {
 void draw_scene_description(AppState& app) {
   UiState& ui = app.ui;
   const World& world = app.scene.world;
-  if (ui.description_shown == app.scene.generation || world.description.empty()) return;
+  // The window's lower edge as drawn: a scene framed on load (the camera as frame_scene left it) is framed again
+  // whenever it changes, so that the bodies fit below the window, and fill the view once it is closed.
+  auto set_bottom = [&app](float bottom) {
+    if (bottom == app.ui.description_bottom) return;
+    app.ui.description_bottom = bottom;
+    if (app.camera == app.ui.auto_framed) frame_scene(app);
+  };
+  if (ui.description_shown == app.scene.generation || world.description.empty()) {
+    set_bottom(0.0f);
+    return;
+  }
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   const float middle_x = kPanelWidth + 2.0f * kMargin;
   const float width = std::min(560.0f, std::max(display.x - 2.0f * middle_x, 260.0f));
@@ -1736,8 +1746,10 @@ void draw_scene_description(AppState& app) {
     ImGui::TextWrapped("%s", world.description.c_str());
     ImGui::TextDisabled("F1: keys and mouse. Close with the x; Scene panel: other scenes.");
   }
+  const float bottom = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
   ImGui::End();
   if (!open) ui.description_shown = app.scene.generation;
+  set_bottom(open ? bottom : 0.0f);
 }
 
 // The main menu bar along the top: File, Scene, Solver, View, Compare, Help; each item does what its panel

@@ -335,9 +335,18 @@ void frame_scene(AppState& app, bool whole_window) {
   // the split comparison.
   const float free_width = whole_window ? 1.0f : 0.55f;
   const LaneCell cell = lane_cell(app, 0);
-  const float aspect = split_view(app) ? cell.width / std::max(cell.height, 1.0f)
-                                       : free_width * app.viewport_width / std::max(app.viewport_height, 1.0f);
-  app.camera.frame(to_glm(lo), to_glm(hi), aspect);
+  const bool split = split_view(app);
+  const float aspect = split ? cell.width / std::max(cell.height, 1.0f)
+                             : free_width * app.viewport_width / std::max(app.viewport_height, 1.0f);
+  // The scene's description, shown over the top of the middle after loading: the bodies fit below it.
+  float top = 0.0f;
+  if (!whole_window && app.ui.description_bottom > 0.0f) {
+    top = split ? (app.ui.description_bottom - cell.y) / std::max(cell.height, 1.0f)
+                : app.ui.description_bottom / std::max(app.viewport_height, 1.0f);
+    top = std::clamp(top, 0.0f, 0.6f);  // a window taller than that is the user's to close
+  }
+  app.camera.frame(to_glm(lo), to_glm(hi), aspect, top);
+  if (!whole_window) app.ui.auto_framed = app.camera;
 }
 
 bool reload_scene(AppState& app, std::string* error) {

@@ -264,6 +264,9 @@ struct UiState {
   bool welcome = false;              // the first launch's welcome (until closed; see welcome_marker_path)
   bool browser = false;              // the scene browser (Scene menu): scenes by method, with thumbnails
   int description_shown = -1;        // scene generation whose description was closed (it shows once per load)
+  float description_bottom = 0.0f;   // the description window's lower edge, pixels from the top (0: not shown)
+  OrbitCamera auto_framed;           // the camera as frame_scene last left it (the user has not moved it since
+                                     // while they are equal, so a change of the free area may frame it again)
   bool screenshot_requested = false; // F12: the next drawn frame is written as a PNG
   std::string screenshot_message;    // "saved ..." or the error of the last one (screenshots and videos)
   std::string output_dir = ".";      // where screenshots, videos and recordings go (created when missing)
