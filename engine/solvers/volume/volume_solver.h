@@ -131,7 +131,7 @@ class VolumeSolver final : public Solver {
   // The constraint of one kernel volume `vc`, the pair's whole intersection or one of its cells (region_normal:
   // a cell's region's normal, see region_normals; null for the whole intersection; centres: the bodies' centres
   // of mass); false when the volume cannot push (no volume, area or normal). The one rule for what becomes a
-  // constraint, for the solver and capture.
+  // constraint, for the solver and its drawing.
   // normal_weighted: the images' volumes are combined by the normal (axis_combination).
   static bool make_constraint(const ldi::VolumeContact& vc, const Vec3* region_normal, bool normal_weighted,
                               const Vec3& centre_a, const Vec3& centre_b, Constraint& c);
