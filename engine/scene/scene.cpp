@@ -40,9 +40,10 @@ using json = nlohmann::json;
 
 // --- the scene ---------------------------------------------------------------------------------------
 
-const std::vector<std::string> kTopKeys = {"format", "name", "description", "gravity", "dt", "contact_margin",
-                                           "max_speed", "max_contacts", "continuous", "threads", "methods", "solver", "materials",
-                                           "bodies", "joints", "scripts", "forces", "lanes"};
+const std::vector<std::string> kTopKeys = {"format", "name", "description", "topic", "gravity", "dt",
+                                           "contact_margin", "max_speed", "max_contacts", "continuous", "threads",
+                                           "methods", "solver", "materials", "bodies", "joints", "scripts", "forces",
+                                           "lanes"};
 const std::vector<std::string> kLaneKeys = {"solver", "params"};
 const std::vector<std::string> kSolverKeys = {"type", "params", "params_by_solver"};
 const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
@@ -565,6 +566,7 @@ World read_scene(Reader& r, const json& doc, const std::string& file_label, std:
     if (!stem.empty()) world.name = stem;
   }
   if (const json* d = r.optional(doc, "description")) world.description = r.string(*d, "/description", "a string");
+  if (const json* t = r.optional(doc, "topic")) world.topic = r.string(*t, "/topic", "a string");
   read_settings(r, doc, world);
   read_methods(r, doc, world);
   read_solver(r, doc, world);
@@ -769,6 +771,7 @@ J world_json(const World& world, std::span<const LaneSpec> lanes = {}) {
   j["format"] = kFormat;
   j["name"] = world.name;
   if (!world.description.empty()) j["description"] = world.description;
+  if (!world.topic.empty()) j["topic"] = world.topic;
   j["gravity"] = vec_json<J>(world.settings.gravity);
   j["dt"] = world.settings.dt;
   j["contact_margin"] = world.settings.contact_margin;

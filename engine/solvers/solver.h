@@ -98,9 +98,16 @@ class Solver {
   // each, naming the feature, where the scene uses it and what the method does instead. The viewer shows them
   // and the command line prints them as warnings. Empty when the method honours everything the scene asks.
   virtual std::vector<std::string> unsupported(const SceneFeatures& scene) const;
-  // Draws what the method keeps of its last step that the shared overlays (contacts, graph, joints) do not
-  // show, through `draw` (the viewer's "method" overlay). Nothing by default.
-  virtual void draw_debug(DebugDraw& draw) const { (void)draw; }
+  // Draws, through `draw`, the layers of draw.request it has (debug_layers) that the shared overlays (contacts,
+  // graph, joints) do not show: its state of the last step, or what its contact model computes at the poses of
+  // `scene`. Const, and whatever it computes for drawing is local to the call: stepping is bit-identical whether
+  // or not a world is drawn. World::draw_debug fills the scene. Nothing by default.
+  virtual void draw_debug(const DebugScene& scene, DebugDraw& draw) const {
+    (void)scene;
+    (void)draw;
+  }
+  // The DebugLayer bits draw_debug can draw (0: none); the viewer greys out the others.
+  virtual unsigned debug_layers() const { return 0; }
 
   // Wall time of the method's own stages in the current step, nested in the world's narrow phase, solve and
   // integrate stages; a method declares them in begin_step and times them as it goes. World::step copies them

@@ -186,24 +186,50 @@ void World::too_many_contacts(const char* what, size_t count, StepResult& result
 }
 
 // Broad phase: bounding boxes grown by the contact margin, then sweep-and-prune.
-bool World::update_bounds(StepResult& result) {
-  const size_t n = bodies.size();
-  bounds_.resize(n);
-  std::vector<char> is_static(n);
+void World::body_bounds(const std::vector<Body>& poses, std::vector<Aabb>& boxes, std::vector<char>& is_static) const {
+  const size_t n = poses.size();
+  boxes.resize(n);
+  is_static.resize(n);
   const double m = 0.5 * settings.contact_margin;
   for (size_t i = 0; i < n; ++i) {
-    const Body& b = bodies[i];
+    const Body& b = poses[i];
     Aabb box = shape_aabb(b.shape, b.position, b.orientation);
     box.lo.array() -= m;
     box.hi.array() += m;
-    bounds_[i] = box;
+    boxes[i] = box;
     is_static[i] = b.kind != BodyKind::Dynamic;  // fixed-fixed, fixed-kinematic and kinematic pairs never collide
   }
+}
+
+bool World::update_bounds(StepResult& result) {
+  std::vector<char> is_static;
+  body_bounds(bodies, bounds_, is_static);
   const size_t limit = contact_limit(settings);
   if (broadphase_.find_pairs(bounds_, is_static, pairs_, limit)) return true;
   pairs_.clear();
   too_many_contacts("overlapping pairs", limit, result);
   return false;
+}
+
+std::vector<BodyPair> World::collision_pairs(const std::vector<Body>& poses) const {
+  std::vector<Aabb> boxes;
+  std::vector<char> is_static;
+  body_bounds(poses, boxes, is_static);
+  std::vector<BodyPair> found, out;
+  BroadPhase broadphase;  // its own: the world's keeps the order of the bodies it steps
+  if (!broadphase.find_pairs(boxes, is_static, found, contact_limit(settings))) return out;
+  // Bodies joined by a joint do not collide (find_contacts).
+  const std::vector<BodyPair> joined = joined_pairs(joints);
+  for (const BodyPair& p : found)
+    if (!std::binary_search(joined.begin(), joined.end(), p)) out.push_back(p);
+  return out;
+}
+
+void World::draw_debug(DebugDraw& draw, const std::vector<Body>* poses) const {
+  if ((solver_->debug_layers() & draw.request.layers) == 0) return;  // nothing the method draws: no broad phase
+  const std::vector<Body>& at = poses != nullptr ? *poses : bodies;
+  const std::vector<BodyPair> pairs = collision_pairs(at);
+  solver_->draw_debug(DebugScene{at, pairs, contacts_}, draw);
 }
 
 // Narrow phase over the graph's current edges. A pair neither of whose bodies moved since its contacts

@@ -81,6 +81,7 @@ class World {
   // --- description -------------------------------------------------------------------------------
   std::string name = "untitled";
   std::string description;  // one paragraph shown by the viewer; kept by save
+  std::string topic;        // the scene browser's group ("Stacking", "Meshes"); kept by save
   WorldSettings settings;
   std::vector<Material> materials{Material{}};
   std::vector<Body> bodies;
@@ -129,6 +130,15 @@ class World {
   // Forget cached contacts (after bodies were added, removed or teleported).
   void reset_contacts();
 
+  // --- drawing -----------------------------------------------------------------------------------
+  // The pairs the narrow phase of a step would collide with the bodies at `poses` (this world's bodies with
+  // other poses, e.g. those of an earlier stage): boxes overlapping within the contact margin by the broad
+  // phase, not both fixed or kinematic, not joined by a joint; sorted by (a, b).
+  std::vector<BodyPair> collision_pairs(const std::vector<Body>& poses) const;
+  // Has the solver draw the layers `draw.request` asks for (Solver::draw_debug) at `poses` (null: the current
+  // ones), with the pairs collision_pairs finds there and the last step's contacts. Changes nothing.
+  void draw_debug(DebugDraw& draw, const std::vector<Body>* poses = nullptr) const;
+
   // --- interaction -------------------------------------------------------------------------------
   void set_drag(const DragSpring& spring) { drag_ = spring; }
   void clear_drag() { drag_ = DragSpring{}; }
@@ -144,6 +154,9 @@ class World {
 
  private:
   bool update_bounds(StepResult& result);
+  // The broad phase's boxes of `poses` (grown by half the contact margin) and which bodies never collide with
+  // each other (fixed and kinematic).
+  void body_bounds(const std::vector<Body>& poses, std::vector<Aabb>& boxes, std::vector<char>& is_static) const;
   bool find_contacts(StepResult& result);
   void too_many_contacts(const char* what, size_t count, StepResult& result) const;
   void match_previous_contacts();

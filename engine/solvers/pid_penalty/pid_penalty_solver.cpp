@@ -835,7 +835,9 @@ void PidPenaltySolver::end_substep(const std::vector<Body>& work, double h) {
   }
 }
 
-void PidPenaltySolver::draw_debug(DebugDraw& draw) const {
+void PidPenaltySolver::draw_debug(const DebugScene& scene, DebugDraw& draw) const {
+  (void)scene;  // its state of the last step, drawn where it was
+  if (!draw.request.wants(kDebugMethod)) return;
   constexpr DebugColor kPenalty{0.2f, 0.85f, 0.3f, 1.0f}, kImpact{1.0f, 0.3f, 0.2f, 1.0f};
   constexpr DebugColor kP{0.3f, 0.5f, 1.0f, 1.0f}, kI{1.0f, 0.85f, 0.2f, 1.0f}, kD{0.9f, 0.3f, 0.9f, 1.0f};
   constexpr DebugColor kFriction{1.0f, 0.55f, 0.1f, 1.0f};

@@ -74,7 +74,9 @@ class PidPenaltySolver final : public Solver {
   // Each pair's bottom polygon in its state's colour (penalty green, impact red), and at each of its points the
   // P, I and D parts of its force stacked along the normal (blue, yellow, magenta; the largest point force of
   // the step drawn 0.3 m long), and the friction force at the centre (orange).
-  void draw_debug(DebugDraw& draw) const override;
+  // Drawn on kDebugMethod.
+  void draw_debug(const DebugScene& scene, DebugDraw& draw) const override;
+  unsigned debug_layers() const override { return kDebugMethod; }
 
  private:
   enum class PointMode { MultiPoint, DeepestPoint };

@@ -77,6 +77,8 @@ std::string material_name(const World& w, int index) {
 
 void expect_same_world(const World& a, const World& b) {
   EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.description, b.description);
+  EXPECT_EQ(a.topic, b.topic);
   expect_vec_near(a.settings.gravity, b.settings.gravity, "gravity");
   EXPECT_EQ(a.settings.dt, b.settings.dt);
   EXPECT_EQ(a.settings.contact_margin, b.settings.contact_margin);
@@ -499,8 +501,8 @@ TEST(Scene, ReferenceSceneUsesEveryField) {
   const fs::path file = scenes_dir() / "reference.json";
   std::ifstream in(file);
   const json doc = json::parse(in);
-  for (const char* key : {"format", "name", "description", "gravity", "dt", "contact_margin", "max_speed", "max_contacts", "continuous", "threads",
-                          "methods", "solver", "materials", "bodies"}) {
+  for (const char* key : {"format", "name", "description", "topic", "gravity", "dt", "contact_margin", "max_speed",
+                          "max_contacts", "continuous", "threads", "methods", "solver", "materials", "bodies"}) {
     EXPECT_TRUE(doc.contains(key)) << key;
   }
   EXPECT_TRUE(doc["solver"].contains("params_by_solver"));
@@ -756,6 +758,7 @@ TEST(Scene, InMemoryErrors) {
       {"/bodies/0/shape/normal", {1e-320, 0, 0}, ""},  // denormal but non-zero: accepted
       {"/name", json::object(), "/name: expected a string, got {}"},
       {"/description", 5, "/description: expected a string, got 5"},
+      {"/topic", 7, "/topic: expected a string, got 7"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.pointer + " = " + c.value.dump());

@@ -576,3 +576,39 @@ TEST(World, ContinuousCollisionStopsJointedBodiesTogether) {
 }
 
 }  // namespace cl
+
+namespace cl {
+
+// collision_pairs finds, at any poses, the pairs a step's narrow phase collides there: after a step from those
+// poses, exactly the contact graph's live edges less the jointed pairs (a column of three boxes on the ground,
+// the upper two hinged together: they touch but do not collide); and it changes nothing.
+TEST(World, CollisionPairsAreThePairsTheStepCollides) {
+  World start;
+  add_plane(start);
+  for (int i = 0; i < 3; ++i) add_body(start, box(Vec3(0.5, 0.5, 0.5)), Vec3(0.01 * i, 0.5 + i, 0));
+  start.joints.push_back(make_joint(JointType::Hinge, start.bodies, 2, 3, Vec3(0, 2.5, 0), Vec3::UnitZ(), Vec3::UnitX()));
+  World w = start;
+  for (int s = 0; s < 30; ++s) ASSERT_TRUE(w.step().ok);
+  const std::vector<Body> before = w.bodies;
+  const std::vector<BodyPair> pairs = w.collision_pairs(before);
+  World untouched = start;
+  for (int s = 0; s < 30; ++s) ASSERT_TRUE(untouched.step().ok);
+  ASSERT_TRUE(w.step().ok);
+  ASSERT_TRUE(untouched.step().ok);
+  const std::vector<BodyPair> joined = joined_pairs(w.joints);
+  std::vector<BodyPair> collided;
+  int joined_edges = 0;
+  for (const GraphEdge& e : w.graph().edges()) {
+    if (e.events & kVanishedProximity) continue;
+    if (std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b})) ++joined_edges;
+    else collided.push_back({e.a, e.b});
+  }
+  EXPECT_GT(joined_edges, 0);
+  std::sort(collided.begin(), collided.end());
+  EXPECT_FALSE(pairs.empty());
+  EXPECT_EQ(pairs, collided);
+  for (const BodyPair& p : pairs) EXPECT_FALSE(std::binary_search(joined.begin(), joined.end(), p));
+  for (size_t i = 0; i < w.bodies.size(); ++i) EXPECT_EQ(w.bodies[i].position, untouched.bodies[i].position);
+}
+
+}  // namespace cl
