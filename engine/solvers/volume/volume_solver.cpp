@@ -63,8 +63,9 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "Side of the multi-volume grid cells (at least the pixel size)"}),
       T::bind(&S::iterations, {"iterations", ParamKind::Integer, "", 1, 1000, 20,
        "Projected Gauss-Seidel sweeps of the velocity MLCP with friction (eq. 16-17, 20-21)"}),
-      T::bind(&S::tolerance, {"tolerance", ParamKind::Real, "", 0, 1e6, 1e-12,
-       "A PGS solve stops early once a sweep changes no multiplier by more than this (0: always all sweeps)"}),
+      T::bind(&S::tolerance, {"tolerance", ParamKind::Real, "", 0, 1, 1e-15,
+       "A PGS solve stops early once a sweep changes no multiplier by more than this fraction of the largest one "
+       "(relative, so the stop does not depend on the unit of mass; 0: always all sweeps)"}),
       T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
        "Start the velocity PGS from the previous step's impulses of volume contacts that persist"}),
       T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0.5,
@@ -72,7 +73,8 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "rate it grew, Newton's law); slower approaches get no restitution, so resting contacts do not jitter"}),
       T::bind(&S::speculative, {"speculative_contacts", ParamKind::Bool, "", 0, 1, 1,
        "A pair closer than the world's contact_margin whose volumes do not intersect, or only by less than the "
-       "depth post-stabilisation keeps (half a pixel), gets the shared narrow phase's point contacts still apart, "
+       "depth post-stabilisation keeps (half a pixel), gets the shared narrow phase's point contacts still apart or "
+       "touching (in by at most 2^-16 pixel, the images' sub-pixel precision; a mesh's: apart only), "
        "each row keeping its gap from closing faster than gap / h (an impact that would close it bounces): a body "
        "placed exactly touching is held from its first step (a ball rolling down 30 degrees: slip 9e-16 m/s; "
        "off 0.164), and a box on a thin intersection covering part of its face is held at the rest of it (a "
@@ -362,17 +364,26 @@ void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, doub
     // than a pixel). Discrete collision detection cannot anticipate the contact (sect. 3, "Stabilization"),
     // so the pair would fall freely for a step into it; the shared narrow phase's closest points give rows that
     // keep each gap from closing faster than gap / h (solve_velocities), as an anticipated point contact does.
-    // A pair whose volumes do intersect keeps the points still apart (gap >= 0): where a thin intersection
+    // A pair whose volumes do intersect keeps the points still apart, or touching: in by at most the images'
+    // sub-pixel precision (2^-16 pixel, 0.15 um at 1 cm pixels, to which they snap the vertices). Where a thin intersection
     // covers only part of a contact face (a box tilted by a hair on another), the volume pushes on that part
     // alone and nothing holds the rest: in a 20-box column at 1/60 s such boxes turned at up to 1.4 rad/s within
-    // a step (friction off too) and the column fell; with those points it stands, as on point contacts.
+    // a step (friction off too) and the column fell; with those points it stands, as on point contacts. A column
+    // of 1 m boxes placed with zero gaps is in by 1e-9 m after its first step, at every corner: with the points
+    // still apart only, its faces rested on the cells of a sliver wedge (about 50 of their 100 cells), whose rows
+    // 20 sweeps did not balance, and it slid sideways at g h per step and fell (2.9 m in 10 s) while the column
+    // of 10 cm boxes (one to four cells a face) stood. Points deeper than that stay out: their rows (friction on
+    // point contacts) squeezed a block gripped 0.2 mm deep. Meshes keep the points still apart only: their narrow
+    // phase samples a distance grid at many shell points, whose touching ones kept the stacked tori rocking.
     double deepest = 0.0;
     for (const Constraint& c : pc.constraints) deepest = std::max(deepest, c.deepest);
+    const bool meshes = bodies[size_t(ia)].shape.type == ShapeType::Mesh || bodies[size_t(ib)].shape.type == ShapeType::Mesh;
+    const double touching = meshes ? 0.0 : std::ldexp(set_.pixel_size, -16);
     if (deepest < continuous_depth()) {
       const size_t first = out.size();
       cl::collide(bodies, ia, ib, margin, out);
       if (!pc.constraints.empty())
-        out.erase(std::remove_if(out.begin() + long(first), out.end(), [](const Contact& c) { return c.depth > 0.0; }),
+        out.erase(std::remove_if(out.begin() + long(first), out.end(), [touching](const Contact& c) { return c.depth > touching; }),
                   out.end());
       for (size_t k = first; k < out.size(); ++k) out[k].feature |= kSpeculativeFeature;
     }
@@ -389,6 +400,20 @@ void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, doub
     contact.feature = uint32_t(k);      // index of the volume in the pair's list
     out.push_back(contact);
   }
+}
+
+// The PGS settings of every solve of the method: symmetric sweeps, and the tolerance as a fraction of the largest
+// multiplier, so that when a solve stops does not depend on the unit of mass (an impulse tolerance, 1e-12 N s / m^2,
+// stopped the solves of a column of 1 g boxes a sweep or more before those of the same column at 1 kg, and the
+// two moved apart; the multipliers scale with the masses, their ratios do not).
+PgsSettings VolumeSolver::pgs_settings(int sweeps, std::vector<double>* residuals) const {
+  PgsSettings settings;
+  settings.iterations = sweeps;
+  settings.tolerance = set_.tolerance;
+  settings.relative = true;
+  settings.symmetric = true;
+  settings.residuals = residuals;
+  return settings;
 }
 
 Row VolumeSolver::make_row(int a, int b, const Vec3& la, const Vec3& aa, const Vec3& lb, const Vec3& ab) const {
@@ -625,7 +650,7 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   // load (forward sweeps only loaded a gripped block's low-z cells first, and the friction's torque about the
   // grip axis tipped it over as it slipped).
   sweep_residuals_.clear();
-  const PgsResult result = solve_pgs(rows_, vel_, {set_.iterations, set_.tolerance, true, &sweep_residuals_});
+  const PgsResult result = solve_pgs(rows_, vel_, pgs_settings(set_.iterations, &sweep_residuals_));
   merge_convergence(sweep_residuals_);
   ctx.stats.iterations += result.sweeps;
   profile_.solve_s += seconds_since(t1);
@@ -729,7 +754,7 @@ void VolumeSolver::add_speculative_rows(StepContext& ctx, int begin, int end) {
 // sideways (0.98 m/s sideways, 93 % of its rebound speed). A curved contact's pair row carries its target.
 void VolumeSolver::solve_impacts(StepContext& ctx) {
   if (impact_rows_.empty()) return;
-  const PgsResult r = solve_pgs(impact_rows_, vel_, {set_.iterations, set_.tolerance, true});
+  const PgsResult r = solve_pgs(impact_rows_, vel_, pgs_settings(set_.iterations));
   ctx.stats.iterations += r.sweeps;
 }
 
@@ -818,7 +843,7 @@ void VolumeSolver::solve_layers(StepContext& ctx) {
       }
       if (!layer_rows_.empty()) {
         apply_impulses(layer_rows_, vel_);
-        const PgsResult r = solve_pgs(layer_rows_, vel_, {set_.iterations, set_.tolerance, true});
+        const PgsResult r = solve_pgs(layer_rows_, vel_, pgs_settings(set_.iterations));
         ctx.stats.iterations += r.sweeps;
         for (size_t i = 0; i < layer_rows_.size(); ++i)
           layer_lambda_[size_t(layer_row_source_[i])] = layer_rows_[i].lambda;
@@ -877,7 +902,7 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
     counters_.add(kCountStabilizationPasses, 1);
     std::fill(vel_.begin(), vel_.end(), BodyVelocity{});
     const auto t0 = Clock::now();
-    ctx.stats.iterations += solve_pgs(rows_, vel_, {set_.stabilization_sweeps, set_.tolerance, true}).sweeps;
+    ctx.stats.iterations += solve_pgs(rows_, vel_, pgs_settings(set_.stabilization_sweeps)).sweeps;
     profile_.solve_s += seconds_since(t0);
     // Line 7: q += dq (positions only; velocities are left as the velocity stage made them).
     for (size_t i = 0; i < n; ++i) {

@@ -20,7 +20,7 @@
 //               (M dq = -J_V^T xi, V + J_V dq <= eps_V perp xi >= 0) by PGS, apply dq, recompute; eps_V is
 //               regulated from the contact area so that about `rest_depth` pixels of depth remain (sect. 4.3)
 // With speculative_contacts (on by default), a pair within the world's contact margin whose volumes do not
-// intersect, or only by less than half a pixel, gets the shared narrow phase's point contacts still apart, rows
+// intersect, or only by less than half a pixel, gets the shared narrow phase's point contacts apart or touching, rows
 // J u >= -gap / h with friction. With stack_layers (on by default), a group with bodies on bodies takes 1% of the
 // step whole and the rest layer by layer, lower bodies held (shock propagation, as lcp's).
 // Units: J_V linear part m^2, angular m^3, so rho and xi are pressure (x time, x time^2).
@@ -176,6 +176,8 @@ class VolumeSolver final : public Solver {
                             PairGeometry& out);
   // Volumes of pair ia < ib at the current poses, into the cache (reused when neither body moved).
   PairCache& compute_pair(const std::vector<Body>& bodies, int ia, int ib);
+  // The settings of the method's PGS solves with at most `sweeps` sweeps (relative tolerance, symmetric).
+  PgsSettings pgs_settings(int sweeps, std::vector<double>* residuals = nullptr) const;
   // The row J = [la aa | lb ab] between bodies a and b, prepared with the bodies' inverse masses.
   Row make_row(int a, int b, const Vec3& la, const Vec3& aa, const Vec3& lb, const Vec3& ab) const;
 
