@@ -53,13 +53,16 @@ bool inside(const std::vector<Vec2>& h, const Vec2& p, double tolerance) {
   if (h.empty()) return false;
   if (h.size() == 1) return (p - h[0]).norm() <= tolerance;
   if (h.size() == 2) return segment_distance(p, h[0], h[1]) <= tolerance;
+  // Outside an edge's line by more than the tolerance is outside the polygon by more (the polygon lies on the line's
+  // inner side): most points a polygon keeps are found so, without a distance to every edge.
   bool strictly = true;
   for (size_t i = 0; i < h.size(); ++i) {
     const Vec2& a = h[i];
     const Vec2& b = h[(i + 1) % h.size()];
-    if (cross(a, b, p) < 0.0) {
+    const double c = cross(a, b, p);
+    if (c < 0.0) {
       strictly = false;
-      break;
+      if (-c > tolerance * (b - a).norm()) return false;
     }
   }
   if (strictly) return true;
@@ -138,15 +141,18 @@ std::vector<int> bottom_of_penetration(std::span<const Vec3> points, std::span<c
     if (level[i] != level[j]) return level[i] < level[j];
     return key[i] > key[j];
   });
-  std::vector<Vec2> kept_2d;
+  // The polygon grows by one point at a time: the hull of the kept points is the hull of the last hull's vertices
+  // and the new point (a kept point that fell inside is never a vertex again), so each insertion costs the hull's
+  // size, not the number of points kept so far (a curved cap keeps hundreds of points, and rebuilding from all of
+  // them for each made the polygon quadratic in the cap's size).
   std::vector<Vec2> polygon;
   std::vector<int> kept;
   for (int i : order) {
     const Vec2 p(points[i].dot(t1), points[i].dot(t2));
     if (inside(polygon, p, tolerance)) continue;
     kept.push_back(i);
-    kept_2d.push_back(p);
-    polygon = hull(kept_2d);
+    polygon.push_back(p);
+    polygon = hull(std::move(polygon));
   }
   std::sort(kept.begin(), kept.end());
   return kept;
