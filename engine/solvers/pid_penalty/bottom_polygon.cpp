@@ -40,6 +40,37 @@ std::vector<Vec2> hull(std::vector<Vec2> p) {
   return h;
 }
 
+// Adds p, outside the convex polygon h (counter-clockwise, at least 3 vertices), to it: the vertices between the
+// two tangents from p (the chain of edges p sees, or lies on the line of) give way to p. That is the hull of h and
+// p, as hull() would build it (collinear vertices left out), in the hull's size rather than a sort.
+void insert_outside(std::vector<Vec2>& h, const Vec2& p) {
+  const size_t n = h.size();
+  // visible(i): p lies right of, or on the line of, edge i -> i + 1.
+  auto visible = [&](size_t i) { return cross(h[i], h[(i + 1) % n], p) <= 0.0; };
+  size_t first = n;  // the first visible edge after an invisible one
+  for (size_t i = 0; i < n; ++i)
+    if (visible(i) && !visible((i + n - 1) % n)) {
+      first = i;
+      break;
+    }
+  if (first == n) {  // every edge visible (cannot happen for a polygon with an inside; rebuild to be safe)
+    h.push_back(p);
+    h = hull(std::move(h));
+    return;
+  }
+  size_t last = first;  // the last visible edge of the chain
+  while (visible((last + 1) % n)) last = (last + 1) % n;
+  // The chain's edges run from vertex `first` to vertex last + 1; the vertices strictly between go, p goes in.
+  std::vector<Vec2> out;
+  out.reserve(n + 1);
+  for (size_t k = (last + 1) % n;; k = (k + 1) % n) {
+    out.push_back(h[k]);
+    if (k == first) break;
+  }
+  out.push_back(p);
+  h = std::move(out);
+}
+
 double segment_distance(const Vec2& p, const Vec2& a, const Vec2& b) {
   const Vec2 ab = b - a;
   const double len2 = ab.squaredNorm();
@@ -151,8 +182,12 @@ std::vector<int> bottom_of_penetration(std::span<const Vec3> points, std::span<c
     const Vec2 p(points[i].dot(t1), points[i].dot(t2));
     if (inside(polygon, p, tolerance)) continue;
     kept.push_back(i);
-    polygon.push_back(p);
-    polygon = hull(std::move(polygon));
+    if (polygon.size() < 3) {
+      polygon.push_back(p);
+      polygon = hull(std::move(polygon));
+    } else {
+      insert_outside(polygon, p);
+    }
   }
   std::sort(kept.begin(), kept.end());
   return kept;
