@@ -138,6 +138,10 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
   }
   Pair& pair = pairs_[key];
   pair.points.clear();
+  pair.xa0 = A.position;
+  pair.xb0 = B.position;
+  pair.qa0 = A.orientation;
+  pair.qb0 = B.orientation;
   // World position, depth (> 0 inside), and the facet each point is nearest (of the other body): its normal (from
   // a to b) and the plane's offset along it.
   struct Seen {
@@ -161,7 +165,8 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
     // (n = -g_b).
     const Vec3 surface = p - (phi / len) * g;
     const Vec3 n = of_b ? g : Vec3(-g);
-    pair.points.push_back({of_b, q.r_b});
+    const Body& field = of_b ? A : B;
+    pair.points.push_back({of_b, q.r_b, -phi, q.r_b.norm(), (p - field.position).norm()});
     seen.push_back({p, -phi, n, n.dot(surface)});
   };
   for (const PenetratingPoint& q : a_in_b) add(q, false);
@@ -259,6 +264,49 @@ void PidPenaltySolver::count_penalty_pairs(const std::vector<Body>& bodies) {
 
 Vec3 PidPenaltySolver::contact_normal(const Pair& pair, const std::vector<Motion>& m, const PairKey& key) const {
   return m[size_t(pair.normal_of_b ? key.second : key.first)].R * pair.normal_local;
+}
+
+PidPenaltySolver::Drift PidPenaltySolver::drift(const std::vector<Body>& bodies, const std::vector<Motion>& m,
+                                                 const PairKey& key, const Pair& pair) const {
+  // The angle of the turn from q0 to q: 2 atan2(|vec|, |w|) of q q0^-1 (accurate for small turns, unlike acos).
+  const auto turn = [](const Quat& q, const Quat& q0) {
+    const Quat r = q * q0.conjugate();
+    return 2.0 * std::atan2(r.vec().norm(), std::abs(r.w()));
+  };
+  const Motion& A = m[size_t(key.first)];
+  const Motion& B = m[size_t(key.second)];
+  Drift d;
+  d.move_a = (A.x - pair.xa0).norm();
+  d.turn_a = turn(A.q, pair.qa0);
+  d.move_b = (B.x - pair.xb0).norm();
+  d.turn_b = turn(B.q, pair.qb0);
+  d.slope_a = distance_slope(bodies[size_t(key.first)].shape);
+  d.slope_b = distance_slope(bodies[size_t(key.second)].shape);
+  d.speed_a = A.v.norm();
+  d.spin_a = A.w.norm();
+  d.speed_b = B.v.norm();
+  d.spin_b = B.w.norm();
+  return d;
+}
+
+bool PidPenaltySolver::may_touch(const Candidate& c, const Drift& d, double ahead) {
+  // m: rounding between the narrow phase's and depth_of's evaluations of the same distance is far below this.
+  constexpr double kSlack = 1e-9;
+  const double move_own = c.of_b ? d.move_b : d.move_a, turn_own = c.of_b ? d.turn_b : d.turn_a;
+  const double move_field = c.of_b ? d.move_a : d.move_b, turn_field = c.of_b ? d.turn_a : d.turn_b;
+  const double slope = c.of_b ? d.slope_a : d.slope_b;
+  // In the field body's frame the point moved by at most |dx_own| + turn_own |r_own| + |dx_field| + turn_field
+  // |p0 - x_field0|: its own body's motion, and the frame's shift and turn about the point's old place.
+  const double moved = move_own + turn_own * c.reach + move_field + turn_field * c.field_reach;
+  double bound = c.depth0 + slope * moved + kSlack;
+  if (ahead > 0.0) {
+    const double speed_own = c.of_b ? d.speed_b : d.speed_a, spin_own = c.of_b ? d.spin_b : d.spin_a;
+    const double speed_field = c.of_b ? d.speed_a : d.speed_b, spin_field = c.of_b ? d.spin_a : d.spin_b;
+    // |v_rel(p)| <= |v_own| + |w_own| |p - x_own| + |v_field| + |w_field| |p - x_field|, and |p - x_field| is at most
+    // its narrow-phase value plus the point's and the field centre's displacements.
+    bound += ahead * (speed_own + spin_own * c.reach + speed_field + spin_field * (c.field_reach + moved + move_field));
+  }
+  return bound >= 0.0;
 }
 
 bool PidPenaltySolver::depth_of(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key,
@@ -396,7 +444,11 @@ void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
     const Motion& B = motions_[size_t(key.second)];
     Vec3 centre = Vec3::Zero();
     int count = 0;
+    // A candidate that cannot have come within a substep's approach of the other body since the narrow phase is
+    // not queried (most of a pair's candidates lie outside, within the margin, and stay there).
+    const Drift moved = drift(work, motions_, key, pair);
     auto test = [&](const Candidate& c) {
+      if (!may_touch(c, moved, pair.mode == Mode::Penalty ? 0.0 : h)) return;
       Vec3 p;
       double d;
       if (!depth_of(work, motions_, key, c, p, d)) return;
@@ -531,7 +583,9 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     loaded.clear();
     double deepest = 0.0;
     Vec3 middle = Vec3::Zero();
+    const Drift moved = drift(bodies, m, key, pair);
     auto consider = [&](const Candidate& c) {
+      if (!may_touch(c, moved, 0.0)) return;  // certainly outside: no force
       Vec3 p;
       double d;
       if (!depth_of(bodies, m, key, c, p, d) || d <= 0.0) return;
