@@ -48,12 +48,13 @@ void insert_outside(std::vector<Vec2>& h, const Vec2& p) {
   // visible(i): p lies right of, or on the line of, edge i -> i + 1.
   auto visible = [&](size_t i) { return cross(h[i], h[(i + 1) % n], p) <= 0.0; };
   size_t first = n;  // the first visible edge after an invisible one
+  int starts = 0;    // chains of visible edges: one, unless rounding splits it where p is nearly on an edge's line
   for (size_t i = 0; i < n; ++i)
     if (visible(i) && !visible((i + n - 1) % n)) {
-      first = i;
-      break;
+      if (first == n) first = i;
+      ++starts;
     }
-  if (first == n) {  // every edge visible (cannot happen for a polygon with an inside; rebuild to be safe)
+  if (starts != 1) {  // no chain or a split one: the hull of h and p from scratch
     h.push_back(p);
     h = hull(std::move(h));
     return;
@@ -85,7 +86,8 @@ bool inside(const std::vector<Vec2>& h, const Vec2& p, double tolerance) {
   if (h.size() == 1) return (p - h[0]).norm() <= tolerance;
   if (h.size() == 2) return segment_distance(p, h[0], h[1]) <= tolerance;
   // Outside an edge's line by more than the tolerance is outside the polygon by more (the polygon lies on the line's
-  // inner side): most points a polygon keeps are found so, without a distance to every edge.
+  // inner side): most points a polygon keeps are found so, without a distance to every edge. Twice the tolerance,
+  // so that no point near the tolerance is decided by this test's rounding rather than the distance's below.
   bool strictly = true;
   for (size_t i = 0; i < h.size(); ++i) {
     const Vec2& a = h[i];
@@ -93,7 +95,7 @@ bool inside(const std::vector<Vec2>& h, const Vec2& p, double tolerance) {
     const double c = cross(a, b, p);
     if (c < 0.0) {
       strictly = false;
-      if (-c > tolerance * (b - a).norm()) return false;
+      if (-c > 2.0 * tolerance * (b - a).norm()) return false;
     }
   }
   if (strictly) return true;

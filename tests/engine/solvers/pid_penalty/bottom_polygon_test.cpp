@@ -102,6 +102,64 @@ TEST(BottomPolygon, KeepsTheDeepestPointsOfACapWhoseRingsChainIntoOneLevel) {
   for (int ring = 0; ring <= 15; ++ring) EXPECT_GT(per_ring[size_t(ring)], 0) << "ring " << ring;
 }
 
+// The polygon grows one point at a time from its last hull; whatever the order, a dropped point must lie in the
+// convex hull of the kept ones (it was inside the polygon of the points kept before it), on the contact plane. Grids
+// of collinear rows turned by odd angles (points nearly on an edge's line, where the insertion is most fragile),
+// deepest first on a random tilt and on a cap, checked against a hull built from scratch here.
+TEST(BottomPolygon, EveryDroppedPointLiesInTheHullOfTheKeptOnes) {
+  using P2 = std::pair<double, double>;
+  const auto cross = [](const P2& o, const P2& a, const P2& b) {
+    return (a.first - o.first) * (b.second - o.second) - (a.second - o.second) * (b.first - o.first);
+  };
+  uint32_t seed = 12345;
+  const auto uniform = [&seed]() {
+    seed = seed * 1664525u + 1013904223u;
+    return double(seed >> 8) / double(1u << 24);
+  };
+  for (int trial = 0; trial < 40; ++trial) {
+    const double turn = 0.7 * trial + 0.013;
+    const double c = std::cos(turn), s = std::sin(turn);
+    const bool cap = trial % 2 == 1;
+    const double tilt_u = 0.002 * (uniform() - 0.5), tilt_v = 0.002 * (uniform() - 0.5);
+    std::vector<Vec3> points;
+    std::vector<double> depth;
+    for (int i = 0; i < 15; ++i)
+      for (int k = 0; k < 15; ++k) {
+        const double u = 0.02 * (i - 7), v = 0.02 * (k - 7);
+        points.emplace_back(c * u - s * v, 0.0, s * u + c * v);
+        depth.push_back(cap ? 0.001 - (u * u + v * v) / (2.0 * 0.3) : 0.001 + tilt_u * u / 0.14 + tilt_v * v / 0.14 +
+                                                                          1e-3 * (i % 3 == 0 ? uniform() : 0.0));
+      }
+    const std::vector<int> kept = bottom_of_penetration(points, depth, Vec3(0, 1, 0), 1e-6);
+    // The hull of the kept points (x, z), counter-clockwise (Andrew's monotone chain).
+    std::vector<P2> q;
+    for (int i : kept) q.emplace_back(points[size_t(i)].x(), points[size_t(i)].z());
+    std::sort(q.begin(), q.end());
+    std::vector<P2> h(2 * q.size() + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < q.size(); ++i) {
+      while (n >= 2 && cross(h[n - 2], h[n - 1], q[i]) <= 0.0) --n;
+      h[n++] = q[i];
+    }
+    for (size_t i = q.size() - 1, t = n + 1; i > 0; --i) {
+      while (n >= t && cross(h[n - 2], h[n - 1], q[i - 1]) <= 0.0) --n;
+      h[n++] = q[i - 1];
+    }
+    h.resize(n - 1);
+    ASSERT_GE(h.size(), 3u) << "trial " << trial;
+    for (size_t i = 0; i < points.size(); ++i) {
+      if (std::binary_search(kept.begin(), kept.end(), int(i))) continue;
+      const P2 p(points[i].x(), points[i].z());
+      for (size_t e = 0; e < h.size(); ++e) {
+        const P2& a = h[e];
+        const P2& b = h[(e + 1) % h.size()];
+        const double length = std::hypot(b.first - a.first, b.second - a.second);
+        EXPECT_GE(cross(a, b, p) / length, -1e-6 - 1e-12) << "trial " << trial << ", point " << i;
+      }
+    }
+  }
+}
+
 TEST(BottomPolygon, EmptyAndSinglePoints) {
   EXPECT_TRUE(bottom_of_penetration({}, {}, Vec3(0, 1, 0)).empty());
   const std::vector<Vec3> one{Vec3(1, 2, 3)};
