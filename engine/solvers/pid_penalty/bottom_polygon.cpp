@@ -131,7 +131,7 @@ bool is_face(std::span<const Vec3> points, std::span<const double> depth, std::s
 }  // namespace
 
 std::vector<int> bottom_of_penetration(std::span<const Vec3> points, std::span<const double> depth, const Vec3& normal,
-                                       double tolerance) {
+                                       double tolerance, std::span<const bool> side) {
   Vec3 t1, t2;
   tangent_basis(normal, t1, t2);
   // Depth order, by levels: a level runs on while each next point is within kDepthLevel of the one before it, so a
@@ -162,12 +162,27 @@ std::vector<int> bottom_of_penetration(std::span<const Vec3> points, std::span<c
   // sqrt(r x 1 mm)), but its deepest points lie inside the rim: taken outermost first, the rim's polygon dropped
   // the whole cap and a 0.5 m ball resting on the ground sank 0.29 m in 1 s, held by its shallow rim alone. Such
   // a level keeps the paper's order, deepest first, which keeps every ring of the cap.
+  // Points on a side of the volume (`side`) are left out of the face test when the level has others, and come after
+  // the face's own points: a side's lowest points lie under the face's rim, shallower, and taken first they would
+  // hold the polygon that drops the face's deeper rim.
+  const auto is_side = [&](int i) { return !side.empty() && side[size_t(i)]; };
   std::vector<double> key(spread);
+  std::vector<int> bottom;
   for (size_t first = 0; first < order.size();) {
     size_t last = first + 1;
     while (last < order.size() && level[order[last]] == level[order[first]]) ++last;
-    if (!is_face(points, depth, std::span<const int>(order).subspan(first, last - first), t1, t2))
+    bottom.clear();
+    for (size_t k = first; k < last; ++k)
+      if (!is_side(order[k])) bottom.push_back(order[k]);
+    const bool mixed = !bottom.empty() && bottom.size() < last - first;
+    const std::span<const int> fit = mixed ? std::span<const int>(bottom) : std::span<const int>(order).subspan(first, last - first);
+    if (!is_face(points, depth, fit, t1, t2)) {
       for (size_t k = first; k < last; ++k) key[order[k]] = depth[order[k]];
+    } else if (mixed) {
+      // After every bottom point of the level (keys are squared distances, >= 0), outermost first among themselves.
+      for (size_t k = first; k < last; ++k)
+        if (is_side(order[k])) key[order[k]] = -1.0 / (1.0 + spread[order[k]]);
+    }
     first = last;
   }
   std::stable_sort(order.begin(), order.end(), [&](int i, int j) {

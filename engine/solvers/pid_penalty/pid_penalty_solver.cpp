@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "collision/narrowphase.h"
 #include "constraints/motion.h"
@@ -149,6 +150,7 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
     double depth;
     Vec3 n;
     double offset;
+    Vec3 surface_normal;  // the point's own outward normal (its shell's), world
   };
   std::vector<Seen> seen;
   auto add = [&](const PenetratingPoint& q, bool of_b) {
@@ -167,7 +169,7 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
     const Vec3 n = of_b ? g : Vec3(-g);
     const Body& field = of_b ? A : B;
     pair.points.push_back({of_b, q.r_b, -phi, q.r_b.norm(), (p - field.position).norm()});
-    seen.push_back({p, -phi, n, n.dot(surface)});
+    seen.push_back({p, -phi, n, n.dot(surface), r_owner * q.n_b});
   };
   for (const PenetratingPoint& q : a_in_b) add(q, false);
   for (const PenetratingPoint& q : b_in_a) add(q, true);
@@ -205,13 +207,21 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
   pair.normal_local = (pair.normal_of_b ? rb : ra).transpose() * normal;
 
   // The bottom of the penetration volume, from all candidates (the ones still outside may enter during the step).
+  // A point is on a side of the volume, not its bottom, when its own normal points less than 60 degrees' worth
+  // toward the other body (cosine under 1/2; a's points face along the normal, b's against it): a cylinder's or a
+  // mesh box's side under its face, not a cap or a tilted face.
+  constexpr double kBottomCosine = 0.5;
   std::vector<Vec3> points(seen.size());
   std::vector<double> depths(seen.size());
+  std::unique_ptr<bool[]> side(new bool[seen.size()]);
   for (size_t i = 0; i < seen.size(); ++i) {
     points[i] = seen[i].p;
     depths[i] = seen[i].depth;
+    const double facing = seen[i].surface_normal.dot(normal) * (pair.points[i].of_b ? -1.0 : 1.0);
+    side[i] = facing < kBottomCosine;
   }
-  pair.bottom = pid_penalty::bottom_of_penetration(points, depths, normal, 1e-6);
+  pair.bottom = pid_penalty::bottom_of_penetration(points, depths, normal, 1e-6,
+                                                   std::span<const bool>(side.get(), seen.size()));
   for (int i : pair.bottom) {
     Contact c;
     c.a = ia;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numbers>
 
 namespace cl::pid_penalty {
@@ -158,6 +159,47 @@ TEST(BottomPolygon, EveryDroppedPointLiesInTheHullOfTheKeptOnes) {
       }
     }
   }
+}
+
+// A cylinder's face resting on the ground, tilted by a hair, with the lowest points of its side 0.4 mm shallower
+// under its rim in the same level: with the side points flagged, the face is a face (its interior dropped, its rim
+// kept, the side points after it); unflagged, the side points spoil the face's fit and the level is taken deepest
+// first, keeping most of the face.
+TEST(BottomPolygon, SidePointsUnderAFaceLeaveItAFace) {
+  const double radius = 0.1;
+  std::vector<Vec3> points;
+  std::vector<double> depth;
+  std::vector<char> flags;
+  for (int i = -10; i <= 10; ++i)
+    for (int k = -10; k <= 10; ++k) {
+      const double u = 0.0099 * i, v = 0.0099 * k;
+      if (u * u + v * v > radius * radius) continue;
+      points.emplace_back(u, 0.0, v);
+      depth.push_back(0.001 + 0.002 * u);  // 0.4 mm across the face: one level
+      flags.push_back(0);
+    }
+  const size_t face = points.size();
+  for (int j = 0; j < 24; ++j) {
+    const double a = 2.0 * std::numbers::pi * (j + 0.5) / 24.0;
+    points.emplace_back(radius * std::cos(a), 0.0, radius * std::sin(a));
+    depth.push_back(0.001 + 0.002 * radius * std::cos(a) - 0.0004);
+    flags.push_back(1);
+  }
+  std::unique_ptr<bool[]> side(new bool[points.size()]);
+  for (size_t i = 0; i < points.size(); ++i) side[i] = flags[i] != 0;
+  const std::vector<int> kept =
+      bottom_of_penetration(points, depth, Vec3(0, 1, 0), 1e-6, std::span<const bool>(side.get(), points.size()));
+  size_t kept_face = 0;
+  for (int i : kept)
+    if (size_t(i) < face) {
+      ++kept_face;
+      // Only the face's rim: every kept face point lies within a grid step of the outermost ring.
+      EXPECT_GT(std::hypot(points[size_t(i)].x(), points[size_t(i)].z()), radius - 0.03) << i;
+    }
+  EXPECT_GE(kept_face, 8u);
+  EXPECT_LT(kept_face, face / 3);
+  const std::vector<int> unflagged = bottom_of_penetration(points, depth, Vec3(0, 1, 0), 1e-6);
+  EXPECT_GT(unflagged.size(), face / 2);  // the level taken deepest first: most of the face kept
 }
 
 TEST(BottomPolygon, EmptyAndSinglePoints) {
