@@ -351,6 +351,7 @@ bool World::find_contacts(StepResult& result) {
 void World::match_previous_contacts() {
   constexpr double kPersistDistance = 0.02;  // m
   std::vector<char> claimed(previous_contacts_.size(), 0);
+  std::vector<std::pair<uint32_t, size_t>> by_feature;  // (feature, index) of one pair's previous contacts
   size_t pair_begin = 0;  // first previous contact of the current pair
   for (size_t i = 0; i < contacts_.size();) {
     // The new contacts [i, j) and the previous ones [p0, p1) of one pair.
@@ -372,12 +373,30 @@ void World::match_previous_contacts() {
       c.persisted = true;
       claimed[k] = 1;
     };
-    for (size_t n = i; n < j; ++n)
-      for (size_t k = pair_begin; k < pair_end && !contacts_[n].persisted; ++k)
-        if (!claimed[k] && previous_contacts_[k].feature == contacts_[n].feature) {
-          inherit(contacts_[n], k);
-          break;
-        }
+    // Each new contact takes the first unclaimed previous one with its feature id. A pair with many contacts on both
+    // sides (a penalty method's hundreds of shell points) looks them up in the previous ones sorted by feature, then
+    // index, which finds the same one as the scan in order.
+    if ((j - i) * (pair_end - pair_begin) > 256) {
+      by_feature.clear();
+      for (size_t k = pair_begin; k < pair_end; ++k) by_feature.emplace_back(previous_contacts_[k].feature, k);
+      std::sort(by_feature.begin(), by_feature.end());
+      for (size_t n = i; n < j; ++n) {
+        if (contacts_[n].persisted) continue;
+        auto it = std::lower_bound(by_feature.begin(), by_feature.end(), std::make_pair(contacts_[n].feature, size_t(0)));
+        for (; it != by_feature.end() && it->first == contacts_[n].feature; ++it)
+          if (!claimed[it->second]) {
+            inherit(contacts_[n], it->second);
+            break;
+          }
+      }
+    } else {
+      for (size_t n = i; n < j; ++n)
+        for (size_t k = pair_begin; k < pair_end && !contacts_[n].persisted; ++k)
+          if (!claimed[k] && previous_contacts_[k].feature == contacts_[n].feature) {
+            inherit(contacts_[n], k);
+            break;
+          }
+    }
     for (size_t n = i; n < j; ++n) {
       if (contacts_[n].persisted) continue;
       size_t best = pair_end;
