@@ -25,7 +25,7 @@ const char* usage_text() {
          "  contactlab [SCENE.json] [--solver NAME] [--dt H] [--set name=value]...\n"
          "             [--screenshot FILE.png [--frames N]] [--view LIST] [--size WxH]\n"
          "  contactlab --headless SCENE.json --steps N [--solver NAME] [--dt H] [--set name=value]...\n"
-         "             [--metrics FILE.csv] [--trace FILE.json] [--state FILE.json]\n"
+         "             [--metrics FILE.csv] [--trace FILE.json] [--state FILE.json] [--threads N]\n"
          "  contactlab --compare SOLVER,SOLVER[,...] SCENE.json --steps N [--dt H] [--set LANE.name=value]...\n"
          "             [--metrics FILE.csv] [--threads N]   lanes side by side without a window\n"
          "  contactlab SCENE.json --lanes SOLVER,SOLVER[,...] [--set LANE.name=value]...   lanes in the viewer\n"
@@ -217,8 +217,8 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
     *error = "--lanes names the solvers (the first lane replaces the scene's): it takes no --solver";
     return false;
   }
-  if (given("--threads") && out.compare.empty() && !out.help) {
-    *error = "--threads is for --compare";
+  if (given("--threads") && out.compare.empty() && !out.headless && !out.help) {
+    *error = "--threads is for --headless and --compare";
     return false;
   }
   // In a comparison --set names its lane: LANE.name=value, LANE from 1.
@@ -340,6 +340,7 @@ int run_headless(const CommandLine& cmd) {
     return 2;
   }
   if (cmd.dt > 0) world.settings.dt = cmd.dt;
+  if (cmd.threads >= 0) world.settings.threads = cmd.threads;
   for (const auto& [name, text] : cmd.params) {
     if (!world.solver().params().set_from_string(name, text, &error)) {
       std::fprintf(stderr, "contactlab: --set %s=%s: %s (solver %s)\n", escape_for_message(name).c_str(),
@@ -398,7 +399,7 @@ int run_compare(const CommandLine& cmd) {
   World& base = loaded.world;
   if (cmd.dt > 0) base.settings.dt = cmd.dt;
 
-  Lanes lanes(cmd.threads);
+  Lanes lanes(std::max(cmd.threads, 0));
   std::string error;
   std::vector<LaneSpec> specs;
   if (!parse_lane_list(cmd.compare, specs, &error) || !assign_lane_params(cmd.params, specs, &error)) {

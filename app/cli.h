@@ -26,7 +26,7 @@ struct CommandLine {
   int width = 1280, height = 720;                            // --size WxH: the window (viewer)
   std::string compare;                                       // --compare LIST: lanes without a window
   std::string lanes;                                         // --lanes LIST: lanes in the viewer
-  int threads = 0;                                           // --threads N (--compare; 0: all cores)
+  int threads = -1;  // --threads N: --compare's lanes (absent: all cores), or the world's threads under --headless
 };
 
 // Parses argv; on error returns false with a one-line message in *error.

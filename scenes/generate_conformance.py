@@ -240,7 +240,7 @@ def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                   "conformance")
     os.makedirs(out_dir, exist_ok=True)
-    g.write_scenes(out_dir, SCENES)
+    g.write_scenes(out_dir, SCENES, topics="Conformance")
 
 
 if __name__ == "__main__":

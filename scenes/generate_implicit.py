@@ -607,7 +607,8 @@ def main():
         else:
             out_dir = a
     # Another solver written in: no "methods", which would refuse it.
-    g.write_scenes(out_dir, SCENES, METHODS if OPTIONS["solver"] == "implicit-penalty" else None)
+    g.write_scenes(out_dir, SCENES, METHODS if OPTIONS["solver"] == "implicit-penalty" else None,
+                   "Implicit penalty paper")
 
 
 if __name__ == "__main__":

@@ -157,8 +157,18 @@ SCENES = {
 SCENES.update(towers())
 
 
+# The scene browser's topic of each scene (README, "Scene files": topic).
+TOPICS = {name: "Stacking" for name in SCENES}
+TOPICS.update({
+    "ball_grid_penetrated.json": "Ball grids and mass ratios",
+    "two_balls.json": "Ball grids and mass ratios",
+    "seesaw.json": "Ball grids and mass ratios",
+})
+
+
 def main():
-    g.write_scenes(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)), SCENES, METHODS)
+    g.write_scenes(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)), SCENES, METHODS,
+                   TOPICS)
 
 
 if __name__ == "__main__":

@@ -300,7 +300,7 @@ def main():
     if any(a.startswith("--") for a in args) or len(args) > 1:
         sys.exit(__doc__)
     out_dir = args[0] if args else os.path.dirname(os.path.abspath(__file__))
-    g.write_scenes(out_dir, SCENES, METHODS)
+    g.write_scenes(out_dir, SCENES, METHODS, "Volume contact paper")
 
 
 if __name__ == "__main__":

@@ -49,8 +49,8 @@ void OrbitCamera::zoom(float wheel_steps) {
   distance = std::clamp(distance * std::pow(0.88f, wheel_steps), 0.05f, 200.0f * scene_radius + 100.0f);
 }
 
-void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi, float aspect) {
-  target = 0.5f * (lo + hi);
+void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi, float aspect, float top) {
+  const glm::vec3 centre = 0.5f * (lo + hi);
   scene_radius = std::max(0.5f * glm::length(hi - lo), 0.25f);
   // Keep the viewing direction and find the nearest distance at which all eight corners of the box
   // are inside the frustum (with a margin): tighter than fitting the bounding sphere, which leaves
@@ -58,17 +58,25 @@ void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi, float aspect) 
   const glm::vec3 back(std::cos(pitch) * std::sin(yaw), std::sin(pitch), std::cos(pitch) * std::cos(yaw));
   const glm::vec3 right = glm::normalize(glm::cross(-back, glm::vec3(0.0f, 1.0f, 0.0f)));
   const glm::vec3 up = glm::cross(right, -back);
-  const float tan_y = 0.9f * std::tan(0.5f * fov_y);
-  const float tan_x = tan_y * std::max(aspect, 1e-3f);
+  // In tangent units (screen y = (p . up - shift) / depth): the view spans [-T, T]; the free part [-T, T - 2 f T],
+  // centred at -f T with half height T (1 - f), less a tenth on each side. The eye is raised by f T D, so that
+  // the box's centre projects to the free part's centre.
+  const float t = std::tan(0.5f * fov_y);
+  const float f = std::clamp(top, 0.0f, 0.9f);
+  const float half = 0.9f * t * (1.0f - f);
+  const float tan_x = 0.9f * t * std::max(aspect, 1e-3f);
   float needed = 0.0f;
   for (int corner = 0; corner < 8; ++corner) {
     const glm::vec3 c((corner & 1) ? hi.x : lo.x, (corner & 2) ? hi.y : lo.y, (corner & 4) ? hi.z : lo.z);
-    const glm::vec3 p = c - target;
+    const glm::vec3 p = c - centre;
     const float towards_eye = glm::dot(p, back);
+    const float y = glm::dot(p, up);
+    // Within the free part's top, its bottom and the sides, each a lower bound on the distance D.
     needed = std::max({needed, towards_eye + std::abs(glm::dot(p, right)) / tan_x,
-                       towards_eye + std::abs(glm::dot(p, up)) / tan_y});
+                       (y + (half - f * t) * towards_eye) / half, ((f * t + half) * towards_eye - y) / half});
   }
   distance = std::max(needed, 0.5f);
+  target = centre + up * (f * t * distance);
 }
 
 Ray OrbitCamera::ray_through(float x, float y, float width, float height) const {

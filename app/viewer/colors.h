@@ -1,5 +1,5 @@
 // Colours shared by the renderer (bodies, overlays) and the panels (legends), so a legend always shows
-// exactly the colours drawn in the scene. GLM only: no GL, no ImGui.
+// exactly the colours drawn in the scene. GLM and the engine's debug palette only: no GL, no ImGui.
 #pragma once
 
 #include <algorithm>
@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include <glm/glm.hpp>
+
+#include "solvers/debug_draw.h"
 
 namespace cl::viewer {
 
@@ -51,14 +53,14 @@ inline constexpr glm::vec3 kLayerBottomColor{0.30f, 0.56f, 1.00f};
 inline constexpr glm::vec3 kLayerTopColor{1.00f, 0.62f, 0.20f};
 inline constexpr glm::vec3 kLayerEdgeColor{1.00f, 1.00f, 0.45f};
 
-// The volume solver's views. Intersection volumes per image axis as in Allard et al. 2010, Fig. 1:
-// x red, y green, z blue, lightened so that the blue reads on the dark background.
-inline constexpr std::array<glm::vec3, 3> kVolumeAxisColors = {{
-    {1.00f, 0.32f, 0.30f}, {0.35f, 0.95f, 0.35f}, {0.40f, 0.60f, 1.00f}}};
-// Vertex gradients dV/dp_k of the pair's first body (a) and second body (b), and the multi-volume cells.
-inline constexpr glm::vec3 kGradientColorA{1.00f, 0.50f, 0.95f};
-inline constexpr glm::vec3 kGradientColorB{1.00f, 0.80f, 0.30f};
-inline constexpr glm::vec3 kVolumeCellColor{0.92f, 0.92f, 0.96f};
+// The volume layers of the methods' drawing (solvers/debug_draw.h's palette, which the methods draw with), for
+// the legends: image axes x, y, z as in Allard et al. 2010, Fig. 1; vertex gradients of the pair's first body (a)
+// and second body (b).
+inline constexpr glm::vec3 rgb(const DebugColor& c) { return {c[0], c[1], c[2]}; }
+inline constexpr std::array<glm::vec3, 3> kVolumeAxisColors = {
+    {rgb(debug_colors::kAxes[0]), rgb(debug_colors::kAxes[1]), rgb(debug_colors::kAxes[2])}};
+inline constexpr glm::vec3 kGradientColorA = rgb(debug_colors::kFirstBody);
+inline constexpr glm::vec3 kGradientColorB = rgb(debug_colors::kSecondBody);
 
 // Sleeping bodies: desaturated, darker and shifted towards a cold blue, so they read as "switched off"
 // whatever colouring is active.

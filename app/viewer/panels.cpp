@@ -29,7 +29,7 @@
 #include "viewer/selection.h"
 #include "viewer/servo_control.h"
 #include "viewer/session.h"
-#include "viewer/volume_view.h"
+#include "viewer/debug_view.h"
 
 namespace cl::viewer {
 
@@ -571,11 +571,11 @@ void draw_view_panel(AppState& app) {
               "0.3 m long) and the pair's friction force at the centre (orange). Other solvers draw nothing here.");
 
   {
-    // The volume solver's capture; the toggles stay usable under other solvers, which draw nothing.
-    const VolumeSolver* volume = active_volume_solver(world);
-    const char* header = volume != nullptr ? "Volume contacts###volume" : "Volume contacts (solver 'volume')###volume";
-    if (ImGui::CollapsingHeader(header, volume != nullptr ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
-      if (volume == nullptr) ImGui::TextDisabled("only the 'volume' solver has these (Solver panel)");
+    // The volume layers of the solver's drawing; the toggles stay usable under solvers that do not draw them.
+    const bool volume = (world.solver().debug_layers() & (kDebugVolumes | kDebugVolumeGradients | kDebugVolumeCells)) != 0;
+    const char* header = volume ? "Volume contacts###volume" : "Volume contacts (solver 'volume')###volume";
+    if (ImGui::CollapsingHeader(header, volume ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+      if (!volume) ImGui::TextDisabled("only the 'volume' solver draws these (Solver panel)");
       ImGui::Checkbox("intersection volumes", &view.show_volumes);
       help_marker("The intersection volume of each colliding pair as the layered depth images see it (Allard et "
                   "al. 2010, sect. 3.2, eq. 11; their Fig. 1): for each image axis, every pixel ray's interval "
@@ -628,32 +628,11 @@ void draw_view_panel(AppState& app) {
                   "used it in the last step, at the poses before that step moved the bodies, matching the "
                   "forces; drawn where the bodies were, which lags a step behind (far, in a step that separates "
                   "deeply interpenetrating bodies).");
-      if (volume != nullptr && wants_volume_capture(view)) {
-        const std::vector<const VolumeSolver::DebugPair*> captures = current_volume_captures(world, view);
-        if (captures.empty()) {
-          ImGui::TextDisabled("no overlapping pairs");
-        } else {
-          long drawn[3] = {0, 0, 0}, total[3] = {0, 0, 0};
-          int stride = 1;
-          size_t constraints = 0, cells = 0;
-          for (const VolumeSolver::DebugPair* d : captures) {
-            for (int w = 0; w < 3; ++w) {
-              drawn[w] += static_cast<long>(d->intervals.segments[static_cast<size_t>(w)].size());
-              total[w] += d->intervals.total[static_cast<size_t>(w)];
-              stride = std::max(stride, d->intervals.stride[static_cast<size_t>(w)]);
-            }
-            constraints += d->constraints.size();
-            cells += d->cells.size();
-          }
-          const bool stepped = std::all_of(captures.begin(), captures.end(),
-                                           [](const auto* d) { return d->collision_stage; });
-          ImGui::TextDisabled(stepped ? "as of the last step's collision stage" : "at the drawn poses");
-          ImGui::Text("%zu pairs, %zu constraints, %zu cells", captures.size(), constraints, cells);
-          ImGui::Text("intervals x %ld, y %ld, z %ld", total[0], total[1], total[2]);
-          if (stride > 1) {
-            ImGui::TextDisabled("drawn %ld, %ld, %ld (pixel stride %d)", drawn[0], drawn[1], drawn[2], stride);
-          }
-        }
+      const DebugRecording& drawn = debug_recording(app, 0);
+      if (volume && wants_volume_layers(view) && drawn.valid) {
+        // The totals the solver noted with its drawing.
+        ImGui::TextDisabled(drawn.at_collision_stage ? "as of the last step's collision stage" : "at the drawn poses");
+        for (const auto& [label, value] : drawn.notes) ImGui::Text("%s %.6g", label.c_str(), value);
       }
     }
   }
@@ -1736,7 +1715,17 @@ void draw_error_toast(AppState& app) {
 void draw_scene_description(AppState& app) {
   UiState& ui = app.ui;
   const World& world = app.scene.world;
-  if (ui.description_shown == app.scene.generation || world.description.empty()) return;
+  // The window's lower edge as drawn: a scene framed on load (the camera as frame_scene left it) is framed again
+  // whenever it changes, so that the bodies fit below the window, and fill the view once it is closed.
+  auto set_bottom = [&app](float bottom) {
+    if (bottom == app.ui.description_bottom) return;
+    app.ui.description_bottom = bottom;
+    if (app.camera == app.ui.auto_framed) frame_scene(app);
+  };
+  if (ui.description_shown == app.scene.generation || world.description.empty()) {
+    set_bottom(0.0f);
+    return;
+  }
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   const float middle_x = kPanelWidth + 2.0f * kMargin;
   const float width = std::min(560.0f, std::max(display.x - 2.0f * middle_x, 260.0f));
@@ -1757,8 +1746,10 @@ void draw_scene_description(AppState& app) {
     ImGui::TextWrapped("%s", world.description.c_str());
     ImGui::TextDisabled("F1: keys and mouse. Close with the x; Scene panel: other scenes.");
   }
+  const float bottom = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
   ImGui::End();
   if (!open) ui.description_shown = app.scene.generation;
+  set_bottom(open ? bottom : 0.0f);
 }
 
 // The main menu bar along the top: File, Scene, Solver, View, Compare, Help; each item does what its panel
@@ -1960,22 +1951,17 @@ void draw_scene_browser(AppState& app, const std::function<uint32_t(const SceneE
                                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize;
   if (ImGui::Begin("Scenes###browser", &app.ui.browser, flags)) {
     ImGui::SetNextItemWidth(-FLT_MIN);
-    ImGui::InputTextWithHint("##browser_search", "search names and descriptions", &scene.search);
-    const std::string current = std::filesystem::path(scene.path).filename().string();
+    ImGui::InputTextWithHint("##browser_search", "search names, descriptions and topics", &scene.search);
+    std::error_code ec;
+    const std::filesystem::path current = std::filesystem::weakly_canonical(scene.path, ec);
     const std::vector<SceneGroup> groups = group_scenes(scene.catalogue, scene.search);
     if (groups.empty()) ImGui::TextDisabled("no scene matches");
     ImGui::BeginChild("entries");
     const ImVec2 thumb{float(kThumbWidth), float(kThumbHeight)};
     std::string to_open;
     for (const SceneGroup& g : groups) {
-      const SolverInfo* info = find_solver(g.method);
-      const std::string header = g.method + "  (" + std::to_string(g.entries.size()) + ")###" + g.method;
+      const std::string header = g.topic + "  (" + std::to_string(g.entries.size()) + ")###" + g.topic;
       if (!ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) continue;
-      if (info != nullptr) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", info->method.c_str());
-        ImGui::PopStyleColor();
-      }
       for (const int i : g.entries) {
         const SceneEntry& e = scene.catalogue[size_t(i)];
         ImGui::PushID(e.file.c_str());
@@ -1990,9 +1976,10 @@ void draw_scene_browser(AppState& app, const std::function<uint32_t(const SceneE
         ImGui::SameLine();
         ImGui::BeginGroup();
         ImGui::PushTextWrapPos(0.0f);
-        if (ImGui::Selectable(e.name.c_str(), e.file == current)) clicked = true;
-        std::string line = e.file;
-        for (size_t m = 0; m < e.methods.size(); ++m) line += (m == 0 ? "   for: " : ", ") + e.methods[m];
+        const bool shown = !current.empty() && std::filesystem::weakly_canonical(e.path, ec) == current;
+        if (ImGui::Selectable(e.name.c_str(), shown)) clicked = true;
+        std::string line = e.file + "   starts with: " + e.method;
+        for (size_t m = 0; m < e.methods.size(); ++m) line += (m == 0 ? "   only for: " : ", ") + e.methods[m];
         ImGui::TextDisabled("%s", line.c_str());
         if (!e.error.empty()) colored_wrapped(kErrorColor, e.error);
         else if (e.description.empty()) ImGui::TextDisabled("(no description)");

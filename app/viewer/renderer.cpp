@@ -19,7 +19,7 @@
 #include "viewer/script_edit.h"
 #include "viewer/selection.h"
 #include "viewer/session.h"
-#include "viewer/volume_view.h"
+#include "viewer/debug_view.h"
 
 namespace cl::viewer {
 
@@ -31,9 +31,9 @@ const glm::vec3 kPlaneColor{0.50f, 0.51f, 0.53f};
 
 // Colours of the debug overlays.
 const glm::vec4 kContactColor{1.00f, 0.85f, 0.20f, 1.0f};
-const glm::vec4 kNormalColor{0.30f, 0.90f, 1.00f, 1.0f};
-const glm::vec4 kNormalImpulseColor{1.00f, 0.30f, 0.25f, 1.0f};
-const glm::vec4 kFrictionImpulseColor{1.00f, 0.60f, 0.15f, 1.0f};
+const glm::vec4 kNormalColor = to_glm(debug_colors::kNormal);  // the methods' drawing uses the same
+const glm::vec4 kNormalImpulseColor = to_glm(debug_colors::kNormalImpulse);
+const glm::vec4 kFrictionImpulseColor = to_glm(debug_colors::kFrictionImpulse);
 const glm::vec4 kDragColor{1.0f, 1.0f, 1.0f, 1.0f};
 const glm::vec4 kSelectionColor{1.0f, 0.85f, 0.35f, 1.0f};
 const glm::vec4 kEdgeColor{0.95f, 0.95f, 0.95f, 0.85f};
@@ -300,6 +300,7 @@ void Renderer::draw(const AppState& app, int fb_width, int fb_height) {
       const int y = fb_height - static_cast<int>((c.y + c.height) * scale);
       glViewport(x, y, w, h);
       world_ = &lane_world(app, lane);
+      lane_ = lane;
       const glm::mat4 view_proj =
           app.camera.projection(static_cast<float>(w) / static_cast<float>(std::max(h, 1))) * app.camera.view();
       draw_planes(app, view_proj);
@@ -321,9 +322,11 @@ void Renderer::draw(const AppState& app, int fb_width, int fb_height) {
       draw_bodies(app, view_proj, &ghost);
     }
     world_ = &app.scene.world;
+    lane_ = 0;
     draw_overlays(app, view_proj, static_cast<float>(fb_height));
   }
   world_ = &app.scene.world;
+  lane_ = 0;
   glBindVertexArray(0);
   glUseProgram(0);
 }
@@ -560,27 +563,10 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
     points_.push_back({to_glm(anchor), kDragColor});
     points_.push_back({to_glm(pick.target), kDragColor});
   }
-  if (view.show_method) {
-    // The method's own drawing, on top: its polygons and force parts lie in the contact region, inside bodies.
-    struct Sink final : DebugDraw {
-      Renderer& r;
-      explicit Sink(Renderer& renderer) : r(renderer) {}
-      static glm::vec4 color(const DebugColor& c) { return {c[0], c[1], c[2], c[3]}; }
-      void line(const Vec3& a, const Vec3& b, const DebugColor& c) override {
-        if (!all_finite(a) || !all_finite(b)) return;
-        r.top_lines_.push_back({to_glm(a), color(c)});
-        r.top_lines_.push_back({to_glm(b), color(c)});
-      }
-      void point(const Vec3& p, const DebugColor& c) override {
-        if (all_finite(p)) r.top_points_.push_back({to_glm(p), color(c)});
-      }
-    } sink(*this);
-    world.solver().draw_debug(sink);
-  }
+  add_debug_overlay(app);
   add_graph_overlay(app);
   add_joint_overlay(app);
   add_script_overlay(app);
-  add_volume_overlay(app);
   add_mesh_overlays(app);
 
   const float point_size = std::max(4.0f, 5.0f * fb_height / 720.0f);
@@ -875,123 +861,32 @@ void Renderer::draw_slice(const glm::mat4& view_proj) {
   glDepthFunc(GL_LEQUAL);
 }
 
-void Renderer::add_volume_overlay(const AppState& app) {
-  const ViewState& view = app.view;
-  if (!wants_volume_capture(view)) return;
-  const World& world = *world_;
-  const std::vector<const VolumeSolver::DebugPair*> pairs = current_volume_captures(world, view);
-  if (pairs.empty()) return;
-  // Everything here lies in the bodies' overlap, inside both: drawn on top so that it is seen at all.
+void Renderer::add_debug_overlay(const AppState& app) {
+  const DebugRecording& rec = debug_recording(app, lane_);
+  // The methods draw mostly in the contact region, inside the bodies: on top, so that it is seen at all.
   auto line = [this](const Vec3& a, const Vec3& b, const glm::vec4& color) {
     top_lines_.push_back({to_glm(a), color});
     top_lines_.push_back({to_glm(b), color});
   };
+  auto color = [](const DebugColor& c) { return glm::vec4(c[0], c[1], c[2], c[3]); };
   const Vec3 eye = to_vec3(app.camera.eye());
-  // An arrow from p to q with a two-stroke head in the plane facing the camera.
-  auto arrow = [&](const Vec3& p, const Vec3& q, const glm::vec4& color) {
-    line(p, q, color);
-    const Vec3 d = q - p;
+  for (const DebugRecording::Line& l : rec.lines) {
+    const glm::vec4 c = color(l.color);
+    line(l.a, l.b, c);
+    if (!l.arrow) continue;
+    // A two-stroke head in the plane facing the camera.
+    const Vec3 d = l.b - l.a;
     const double length = d.norm();
-    if (!(length > 0.0)) return;
+    if (!(length > 0.0)) continue;
     const Vec3 dir = d / length;
-    Vec3 side = dir.cross(q - eye);
-    if (!(side.norm() > 1e-12)) return;
+    Vec3 side = dir.cross(l.b - eye);
+    if (!(side.norm() > 1e-12)) continue;
     side.normalize();
     const double head = 0.3 * length;
-    line(q, q - head * dir + 0.5 * head * side, color);
-    line(q, q - head * dir - 0.5 * head * side, color);
-  };
-
-  // 1. Intersection volumes (eq. 11, Fig. 1): every captured interval as a segment along its image axis. The
-  // three axes' segments are interleaved and half transparent, so where they overlap the colours mix instead
-  // of the last axis covering the others.
-  if (view.show_volumes) {
-    const int axes = static_cast<int>(view.volume_axes[0]) + view.volume_axes[1] + view.volume_axes[2];
-    const float alpha = axes > 1 ? 0.5f : 0.8f;
-    for (const VolumeSolver::DebugPair* d : pairs) {
-      const auto& segments = d->intervals.segments;
-      const size_t most = std::max({segments[0].size(), segments[1].size(), segments[2].size()});
-      for (size_t k = 0; k < most; ++k) {
-        for (size_t w = 0; w < 3; ++w) {
-          if (!view.volume_axes[w] || k >= segments[w].size()) continue;
-          line(segments[w][k][0], segments[w][k][1], glm::vec4(kVolumeAxisColors[w], alpha));
-        }
-      }
-    }
+    line(l.b, l.b - head * dir + 0.5 * head * side, c);
+    line(l.b, l.b - head * dir - 0.5 * head * side, c);
   }
-
-  // 2. Vertex gradients dV/dp_k of each pair's whole volume (eq. 12-14): the largest one of each pair is drawn
-  // gradient_length long, the others of the pair in proportion (a coarse box puts a whole face's share on a
-  // corner, a fine mesh spreads it over many vertices: one scale for all pairs would shrink the fine ones to
-  // dots). A plane's are left out: its mesh is the solver's stand-in box, whose far corners would carry the
-  // largest arrows and mean nothing (the plane never moves).
-  if (view.show_volume_gradients) {
-    for (const VolumeSolver::DebugPair* d : pairs) {
-      bool drawn[2];
-      double largest = 0.0;
-      for (int s = 0; s < 2; ++s) {
-        drawn[s] = world.bodies[static_cast<size_t>(s == 0 ? d->a : d->b)].shape.type != ShapeType::Plane;
-        if (drawn[s])
-          for (const VolumeSolver::DebugArrow& g : d->gradients[static_cast<size_t>(s)])
-            largest = std::max(largest, g.gradient.norm());
-      }
-      if (!(largest > 0.0) || !std::isfinite(largest)) continue;
-      const double scale = view.gradient_length / largest;
-      for (int s = 0; s < 2; ++s) {
-        if (!drawn[s]) continue;
-        const glm::vec4 color(s == 0 ? kGradientColorA : kGradientColorB, 1.0f);
-        for (const VolumeSolver::DebugArrow& g : d->gradients[static_cast<size_t>(s)]) {
-          if (!all_finite(g.position) || !all_finite(g.gradient)) continue;
-          arrow(g.position, g.position + scale * g.gradient, color);
-          top_points_.push_back({to_glm(g.position), color * glm::vec4(1, 1, 1, 0.8f)});
-        }
-      }
-    }
-  }
-
-  // 3. The grid cells that hold a constraint (sect. 5), each constraint's frame at its position (normal cyan,
-  // tangents grey), and the forces: the normal (red) and friction (orange) impulses of the pair's contacts in
-  // the last step, scaled like the Contacts section's impulses.
-  if (view.show_volume_cells) {
-    const ContactList& contacts = world.contacts();
-    const double impulse_scale =
-        view.auto_impulse_scale ? (view.impulse_reference > 0.0f ? view.impulse_length / view.impulse_reference : 0.0)
-                                : view.impulse_scale;
-    const glm::vec4 cell_color(kVolumeCellColor, 0.55f);
-    const glm::vec4 tangent_color(0.80f, 0.80f, 0.85f, 0.8f);
-    for (const VolumeSolver::DebugPair* d : pairs) {
-      const double h = d->cell_size;
-      for (const std::array<int, 3>& c : d->cells) {
-        const Vec3 lo(c[0] * h, c[1] * h, c[2] * h);
-        auto corner = [&](int i) { return Vec3(lo + h * Vec3((i & 1) ? 1 : 0, (i & 2) ? 1 : 0, (i & 4) ? 1 : 0)); };
-        for (int i = 0; i < 8; ++i)
-          for (int bit = 1; bit < 8; bit <<= 1)
-            if ((i & bit) == 0) line(corner(i), corner(i | bit), cell_color);
-      }
-      for (const VolumeSolver::Constraint& c : d->constraints) {
-        if (!all_finite(c.position) || !all_finite(c.normal) || c.normal.isZero(0.0)) continue;
-        const double frame = d->multi_volume ? 0.45 * h : std::clamp(0.5 * std::sqrt(std::max(c.area, 0.0)), 0.02, 1.0);
-        Vec3 t1, t2;
-        tangent_basis(c.normal, t1, t2);
-        line(c.position, c.position + frame * c.normal, kNormalColor);
-        line(c.position, c.position + 0.6 * frame * t1, tangent_color);
-        line(c.position, c.position + 0.6 * frame * t2, tangent_color);
-        top_points_.push_back({to_glm(c.position), glm::vec4(kVolumeCellColor, 1.0f)});
-      }
-      // The impulses of the pair's contacts in the last step, at the contacts (one per constraint of the last
-      // collision stage; contacts are sorted by pair).
-      auto it = std::lower_bound(contacts.begin(), contacts.end(), std::pair(d->a, d->b),
-                                 [](const Contact& x, const std::pair<int, int>& key) { return std::pair(x.a, x.b) < key; });
-      for (; it != contacts.end() && it->a == d->a && it->b == d->b; ++it) {
-        if (!all_finite(it->position) || !all_finite(it->normal) || !std::isfinite(it->normal_impulse) ||
-            !all_finite(it->friction_impulse))
-          continue;
-        arrow(it->position, it->position + impulse_scale * it->normal_impulse * it->normal, kNormalImpulseColor);
-        if (it->friction_impulse.norm() * impulse_scale > 1e-6)
-          arrow(it->position, it->position + impulse_scale * it->friction_impulse, kFrictionImpulseColor);
-      }
-    }
-  }
+  for (const DebugRecording::Point& p : rec.points) top_points_.push_back({to_glm(p.p), color(p.color)});
 }
 
 namespace {

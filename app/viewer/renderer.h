@@ -96,14 +96,15 @@ class Renderer {
   void add_graph_overlay(const AppState& app);
   void add_joint_overlay(const AppState& app);
   void add_script_overlay(const AppState& app);
-  // The volume solver's capture: intervals per axis, vertex gradients, grid cells with frames and forces.
-  void add_volume_overlay(const AppState& app);
+  // What the lane's solver drew of itself (debug_view.h's recording), on top: arrows get a head facing the camera.
+  void add_debug_overlay(const AppState& app);
   // Uploads and draws one batch of lines and points: depth tested in two passes (faint where hidden,
   // solid where visible), or on top of everything.
   void draw_line_batch(std::vector<LineVertex>& lines, const std::vector<LineVertex>& points, bool on_top,
                        const glm::mat4& view_proj, float point_size);
 
   const World* world_ = nullptr;  // the lane being drawn (draw() sets it)
+  int lane_ = 0;                  // its index
   GLuint mesh_program_ = 0, ground_program_ = 0, line_program_ = 0;
   GpuMesh sphere_, box_, capsule_;
   GLuint empty_vao_ = 0;              // the ground quad's corners come from gl_VertexID

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
-#include "solvers/registry.h"
 #include "viewer/session.h"
 
 namespace cl::viewer {
@@ -41,6 +40,8 @@ void read_fields(SceneEntry& e) {
   if (const auto it = doc.find("name"); it != doc.end() && it->is_string()) e.name = it->get<std::string>();
   if (const auto it = doc.find("description"); it != doc.end() && it->is_string())
     e.description = it->get<std::string>();
+  if (const auto it = doc.find("topic"); it != doc.end() && it->is_string() && !it->get<std::string>().empty())
+    e.topic = it->get<std::string>();
   if (const auto it = doc.find("methods"); it != doc.end() && it->is_array())
     for (const auto& m : *it)
       if (m.is_string()) e.methods.push_back(m.get<std::string>());
@@ -55,45 +56,62 @@ void read_fields(SceneEntry& e) {
 
 }  // namespace
 
+namespace {
+SceneEntry scan_entry(const std::string& root, const std::string& file, const std::string& folder) {
+  SceneEntry e;
+  e.file = file;
+  e.path = (fs::path(root) / "scenes" / file).string();
+  e.name = fs::path(file).stem().string();
+  std::error_code ec;
+  const auto time = fs::last_write_time(e.path, ec);
+  if (!ec) e.mtime = static_cast<int64_t>(time.time_since_epoch().count());
+  read_fields(e);
+  if (e.topic.empty()) e.topic = folder.empty() ? "Other" : folder;
+  return e;
+}
+}  // namespace
+
 std::vector<SceneEntry> scan_scenes(const std::string& root) {
   std::vector<SceneEntry> out;
-  for (const std::string& file : list_scene_files(root)) {
-    SceneEntry e;
-    e.file = file;
-    e.path = (fs::path(root) / "scenes" / file).string();
-    e.name = fs::path(file).stem().string();
-    std::error_code ec;
-    const auto time = fs::last_write_time(e.path, ec);
-    if (!ec) e.mtime = static_cast<int64_t>(time.time_since_epoch().count());
-    read_fields(e);
-    out.push_back(std::move(e));
+  for (const std::string& file : list_scene_files(root)) out.push_back(scan_entry(root, file, ""));
+  std::vector<std::string> folders;
+  std::error_code ec;
+  for (fs::directory_iterator it(fs::path(root) / "scenes", ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory(ec)) folders.push_back(it->path().filename().string());
+  std::sort(folders.begin(), folders.end());
+  for (const std::string& folder : folders) {
+    std::vector<std::string> files;
+    for (fs::directory_iterator it(fs::path(root) / "scenes" / folder, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path().filename().string());
+    std::sort(files.begin(), files.end());
+    for (const std::string& file : files) out.push_back(scan_entry(root, folder + "/" + file, folder));
   }
   return out;
 }
 
 std::vector<SceneGroup> group_scenes(const std::vector<SceneEntry>& entries, const std::string& search) {
   const std::string wanted = lower(search);
-  std::vector<std::string> order;
-  for (const SolverInfo& info : solver_registry()) order.push_back(info.name);
   std::vector<SceneGroup> groups;
   for (int i = 0; i < int(entries.size()); ++i) {
     const SceneEntry& e = entries[size_t(i)];
-    if (!wanted.empty() && lower(e.file + "\n" + e.name + "\n" + e.description + "\n" + e.method).find(wanted) ==
-                               std::string::npos)
+    if (!wanted.empty() && lower(e.file + "\n" + e.name + "\n" + e.description + "\n" + e.topic + "\n" + e.method)
+                                   .find(wanted) == std::string::npos)
       continue;
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const SceneGroup& s) { return s.method == e.method; });
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const SceneGroup& s) { return s.topic == e.topic; });
     if (g == groups.end()) {
-      groups.push_back({e.method, {}});
+      groups.push_back({e.topic, {}});
       g = groups.end() - 1;
     }
     g->entries.push_back(i);
   }
-  // Known methods in the registry's order, unknown ones after them by name.
-  auto rank = [&](const std::string& m) {
-    return size_t(std::find(order.begin(), order.end(), m) - order.begin());
+  // Known topics in kTopicOrder, the others after them by name.
+  auto rank = [](const std::string& topic) {
+    const auto it = std::find_if(std::begin(kTopicOrder), std::end(kTopicOrder),
+                                 [&](const char* t) { return topic == t; });
+    return size_t(it - std::begin(kTopicOrder));
   };
   std::stable_sort(groups.begin(), groups.end(), [&](const SceneGroup& a, const SceneGroup& b) {
-    return rank(a.method) != rank(b.method) ? rank(a.method) < rank(b.method) : a.method < b.method;
+    return rank(a.topic) != rank(b.topic) ? rank(a.topic) < rank(b.topic) : a.topic < b.topic;
   });
   return groups;
 }

@@ -1,5 +1,6 @@
-// The scene browser's catalogue (no GL): every file of scenes/ with its name, description and the method it is
-// written for, grouped by that method, narrowed by a search text; and where each scene's thumbnail is cached.
+// The scene browser's catalogue (no GL): every file of scenes/ and of its folders (conformance/) with its name,
+// description, topic and the method it starts with, grouped by topic, narrowed by a search text; and where each
+// scene's thumbnail is cached.
 #pragma once
 
 #include <cstdint>
@@ -9,10 +10,11 @@
 namespace cl::viewer {
 
 struct SceneEntry {
-  std::string file;         // file name in scenes/ ("pile.json")
+  std::string file;         // path in scenes/ ("pile.json", "conformance/bounce.json")
   std::string path;         // <root>/scenes/<file>
   std::string name;         // the scene's "name", else the file's stem
   std::string description;  // the scene's "description" ("" when it has none)
+  std::string topic;        // the scene's "topic", else its folder's name in scenes/ ("conformance"), else "Other"
   std::string method;       // the solver it starts with: solver.type, else the first of methods, else lcp
   std::vector<std::string> methods;  // the scene's "methods" (empty: every solver)
   int64_t mtime = 0;        // the file's modification time (ns since the epoch): part of the thumbnail's key
@@ -20,15 +22,23 @@ struct SceneEntry {
 };
 
 struct SceneGroup {
-  std::string method;        // the solver the group's scenes start with
+  std::string topic;
   std::vector<int> entries;  // indices into the catalogue, in file-name order
 };
 
-// Reads the top-level fields of every *.json of <root>/scenes (list_scene_files' order), without loading the
-// scenes (no meshes, no distance fields): fast enough to run whenever the browser opens.
+// The order of the topics the shipped scenes use (README, "Scene files"): from a first look to the papers' own
+// experiments and the conformance suite. Other topics follow by name.
+inline constexpr const char* kTopicOrder[] = {
+    "Getting started",      "Stacking",           "Ball grids and mass ratios", "Friction and sliding",
+    "Impacts and piles",    "Joints and machines", "Meshes",                    "Implicit penalty paper",
+    "Volume contact paper", "Conformance"};
+
+// Reads the top-level fields of every *.json of <root>/scenes (list_scene_files' order), then of its folders one
+// level down (by folder, then file), without loading the scenes (no meshes, no distance fields): fast enough to
+// run whenever the browser opens.
 std::vector<SceneEntry> scan_scenes(const std::string& root);
-// The catalogue's entries that match `search` (any part of the file name, the name, the description or the
-// method, any case; "" matches all), grouped by method: the registry's order of methods, entries by file name.
+// The catalogue's entries that match `search` (any part of the file name, the name, the description, the topic
+// or the method, any case; "" matches all), grouped by topic in kTopicOrder, entries in catalogue order.
 std::vector<SceneGroup> group_scenes(const std::vector<SceneEntry>& entries, const std::string& search);
 
 // Folder of the thumbnails: $XDG_CACHE_HOME/contactlab/thumbs, else $HOME/.cache/contactlab/thumbs; "" without

@@ -20,7 +20,7 @@
 #include "solvers/registry.h"
 #include "viewer/convert.h"
 #include "viewer/servo_control.h"
-#include "viewer/volume_view.h"
+#include "viewer/debug_view.h"
 
 #ifndef CONTACTLAB_SOURCE_DIR
 #define CONTACTLAB_SOURCE_DIR "."
@@ -335,9 +335,18 @@ void frame_scene(AppState& app, bool whole_window) {
   // the split comparison.
   const float free_width = whole_window ? 1.0f : 0.55f;
   const LaneCell cell = lane_cell(app, 0);
-  const float aspect = split_view(app) ? cell.width / std::max(cell.height, 1.0f)
-                                       : free_width * app.viewport_width / std::max(app.viewport_height, 1.0f);
-  app.camera.frame(to_glm(lo), to_glm(hi), aspect);
+  const bool split = split_view(app);
+  const float aspect = split ? cell.width / std::max(cell.height, 1.0f)
+                             : free_width * app.viewport_width / std::max(app.viewport_height, 1.0f);
+  // The scene's description, shown over the top of the middle after loading: the bodies fit below it.
+  float top = 0.0f;
+  if (!whole_window && app.ui.description_bottom > 0.0f) {
+    top = split ? (app.ui.description_bottom - cell.y) / std::max(cell.height, 1.0f)
+                : app.ui.description_bottom / std::max(app.viewport_height, 1.0f);
+    top = std::clamp(top, 0.0f, 0.6f);  // a window taller than that is the user's to close
+  }
+  app.camera.frame(to_glm(lo), to_glm(hi), aspect, top);
+  if (!whole_window) app.ui.auto_framed = app.camera;
 }
 
 bool reload_scene(AppState& app, std::string* error) {
@@ -395,9 +404,9 @@ bool save_scene_as(AppState& app, const std::string& path, std::string* error) {
 bool step_once(AppState& app) {
   if (!app.sim.step_error.empty()) return false;
   drive_held_servos(app, app.scene.world.settings.dt);
-  sync_volume_capture(app);
   StepResult r;
   if (app.compare.lanes.empty()) {
+    remember_collision_poses(app, 0, app.scene.world);
     r = app.scene.world.step();
   } else {
     // Every running lane in lockstep, one per task; what the user changed in lane 1 (drag, servo targets,
@@ -411,6 +420,7 @@ bool step_once(AppState& app) {
       worlds.push_back(&compare.lanes[i]);
       lane_of.push_back(int(i) + 1);
     }
+    for (size_t k = 0; k < worlds.size(); ++k) remember_collision_poses(app, lane_of[k], *worlds[k]);
     if (!compare.pool) compare.pool = std::make_shared<TaskPool>(0);
     std::vector<StepResult> results(worlds.size());
     step_lockstep(worlds, *compare.pool, results);

@@ -1,7 +1,7 @@
 // The simulation side of the viewer (no GL, no ImGui): finding, loading, resetting and saving scenes,
 // stepping the world in real time, comparison lanes, and feeding the statistics and the recorder. Selection,
-// servo control, script editing, the --view spec and the volume solver's views have their own files
-// (selection.h, servo_control.h, script_edit.h, view_spec.h, volume_view.h).
+// servo control, script editing, the --view spec and the solvers' own drawing have their own files
+// (selection.h, servo_control.h, script_edit.h, view_spec.h, debug_view.h).
 #pragma once
 
 #include <string>

@@ -25,7 +25,7 @@
 #include "viewer/session.h"
 #include "viewer/thumbnails.h"
 #include "viewer/view_spec.h"
-#include "viewer/volume_view.h"
+#include "viewer/debug_view.h"
 
 namespace cl {
 
@@ -205,12 +205,12 @@ int run_viewer(const ViewerOptions& options) {
     const double step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();
     app.stats.fps.push(io.Framerate);
     viewer::update_impulse_reference(app.view, app.scene.world.contacts());
-    viewer::refresh_volume_capture(app);  // the volume views at the poses just stepped to, for panels and drawing
+    viewer::refresh_debug_drawing(app);  // the solvers' drawing at the poses just stepped to, for panels and drawing
     viewer::draw_panels(app);
     viewer::draw_scene_browser(app, [&thumbnails](const viewer::SceneEntry& e) { return thumbnails.texture(e); });
     // Screenshots wait for a thumbnail being drawn, so that they do not depend on how fast scenes load.
     thumbnails.update(screenshot);
-    viewer::refresh_volume_capture(app);  // and after the panels' toggles and parameters (nothing if unchanged)
+    viewer::refresh_debug_drawing(app);  // and after the panels' toggles and parameters (nothing if unchanged)
     update_title(system.window, app, shown_generation);
 
     ImGui::Render();

@@ -113,9 +113,9 @@ struct ViewState {
   float sdf_offset = 0.0f;          // m from the centre of mass along that axis (clamped to the grid)
   bool expand_view_panel = false;   // open the (normally collapsed) View panel once, for screenshots
   bool expand_compare_panel = false;  // the same for the Compare panel
-  // Volume contacts: what the `volume` solver computes for its constraints. While one of these is on,
-  // the viewer has the solver record it (VolumeSolver::capture_now / set_debug_capture), which costs one more
-  // layered depth image per pair and frame (or step); nothing is drawn under other solvers.
+  // Volume contacts: what a volume method computes for its constraints (the DebugLayer kDebugVolume* layers of
+  // Solver::draw_debug). While one of these is on, the solver computes its images once more per pair for each
+  // frame whose poses, step or parameters changed (debug_view.h); nothing is drawn under other solvers.
   bool show_volumes = false;        // the intervals inside both meshes, per image axis (the paper's Fig. 1)
   std::array<bool, 3> volume_axes{true, true, true};  // which image axes' intervals: x, y, z
   bool show_volume_gradients = false;  // dV/dp_k as arrows from the vertices (eq. 13-14)
@@ -125,6 +125,44 @@ struct ViewState {
   // false: recorded at the drawn poses after each frame's steps (what the next collision stage will see);
   // true: as the solver used them at the last step's collision stage, before the step moved the bodies.
   bool volume_last_stage = false;
+};
+
+// What a lane's solver drew through DebugDraw (debug_view.h), kept while what it was drawn from is unchanged.
+struct DebugRecording {
+  struct Line {
+    Vec3 a, b;
+    DebugColor color;
+    bool arrow = false;  // with a head at b
+  };
+  struct Point {
+    Vec3 p;
+    DebugColor color;
+  };
+  std::vector<Line> lines;
+  std::vector<Point> points;
+  std::vector<std::pair<std::string, double>> notes;  // the method's totals (DebugDraw::note), in its order
+  bool at_collision_stage = false;  // drawn at the poses of the last step's collision stage, not the current ones
+  // What it was drawn from: redrawn when any of these differs.
+  bool valid = false;
+  DebugRequest request;
+  std::string solver;
+  std::vector<double> params;
+  int64_t step = -1;
+  std::vector<Vec3> positions;
+  std::vector<Quat> orientations;
+};
+
+// The poses a lane's last step had at its collision stage: its bodies before the step, with the scripts applied
+// as World::step applies them first. Kept only while the view draws as of the last collision stage.
+struct CollisionPoses {
+  int64_t step = -1;  // the world's step count before that step
+  std::string solver;
+  std::vector<Body> bodies;
+};
+
+struct DebugViewState {
+  std::vector<DebugRecording> lanes;  // by lane
+  std::vector<CollisionPoses> stage;  // by lane
 };
 
 struct StatsState {
@@ -226,6 +264,9 @@ struct UiState {
   bool welcome = false;              // the first launch's welcome (until closed; see welcome_marker_path)
   bool browser = false;              // the scene browser (Scene menu): scenes by method, with thumbnails
   int description_shown = -1;        // scene generation whose description was closed (it shows once per load)
+  float description_bottom = 0.0f;   // the description window's lower edge, pixels from the top (0: not shown)
+  OrbitCamera auto_framed;           // the camera as frame_scene last left it (the user has not moved it since
+                                     // while they are equal, so a change of the free area may frame it again)
   bool screenshot_requested = false; // F12: the next drawn frame is written as a PNG
   std::string screenshot_message;    // "saved ..." or the error of the last one (screenshots and videos)
   std::string output_dir = ".";      // where screenshots, videos and recordings go (created when missing)
@@ -244,6 +285,7 @@ struct AppState {
   ScriptEditState script;
   ServoUiState servos;
   CompareState compare;
+  DebugViewState debug;
   UiState ui;
   OrbitCamera camera;
   float viewport_width = 1280.0f, viewport_height = 720.0f;  // window size in ImGui units (mouse space)

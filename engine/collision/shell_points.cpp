@@ -99,11 +99,9 @@ void sample_capsule(double r, double half_height, double spacing, OwnedShell& s)
   }
 }
 
-// The Lipschitz bound of a shape's signed distance: 1 for exact distances; sqrt 3 (rounded up) for a trilinear
-// grid, whose gradient components are each a difference of node values at most one cell apart.
-double distance_slope(const Shape& s) { return s.type == ShapeType::Mesh ? 1.7321 : 1.0; }
-
 }  // namespace
+
+double distance_slope(const Shape& s) { return s.type == ShapeType::Mesh ? 1.7321 : 1.0; }
 
 std::shared_ptr<const PenaltyShell> make_penalty_shell(const Shape& shape, double spacing) {
   auto shell = std::make_shared<PenaltyShell>();

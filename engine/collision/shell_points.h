@@ -36,6 +36,11 @@ inline constexpr double kLeastShellSpacing = 0.002;
 // `spacing` itself for the other shapes.
 double round_shell_spacing(const Shape& shape, double spacing, double depth);
 
+// The Lipschitz bound of a shape's signed distance (shape_signed_distance): 1 for exact distances; sqrt 3 (rounded
+// up) for a mesh's trilinear grid, whose gradient components are each a difference of node values at most one cell
+// apart. A point that moves by s changes its signed distance by at most this times s.
+double distance_slope(const Shape& shape);
+
 // Shells of primitives have at most about this many points (the spacing is widened beyond that).
 inline constexpr double kMaxPrimitiveShellPoints = 1 << 20;
 

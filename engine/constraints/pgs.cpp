@@ -360,7 +360,13 @@ PgsResult solve_in_order(std::span<Row> rows, std::span<BodyVelocity> u, const P
     }
     result.residual = residual;
     if (settings.residuals) settings.residuals->push_back(residual);
-    if (residual <= settings.tolerance) break;
+    double limit = settings.tolerance;
+    if (settings.relative) {
+      double largest = 0.0;
+      for (const Row& r : rows) largest = std::max(largest, std::abs(r.lambda));
+      limit *= largest;
+    }
+    if (residual <= limit) break;
   }
   return result;
 }
@@ -403,8 +409,20 @@ PgsResult solve_pgs(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSet
     }
     result.residual = residual;
     if (settings.residuals) settings.residuals->push_back(residual);
-    // Early exit (digest 6.5, SOR-LCP-4): a sweep that moved no impulse by more than the tolerance.
-    if (residual <= settings.tolerance) break;
+    // Early exit (digest 6.5, SOR-LCP-4): a sweep that moved no impulse by more than the tolerance (with
+    // `relative`, that fraction of the largest impulse).
+    double limit = settings.tolerance;
+    if (settings.relative) {
+      double largest = 0.0;
+      for (const Batch& batch : L.batches)
+        for (int l = 0; l < kWidth; ++l) {
+          if (batch.first[size_t(l)] < 0) continue;
+          for (int i = 0; i < L.shapes[size_t(batch.shape)].rows; ++i)
+            largest = std::max(largest, std::abs(L.data[batch.data + (size_t(i) * kFields + kLambda) * kWidth + size_t(l)]));
+        }
+      limit *= largest;
+    }
+    if (residual <= limit) break;
   }
 
   for (const Batch& batch : L.batches)

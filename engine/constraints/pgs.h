@@ -23,6 +23,9 @@ struct PgsSettings {
   // still updated in an order equivalent to the given one, with the same arithmetic, so the result is the same
   // bit for bit as one row at a time (false), only sooner.
   bool lanes = true;
+  // With `relative`, the tolerance is a fraction of the largest |lambda| after the sweep rather than an impulse: the stop then
+  // does not depend on the unit of mass (scaling every mass by k scales every lambda by k).
+  bool relative = false;
 };
 
 struct PgsResult {

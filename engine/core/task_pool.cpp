@@ -20,16 +20,23 @@ TaskPool::~TaskPool() {
 }
 
 // Takes tasks until none are left. Tasks are taken one at a time under the lock: stages hand out at most a few
-// thousand tasks (row chunks), each far longer than the lock.
+// thousand tasks (row chunks, groups of pairs), each far longer than the lock. The job is read with the task, so a
+// worker that wakes late for one run takes part in whichever run is open.
 void TaskPool::drain(int worker) {
   for (;;) {
     int task;
+    void* job;
+    Call call;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (next_ >= tasks_) return;
       task = next_++;
+      job = job_;
+      call = call_;
     }
-    call_(job_, task, worker);
+    call(job, task, worker);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (++finished_ == tasks_) done_.notify_all();
   }
 }
 
@@ -43,13 +50,11 @@ void TaskPool::worker_loop(int worker) {
       seen = generation_;
     }
     drain(worker);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--running_ == 0) done_.notify_one();
-    }
   }
 }
 
+// A run ends when its last task has finished, not when every worker has woken: on a loaded machine a sleeping
+// worker may not be scheduled for milliseconds, and the caller does the tasks itself meanwhile.
 void TaskPool::run_erased(int n, void* fn, Call call) {
   if (n <= 0) return;
   if (threads_ == 1 || n == 1 || serial_) {
@@ -62,14 +67,15 @@ void TaskPool::run_erased(int n, void* fn, Call call) {
     call_ = call;
     tasks_ = n;
     next_ = 0;
-    running_ = threads_ - 1;
+    finished_ = 0;
     ++generation_;
   }
   wake_.notify_all();
   drain(0);
   std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [&] { return running_ == 0; });
+  done_.wait(lock, [&] { return finished_ == tasks_; });
   job_ = nullptr;
+  call_ = nullptr;
 }
 
 }  // namespace cl

@@ -52,7 +52,7 @@ class TaskPool {
   Call call_ = nullptr;
   int tasks_ = 0;
   int next_ = 0;        // next task to hand out (under mutex_)
-  int running_ = 0;     // workers still inside the current run
+  int finished_ = 0;    // tasks of the current run done (under mutex_)
   unsigned generation_ = 0;
   bool stop_ = false;
 };

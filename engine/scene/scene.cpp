@@ -40,9 +40,10 @@ using json = nlohmann::json;
 
 // --- the scene ---------------------------------------------------------------------------------------
 
-const std::vector<std::string> kTopKeys = {"format", "name", "description", "gravity", "dt", "contact_margin",
-                                           "max_speed", "max_contacts", "continuous", "methods", "solver", "materials",
-                                           "bodies", "joints", "scripts", "forces", "lanes"};
+const std::vector<std::string> kTopKeys = {"format", "name", "description", "topic", "gravity", "dt",
+                                           "contact_margin", "max_speed", "max_contacts", "continuous", "threads",
+                                           "methods", "solver", "materials", "bodies", "joints", "scripts", "forces",
+                                           "lanes"};
 const std::vector<std::string> kLaneKeys = {"solver", "params"};
 const std::vector<std::string> kSolverKeys = {"type", "params", "params_by_solver"};
 const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
@@ -100,6 +101,10 @@ void read_settings(Reader& r, const json& doc, World& world) {
         r.whole_in_range(*v, "/max_contacts", 0, kMaxContactsLimit, "a whole number in [0, 1e9] (0: no limit)");
   }
   if (const json* v = r.optional(doc, "continuous")) world.settings.continuous = r.boolean(*v, "/continuous");
+  if (const json* v = r.optional(doc, "threads")) {
+    world.settings.threads =
+        int(r.whole_in_range(*v, "/threads", 0, 256, "a whole number of threads in [0, 256] (0: every hardware thread)"));
+  }
 }
 
 // "methods": the registered solvers the scene is meant for, each once, at least one.
@@ -561,6 +566,7 @@ World read_scene(Reader& r, const json& doc, const std::string& file_label, std:
     if (!stem.empty()) world.name = stem;
   }
   if (const json* d = r.optional(doc, "description")) world.description = r.string(*d, "/description", "a string");
+  if (const json* t = r.optional(doc, "topic")) world.topic = r.string(*t, "/topic", "a string");
   read_settings(r, doc, world);
   read_methods(r, doc, world);
   read_solver(r, doc, world);
@@ -765,12 +771,14 @@ J world_json(const World& world, std::span<const LaneSpec> lanes = {}) {
   j["format"] = kFormat;
   j["name"] = world.name;
   if (!world.description.empty()) j["description"] = world.description;
+  if (!world.topic.empty()) j["topic"] = world.topic;
   j["gravity"] = vec_json<J>(world.settings.gravity);
   j["dt"] = world.settings.dt;
   j["contact_margin"] = world.settings.contact_margin;
   if (world.settings.max_speed != WorldSettings{}.max_speed) j["max_speed"] = world.settings.max_speed;
   if (world.settings.max_contacts != WorldSettings{}.max_contacts) j["max_contacts"] = world.settings.max_contacts;
   if (world.settings.continuous != WorldSettings{}.continuous) j["continuous"] = world.settings.continuous;
+  if (world.settings.threads != WorldSettings{}.threads) j["threads"] = world.settings.threads;
 
   if (!world.methods.empty()) j["methods"] = world.methods;
   // The active method with all its parameters; the other methods with those that differ from their defaults.

@@ -75,6 +75,10 @@ class Solver {
   // distance maps, reduced to a few points per pair); a method with its own model overrides it and may keep
   // what it computed for its solve.
   virtual void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out);
+  // True when collide() may run for several pairs at once on the world's threads (WorldSettings::threads): it
+  // writes only `out` and state kept per pair under its own lock, and its result for a pair does not depend on
+  // which other pairs were collided before it. The shared narrow phase is (its scratch is per thread).
+  virtual bool concurrent_collide() const { return true; }
   // Velocity stage: gravity, external forces and contact impulses give the new velocities u(t+h).
   virtual void solve_velocities(StepContext& ctx) = 0;
   // Position stage: advance positions with the new velocities and correct errors.
@@ -94,9 +98,16 @@ class Solver {
   // each, naming the feature, where the scene uses it and what the method does instead. The viewer shows them
   // and the command line prints them as warnings. Empty when the method honours everything the scene asks.
   virtual std::vector<std::string> unsupported(const SceneFeatures& scene) const;
-  // Draws what the method keeps of its last step that the shared overlays (contacts, graph, joints) do not
-  // show, through `draw` (the viewer's "method" overlay). Nothing by default.
-  virtual void draw_debug(DebugDraw& draw) const { (void)draw; }
+  // Draws, through `draw`, the layers of draw.request it has (debug_layers) that the shared overlays (contacts,
+  // graph, joints) do not show: its state of the last step, or what its contact model computes at the poses of
+  // `scene`. Const, and whatever it computes for drawing is local to the call: stepping is bit-identical whether
+  // or not a world is drawn. World::draw_debug fills the scene. Nothing by default.
+  virtual void draw_debug(const DebugScene& scene, DebugDraw& draw) const {
+    (void)scene;
+    (void)draw;
+  }
+  // The DebugLayer bits draw_debug can draw (0: none); the viewer greys out the others.
+  virtual unsigned debug_layers() const { return 0; }
 
   // Wall time of the method's own stages in the current step, nested in the world's narrow phase, solve and
   // integrate stages; a method declares them in begin_step and times them as it goes. World::step copies them

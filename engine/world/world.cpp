@@ -1,14 +1,14 @@
 #include "world/world.h"
 
-#include <cstdio>
-
-#include "solvers/registry.h"
-
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <thread>
 
 #include "collision/narrowphase.h"
+#include "solvers/registry.h"
 
 namespace cl {
 
@@ -188,19 +188,24 @@ void World::too_many_contacts(const char* what, size_t count, StepResult& result
 }
 
 // Broad phase: bounding boxes grown by the contact margin, then sweep-and-prune.
-bool World::update_bounds(StepResult& result) {
-  const size_t n = bodies.size();
-  bounds_.resize(n);
-  std::vector<char> is_static(n);
+void World::body_bounds(const std::vector<Body>& poses, std::vector<Aabb>& boxes, std::vector<char>& is_static) const {
+  const size_t n = poses.size();
+  boxes.resize(n);
+  is_static.resize(n);
   const double m = 0.5 * settings.contact_margin;
   for (size_t i = 0; i < n; ++i) {
-    const Body& b = bodies[i];
+    const Body& b = poses[i];
     Aabb box = shape_aabb(b.shape, b.position, b.orientation);
     box.lo.array() -= m;
     box.hi.array() += m;
-    bounds_[i] = box;
+    boxes[i] = box;
     is_static[i] = b.kind != BodyKind::Dynamic;  // fixed-fixed, fixed-kinematic and kinematic pairs never collide
   }
+}
+
+bool World::update_bounds(StepResult& result) {
+  std::vector<char> is_static;
+  body_bounds(bodies, bounds_, is_static);
   const size_t limit = contact_limit(settings);
   if (broadphase_.find_pairs(bounds_, is_static, pairs_, limit)) return true;
   pairs_.clear();
@@ -208,9 +213,40 @@ bool World::update_bounds(StepResult& result) {
   return false;
 }
 
+std::vector<BodyPair> World::collision_pairs(const std::vector<Body>& poses) const {
+  std::vector<Aabb> boxes;
+  std::vector<char> is_static;
+  body_bounds(poses, boxes, is_static);
+  std::vector<BodyPair> found, out;
+  BroadPhase broadphase;  // its own: the world's keeps the order of the bodies it steps
+  if (!broadphase.find_pairs(boxes, is_static, found, contact_limit(settings))) return out;
+  // Bodies joined by a joint do not collide (find_contacts).
+  const std::vector<BodyPair> joined = joined_pairs(joints);
+  for (const BodyPair& p : found)
+    if (!std::binary_search(joined.begin(), joined.end(), p)) out.push_back(p);
+  return out;
+}
+
+void World::draw_debug(DebugDraw& draw, const std::vector<Body>* poses) const {
+  if ((solver_->debug_layers() & draw.request.layers) == 0) return;  // nothing the method draws: no broad phase
+  const std::vector<Body>& at = poses != nullptr ? *poses : bodies;
+  const std::vector<BodyPair> pairs = collision_pairs(at);
+  solver_->draw_debug(DebugScene{at, pairs, contacts_}, draw);
+}
+
 // Narrow phase over the graph's current edges. A pair neither of whose bodies moved since its contacts
 // were computed (resting or asleep) keeps them as they are (coherence, digest 5.3); the others are
 // collided and then matched with the previous step's contacts for warm starting.
+TaskPool* World::workers() {
+  const int threads = settings.threads > 0 ? settings.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == 1) return nullptr;
+  if (!workers_.pool || workers_.pool->threads() != threads) workers_.pool = std::make_unique<TaskPool>(threads);
+  return workers_.pool.get();
+}
+
+// The narrow phase. Pairs whose bodies have not moved keep last step's contacts; the others are collided, on the
+// world's threads when the method's collide() is reentrant, each pair into its own list; the lists are then joined
+// in pair order, so the contacts are the same on any number of threads.
 bool World::find_contacts(StepResult& result) {
   const size_t limit = contact_limit(settings);
   std::swap(previous_contacts_, contacts_);
@@ -226,39 +262,83 @@ bool World::find_contacts(StepResult& result) {
   };
   // Bodies joined by a joint do not collide with each other (as in ODE): the joint decides how they meet.
   const std::vector<BodyPair> joined = joined_pairs(joints);
-  for (GraphEdge& e : graph_.edges()) {
-    if (e.events & kVanishedProximity) continue;
-    if (std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b})) continue;
-    // Materials may change while the world runs (the viewer edits them), so kept contacts take them too.
+  std::vector<GraphEdge>& edges = graph_.edges();
+  auto collides = [&](const GraphEdge& e) {
+    return !(e.events & kVanishedProximity) && !std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b});
+  };
+  to_collide_.clear();
+  size_t kept = 0;  // contacts of unmoved pairs
+  for (int i = 0; i < int(edges.size()); ++i) {
+    const GraphEdge& e = edges[size_t(i)];
+    if (!collides(e)) continue;
+    if (!ContactGraph::unmoved(e, bodies)) {
+      to_collide_.push_back(i);
+    } else {
+      const auto [first, last] = previous_of(e.a, e.b);
+      kept += size_t(last - first);
+    }
+  }
+
+  // Collide. A heap of bodies at one place can have far more contacts than memory holds, so the running count
+  // stops the work as soon as it passes the limit.
+  if (found_.size() < to_collide_.size()) found_.resize(to_collide_.size());
+  std::atomic<size_t> total{kept};
+  std::atomic<bool> over{kept > limit};
+  constexpr int kPairsPerTask = 8;
+  const int tasks = (int(to_collide_.size()) + kPairsPerTask - 1) / kPairsPerTask;
+  auto collide_task = [&](int task, int) {
+    const size_t end = std::min(to_collide_.size(), size_t(task + 1) * kPairsPerTask);
+    for (size_t k = size_t(task) * kPairsPerTask; k < end; ++k) {
+      ContactList& out = found_[k];
+      out.clear();
+      if (over.load(std::memory_order_relaxed)) return;
+      const GraphEdge& e = edges[size_t(to_collide_[k])];
+      solver_->collide(bodies, e.a, e.b, settings.contact_margin, out);
+      if (total.fetch_add(out.size(), std::memory_order_relaxed) + out.size() > limit) over = true;
+    }
+  };
+  TaskPool* pool = solver_->concurrent_collide() ? workers() : nullptr;
+  if (pool) {
+    pool->run(tasks, collide_task);
+  } else {
+    for (int t = 0; t < tasks; ++t) collide_task(t, 0);
+  }
+  if (over) {
+    contacts_.clear();
+    graph_.attach_contacts(contacts_);
+    too_many_contacts("contacts", limit, result);
+    return false;
+  }
+
+  // Join, pair by pair in edge order. Materials may change while the world runs (the viewer edits them), so kept
+  // contacts take them too.
+  size_t next = 0;  // the next pair in to_collide_
+  for (int i = 0; i < int(edges.size()); ++i) {
+    GraphEdge& e = edges[size_t(i)];
+    if (!collides(e)) continue;
     const Material& ma = materials[bodies[e.a].material];
     const Material& mb = materials[bodies[e.b].material];
     const double friction = std::sqrt(ma.friction * mb.friction);
     const double restitution = std::max(ma.restitution, mb.restitution);
-    if (ContactGraph::unmoved(e, bodies)) {
+    if (next == to_collide_.size() || to_collide_[next] != i) {
       const auto [first, last] = previous_of(e.a, e.b);
-      for (auto c = first; c != last; ++c) contacts_.push_back(*c);
-      for (size_t i = contacts_.size() - (last - first); i < contacts_.size(); ++i) {
-        contacts_[i].persisted = true;
-        contacts_[i].friction = friction;
-        contacts_[i].restitution = restitution;
+      for (auto c = first; c != last; ++c) {
+        contacts_.push_back(*c);
+        contacts_.back().persisted = true;
+        contacts_.back().friction = friction;
+        contacts_.back().restitution = restitution;
       }
       continue;
     }
-    const size_t first = contacts_.size();
-    solver_->collide(bodies, e.a, e.b, settings.contact_margin, contacts_);
-    if (contacts_.size() > limit) {
-      contacts_.clear();
-      graph_.attach_contacts(contacts_);
-      too_many_contacts("contacts", limit, result);
-      return false;
-    }
+    const ContactList& found = found_[next++];
     ContactGraph::remember_placement(e, bodies);
-    if (contacts_.size() == first) continue;
+    const size_t first = contacts_.size();
+    contacts_.insert(contacts_.end(), found.begin(), found.end());
     std::sort(contacts_.begin() + first, contacts_.end(), contact_less);
-    for (size_t i = first; i < contacts_.size(); ++i) {
-      contacts_[i].friction = friction;
-      contacts_[i].restitution = restitution;
-      contacts_[i].persisted = false;
+    for (size_t k = first; k < contacts_.size(); ++k) {
+      contacts_[k].friction = friction;
+      contacts_[k].restitution = restitution;
+      contacts_[k].persisted = false;
     }
   }
   match_previous_contacts();

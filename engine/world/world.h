@@ -1,8 +1,10 @@
 // The world: a value holding bodies, materials, settings, the active solver and the contact cache.
-// Copying a World gives an independent simulation; stepping is deterministic (no threads, no pointer order).
+// Copying a World gives an independent simulation; stepping is deterministic (no pointer order, and the same results
+// on any number of threads: WorldSettings::threads).
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "collision/broadphase.h"
 #include "collision/continuous.h"
 #include "collision/contact.h"
+#include "core/task_pool.h"
 #include "core/body.h"
 #include "graph/contact_graph.h"
 #include "joints/joint.h"
@@ -45,6 +48,10 @@ struct WorldSettings {
   // overlap one by more than it may (World::continuous_collision). Off: bodies move their whole step, and a
   // fast one passes through what is thinner than its step.
   bool continuous = true;
+  // Threads a step may use, including the caller (0: every hardware thread). The narrow phase of a method whose
+  // collide() is reentrant (Solver::concurrent_collide) runs its pairs on them; the results are the same bit for
+  // bit on any number, since each pair's contacts are found on their own and joined in pair order.
+  int threads = 1;
 };
 
 // A spring from a point on a body to a target in the world, used by the viewer to drag bodies.
@@ -74,6 +81,7 @@ class World {
   // --- description -------------------------------------------------------------------------------
   std::string name = "untitled";
   std::string description;  // one paragraph shown by the viewer; kept by save
+  std::string topic;        // the scene browser's group ("Stacking", "Meshes"); kept by save
   WorldSettings settings;
   std::vector<Material> materials{Material{}};
   std::vector<Body> bodies;
@@ -122,6 +130,15 @@ class World {
   // Forget cached contacts (after bodies were added, removed or teleported).
   void reset_contacts();
 
+  // --- drawing -----------------------------------------------------------------------------------
+  // The pairs the narrow phase of a step would collide with the bodies at `poses` (this world's bodies with
+  // other poses, e.g. those of an earlier stage): boxes overlapping within the contact margin by the broad
+  // phase, not both fixed or kinematic, not joined by a joint; sorted by (a, b).
+  std::vector<BodyPair> collision_pairs(const std::vector<Body>& poses) const;
+  // Has the solver draw the layers `draw.request` asks for (Solver::draw_debug) at `poses` (null: the current
+  // ones), with the pairs collision_pairs finds there and the last step's contacts. Changes nothing.
+  void draw_debug(DebugDraw& draw, const std::vector<Body>* poses = nullptr) const;
+
   // --- interaction -------------------------------------------------------------------------------
   void set_drag(const DragSpring& spring) { drag_ = spring; }
   void clear_drag() { drag_ = DragSpring{}; }
@@ -137,6 +154,9 @@ class World {
 
  private:
   bool update_bounds(StepResult& result);
+  // The broad phase's boxes of `poses` (grown by half the contact margin) and which bodies never collide with
+  // each other (fixed and kinematic).
+  void body_bounds(const std::vector<Body>& poses, std::vector<Aabb>& boxes, std::vector<char>& is_static) const;
   bool find_contacts(StepResult& result);
   void too_many_contacts(const char* what, size_t count, StepResult& result) const;
   void match_previous_contacts();
@@ -149,7 +169,23 @@ class World {
   // for a method never set (or unknown).
   const ParamSet* find_params(std::string_view solver_name) const;
 
+  // The worker threads of settings.threads, made on first use. A copied World starts without any (a pool is not a
+  // value), so copies stepped side by side never share one.
+  struct Workers {
+    std::unique_ptr<TaskPool> pool;
+    Workers() = default;
+    Workers(const Workers&) {}
+    Workers& operator=(const Workers&) { return *this; }
+    Workers(Workers&&) noexcept = default;
+    Workers& operator=(Workers&&) noexcept = default;
+  };
+  TaskPool* workers();
+
   SolverHolder solver_;
+  Workers workers_;
+  // The narrow phase's pairs to collide this step and what each found (find_contacts).
+  std::vector<int> to_collide_;
+  std::vector<ContactList> found_;
   // Parameters of the methods that are not active, by name (the active one's live in solver_).
   std::map<std::string, ParamSet, std::less<>> kept_params_;
   BroadPhase broadphase_;

@@ -173,7 +173,12 @@ check compare_set 2 "LANE.name=value" -- "$exe" --compare lcp,volume "$scene" --
 check compare_set_lane 2 "a lane from 1 to 2" -- "$exe" --compare lcp,volume "$scene" --steps 1 --set 3.iterations=3
 check compare_bad_param 2 "--compare lane 2: volume: iterationz=3" -- "$exe" --compare lcp,volume "$scene" --steps 1 --set 2.iterationz=3
 check compare_methods 2 "lane 2" -- "$exe" --compare lcp,volume "$src/scenes/default.json" --steps 1
-check compare_threads 2 "--threads is for --compare" -- "$exe" --headless "$scene" --steps 1 --threads 2
+check compare_threads 2 "--threads is for --headless and --compare" -- "$exe" --list-solvers --threads 2
+# --threads under --headless: the world's threads, which must not change the results.
+"$exe" --headless "$src/scenes/pyramid20.json" --steps 20 --threads 1 --state "$out/threads1.json" >/dev/null &&
+  "$exe" --headless "$src/scenes/pyramid20.json" --steps 20 --threads 2 --state "$out/threads2.json" >/dev/null ||
+  { echo "FAIL headless_threads: a run failed"; fail=1; }
+cmp -s "$out/threads1.json" "$out/threads2.json" || { echo "FAIL headless_threads: 1 and 2 threads differ"; fail=1; }
 check compare_five 2 "more than 4 lanes" -- "$exe" --compare lcp,lcp,lcp,lcp,lcp "$scene" --steps 1
 check compare_overwrite 2 "would overwrite the scene file" -- "$exe" --compare lcp "$scene" --steps 1 --metrics "$scene"
 cp "$scene" "$out/kept.lanes.json"

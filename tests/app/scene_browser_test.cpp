@@ -1,5 +1,6 @@
-// The scene browser's catalogue (app/viewer/scene_browser.cpp): the shipped scenes with their descriptions, grouped
-// by the method they start with, narrowed by the search text; thumbnails keyed by path and modification time.
+// The scene browser's catalogue (app/viewer/scene_browser.cpp): the shipped scenes and the conformance suite with
+// their descriptions, grouped by the topic each scene file names, narrowed by the search text; thumbnails keyed by
+// path and modification time.
 #include "viewer/scene_browser.h"
 
 #include <gtest/gtest.h>
@@ -28,10 +29,27 @@ std::vector<std::string> files_of(const std::vector<SceneEntry>& entries, const 
 }
 }  // namespace
 
-TEST(SceneBrowser, EveryShippedSceneWithItsDescriptionAndMethod) {
+TEST(SceneBrowser, EveryShippedSceneWithItsDescriptionTopicAndMethod) {
   const std::vector<SceneEntry> entries = scan_scenes(CONTACTLAB_SOURCE_DIR);
-  ASSERT_EQ(entries.size(), list_scene_files(CONTACTLAB_SOURCE_DIR).size());
-  for (const SceneEntry& e : entries) EXPECT_TRUE(e.error.empty()) << e.file << ": " << e.error;
+  const std::vector<std::string> top = list_scene_files(CONTACTLAB_SOURCE_DIR);
+  size_t conformance = 0;
+  for (const auto& f : std::filesystem::directory_iterator(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/conformance"))
+    conformance += f.path().extension() == ".json";
+  ASSERT_GT(conformance, 10u);
+  ASSERT_EQ(entries.size(), top.size() + conformance);
+  for (size_t i = 0; i < top.size(); ++i) EXPECT_EQ(entries[i].file, top[i]);  // scenes/ first, as listed
+  for (const SceneEntry& e : entries) {
+    EXPECT_TRUE(e.error.empty()) << e.file << ": " << e.error;
+    // Every shipped scene names a topic of the known order (README, "Scene files").
+    EXPECT_NE(std::find_if(std::begin(kTopicOrder), std::end(kTopicOrder), [&](const char* t) { return e.topic == t; }),
+              std::end(kTopicOrder))
+        << e.file << ": " << e.topic;
+  }
+  const SceneEntry* bounce = entry_named(entries, "conformance/bounce.json");
+  ASSERT_NE(bounce, nullptr);
+  EXPECT_EQ(bounce->topic, "Conformance");
+  EXPECT_EQ(bounce->path, std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/conformance/bounce.json");
+  EXPECT_EQ(entry_named(entries, "tower20.json")->topic, "Stacking");
   const SceneEntry* pile = entry_named(entries, "pile.json");
   ASSERT_NE(pile, nullptr);
   EXPECT_EQ(pile->name, "pile");
@@ -42,26 +60,55 @@ TEST(SceneBrowser, EveryShippedSceneWithItsDescriptionAndMethod) {
   EXPECT_EQ(entry_named(entries, "bowl_drop.json")->method, "implicit-penalty");  // its only method
 }
 
-TEST(SceneBrowser, GroupsFollowTheRegistryAndTheSearchNarrowsThem) {
+TEST(SceneBrowser, GroupsFollowTheTopicsAndTheSearchNarrowsThem) {
   const std::vector<SceneEntry> entries = scan_scenes(CONTACTLAB_SOURCE_DIR);
   const std::vector<SceneGroup> all = group_scenes(entries, "");
-  size_t count = 0;
+  size_t count = 0, largest = 0;
   for (const SceneGroup& g : all) {
     count += g.entries.size();
-    for (int i : g.entries) EXPECT_EQ(entries[size_t(i)].method, g.method);
+    largest = std::max(largest, g.entries.size());
+    for (int i : g.entries) EXPECT_EQ(entries[size_t(i)].topic, g.topic);
   }
   EXPECT_EQ(count, entries.size());
-  ASSERT_FALSE(all.empty());
-  EXPECT_EQ(all.front().method, "lcp");
-  const auto volume = std::find_if(all.begin(), all.end(), [](const SceneGroup& g) { return g.method == "volume"; });
-  ASSERT_NE(volume, all.end());
-  const std::vector<std::string> volume_files = files_of(entries, *volume);
-  EXPECT_NE(std::find(volume_files.begin(), volume_files.end(), "volume_tori.json"), volume_files.end());
-  // Any case, in the description too: "DRUMWRIGHT" finds the pile and the pushed block.
+  // Every topic of the order has scenes, in that order; none takes a third of the catalogue.
+  ASSERT_EQ(all.size(), std::size(kTopicOrder));
+  for (size_t k = 0; k < all.size(); ++k) EXPECT_EQ(all[k].topic, kTopicOrder[k]);
+  EXPECT_LT(3 * largest, entries.size());
+  const std::vector<std::string> first = files_of(entries, all.front());
+  EXPECT_NE(std::find(first.begin(), first.end(), "default.json"), first.end());
+  // Any case, in the description too: "DRUMWRIGHT" finds the pile and the pushed block, in their two topics.
   const std::vector<SceneGroup> found = group_scenes(entries, "DRUMWRIGHT");
-  ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(files_of(entries, found[0]), (std::vector<std::string>{"pile.json", "pushed_block.json"}));
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].topic, "Friction and sliding");
+  EXPECT_EQ(files_of(entries, found[0]), (std::vector<std::string>{"pushed_block.json"}));
+  EXPECT_EQ(files_of(entries, found[1]), (std::vector<std::string>{"pile.json"}));
+  // The topic is searched too.
+  const std::vector<SceneGroup> meshes = group_scenes(entries, "MESHES");
+  const auto group = std::find_if(meshes.begin(), meshes.end(), [](const SceneGroup& g) { return g.topic == "Meshes"; });
+  ASSERT_NE(group, meshes.end());
+  EXPECT_EQ(group->entries.size(), std::find_if(all.begin(), all.end(), [](const SceneGroup& g) {
+                                     return g.topic == "Meshes";
+                                   })->entries.size());
   EXPECT_TRUE(group_scenes(entries, "no scene has this").empty());
+}
+
+// A scene without a topic goes to its folder's group, or to "Other" at the top level, after the known topics.
+TEST(SceneBrowser, AFileWithoutATopicTakesItsFolderOrOther) {
+  const std::string root = testing::TempDir() + "/browser_root";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root + "/scenes/extra");
+  std::ofstream(root + "/scenes/a.json") << R"({"name": "a", "topic": "Stacking"})";
+  std::ofstream(root + "/scenes/b.json") << R"({"name": "b"})";
+  std::ofstream(root + "/scenes/extra/c.json") << R"({"name": "c"})";
+  const std::vector<SceneEntry> entries = scan_scenes(root);
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[2].file, "extra/c.json");
+  const std::vector<SceneGroup> groups = group_scenes(entries, "");
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].topic, "Stacking");
+  EXPECT_EQ(groups[1].topic, "Other");
+  EXPECT_EQ(groups[2].topic, "extra");
+  std::filesystem::remove_all(root);
 }
 
 TEST(SceneBrowser, ThumbnailsAreKeyedByPathAndModificationTime) {

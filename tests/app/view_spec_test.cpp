@@ -9,7 +9,7 @@
 #include "viewer/script_edit.h"
 #include "viewer/selection.h"
 #include "viewer/session.h"
-#include "viewer/volume_view.h"
+#include "viewer/debug_view.h"
 #include "app_test_support.h"
 
 namespace cl::viewer {
@@ -72,24 +72,12 @@ TEST(ViewSpec, ViewSpecSetsMeshOverlays) {
   EXPECT_NE(error.find("meshcolor"), std::string::npos) << error;
 }
 
-// The volume solver's views: tokens, and the capture following the toggles, the steps, parameter
-// changes, resets and solver switches (harmless under another solver).
-TEST(ViewSpec, ViewSpecSetsVolumeOverlaysAndTheCaptureFollowsThem) {
-  AppState app;
-  app.scene.root = CONTACTLAB_SOURCE_DIR;
+// The volume layers' tokens, and the request to the solvers' drawing they give.
+TEST(ViewSpec, ViewSpecSetsVolumeOverlays) {
+  AppState app = open_default();
   std::string error;
-  ASSERT_TRUE(open_scene(app, std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/volume_interpenetrated.json", nullptr,
-                         &error))
-      << error;
-  auto solver = [&app]() { return dynamic_cast<VolumeSolver*>(&app.scene.world.solver()); };
-  auto captures = [&app]() { return current_volume_captures(app.scene.world, app.view); };
-  ASSERT_NE(active_volume_solver(app.scene.world), nullptr);
-  EXPECT_FALSE(wants_volume_capture(app.view));
-  ASSERT_TRUE(step_once(app));
-  refresh_volume_capture(app);
-  EXPECT_FALSE(solver()->debug_capture());  // off costs nothing
-  EXPECT_TRUE(solver()->debug_pairs().empty());
-
+  EXPECT_FALSE(wants_volume_layers(app.view));
+  EXPECT_EQ(debug_request(app.view).layers, unsigned(kDebugMethod));  // the method's own drawing is on by default
   ASSERT_TRUE(apply_view_spec(app, "volumes=xz,gradients,cells", &error)) << error;
   EXPECT_TRUE(app.view.show_volumes);
   EXPECT_TRUE(app.view.volume_axes[0]);
@@ -98,67 +86,19 @@ TEST(ViewSpec, ViewSpecSetsVolumeOverlaysAndTheCaptureFollowsThem) {
   EXPECT_TRUE(app.view.show_volume_gradients);
   EXPECT_TRUE(app.view.show_volume_cells);
   EXPECT_FALSE(app.view.volume_last_stage);
-  ASSERT_TRUE(apply_view_spec(app, "-gradients,volumes", &error)) << error;
+  const DebugRequest r = debug_request(app.view);
+  EXPECT_EQ(r.layers, unsigned(kDebugMethod | kDebugVolumes | kDebugVolumeGradients | kDebugVolumeCells));
+  EXPECT_EQ(r.volume_axes, (std::array<bool, 3>{true, false, true}));
+  EXPECT_EQ(r.max_intervals_per_axis, app.view.volume_interval_limit);
+  ASSERT_TRUE(apply_view_spec(app, "-gradients,volumes,-method,laststage", &error)) << error;
   EXPECT_FALSE(app.view.show_volume_gradients);
+  EXPECT_TRUE(app.view.volume_last_stage);
   EXPECT_EQ(app.view.volume_axes, (std::array<bool, 3>{true, true, true}));
+  EXPECT_EQ(debug_request(app.view).layers, unsigned(kDebugVolumes | kDebugVolumeCells));
   EXPECT_FALSE(apply_view_spec(app, "volumes=w", &error));
   EXPECT_NE(error.find("volumes=w"), std::string::npos) << error;
   EXPECT_FALSE(apply_view_spec(app, "volumes=", &error));
   EXPECT_FALSE(apply_view_spec(app, "-volumes=x", &error));
-
-  // At the drawn poses: recorded at once without a step, stale after a step until the next frame's refresh.
-  refresh_volume_capture(app);
-  EXPECT_FALSE(solver()->debug_capture());  // the solver's collision stage is not recorded in this mode
-  ASSERT_GE(captures().size(), 3u);
-  size_t constraints = 0;
-  for (const auto* d : captures()) {
-    EXPECT_FALSE(d->collision_stage);
-    constraints += d->constraints.size();
-  }
-  EXPECT_GT(constraints, 0u);
-  ASSERT_TRUE(step_once(app));
-  EXPECT_TRUE(captures().empty());  // the bodies moved
-  refresh_volume_capture(app);
-  EXPECT_GE(captures().size(), 3u);
-  // A parameter changed while paused: recorded again with it.
-  ASSERT_TRUE(app.scene.world.solver().params().set("pixel_size", 0.02, &error)) << error;
-  EXPECT_TRUE(captures().empty());
-  refresh_volume_capture(app);
-  ASSERT_FALSE(captures().empty());
-  EXPECT_EQ(captures()[0]->pixel_size, 0.02);
-
-  // As of the last collision stage: recorded by the step, one constraint per contact of the pair.
-  ASSERT_TRUE(apply_view_spec(app, "laststage", &error)) << error;
-  ASSERT_TRUE(step_once(app));
-  EXPECT_TRUE(solver()->debug_capture());
-  refresh_volume_capture(app);
-  ASSERT_FALSE(captures().empty());
-  for (const auto* d : captures()) {
-    if (!d->collision_stage) continue;  // a pair that overlaps only since the step
-    // Speculative contacts (the narrow phase's points of the pair still apart, feature bit 31) are no volumes.
-    const auto n = std::count_if(app.scene.world.contacts().begin(), app.scene.world.contacts().end(), [d](const Contact& c) {
-      return c.a == d->a && c.b == d->b && !(c.feature & (1u << 31));
-    });
-    EXPECT_EQ(static_cast<size_t>(n), d->constraints.size());
-  }
-  // Reset gives a fresh solver (capture off); the next frame records again.
-  reset_scene(app);
-  EXPECT_TRUE(captures().empty());
-  refresh_volume_capture(app);
-  EXPECT_FALSE(captures().empty());
-  // All toggles off: everything dropped.
-  ASSERT_TRUE(apply_view_spec(app, "-volumes,-cells", &error)) << error;
-  refresh_volume_capture(app);
-  ASSERT_TRUE(step_once(app));
-  EXPECT_FALSE(solver()->debug_capture());
-  EXPECT_TRUE(solver()->debug_pairs().empty());
-  // Under another solver the toggles do nothing.
-  ASSERT_TRUE(apply_view_spec(app, "volumes,gradients,cells", &error)) << error;
-  ASSERT_TRUE(switch_solver(app, "lcp", &error)) << error;
-  EXPECT_EQ(active_volume_solver(app.scene.world), nullptr);
-  refresh_volume_capture(app);
-  ASSERT_TRUE(step_once(app));
-  EXPECT_TRUE(captures().empty());
 }
 
 }  // namespace cl::viewer

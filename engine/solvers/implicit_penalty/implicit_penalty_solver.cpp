@@ -167,11 +167,13 @@ double ImplicitPenaltySolver::shell_spacing(const Shape& shape) const {
 // Narrow phase of this method: each body's points inside the other's signed distance (sec. 4.1, 6). The points
 // are kept for the solve; the world gets one contact per point for the graph, the groups and the viewer,
 // the normal from a to b and the depth -d.
+// Reentrant (concurrent_collide): the pair's points are found into this thread's lists and stored in points_ under
+// the solver's lock; points_ is ordered by pair, so what the solve reads does not depend on the order pairs came in.
 void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) {
-  ScopedSubStage timer(sub_stages_, kShellQueries);
+  const auto start = std::chrono::steady_clock::now();
   const Body& a = bodies[ia];
   const Body& b = bodies[ib];
-  PairPoints& pp = points_[{ia, ib}];
+  thread_local PairPoints pp;  // found here, then copied into points_ (whose lists keep their capacity)
   pp.a_in_b.clear();
   pp.b_in_a.clear();
   const Mat3 ra = a.rotation(), rb = b.rotation();
@@ -198,7 +200,18 @@ void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int
   };
   for (const PenetratingPoint& p : pp.a_in_b) emit(p, a, ra, false);
   for (const PenetratingPoint& p : pp.b_in_a) emit(p, b, rb, true);
-  if (pp.a_in_b.empty() && pp.b_in_a.empty()) points_.erase({ia, ib});
+  const bool touching = !pp.a_in_b.empty() || !pp.b_in_a.empty();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::lock_guard<std::mutex> lock(collide_lock_.mutex);
+  if (touching) {
+    PairPoints& kept = points_[{ia, ib}];
+    kept.a_in_b = pp.a_in_b;
+    kept.b_in_a = pp.b_in_a;
+    kept.skin = pp.skin;
+  } else {
+    points_.erase({ia, ib});
+  }
+  sub_stages_.add(kShellQueries, ms);  // summed over the threads: CPU time
 }
 
 void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <map>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -49,6 +50,7 @@ class ImplicitPenaltySolver final : public Solver {
   std::unique_ptr<Solver> clone() const override { return std::make_unique<ImplicitPenaltySolver>(*this); }
   void begin_step() override;
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
+  bool concurrent_collide() const override { return true; }
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
   // Touching, where the physical model's springs already act (from `skin` outside the surfaces on); without a
@@ -132,6 +134,14 @@ class ImplicitPenaltySolver final : public Solver {
 
   Settings set_{};
   std::map<PairKey, PairPoints> points_;  // filled by collide(), read by the solve
+  // Guards points_ and the sub-stage times while pairs are collided on several threads. A copy gets its own.
+  struct CollideLock {
+    std::mutex mutex;
+    CollideLock() = default;
+    CollideLock(const CollideLock&) {}
+    CollideLock& operator=(const CollideLock&) { return *this; }
+  };
+  CollideLock collide_lock_;
   std::map<PairKey, std::unordered_map<uint32_t, Anchor>> anchors_;
   std::map<PairKey, Touch> touches_;
   std::vector<implicit_penalty::IntegratorBody> state_;

@@ -21,7 +21,12 @@ namespace cl::pid_penalty {
 // farthest from the centre of all points come first, so a face lying flat keeps its corners; within a curved level
 // (a sphere's cap) the deepest come first, as in the paper; ties in index order, so the result is deterministic.
 // A point within `tolerance` (m) of the polygon counts as inside.
+// `side` (empty, or one flag per point): the points on a side of the penetration volume rather than its bottom (their
+// surface normal nearly across the contact normal; sect. III-A defines the bottom by the surface normal facing the
+// contact normal). A level's face test leaves them out when it has other points, and in a face level they come
+// after its bottom points: a cylinder's face resting on the ground shares its level with the lowest points of its
+// side, 0.4 mm shallower, which made it fail the test and keep every one of its hundreds of points.
 std::vector<int> bottom_of_penetration(std::span<const Vec3> points, std::span<const double> depth, const Vec3& normal,
-                                       double tolerance = 1e-9);
+                                       double tolerance = 1e-9, std::span<const bool> side = {});
 
 }  // namespace cl::pid_penalty

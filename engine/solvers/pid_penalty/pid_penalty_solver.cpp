@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "collision/narrowphase.h"
 #include "constraints/motion.h"
@@ -138,6 +139,10 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
   }
   Pair& pair = pairs_[key];
   pair.points.clear();
+  pair.xa0 = A.position;
+  pair.xb0 = B.position;
+  pair.qa0 = A.orientation;
+  pair.qb0 = B.orientation;
   // World position, depth (> 0 inside), and the facet each point is nearest (of the other body): its normal (from
   // a to b) and the plane's offset along it.
   struct Seen {
@@ -145,6 +150,7 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
     double depth;
     Vec3 n;
     double offset;
+    Vec3 surface_normal;  // the point's own outward normal (its shell's), world
   };
   std::vector<Seen> seen;
   auto add = [&](const PenetratingPoint& q, bool of_b) {
@@ -161,8 +167,9 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
     // (n = -g_b).
     const Vec3 surface = p - (phi / len) * g;
     const Vec3 n = of_b ? g : Vec3(-g);
-    pair.points.push_back({of_b, q.r_b});
-    seen.push_back({p, -phi, n, n.dot(surface)});
+    const Body& field = of_b ? A : B;
+    pair.points.push_back({of_b, q.r_b, -phi, q.r_b.norm(), (p - field.position).norm()});
+    seen.push_back({p, -phi, n, n.dot(surface), r_owner * q.n_b});
   };
   for (const PenetratingPoint& q : a_in_b) add(q, false);
   for (const PenetratingPoint& q : b_in_a) add(q, true);
@@ -200,13 +207,21 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
   pair.normal_local = (pair.normal_of_b ? rb : ra).transpose() * normal;
 
   // The bottom of the penetration volume, from all candidates (the ones still outside may enter during the step).
+  // A point is on a side of the volume, not its bottom, when its own normal points less than 60 degrees' worth
+  // toward the other body (cosine under 1/2; a's points face along the normal, b's against it): a cylinder's or a
+  // mesh box's side under its face, not a cap or a tilted face.
+  constexpr double kBottomCosine = 0.5;
   std::vector<Vec3> points(seen.size());
   std::vector<double> depths(seen.size());
+  std::unique_ptr<bool[]> side(new bool[seen.size()]);
   for (size_t i = 0; i < seen.size(); ++i) {
     points[i] = seen[i].p;
     depths[i] = seen[i].depth;
+    const double facing = seen[i].surface_normal.dot(normal) * (pair.points[i].of_b ? -1.0 : 1.0);
+    side[i] = facing < kBottomCosine;
   }
-  pair.bottom = pid_penalty::bottom_of_penetration(points, depths, normal, 1e-6);
+  pair.bottom = pid_penalty::bottom_of_penetration(points, depths, normal, 1e-6,
+                                                   std::span<const bool>(side.get(), seen.size()));
   for (int i : pair.bottom) {
     Contact c;
     c.a = ia;
@@ -259,6 +274,49 @@ void PidPenaltySolver::count_penalty_pairs(const std::vector<Body>& bodies) {
 
 Vec3 PidPenaltySolver::contact_normal(const Pair& pair, const std::vector<Motion>& m, const PairKey& key) const {
   return m[size_t(pair.normal_of_b ? key.second : key.first)].R * pair.normal_local;
+}
+
+PidPenaltySolver::Drift PidPenaltySolver::drift(const std::vector<Body>& bodies, const std::vector<Motion>& m,
+                                                 const PairKey& key, const Pair& pair) const {
+  // The angle of the turn from q0 to q: 2 atan2(|vec|, |w|) of q q0^-1 (accurate for small turns, unlike acos).
+  const auto turn = [](const Quat& q, const Quat& q0) {
+    const Quat r = q * q0.conjugate();
+    return 2.0 * std::atan2(r.vec().norm(), std::abs(r.w()));
+  };
+  const Motion& A = m[size_t(key.first)];
+  const Motion& B = m[size_t(key.second)];
+  Drift d;
+  d.move_a = (A.x - pair.xa0).norm();
+  d.turn_a = turn(A.q, pair.qa0);
+  d.move_b = (B.x - pair.xb0).norm();
+  d.turn_b = turn(B.q, pair.qb0);
+  d.slope_a = distance_slope(bodies[size_t(key.first)].shape);
+  d.slope_b = distance_slope(bodies[size_t(key.second)].shape);
+  d.speed_a = A.v.norm();
+  d.spin_a = A.w.norm();
+  d.speed_b = B.v.norm();
+  d.spin_b = B.w.norm();
+  return d;
+}
+
+bool PidPenaltySolver::may_touch(const Candidate& c, const Drift& d, double ahead) {
+  // m: rounding between the narrow phase's and depth_of's evaluations of the same distance is far below this.
+  constexpr double kSlack = 1e-9;
+  const double move_own = c.of_b ? d.move_b : d.move_a, turn_own = c.of_b ? d.turn_b : d.turn_a;
+  const double move_field = c.of_b ? d.move_a : d.move_b, turn_field = c.of_b ? d.turn_a : d.turn_b;
+  const double slope = c.of_b ? d.slope_a : d.slope_b;
+  // In the field body's frame the point moved by at most |dx_own| + turn_own |r_own| + |dx_field| + turn_field
+  // |p0 - x_field0|: its own body's motion, and the frame's shift and turn about the point's old place.
+  const double moved = move_own + turn_own * c.reach + move_field + turn_field * c.field_reach;
+  double bound = c.depth0 + slope * moved + kSlack;
+  if (ahead > 0.0) {
+    const double speed_own = c.of_b ? d.speed_b : d.speed_a, spin_own = c.of_b ? d.spin_b : d.spin_a;
+    const double speed_field = c.of_b ? d.speed_a : d.speed_b, spin_field = c.of_b ? d.spin_a : d.spin_b;
+    // |v_rel(p)| <= |v_own| + |w_own| |p - x_own| + |v_field| + |w_field| |p - x_field|, and |p - x_field| is at most
+    // its narrow-phase value plus the point's and the field centre's displacements.
+    bound += ahead * (speed_own + spin_own * c.reach + speed_field + spin_field * (c.field_reach + moved + move_field));
+  }
+  return bound >= 0.0;
 }
 
 bool PidPenaltySolver::depth_of(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key,
@@ -396,7 +454,11 @@ void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
     const Motion& B = motions_[size_t(key.second)];
     Vec3 centre = Vec3::Zero();
     int count = 0;
+    // A candidate that cannot have come within a substep's approach of the other body since the narrow phase is
+    // not queried (most of a pair's candidates lie outside, within the margin, and stay there).
+    const Drift moved = drift(work, motions_, key, pair);
     auto test = [&](const Candidate& c) {
+      if (!may_touch(c, moved, pair.mode == Mode::Penalty ? 0.0 : h)) return;
       Vec3 p;
       double d;
       if (!depth_of(work, motions_, key, c, p, d)) return;
@@ -531,7 +593,9 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     loaded.clear();
     double deepest = 0.0;
     Vec3 middle = Vec3::Zero();
+    const Drift moved = drift(bodies, m, key, pair);
     auto consider = [&](const Candidate& c) {
+      if (!may_touch(c, moved, 0.0)) return;  // certainly outside: no force
       Vec3 p;
       double d;
       if (!depth_of(bodies, m, key, c, p, d) || d <= 0.0) return;
@@ -835,7 +899,9 @@ void PidPenaltySolver::end_substep(const std::vector<Body>& work, double h) {
   }
 }
 
-void PidPenaltySolver::draw_debug(DebugDraw& draw) const {
+void PidPenaltySolver::draw_debug(const DebugScene& scene, DebugDraw& draw) const {
+  (void)scene;  // its state of the last step, drawn where it was
+  if (!draw.request.wants(kDebugMethod)) return;
   constexpr DebugColor kPenalty{0.2f, 0.85f, 0.3f, 1.0f}, kImpact{1.0f, 0.3f, 0.2f, 1.0f};
   constexpr DebugColor kP{0.3f, 0.5f, 1.0f, 1.0f}, kI{1.0f, 0.85f, 0.2f, 1.0f}, kD{0.9f, 0.3f, 0.9f, 1.0f};
   constexpr DebugColor kFriction{1.0f, 0.55f, 0.1f, 1.0f};

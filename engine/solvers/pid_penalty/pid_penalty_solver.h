@@ -43,6 +43,9 @@ class PidPenaltySolver final : public Solver {
   std::unique_ptr<Solver> clone() const override { return std::make_unique<PidPenaltySolver>(*this); }
   void begin_step() override;
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
+  // collide() updates each pair's state machine (impact or penalty, the integral term) in place: pairs one at a
+  // time.
+  bool concurrent_collide() const override { return false; }
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
   void reset() override;
@@ -71,7 +74,9 @@ class PidPenaltySolver final : public Solver {
   // Each pair's bottom polygon in its state's colour (penalty green, impact red), and at each of its points the
   // P, I and D parts of its force stacked along the normal (blue, yellow, magenta; the largest point force of
   // the step drawn 0.3 m long), and the friction force at the centre (orange).
-  void draw_debug(DebugDraw& draw) const override;
+  // Drawn on kDebugMethod.
+  void draw_debug(const DebugScene& scene, DebugDraw& draw) const override;
+  unsigned debug_layers() const override { return kDebugMethod; }
 
  private:
   enum class PointMode { MultiPoint, DeepestPoint };
@@ -88,11 +93,24 @@ class PidPenaltySolver final : public Solver {
   struct Candidate {
     bool of_b = false;   // a point of b inside a's field (else of a inside b's)
     Vec3 local{0, 0, 0};
+    // At the narrow phase: its depth (m, > 0 inside), its distance from its own body's centre and from the other
+    // body's centre (m). With how far the two bodies have moved since (Drift), they bound its depth without a
+    // distance query (may_touch).
+    double depth0 = 0.0, reach = 0.0, field_reach = 0.0;
+  };
+  // How far each body of a pair has moved since the narrow phase: its centre's displacement (m) and the angle it
+  // has turned (rad).
+  struct Drift {
+    double move_a = 0.0, turn_a = 0.0, move_b = 0.0, turn_b = 0.0;
+    double slope_a = 1.0, slope_b = 1.0;  // the Lipschitz bounds of a's and b's distances (distance_slope)
+    double speed_a = 0.0, spin_a = 0.0, speed_b = 0.0, spin_b = 0.0;  // |v| (m/s) and |w| (rad/s) now
   };
   struct Pair {
     Mode mode = Mode::Separated;
     std::vector<Candidate> points;  // within the margin at the last narrow phase
     std::vector<int> bottom;        // into points: the bottom polygon (multi-point mode)
+    Vec3 xa0{0, 0, 0}, xb0{0, 0, 0};                // the bodies' poses at the narrow phase
+    Quat qa0 = Quat::Identity(), qb0 = Quat::Identity();
     bool normal_of_b = false;       // the contact normal turns with b (a facet of b), else with a
     Vec3 normal_local{0, 1, 0};     // in that body's frame, from a to b
     double integral = 0.0;          // I (eq. 2), m
@@ -130,6 +148,13 @@ class PidPenaltySolver final : public Solver {
   Vec3 contact_normal(const Pair& pair, const std::vector<Motion>& m, const PairKey& key) const;
   static Vec3 line_of_action(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key,
                              const Vec3& n, const Vec3& p);
+  Drift drift(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key,
+              const Pair& pair) const;
+  // False only where candidate c is certainly outside the other body at the motions d was taken at, and stays so
+  // for `ahead` (s) at the bodies' present speeds: its depth at the narrow phase plus the distance's slope times how
+  // far the point can have moved relative to the other body since (the bodies' displacements plus their turns times
+  // the point's distances from their centres), plus `ahead` times its largest speed relative to the other body.
+  static bool may_touch(const Candidate& c, const Drift& d, double ahead);
   // The depth (m, > 0 inside) of candidate c at the motions m, false where the field has no gradient.
   bool depth_of(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key, const Candidate& c,
                 Vec3& point, double& depth) const;

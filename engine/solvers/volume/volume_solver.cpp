@@ -63,8 +63,9 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "Side of the multi-volume grid cells (at least the pixel size)"}),
       T::bind(&S::iterations, {"iterations", ParamKind::Integer, "", 1, 1000, 20,
        "Projected Gauss-Seidel sweeps of the velocity MLCP with friction (eq. 16-17, 20-21)"}),
-      T::bind(&S::tolerance, {"tolerance", ParamKind::Real, "", 0, 1e6, 1e-12,
-       "A PGS solve stops early once a sweep changes no multiplier by more than this (0: always all sweeps)"}),
+      T::bind(&S::tolerance, {"tolerance", ParamKind::Real, "", 0, 1, 1e-15,
+       "A PGS solve stops early once a sweep changes no multiplier by more than this fraction of the largest one "
+       "(relative, so the stop does not depend on the unit of mass; 0: always all sweeps)"}),
       T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
        "Start the velocity PGS from the previous step's impulses of volume contacts that persist"}),
       T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0.5,
@@ -72,7 +73,8 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "rate it grew, Newton's law); slower approaches get no restitution, so resting contacts do not jitter"}),
       T::bind(&S::speculative, {"speculative_contacts", ParamKind::Bool, "", 0, 1, 1,
        "A pair closer than the world's contact_margin whose volumes do not intersect, or only by less than the "
-       "depth post-stabilisation keeps (half a pixel), gets the shared narrow phase's point contacts still apart, "
+       "depth post-stabilisation keeps (half a pixel), gets the shared narrow phase's point contacts still apart or "
+       "touching (in by at most 2^-16 pixel, the images' sub-pixel precision; a mesh's: apart only), "
        "each row keeping its gap from closing faster than gap / h (an impact that would close it bounces): a body "
        "placed exactly touching is held from its first step (a ball rolling down 30 degrees: slip 9e-16 m/s; "
        "off 0.164), and a box on a thin intersection covering part of its face is held at the rest of it (a "
@@ -262,24 +264,24 @@ const std::vector<VolumeSolver::Constraint>* VolumeSolver::constraints(int a, in
   return it == pairs_.end() || !it->second.valid ? nullptr : &it->second.constraints;
 }
 
-const TriangleMesh* VolumeSolver::body_mesh(const Shape& s) {
+const TriangleMesh* VolumeSolver::body_mesh(const Shape& s, MeshCache& cache) {
   if (s.type == ShapeType::Mesh) return s.mesh ? &s.mesh->mesh : nullptr;
   if (s.type == ShapeType::Plane) return nullptr;
   std::array<double, 6> key{double(int(s.type)), 0, 0, 0, 0, 0};
   if (s.type == ShapeType::Box) key = {key[0], s.half_extents.x(), s.half_extents.y(), s.half_extents.z(), 0, 0};
   if (s.type == ShapeType::Sphere) key[4] = s.radius;
   if (s.type == ShapeType::Capsule) key = {key[0], 0, 0, 0, s.radius, s.half_height};
-  auto it = meshes_.find(key);
-  if (it != meshes_.end()) return &it->second;
+  auto it = cache.meshes.find(key);
+  if (it != cache.meshes.end()) return &it->second;
   TriangleMesh m;
   if (s.type == ShapeType::Box) m = make_box(s.half_extents, 1);
   if (s.type == ShapeType::Sphere) m = make_uv_sphere(s.radius, 24, 12);
   if (s.type == ShapeType::Capsule) m = make_capsule_mesh(s.radius, s.half_height);
-  return &meshes_.emplace(key, std::move(m)).first->second;
+  return &cache.meshes.emplace(key, std::move(m)).first->second;
 }
 
-bool VolumeSolver::world_mesh(const std::vector<Body>& bodies, int i, int other, std::vector<Vec3>& vertices,
-                              const std::vector<std::array<int, 3>>*& triangles) {
+bool VolumeSolver::world_mesh(std::span<const Body> bodies, int i, int other, MeshCache& cache,
+                              std::vector<Vec3>& vertices, const std::vector<std::array<int, 3>>*& triangles) {
   const Body& b = bodies[i];
   const Mat3 r = b.rotation();
   if (b.shape.type == ShapeType::Plane) {
@@ -294,16 +296,16 @@ bool VolumeSolver::world_mesh(const std::vector<Body>& bodies, int i, int other,
     const Vec3 foot = c - n * n.dot(c - p0);
     Vec3 t1, t2;
     tangent_basis(n, t1, t2);  // (t1, t2, n) right-handed: the box keeps its outward orientation
-    if (plane_box_.empty()) plane_box_ = make_box(Vec3(1, 1, 1), 1);
-    vertices.resize(plane_box_.vertices.size());
-    for (size_t k = 0; k < plane_box_.vertices.size(); ++k) {
-      const Vec3& u = plane_box_.vertices[k];
+    if (cache.plane_box.empty()) cache.plane_box = make_box(Vec3(1, 1, 1), 1);
+    vertices.resize(cache.plane_box.vertices.size());
+    for (size_t k = 0; k < cache.plane_box.vertices.size(); ++k) {
+      const Vec3& u = cache.plane_box.vertices[k];
       vertices[k] = foot + t1 * (u.x() * size) + t2 * (u.y() * size) + n * (0.5 * size * (u.z() - 1.0));
     }
-    triangles = &plane_box_.triangles;
+    triangles = &cache.plane_box.triangles;
     return true;
   }
-  const TriangleMesh* m = body_mesh(b.shape);
+  const TriangleMesh* m = body_mesh(b.shape, cache);
   if (!m || m->empty()) return false;
   vertices.resize(m->vertices.size());
   for (size_t k = 0; k < m->vertices.size(); ++k) vertices[k] = b.position + r * m->vertices[k];
@@ -327,7 +329,8 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
   const std::vector<std::array<int, 3>>* ta = nullptr;
   const std::vector<std::array<int, 3>>* tb = nullptr;
   if (A.shape.type == ShapeType::Plane && B.shape.type == ShapeType::Plane) return pc;
-  if (!world_mesh(bodies, ia, ib, world_vertices_[0], ta) || !world_mesh(bodies, ib, ia, world_vertices_[1], tb))
+  if (!world_mesh(bodies, ia, ib, meshes_, world_vertices_[0], ta) ||
+      !world_mesh(bodies, ib, ia, meshes_, world_vertices_[1], tb))
     return pc;
   ldi::MeshInput ma{world_vertices_[0], *ta, A.position};
   ldi::MeshInput mb{world_vertices_[1], *tb, B.position};
@@ -355,24 +358,32 @@ void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, doub
   const PairCache& pc = compute_pair(bodies, ia, ib);
   sub_stages_.add(kImages, 1e3 * (profile_.images_s - images));
   sub_stages_.add(kModelling, 1e3 * (profile_.modelling_s - modelling));
-  if (debug_on_) capture_pair(bodies, ia, ib, set_, debug_limit_, &pc.constraints);  // drawing only
   if (set_.speculative) {
     // Speculative contacts: the pair is within the margin (the broad phase's boxes grow by it) but its volumes
     // do not intersect, or by less than the images resolve (a ball placed exactly touching, its cap narrower
     // than a pixel). Discrete collision detection cannot anticipate the contact (sect. 3, "Stabilization"),
     // so the pair would fall freely for a step into it; the shared narrow phase's closest points give rows that
     // keep each gap from closing faster than gap / h (solve_velocities), as an anticipated point contact does.
-    // A pair whose volumes do intersect keeps the points still apart (gap >= 0): where a thin intersection
+    // A pair whose volumes do intersect keeps the points still apart, or touching: in by at most the images'
+    // sub-pixel precision (2^-16 pixel, 0.15 um at 1 cm pixels, to which they snap the vertices). Where a thin intersection
     // covers only part of a contact face (a box tilted by a hair on another), the volume pushes on that part
     // alone and nothing holds the rest: in a 20-box column at 1/60 s such boxes turned at up to 1.4 rad/s within
-    // a step (friction off too) and the column fell; with those points it stands, as on point contacts.
+    // a step (friction off too) and the column fell; with those points it stands, as on point contacts. A column
+    // of 1 m boxes placed with zero gaps is in by 1e-9 m after its first step, at every corner: with the points
+    // still apart only, its faces rested on the cells of a sliver wedge (about 50 of their 100 cells), whose rows
+    // 20 sweeps did not balance, and it slid sideways at g h per step and fell (2.9 m in 10 s) while the column
+    // of 10 cm boxes (one to four cells a face) stood. Points deeper than that stay out: their rows (friction on
+    // point contacts) squeezed a block gripped 0.2 mm deep. Meshes keep the points still apart only: their narrow
+    // phase samples a distance grid at many shell points, whose touching ones kept the stacked tori rocking.
     double deepest = 0.0;
     for (const Constraint& c : pc.constraints) deepest = std::max(deepest, c.deepest);
+    const bool meshes = bodies[size_t(ia)].shape.type == ShapeType::Mesh || bodies[size_t(ib)].shape.type == ShapeType::Mesh;
+    const double touching = meshes ? 0.0 : std::ldexp(set_.pixel_size, -16);
     if (deepest < continuous_depth()) {
       const size_t first = out.size();
       cl::collide(bodies, ia, ib, margin, out);
       if (!pc.constraints.empty())
-        out.erase(std::remove_if(out.begin() + long(first), out.end(), [](const Contact& c) { return c.depth > 0.0; }),
+        out.erase(std::remove_if(out.begin() + long(first), out.end(), [touching](const Contact& c) { return c.depth > touching; }),
                   out.end());
       for (size_t k = first; k < out.size(); ++k) out[k].feature |= kSpeculativeFeature;
     }
@@ -389,6 +400,20 @@ void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, doub
     contact.feature = uint32_t(k);      // index of the volume in the pair's list
     out.push_back(contact);
   }
+}
+
+// The PGS settings of every solve of the method: symmetric sweeps, and the tolerance as a fraction of the largest
+// multiplier, so that when a solve stops does not depend on the unit of mass (an impulse tolerance, 1e-12 N s / m^2,
+// stopped the solves of a column of 1 g boxes a sweep or more before those of the same column at 1 kg, and the
+// two moved apart; the multipliers scale with the masses, their ratios do not).
+PgsSettings VolumeSolver::pgs_settings(int sweeps, std::vector<double>* residuals) const {
+  PgsSettings settings;
+  settings.iterations = sweeps;
+  settings.tolerance = set_.tolerance;
+  settings.relative = true;
+  settings.symmetric = true;
+  settings.residuals = residuals;
+  return settings;
 }
 
 Row VolumeSolver::make_row(int a, int b, const Vec3& la, const Vec3& aa, const Vec3& lb, const Vec3& ab) const {
@@ -625,7 +650,7 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   // load (forward sweeps only loaded a gripped block's low-z cells first, and the friction's torque about the
   // grip axis tipped it over as it slipped).
   sweep_residuals_.clear();
-  const PgsResult result = solve_pgs(rows_, vel_, {set_.iterations, set_.tolerance, true, &sweep_residuals_});
+  const PgsResult result = solve_pgs(rows_, vel_, pgs_settings(set_.iterations, &sweep_residuals_));
   merge_convergence(sweep_residuals_);
   ctx.stats.iterations += result.sweeps;
   profile_.solve_s += seconds_since(t1);
@@ -729,7 +754,7 @@ void VolumeSolver::add_speculative_rows(StepContext& ctx, int begin, int end) {
 // sideways (0.98 m/s sideways, 93 % of its rebound speed). A curved contact's pair row carries its target.
 void VolumeSolver::solve_impacts(StepContext& ctx) {
   if (impact_rows_.empty()) return;
-  const PgsResult r = solve_pgs(impact_rows_, vel_, {set_.iterations, set_.tolerance, true});
+  const PgsResult r = solve_pgs(impact_rows_, vel_, pgs_settings(set_.iterations));
   ctx.stats.iterations += r.sweeps;
 }
 
@@ -818,7 +843,7 @@ void VolumeSolver::solve_layers(StepContext& ctx) {
       }
       if (!layer_rows_.empty()) {
         apply_impulses(layer_rows_, vel_);
-        const PgsResult r = solve_pgs(layer_rows_, vel_, {set_.iterations, set_.tolerance, true});
+        const PgsResult r = solve_pgs(layer_rows_, vel_, pgs_settings(set_.iterations));
         ctx.stats.iterations += r.sweeps;
         for (size_t i = 0; i < layer_rows_.size(); ++i)
           layer_lambda_[size_t(layer_row_source_[i])] = layer_rows_[i].lambda;
@@ -877,7 +902,7 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
     counters_.add(kCountStabilizationPasses, 1);
     std::fill(vel_.begin(), vel_.end(), BodyVelocity{});
     const auto t0 = Clock::now();
-    ctx.stats.iterations += solve_pgs(rows_, vel_, {set_.stabilization_sweeps, set_.tolerance, true}).sweeps;
+    ctx.stats.iterations += solve_pgs(rows_, vel_, pgs_settings(set_.stabilization_sweeps)).sweeps;
     profile_.solve_s += seconds_since(t0);
     // Line 7: q += dq (positions only; velocities are left as the velocity stage made them).
     for (size_t i = 0; i < n; ++i) {
@@ -888,73 +913,187 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
   }
 }
 
-// --- Debug capture ---------------------------------------------------------------------------------------
+// --- Drawing ---------------------------------------------------------------------------------------------
 
-void VolumeSolver::set_debug_capture(bool on, long max_intervals_per_axis) {
-  debug_on_ = on;
-  debug_limit_ = std::max<long>(1, max_intervals_per_axis);
-  if (!on) debug_pairs_.clear();
-}
-
-void VolumeSolver::capture_now(const std::vector<Body>& bodies, std::span<const std::pair<int, int>> pairs,
-                               long max_intervals_per_axis) {
-  const Settings set = settings();
-  const long limit = std::max<long>(1, max_intervals_per_axis);
-  for (const auto& [a, b] : pairs)
-    if (a >= 0 && a < b && b < int(bodies.size())) capture_pair(bodies, a, b, set, limit, nullptr);
-}
-
-// The pair's images again, in a workspace of their own with the intervals captured, at the given poses and with
-// the options compute_pair() uses. The constraints are the solver's own (from collide(): the pair's cache) or,
-// without them, made from this computation exactly as compute_pair() makes them.
-void VolumeSolver::capture_pair(const std::vector<Body>& bodies, int ia, int ib, const Settings& set, long limit,
-                                const std::vector<Constraint>* constraints) {
-  DebugPair& d = debug_pairs_[{ia, ib}];
-  d = DebugPair{};
-  d.a = ia;
-  d.b = ib;
-  d.pixel_size = set.pixel_size;
-  d.multi_volume = set.multi_volume;
-  d.cell_size = set.cell_size;
-  d.interval_limit = limit;
-  d.collision_stage = constraints != nullptr;
-  if (constraints) d.constraints = *constraints;
-  const Body& A = bodies[ia];
-  const Body& B = bodies[ib];
-  d.positions = {A.position, B.position};
-  d.orientations = {A.orientation, B.orientation};
+// The pair's images again, in the caller's workspace with the intervals captured, at the given poses and with
+// the options compute_pair() uses; the constraints made from them exactly as compute_pair() makes them.
+void VolumeSolver::pair_geometry(std::span<const Body> bodies, int ia, int ib, const Settings& set, long limit,
+                                 MeshCache& meshes, ldi::IntersectionVolume& ldi, ldi::VolumeResult& result,
+                                 PairGeometry& out) {
+  out = PairGeometry{};
+  const Body& A = bodies[size_t(ia)];
+  const Body& B = bodies[size_t(ib)];
   std::array<std::vector<Vec3>, 2> vertices;
   const std::vector<std::array<int, 3>>* ta = nullptr;
   const std::vector<std::array<int, 3>>* tb = nullptr;
   if (A.shape.type == ShapeType::Plane && B.shape.type == ShapeType::Plane) return;
-  if (!world_mesh(bodies, ia, ib, vertices[0], ta) || !world_mesh(bodies, ib, ia, vertices[1], tb)) return;
+  if (!world_mesh(bodies, ia, ib, meshes, vertices[0], ta) || !world_mesh(bodies, ib, ia, meshes, vertices[1], tb))
+    return;
   ldi::MeshInput ma{vertices[0], *ta, A.position};
   ldi::MeshInput mb{vertices[1], *tb, B.position};
   ldi::VolumeOptions options = set.ldi_options();
   options.capture_intervals = true;
-  options.capture_limit = limit;
-  if (!debug_ldi_) debug_ldi_ = std::make_unique<ldi::IntersectionVolume>();
-  debug_ldi_->compute(ma, mb, options, debug_result_);
-  if (!debug_result_.ok() || !debug_result_.boxes_overlap) return;
-  d.intervals = debug_result_.capture;
+  options.capture_limit = std::max<long>(1, limit);
+  ldi.compute(ma, mb, options, result);
+  if (!result.ok() || !result.boxes_overlap) return;
+  out.intervals = result.capture;
   for (int s = 0; s < 2; ++s)
-    for (const ldi::VertexGradient& g : debug_result_.mono.body[s].gradient)
-      if (!g.gradient.isZero(0.0)) d.gradients[s].push_back({vertices[s][std::size_t(g.vertex)], g.gradient});
+    for (const ldi::VertexGradient& g : result.mono.body[s].gradient)
+      if (!g.gradient.isZero(0.0)) out.gradients[size_t(s)].push_back({vertices[size_t(s)][size_t(g.vertex)], g.gradient});
   // The volumes that become constraints, in the kernel's order; their cells with multi-volume.
-  std::span<const ldi::VolumeContact> list =
-      set.multi_volume ? debug_result_.cells() : std::span(&debug_result_.mono, 1);
+  std::span<const ldi::VolumeContact> list = set.multi_volume ? result.cells() : std::span(&result.mono, 1);
   std::vector<Vec3> normals;
   std::vector<int> scratch;
-  if (set.multi_volume) region_normals(list, debug_result_.mono, normals, scratch);
+  if (set.multi_volume) region_normals(list, result.mono, normals, scratch);
   Constraint c;
   for (size_t k = 0; k < list.size(); ++k) {
     const ldi::VolumeContact& vc = list[k];
     if (!make_constraint(vc, set.multi_volume ? &normals[k] : nullptr, set.combine == 1, A.position, B.position, c))
       continue;
-    if (set.multi_volume) d.cells.push_back(vc.cell);
-    if (!constraints) d.constraints.push_back(c);
+    out.constraints.push_back(c);
+    if (set.multi_volume) out.cells.push_back(vc.cell);
   }
-  if (d.cells.size() != d.constraints.size()) d.cells.clear();  // not the same selection: draw no cells
+}
+
+VolumeSolver::PairGeometry VolumeSolver::pair_geometry(std::span<const Body> bodies, int ia, int ib,
+                                                       long max_intervals_per_axis) const {
+  PairGeometry out;
+  if (ia < 0 || ia >= ib || ib >= int(bodies.size())) return out;
+  MeshCache meshes;  // the call's own: nothing the solver keeps changes
+  ldi::IntersectionVolume ldi;
+  ldi::VolumeResult result;
+  pair_geometry(bodies, ia, ib, settings(), max_intervals_per_axis, meshes, ldi, result, out);
+  return out;
+}
+
+namespace {
+DebugColor with_alpha(DebugColor c, float alpha) {
+  c[3] = alpha;
+  return c;
+}
+}  // namespace
+
+void VolumeSolver::draw_debug(const DebugScene& scene, DebugDraw& draw) const {
+  const DebugRequest& request = draw.request;
+  const bool volumes = request.wants(kDebugVolumes), gradients = request.wants(kDebugVolumeGradients),
+             cells = request.wants(kDebugVolumeCells);
+  if (!volumes && !gradients && !cells) return;
+  const Settings set = settings();
+  const long limit = std::max<long>(1, request.max_intervals_per_axis);
+  MeshCache meshes;  // the call's own workspace: nothing the solver keeps changes
+  ldi::IntersectionVolume ldi;
+  ldi::VolumeResult result;
+  // Every pair's geometry first, then each layer over all pairs, so that a later layer is drawn over the
+  // earlier ones everywhere.
+  const int n = int(scene.bodies.size());
+  std::vector<BodyPair> pairs;
+  std::vector<PairGeometry> geometry;
+  for (const BodyPair& pair : scene.pairs) {
+    if (pair.a < 0 || pair.a >= pair.b || pair.b >= n) continue;
+    pairs.push_back(pair);
+    pair_geometry(scene.bodies, pair.a, pair.b, set, limit, meshes, ldi, result, geometry.emplace_back());
+  }
+  std::array<long, 3> total{0, 0, 0}, drawn{0, 0, 0};
+  int stride = 1;
+  size_t constraints = 0, cell_count = 0;
+  for (const PairGeometry& g : geometry) {
+    constraints += g.constraints.size();
+    cell_count += g.cells.size();
+    for (size_t w = 0; w < 3; ++w) {
+      total[w] += g.intervals.total[w];
+      drawn[w] += long(g.intervals.segments[w].size());
+      stride = std::max(stride, g.intervals.stride[w]);
+    }
+  }
+  // 1. Intersection volumes (eq. 11, Fig. 1): every interval as a segment along its image axis. The axes'
+  // segments are interleaved and half transparent, so where they overlap the colours mix instead of the last
+  // axis covering the others.
+  if (volumes) {
+    const int axes = int(request.volume_axes[0]) + request.volume_axes[1] + request.volume_axes[2];
+    const float alpha = axes > 1 ? 0.5f : 0.8f;
+    for (const PairGeometry& g : geometry) {
+      const auto& segments = g.intervals.segments;
+      const size_t most = std::max({segments[0].size(), segments[1].size(), segments[2].size()});
+      for (size_t k = 0; k < most; ++k)
+        for (size_t w = 0; w < 3; ++w)
+          if (request.volume_axes[w] && k < segments[w].size())
+            draw.line(segments[w][k][0], segments[w][k][1], with_alpha(debug_colors::kAxes[w], alpha));
+    }
+  }
+  // 2. Vertex gradients dV/dp_k of the pair's whole volume (eq. 12-14): the largest of the pair drawn
+  // gradient_length long, the others in proportion (a coarse box puts a whole face's share on a corner, a fine
+  // mesh spreads it over many vertices: one scale for all pairs would shrink the fine ones to dots). A plane's
+  // are left out: its mesh is the stand-in box, whose far corners would carry the largest arrows and mean
+  // nothing (the plane never moves).
+  if (gradients) {
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      const PairGeometry& g = geometry[k];
+      bool shown[2];
+      double largest = 0.0;
+      for (int s = 0; s < 2; ++s) {
+        shown[s] = scene.bodies[size_t(s == 0 ? pairs[k].a : pairs[k].b)].shape.type != ShapeType::Plane;
+        if (shown[s])
+          for (const DebugArrow& a : g.gradients[size_t(s)]) largest = std::max(largest, a.gradient.norm());
+      }
+      if (!(largest > 0.0) || !std::isfinite(largest)) continue;
+      const double scale = request.gradient_length / largest;
+      for (int s = 0; s < 2; ++s) {
+        if (!shown[s]) continue;
+        const DebugColor& color = s == 0 ? debug_colors::kFirstBody : debug_colors::kSecondBody;
+        for (const DebugArrow& a : g.gradients[size_t(s)]) {
+          draw.arrow(a.position, a.position + scale * a.gradient, color);
+          draw.point(a.position, with_alpha(color, 0.8f));
+        }
+      }
+    }
+  }
+  // 3. The grid cells that hold a constraint (sect. 5), each constraint's frame at its position (normal, and
+  // tangents), and the normal and friction impulses of the pair's contacts in the last step.
+  if (cells) {
+    const double h = set.cell_size;
+    const DebugColor cell_color = with_alpha(debug_colors::kCell, 0.55f);
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      const PairGeometry& g = geometry[k];
+      for (const std::array<int, 3>& c : g.cells) {
+        const Vec3 lo(c[0] * h, c[1] * h, c[2] * h);
+        auto corner = [&](int i) { return Vec3(lo + h * Vec3((i & 1) ? 1 : 0, (i & 2) ? 1 : 0, (i & 4) ? 1 : 0)); };
+        for (int i = 0; i < 8; ++i)
+          for (int bit = 1; bit < 8; bit <<= 1)
+            if ((i & bit) == 0) draw.line(corner(i), corner(i | bit), cell_color);
+      }
+      for (const Constraint& c : g.constraints) {
+        const double frame = set.multi_volume ? 0.45 * h : std::clamp(0.5 * std::sqrt(std::max(c.area, 0.0)), 0.02, 1.0);
+        Vec3 t1, t2;
+        tangent_basis(c.normal, t1, t2);
+        draw.line(c.position, c.position + frame * c.normal, debug_colors::kNormal);
+        draw.line(c.position, c.position + 0.6 * frame * t1, debug_colors::kTangent);
+        draw.line(c.position, c.position + 0.6 * frame * t2, debug_colors::kTangent);
+        draw.point(c.position, debug_colors::kCell);
+      }
+      // The impulses of the pair's contacts in the last step, at the contacts (sorted by pair).
+      auto it = std::lower_bound(scene.contacts.begin(), scene.contacts.end(), pairs[k],
+                                 [](const Contact& x, const BodyPair& key) { return BodyPair{x.a, x.b} < key; });
+      for (; it != scene.contacts.end() && it->a == pairs[k].a && it->b == pairs[k].b; ++it) {
+        draw.arrow(it->position, it->position + request.impulse_scale * it->normal_impulse * it->normal,
+                   debug_colors::kNormalImpulse);
+        if (it->friction_impulse.norm() * request.impulse_scale > 1e-6)
+          draw.arrow(it->position, it->position + request.impulse_scale * it->friction_impulse,
+                     debug_colors::kFrictionImpulse);
+      }
+    }
+  }
+  draw.note("pairs", double(pairs.size()));
+  draw.note("constraints", double(constraints));
+  draw.note("cells", double(cell_count));
+  draw.note("intervals x", double(total[0]));
+  draw.note("intervals y", double(total[1]));
+  draw.note("intervals z", double(total[2]));
+  if (stride > 1) {
+    draw.note("drawn x", double(drawn[0]));
+    draw.note("drawn y", double(drawn[1]));
+    draw.note("drawn z", double(drawn[2]));
+    draw.note("pixel stride", double(stride));
+  }
 }
 
 // volume honours every scene feature (restitution by Newton's law on the pair's summed row); only a parameter can

@@ -20,7 +20,7 @@
 //               (M dq = -J_V^T xi, V + J_V dq <= eps_V perp xi >= 0) by PGS, apply dq, recompute; eps_V is
 //               regulated from the contact area so that about `rest_depth` pixels of depth remain (sect. 4.3)
 // With speculative_contacts (on by default), a pair within the world's contact margin whose volumes do not
-// intersect, or only by less than half a pixel, gets the shared narrow phase's point contacts still apart, rows
+// intersect, or only by less than half a pixel, gets the shared narrow phase's point contacts apart or touching, rows
 // J u >= -gap / h with friction. With stack_layers (on by default), a group with bodies on bodies takes 1% of the
 // step whole and the rest layer by layer, lower bodies held (shock propagation, as lcp's).
 // Units: J_V linear part m^2, angular m^3, so rho and xi are pressure (x time, x time^2).
@@ -53,6 +53,9 @@ class VolumeSolver final : public Solver {
   std::unique_ptr<Solver> clone() const override { return std::make_unique<VolumeSolver>(*this); }
   void begin_step() override;
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
+  // collide() keeps each pair's depth images and debug records in unguarded maps, and its rasteriser has
+  // threads of its own (the `threads` parameter): pairs one at a time.
+  bool concurrent_collide() const override { return false; }
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
   // The depth post-stabilisation keeps, at least half a pixel: a layer that deep over a contact patch crosses
@@ -101,51 +104,37 @@ class VolumeSolver final : public Solver {
   };
   const Profile& profile() const { return profile_; }
 
-  // --- Debug capture, for the viewer's volume views; off by default, and then it costs nothing. -------------
-  // While on, collide() records per pair what the LDI kernel saw at the collision stage's poses, by a second
-  // LDI workspace on the same inputs and options (the kernel is deterministic), so nothing the solver computes
-  // depends on it: results are bit-identical with capture on or off (tested). Costs one more LDI per pair.
-  // capture_now() records pairs at the current poses without a step (a paused viewer turning the capture on).
+  // --- Drawing (Solver::draw_debug) ---------------------------------------------------------------------
+  // What the layered depth images see of pair ia < ib at the poses of `bodies`, with the current parameters:
+  // computed again in the call's own workspace with the options collide() uses (the kernel is deterministic,
+  // so at the poses of a collision stage it is what that stage computed), and nothing of the solver changes.
   struct DebugArrow {
     Vec3 position = Vec3::Zero();  // world position of vertex p_k
     Vec3 gradient = Vec3::Zero();  // dV/dp_k of the pair's whole (mono) volume, m^2 (eq. 13-14)
   };
-  struct DebugPair {
-    int a = -1, b = -1;                            // body indices, a < b
-    double pixel_size = 0;                         // s, m
-    bool multi_volume = false;
-    // The multi-volume grid (sect. 5) is anchored at the world origin: cell (cx, cy, cz) covers
-    // [cx h, (cx + 1) h) x [cy h, (cy + 1) h) x [cz h, (cz + 1) h), h = cell_size.
-    double cell_size = 0;                          // h, m
-    ldi::IntervalCapture intervals;                // per image axis, the intervals inside both meshes (eq. 11)
+  struct PairGeometry {
+    ldi::IntervalCapture intervals;                    // per image axis, the intervals inside both meshes (eq. 11)
     std::array<std::vector<DebugArrow>, 2> gradients;  // [0] = a, [1] = b: vertices with a non-zero gradient
-    std::vector<Constraint> constraints;           // as the solver uses them; index = Contact::feature
-    std::vector<std::array<int, 3>> cells;         // multi-volume: the cell of constraints[k]; empty for mono
-    long interval_limit = 0;                       // the max_intervals_per_axis it was recorded with
-    bool collision_stage = true;                   // by collide(); false: by capture_now(), no contacts yet
-    std::array<Vec3, 2> positions{Vec3::Zero(), Vec3::Zero()};  // the bodies' poses when recorded
-    std::array<Quat, 2> orientations{Quat::Identity(), Quat::Identity()};
+    std::vector<Constraint> constraints;               // as collide() makes them; index = Contact::feature
+    // Multi-volume: the cell of constraints[k]; empty for mono. The grid (sect. 5) is anchored at the world
+    // origin: cell (cx, cy, cz) covers [cx h, (cx + 1) h) x ... with h = cell_size.
+    std::vector<std::array<int, 3>> cells;
   };
-  // Turns the capture on or off (off drops what was recorded). `max_intervals_per_axis` bounds the segments
-  // kept per pair and image axis (ldi::IntervalCapture::stride).
-  void set_debug_capture(bool on, long max_intervals_per_axis = 20000);
-  bool debug_capture() const { return debug_on_; }
-  // Records the pairs (a < b) at the bodies' current poses, with the constraints collide() would make there
-  // (collision_stage = false), whether the capture is on or not. Changes nothing the solver computes.
-  void capture_now(const std::vector<Body>& bodies, std::span<const std::pair<int, int>> pairs,
-                   long max_intervals_per_axis = 20000);
-  // Per pair (a, b), what the last collide() or capture_now() of that pair recorded. A pair keeps its entry
-  // after it stops colliding: draw a collide() record only while the world still has an edge for the pair (the
-  // world skips collide() for pairs whose bodies have not moved, whose records are then still exact), and a
-  // capture_now() record only while the bodies are where it was taken.
-  const std::map<std::pair<int, int>, DebugPair>& debug_pairs() const { return debug_pairs_; }
+  // `max_intervals_per_axis` bounds the segments kept per image axis (ldi::IntervalCapture::stride).
+  PairGeometry pair_geometry(std::span<const Body> bodies, int ia, int ib, long max_intervals_per_axis) const;
+  // The intersection volumes (kDebugVolumes: each interval a segment along its image axis), the vertex gradients
+  // (kDebugVolumeGradients: arrows, each pair's largest gradient_length long) and the cells (kDebugVolumeCells:
+  // grid cells with a constraint, each constraint's frame, and the impulses of the last step's contacts of the
+  // pair) of every pair of `scene`, from pair_geometry; notes the totals (pairs, constraints, cells, intervals).
+  void draw_debug(const DebugScene& scene, DebugDraw& draw) const override;
+  unsigned debug_layers() const override { return kDebugVolumes | kDebugVolumeGradients | kDebugVolumeCells; }
 
  private:
   static const ParamTable<Settings>& table();
   // The constraint of one kernel volume `vc`, the pair's whole intersection or one of its cells (region_normal:
   // a cell's region's normal, see region_normals; null for the whole intersection; centres: the bodies' centres
   // of mass); false when the volume cannot push (no volume, area or normal). The one rule for what becomes a
-  // constraint, for the solver and capture.
+  // constraint, for the solver and its drawing.
   // normal_weighted: the images' volumes are combined by the normal (axis_combination).
   static bool make_constraint(const ldi::VolumeContact& vc, const Vec3* region_normal, bool normal_weighted,
                               const Vec3& centre_a, const Vec3& centre_b, Constraint& c);
@@ -171,13 +160,24 @@ class VolumeSolver final : public Solver {
     std::unique_ptr<ldi::IntersectionVolume> ldi = std::make_unique<ldi::IntersectionVolume>();
   };
 
-  // The body-frame triangle mesh of a shape (null for planes and unsupported shapes).
-  const TriangleMesh* body_mesh(const Shape& s);
+  // Primitive meshes by (type, dimensions), and the unit box a plane becomes.
+  struct MeshCache {
+    std::map<std::array<double, 6>, TriangleMesh> meshes;
+    TriangleMesh plane_box;
+  };
+  // The body-frame triangle mesh of a shape (null for planes and unsupported shapes), made into `cache` once.
+  static const TriangleMesh* body_mesh(const Shape& s, MeshCache& cache);
   // World vertices and triangles of body i, the plane as a box under the footprint of `other`.
-  bool world_mesh(const std::vector<Body>& bodies, int i, int other, std::vector<Vec3>& vertices,
-                  const std::vector<std::array<int, 3>>*& triangles);
+  static bool world_mesh(std::span<const Body> bodies, int i, int other, MeshCache& cache,
+                         std::vector<Vec3>& vertices, const std::vector<std::array<int, 3>>*& triangles);
+  // pair_geometry in the given workspace, mesh cache and settings.
+  static void pair_geometry(std::span<const Body> bodies, int ia, int ib, const Settings& set, long limit,
+                            MeshCache& meshes, ldi::IntersectionVolume& ldi, ldi::VolumeResult& result,
+                            PairGeometry& out);
   // Volumes of pair ia < ib at the current poses, into the cache (reused when neither body moved).
   PairCache& compute_pair(const std::vector<Body>& bodies, int ia, int ib);
+  // The settings of the method's PGS solves with at most `sweeps` sweeps (relative tolerance, symmetric).
+  PgsSettings pgs_settings(int sweeps, std::vector<double>* residuals = nullptr) const;
   // The row J = [la aa | lb ab] between bodies a and b, prepared with the bodies' inverse masses.
   Row make_row(int a, int b, const Vec3& la, const Vec3& aa, const Vec3& lb, const Vec3& ab) const;
 
@@ -185,8 +185,7 @@ class VolumeSolver final : public Solver {
   Workspace ws_;
   ldi::VolumeResult result_;
   std::map<std::pair<int, int>, PairCache> pairs_;
-  std::map<std::array<double, 6>, TriangleMesh> meshes_;  // primitive meshes by (type, dimensions)
-  TriangleMesh plane_box_;                                // scratch
+  MeshCache meshes_;
   std::array<std::vector<Vec3>, 2> world_vertices_;
   std::vector<Vec3> region_normals_;  // compute_pair's scratch
   std::vector<int> region_scratch_;
@@ -220,14 +219,6 @@ class VolumeSolver final : public Solver {
   JointWarmStart joint_warm_;
   int last_stab_iterations_ = 0;
   Profile profile_;
-  // Debug capture (see set_debug_capture): never read by the computation.
-  void capture_pair(const std::vector<Body>& bodies, int ia, int ib, const Settings& set, long limit,
-                    const std::vector<Constraint>* constraints);
-  bool debug_on_ = false;
-  long debug_limit_ = 20000;
-  std::unique_ptr<ldi::IntersectionVolume> debug_ldi_;  // created on first use
-  ldi::VolumeResult debug_result_;
-  std::map<std::pair<int, int>, DebugPair> debug_pairs_;
 };
 
 }  // namespace cl

@@ -77,9 +77,15 @@ std::string material_name(const World& w, int index) {
 
 void expect_same_world(const World& a, const World& b) {
   EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.description, b.description);
+  EXPECT_EQ(a.topic, b.topic);
   expect_vec_near(a.settings.gravity, b.settings.gravity, "gravity");
   EXPECT_EQ(a.settings.dt, b.settings.dt);
   EXPECT_EQ(a.settings.contact_margin, b.settings.contact_margin);
+  EXPECT_EQ(a.settings.max_speed, b.settings.max_speed);
+  EXPECT_EQ(a.settings.max_contacts, b.settings.max_contacts);
+  EXPECT_EQ(a.settings.continuous, b.settings.continuous);
+  EXPECT_EQ(a.settings.threads, b.settings.threads);
 
   // Materials by name (their order is not part of the description).
   ASSERT_EQ(a.materials.size(), b.materials.size());
@@ -223,6 +229,10 @@ TEST(Scene, RoundTripOfAWorldBuiltInCode) {
   w.settings.gravity = Vec3(0.1, -3.7, 0.2);
   w.settings.dt = 1.0 / 240.0;
   w.settings.contact_margin = 0.005;
+  w.settings.max_speed = 250.0;
+  w.settings.max_contacts = 12345;
+  w.settings.continuous = false;
+  w.settings.threads = 2;
   const int ice = test::add_material(w, 0.05, 0.1);
   const int rubber = test::add_material(w, 0.9, 0.8);
   test::add_plane(w, Vec3(0.1, 1, 0), 0.25, ice);
@@ -491,8 +501,8 @@ TEST(Scene, ReferenceSceneUsesEveryField) {
   const fs::path file = scenes_dir() / "reference.json";
   std::ifstream in(file);
   const json doc = json::parse(in);
-  for (const char* key : {"format", "name", "description", "gravity", "dt", "contact_margin", "max_speed", "max_contacts", "continuous", "methods",
-                          "solver", "materials", "bodies"}) {
+  for (const char* key : {"format", "name", "description", "topic", "gravity", "dt", "contact_margin", "max_speed",
+                          "max_contacts", "continuous", "threads", "methods", "solver", "materials", "bodies"}) {
     EXPECT_TRUE(doc.contains(key)) << key;
   }
   EXPECT_TRUE(doc["solver"].contains("params_by_solver"));
@@ -730,6 +740,9 @@ TEST(Scene, InMemoryErrors) {
       {"/dt", 1e-320, "/dt: expected a time step in [1e-6, 1] s, got 1e-320"},
       {"/dt", true, "/dt: expected a time step in [1e-6, 1] s, got true"},
       {"/format", 1.5, "/format: expected 1"},
+      {"/threads", -1, "/threads: expected a whole number of threads in [0, 256] (0: every hardware thread), got -1"},
+      {"/threads", 1.5, "/threads: expected a whole number of threads in [0, 256]"},
+      {"/threads", 2, ""},
       {"/solver", "lcp", "/solver: expected an object {\"type\": name, \"params\": {...}, \"params_by_solver\": {name: {...}}}, got \"lcp\""},
       {"/solver", {{"type", "lcp"}, {"params", {{"iterations", 1e9}}}}, "/solver/params/iterations:"},
       {"/solver", {{"type", 3}}, "/solver/type: expected a solver name"},
@@ -745,6 +758,7 @@ TEST(Scene, InMemoryErrors) {
       {"/bodies/0/shape/normal", {1e-320, 0, 0}, ""},  // denormal but non-zero: accepted
       {"/name", json::object(), "/name: expected a string, got {}"},
       {"/description", 5, "/description: expected a string, got 5"},
+      {"/topic", 7, "/topic: expected a string, got 7"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.pointer + " = " + c.value.dump());

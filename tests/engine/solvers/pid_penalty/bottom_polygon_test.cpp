@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numbers>
 
 namespace cl::pid_penalty {
@@ -100,6 +101,105 @@ TEST(BottomPolygon, KeepsTheDeepestPointsOfACapWhoseRingsChainIntoOneLevel) {
   std::vector<int> per_ring(16, 0);
   for (int i : kept) ++per_ring[size_t(ring_of[size_t(i)])];
   for (int ring = 0; ring <= 15; ++ring) EXPECT_GT(per_ring[size_t(ring)], 0) << "ring " << ring;
+}
+
+// The polygon grows one point at a time from its last hull; whatever the order, a dropped point must lie in the
+// convex hull of the kept ones (it was inside the polygon of the points kept before it), on the contact plane. Grids
+// of collinear rows turned by odd angles (points nearly on an edge's line, where the insertion is most fragile),
+// deepest first on a random tilt and on a cap, checked against a hull built from scratch here.
+TEST(BottomPolygon, EveryDroppedPointLiesInTheHullOfTheKeptOnes) {
+  using P2 = std::pair<double, double>;
+  const auto cross = [](const P2& o, const P2& a, const P2& b) {
+    return (a.first - o.first) * (b.second - o.second) - (a.second - o.second) * (b.first - o.first);
+  };
+  uint32_t seed = 12345;
+  const auto uniform = [&seed]() {
+    seed = seed * 1664525u + 1013904223u;
+    return double(seed >> 8) / double(1u << 24);
+  };
+  for (int trial = 0; trial < 40; ++trial) {
+    const double turn = 0.7 * trial + 0.013;
+    const double c = std::cos(turn), s = std::sin(turn);
+    const bool cap = trial % 2 == 1;
+    const double tilt_u = 0.002 * (uniform() - 0.5), tilt_v = 0.002 * (uniform() - 0.5);
+    std::vector<Vec3> points;
+    std::vector<double> depth;
+    for (int i = 0; i < 15; ++i)
+      for (int k = 0; k < 15; ++k) {
+        const double u = 0.02 * (i - 7), v = 0.02 * (k - 7);
+        points.emplace_back(c * u - s * v, 0.0, s * u + c * v);
+        depth.push_back(cap ? 0.001 - (u * u + v * v) / (2.0 * 0.3) : 0.001 + tilt_u * u / 0.14 + tilt_v * v / 0.14 +
+                                                                          1e-3 * (i % 3 == 0 ? uniform() : 0.0));
+      }
+    const std::vector<int> kept = bottom_of_penetration(points, depth, Vec3(0, 1, 0), 1e-6);
+    // The hull of the kept points (x, z), counter-clockwise (Andrew's monotone chain).
+    std::vector<P2> q;
+    for (int i : kept) q.emplace_back(points[size_t(i)].x(), points[size_t(i)].z());
+    std::sort(q.begin(), q.end());
+    std::vector<P2> h(2 * q.size() + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < q.size(); ++i) {
+      while (n >= 2 && cross(h[n - 2], h[n - 1], q[i]) <= 0.0) --n;
+      h[n++] = q[i];
+    }
+    for (size_t i = q.size() - 1, t = n + 1; i > 0; --i) {
+      while (n >= t && cross(h[n - 2], h[n - 1], q[i - 1]) <= 0.0) --n;
+      h[n++] = q[i - 1];
+    }
+    h.resize(n - 1);
+    ASSERT_GE(h.size(), 3u) << "trial " << trial;
+    for (size_t i = 0; i < points.size(); ++i) {
+      if (std::binary_search(kept.begin(), kept.end(), int(i))) continue;
+      const P2 p(points[i].x(), points[i].z());
+      for (size_t e = 0; e < h.size(); ++e) {
+        const P2& a = h[e];
+        const P2& b = h[(e + 1) % h.size()];
+        const double length = std::hypot(b.first - a.first, b.second - a.second);
+        EXPECT_GE(cross(a, b, p) / length, -1e-6 - 1e-12) << "trial " << trial << ", point " << i;
+      }
+    }
+  }
+}
+
+// A cylinder's face resting on the ground, tilted by a hair, with the lowest points of its side 0.4 mm shallower
+// under its rim in the same level: with the side points flagged, the face is a face (its interior dropped, its rim
+// kept, the side points after it); unflagged, the side points spoil the face's fit and the level is taken deepest
+// first, keeping most of the face.
+TEST(BottomPolygon, SidePointsUnderAFaceLeaveItAFace) {
+  const double radius = 0.1;
+  std::vector<Vec3> points;
+  std::vector<double> depth;
+  std::vector<char> flags;
+  for (int i = -10; i <= 10; ++i)
+    for (int k = -10; k <= 10; ++k) {
+      const double u = 0.0099 * i, v = 0.0099 * k;
+      if (u * u + v * v > radius * radius) continue;
+      points.emplace_back(u, 0.0, v);
+      depth.push_back(0.001 + 0.002 * u);  // 0.4 mm across the face: one level
+      flags.push_back(0);
+    }
+  const size_t face = points.size();
+  for (int j = 0; j < 24; ++j) {
+    const double a = 2.0 * std::numbers::pi * (j + 0.5) / 24.0;
+    points.emplace_back(radius * std::cos(a), 0.0, radius * std::sin(a));
+    depth.push_back(0.001 + 0.002 * radius * std::cos(a) - 0.0004);
+    flags.push_back(1);
+  }
+  std::unique_ptr<bool[]> side(new bool[points.size()]);
+  for (size_t i = 0; i < points.size(); ++i) side[i] = flags[i] != 0;
+  const std::vector<int> kept =
+      bottom_of_penetration(points, depth, Vec3(0, 1, 0), 1e-6, std::span<const bool>(side.get(), points.size()));
+  size_t kept_face = 0;
+  for (int i : kept)
+    if (size_t(i) < face) {
+      ++kept_face;
+      // Only the face's rim: every kept face point lies within a grid step of the outermost ring.
+      EXPECT_GT(std::hypot(points[size_t(i)].x(), points[size_t(i)].z()), radius - 0.03) << i;
+    }
+  EXPECT_GE(kept_face, 8u);
+  EXPECT_LT(kept_face, face / 3);
+  const std::vector<int> unflagged = bottom_of_penetration(points, depth, Vec3(0, 1, 0), 1e-6);
+  EXPECT_GT(unflagged.size(), face / 2);  // the level taken deepest first: most of the face kept
 }
 
 TEST(BottomPolygon, EmptyAndSinglePoints) {

@@ -86,8 +86,9 @@ TEST(PidPenaltySolver, DrawsTheBottomPolygonAndTheForceParts) {
       line_colors.push_back(c);
     }
     void point(const Vec3& p, const DebugColor&) override { points.push_back(p); }
-  } rec;
-  w.solver().draw_debug(rec);
+  };
+  Recorder rec;
+  w.draw_debug(rec);
   ASSERT_EQ(rec.points.size(), 4u);  // the four corners
   ASSERT_EQ(rec.lines.size(), 4u + 4u * 3u);  // the polygon's sides, then P, I, D at each corner
   const DebugColor side = rec.line_colors[0];
@@ -105,6 +106,13 @@ TEST(PidPenaltySolver, DrawsTheBottomPolygonAndTheForceParts) {
   EXPECT_GT(side[1], side[0]);  // penalty green, not impact red
   EXPECT_GT(longest, 0.05);
   EXPECT_LE(longest, 0.3 + 1e-9);
+  // Only on request: a caller asking for other layers gets nothing.
+  EXPECT_EQ(w.solver().debug_layers(), unsigned(kDebugMethod));
+  Recorder volumes;
+  volumes.request.layers = kDebugVolumes | kDebugVolumeCells;
+  w.draw_debug(volumes);
+  EXPECT_TRUE(volumes.lines.empty());
+  EXPECT_TRUE(volumes.points.empty());
 }
 
 // An impact is resolved by an impulse with the material's restitution (Newton's law), not by the springs: a ball

@@ -223,6 +223,32 @@ TEST(VolumeSolver, StackLayersHoldAHeavyBoxOnALightOne) {
   }
 }
 
+// Every parameter is in physical units, so a uniform scale of the masses changes no motion: the impulses scale
+// with the masses and the velocities do not. Scaled by 1024, a power of two, every product and quotient of a
+// mass scales exactly in floating point, so columns of 10 cm boxes of 1 g, 1.024 kg and 1049 kg must step bit
+// for bit alike; a threshold in absolute units makes them part (a PGS tolerance in impulse units, which the
+// light boxes' impulses pass sweeps before the heavy ones': 26,215 sweeps in 120 steps at 1 g, 26,400 at 1 kg).
+TEST(VolumeSolver, MassScaleChangesNoMotion) {
+  std::vector<Vec3> positions[3];
+  std::vector<Quat> orientations[3];
+  for (int k = 0; k < 3; ++k) {
+    World w = volume_world_with("stack_layers", true);
+    add_plane(w);
+    const double density = std::ldexp(1.0, 10 * k);  // kg/m^3: 1 g, 1.024 kg and 1049 kg boxes of 10 cm
+    for (int i = 0; i < 10; ++i) add_body(w, box(Vec3(0.05, 0.05, 0.05)), Vec3(0, 0.05 + 0.1 * i, 0), density);
+    for (int s = 0; s < 120; ++s) ASSERT_TRUE(w.step().ok);
+    for (const Body& b : w.bodies) {
+      positions[k].push_back(b.position);
+      orientations[k].push_back(b.orientation);
+    }
+  }
+  for (int k = 1; k < 3; ++k)
+    for (size_t i = 0; i < positions[0].size(); ++i) {
+      EXPECT_EQ(positions[0][i], positions[k][i]) << "body " << i << ", mass scale 1024^" << k;
+      EXPECT_EQ(orientations[0][i].coeffs(), orientations[k][i].coeffs()) << "body " << i << ", mass scale 1024^" << k;
+    }
+}
+
 // A ball rolling on a fixed slab (a box mesh, not the plane's) with sphere_region_rows: its cap's cells make one
 // connected region and one row (sect. 4.1), which pushes through the ball's centre, so it keeps its speed and
 // rolls without slipping; with a row per cell (off) the cells at the front of its cap brake it.
@@ -294,10 +320,11 @@ TEST(VolumeSolver, SpeculativeContactHoldsABallPlacedTouching) {
 
 // Speculative contacts beside a thin intersection: a 10 cm box tilted by a hair on the ground (1e-3 rad about x,
 // one edge 0.06 mm deep, the other 0.04 mm clear) intersects it far less than half a pixel deep, over part of its
-// face; the pair keeps, beside its volumes, the narrow phase's points still apart (depth <= 0), and only those.
+// face; the pair keeps, beside its volumes, the narrow phase's points still apart or touching (in by at most
+// 2^-16 pixel), and only those (the corners of the low edge, in by 0.06 mm, stay out).
 // Tilted by 0.12 rad with its low edge 9 mm deep (more than the half pixel post-stabilisation keeps) and its high
 // edge 3 mm clear, within the contact margin, it gets its volumes alone. Off: volumes alone.
-TEST(VolumeSolver, ThinIntersectionKeepsThePointsStillApart) {
+TEST(VolumeSolver, ThinIntersectionKeepsThePointsApartOrTouching) {
   for (const bool speculative : {true, false})
     for (const bool thin : {true, false}) {
       SCOPED_TRACE(std::string(speculative ? "speculative" : "off") + (thin ? " thin" : " deep"));
@@ -313,7 +340,7 @@ TEST(VolumeSolver, ThinIntersectionKeepsThePointsStillApart) {
       for (const Contact& c : w.contacts()) {
         if (c.feature & (1u << 31)) {
           ++points;
-          EXPECT_LE(c.depth, 0.0);
+          EXPECT_LE(c.depth, std::ldexp(kPixel, -16));
         } else {
           ++volumes;
         }
