@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "collision/narrowphase.h"
+#include "world/contact_matching.h"
 #include "solvers/registry.h"
 
 namespace cl {
@@ -341,132 +342,9 @@ bool World::find_contacts(StepResult& result) {
       contacts_[k].persisted = false;
     }
   }
-  match_previous_contacts();
+  match_previous_contacts(previous_contacts_, contacts_);
   graph_.attach_contacts(contacts_);
   return true;
-}
-
-// Persistence for warm starting: a contact inherits the impulses of the previous step's contact of the
-// same pair with the same feature id; failing that, of the nearest unclaimed one of the same pair within
-// kPersistDistance. The second rule keeps stacks warm when coincident features (two equal boxes' corners)
-// swap which test found them, which feature ids alone cannot tell apart.
-//
-// Both rules look up candidates instead of scanning the pair's previous contacts for every new one (a bolt in its
-// thread has 14,000 contacts in one pair): the feature rule through the previous contacts sorted by (feature,
-// index), taking the first unclaimed of equal feature as the scan did; the distance rule through a uniform grid of
-// kPersistDistance cells (every previous contact closer than that lies in one of the 27 cells around the new
-// one), taking the nearest unclaimed with ties to the lowest index, as the scan's strict comparison did. The
-// matches are the ones the scans made.
-void World::match_previous_contacts() {
-  constexpr double kPersistDistance = 0.02;  // m
-  std::vector<char> claimed(previous_contacts_.size(), 0);
-  struct Keyed {
-    uint32_t feature;
-    uint32_t k;
-  };
-  struct Celled {
-    int64_t x, y, z;
-    uint32_t k;
-    bool operator<(const Celled& o) const {
-      return x != o.x ? x < o.x : y != o.y ? y < o.y : z != o.z ? z < o.z : k < o.k;
-    }
-  };
-  std::vector<Keyed> by_feature;
-  std::vector<Celled> by_cell;
-  auto cell_of = [&](const Vec3& p, uint32_t k) {
-    return Celled{int64_t(std::floor(p.x() / kPersistDistance)), int64_t(std::floor(p.y() / kPersistDistance)),
-                  int64_t(std::floor(p.z() / kPersistDistance)), k};
-  };
-  // Cells are only used where every coordinate is a finite number of cells from the origin.
-  auto cellable = [&](const Vec3& p) { return all_finite(p) && p.cwiseAbs().maxCoeff() < 1e12 * kPersistDistance; };
-  size_t pair_begin = 0;  // first previous contact of the current pair
-  for (size_t i = 0; i < contacts_.size();) {
-    // The new contacts [i, j) and the previous ones [p0, p1) of one pair.
-    size_t j = i;
-    while (j < contacts_.size() && contacts_[j].a == contacts_[i].a && contacts_[j].b == contacts_[i].b) ++j;
-    while (pair_begin < previous_contacts_.size() &&
-           (previous_contacts_[pair_begin].a < contacts_[i].a ||
-            (previous_contacts_[pair_begin].a == contacts_[i].a && previous_contacts_[pair_begin].b < contacts_[i].b)))
-      ++pair_begin;
-    size_t pair_end = pair_begin;
-    while (pair_end < previous_contacts_.size() && previous_contacts_[pair_end].a == contacts_[i].a &&
-           previous_contacts_[pair_end].b == contacts_[i].b)
-      ++pair_end;
-    auto inherit = [&](Contact& c, size_t k) {
-      c.normal_impulse = previous_contacts_[k].normal_impulse;
-      c.friction_impulse = previous_contacts_[k].friction_impulse;
-      c.layer_normal_impulse = previous_contacts_[k].layer_normal_impulse;
-      c.layer_friction_impulse = previous_contacts_[k].layer_friction_impulse;
-      c.persisted = true;
-      claimed[k] = 1;
-    };
-    if (pair_end > pair_begin) {
-      by_feature.clear();
-      for (size_t k = pair_begin; k < pair_end; ++k) by_feature.push_back({previous_contacts_[k].feature, uint32_t(k)});
-      std::sort(by_feature.begin(), by_feature.end(),
-                [](const Keyed& x, const Keyed& y) { return x.feature != y.feature ? x.feature < y.feature : x.k < y.k; });
-      for (size_t n = i; n < j; ++n) {
-        if (contacts_[n].persisted) continue;
-        auto it = std::lower_bound(by_feature.begin(), by_feature.end(), contacts_[n].feature,
-                                   [](const Keyed& x, uint32_t f) { return x.feature < f; });
-        for (; it != by_feature.end() && it->feature == contacts_[n].feature; ++it)
-          if (!claimed[it->k]) {
-            inherit(contacts_[n], it->k);
-            break;
-          }
-      }
-    }
-    // The distance rule: unmatched new contacts against the unclaimed previous ones.
-    size_t unmatched = 0, unclaimed = 0;
-    bool cells = true;
-    for (size_t n = i; n < j; ++n)
-      if (!contacts_[n].persisted) ++unmatched, cells = cells && cellable(contacts_[n].position);
-    for (size_t k = pair_begin; k < pair_end; ++k)
-      if (!claimed[k]) ++unclaimed, cells = cells && cellable(previous_contacts_[k].position);
-    if (unmatched > 0 && unclaimed > 0 && (!cells || unmatched * unclaimed <= 4096)) {
-      for (size_t n = i; n < j; ++n) {
-        if (contacts_[n].persisted) continue;
-        size_t best = pair_end;
-        double best_d = kPersistDistance;
-        for (size_t k = pair_begin; k < pair_end; ++k) {
-          const double d = (previous_contacts_[k].position - contacts_[n].position).norm();
-          if (!claimed[k] && d < best_d) {
-            best_d = d;
-            best = k;
-          }
-        }
-        if (best != pair_end) inherit(contacts_[n], best);
-      }
-    } else if (unmatched > 0 && unclaimed > 0) {
-      by_cell.clear();
-      for (size_t k = pair_begin; k < pair_end; ++k)
-        if (!claimed[k]) by_cell.push_back(cell_of(previous_contacts_[k].position, uint32_t(k)));
-      std::sort(by_cell.begin(), by_cell.end());
-      for (size_t n = i; n < j; ++n) {
-        if (contacts_[n].persisted) continue;
-        const Celled c = cell_of(contacts_[n].position, 0);
-        size_t best = pair_end;
-        double best_d = kPersistDistance;
-        for (int64_t dx = -1; dx <= 1; ++dx)
-          for (int64_t dy = -1; dy <= 1; ++dy)
-            for (int64_t dz = -1; dz <= 1; ++dz) {
-              const Celled lo{c.x + dx, c.y + dy, c.z + dz, 0};
-              for (auto it = std::lower_bound(by_cell.begin(), by_cell.end(), lo);
-                   it != by_cell.end() && it->x == lo.x && it->y == lo.y && it->z == lo.z; ++it) {
-                if (claimed[it->k]) continue;
-                const double d = (previous_contacts_[it->k].position - contacts_[n].position).norm();
-                if (d < best_d || (d == best_d && best != pair_end && it->k < best)) {
-                  best_d = d;
-                  best = it->k;
-                }
-              }
-            }
-        if (best != pair_end) inherit(contacts_[n], best);
-      }
-    }
-    i = j;
-    pair_begin = pair_end;
-  }
 }
 
 // Contact groups over touching edges and joints, then stack heights and layers (digest 5.3, 8.3).

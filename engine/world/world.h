@@ -159,7 +159,6 @@ class World {
   void body_bounds(const std::vector<Body>& poses, std::vector<Aabb>& boxes, std::vector<char>& is_static) const;
   bool find_contacts(StepResult& result);
   void too_many_contacts(const char* what, size_t count, StepResult& result) const;
-  void match_previous_contacts();
   void find_groups();
   void continuous_collision();
   void apply_drag();
