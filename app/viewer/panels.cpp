@@ -531,11 +531,11 @@ void draw_view_panel(AppState& app) {
     ImGui::SetNextWindowCollapsed(false);
     view.expand_view_panel = false;
   }
-  if (!ImGui::Begin("View")) {
+  app.ui.view_open = ImGui::Begin("View");
+  if (!app.ui.view_open) {
     ImGui::End();
     return;
   }
-  keep_on_screen();
   ImGui::PushItemWidth(-150.0f);
   if (ImGui::CollapsingHeader("Contacts", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::Checkbox("contact points", &view.show_contacts);
@@ -783,11 +783,11 @@ void draw_view_panel(AppState& app) {
 void draw_stats_panel(AppState& app) {
   StatsState& stats = app.stats;
   const World& world = app.scene.world;
-  if (!ImGui::Begin("Stats")) {
+  app.ui.stats_open = ImGui::Begin("Stats");
+  if (!app.ui.stats_open) {
     ImGui::End();
     return;
   }
-  keep_on_screen();
   const float fps = stats.fps.latest();
   const PlotSeries fps_series[] = {{"fps", IM_COL32(150, 200, 255, 255), &stats.fps}};
   char title[64];
@@ -1270,11 +1270,11 @@ void draw_body_inspector(AppState& app, int i) {
 
 void draw_inspector_panel(AppState& app) {
   const World& world = app.scene.world;
-  if (!ImGui::Begin("Inspector")) {
+  app.ui.inspector_open = ImGui::Begin("Inspector");
+  if (!app.ui.inspector_open) {
     ImGui::End();
     return;
   }
-  keep_on_screen();
   const int joint = app.pick.selected_joint;
   const int body = app.pick.selected;
   if (joint >= 0 && joint < static_cast<int>(world.joints.size())) {
@@ -1886,13 +1886,30 @@ void draw_panels(AppState& app) {
   place(kMargin, top + 306.0f + hint, std::max(display.y - top - 314.0f - hint, 150.0f));
   draw_solver_panel(app);
 
-  place(right, top, 444.0f);
-  draw_stats_panel(app);
-  place(right, top + 452.0f, std::max(display.y - top - 452.0f - 42.0f, 120.0f));
-  draw_inspector_panel(app);
-  place(right, display.y - 34.0f, 372.0f);
-  ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);
-  draw_view_panel(app);
+  // The right column: Stats, Inspector and View stacked from the top, never over each other. A collapsed panel
+  // takes its title bar; an open View takes up to half the column, the Stats up to 444 pixels, the Inspector
+  // the rest (at least 120). Laid out every frame from which panels were open in the last one.
+  {
+    const float title = ImGui::GetFrameHeight();
+    const float gap = kMargin;
+    const float column = display.y - top - kMargin - 2.0f * gap;
+    const UiState& ui = app.ui;
+    const float view_h = ui.view_open ? std::max(title, std::min(372.0f, 0.5f * column)) : title;
+    const float inspector_min = ui.inspector_open ? 120.0f : title;
+    const float stats_h = ui.stats_open ? std::max(title, std::min(444.0f, column - view_h - inspector_min)) : title;
+    const float inspector_h = ui.inspector_open ? std::max(title, column - view_h - stats_h) : title;
+    auto stack = [&](float y, float h) {
+      ImGui::SetNextWindowPos(ImVec2(right, y), ImGuiCond_Always);
+      ImGui::SetNextWindowSize(ImVec2(kPanelWidth, h), ImGuiCond_Always);
+    };
+    stack(top, stats_h);
+    draw_stats_panel(app);
+    stack(top + stats_h + gap, inspector_h);
+    draw_inspector_panel(app);
+    stack(top + stats_h + inspector_h + 2.0f * gap, view_h);
+    ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);
+    draw_view_panel(app);
+  }
 
   // Servos: at the top between the two columns, as tall as their rows (at most 8 before the table scrolls).
   const auto rows = static_cast<float>(std::min<size_t>(servo_count, 8));

@@ -273,6 +273,8 @@ struct UiState {
   bool recording_video = false;      // F9: every drawn frame goes to a video (ffmpeg) or a PNG sequence
   bool video_png = false;            // a PNG sequence even when ffmpeg is there
   std::vector<std::string> dismissed;  // error messages the user closed (shown again only when they change)
+  // Which panels of the right column were open (not collapsed) in the last frame: the column is laid out from them.
+  bool stats_open = true, inspector_open = true, view_open = false;
 };
 
 struct AppState {
