@@ -188,19 +188,14 @@ BENCHMARK_CAPTURE(StepSplit, bowl_drop, "bowl_drop.json", 2.0)->Unit(benchmark::
 BENCHMARK_CAPTURE(StepSplit, bolt_screwdriver, "bolt_screwdriver.json", 1.0)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(StepSplit, excavator, "excavator.json", 2.0)->Unit(benchmark::kSecond)->Iterations(1);
 
-// The paper's claim that contact time is linear in the number of contacts (Fig. 7, the bolt at full
-// insertion with 30,000-45,000 contacts), across an order of magnitude: the bolt in its thread with the
-// bolt's and the block's distance grids (and so their point shells, resampled at the cell size) at `res`
-// cells along the longest side, pressed into the thread flanks by gravity, 0.1 s at h = 5 ms after two
-// warm-up steps. Finer grids take a while to build the first time (cached on disk after). Counters as
-// StepSplit, per step.
-void ContactScaling(benchmark::State& state) {
-  const int res = int(state.range(0));
+// The bolt in its thread with the bolt's and the block's distance grids (and so their point shells) at `res` cells
+// along the longest side, h = 5 ms; false (and the benchmark skipped with the reason) when it does not load.
+bool load_bolt_at(benchmark::State& state, int res, cl::World& out) {
   std::ifstream in(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/bolt_in_hole.json");
   nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
   if (doc.is_discarded()) {
     state.SkipWithError("scenes/bolt_in_hole.json does not parse");
-    return;
+    return false;
   }
   for (auto& body : doc["bodies"])
     if (body["shape"].contains("resolution")) body["shape"]["resolution"] = res;
@@ -209,10 +204,22 @@ void ContactScaling(benchmark::State& state) {
   cl::SceneLoadResult r = cl::load_scene_json(doc, "bolt_in_hole.json (resolution " + std::to_string(res) + ")");
   if (!r.ok()) {
     state.SkipWithError(r.error.c_str());
-    return;
+    return false;
   }
+  out = std::move(r.world);
+  return true;
+}
+
+// The paper's claim that contact time is linear in the number of contacts (Fig. 7, the bolt at full
+// insertion with 30,000-45,000 contacts), across an order of magnitude: the bolt in its thread with the
+// bolt's and the block's distance grids (and so their point shells, resampled at the cell size) at `res`
+// cells along the longest side, pressed into the thread flanks by gravity, 0.1 s at h = 5 ms after two
+// warm-up steps. Finer grids take a while to build the first time (cached on disk after). Counters as
+// StepSplit, per step.
+void ContactScaling(benchmark::State& state) {
+  cl::World settled;
+  if (!load_bolt_at(state, int(state.range(0)), settled)) return;
   const int warmup = 2, steps = 20;  // the first steps build the point shells and their sphere trees
-  cl::World settled = r.world;
   for (int s = 0; s < warmup; ++s) settled.step();
   Split split;
   for (auto _ : state) split = run_split(settled, steps);
@@ -230,23 +237,8 @@ BENCHMARK(ContactScaling)->Arg(64)->Arg(96)->Arg(128)->Arg(192)->Arg(256)->Unit(
 // block's grid and the block's in the bolt's, at the pose ContactScaling settles to. Counters: points found,
 // and the shells' sizes.
 void ShellQuery(benchmark::State& state) {
-  const int res = int(state.range(0));
-  std::ifstream in(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/bolt_in_hole.json");
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded()) {
-    state.SkipWithError("scenes/bolt_in_hole.json does not parse");
-    return;
-  }
-  for (auto& body : doc["bodies"])
-    if (body["shape"].contains("resolution")) body["shape"]["resolution"] = res;
-  doc["dt"] = 0.005;
-  doc["solver"] = {{"type", "implicit-penalty"}, {"params", {{"stiffness", 200000}, {"damping", 20}}}};
-  cl::SceneLoadResult r = cl::load_scene_json(doc, "bolt_in_hole.json (resolution " + std::to_string(res) + ")");
-  if (!r.ok()) {
-    state.SkipWithError(r.error.c_str());
-    return;
-  }
-  cl::World w = r.world;
+  cl::World w;
+  if (!load_bolt_at(state, int(state.range(0)), w)) return;
   for (int s = 0; s < 12; ++s) w.step();  // ContactScaling's warm-up and half its run
   const cl::Body& a = w.bodies[1];  // block
   const cl::Body& b = w.bodies[2];  // bolt

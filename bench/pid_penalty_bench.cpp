@@ -13,28 +13,16 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench_scene.h"
 #include "compare/summary.h"
-#include "scene/scene.h"
 
 namespace {
 
 void run(benchmark::State& state, const char* scene, const char* solver, double seconds) {
-  const std::string path = std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + scene;
-  cl::SceneLoadResult loaded = cl::load_scene_file(path);
-  if (!loaded.ok()) {
-    state.SkipWithError(loaded.error.c_str());
-    return;
-  }
-  cl::World initial = loaded.world;
   // The pyramid lists lcp alone among its methods (the shipped-scene test would take too long under the others);
   // the benchmark runs it under both on purpose.
-  initial.methods.clear();
-  std::string error;
-  if (!initial.set_solver(solver, &error)) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
-  if (initial.solver().params().get("sleeping")) initial.solver().params().set("sleeping", 0, nullptr);
+  cl::World initial;
+  if (!cl::bench::load_awake(state, scene, solver, initial)) return;
   const int steps = int(std::lround(seconds / initial.settings.dt));
   const int settled = int(std::lround(3.0 / initial.settings.dt));
   std::vector<double> ms(static_cast<size_t>(steps));

@@ -14,29 +14,19 @@
 #include <string>
 #include <vector>
 
+#include "bench_scene.h"
 #include "compare/summary.h"
-#include "scene/scene.h"
 
 namespace {
 
 void run(benchmark::State& state, const char* scene, const char* solver, int steps) {
-  const std::string path = std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + scene;
-  cl::SceneLoadResult r = cl::load_scene_file(path);
-  if (!r.ok()) {
-    state.SkipWithError(r.error.c_str());
-    return;
-  }
-  std::string error;
-  if (!r.world.set_solver(solver, &error)) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
-  r.world.solver().params().set("sleeping", 0, nullptr);  // lcp: every body simulated every step
-  r.world.settings.threads = int(state.range(0));
+  cl::World initial;
+  if (!cl::bench::load_awake(state, scene, solver, initial)) return;
+  initial.settings.threads = int(state.range(0));
   const int skip = steps / 3;
   std::vector<double> narrow, step;
   for (auto _ : state) {
-    cl::World w = r.world;
+    cl::World w = initial;
     narrow.clear();
     step.clear();
     for (int s = 0; s < steps; ++s) {

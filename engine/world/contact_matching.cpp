@@ -54,11 +54,7 @@ void match_previous_contacts(const ContactList& previous, ContactList& current) 
            previous[pair_end].b == current[i].b)
       ++pair_end;
     auto inherit = [&](Contact& c, size_t k) {
-      c.normal_impulse = previous[k].normal_impulse;
-      c.friction_impulse = previous[k].friction_impulse;
-      c.layer_normal_impulse = previous[k].layer_normal_impulse;
-      c.layer_friction_impulse = previous[k].layer_friction_impulse;
-      c.persisted = true;
+      continue_contact(c, previous[k]);
       claimed[k] = 1;
     };
     if (pair_end > pair_begin) {

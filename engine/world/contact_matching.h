@@ -10,4 +10,13 @@ namespace cl {
 // `persisted`; the others keep theirs. Each previous contact is continued at most once.
 void match_previous_contacts(const ContactList& previous, ContactList& current);
 
+// What a contact takes from the previous contact it continues: its impulses, and `persisted`.
+inline void continue_contact(Contact& c, const Contact& previous) {
+  c.normal_impulse = previous.normal_impulse;
+  c.friction_impulse = previous.friction_impulse;
+  c.layer_normal_impulse = previous.layer_normal_impulse;
+  c.layer_friction_impulse = previous.layer_friction_impulse;
+  c.persisted = true;
+}
+
 }  // namespace cl

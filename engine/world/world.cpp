@@ -264,18 +264,19 @@ bool World::find_contacts(StepResult& result) {
   // Bodies joined by a joint do not collide with each other (as in ODE): the joint decides how they meet.
   const std::vector<BodyPair> joined = joined_pairs(joints);
   std::vector<GraphEdge>& edges = graph_.edges();
-  auto collides = [&](const GraphEdge& e) {
-    return !(e.events & kVanishedProximity) && !std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b});
-  };
+  pair_work_.clear();
   to_collide_.clear();
   size_t kept = 0;  // contacts of unmoved pairs
   for (int i = 0; i < int(edges.size()); ++i) {
     const GraphEdge& e = edges[size_t(i)];
-    if (!collides(e)) continue;
+    if ((e.events & kVanishedProximity) || std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b}))
+      continue;
     if (!ContactGraph::unmoved(e, bodies)) {
+      pair_work_.push_back({i, int(to_collide_.size()), 0, 0});
       to_collide_.push_back(i);
     } else {
       const auto [first, last] = previous_of(e.a, e.b);
+      pair_work_.push_back({i, -1, size_t(first - previous_contacts_.begin()), size_t(last - previous_contacts_.begin())});
       kept += size_t(last - first);
     }
   }
@@ -313,25 +314,22 @@ bool World::find_contacts(StepResult& result) {
 
   // Join, pair by pair in edge order. Materials may change while the world runs (the viewer edits them), so kept
   // contacts take them too.
-  size_t next = 0;  // the next pair in to_collide_
-  for (int i = 0; i < int(edges.size()); ++i) {
-    GraphEdge& e = edges[size_t(i)];
-    if (!collides(e)) continue;
+  for (const PairWork& work : pair_work_) {
+    GraphEdge& e = edges[size_t(work.edge)];
     const Material& ma = materials[bodies[e.a].material];
     const Material& mb = materials[bodies[e.b].material];
     const double friction = std::sqrt(ma.friction * mb.friction);
     const double restitution = std::max(ma.restitution, mb.restitution);
-    if (next == to_collide_.size() || to_collide_[next] != i) {
-      const auto [first, last] = previous_of(e.a, e.b);
-      for (auto c = first; c != last; ++c) {
-        contacts_.push_back(*c);
+    if (work.found < 0) {
+      for (size_t k = work.kept_first; k < work.kept_last; ++k) {
+        contacts_.push_back(previous_contacts_[k]);
         contacts_.back().persisted = true;
         contacts_.back().friction = friction;
         contacts_.back().restitution = restitution;
       }
       continue;
     }
-    const ContactList& found = found_[next++];
+    const ContactList& found = found_[size_t(work.found)];
     ContactGraph::remember_placement(e, bodies);
     const size_t first = contacts_.size();
     contacts_.insert(contacts_.end(), found.begin(), found.end());

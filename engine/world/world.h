@@ -182,7 +182,15 @@ class World {
 
   SolverHolder solver_;
   Workers workers_;
-  // The narrow phase's pairs to collide this step and what each found (find_contacts).
+  // The narrow phase's pairs in edge order (find_contacts): each either keeps last step's contacts
+  // previous_contacts_[kept_first, kept_last) or is collided into found_[found]; to_collide_ lists the edges of the
+  // latter, in the order of found_.
+  struct PairWork {
+    int edge = 0;
+    int found = -1;
+    size_t kept_first = 0, kept_last = 0;
+  };
+  std::vector<PairWork> pair_work_;
   std::vector<int> to_collide_;
   std::vector<ContactList> found_;
   // Parameters of the methods that are not active, by name (the active one's live in solver_).

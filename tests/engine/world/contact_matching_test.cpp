@@ -18,11 +18,7 @@ void match_by_scan(const ContactList& previous, ContactList& current) {
   std::vector<char> claimed(previous.size(), 0);
   auto same_pair = [](const Contact& x, const Contact& y) { return x.a == y.a && x.b == y.b; };
   auto inherit = [&](Contact& c, size_t k) {
-    c.normal_impulse = previous[k].normal_impulse;
-    c.friction_impulse = previous[k].friction_impulse;
-    c.layer_normal_impulse = previous[k].layer_normal_impulse;
-    c.layer_friction_impulse = previous[k].layer_friction_impulse;
-    c.persisted = true;
+    continue_contact(c, previous[k]);
     claimed[k] = 1;
   };
   for (Contact& c : current)
