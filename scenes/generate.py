@@ -570,7 +570,7 @@ def reference():
         "threads": 1,
         "methods": ["lcp", "implicit-penalty", "volume"],
         "solver": {"type": "lcp", "params": {
-            "iterations": 20, "correction_iterations": 5, "vector_lanes": True, "warm_start": True,
+            "iterations": 20, "correction_iterations": 5, "vector_lanes": True, "coloured_sweeps": True, "warm_start": True,
             "friction_directions": 2,
             "restitution_threshold": 0.5, "allowed_penetration": 0.001, "tolerance": 1e-9,
             "shock_propagation": True, "shock_fraction": 0.01, "sleeping": True, "sleep_energy": 0.002,

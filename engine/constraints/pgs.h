@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "constraints/row.h"
+#include "core/task_pool.h"
 
 namespace cl {
 
@@ -23,6 +24,14 @@ struct PgsSettings {
   // still updated in an order equivalent to the given one, with the same arithmetic, so the result is the same
   // bit for bit as one row at a time (false), only sooner.
   bool lanes = true;
+  // Sweep the blocks (see pgs.cpp) colour by colour instead of in the given order: each block takes the lowest
+  // colour no earlier block sharing a moved body has, so the blocks of a colour commute, fill the vector lanes
+  // and can be split among threads (`pool`). A different Gauss-Seidel order than the given one, the same with and
+  // without lanes bit for bit. Falls back to the given order for row lists that cannot be cut into blocks.
+  bool coloured = false;
+  // With a pool of more than one thread, a lane solve whose levels are large (many batches each, as colouring
+  // gives) is split among the threads level by level; the result is the same bit for bit as on one.
+  TaskPool* pool = nullptr;
   // With `relative`, the tolerance is a fraction of the largest |lambda| after the sweep rather than an impulse: the stop then
   // does not depend on the unit of mass (scaling every mass by k scales every lambda by k).
   bool relative = false;
@@ -31,6 +40,7 @@ struct PgsSettings {
 struct PgsResult {
   int sweeps = 0;         // sweeps done
   double residual = 0.0;  // largest |change of lambda| in the last sweep
+  int threads = 1;        // threads the sweeps were split among
 };
 
 // u += M^-1 J^T lambda for every row: the warm start, before solve_pgs.

@@ -27,6 +27,7 @@ class TaskPool {
   // While serial, run() does every task on the calling thread (worker 0): for work too small to repay
   // waking the workers. Results are the same either way (see above).
   void set_serial(bool serial) { serial_ = serial; }
+  bool serial() const { return serial_; }
   // Runs fn(task, worker) for every task in [0, n); worker is in [0, threads()). Not reentrant. fn is called
   // through a plain pointer (no std::function, so no allocation per run).
   template <class F>

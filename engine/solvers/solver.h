@@ -10,6 +10,7 @@
 
 #include "collision/contact.h"
 #include "core/body.h"
+#include "core/task_pool.h"
 #include "graph/contact_graph.h"
 #include "joints/joint.h"
 #include "solvers/debug_draw.h"
@@ -36,6 +37,9 @@ struct StepContext {
   double dt = 0.0;
   Vec3 gravity{0, 0, 0};
   SolverStats& stats;
+  // The world's threads beyond the caller (its `threads` setting), or null for one: a method may split large
+  // solves among them when that leaves its results the same bit for bit.
+  TaskPool* pool = nullptr;
 };
 
 // The parts of a world's description that decide what a method honours: its bodies (shapes, kinds, materials),

@@ -126,7 +126,7 @@ StepResult World::step() {
       ScopedTimer t(stats.profile.graph);
       find_groups();
     }
-    StepContext ctx{bodies, contacts_, graph_, joints, settings.dt, settings.gravity, solver_stats};
+    StepContext ctx{bodies, contacts_, graph_, joints, settings.dt, settings.gravity, solver_stats, workers()};
     if (found) {
       ScopedTimer t(stats.profile.solve);
       solver_->solve_velocities(ctx);

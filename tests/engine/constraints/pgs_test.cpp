@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <Eigen/Dense>
@@ -270,6 +271,111 @@ TEST(Pgs, UnusualRowListsAreSweptOneRowAtATime) {
   BlockProblem self = blocks(4, 1, pairs, 9);
   self.rows[3].b = self.rows[3].a;
   expect_lanes_match(self, 4);
+}
+
+// A random network of `contacts` single contacts among `bodies` bodies (the first 5 fixed), no two consecutive
+// contacts between the same pair, warm started: each contact is a block of its own.
+BlockProblem network(int bodies, int contacts, unsigned seed) {
+  std::vector<std::pair<int, int>> pairs;
+  std::srand(seed);
+  while (int(pairs.size()) < contacts) {
+    const int a = std::rand() % bodies, b = std::rand() % bodies;
+    if (a == b || (a < 5 && b < 5) || (!pairs.empty() && pairs.back() == std::pair(a, b))) continue;
+    pairs.push_back({a, b});
+  }
+  BlockProblem p = blocks(bodies, 5, pairs, seed + 1);
+  for (size_t i = 0; i < p.rows.size(); ++i)
+    if (p.rows[i].normal_row < 0) p.rows[i].lambda = 0.1 * double(i % 5);
+  apply_impulses(p.rows, p.u);
+  return p;
+}
+
+// Coloured sweeps take the contacts colour by colour: each contact gets the lowest colour that no earlier
+// contact moving one of its moving bodies has, and the sweep is then an ordinary Gauss-Seidel sweep over the
+// contacts sorted by (colour, given order). Checked against that order built here and swept one row at a time.
+TEST(Pgs, ColouredSweepsAreGaussSeidelInColourOrder) {
+  const BlockProblem base = network(40, 200, 21);
+  std::vector<std::vector<int>> colours_of(base.masses.size());
+  auto moving = [&](int body) { return base.masses[size_t(body)].linear != 0.0; };
+  std::vector<std::pair<int, int>> order;  // (colour, contact)
+  int most = 0;
+  for (int k = 0; k < int(base.rows.size()) / 3; ++k) {
+    const Row& r = base.rows[size_t(3 * k)];
+    int colour = 0;
+    auto taken = [&](int c) {
+      for (int body : {r.a, r.b})
+        if (moving(body) && std::count(colours_of[size_t(body)].begin(), colours_of[size_t(body)].end(), c)) return true;
+      return false;
+    };
+    while (taken(colour)) ++colour;
+    for (int body : {r.a, r.b})
+      if (moving(body)) colours_of[size_t(body)].push_back(colour);
+    order.push_back({colour, k});
+    most = std::max(most, colour);
+  }
+  ASSERT_GT(most, 2);  // the network needs several colours, so the order differs from the given one
+  std::stable_sort(order.begin(), order.end(), [](auto x, auto y) { return x.first < y.first; });
+  BlockProblem sorted = base;
+  sorted.rows.clear();
+  for (auto [colour, k] : order)
+    for (int i = 0; i < 3; ++i) {
+      sorted.rows.push_back(base.rows[size_t(3 * k + i)]);
+      if (i > 0) sorted.rows.back().normal_row = int(sorted.rows.size()) - 1 - i;
+    }
+  for (bool symmetric : {false, true}) {
+    SCOPED_TRACE(symmetric ? "symmetric" : "forward");
+    BlockProblem reference = sorted, coloured = base, lanes = base;
+    PgsSettings plain{7, 0.0, symmetric};
+    plain.lanes = false;
+    solve_pgs(reference.rows, reference.u, plain);
+    PgsSettings one = plain;
+    one.coloured = true;
+    solve_pgs(coloured.rows, coloured.u, one);
+    PgsSettings many{7, 0.0, symmetric};
+    many.coloured = true;
+    solve_pgs(lanes.rows, lanes.u, many);
+    for (size_t j = 0; j < order.size(); ++j)
+      for (int i = 0; i < 3; ++i) {
+        const size_t at = size_t(3 * order[j].second + i);
+        EXPECT_EQ(coloured.rows[at].lambda, reference.rows[3 * j + size_t(i)].lambda) << "contact " << order[j].second;
+      }
+    for (size_t i = 0; i < base.u.size(); ++i) {
+      EXPECT_EQ(coloured.u[i].v, reference.u[i].v) << "body " << i;
+      EXPECT_EQ(coloured.u[i].w, reference.u[i].w) << "body " << i;
+    }
+    expect_identical(coloured, lanes);
+  }
+}
+
+// A network large enough to be split between two threads gives the one-thread result bit for bit, forward,
+// symmetric and with a relative tolerance that stops it early.
+TEST(Pgs, TwoThreadsGiveTheResultOfOne) {
+  const BlockProblem base = network(1000, 5000, 31);
+  TaskPool pool(2);
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    BlockProblem one = base, two = base;
+    PgsSettings settings{12, 0.0, variant == 1};
+    settings.coloured = true;
+    if (variant == 2) {
+      settings.relative = true;
+      settings.tolerance = 0.1;
+    }
+    std::vector<double> r1, r2;
+    settings.residuals = &r1;
+    const PgsResult a = solve_pgs(one.rows, one.u, settings);
+    settings.residuals = &r2;
+    settings.pool = &pool;
+    const PgsResult b = solve_pgs(two.rows, two.u, settings);
+    EXPECT_EQ(a.threads, 1);
+    EXPECT_EQ(b.threads, 2);
+    EXPECT_EQ(a.sweeps, b.sweeps);
+    if (variant == 2) {
+      EXPECT_LT(a.sweeps, 12);
+    }
+    EXPECT_EQ(r1, r2);
+    expect_identical(one, two);
+  }
 }
 
 }  // namespace
