@@ -1,18 +1,21 @@
 // The projected Gauss-Seidel kernel alone (engine/constraints/pgs.cpp): the contact rows of the settled 20-row
 // pyramid (210 boxes, about 2,400 contact points, a normal and two friction rows each, as `lcp` builds them in
-// its first phase, warm started from the step's impulses), swept 1 and 10 times. Reported: ns per row update
-// (CPU time of the solve over rows x sweeps), with the blocks laid out in vector lanes (the default) and one
-// row at a time; both give the same result bit for bit. The layout (levels, batches, the structure-of-arrays
-// copy) is inside the timed solve, as in a step: the difference between the 1- and 10-sweep figures
-// separates it from the sweeps.
+// its first phase, warm started from the step's impulses), swept 10 times: one row at a time, in vector lanes in
+// the given order, in lanes coloured (the order `lcp` uses by default), and coloured on two threads. The first
+// two give the same result bit for bit, and so do the last two. Timed on the wall clock per solve, layout
+// (blocks, levels, batches, the structure-of-arrays copy) included as in a step; `layout_us` is a solve of no
+// sweep, and `ns_per_row_update_in_sweeps` takes its median out: (solve - layout) / (rows x sweeps).
 //
-//   ./build/bench/contactlab_bench --benchmark_filter='^Pgs' 
+//   ./build/bench/contactlab_bench --benchmark_filter='^Pgs'
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
 #include "constraints/pgs.h"
+#include "core/task_pool.h"
 #include "scene/scene.h"
 
 namespace {
@@ -63,29 +66,62 @@ const PyramidRows& pyramid_rows() {
   return built;
 }
 
-void run(benchmark::State& state, bool lanes) {
-  const PyramidRows& p = pyramid_rows();
-  cl::PgsSettings settings{int(state.range(0)), 0.0, false};
-  settings.lanes = lanes;
-  std::vector<cl::Row> rows;
-  std::vector<cl::BodyVelocity> u;
-  for (auto _ : state) {
-    state.PauseTiming();
-    rows = p.rows;
-    u = p.u;
-    state.ResumeTiming();
-    benchmark::DoNotOptimize(cl::solve_pgs(rows, u, settings));
-  }
-  state.counters["rows"] = double(p.rows.size());
-  state.counters["ns_per_row_update"] =
-      benchmark::Counter(double(p.rows.size()) * settings.iterations * 1e-9, benchmark::Counter::kIsIterationInvariantRate |
-                                                                               benchmark::Counter::kInvert);
+enum class Mode { OneRow, Lanes, Coloured, ColouredTwoThreads };
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+  return v[v.size() / 2];
 }
 
-void PgsPyramidLanes(benchmark::State& state) { run(state, true); }
-void PgsPyramidOneRowAtATime(benchmark::State& state) { run(state, false); }
+void run(benchmark::State& state, Mode mode) {
+  const PyramidRows& p = pyramid_rows();
+  cl::PgsSettings settings{int(state.range(0)), 0.0, false};
+  settings.lanes = mode != Mode::OneRow;
+  settings.coloured = mode == Mode::Coloured || mode == Mode::ColouredTwoThreads;
+  static cl::TaskPool pool(2);
+  if (mode == Mode::ColouredTwoThreads) settings.pool = &pool;
+  std::vector<cl::Row> rows;
+  std::vector<cl::BodyVelocity> u;
+  int threads = 1;
+  // One solve on fresh copies of the rows, timed on the wall clock.
+  auto solve = [&](const cl::PgsSettings& s) {
+    rows = p.rows;
+    u = p.u;
+    const auto start = std::chrono::steady_clock::now();
+    const cl::PgsResult r = cl::solve_pgs(rows, u, s);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    threads = r.threads;
+    benchmark::DoNotOptimize(r);
+    return seconds;
+  };
+  // The layout alone: solves of no sweep.
+  cl::PgsSettings layout_only = settings;
+  layout_only.iterations = 0;
+  std::vector<double> layout, whole;
+  for (int i = 0; i < 21; ++i) layout.push_back(solve(layout_only));
+  for (auto _ : state) {
+    whole.push_back(solve(settings));
+    state.SetIterationTime(whole.back());
+  }
+  const double updates = double(p.rows.size()) * settings.iterations;
+  state.counters["rows"] = double(p.rows.size());
+  state.counters["threads"] = threads;
+  state.counters["solve_us"] = median(whole) * 1e6;
+  state.counters["layout_us"] = median(layout) * 1e6;
+  // Wall time per row update of the whole solve (layout included) and of the sweeps alone (the layout's median
+  // taken out), medians over the benchmark's iterations.
+  state.counters["ns_per_row_update"] = median(whole) * 1e9 / updates;
+  state.counters["ns_per_row_update_in_sweeps"] = (median(whole) - median(layout)) * 1e9 / updates;
+}
+
+void PgsPyramidOneRowAtATime(benchmark::State& state) { run(state, Mode::OneRow); }
+void PgsPyramidLanes(benchmark::State& state) { run(state, Mode::Lanes); }
+void PgsPyramidColoured(benchmark::State& state) { run(state, Mode::Coloured); }
+void PgsPyramidColouredTwoThreads(benchmark::State& state) { run(state, Mode::ColouredTwoThreads); }
 
 }  // namespace
 
-BENCHMARK(PgsPyramidLanes)->Arg(1)->Arg(10)->Unit(benchmark::kMicrosecond)->Repetitions(5)->ReportAggregatesOnly(true);
-BENCHMARK(PgsPyramidOneRowAtATime)->Arg(1)->Arg(10)->Unit(benchmark::kMicrosecond)->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(PgsPyramidOneRowAtATime)->Arg(10)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(PgsPyramidLanes)->Arg(10)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(PgsPyramidColoured)->Arg(10)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(PgsPyramidColouredTwoThreads)->Arg(10)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(5)->ReportAggregatesOnly(true);
