@@ -300,50 +300,56 @@ inline void store(double* p, Lanes v) { *reinterpret_cast<Lanes*>(p) = v; }
 // the velocities back; backward takes the block's groups in reverse. Returns the largest |change of lambda|.
 // Compiled for x86-64-v3 (AVX2) as well where GCC can pick the version at load time; pgs.cpp is compiled
 // without fused multiply-adds, so both versions round as the one-row path does.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-#endif
-double update_batch(const Batch& batch, const Shape& shape, double* data, std::array<double, 6>* velocity,
-                    bool backward) {
+template <int N>
+__attribute__((always_inline)) inline double update_batches(const Batch* const* batch, const Shape& shape,
+                                                            double* const* data, std::array<double, 6>* velocity,
+                                                            bool backward) {
   constexpr int W = kWidth;
-  const std::array<double, 6>* va[W] = {&velocity[batch.a[0]], &velocity[batch.a[1]], &velocity[batch.a[2]], &velocity[batch.a[3]]};
-  const std::array<double, 6>* vb[W] = {&velocity[batch.b[0]], &velocity[batch.b[1]], &velocity[batch.b[2]], &velocity[batch.b[3]]};
-  Lanes ua[6], ub[6];
-  for (size_t c = 0; c < 6; ++c) {
-    ua[c] = Lanes{(*va[0])[c], (*va[1])[c], (*va[2])[c], (*va[3])[c]};
-    ub[c] = Lanes{(*vb[0])[c], (*vb[1])[c], (*vb[2])[c], (*vb[3])[c]};
+  Lanes ua[N][6], ub[N][6];
+  for (int n = 0; n < N; ++n) {
+    const std::array<double, 6>* va[W] = {&velocity[batch[n]->a[0]], &velocity[batch[n]->a[1]],
+                                          &velocity[batch[n]->a[2]], &velocity[batch[n]->a[3]]};
+    const std::array<double, 6>* vb[W] = {&velocity[batch[n]->b[0]], &velocity[batch[n]->b[1]],
+                                          &velocity[batch[n]->b[2]], &velocity[batch[n]->b[3]]};
+    for (size_t c = 0; c < 6; ++c) {
+      ua[n][c] = Lanes{(*va[0])[c], (*va[1])[c], (*va[2])[c], (*va[3])[c]};
+      ub[n][c] = Lanes{(*vb[0])[c], (*vb[1])[c], (*vb[2])[c], (*vb[3])[c]};
+    }
   }
   Lanes residual = {0.0, 0.0, 0.0, 0.0};
+  // Row i of every batch: independent chains side by side, which the processor overlaps.
   auto update_row = [&](int i) {
-    double* f = data + size_t(i) * kFields * W;
-    auto field = [f](int k) { return load(f + k * kWidth); };
-    Lanes lo, hi;
-    const int nr = shape.normal[size_t(i)];
-    if (nr >= 0) {
-      // Friction box (digest 4.6): |lambda_t| <= mu lambda_n with the normal impulse of this sweep.
-      hi = field(kMu) * load(data + (size_t(nr) * kFields + kLambda) * W);
-      lo = -hi;
-    } else {
-      lo = field(kLo);
-      hi = field(kHi);
-    }
-    // w = J u - target + cfm lambda, summed in the order Row::value sums it, so that both paths round alike.
-    auto dot = [&](int j, const Lanes* u) { return field(j) * u[0] + field(j + 1) * u[1] + field(j + 2) * u[2]; };
-    const Lanes value = dot(kJaLin, ua) + dot(kJaAng, ua + 3) + dot(kJbLin, ub) + dot(kJbAng, ub + 3);
-    const Lanes lambda = field(kLambda);
-    const Lanes w = value - field(kTarget) + field(kCfm) * lambda;
-    Lanes next = lambda - field(kInvDiag) * w;
-    next = next < lo ? lo : next;
-    next = next > hi ? hi : next;
-    const Lanes d = next - lambda;
-    store(f + kLambda * W, next);
-    const Lanes size = d < 0.0 ? -d : d;
-    residual = size > residual ? size : residual;
-    for (int c = 0; c < 3; ++c) {
-      ua[c] += d * field(kBaLin + c);
-      ua[3 + c] += d * field(kBaAng + c);
-      ub[c] += d * field(kBbLin + c);
-      ub[3 + c] += d * field(kBbAng + c);
+    for (int n = 0; n < N; ++n) {
+      double* f = data[n] + size_t(i) * kFields * W;
+      auto field = [f](int k) { return load(f + k * kWidth); };
+      Lanes lo, hi;
+      const int nr = shape.normal[size_t(i)];
+      if (nr >= 0) {
+        // Friction box (digest 4.6): |lambda_t| <= mu lambda_n with the normal impulse of this sweep.
+        hi = field(kMu) * load(data[n] + (size_t(nr) * kFields + kLambda) * W);
+        lo = -hi;
+      } else {
+        lo = field(kLo);
+        hi = field(kHi);
+      }
+      // w = J u - target + cfm lambda, summed in the order Row::value sums it, so that both paths round alike.
+      auto dot = [&](int j, const Lanes* u) { return field(j) * u[0] + field(j + 1) * u[1] + field(j + 2) * u[2]; };
+      const Lanes value = dot(kJaLin, ua[n]) + dot(kJaAng, ua[n] + 3) + dot(kJbLin, ub[n]) + dot(kJbAng, ub[n] + 3);
+      const Lanes lambda = field(kLambda);
+      const Lanes w = value - field(kTarget) + field(kCfm) * lambda;
+      Lanes next = lambda - field(kInvDiag) * w;
+      next = next < lo ? lo : next;
+      next = next > hi ? hi : next;
+      const Lanes d = next - lambda;
+      store(f + kLambda * W, next);
+      const Lanes size = d < 0.0 ? -d : d;
+      residual = size > residual ? size : residual;
+      for (int c = 0; c < 3; ++c) {
+        ua[n][c] += d * field(kBaLin + c);
+        ua[n][3 + c] += d * field(kBaAng + c);
+        ub[n][c] += d * field(kBbLin + c);
+        ub[n][3 + c] += d * field(kBbAng + c);
+      }
     }
   };
   if (!backward) {
@@ -357,13 +363,34 @@ double update_batch(const Batch& batch, const Shape& shape, double* data, std::a
       end = begin;
     }
   }
-  for (int l = 0; l < W; ++l) {
-    if (batch.write_a[size_t(l)])
-      for (size_t c = 0; c < 6; ++c) velocity[batch.a[size_t(l)]][c] = ua[c][l];
-    if (batch.write_b[size_t(l)])
-      for (size_t c = 0; c < 6; ++c) velocity[batch.b[size_t(l)]][c] = ub[c][l];
-  }
+  for (int n = 0; n < N; ++n)
+    for (int l = 0; l < W; ++l) {
+      if (batch[n]->write_a[size_t(l)])
+        for (size_t c = 0; c < 6; ++c) velocity[batch[n]->a[size_t(l)]][c] = ua[n][c][l];
+      if (batch[n]->write_b[size_t(l)])
+        for (size_t c = 0; c < 6; ++c) velocity[batch[n]->b[size_t(l)]][c] = ub[n][c][l];
+    }
   return std::max(std::max(residual[0], residual[1]), std::max(residual[2], residual[3]));
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CL_PGS_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define CL_PGS_CLONES
+#endif
+CL_PGS_CLONES double update_batch(const Batch& batch, const Shape& shape, double* data,
+                                  std::array<double, 6>* velocity, bool backward) {
+  const Batch* b[1] = {&batch};
+  double* d[1] = {data};
+  return update_batches<1>(b, shape, d, velocity, backward);
+}
+// Two batches of one level and one shape at once (they commute): twice the independent work per row, so the
+// processor overlaps the two update chains instead of waiting on each multiply-add.
+CL_PGS_CLONES double update_batch_pair(const Batch& x, const Batch& y, const Shape& shape, double* data_x,
+                                       double* data_y, std::array<double, 6>* velocity, bool backward) {
+  const Batch* b[2] = {&x, &y};
+  double* d[2] = {data_x, data_y};
+  return update_batches<2>(b, shape, d, velocity, backward);
 }
 
 // The plain sweep over rows in their given order: asked for, or for row lists the lanes cannot take (see
@@ -492,8 +519,15 @@ struct LaneSolve {
         const auto [first, last] = share(level, p);
         for (int bi = first; bi < last; ++bi) {
           const Batch& batch = L.batches[size_t(bi)];
-          mine = std::max(mine, update_batch(batch, L.shapes[size_t(batch.shape)], L.data.data() + batch.data,
-                                             L.velocity.data(), backward));
+          const Shape& shape = L.shapes[size_t(batch.shape)];
+          if (bi + 1 < last && L.batches[size_t(bi) + 1].shape == batch.shape) {
+            const Batch& next = L.batches[size_t(bi) + 1];
+            mine = std::max(mine, update_batch_pair(batch, next, shape, L.data.data() + batch.data,
+                                                    L.data.data() + next.data, L.velocity.data(), backward));
+            ++bi;
+          } else {
+            mine = std::max(mine, update_batch(batch, shape, L.data.data() + batch.data, L.velocity.data(), backward));
+          }
         }
         if (participants > 1) barrier.wait();
       }
