@@ -259,34 +259,6 @@ void plan_batches(Layout& L) {
   if (L.data.size() < size) L.data.resize(size);
 }
 
-// A batch's fields, written while its memory is in cache (by the thread that sweeps it); an empty lane is all
-// zeros with bounds [0, 0], so it never changes.
-void fill_batch(std::span<const Row> rows, Layout& L, const Batch& batch) {
-    for (size_t lane = 0; lane < kWidth; ++lane)
-      for (int i = 0; i < L.shapes[size_t(batch.shape)].rows; ++i) {
-        double* f = L.data.data() + batch.data + size_t(i) * kFields * kWidth + lane;
-        if (batch.first[lane] < 0) {
-          for (int field = 0; field < kFields; ++field) f[field * kWidth] = 0.0;
-          continue;
-        }
-        const Row& r = rows[size_t(batch.first[lane] + i)];
-        auto put = [f](int field, const Vec3& v) {
-          f[field * kWidth] = v.x();
-          f[(field + 1) * kWidth] = v.y();
-          f[(field + 2) * kWidth] = v.z();
-        };
-        put(kJaLin, r.ja_lin), put(kJaAng, r.ja_ang), put(kJbLin, r.jb_lin), put(kJbAng, r.jb_ang);
-        put(kBaLin, r.ba_lin), put(kBaAng, r.ba_ang), put(kBbLin, r.bb_lin), put(kBbAng, r.bb_ang);
-        f[kTarget * kWidth] = r.target;
-        f[kCfm * kWidth] = r.cfm;
-        f[kLo * kWidth] = r.lo;
-        f[kHi * kWidth] = r.hi;
-        f[kMu * kWidth] = r.mu;
-        f[kInvDiag * kWidth] = r.inv_diag;
-        f[kLambda * kWidth] = r.lambda;
-      }
-}
-
 // Four doubles, one per lane, as a GCC/Clang vector: the compiler emits one AVX2 instruction, or two SSE2 ones,
 // per operation. Loads and stores through it may be unaligned.
 typedef double Lanes __attribute__((vector_size(kWidth * sizeof(double)), aligned(sizeof(double))));
@@ -295,11 +267,47 @@ static_assert(kWidth == 4, "the gathers below spell out four lanes");
 inline Lanes load(const double* p) { return *reinterpret_cast<const Lanes*>(p); }
 inline void store(double* p, Lanes v) { *reinterpret_cast<Lanes*>(p) = v; }
 
-// One batch: gathers its lanes' body velocities, updates its rows in order, each across all lanes (digest 6.6:
-// w = J u - target + cfm lambda, lambda <- clamp(lambda - w / A_ii, lo, hi), u += B d lambda), and scatters
+// The lane kernels are compiled for x86-64-v3 (AVX2) as well where GCC can pick the version at load time;
+// pgs.cpp is compiled without fused multiply-adds, so both versions round as the one-row path does.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CL_PGS_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define CL_PGS_CLONES
+#endif
+
+// An empty lane: all zeros with bounds [0, 0], so it never changes.
+Row empty_lane_row() {
+  Row r;
+  r.lo = r.hi = 0.0;
+  return r;
+}
+
+// A batch's fields, written while its memory is in cache (by the thread that sweeps it): per row and field,
+// the four lanes' values gathered and stored at once.
+void fill_batch(std::span<const Row> rows, Layout& L, const Batch& batch) {
+  static const Row empty = empty_lane_row();
+  for (int i = 0; i < L.shapes[size_t(batch.shape)].rows; ++i) {
+    const Row* r[kWidth];
+    for (size_t lane = 0; lane < kWidth; ++lane)
+      r[lane] = batch.first[lane] < 0 ? &empty : &rows[size_t(batch.first[lane] + i)];
+    double* f = L.data.data() + batch.data + size_t(i) * kFields * kWidth;
+    auto put = [&](int field, Vec3 Row::*v) {
+      for (int c = 0; c < 3; ++c)
+        store(f + (field + c) * kWidth, Lanes{(r[0]->*v)[c], (r[1]->*v)[c], (r[2]->*v)[c], (r[3]->*v)[c]});
+    };
+    auto put1 = [&](int field, double Row::*v) {
+      store(f + field * kWidth, Lanes{r[0]->*v, r[1]->*v, r[2]->*v, r[3]->*v});
+    };
+    put(kJaLin, &Row::ja_lin), put(kJaAng, &Row::ja_ang), put(kJbLin, &Row::jb_lin), put(kJbAng, &Row::jb_ang);
+    put(kBaLin, &Row::ba_lin), put(kBaAng, &Row::ba_ang), put(kBbLin, &Row::bb_lin), put(kBbAng, &Row::bb_ang);
+    put1(kTarget, &Row::target), put1(kCfm, &Row::cfm), put1(kLo, &Row::lo), put1(kHi, &Row::hi);
+    put1(kMu, &Row::mu), put1(kInvDiag, &Row::inv_diag), put1(kLambda, &Row::lambda);
+  }
+}
+
+// N batches: gathers their lanes' body velocities, updates their rows in order, each across all lanes (digest
+// 6.6: w = J u - target + cfm lambda, lambda <- clamp(lambda - w / A_ii, lo, hi), u += B d lambda), and scatters
 // the velocities back; backward takes the block's groups in reverse. Returns the largest |change of lambda|.
-// Compiled for x86-64-v3 (AVX2) as well where GCC can pick the version at load time; pgs.cpp is compiled
-// without fused multiply-adds, so both versions round as the one-row path does.
 template <int N>
 __attribute__((always_inline)) inline double update_batches(const Batch* const* batch, const Shape& shape,
                                                             double* const* data, std::array<double, 6>* velocity,
@@ -373,11 +381,6 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
   return std::max(std::max(residual[0], residual[1]), std::max(residual[2], residual[3]));
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define CL_PGS_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define CL_PGS_CLONES
-#endif
 CL_PGS_CLONES double update_batch(const Batch& batch, const Shape& shape, double* data,
                                   std::array<double, 6>* velocity, bool backward) {
   const Batch* b[1] = {&batch};
