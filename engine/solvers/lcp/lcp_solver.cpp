@@ -86,14 +86,18 @@ void LcpSolver::release(const StepContext& ctx, const std::vector<int>& bodies) 
 }
 
 // The rows of contact k: normal (bounds [0, inf)) then its friction rows (bounds +-mu lambda_n), warm
-// started from what the same phase found in the previous step.
-void LcpSolver::add_contact_rows(const StepContext& ctx, int k, Phase phase) {
+// started from what the same phase found in the previous step, handed in order to put(row) for rows_ from index
+// `first` on. Reads only the step's velocities and masses and writes only contact k's bounce, so contacts can be
+// built on several threads.
+int LcpSolver::contact_row_count(const Contact& c) const { return 1 + (c.friction > 0 ? set_.friction_directions : 0); }
+
+template <class Put>
+void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, int first, Put&& put) {
   const bool restitution = phase != Phase::Layers;
   const Contact& c = ctx.contacts[k];
   const bool warm = set_.warm_start && c.persisted;
   const double h = ctx.dt;
   const Vec3 ra = c.position - ctx.bodies[c.a].position, rb = c.position - ctx.bodies[c.b].position;
-  const int first = int(rows_.size());
   Row normal = point_row(c.a, c.b, ra, rb, c.normal);
   normal.lo = 0.0;
   prepare(normal, masses_);
@@ -120,10 +124,9 @@ void LcpSolver::add_contact_rows(const StepContext& ctx, int k, Phase phase) {
                          : phase == Phase::First ? Vec3(c.friction_impulse - c.layer_friction_impulse)
                                                  : c.friction_impulse;
   normal.lambda = warm ? normal0 : 0.0;
-  rows_.push_back(normal);
+  put(normal);
 
-  const int friction_rows = c.friction > 0 ? set_.friction_directions : 0;
-  blocks_.push_back({k, first, friction_rows});
+  const int friction_rows = contact_row_count(c) - 1;
   if (friction_rows == 0) return;
   Vec3 t[2];
   sliding_tangents(c.normal, vrel, t[0], t[1]);
@@ -134,8 +137,43 @@ void LcpSolver::add_contact_rows(const StepContext& ctx, int k, Phase phase) {
     friction.mu = c.friction;
     friction.lambda = warm ? friction0.dot(t[f]) : 0.0;
     prepare(friction, masses_);
-    rows_.push_back(friction);
+    put(friction);
   }
+}
+
+// Appends the rows of the contacts of these graph edges to rows_ (and their blocks to blocks_), in edge order.
+// A large set is built on the world's threads, each contact into its own slots: the same rows on any number.
+void LcpSolver::add_contacts(const StepContext& ctx, const std::vector<int>& edges, Phase phase) {
+  const size_t first_block = blocks_.size();
+  for (int e : edges) {
+    const GraphEdge& edge = ctx.graph.edges()[size_t(e)];
+    for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) blocks_.push_back({k, 0, 0});
+  }
+  const int count = int(blocks_.size() - first_block);
+  constexpr int kChunk = 256;  // contacts per task: far longer than handing a task out
+  if (!ctx.pool || count < 2 * kChunk) {
+    for (size_t i = first_block; i < blocks_.size(); ++i) {
+      ContactBlock& block = blocks_[i];
+      block.first_row = int(rows_.size());
+      block.friction_rows = contact_row_count(ctx.contacts[size_t(block.contact)]) - 1;
+      write_contact_rows(ctx, block.contact, phase, block.first_row, [this](const Row& r) { rows_.push_back(r); });
+    }
+    return;
+  }
+  for (size_t i = first_block; i < blocks_.size(); ++i) {
+    ContactBlock& block = blocks_[i];
+    const int n = contact_row_count(ctx.contacts[size_t(block.contact)]);
+    block.first_row = int(rows_.size());
+    block.friction_rows = n - 1;
+    rows_.resize(rows_.size() + size_t(n));
+  }
+  ctx.pool->run((count + kChunk - 1) / kChunk, [&](int task, int) {
+    for (int i = task * kChunk; i < std::min(count, (task + 1) * kChunk); ++i) {
+      const ContactBlock& block = blocks_[first_block + size_t(i)];
+      Row* out = &rows_[size_t(block.first_row)];
+      write_contact_rows(ctx, block.contact, phase, block.first_row, [&out](const Row& r) { *out++ = r; });
+    }
+  });
 }
 
 // Every joint's rows at the start of the step, with the contact group each belongs to.
@@ -191,13 +229,6 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   double residual = 0.0;
   int sweeps = 0;
 
-  auto add_contacts = [&](const std::vector<int>& edges, Phase phase) {
-    for (int e : edges) {
-      const GraphEdge& edge = ctx.graph.edges()[e];
-      for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k)
-        add_contact_rows(ctx, k, phase);
-    }
-  };
   // Warm start u += B lambda0, the sweeps, then the contact impulses added to the step's totals.
   auto solve_rows = [&](bool layers) {
     if (rows_.empty()) return;
@@ -244,7 +275,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       rows_.push_back(row);
       joint_rows.push_back(int(r));
     }
-    add_contacts(group.edges, shock ? Phase::First : Phase::Whole);
+    add_contacts(ctx, group.edges, shock ? Phase::First : Phase::Whole);
     solve_rows(false);
     for (int r : joint_rows) joint_warm_.forget(joint_rows_[size_t(r)].joint);  // slots absent now restart at 0
     for (size_t i = 0; i < joint_rows.size(); ++i) joint_warm_.keep(joint_rows_[size_t(joint_rows[i])], rows_[i].lambda);
@@ -257,7 +288,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       hold(layer.bottom);
       rows_.clear();
       blocks_.clear();
-      add_contacts(layer.edges, Phase::Layers);
+      add_contacts(ctx, layer.edges, Phase::Layers);
       solve_rows(true);
       release(ctx, layer.bottom);
     }

@@ -57,8 +57,13 @@ class LcpSolver final : public Solver {
   void release(const StepContext& ctx, const std::vector<int>& bodies);
   // Whole: a group without shock propagation; First: its dynamics step of fraction f; Layers: the rest.
   enum class Phase { Whole, First, Layers };
-  // Appends contact k's rows (normal, then friction) to rows_ and its block to blocks_.
-  void add_contact_rows(const StepContext& ctx, int k, Phase phase);
+  // Rows of a contact: its normal row and its friction rows.
+  int contact_row_count(const Contact& c) const;
+  // Hands contact k's rows (normal, then friction) to put, for rows_ from index `first` on.
+  template <class Put>
+  void write_contact_rows(const StepContext& ctx, int k, Phase phase, int first, Put&& put);
+  // Appends the rows of these graph edges' contacts to rows_ and their blocks to blocks_.
+  void add_contacts(const StepContext& ctx, const std::vector<int>& edges, Phase phase);
   void add_free_velocity(const std::vector<int>& bodies, double fraction);
   void solve_group(StepContext& ctx, const ContactGroup& group, int group_index);
   // Returns the PGS sweeps it took (summed over its layers).
