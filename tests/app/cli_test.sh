@@ -25,9 +25,9 @@ stage_columns() {  # stage_columns SOLVER: the README's <stage>_ms columns of th
   sed -n '/<!-- solver-report:begin -->/,/<!-- solver-report:end -->/p' "$src/README.md" | grep "^| \`$1\` |" |
     grep -o '`[a-z_]*_ms[a-z_,]*`' | tr -d '`'
 }
-counter_columns() {  # counter_columns SOLVER: the README's counter columns of that solver ("" for none)
+counter_columns() {  # counter_columns SOLVER: the README's counter columns of that solver, written `a,b`: ("" for none)
   sed -n '/<!-- solver-report:begin -->/,/<!-- solver-report:end -->/p' "$src/README.md" | grep "^| \`$1\` |" |
-    grep -o '`[a-z_]*,[a-z_,]*`' | grep -v '_ms' | tail -1 | tr -d '`'
+    grep -o '`[a-z_][a-z_,]*`:' | grep -v '_ms' | tail -1 | tr -d '`:'
 }
 solver_columns() {  # solver_columns SOLVER: its stage columns, then its counter columns
   local counters
