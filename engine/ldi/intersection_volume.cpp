@@ -574,7 +574,7 @@ void IntersectionVolume::Impl::gather_image(int w, int nchunks) {
       img.crossings[std::size_t(cursor[std::size_t(r.pixel)]++)] = r.c;
 }
 
-// Rasterises row j of image w, sorts each pixel's crossings, and walks every ray: intervals inside both meshes
+// Sorts each pixel's crossings of row j of image w by depth and walks every ray: intervals inside both meshes
 // give the row's volume (eq. 11) and gradient records (eq. 12), and with cells their pieces (eq. 22-24).
 void IntersectionVolume::Impl::process_row(int w, int j, WorkerScratch& ws) {
   AxisWork& ax = axes[w];
