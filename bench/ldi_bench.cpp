@@ -17,12 +17,16 @@
 #include <string>
 
 #include "ldi/intersection_volume.h"
+#include "mesh/bvh.h"
 #include "mesh/mesh.h"
 
 namespace {
 
 struct Pair {
   cl::TriangleMesh a, b;
+  cl::TriangleBvh tree;  // a's BVH; b is a half turned about y and moved by (b_shift, 0, 0)
+  cl::Mat3 b_rotation = cl::Mat3::Identity();
+  double b_shift = 0;
   double size = 1;   // longest side of the bounding box, m
   std::string label;
 };
@@ -92,12 +96,16 @@ const Pair& armadillos() {
     }
     out.b = out.a;
     cl::transform_mesh(out.b, face, cl::Vec3(0.5 * (lo + hi), 0, 0));
+    out.tree = cl::TriangleBvh(out.a);
+    out.b_rotation = face.toRotationMatrix();
+    out.b_shift = 0.5 * (lo + hi);
     return out;
   }();
   return p;
 }
 
-// Args: pixels across the bounding box (64, 128), threads (1, 2), multi-volume (0, 1).
+// Args: pixels across the bounding box (64, 128), threads (1, 2), multi-volume (0, 1), and whether the meshes come
+// with their BVH (MeshInput::tree: only the triangles in nodes that reach the images are visited; same results).
 void BM_LdiArmadillos(benchmark::State& state) {
   const Pair& p = armadillos();
   cl::ldi::VolumeOptions o;
@@ -107,8 +115,14 @@ void BM_LdiArmadillos(benchmark::State& state) {
   o.cell_size = 8 * o.pixel_size;
   cl::ldi::IntersectionVolume iv;
   cl::ldi::VolumeResult r;
-  const cl::ldi::MeshInput a{p.a.vertices, p.a.triangles, cl::Vec3::Zero()};
-  const cl::ldi::MeshInput b{p.b.vertices, p.b.triangles, cl::Vec3::Zero()};
+  cl::ldi::MeshInput a{p.a.vertices, p.a.triangles, cl::Vec3::Zero()};
+  cl::ldi::MeshInput b{p.b.vertices, p.b.triangles, cl::Vec3::Zero()};
+  if (state.range(3) != 0) {
+    a.tree = &p.tree;
+    b.tree = &p.tree;
+    b.rotation = p.b_rotation;
+    b.position = cl::Vec3(p.b_shift, 0, 0);
+  }
   for (auto _ : state) {
     iv.compute(a, b, o, r);
     benchmark::DoNotOptimize(&r);  // (not r.mono.volume: the library's "+r" constraint can clobber a double)
@@ -131,14 +145,18 @@ void BM_LdiArmadillos(benchmark::State& state) {
   state.SetLabel(p.label);
 }
 BENCHMARK(BM_LdiArmadillos)
-    ->ArgNames({"px", "threads", "multi"})
-    ->Args({64, 1, 0})
-    ->Args({64, 2, 0})
-    ->Args({128, 1, 0})
-    ->Args({128, 2, 0})
-    ->Args({64, 1, 1})
-    ->Args({128, 1, 1})
-    ->Args({128, 2, 1})
+    ->ArgNames({"px", "threads", "multi", "bvh"})
+    ->Args({64, 1, 0, 0})
+    ->Args({64, 2, 0, 0})
+    ->Args({128, 1, 0, 0})
+    ->Args({128, 2, 0, 0})
+    ->Args({64, 1, 1, 0})
+    ->Args({128, 1, 1, 0})
+    ->Args({128, 2, 1, 0})
+    ->Args({128, 1, 0, 1})
+    ->Args({128, 2, 0, 1})
+    ->Args({128, 1, 1, 1})
+    ->Args({128, 2, 1, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -7,13 +7,12 @@
 #include <limits>
 
 #include "core/task_pool.h"
+#include "mesh/bvh.h"
 
 namespace cl::ldi {
 
 std::size_t LayeredDepthImage::total_crossings() const {
-  std::size_t n = 0;
-  for (int j = 0; j < height; ++j) n += rows[std::size_t(j)].size();
-  return n;
+  return empty() ? 0 : std::size_t(offsets[std::size_t(width) * std::size_t(height)]);
 }
 
 void intersection_intervals(const LayeredDepthImage& image, std::vector<RayInterval>& out) {
@@ -29,19 +28,7 @@ namespace {
 
 constexpr int kMaxSubpixelBits = 16;
 constexpr std::int64_t kCoordinateLimit = std::int64_t(1) << 29;  // |fixed-point coordinate|: edge values < 2^61
-constexpr int kTriangleChunk = 4096;                              // triangles per candidate task
-
-// A triangle of one image, ready for rasterisation: fixed-point (u, v), counter-clockwise (positive area).
-struct PreparedTriangle {
-  std::array<std::int32_t, 3> U, V;  // |U|, |V| <= 2^29 (kCoordinateLimit); edge values are taken in 64 bits
-  std::array<double, 3> w;   // exact depths of the (possibly reordered) vertices
-  std::int64_t area = 0;     // twice the snapped projected area, > 0
-  std::int32_t triangle = 0;
-  std::int8_t mesh = 0;
-  std::int8_t direction = 0;
-  bool swapped = false;      // vertices 1 and 2 exchanged to make it counter-clockwise
-  int col_lo = 0, col_hi = -1, row_lo = 0, row_hi = -1;  // pixels whose centres are in its box, clamped
-};
+constexpr int kTriangleChunk = 4096;                              // triangles per rasterising task
 
 // weight * bary[k] goes to the `axis` component of dV/dp of vertex k of `triangle` in `mesh`.
 struct GradRecord {
@@ -77,28 +64,31 @@ struct AxisWork {
   int bits = 0;
   std::int64_t step = 0;              // one pixel in fixed point
   double fixed_scale = 0;             // fixed-point units per metre: 2^bits / s
-  std::vector<PreparedTriangle> tris;
-  std::vector<int> row_start;         // CSR of the triangles overlapping each row
   std::vector<int> cursor;
-  std::vector<std::int32_t> row_tris;
   std::vector<RowWork> rows;          // never shrinks; [0, height) valid
   int m_lo = 0, m_hi = -1;            // cell range along w
 };
 
+// A crossing as a triangle's rasterisation finds it, with its pixel's index j * width + i in the image.
 struct RawCrossing {
   Crossing c;
   int pixel;
 };
 
+// A triangle of one image whose snapped box holds pixel centres: the pixels [col_lo, col_hi] x [row_lo, row_hi].
+struct BoxRecord {
+  std::int32_t g;  // index in the concatenation of A's triangles and B's
+  std::int32_t col_lo, col_hi, row_lo, row_hi;
+};
+
 struct ChunkOut {
-  std::array<std::vector<PreparedTriangle>, 3> tris;
+  std::array<std::vector<BoxRecord>, 3> tris;  // per image: the chunk's triangles holding a pixel centre
+  std::array<std::vector<RawCrossing>, 3> raw;  // per image: the crossings of the chunk's triangles
   std::vector<std::int32_t> keep;  // scratch: triangles of the chunk that matter to some image
   bool bad_index = false;
 };
 
 struct WorkerScratch {
-  std::vector<RawCrossing> raw;
-  std::vector<int> cursor;
   std::vector<int> m_map;   // cell id along w for the current cell column (multi-volume), -1 = none yet
   std::vector<int> m_used;
   std::vector<Vec3> dense;  // reduction: gradient of the vertices of one mesh
@@ -184,6 +174,60 @@ bool cell_less(const std::array<int, 3>& a, const std::array<int, 3>& b) {
   return a[0] < b[0];
 }
 
+// Coverage of the pixel centres in [col_lo, col_hi] x [row_lo, row_hi] with wanted[j * width + i] set by one
+// counter-clockwise snapped triangle (twice its area `area` > 0): pixel centre P inside when every edge a -> b has E =
+// (b - a) x (P - a) > 0, or E == 0 and the perturbed centre P + (eps, eps^2) is inside, i.e. E + du eps^2 - dv eps > 0:
+// dv < 0, or dv == 0 and du > 0. The neighbour across the edge computes exactly -E with the reversed edge, so exactly
+// one of the two claims the pixel. Each covered centre gives a crossing, its barycentric weights the edge values of the
+// opposite edges over the area and its depth their weighted sum of the vertices' depths.
+void rasterise(const std::int64_t U[3], const std::int64_t V[3], const double depth[3], std::int64_t area,
+               bool swapped, int col_lo, int col_hi, int row_lo, int row_hi, std::int64_t step, int width,
+               std::int32_t triangle, std::int8_t mesh, std::int8_t direction, const std::uint8_t* wanted,
+               std::vector<RawCrossing>& out) {
+  const std::int64_t half = step / 2;
+  std::int64_t du[3], dv[3];
+  bool tie[3];
+  for (int a = 0; a < 3; ++a) {
+    const int b = (a + 1) % 3;
+    du[a] = U[b] - U[a];
+    dv[a] = V[b] - V[a];
+    tie[a] = dv[a] < 0 || (dv[a] == 0 && du[a] > 0);
+  }
+  const double inv_area = 1.0 / double(area);
+  const std::int64_t pu0 = (2 * std::int64_t(col_lo) + 1) * half;
+  const std::int64_t step_u[3] = {dv[0] * step, dv[1] * step, dv[2] * step};  // E decreases by these per pixel
+  for (int j = row_lo; j <= row_hi; ++j) {
+    const std::int64_t pv = (2 * std::int64_t(j) + 1) * half;
+    std::int64_t e[3];
+    for (int a = 0; a < 3; ++a) e[a] = du[a] * (pv - V[a]) - dv[a] * (pu0 - U[a]);
+    const std::uint8_t* wanted_row = wanted + std::size_t(j) * std::size_t(width);
+    for (int i = col_lo; i <= col_hi; ++i) {
+      if (wanted_row[i] && (e[0] > 0 || (e[0] == 0 && tie[0])) && (e[1] > 0 || (e[1] == 0 && tie[1])) &&
+          (e[2] > 0 || (e[2] == 0 && tie[2]))) {
+        // Barycentric weight of a vertex = the edge value of the opposite edge / area.
+        const double b0 = double(e[1]) * inv_area, b1 = double(e[2]) * inv_area, b2 = double(e[0]) * inv_area;
+        RawCrossing& r = out.emplace_back();
+        r.c.depth = b0 * depth[0] + b1 * depth[1] + b2 * depth[2];
+        r.c.bary = swapped ? std::array<double, 3>{b0, b2, b1} : std::array<double, 3>{b0, b1, b2};
+        r.c.triangle = triangle;
+        r.c.mesh = mesh;
+        r.c.direction = direction;
+        r.pixel = j * width + i;
+      }
+      e[0] -= step_u[0];
+      e[1] -= step_u[1];
+      e[2] -= step_u[2];
+    }
+  }
+}
+
+// The mesh's BVH when it describes the same mesh (as many vertices and triangles), else null.
+const TriangleBvh* usable_tree(const MeshInput& m) {
+  if (!m.tree || m.tree->box_nodes().empty()) return nullptr;
+  const TriangleMesh& tm = m.tree->mesh();
+  return tm.vertices.size() == m.vertices.size() && tm.triangles.size() == m.triangles.size() ? m.tree : nullptr;
+}
+
 }  // namespace
 
 struct IntersectionVolume::Impl {
@@ -196,6 +240,9 @@ struct IntersectionVolume::Impl {
   std::vector<GradRecord> sorted_cell_records;     // by global cell, then axis, row, pixel
   std::vector<int> cell_record_start;
   std::vector<std::pair<int, int>> row_tasks;      // (axis, row)
+  std::vector<int> record_cursor;                  // scratch of the cells' record grouping
+  std::array<int, 3> candidate_count{};            // per image: triangles holding a pixel centre in their box
+  std::array<std::vector<std::uint8_t>, 3> reach;  // per image: pixels each mesh's triangles reach (mark_reach)
 
   const MeshInput* in[2] = {nullptr, nullptr};
   VolumeOptions opt;
@@ -206,12 +253,18 @@ struct IntersectionVolume::Impl {
   // Out-codes of the vertices against the overlap box (bit 2d: below lo[d], bit 2d + 1: above hi[d]); a triangle
   // whose three codes share a bit of reject[mesh][w] cannot matter to image w.
   std::array<std::vector<std::uint8_t>, 2> outcodes;
+  std::array<std::vector<std::uint64_t>, 2> selected;  // per mesh: bit t set when triangle t can matter to an image
+  std::array<std::vector<int>, 2> walk;               // per mesh: the BVH walk's stack
+  bool bad_index[2] = {false, false};
   std::uint8_t reject[2][3] = {{0, 0, 0}, {0, 0, 0}};
   double area = 0;  // pixel area s^2
 
   void prepare_axis_geometry(int w, const Aabb& union_box, std::string& error);
+  void select_mesh(int m, double tol);
   void candidate_chunk(int chunk, int first_b, int total);
-  void bin_rows(int w, int nchunks);
+  void gather_image(int w, int nchunks);
+  void mark_reach(int w, int nchunks, int first_b);
+  void raster_chunk(int chunk, int first_b);
   void process_row(int w, int j, WorkerScratch& ws);
   void reduce(int mesh, const GradRecord* first, const GradRecord* last, WorkerScratch& ws, BodyTerms& out);
   void reduce_mono(int mesh, WorkerScratch& ws, BodyTerms& out);
@@ -276,130 +329,257 @@ void IntersectionVolume::Impl::prepare_axis_geometry(int w, const Aabb& union_bo
   ax.m_hi = opt.multi_volume ? int(std::floor(box.hi[w] / cell)) : -1;
 }
 
-// Triangles [chunk * kTriangleChunk, ...) of the concatenation A, B: which images they can matter to, snapped
-// and ordered counter-clockwise. A triangle matters to image w when its box meets the overlap box in u and v and
-// it is not entirely on the side of the box along w that its mesh's winding count does not need: beyond hi_w when
-// counted from -infinity, below lo_w when counted from +infinity.
+// The triangles of mesh m that can matter to some image, as bits of selected[m] (the test of candidate_chunk() on the
+// vertices' out-codes). With the mesh's BVH (MeshInput::tree) its nodes are walked with their boxes posed in world
+// coordinates: a node entirely beyond a rejecting plane of every image is skipped with its triangles, one entirely
+// inside the planes of some image is taken whole, and only the triangles of the leaves in between are tested one by
+// one. The posed boxes are widened by `tol` against the rounding of the caller's world vertices, so a node is skipped
+// only when each of its triangles would fail the test, and taken whole only when each would pass: the selection is the
+// test's.
+void IntersectionVolume::Impl::select_mesh(int m, double tol) {
+  const MeshInput& mi = *in[m];
+  std::vector<std::uint64_t>& bits = selected[std::size_t(m)];
+  bits.assign((mi.triangles.size() + 63) / 64, 0);
+  auto select = [&bits](int tri) { bits[std::size_t(tri) >> 6] |= std::uint64_t(1) << (tri & 63); };
+  bad_index[m] = false;
+  const int nv = int(mi.vertices.size());
+  const auto& rej = reject[m];
+  const TriangleBvh* tree = usable_tree(mi);
+  if (!tree) {
+    auto& codes = outcodes[std::size_t(m)];
+    codes.resize(mi.vertices.size());
+    for (std::size_t k = 0; k < mi.vertices.size(); ++k) codes[k] = outcode(mi.vertices[k], box);
+    const std::uint8_t* code = codes.data();
+    const int nt = int(mi.triangles.size());
+    for (int tri = 0; tri < nt; ++tri) {
+      const auto& t = mi.triangles[std::size_t(tri)];
+      if (t[0] < 0 || t[1] < 0 || t[2] < 0 || t[0] >= nv || t[1] >= nv || t[2] >= nv) {
+        bad_index[m] = true;
+        continue;
+      }
+      const std::uint8_t all = code[t[0]] & code[t[1]] & code[t[2]];
+      if ((all & rej[0]) && (all & rej[1]) && (all & rej[2])) continue;
+      select(tri);
+    }
+    return;
+  }
+  const auto& nodes = tree->box_nodes();
+  const auto& order = tree->leaf_triangles();
+  const Mat3& r = mi.rotation;
+  const Mat3 abs_r = r.cwiseAbs();
+  std::vector<int>& stack = walk[std::size_t(m)];
+  stack.clear();
+  stack.push_back(0);
+  while (!stack.empty()) {
+    const TriangleBvh::BoxNode& n = nodes[std::size_t(stack.back())];
+    stack.pop_back();
+    const Vec3 centre = mi.position + r * (0.5 * (n.lo + n.hi));
+    const Vec3 half = abs_r * (0.5 * (n.hi - n.lo)) + Vec3::Constant(tol);
+    const Vec3 lo = centre - half, hi = centre + half;
+    // Out-code bits every point of the posed box has (beyond a plane), and those some point of it may have.
+    std::uint8_t every = 0, some = 0;
+    for (int d = 0; d < 3; ++d) {
+      if (hi[d] < box.lo[d]) every |= std::uint8_t(1u << (2 * d));
+      if (lo[d] < box.lo[d]) some |= std::uint8_t(1u << (2 * d));
+      if (lo[d] > box.hi[d]) every |= std::uint8_t(2u << (2 * d));
+      if (hi[d] > box.hi[d]) some |= std::uint8_t(2u << (2 * d));
+    }
+    if ((every & rej[0]) && (every & rej[1]) && (every & rej[2])) continue;
+    if (!(some & rej[0]) || !(some & rej[1]) || !(some & rej[2])) {
+      for (int slot = n.first; slot < n.first + n.count; ++slot) select(order[std::size_t(slot)]);
+      continue;
+    }
+    if (n.left >= 0) {
+      stack.push_back(n.right);
+      stack.push_back(n.left);
+      continue;
+    }
+    for (int slot = n.first; slot < n.first + n.count; ++slot) {
+      const int tri = order[std::size_t(slot)];
+      const auto& t = mi.triangles[std::size_t(tri)];
+      if (t[0] < 0 || t[1] < 0 || t[2] < 0 || t[0] >= nv || t[1] >= nv || t[2] >= nv) {
+        bad_index[m] = true;
+        continue;
+      }
+      const std::uint8_t all = outcode(mi.vertices[std::size_t(t[0])], box) &
+                               outcode(mi.vertices[std::size_t(t[1])], box) &
+                               outcode(mi.vertices[std::size_t(t[2])], box);
+      if ((all & rej[0]) && (all & rej[1]) && (all & rej[2])) continue;
+      select(tri);
+    }
+  }
+}
+
+// The selected triangles among [chunk * kTriangleChunk, ...) of the concatenation A, B: per image they matter to, the
+// pixels whose centres their snapped box holds (most hold none or one). A triangle matters to image w when its box
+// meets the overlap box in u and v and it is not entirely on the side of the box along w that its mesh's winding count
+// does not need: beyond hi_w when counted from -infinity, below lo_w when counted from +infinity.
 void IntersectionVolume::Impl::candidate_chunk(int chunk, int first_b, int total) {
   ChunkOut& out = chunks[chunk];
   for (auto& t : out.tris) t.clear();
   out.bad_index = false;
   const int begin = chunk * kTriangleChunk, end = std::min(total, begin + kTriangleChunk);
-  // First the triangles that matter to some image, from the vertices' out-codes alone (small arrays); then those,
-  // with their vertices prefetched a few triangles ahead (the vertex loads are random and dominate).
   std::vector<std::int32_t>& keep = out.keep;
   keep.clear();
-  for (int g = begin; g < end; ++g) {
+  for (int g = begin; g < end;) {
     const int mesh = g < first_b ? 0 : 1;
+    const int tri = mesh == 0 ? g : g - first_b;
+    std::uint64_t word = selected[std::size_t(mesh)][std::size_t(tri) >> 6] >> (tri & 63);
+    const int stop = std::min({end, mesh == 0 ? first_b : total, g + 64 - (tri & 63)});
+    while (word) {
+      const int k = g + __builtin_ctzll(word);
+      if (k >= stop) break;
+      keep.push_back(k);
+      word &= word - 1;
+    }
+    g = stop;
+  }
+  auto triangle_of = [first_b](int g, int& mesh) {
+    mesh = g < first_b ? 0 : 1;
+    return mesh == 0 ? g : g - first_b;
+  };
+  // The vertex loads are random and dominate: prefetch them a few triangles ahead.
+  constexpr std::size_t kAhead = 8;
+  for (std::size_t k = 0; k < keep.size(); ++k) {
+    if (k + kAhead < keep.size()) {
+      int mesh;
+      const int tri = triangle_of(keep[k + kAhead], mesh);
+      const MeshInput& m = *in[mesh];
+      const auto& t = m.triangles[std::size_t(tri)];
+      const int nv = int(m.vertices.size());
+      for (int c = 0; c < 3; ++c) __builtin_prefetch(m.vertices.data() + std::clamp(t[c], 0, nv - 1));
+    }
+    int mesh;
+    const int tri = triangle_of(keep[k], mesh);
     const MeshInput& m = *in[mesh];
-    const auto& t = m.triangles[std::size_t(mesh == 0 ? g : g - first_b)];
+    const auto& t = m.triangles[std::size_t(tri)];
     const int nv = int(m.vertices.size());
     if (t[0] < 0 || t[1] < 0 || t[2] < 0 || t[0] >= nv || t[1] >= nv || t[2] >= nv) {
       out.bad_index = true;
       continue;
     }
-    const std::uint8_t* code = outcodes[mesh].data();
-    const std::uint8_t all = code[t[0]] & code[t[1]] & code[t[2]];
-    const auto& rej = reject[mesh];
-    if ((all & rej[0]) && (all & rej[1]) && (all & rej[2])) continue;
-    keep.push_back(g);
-  }
-  constexpr std::size_t kAhead = 8;
-  for (std::size_t k = 0; k < keep.size(); ++k) {
-    if (k + kAhead < keep.size()) {
-      const int g = keep[k + kAhead];
-      const int mesh = g < first_b ? 0 : 1;
-      const auto& t = in[mesh]->triangles[std::size_t(mesh == 0 ? g : g - first_b)];
-      for (int c = 0; c < 3; ++c) __builtin_prefetch(in[mesh]->vertices.data() + t[c]);
-    }
-    const int g = keep[k];
-    const int mesh = g < first_b ? 0 : 1;
-    const int tri = mesh == 0 ? g : g - first_b;
-    const MeshInput& m = *in[mesh];
-    const auto& t = m.triangles[std::size_t(tri)];
-    const std::uint8_t* code = outcodes[mesh].data();
-    const std::uint8_t all = code[t[0]] & code[t[1]] & code[t[2]];
-    const auto& rej = reject[mesh];
     const Vec3* p[3] = {&m.vertices[std::size_t(t[0])], &m.vertices[std::size_t(t[1])], &m.vertices[std::size_t(t[2])]};
+    const std::uint8_t all = outcode(*p[0], box) & outcode(*p[1], box) & outcode(*p[2], box);
+    const auto& rej = reject[mesh];
     for (int w = 0; w < 3; ++w) {
       const LayeredDepthImage& img = images[w];
       if (img.empty() || (all & rej[w])) continue;
       const int u = u_axis(w), v = v_axis(w);
       const AxisWork& ax = axes[w];
-      PreparedTriangle pt;
-      const double scale = ax.fixed_scale;
-      for (int c = 0; c < 3; ++c) {
-        pt.U[c] = std::int32_t(to_fixed(((*p[c])[u] - ax.origin_u) * scale));
-        pt.V[c] = std::int32_t(to_fixed(((*p[c])[v] - ax.origin_v) * scale));
-      }
       // Pixels whose centres (2 i + 1) step / 2 lie in the snapped box (inclusive: the tie rule may take a
       // centre on the boundary). Most triangles of a fine mesh are smaller than a pixel and hold no centre.
+      // Snapping (to_fixed) is monotonic, so the snapped box is the snapped extremes.
+      const double scale = ax.fixed_scale;
+      const double u0 = ((*p[0])[u] - ax.origin_u) * scale, u1 = ((*p[1])[u] - ax.origin_u) * scale,
+                   u2 = ((*p[2])[u] - ax.origin_u) * scale;
+      const double v0 = ((*p[0])[v] - ax.origin_v) * scale, v1 = ((*p[1])[v] - ax.origin_v) * scale,
+                   v2 = ((*p[2])[v] - ax.origin_v) * scale;
       const std::int64_t half = ax.step / 2;
-      const std::int64_t min_u = std::min({pt.U[0], pt.U[1], pt.U[2]}), max_u = std::max({pt.U[0], pt.U[1], pt.U[2]});
-      pt.col_lo = int(std::max<std::int64_t>(0, ceil_shift(min_u - half, ax.bits)));
-      pt.col_hi = int(std::min<std::int64_t>(img.width - 1, floor_shift(max_u - half, ax.bits)));
-      if (pt.col_lo > pt.col_hi) continue;
-      const std::int64_t min_v = std::min({pt.V[0], pt.V[1], pt.V[2]}), max_v = std::max({pt.V[0], pt.V[1], pt.V[2]});
-      pt.row_lo = int(std::max<std::int64_t>(0, ceil_shift(min_v - half, ax.bits)));
-      pt.row_hi = int(std::min<std::int64_t>(img.height - 1, floor_shift(max_v - half, ax.bits)));
-      if (pt.row_lo > pt.row_hi) continue;
-      const std::int64_t u0 = pt.U[0], v0 = pt.V[0];
-      std::int64_t area = (pt.U[1] - u0) * (pt.V[2] - v0) - (pt.V[1] - v0) * (pt.U[2] - u0);
-      if (area == 0) continue;  // seen edge-on: no ray crosses it
-      for (int c = 0; c < 3; ++c) pt.w[c] = (*p[c])[w];
-      // The projected area has the sign of the normal's w component: positive = the ray leaves the mesh.
-      pt.direction = area > 0 ? -1 : 1;
-      if (area < 0) {
-        std::swap(pt.U[1], pt.U[2]);
-        std::swap(pt.V[1], pt.V[2]);
-        std::swap(pt.w[1], pt.w[2]);
-        pt.swapped = true;
-        area = -area;
-      }
-      pt.area = area;
-      pt.triangle = tri;
-      pt.mesh = std::int8_t(mesh);
-      out.tris[w].push_back(pt);
+      const std::int64_t min_u = to_fixed(std::min(std::min(u0, u1), u2));
+      const std::int64_t max_u = to_fixed(std::max(std::max(u0, u1), u2));
+      const std::int64_t min_v = to_fixed(std::min(std::min(v0, v1), v2));
+      const std::int64_t max_v = to_fixed(std::max(std::max(v0, v1), v2));
+      const int col_lo = int(std::max<std::int64_t>(0, ceil_shift(min_u - half, ax.bits)));
+      const int col_hi = int(std::min<std::int64_t>(img.width - 1, floor_shift(max_u - half, ax.bits)));
+      const int row_lo = int(std::max<std::int64_t>(0, ceil_shift(min_v - half, ax.bits)));
+      const int row_hi = int(std::min<std::int64_t>(img.height - 1, floor_shift(max_v - half, ax.bits)));
+      if (col_lo > col_hi || row_lo > row_hi) continue;
+      out.tris[w].push_back(BoxRecord{keep[k], col_lo, col_hi, row_lo, row_hi});
     }
   }
 }
 
-// Gathers the chunks' triangles of image w sorted by first row (stable: candidate order within a row), so that the
-// rows walk the array nearly in order, then lists per row the triangles whose row range contains it.
-void IntersectionVolume::Impl::bin_rows(int w, int nchunks) {
-  AxisWork& ax = axes[w];
-  const int h = images[w].height;
-  std::vector<int>& cursor = ax.cursor;
-  cursor.assign(std::size_t(h) + 1, 0);
-  std::size_t total = 0;
+// Marks in reach[w] the pixels whose centres some triangle of each mesh holds in its box (mesh m's at
+// [m * pixels, (m + 1) * pixels)). A ray can be inside both meshes only where both have crossings, so only the
+// triangles whose box reaches a pixel the other mesh reaches are rasterised (see raster_chunk).
+void IntersectionVolume::Impl::mark_reach(int w, int nchunks, int first_b) {
+  const LayeredDepthImage& img = images[w];
+  const std::size_t npix = std::size_t(img.width) * std::size_t(img.height);
+  std::vector<std::uint8_t>& mask = reach[w];
+  mask.assign(2 * npix, 0);
   for (int c = 0; c < nchunks; ++c) {
-    for (const auto& t : chunks[std::size_t(c)].tris[w]) ++cursor[std::size_t(t.row_lo) + 1];
-    total += chunks[std::size_t(c)].tris[w].size();
+    for (const BoxRecord& t : chunks[std::size_t(c)].tris[w]) {
+      std::uint8_t* m = mask.data() + std::size_t(t.g < first_b ? 0 : 1) * npix;
+      for (int j = t.row_lo; j <= t.row_hi; ++j) {
+        std::uint8_t* row = m + std::size_t(j) * std::size_t(img.width);
+        for (int i = t.col_lo; i <= t.col_hi; ++i) row[i] = 1;
+      }
+    }
   }
-  for (int j = 0; j < h; ++j) cursor[std::size_t(j) + 1] += cursor[std::size_t(j)];
-  ax.tris.resize(total);
-  for (int c = 0; c < nchunks; ++c)
-    for (const auto& t : chunks[std::size_t(c)].tris[w]) ax.tris[std::size_t(cursor[std::size_t(t.row_lo)]++)] = t;
-
-  ax.row_start.assign(std::size_t(h) + 1, 0);
-  for (const auto& t : ax.tris)
-    for (int j = t.row_lo; j <= t.row_hi; ++j) ++ax.row_start[std::size_t(j) + 1];
-  for (int j = 0; j < h; ++j) ax.row_start[std::size_t(j) + 1] += ax.row_start[std::size_t(j)];
-  ax.row_tris.resize(std::size_t(ax.row_start[std::size_t(h)]));
-  cursor.assign(ax.row_start.begin(), ax.row_start.end() - 1);
-  for (std::size_t k = 0; k < ax.tris.size(); ++k)
-    for (int j = ax.tris[k].row_lo; j <= ax.tris[k].row_hi; ++j)
-      ax.row_tris[std::size_t(cursor[std::size_t(j)]++)] = std::int32_t(k);
 }
 
-// Rasterises row j of image w, sorts each pixel's crossings, and walks every ray: intervals inside both meshes
+// Rasterises the chunk's triangles at the pixels the other mesh reaches. The crossings left out would lie on rays
+// that only their mesh crosses, where the other mesh's winding count is zero: no interval inside both (eq. 11),
+// so nothing of the volumes or their gradients is lost; such pixels miss crossings (layered_depth_image.h).
+void IntersectionVolume::Impl::raster_chunk(int chunk, int first_b) {
+  ChunkOut& out = chunks[std::size_t(chunk)];
+  for (int w = 0; w < 3; ++w) {
+    out.raw[w].clear();
+    const LayeredDepthImage& img = images[w];
+    const AxisWork& ax = axes[w];
+    const int u = u_axis(w), v = v_axis(w);
+    const std::size_t npix = std::size_t(img.width) * std::size_t(img.height);
+    for (const BoxRecord& r : out.tris[w]) {
+      const int mesh = r.g < first_b ? 0 : 1;
+      // Most boxes hold one or two centres: first whether the other mesh reaches any of them.
+      const std::uint8_t* wanted = reach[w].data() + std::size_t(1 - mesh) * npix;
+      bool any = false;
+      for (int j = r.row_lo; j <= r.row_hi && !any; ++j) {
+        const std::uint8_t* row = wanted + std::size_t(j) * std::size_t(img.width);
+        for (int i = r.col_lo; i <= r.col_hi; ++i) any = any || row[i];
+      }
+      if (!any) continue;
+      const int tri = mesh == 0 ? r.g : r.g - first_b;
+      const MeshInput& m = *in[mesh];
+      const auto& t = m.triangles[std::size_t(tri)];
+      const Vec3* p[3] = {&m.vertices[std::size_t(t[0])], &m.vertices[std::size_t(t[1])],
+                          &m.vertices[std::size_t(t[2])]};
+      std::int64_t U[3], V[3];
+      for (int c = 0; c < 3; ++c) {
+        U[c] = to_fixed(((*p[c])[u] - ax.origin_u) * ax.fixed_scale);
+        V[c] = to_fixed(((*p[c])[v] - ax.origin_v) * ax.fixed_scale);
+      }
+      std::int64_t area = (U[1] - U[0]) * (V[2] - V[0]) - (V[1] - V[0]) * (U[2] - U[0]);
+      if (area == 0) continue;  // seen edge-on: no ray crosses it
+      double depth[3] = {(*p[0])[w], (*p[1])[w], (*p[2])[w]};
+      // The projected area has the sign of the normal's w component: positive = the ray leaves the mesh.
+      const std::int8_t direction = area > 0 ? -1 : 1;
+      const bool swapped = area < 0;  // vertices 1 and 2 exchanged to make it counter-clockwise
+      if (swapped) {
+        std::swap(U[1], U[2]);
+        std::swap(V[1], V[2]);
+        std::swap(depth[1], depth[2]);
+        area = -area;
+      }
+      rasterise(U, V, depth, area, swapped, r.col_lo, r.col_hi, r.row_lo, r.row_hi, ax.step, img.width, tri,
+                std::int8_t(mesh), direction, wanted, out.raw[w]);
+    }
+  }
+}
+
+// Gathers the chunks' crossings of image w by pixel (stable: chunk order within a pixel) into the image.
+void IntersectionVolume::Impl::gather_image(int w, int nchunks) {
+  LayeredDepthImage& img = images[w];
+  const std::size_t npix = std::size_t(img.width) * std::size_t(img.height);
+  std::vector<int>& offsets = img.offsets;
+  offsets.assign(npix + 1, 0);
+  for (int c = 0; c < nchunks; ++c)
+    for (const RawCrossing& r : chunks[std::size_t(c)].raw[w]) ++offsets[std::size_t(r.pixel) + 1];
+  for (std::size_t k = 0; k < npix; ++k) offsets[k + 1] += offsets[k];
+  img.crossings.resize(std::size_t(offsets[npix]));
+  std::vector<int>& cursor = axes[w].cursor;
+  cursor.assign(offsets.begin(), offsets.end() - 1);
+  for (int c = 0; c < nchunks; ++c)
+    for (const RawCrossing& r : chunks[std::size_t(c)].raw[w])
+      img.crossings[std::size_t(cursor[std::size_t(r.pixel)]++)] = r.c;
+}
+
+// Sorts each pixel's crossings of row j of image w by depth and walks every ray: intervals inside both meshes
 // give the row's volume (eq. 11) and gradient records (eq. 12), and with cells their pieces (eq. 22-24).
 void IntersectionVolume::Impl::process_row(int w, int j, WorkerScratch& ws) {
   AxisWork& ax = axes[w];
   LayeredDepthImage& img = images[w];
   RowWork& rw = ax.rows[j];
-  std::vector<Crossing>& crossings = img.rows[j];
-  std::vector<int>& offsets = img.row_offsets[j];
   const int width = img.width;
   rw.length = 0;
   rw.longest = 0;
@@ -411,55 +591,10 @@ void IntersectionVolume::Impl::process_row(int w, int j, WorkerScratch& ws) {
   rw.cells.clear();
   rw.cell_global.clear();
 
-  // Coverage: pixel centre P inside the counter-clockwise triangle when every edge a -> b has
-  // E = (b - a) x (P - a) > 0, or E == 0 and the perturbed centre P + (eps, eps^2) is inside, i.e.
-  // E + du eps^2 - dv eps > 0: dv < 0, or dv == 0 and du > 0. The neighbour across the edge computes exactly -E
-  // with the reversed edge, so exactly one of the two claims the pixel.
-  ws.raw.clear();
-  const std::int64_t step = ax.step, half = step / 2;
-  const std::int64_t pv = (2 * std::int64_t(j) + 1) * half;
-  for (int k = ax.row_start[j]; k < ax.row_start[j + 1]; ++k) {
-    const PreparedTriangle& t = ax.tris[std::size_t(ax.row_tris[std::size_t(k)])];
-    std::int64_t e[3], dv[3];
-    bool tie[3];
-    const std::int64_t pu0 = (2 * std::int64_t(t.col_lo) + 1) * half;
-    for (int a = 0; a < 3; ++a) {
-      const int b = (a + 1) % 3;
-      const std::int64_t du = std::int64_t(t.U[b]) - t.U[a];
-      dv[a] = std::int64_t(t.V[b]) - t.V[a];
-      e[a] = du * (pv - t.V[a]) - dv[a] * (pu0 - t.U[a]);
-      tie[a] = dv[a] < 0 || (dv[a] == 0 && du > 0);
-      dv[a] *= step;  // E decreases by dv * step per pixel to the right
-    }
-    const double inv_area = 1.0 / double(t.area);
-    for (int i = t.col_lo; i <= t.col_hi; ++i) {
-      if ((e[0] > 0 || (e[0] == 0 && tie[0])) && (e[1] > 0 || (e[1] == 0 && tie[1])) &&
-          (e[2] > 0 || (e[2] == 0 && tie[2]))) {
-        // Barycentric weight of a vertex = the edge value of the opposite edge / area.
-        const double b0 = double(e[1]) * inv_area, b1 = double(e[2]) * inv_area, b2 = double(e[0]) * inv_area;
-        RawCrossing r;
-        r.c.depth = b0 * t.w[0] + b1 * t.w[1] + b2 * t.w[2];
-        r.c.bary = t.swapped ? std::array<double, 3>{b0, b2, b1} : std::array<double, 3>{b0, b1, b2};
-        r.c.triangle = t.triangle;
-        r.c.mesh = t.mesh;
-        r.c.direction = t.direction;
-        r.pixel = i;
-        ws.raw.push_back(r);
-      }
-      e[0] -= dv[0];
-      e[1] -= dv[1];
-      e[2] -= dv[2];
-    }
-  }
-
-  // Bucket by pixel (stable), then sort each pixel's crossings by depth.
-  offsets.assign(std::size_t(width) + 1, 0);
-  for (const RawCrossing& r : ws.raw) ++offsets[std::size_t(r.pixel) + 1];
-  for (int i = 0; i < width; ++i) offsets[i + 1] += offsets[i];
-  ws.cursor.assign(offsets.begin(), offsets.end() - 1);
-  crossings.resize(ws.raw.size());
-  for (const RawCrossing& r : ws.raw) crossings[std::size_t(ws.cursor[r.pixel]++)] = r.c;
-  for (int i = 0; i < width; ++i) sort_crossings(crossings.data() + offsets[i], crossings.data() + offsets[i + 1]);
+  // Sort each pixel's crossings by depth.
+  Crossing* const base = img.crossings.data();
+  const int* const offsets = img.offsets.data() + std::size_t(j) * std::size_t(width);
+  for (int i = 0; i < width; ++i) sort_crossings(base + offsets[i], base + offsets[i + 1]);
 
   const double a = area;
   const bool multi = opt.multi_volume;
@@ -494,7 +629,7 @@ void IntersectionVolume::Impl::process_row(int w, int j, WorkerScratch& ws) {
   for (int i = 0; i < width; ++i) {
     const int first = offsets[i], last = offsets[i + 1];
     if (last - first < 2) continue;
-    const Crossing* c = crossings.data() + first;
+    const Crossing* c = base + first;
     const int n = last - first;
     int cu = 0;
     if (multi) {
@@ -711,13 +846,6 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
       I.reject[m][w] = std::uint8_t((3u << (2 * u)) | (3u << (2 * v)) | ((I.from_above[m][w] ? 1u : 2u) << (2 * w)));
     }
   }
-  // Vertex out-codes, in parallel over the two meshes.
-  I.pool->run(2, [&](int m, int) {
-    const MeshInput& mi = *I.in[m];
-    auto& codes = I.outcodes[std::size_t(m)];
-    codes.resize(mi.vertices.size());
-    for (std::size_t k = 0; k < mi.vertices.size(); ++k) codes[k] = outcode(mi.vertices[k], I.box);
-  });
   for (int w = 0; w < 3; ++w) {
     I.prepare_axis_geometry(w, union_box, out.error);
     if (!out.ok()) {
@@ -727,29 +855,38 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
     }
   }
 
-  // Candidate triangles per image, in parallel chunks, then gathered by first row in chunk order.
+  // The triangles that can matter to some image, per mesh (in parallel), then snapped and rasterised in parallel
+  // chunks of them, and their crossings gathered by pixel in chunk order. The BVH walk's boxes are widened by far
+  // more than the rounding of world vertices (about 1e-16 of their coordinates).
+  const double tol = 1e-9 * (1.0 + union_box.lo.cwiseAbs().cwiseMax(union_box.hi.cwiseAbs()).maxCoeff());
+  I.pool->run(2, [&](int m, int) { I.select_mesh(m, tol); });
   const int first_b = int(a.triangles.size());
   const int total = first_b + int(b.triangles.size());
   const int nchunks = (total + kTriangleChunk - 1) / kTriangleChunk;
   if (int(I.chunks.size()) < nchunks) I.chunks.resize(std::size_t(nchunks));
   I.pool->run(nchunks, [&](int c, int) { I.candidate_chunk(c, first_b, total); });
-  for (int c = 0; c < nchunks; ++c)
-    if (I.chunks[std::size_t(c)].bad_index) {
-      out.error = "ldi: a triangle has a vertex index out of range";
-      for (auto& img : I.images) img.width = img.height = 0;
-      out.boxes_overlap = false;
-      return;
-    }
-  I.pool->run(3, [&](int w, int) { I.bin_rows(w, nchunks); });
-  for (int w = 0; w < 3; ++w) out.stats.candidate_triangles[w] = int(I.axes[w].tris.size());
+  bool bad_index = I.bad_index[0] || I.bad_index[1];
+  for (int c = 0; c < nchunks; ++c) bad_index = bad_index || I.chunks[std::size_t(c)].bad_index;
+  if (bad_index) {
+    out.error = "ldi: a triangle has a vertex index out of range";
+    for (auto& img : I.images) img.width = img.height = 0;
+    out.boxes_overlap = false;
+    return;
+  }
+  I.pool->run(3, [&](int w, int) { I.mark_reach(w, nchunks, first_b); });
+  I.pool->run(nchunks, [&](int c, int) { I.raster_chunk(c, first_b); });
+  for (int w = 0; w < 3; ++w) {
+    I.candidate_count[w] = 0;
+    for (int c = 0; c < nchunks; ++c) I.candidate_count[w] += int(I.chunks[std::size_t(c)].tris[w].size());
+  }
+  I.pool->run(3, [&](int w, int) { I.gather_image(w, nchunks); });
+  for (int w = 0; w < 3; ++w) out.stats.candidate_triangles[w] = I.candidate_count[w];
 
   // Rows of all three images, in parallel.
   I.row_tasks.clear();
   for (int w = 0; w < 3; ++w) {
     LayeredDepthImage& img = I.images[w];
     const std::size_t h = std::size_t(img.height);
-    if (img.rows.size() < h) img.rows.resize(h);
-    if (img.row_offsets.size() < h) img.row_offsets.resize(h);
     if (I.axes[w].rows.size() < h) I.axes[w].rows.resize(h);
     for (int j = 0; j < img.height; ++j) I.row_tasks.emplace_back(w, j);
     out.stats.pixels[w] = img.width * img.height;
@@ -767,10 +904,10 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
       length += rw.length;
       out.mono.axis_longest[w] = std::max(out.mono.axis_longest[w], rw.longest);
       out.stats.intervals[w] += rw.intervals;
-      out.stats.crossings[w] += long(I.images[w].rows[std::size_t(j)].size());
       out.stats.unclosed_rays += rw.unclosed;
     }
     out.mono.axis_volume[w] = I.area * length;
+    out.stats.crossings[w] = long(I.images[w].total_crossings());
   }
 
   // Multi-volume: number the cells (sorted by z, y, x), add up their pieces, group their records by cell.
@@ -811,7 +948,7 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
       }
     for (int c = 0; c < ncells; ++c) I.cell_record_start[std::size_t(c) + 1] += I.cell_record_start[std::size_t(c)];
     I.sorted_cell_records.resize(std::size_t(I.cell_record_start[std::size_t(ncells)]));
-    std::vector<int>& cursor = I.scratch[0].cursor;
+    std::vector<int>& cursor = I.record_cursor;
     cursor.assign(I.cell_record_start.begin(), I.cell_record_start.end() - 1);
     for (int w = 0; w < 3; ++w)
       for (int j = 0; j < I.images[w].height; ++j)

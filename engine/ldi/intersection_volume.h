@@ -49,6 +49,10 @@
 #include "core/math.h"
 #include "ldi/layered_depth_image.h"
 
+namespace cl {
+class TriangleBvh;
+}
+
 namespace cl::ldi {
 
 // A closed, outward-oriented triangle mesh in world coordinates (the caller applies the body's pose). The spans
@@ -57,6 +61,13 @@ struct MeshInput {
   std::span<const Vec3> vertices;
   std::span<const std::array<int, 3>> triangles;  // counter-clockwise seen from outside
   Vec3 centre = Vec3::Zero();  // reference point of the rigid rotation for dV/dtheta (the body's centre of mass)
+  // Optional: the BVH of the same mesh in the body's frame (same vertices and triangles, in the same order) and
+  // the pose that gives `vertices`: vertices[k] = position + rotation * tree->mesh().vertices[k]. With it only the
+  // triangles in tree nodes that reach the images are visited (most of a large mesh is far from the other);
+  // the results are the same bit for bit. Ignored when its mesh's sizes differ from these spans.
+  const TriangleBvh* tree = nullptr;
+  Mat3 rotation = Mat3::Identity();
+  Vec3 position = Vec3::Zero();
 };
 
 // How a contact's volume is made from the three images' estimates.
@@ -158,10 +169,11 @@ struct VolumeContact {
 
 struct VolumeStats {
   std::array<int, 3> pixels{};      // image sizes width * height per axis
-  std::array<long, 3> crossings{};  // surface crossings stored per axis
+  std::array<long, 3> crossings{};  // surface crossings stored per axis (on rays both meshes may cross, see
+                                    // layered_depth_image.h)
   std::array<long, 3> intervals{};  // intervals inside both meshes per axis
-  std::array<int, 3> candidate_triangles{};  // triangles rasterised per axis (both meshes; those holding a pixel
-                                             // centre in their bounding box)
+  std::array<int, 3> candidate_triangles{};  // triangles whose snapped bounding box holds a pixel centre, per
+                                             // axis (both meshes)
   long unclosed_rays = 0;           // rays still inside both meshes after their last crossing (open meshes);
                                     // such intervals are dropped
 };

@@ -2,7 +2,10 @@
 // rasterised along one world axis. Per pixel, the ray through the pixel centre parallel to the axis and every
 // surface crossing on it, sorted by depth, each with the mesh it belongs to, whether the ray enters or leaves
 // that mesh there, and the triangle and barycentric weights that give its depth (the weights are the
-// derivatives of the depth with respect to the vertices' coordinates along the axis, eq. 12).
+// derivatives of the depth with respect to the vertices' coordinates along the axis, eq. 12). Only rays that both
+// meshes may cross are kept whole: a pixel whose centre no triangle of one mesh holds in its (snapped) bounding box
+// cannot be inside that mesh, so it has no interval inside both, and the other mesh's crossings there may be left
+// out (most of an image's pixels, for two large meshes touching in a few places).
 //
 // Axes: the image along axis w (0 = x, 1 = y, 2 = z) looks along +w; its pixel coordinates are (u, v) =
 // ((w + 1) % 3, (w + 2) % 3), so (u, v, w) is right-handed: x -> (y, z), y -> (z, x), z -> (x, y).
@@ -33,8 +36,9 @@
 
 namespace cl::ldi {
 
-inline int u_axis(int w) { return (w + 1) % 3; }
-inline int v_axis(int w) { return (w + 2) % 3; }
+// (w + 1) % 3 and (w + 2) % 3 for w in 0..2, without a division.
+inline int u_axis(int w) { return w == 2 ? 0 : w + 1; }
+inline int v_axis(int w) { return w == 0 ? 2 : w - 1; }
 
 // One surface crossing of a pixel's ray.
 struct Crossing {
@@ -54,15 +58,15 @@ struct LayeredDepthImage {
   int width = 0, height = 0;      // pixels along u and v (0 when the overlap is thinner than a pixel)
   int subpixel_bits = 0;          // fixed-point precision used for the coverage of this image
   std::array<bool, 2> from_above{false, false};  // per mesh: winding counted from +infinity (see above)
-  // Storage kept from call to call: only rows [0, height) are valid.
-  std::vector<std::vector<Crossing>> rows;        // [j]: crossings of row j, by pixel, then by depth
-  std::vector<std::vector<int>> row_offsets;      // [j][i]: first crossing of pixel (i, j) in rows[j]; size width + 1
+  // Storage kept from call to call (valid when the image is not empty).
+  std::vector<Crossing> crossings;  // row by row, pixel by pixel, each pixel's by depth
+  std::vector<int> offsets;         // [j * width + i]: first crossing of pixel (i, j); size width * height + 1
 
   bool empty() const { return width <= 0 || height <= 0; }
   // Crossings of pixel (i, j), sorted by depth (ties by mesh, then triangle).
   std::span<const Crossing> pixel(int i, int j) const {
-    const auto& o = row_offsets[j];
-    return std::span<const Crossing>(rows[j].data() + o[i], static_cast<std::size_t>(o[i + 1] - o[i]));
+    const std::size_t k = std::size_t(j) * std::size_t(width) + std::size_t(i);
+    return std::span<const Crossing>(crossings.data() + offsets[k], std::size_t(offsets[k + 1] - offsets[k]));
   }
   // World u and v of the centre of pixel (i, j).
   double u_centre(int i) const { return (i0 + i + 0.5) * pixel_size; }

@@ -426,13 +426,13 @@ void TriangleBvh::closest_search(const Vec3& p, ClosestPoint& best, double& best
   while (top > 0) {
     const Entry e = stack[--top];
     if (e.d2 > best_d2) continue;
-    const DistanceNode& n = distance_nodes_[size_t(e.node)];
+    const BoxNode& n = distance_nodes_[size_t(e.node)];
     if (n.left < 0) {
       for (int i = n.first; i < n.first + n.count; ++i) closest_in_slot(i, p, best, best_d2);
       continue;
     }
-    const DistanceNode& l = distance_nodes_[size_t(n.left)];
-    const DistanceNode& r = distance_nodes_[size_t(n.right)];
+    const BoxNode& l = distance_nodes_[size_t(n.left)];
+    const BoxNode& r = distance_nodes_[size_t(n.right)];
     const double dl = box_distance2(l.lo, l.hi, p), dr = box_distance2(r.lo, r.hi, p);
     // The farther child goes on the stack first, so the nearer is searched first.
     if (dl <= dr) {

@@ -115,6 +115,17 @@ class TriangleBvh {
 
   const TriangleMesh& mesh() const { return mesh_; }
   const std::vector<Node>& nodes() const { return nodes_; }
+  // The tree's boxes alone, 64 bytes a node (a cache line), indexed as nodes(): what the walks that need only
+  // boxes read (closest points; the layered depth images' culling, ldi/intersection_volume.h) instead of the
+  // 500-byte Node. Every node, interior or leaf, covers the leaf slots [first, first + count).
+  struct BoxNode {
+    Vec3 lo, hi;
+    int left, right;   // interior: children; leaf: -1, -1
+    int first, count;  // leaf slots [first, first + count)
+  };
+  const std::vector<BoxNode>& box_nodes() const { return distance_nodes_; }
+  // The triangle of each leaf slot (a permutation of the mesh's triangles).
+  const std::vector<int>& leaf_triangles() const { return order_; }
   Aabb bounds() const { return nodes_.empty() ? Aabb{} : nodes_[0].box; }
   // Unit angle-weighted normal at vertex i, and unit normal of edge k (vertices k, k+1) of triangle t.
   const Vec3& vertex_normal(int i) const { return vertex_normals_[i]; }
@@ -137,16 +148,11 @@ class TriangleBvh {
   // What closest-point queries read, apart from the winding-number data of Node: per node its box and children
   // or triangles (64 bytes, a cache line), and per leaf slot (order_) its triangle's corners and box, so that a
   // query reads contiguous memory instead of a 500-byte node and three vertex lookups per triangle.
-  struct DistanceNode {
-    Vec3 lo, hi;
-    int left, right;   // interior: children; leaf: -1, -1
-    int first, count;  // leaf: slots [first, first + count)
-  };
   struct DistanceSlot {
     Vec3 a, b, c, lo, hi;
     int triangle;
   };
-  std::vector<DistanceNode> distance_nodes_;
+  std::vector<BoxNode> distance_nodes_;
   std::vector<DistanceSlot> distance_slots_;
   int distance_depth_ = 0;  // the tree's depth
   std::vector<Vec3> face_normals_;

@@ -281,7 +281,7 @@ const TriangleMesh* VolumeSolver::body_mesh(const Shape& s, MeshCache& cache) {
 }
 
 bool VolumeSolver::world_mesh(std::span<const Body> bodies, int i, int other, MeshCache& cache,
-                              std::vector<Vec3>& vertices, const std::vector<std::array<int, 3>>*& triangles) {
+                              std::vector<Vec3>& vertices, ldi::MeshInput& input) {
   const Body& b = bodies[i];
   const Mat3 r = b.rotation();
   if (b.shape.type == ShapeType::Plane) {
@@ -302,14 +302,20 @@ bool VolumeSolver::world_mesh(std::span<const Body> bodies, int i, int other, Me
       const Vec3& u = cache.plane_box.vertices[k];
       vertices[k] = foot + t1 * (u.x() * size) + t2 * (u.y() * size) + n * (0.5 * size * (u.z() - 1.0));
     }
-    triangles = &cache.plane_box.triangles;
+    input = ldi::MeshInput{vertices, cache.plane_box.triangles, b.position};
     return true;
   }
   const TriangleMesh* m = body_mesh(b.shape, cache);
   if (!m || m->empty()) return false;
   vertices.resize(m->vertices.size());
   for (size_t k = 0; k < m->vertices.size(); ++k) vertices[k] = b.position + r * m->vertices[k];
-  triangles = &m->triangles;
+  input = ldi::MeshInput{vertices, m->triangles, b.position};
+  // A loaded mesh's BVH lets the images skip the parts of it far from the other body.
+  if (b.shape.type == ShapeType::Mesh) {
+    input.tree = &b.shape.mesh->bvh;
+    input.rotation = r;
+    input.position = b.position;
+  }
   return true;
 }
 
@@ -326,14 +332,11 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
   pc.qa = A.orientation;
   pc.qb = B.orientation;
   pc.constraints.clear();
-  const std::vector<std::array<int, 3>>* ta = nullptr;
-  const std::vector<std::array<int, 3>>* tb = nullptr;
   if (A.shape.type == ShapeType::Plane && B.shape.type == ShapeType::Plane) return pc;
-  if (!world_mesh(bodies, ia, ib, meshes_, world_vertices_[0], ta) ||
-      !world_mesh(bodies, ib, ia, meshes_, world_vertices_[1], tb))
+  ldi::MeshInput ma, mb;
+  if (!world_mesh(bodies, ia, ib, meshes_, world_vertices_[0], ma) ||
+      !world_mesh(bodies, ib, ia, meshes_, world_vertices_[1], mb))
     return pc;
-  ldi::MeshInput ma{world_vertices_[0], *ta, A.position};
-  ldi::MeshInput mb{world_vertices_[1], *tb, B.position};
   const auto t0 = Clock::now();
   ws_.ldi->compute(ma, mb, set_.ldi_options(), result_);
   profile_.images_s += seconds_since(t0);
@@ -924,13 +927,10 @@ void VolumeSolver::pair_geometry(std::span<const Body> bodies, int ia, int ib, c
   const Body& A = bodies[size_t(ia)];
   const Body& B = bodies[size_t(ib)];
   std::array<std::vector<Vec3>, 2> vertices;
-  const std::vector<std::array<int, 3>>* ta = nullptr;
-  const std::vector<std::array<int, 3>>* tb = nullptr;
   if (A.shape.type == ShapeType::Plane && B.shape.type == ShapeType::Plane) return;
-  if (!world_mesh(bodies, ia, ib, meshes, vertices[0], ta) || !world_mesh(bodies, ib, ia, meshes, vertices[1], tb))
+  ldi::MeshInput ma, mb;
+  if (!world_mesh(bodies, ia, ib, meshes, vertices[0], ma) || !world_mesh(bodies, ib, ia, meshes, vertices[1], mb))
     return;
-  ldi::MeshInput ma{vertices[0], *ta, A.position};
-  ldi::MeshInput mb{vertices[1], *tb, B.position};
   ldi::VolumeOptions options = set.ldi_options();
   options.capture_intervals = true;
   options.capture_limit = std::max<long>(1, limit);

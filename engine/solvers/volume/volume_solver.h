@@ -167,9 +167,10 @@ class VolumeSolver final : public Solver {
   };
   // The body-frame triangle mesh of a shape (null for planes and unsupported shapes), made into `cache` once.
   static const TriangleMesh* body_mesh(const Shape& s, MeshCache& cache);
-  // World vertices and triangles of body i, the plane as a box under the footprint of `other`.
+  // World vertices (into `vertices`) and triangles of body i as the images' input, the plane as a box under the
+  // footprint of `other`; a loaded mesh with its BVH and pose.
   static bool world_mesh(std::span<const Body> bodies, int i, int other, MeshCache& cache,
-                         std::vector<Vec3>& vertices, const std::vector<std::array<int, 3>>*& triangles);
+                         std::vector<Vec3>& vertices, ldi::MeshInput& input);
   // pair_geometry in the given workspace, mesh cache and settings.
   static void pair_geometry(std::span<const Body> bodies, int ia, int ib, const Settings& set, long limit,
                             MeshCache& meshes, ldi::IntersectionVolume& ldi, ldi::VolumeResult& result,

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 
+#include "mesh/bvh.h"
 #include "mesh/generate.h"
 #include "mesh/mesh.h"
 
@@ -665,6 +666,36 @@ TEST(LdiFriction, FlatContactWeights) {
 
 // ---- determinism and errors --------------------------------------------------------------------------------
 
+// Every volume, cell, gradient and rigid term of two results, compared exactly.
+void expect_identical(const VolumeResult& x, const VolumeResult& y, const std::string& where) {
+  ASSERT_EQ(x.ok(), y.ok()) << where;
+  EXPECT_EQ(x.boxes_overlap, y.boxes_overlap) << where;
+  ASSERT_EQ(x.cells().size(), y.cells().size()) << where;
+  EXPECT_EQ(x.stats.intervals, y.stats.intervals) << where;
+  EXPECT_EQ(x.stats.candidate_triangles, y.stats.candidate_triangles) << where;
+  for (std::size_t c = 0; c <= x.cells().size(); ++c) {
+    const VolumeContact& p = c == 0 ? x.mono : x.cells()[c - 1];
+    const VolumeContact& q = c == 0 ? y.mono : y.cells()[c - 1];
+    EXPECT_EQ(p.volume, q.volume) << where;
+    EXPECT_EQ(p.axis_volume, q.axis_volume) << where;
+    EXPECT_EQ(p.axis_longest, q.axis_longest) << where;
+    EXPECT_EQ(p.cell, q.cell) << where;
+    EXPECT_EQ(p.normal, q.normal) << where;
+    EXPECT_EQ(p.area, q.area) << where;
+    for (int m = 0; m < 2; ++m) {
+      ASSERT_EQ(p.body[m].gradient.size(), q.body[m].gradient.size()) << where;
+      for (std::size_t k = 0; k < p.body[m].gradient.size(); ++k) {
+        EXPECT_EQ(p.body[m].gradient[k].vertex, q.body[m].gradient[k].vertex) << where;
+        EXPECT_EQ(p.body[m].gradient[k].gradient, q.body[m].gradient[k].gradient) << where;
+      }
+      EXPECT_EQ(p.body[m].linear, q.body[m].linear) << where;
+      EXPECT_EQ(p.body[m].angular, q.body[m].angular) << where;
+      EXPECT_EQ(p.body[m].area_sum, q.body[m].area_sum) << where;
+      EXPECT_EQ(p.body[m].area_moment, q.body[m].area_moment) << where;
+    }
+  }
+}
+
 TEST(LdiVolume, IdenticalForAnyThreadCount) {
   const TriangleMesh a = make_torus(0.4, 0.15, 64, 32);
   const TriangleMesh b = posed(make_torus(0.4, 0.15, 64, 32), tilt(), Vec3(0.35, 0.1, 0.05));
@@ -680,29 +711,59 @@ TEST(LdiVolume, IdenticalForAnyThreadCount) {
   o.threads = 3;
   iv3.compute(input(a), input(b), o, r3);
   ASSERT_GT(r1.mono.volume, 0);
-  for (const VolumeResult* r : {&r2, &r3}) {
-    EXPECT_EQ(r->mono.volume, r1.mono.volume);
-    EXPECT_EQ(r->mono.normal, r1.mono.normal);
-    ASSERT_EQ(r->cells().size(), r1.cells().size());
-    for (std::size_t c = 0; c <= r1.cells().size(); ++c) {
-      const VolumeContact& x = c == 0 ? r1.mono : r1.cells()[c - 1];
-      const VolumeContact& y = c == 0 ? r->mono : r->cells()[c - 1];
-      EXPECT_EQ(x.axis_volume, y.axis_volume);
-      EXPECT_EQ(x.cell, y.cell);
-      for (int m = 0; m < 2; ++m) {
-        ASSERT_EQ(x.body[m].gradient.size(), y.body[m].gradient.size());
-        for (std::size_t k = 0; k < x.body[m].gradient.size(); ++k) {
-          EXPECT_EQ(x.body[m].gradient[k].vertex, y.body[m].gradient[k].vertex);
-          EXPECT_EQ(x.body[m].gradient[k].gradient, y.body[m].gradient[k].gradient);
-        }
-        EXPECT_EQ(x.body[m].angular, y.body[m].angular);
-      }
-    }
-  }
+  expect_identical(r1, r2, "2 threads");
+  expect_identical(r1, r3, "3 threads");
   // The workspace and result are reused: a second computation gives the same again.
   iv2.compute(input(a), input(b), o, r2);
-  EXPECT_EQ(r2.mono.volume, r1.mono.volume);
-  EXPECT_EQ(r2.cells().size(), r1.cells().size());
+  expect_identical(r1, r2, "again");
+}
+
+// With the meshes' BVHs (MeshInput::tree) only the triangles of tree nodes that reach the images are visited; the
+// results are those of the plain test on every triangle, bit for bit: two tori placed by a pose as a body's world
+// vertices are (p + R v), touching, crossing, deep in each other and apart, with one volume and with cells, on one
+// and two threads; and a tree of another mesh is ignored.
+TEST(LdiVolume, MeshTreesGiveTheSameResults) {
+  const TriangleMesh body = make_torus(0.4, 0.15, 96, 48);
+  const TriangleBvh tree(body);
+  auto world = [&body](const Quat& q, const Vec3& t) {
+    TriangleMesh m = body;
+    const Mat3 r = q.toRotationMatrix();
+    for (std::size_t k = 0; k < m.vertices.size(); ++k) m.vertices[k] = t + r * body.vertices[k];
+    return m;
+  };
+  const Quat qa(Eigen::AngleAxisd(0.3, Vec3(1, 0.2, 0).normalized()));
+  const Vec3 ta(0.02, -0.01, 0.03);
+  const TriangleMesh a = world(qa, ta);
+  const TriangleBvh other(make_torus(0.4, 0.15, 32, 16));
+  int overlapping = 0;
+  for (const Vec3& shift : {Vec3(0.83, 0.05, 0.0), Vec3(0.5, 0.2, 0.1), Vec3(0.1, 0.05, 0.02), Vec3(0.2, 0.3, 1.5)}) {
+    const Quat qb = tilt();
+    const TriangleMesh b = world(qb, shift);
+    for (int mode = 0; mode < 4; ++mode) {
+      VolumeOptions o = pixels(0.013, 1 + mode % 2);
+      o.multi_volume = mode >= 2;
+      o.cell_size = 0.06;
+      MeshInput plain_a = input(a, ta), plain_b = input(b, shift);
+      MeshInput with_a = plain_a, with_b = plain_b;
+      with_a.tree = &tree;
+      with_a.rotation = qa.toRotationMatrix();
+      with_a.position = ta;
+      with_b.tree = &tree;
+      with_b.rotation = qb.toRotationMatrix();
+      with_b.position = shift;
+      IntersectionVolume iv;
+      VolumeResult plain, with, mismatched;
+      iv.compute(plain_a, plain_b, o, plain);
+      iv.compute(with_a, with_b, o, with);
+      const std::string where = "shift " + std::to_string(shift.x()) + " mode " + std::to_string(mode);
+      expect_identical(plain, with, where);
+      with_b.tree = &other;  // another mesh's tree: ignored
+      iv.compute(with_a, with_b, o, mismatched);
+      expect_identical(plain, mismatched, where + " mismatched tree");
+      if (plain.mono.volume > 0) ++overlapping;
+    }
+  }
+  EXPECT_EQ(overlapping, 12);  // the last shift is apart
 }
 
 TEST(LdiVolume, BadInput) {

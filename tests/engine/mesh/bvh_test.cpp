@@ -293,5 +293,40 @@ TEST(Bvh, TreeIsWellFormed) {
   EXPECT_EQ(leaves_tris, (int)m.triangles.size());
 }
 
+
+// The compact boxes (box_nodes) are the nodes' boxes, every node covers the leaf slots of its children in order, the
+// leaf slots hold each triangle once, and each node's box holds the vertices of the triangles of its slots.
+TEST(Bvh, BoxNodesCoverTheirLeafSlots) {
+  const TriangleMesh m = make_torus(1.5, 0.5, 48, 24);
+  const TriangleBvh bvh(m);
+  const auto& boxes = bvh.box_nodes();
+  const auto& slots = bvh.leaf_triangles();
+  ASSERT_EQ(boxes.size(), bvh.nodes().size());
+  ASSERT_EQ(slots.size(), m.triangles.size());
+  std::vector<int> seen(m.triangles.size(), 0);
+  for (int t : slots) ++seen[std::size_t(t)];
+  for (int n : seen) EXPECT_EQ(n, 1);
+  EXPECT_EQ(boxes[0].first, 0);
+  EXPECT_EQ(boxes[0].count, int(m.triangles.size()));
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const auto& b = boxes[i];
+    EXPECT_EQ(b.lo, bvh.nodes()[i].box.lo);
+    EXPECT_EQ(b.hi, bvh.nodes()[i].box.hi);
+    EXPECT_EQ(b.left, bvh.nodes()[i].left);
+    if (b.left >= 0) {
+      const auto& l = boxes[std::size_t(b.left)];
+      const auto& r = boxes[std::size_t(b.right)];
+      EXPECT_EQ(l.first, b.first);
+      EXPECT_EQ(r.first, l.first + l.count);
+      EXPECT_EQ(l.count + r.count, b.count);
+    }
+    for (int s = b.first; s < b.first + b.count; ++s)
+      for (int c = 0; c < 3; ++c) {
+        const Vec3& p = m.vertices[std::size_t(m.triangles[std::size_t(slots[std::size_t(s)])][c])];
+        EXPECT_TRUE((p.array() >= b.lo.array()).all() && (p.array() <= b.hi.array()).all()) << "node " << i;
+      }
+  }
+}
+
 }  // namespace
 }  // namespace cl
