@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "constraints/pgs_pair.h"
+
 namespace cl {
 
 namespace {
@@ -380,6 +382,8 @@ void apply_impulses(std::span<const Row> rows, std::span<BodyVelocity> u) {
 
 PgsResult solve_pgs(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSettings& settings) {
   if (rows.empty()) return {};
+  if (settings.pair_runs)
+    if (const std::optional<PgsResult> r = solve_pgs_pair_runs(rows, u, settings)) return *r;
   thread_local Layout L;
   if (!settings.lanes || !build_blocks(rows, u.size(), L))
     return solve_in_order(rows, u, settings);

@@ -26,6 +26,10 @@ struct PgsSettings {
   // With `relative`, the tolerance is a fraction of the largest |lambda| after the sweep rather than an impulse: the stop then
   // does not depend on the unit of mass (scaling every mass by k scales every lambda by k).
   bool relative = false;
+  // Stream long runs of rows between the same two bodies, one of them moved by no row (one touching pair's many
+  // points against a fixed body), from a compact copy (see pgs_pair.h): the same result bit for bit as one row
+  // at a time, sooner. Taken before the lanes, which cannot put rows of one pair side by side.
+  bool pair_runs = true;
 };
 
 struct PgsResult {
