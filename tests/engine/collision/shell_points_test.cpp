@@ -290,8 +290,12 @@ void expect_cache_changes_nothing(const Shape& field, const Shape& other_field, 
       EXPECT_EQ(cached[i].d, plain[i].d);
       EXPECT_EQ(cached[i].g_a, plain[i].g_a);
     }
-    if (step == 0 || step == 50 || step == 55) EXPECT_EQ(cache.skipped, 0u) << what << " query " << step;  // refilled
-    if (step > 0 && step < 10) EXPECT_GT(cache.skipped, 0u) << what << " query " << step;  // at rest
+    if (step == 0 || step == 50 || step == 55) {
+      EXPECT_EQ(cache.skipped, 0u) << what << " query " << step;  // refilled
+    }
+    if (step > 0 && step < 10) {
+      EXPECT_GT(cache.skipped, 0u) << what << " query " << step;  // at rest
+    }
     skipped += cache.skipped;
     found += plain.size();
   }
