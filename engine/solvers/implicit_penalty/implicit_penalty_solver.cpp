@@ -628,7 +628,8 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
   pgs.symmetric = true;
   // Rows of one touching pair all move the same body, so the lanes (constraints/pgs.h) would update them one
   // block per level with three lanes of four empty; where one pair holds most of the rows (a bolt in its
-  // thread: 14,000 points) they are swept one at a time instead, which gives the same result bit for bit.
+  // thread: 14,000 points) the lanes are off, and solve_pgs streams a pair against a still body from compact
+  // rows (constraints/pgs_pair.h) or sweeps one row at a time, both giving the same result bit for bit.
   size_t largest_pair = 0;
   for (const auto& [pair, pp] : points_) largest_pair = std::max(largest_pair, pp.a_in_b.size() + pp.b_in_a.size());
   pgs.lanes = 3 * largest_pair * 2 < friction_rows_.size();
