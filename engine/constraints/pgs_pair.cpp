@@ -35,6 +35,8 @@ namespace {
 // friction row bounded by an inert normal row has the constant bounds +-mu lambda_n, computed as the one-row
 // path computes them.
 //
+// A run whose kept rows all have target = cfm = +0 (friction rows) computes w as J u alone (see sweep_run).
+//
 // Non-finite values (an overflow in a sweep) would make the skipped and folded parts differ from the one-row
 // path's, so a solve that ends with any non-finite impulse or velocity is undone and left to the other paths.
 // ---------------------------------------------------------------------------------------------------------
@@ -57,6 +59,7 @@ struct CompactRow {
 struct Run {
   size_t first = 0, count = 0;            // rows [first, first + count) of the caller's list
   Frozen frozen = Frozen::kNone;          // kNone: swept from the caller's rows
+  bool no_bias = false;                   // every compact row has target = cfm = +0
   size_t compact = 0, compact_count = 0;  // its compact rows
   int moving = -1;                        // the body whose velocity it updates (frozen runs)
 };
@@ -94,7 +97,7 @@ inline double dot3(const double* x, double y0, double y1, double y2) { return x[
 
 // One sweep over a frozen run's compact rows (backward: its groups last to first, each group's rows in order),
 // the moving body's velocity in registers. Returns the largest |change of lambda|.
-template <Frozen kSide>
+template <Frozen kSide, bool kNoBias>
 double sweep_run(const CompactRow* rows, size_t count, double* lam, BodyVelocity& moving, bool backward) {
   double v0 = moving.v.x(), v1 = moving.v.y(), v2 = moving.v.z();
   double w0 = moving.w.x(), w1 = moving.w.y(), w2 = moving.w.z();
@@ -112,7 +115,16 @@ double sweep_run(const CompactRow* rows, size_t count, double* lam, BodyVelocity
     else
       value = lin + ang + r.k0 + r.k1;  // ((J_a,lin u_a,v + J_a,ang u_a,w) + J_b,lin u_b,v) + J_b,ang u_b,w
     double& lambda = lam[r.index];
-    const double w = value - r.target + r.cfm * lambda;
+    double w;
+    if constexpr (kNoBias) {
+      // (value - 0) + 0 lambda, without two operations on the chain from the velocity: value - (+0) is value in
+      // every case, and adding 0 lambda (a zero; a non-finite lambda ends in the other paths) can only turn a -0
+      // into +0. A zero w's sign changes nothing: lambda - w / A_ii then equals lambda in value, so the clamp
+      // gives lo or hi as it would, or a value equal to lambda, and d == 0 leaves everything as it was.
+      w = value;
+    } else {
+      w = value - r.target + r.cfm * lambda;
+    }
     const double next = std::clamp(lambda - r.inv_diag * w, lo, hi);
     const double d = next - lambda;
     if (d == 0.0) return;
@@ -250,6 +262,11 @@ bool lay_out(std::span<const Row> rows, std::span<const BodyVelocity> u, Work& W
       W.compact.push_back(c);
     }
     run.compact_count = W.compact.size() - run.compact;
+    run.no_bias = true;
+    for (size_t k = run.compact; k < W.compact.size(); ++k) {
+      const CompactRow& c = W.compact[k];
+      if (!(c.target == 0.0 && !std::signbit(c.target) && c.cfm == 0.0 && !std::signbit(c.cfm))) run.no_bias = false;
+    }
   }
   return true;
 }
@@ -278,8 +295,14 @@ std::optional<PgsResult> solve_pgs_pair_runs(std::span<Row> rows, std::span<Body
       if (run.frozen != Frozen::kNone) {
         const CompactRow* c = W.compact.data() + run.compact;
         BodyVelocity& moving = u[size_t(run.moving)];
-        const double r = run.frozen == Frozen::kA ? sweep_run<Frozen::kA>(c, run.compact_count, lam, moving, backward)
-                                                  : sweep_run<Frozen::kB>(c, run.compact_count, lam, moving, backward);
+        const size_t m = run.compact_count;
+        double r;
+        if (run.frozen == Frozen::kA)
+          r = run.no_bias ? sweep_run<Frozen::kA, true>(c, m, lam, moving, backward)
+                          : sweep_run<Frozen::kA, false>(c, m, lam, moving, backward);
+        else
+          r = run.no_bias ? sweep_run<Frozen::kB, true>(c, m, lam, moving, backward)
+                          : sweep_run<Frozen::kB, false>(c, m, lam, moving, backward);
         residual = std::max(residual, r);
       } else if (!backward) {
         for (size_t i = run.first; i < run.first + run.count; ++i) residual = std::max(residual, relax(rows, i, lam, u));
