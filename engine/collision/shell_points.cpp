@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <numbers>
@@ -189,50 +190,113 @@ namespace {
 // centres into A's frame and calls `prefetch(q)` on each before evaluating any, so that the grid's cache misses
 // for a batch overlap. Each ball is pruned or kept on its own value, so the points found do not depend on the
 // order of the walk.
+//
+// With `bound` (a ShellQueryCache's, `moved` and `margin` as find_penetrating_points sets them), a ball whose
+// stored lower bound less what the shell has moved since is at least the skin is skipped before it is mapped:
+// every point in it is at least the skin from A's surface, so none is inside and none of its descendants could
+// be. Each evaluated ball stores phi - slope x radius (every point of the ball is at least that far out) plus
+// `moved`, rounded down.
 template <class Field, class Prefetch, class Inside>
-void walk_shell(const PenaltyShell& shell, const Mat3& R, const Vec3& t, double slope, double skin, Field&& field,
-                Prefetch&& prefetch, Inside&& inside) {
+void walk_shell(const PenaltyShell& shell, const Mat3& R, const Vec3& t, double slope, double skin, float* bound,
+                double moved, double margin, Field&& field, Prefetch&& prefetch, Inside&& inside, size_t& skipped) {
   constexpr int kBatch = 16;
   const SphereTree& tree = *shell.tree;
   // The same expression as keep() in find_penetrating_points, so that both see the same point. A leaf's centre
   // is its point (a copy), read from the node the walk already holds.
   auto map = [&](const Vec3& p) { return Vec3(R * p + t); };
+  // A bound at least this holds no point inside.
+  const double clear = skin + moved + margin;
   thread_local std::vector<int> stack;
   stack.assign(1, 0);
   int batch[kBatch];
   Vec3 q[kBatch];
   while (!stack.empty()) {
-    const int n = int(std::min<size_t>(kBatch, stack.size()));
-    for (int k = 0; k < n; ++k) {
-      batch[k] = stack.back();
+    int n = 0;
+    while (n < kBatch && !stack.empty()) {
+      const int id = stack.back();
       stack.pop_back();
-      q[k] = map(tree.nodes[size_t(batch[k])].centre);
-      prefetch(q[k]);
+      if (bound && double(bound[id]) >= clear) {
+        ++skipped;
+        continue;
+      }
+      batch[n] = id;
+      q[n] = map(tree.nodes[size_t(id)].centre);
+      prefetch(q[n]);
+      ++n;
     }
     for (int k = 0; k < n; ++k) {
       const SphereTree::Node& node = tree.nodes[size_t(batch[k])];
       double phi;
+      const bool defined = field(q[k], phi);
+      if (bound) {
+        // Rounded down to a float: still a lower bound.
+        const double low = defined ? phi - slope * node.radius + moved : -std::numeric_limits<double>::infinity();
+        float f = static_cast<float>(low);
+        if (double(f) > low) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+        bound[batch[k]] = f;
+      }
       if (node.is_leaf()) {
-        if (field(q[k], phi) && phi - skin < 0.0) inside(node.point);
+        if (defined && phi - skin < 0.0) inside(node.point);
         continue;
       }
       // Every point of the ball is at least phi - slope * radius from A's surface.
-      if (field(q[k], phi) && phi - skin > slope * node.radius) continue;
+      if (defined && phi - skin > slope * node.radius) continue;
       for (int c = 0; c < node.child_count; ++c) stack.push_back(node.first_child + c);
     }
   }
 }
 
+// Readies `cache` for a query of `shell` in `field` at the pose (R, t): refilled for another shell or field, or
+// when its float bounds would lose their precision; otherwise `moved` grows by the slope times the farthest any
+// point of the shell can have travelled since the last query, |R - R_last| reach + |t - t_last| (the Frobenius
+// norm bounds the spectral one).
+void ready_cache(ShellQueryCache& cache, const Shape& field, const PenaltyShell& shell, const Mat3& R, const Vec3& t,
+                 double slope) {
+  std::array<double, 5> size{field.radius, field.half_height, field.half_extents.x(), field.half_extents.y(),
+                             field.half_extents.z()};
+  const void* mesh = field.type == ShapeType::Mesh ? static_cast<const void*>(field.mesh.get()) : nullptr;
+  // Past 10 m of accumulated travel a float bound keeps only about a micrometre: start again.
+  const bool same = cache.tree == shell.tree && cache.field_type == field.type && cache.field_mesh == mesh &&
+                    cache.field_size == size && cache.bound.size() == shell.tree->nodes.size() && cache.moved < 10.0;
+  if (!same) {
+    cache.tree = shell.tree;
+    cache.field_type = field.type;
+    cache.field_mesh = mesh;
+    cache.field_size = size;
+    cache.bound.assign(shell.tree->nodes.size(), -std::numeric_limits<float>::infinity());
+    cache.moved = 0.0;
+    cache.reach = 0.0;
+    for (const Vec3& p : shell.points) cache.reach = std::max(cache.reach, p.norm());
+  } else {
+    const double travel = (R - cache.R).norm() * cache.reach + (t - cache.t).norm();
+    cache.moved += slope * travel * (1.0 + 1e-9);
+  }
+  cache.R = R;
+  cache.t = t;
+}
+
 }  // namespace
 
 void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Mat3& R_a, const PenaltyShell& shell,
-                             const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out, double skin) {
+                             const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out, double skin,
+                             ShellQueryCache* cache) {
   out.clear();
   if (shell.empty() || shell.tree->nodes.empty()) return;
   // B's frame -> A's frame.
   const Mat3 R = R_a.transpose() * R_b;
   const Vec3 t = R_a.transpose() * (x_b - x_a);
   const double slope = distance_slope(field_shape);
+  float* bound = nullptr;
+  double moved = 0.0, margin = 0.0;
+  size_t skipped = 0;
+  if (cache) {
+    ready_cache(*cache, field_shape, shell, R, t, slope);
+    bound = cache->bound.data();
+    moved = cache->moved;
+    // Two evaluations of the field at points computed from the same shell point differ by at most the slope
+    // times their distance plus their rounding (about 1e-16 of the coordinates each): a nanometre per metre.
+    margin = 1e-9 * (1.0 + cache->reach + t.norm());
+  }
   // The point's distance and gradient as shape_signed_distance gives them (the same arithmetic: the value-only
   // test above computes the value the same way).
   auto keep = [&](int index) {
@@ -247,16 +311,19 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
     // keep() checks for the points kept (the prune needs no gradient).
     const SignedDistanceGrid& grid = field_shape.mesh->sdf;
     walk_shell(
-        shell, R, t, slope, skin, [&](const Vec3& q, double& phi) { phi = grid.value(q); return true; },
-        [&](const Vec3& q) { grid.prefetch(q); }, keep);
+        shell, R, t, slope, skin, bound, moved, margin,
+        [&](const Vec3& q, double& phi) { phi = grid.value(q); return true; }, [&](const Vec3& q) { grid.prefetch(q); },
+        keep, skipped);
   } else {
-    walk_shell(shell, R, t, slope, skin,
-               [&](const Vec3& q, double& phi) {
-                 Vec3 g;
-                 return shape_signed_distance(field_shape, q, phi, g);
-               },
-               [](const Vec3&) {}, keep);
+    walk_shell(
+        shell, R, t, slope, skin, bound, moved, margin,
+        [&](const Vec3& q, double& phi) {
+          Vec3 g;
+          return shape_signed_distance(field_shape, q, phi, g);
+        },
+        [](const Vec3&) {}, keep, skipped);
   }
+  if (cache) cache->skipped = skipped;
   std::sort(out.begin(), out.end(), [](const PenetratingPoint& p, const PenetratingPoint& q) { return p.index < q.index; });
 }
 

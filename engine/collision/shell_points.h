@@ -4,6 +4,7 @@
 // distance field, and the other way round.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <span>
 #include <vector>
@@ -70,13 +71,37 @@ struct PenetratingPoint {
   Vec3 g_a{0, 0, 0};    // A's distance gradient there, A's body frame (raw: for a mesh grid not unit)
 };
 
+// What one pair's shell query keeps from one step to the next (temporal coherence): per node of the shell's sphere
+// tree, a lower bound on the field's signed distance over the node's ball, taken from the last time the node's
+// centre was evaluated, and how far the shell could have moved through the field since. A node whose bound is
+// still at least the skin holds no point inside and is skipped without a grid lookup. The bounds are
+// conservative (the distance's Lipschitz bound times the motion, plus a rounding margin), so the points found are
+// exactly those a query without it finds. Tied to one shell and one field shape; refilled when either changes.
+struct ShellQueryCache {
+  const SphereTree* tree = nullptr;  // the shell's tree the bounds belong to
+  ShapeType field_type = ShapeType::Plane;
+  const void* field_mesh = nullptr;  // a mesh field's MeshShape
+  std::array<double, 5> field_size{};  // a primitive field's dimensions
+  Mat3 R = Mat3::Identity();  // the pose of the last query (B's frame into A's)
+  Vec3 t = Vec3::Zero();
+  double reach = 0.0;  // m: the largest |p| over the shell's points (B's frame)
+  double moved = 0.0;  // m: the slope times the bound on any point's travel through A's frame since the fill
+  // Per tree node: its lower bound plus `moved` at the time it was stored, rounded down (-inf: no bound yet).
+  // The bound now is bound[i] - moved.
+  std::vector<float> bound;
+  size_t skipped = 0;  // nodes the last query skipped on their bound
+};
+
 // All points of `shell` (body B at x_b, R_b) strictly inside `field_shape` (body A at x_a, R_a) grown by `skin`
 // (m, >= 0), that is with A's signed distance less the skin, d = phi - skin < 0, and a defined gradient, in
 // increasing index order (so the result does not depend on the tree walk). `out` is cleared first. The walk over
 // B's sphere tree skips a ball whose centre is farther outside the grown A than its radius times the distance's
 // Lipschitz bound (1 for the exact distances of the primitives, sqrt 3 for a trilinear grid, whose gradient
 // components are each at most 1), as the mesh contacts do.
+// With a `cache` (the same one for the same pair from query to query), nodes whose bound from an earlier query
+// shows them outside are skipped; the result is the same.
 void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Mat3& R_a, const PenaltyShell& shell,
-                             const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out, double skin = 0.0);
+                             const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out, double skin = 0.0,
+                             ShellQueryCache* cache = nullptr);
 
 }  // namespace cl

@@ -9,6 +9,8 @@
 #include <thread>
 #include <utility>
 
+#include "constraints/pgs_pair.h"
+
 namespace cl {
 
 namespace {
@@ -107,6 +109,32 @@ bool moves(const Vec3& lin, const Vec3& ang) {
   return lin.x() != 0.0 || lin.y() != 0.0 || lin.z() != 0.0 || ang.x() != 0.0 || ang.y() != 0.0 || ang.z() != 0.0;
 }
 
+// Colours (greedy, in block order): each block takes the lowest colour no earlier block moving one of its
+// moved bodies has. Blocks of one colour share no moved body, so they commute; the sweep order becomes colour
+// by colour, each colour in block order. False when some body is in more blocks than there are colours (then
+// the levels of the given order are used instead, by both the lanes and the one-row path).
+bool colour_blocks(Layout& L) {
+  L.levels = 0;
+  L.colours_used.assign(L.bodies.size(), {});
+  for (Block& block : L.blocks) {
+    const size_t a = size_t(block.a), b = size_t(block.b);
+    const bool ma = L.moved[a], mb = L.moved[b];
+    int colour = -1;
+    for (size_t w = 0; w < kColourWords && colour < 0; ++w) {
+      const uint64_t taken = (ma ? L.colours_used[a][w] : 0) | (mb ? L.colours_used[b][w] : 0);
+      if (~taken != 0) colour = int(w) * 64 + std::countr_one(taken);
+    }
+    if (colour < 0) return false;
+    const size_t w = size_t(colour) / 64;
+    const uint64_t bit = uint64_t(1) << (colour % 64);
+    if (ma) L.colours_used[a][w] |= bit;
+    if (mb) L.colours_used[b][w] |= bit;
+    block.level = colour;
+    L.levels = std::max(L.levels, colour + 1);
+  }
+  return true;
+}
+
 // Splits rows into blocks and gives them levels; false when a block cannot be laid out in lanes (its rows do not
 // share their bodies, a row joins a body to itself, a friction row's normal row lies outside its block, or it is
 // too large).
@@ -164,30 +192,8 @@ bool build_blocks(std::span<const Row> rows, size_t body_count, bool coloured, L
     if (moves(r.bb_lin, r.bb_ang)) L.moved[size_t(block.b)] = 1;
   }
   close();
+  if (coloured && colour_blocks(L)) return true;
   L.levels = 0;
-  if (coloured) {
-    // Colours (greedy, in block order): each block takes the lowest colour no earlier block moving one of its
-    // moved bodies has. Blocks of one colour share no moved body, so they commute; the sweep order becomes
-    // colour by colour, each colour in block order.
-    L.colours_used.assign(L.bodies.size(), {});
-    for (Block& block : L.blocks) {
-      const size_t a = size_t(block.a), b = size_t(block.b);
-      const bool ma = L.moved[a], mb = L.moved[b];
-      int colour = -1;
-      for (size_t w = 0; w < kColourWords && colour < 0; ++w) {
-        const uint64_t taken = (ma ? L.colours_used[a][w] : 0) | (mb ? L.colours_used[b][w] : 0);
-        if (~taken != 0) colour = int(w) * 64 + std::countr_one(taken);
-      }
-      if (colour < 0) return false;  // a body in more blocks than there are colours
-      const size_t w = size_t(colour) / 64;
-      const uint64_t bit = uint64_t(1) << (colour % 64);
-      if (ma) L.colours_used[a][w] |= bit;
-      if (mb) L.colours_used[b][w] |= bit;
-      block.level = colour;
-      L.levels = std::max(L.levels, colour + 1);
-    }
-    return true;
-  }
   // Levels: a block comes one level after the last earlier block that shares a moved body with it. Blocks of a
   // level share no moved body, so they commute, and sweeping level by level performs every row update on the
   // same velocities as sweeping the rows in their given order.
@@ -606,6 +612,9 @@ void apply_impulses(std::span<const Row> rows, std::span<BodyVelocity> u) {
 
 PgsResult solve_pgs(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSettings& settings) {
   if (rows.empty()) return {};
+  // The one-pair path sweeps in the given order, so not for a coloured solve.
+  if (settings.pair_runs && !settings.coloured)
+    if (const std::optional<PgsResult> r = solve_pgs_pair_runs(rows, u, settings)) return *r;
   thread_local Layout L;
   if (!(settings.lanes || settings.coloured) || !build_blocks(rows, u.size(), settings.coloured, L))
     return solve_in_order(rows, u, settings);

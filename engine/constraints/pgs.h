@@ -27,7 +27,7 @@ struct PgsSettings {
   // Sweep the blocks (see pgs.cpp) colour by colour instead of in the given order: each block takes the lowest
   // colour no earlier block sharing a moved body has, so the blocks of a colour commute, fill the vector lanes
   // and can be split among threads (`pool`). A different Gauss-Seidel order than the given one, the same with and
-  // without lanes bit for bit. Falls back to the given order for row lists that cannot be cut into blocks.
+  // without lanes bit for bit. Falls back to the given order for row lists that cannot be cut into blocks or that need more than 256 colours.
   bool coloured = false;
   // With a pool of more than one thread, a lane solve whose levels are large (many batches each, as colouring
   // gives) is split among the threads level by level; the result is the same bit for bit as on one.
@@ -35,6 +35,10 @@ struct PgsSettings {
   // With `relative`, the tolerance is a fraction of the largest |lambda| after the sweep rather than an impulse: the stop then
   // does not depend on the unit of mass (scaling every mass by k scales every lambda by k).
   bool relative = false;
+  // Stream long runs of rows between the same two bodies, one of them moved by no row (one touching pair's many
+  // points against a fixed body), from a compact copy (see pgs_pair.h): the same result bit for bit as one row
+  // at a time, sooner. Taken before the lanes, which cannot put rows of one pair side by side.
+  bool pair_runs = true;
 };
 
 struct PgsResult {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <numbers>
 #include <unordered_map>
 
@@ -195,23 +197,15 @@ TriangleBvh::TriangleBvh(const TriangleMesh& mesh, int max_leaf_size) : mesh_(me
   }
   nodes_.reserve(2 * nt / std::max(1, max_leaf_size) + 2);
   build(0, nt, std::max(1, max_leaf_size), boxes, centres);
-  distance_nodes_.resize(nodes_.size());
+  box_nodes_.resize(nodes_.size());
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node& n = nodes_[i];
-    distance_nodes_[i] = {n.box.lo, n.box.hi, n.left, n.right, n.first, n.count};
+    box_nodes_[i] = {n.box.lo, n.box.hi, n.left, n.right, n.first, n.count};
   }
-  // The tree's depth (root at 0), which sizes the closest-point search's stack.
-  std::vector<std::pair<int, int>> walk{{0, 0}};
+  distance_nodes_.clear();
+  distance_nodes_.reserve(nodes_.size() / 2 + 1);
   distance_depth_ = 0;
-  while (!walk.empty()) {
-    const auto [node, depth] = walk.back();
-    walk.pop_back();
-    distance_depth_ = std::max(distance_depth_, depth);
-    if (nodes_[size_t(node)].left >= 0) {
-      walk.push_back({nodes_[size_t(node)].left, depth + 1});
-      walk.push_back({nodes_[size_t(node)].right, depth + 1});
-    }
-  }
+  collapse(0, 0);
   distance_slots_.resize(size_t(nt));
   for (int i = 0; i < nt; ++i) {
     const int t = order_[size_t(i)];
@@ -219,6 +213,67 @@ TriangleBvh::TriangleBvh(const TriangleMesh& mesh, int max_leaf_size) : mesh_(me
     const Vec3 &a = mesh_.vertices[size_t(f[0])], &b = mesh_.vertices[size_t(f[1])], &c = mesh_.vertices[size_t(f[2])];
     distance_slots_[size_t(i)] = {a, b, c, boxes[size_t(t)].lo, boxes[size_t(t)].hi, t};
   }
+}
+
+namespace {
+// A double rounded to the float at or below it, and at or above it.
+float float_down(double x) {
+  float f = static_cast<float>(x);
+  if (double(f) > x) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+  return f;
+}
+float float_up(double x) {
+  float f = static_cast<float>(x);
+  if (double(f) < x) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  return f;
+}
+}  // namespace
+
+int TriangleBvh::collapse(int b, int depth) {
+  distance_depth_ = std::max(distance_depth_, depth);
+  const int id = int(distance_nodes_.size());
+  distance_nodes_.emplace_back();
+  // The node's children: its two binary children, then, while fewer than four, the interior one with the
+  // largest box opened into its two.
+  int kids[4];
+  int n = 0;
+  const Node& node = nodes_[size_t(b)];
+  if (node.is_leaf()) {
+    kids[n++] = b;
+  } else {
+    kids[n++] = node.left;
+    kids[n++] = node.right;
+    while (n < 4) {
+      int pick = -1;
+      double largest = -1.0;
+      for (int k = 0; k < n; ++k) {
+        const Node& c = nodes_[size_t(kids[k])];
+        if (!c.is_leaf() && half_area(c.box) > largest) largest = half_area(c.box), pick = k;
+      }
+      if (pick < 0) break;
+      const Node& c = nodes_[size_t(kids[pick])];
+      kids[pick] = c.left;
+      kids[n++] = c.right;
+    }
+  }
+  DistanceNode out{};
+  for (int k = 0; k < n; ++k) {
+    const Node& c = nodes_[size_t(kids[k])];
+    for (int a = 0; a < 3; ++a) {
+      out.lo[a][k] = float_down(c.box.lo[a]);
+      out.hi[a][k] = float_up(c.box.hi[a]);
+    }
+    if (c.is_leaf()) {
+      out.child[k] = c.first;
+      out.count[k] = c.count;
+    } else {
+      out.child[k] = collapse(kids[k], depth + 1);  // may move distance_nodes_: `out` is stored after
+      out.count[k] = 0;
+    }
+    out.valid |= 1 << k;
+  }
+  distance_nodes_[size_t(id)] = out;
+  return id;
 }
 
 int TriangleBvh::build(int first, int count, int max_leaf, std::vector<Aabb>& boxes, std::vector<Vec3>& centres) {
@@ -403,45 +458,80 @@ bool TriangleBvh::ray_hits(const Vec3& o, const Vec3& d, double max_t) const {
 }
 
 void TriangleBvh::closest_search(const Vec3& p, ClosestPoint& best, double& best_d2) const {
-  // Depth first, nearer child first; a subtree whose box is farther than the best so far is skipped (a box at
-  // exactly that distance is searched: it may hold a tie with a lower triangle index). Which triangle wins does
-  // not depend on the visiting order: the least distance, ties to the lower index.
+  // Nearer children first; a subtree whose box is farther than the best so far is skipped (a box at exactly that
+  // distance is searched: it may hold a tie with a lower triangle index). Which triangle wins does not depend on
+  // the visiting order: the least distance, ties to the lower index.
+  //
+  // The boxes are floats rounded outwards and p is rounded to a float, so a box's computed squared distance may
+  // exceed its exact one by the rounding of p (at most 2^-24 |p| per coordinate) and of the float arithmetic (a
+  // few 2^-24 relative). A subtree is skipped only when its computed distance is beyond the best distance grown
+  // by `slack` (1e-6 (1 + |p|), over five times that rounding) and by a factor 1 + 1e-6 on the square: never a
+  // box the exact test would search. The triangles themselves are tested in double, so the result is exact.
   struct Entry {
-    int node;
-    double d2;
+    int child, count;  // count 0: interior node `child`; else leaf slots [child, child + count)
+    float d2;
   };
-  // The stack holds at most one entry per level plus one: a local array unless the tree is deeper.
-  constexpr int kLocal = 96;
+  // Each step pops one entry and pushes at most four: the stack holds at most three per level plus one.
+  constexpr int kLocal = 160;
   Entry local[kLocal];
   thread_local std::vector<Entry> heap;
   Entry* stack = local;
-  if (distance_depth_ + 2 > kLocal) {
-    heap.resize(size_t(distance_depth_) + 2);
+  if (3 * distance_depth_ + 4 > kLocal) {
+    heap.resize(3 * size_t(distance_depth_) + 4);
     stack = heap.data();
   }
+  typedef float F4 __attribute__((vector_size(16)));
+  const F4 px = F4{} + float(p.x()), py = F4{} + float(p.y()), pz = F4{} + float(p.z());
+  const F4 zero = F4{};
+  const double slack = 1e-6 * (1.0 + p.cwiseAbs().maxCoeff());
+  const double inf = std::numeric_limits<double>::infinity();
+  double bound_of = -1.0;  // the best_d2 `bound` was computed for
+  float bound = 0.0f;
   int top = 0;
-  const double root_d2 = box_distance2(distance_nodes_[0].lo, distance_nodes_[0].hi, p);
-  if (root_d2 > best_d2) return;
-  stack[top++] = {0, root_d2};
+  stack[top++] = {0, 0, 0.0f};
   while (top > 0) {
     const Entry e = stack[--top];
-    if (e.d2 > best_d2) continue;
-    const BoxNode& n = distance_nodes_[size_t(e.node)];
-    if (n.left < 0) {
-      for (int i = n.first; i < n.first + n.count; ++i) closest_in_slot(i, p, best, best_d2);
+    if (best_d2 != bound_of) {
+      bound_of = best_d2;
+      const double r = std::sqrt(best_d2) + slack;
+      bound = best_d2 < inf ? float_up(r * r * (1.0 + 1e-6)) : std::numeric_limits<float>::infinity();
+    }
+    if (e.d2 > bound) continue;
+    if (e.count > 0) {
+      for (int i = e.child; i < e.child + e.count; ++i) closest_in_slot(i, p, best, best_d2);
       continue;
     }
-    const BoxNode& l = distance_nodes_[size_t(n.left)];
-    const BoxNode& r = distance_nodes_[size_t(n.right)];
-    const double dl = box_distance2(l.lo, l.hi, p), dr = box_distance2(r.lo, r.hi, p);
-    // The farther child goes on the stack first, so the nearer is searched first.
-    if (dl <= dr) {
-      if (dr <= best_d2) stack[top++] = {n.right, dr};
-      if (dl <= best_d2) stack[top++] = {n.left, dl};
-    } else {
-      if (dl <= best_d2) stack[top++] = {n.left, dl};
-      if (dr <= best_d2) stack[top++] = {n.right, dr};
+    const DistanceNode& n = distance_nodes_[size_t(e.child)];
+    F4 lo, hi, d, d2;
+    std::memcpy(&lo, n.lo[0], sizeof lo);
+    std::memcpy(&hi, n.hi[0], sizeof hi);
+    d = lo - px > px - hi ? lo - px : px - hi;
+    d = d > zero ? d : zero;
+    d2 = d * d;
+    std::memcpy(&lo, n.lo[1], sizeof lo);
+    std::memcpy(&hi, n.hi[1], sizeof hi);
+    d = lo - py > py - hi ? lo - py : py - hi;
+    d = d > zero ? d : zero;
+    d2 += d * d;
+    std::memcpy(&lo, n.lo[2], sizeof lo);
+    std::memcpy(&hi, n.hi[2], sizeof hi);
+    d = lo - pz > pz - hi ? lo - pz : pz - hi;
+    d = d > zero ? d : zero;
+    d2 += d * d;
+    // The children within the bound, pushed farthest first so that the nearest is searched first.
+    Entry kids[4];
+    int m = 0;
+    for (int k = 0; k < 4; ++k) {
+      if (!(n.valid >> k & 1) || !(d2[k] <= bound)) continue;
+      Entry x{n.child[k], n.count[k], d2[k]};
+      int at = m++;
+      while (at > 0 && kids[at - 1].d2 < x.d2) {
+        kids[at] = kids[at - 1];
+        --at;
+      }
+      kids[at] = x;
     }
+    for (int k = 0; k < m; ++k) stack[top++] = kids[k];
   }
 }
 

@@ -116,14 +116,14 @@ class TriangleBvh {
   const TriangleMesh& mesh() const { return mesh_; }
   const std::vector<Node>& nodes() const { return nodes_; }
   // The tree's boxes alone, 64 bytes a node (a cache line), indexed as nodes(): what the walks that need only
-  // boxes read (closest points; the layered depth images' culling, ldi/intersection_volume.h) instead of the
+  // boxes read (the layered depth images' culling, ldi/intersection_volume.h) instead of the
   // 500-byte Node. Every node, interior or leaf, covers the leaf slots [first, first + count).
   struct BoxNode {
     Vec3 lo, hi;
     int left, right;   // interior: children; leaf: -1, -1
     int first, count;  // leaf slots [first, first + count)
   };
-  const std::vector<BoxNode>& box_nodes() const { return distance_nodes_; }
+  const std::vector<BoxNode>& box_nodes() const { return box_nodes_; }
   // The triangle of each leaf slot (a permutation of the mesh's triangles).
   const std::vector<int>& leaf_triangles() const { return order_; }
   Aabb bounds() const { return nodes_.empty() ? Aabb{} : nodes_[0].box; }
@@ -145,16 +145,28 @@ class TriangleBvh {
   TriangleMesh mesh_;
   std::vector<Node> nodes_;
   std::vector<int> order_;  // triangle indices in leaf order
-  // What closest-point queries read, apart from the winding-number data of Node: per node its box and children
-  // or triangles (64 bytes, a cache line), and per leaf slot (order_) its triangle's corners and box, so that a
-  // query reads contiguous memory instead of a 500-byte node and three vertex lookups per triangle.
+  // What closest-point queries read, apart from the winding-number data of Node: the tree's boxes and children
+  // and per leaf slot (order_) its triangle's corners and box, so that a query reads contiguous memory instead of
+  // a 500-byte node and three vertex lookups per triangle. The closest-point search walks a four-wide copy of the tree: each node holds up to four children's boxes as
+  // floats rounded outwards, laid out by axis so that the four box distances are computed together (two levels
+  // of the binary tree per step, half the memory of double boxes). Children: an interior node (count 0), a leaf
+  // (slots [child, child + count)), or absent (not in `valid`).
+  struct alignas(64) DistanceNode {
+    float lo[3][4], hi[3][4];  // [axis][child]
+    int child[4];
+    int count[4];
+    int valid;  // bit k: child k exists
+  };
   struct DistanceSlot {
     Vec3 a, b, c, lo, hi;
     int triangle;
   };
-  std::vector<BoxNode> distance_nodes_;
+  std::vector<DistanceNode> distance_nodes_;
   std::vector<DistanceSlot> distance_slots_;
-  int distance_depth_ = 0;  // the tree's depth
+  std::vector<BoxNode> box_nodes_;  // the binary tree's boxes (box_nodes())
+  int distance_depth_ = 0;  // the four-wide tree's depth
+  // Collapses binary node `b` and its descendants into four-wide nodes; returns the new node's index.
+  int collapse(int b, int depth);
   std::vector<Vec3> face_normals_;
   std::vector<Vec3> vertex_normals_;
   std::vector<std::array<Vec3, 3>> edge_normals_;

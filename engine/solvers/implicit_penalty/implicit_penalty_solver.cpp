@@ -150,6 +150,7 @@ void ImplicitPenaltySolver::begin_step() {
 
 void ImplicitPenaltySolver::reset() {
   points_.clear();
+  shell_caches_.clear();
   anchors_.clear();
   touches_.clear();
 }
@@ -183,10 +184,18 @@ void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int
   const bool meshes = a.shape.type == ShapeType::Mesh || b.shape.type == ShapeType::Mesh;
   const double skin = set_.model == ContactModel::Physical && !meshes ? std::min(set_.skin, margin) : 0.0;
   pp.skin = skin;
+  // The pair's caches: found under the lock (std::map keeps an entry in place), then used by this thread alone (a
+  // pair is collided once per narrow phase).
+  ShellCaches* caches;
+  {
+    std::lock_guard<std::mutex> lock(collide_lock_.mutex);
+    caches = &shell_caches_[{ia, ib}];
+    caches->used = true;
+  }
   if (auto shell = penalty_shell(a.shape, shell_spacing(a.shape)))
-    find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b, skin);
+    find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b, skin, &caches->a_in_b);
   if (auto shell = penalty_shell(b.shape, shell_spacing(b.shape)))
-    find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a, skin);
+    find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a, skin, &caches->b_in_a);
   auto emit = [&](const PenetratingPoint& p, const Body& owner, const Mat3& r, bool b_points) {
     Contact c;
     c.a = ia;
@@ -418,6 +427,15 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     it = points_.count(it->first) ? std::next(it) : anchors_.erase(it);
   for (auto it = touches_.begin(); it != touches_.end();)
     it = points_.count(it->first) ? std::next(it) : touches_.erase(it);
+  // Shell query bounds are kept for the pairs collided since the last stage (in the margin, touching or not).
+  for (auto it = shell_caches_.begin(); it != shell_caches_.end();) {
+    if (!it->second.used) {
+      it = shell_caches_.erase(it);
+    } else {
+      it->second.used = false;
+      ++it;
+    }
+  }
 
   for (auto& [pair, pp] : points_) {
     const auto [ia, ib] = pair;
@@ -610,7 +628,8 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
   pgs.symmetric = true;
   // Rows of one touching pair all move the same body, so the lanes (constraints/pgs.h) would update them one
   // block per level with three lanes of four empty; where one pair holds most of the rows (a bolt in its
-  // thread: 14,000 points) they are swept one at a time instead, which gives the same result bit for bit.
+  // thread: 14,000 points) the lanes are off, and solve_pgs streams a pair against a still body from compact
+  // rows (constraints/pgs_pair.h) or sweeps one row at a time, both giving the same result bit for bit.
   size_t largest_pair = 0;
   for (const auto& [pair, pp] : points_) largest_pair = std::max(largest_pair, pp.a_in_b.size() + pp.b_in_a.size());
   pgs.lanes = 3 * largest_pair * 2 < friction_rows_.size();

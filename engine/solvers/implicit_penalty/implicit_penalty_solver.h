@@ -142,6 +142,13 @@ class ImplicitPenaltySolver final : public Solver {
     CollideLock& operator=(const CollideLock&) { return *this; }
   };
   CollideLock collide_lock_;
+  // Per pair collided in the last narrow phase: its two shell queries' bounds from step to step (a's points in
+  // b's field, b's in a's), which let a query skip the points that cannot have come inside since.
+  struct ShellCaches {
+    ShellQueryCache a_in_b, b_in_a;
+    bool used = false;  // collided since the last velocity stage
+  };
+  std::map<PairKey, ShellCaches> shell_caches_;
   std::map<PairKey, std::unordered_map<uint32_t, Anchor>> anchors_;
   std::map<PairKey, Touch> touches_;
   std::vector<implicit_penalty::IntegratorBody> state_;

@@ -264,5 +264,51 @@ TEST(PenaltyGeometry, SkinTakesThePointsWithinItFromTheGrownSurface) {
   for (const PenetratingPoint& p : found) EXPECT_NEAR(p.d, -0.5 * skin, 1e-15);
 }
 
+// A cache carried from query to query skips balls its bounds show outside, and finds exactly what a query without
+// it finds: along a path that rests, drifts and turns slowly, jumps, and changes field, with and without a skin.
+void expect_cache_changes_nothing(const Shape& field, const Shape& other_field, const Shape& points, double spacing,
+                                  double skin, const char* what) {
+  const auto shell = make_penalty_shell(points, spacing);
+  ShellQueryCache cache;
+  std::vector<PenetratingPoint> cached, plain;
+  const Vec3 x_a(0.1, -0.2, 0.05);
+  const Mat3 R_a = Eigen::AngleAxisd(0.4, Vec3(1, 1, 0).normalized()).toRotationMatrix();
+  size_t skipped = 0, found = 0;
+  for (int step = 0; step < 60; ++step) {
+    // Resting for ten queries, then drifting 0.5 mm and turning 1 mrad a query; a jump of 5 cm at query 40;
+    // the other field for queries 50 to 54.
+    const double s = std::max(0, step - 10);
+    Vec3 x_b = x_a + R_a * Vec3(0.3 + 5e-4 * s, 0.02, -0.01);
+    if (step >= 40) x_b += Vec3(-0.05, 0.0, 0.02);
+    const Mat3 R_b = Eigen::AngleAxisd(0.2 + 1e-3 * s, Vec3(0, 1, 0.3).normalized()).toRotationMatrix();
+    const Shape& f = step >= 50 && step < 55 ? other_field : field;
+    find_penetrating_points(f, x_a, R_a, *shell, x_b, R_b, cached, skin, &cache);
+    find_penetrating_points(f, x_a, R_a, *shell, x_b, R_b, plain, skin);
+    ASSERT_EQ(cached.size(), plain.size()) << what << " query " << step;
+    for (size_t i = 0; i < plain.size(); ++i) {
+      EXPECT_EQ(cached[i].index, plain[i].index);
+      EXPECT_EQ(cached[i].d, plain[i].d);
+      EXPECT_EQ(cached[i].g_a, plain[i].g_a);
+    }
+    if (step == 0 || step == 50 || step == 55) {
+      EXPECT_EQ(cache.skipped, 0u) << what << " query " << step;  // refilled
+    }
+    if (step > 0 && step < 10) {
+      EXPECT_GT(cache.skipped, 0u) << what << " query " << step;  // at rest
+    }
+    skipped += cache.skipped;
+    found += plain.size();
+  }
+  EXPECT_GT(found, 0u) << what;
+  EXPECT_GT(skipped, 0u) << what;
+}
+
+TEST(PenaltyGeometry, ShellQueryCacheFindsWhatAQueryWithoutItFinds) {
+  const Shape block = mesh(make_box(Vec3(0.3, 0.2, 0.25), 3));
+  const Shape torus = mesh(make_torus(0.3, 0.1, 48, 24), 32);
+  expect_cache_changes_nothing(block, box(Vec3(0.3, 0.2, 0.25)), torus, 0.0, 0.0, "torus in box mesh");
+  expect_cache_changes_nothing(box(Vec3(0.3, 0.2, 0.25)), block, sphere(0.15), 0.01, 2e-3, "sphere in box, skin");
+}
+
 }  // namespace
 }  // namespace cl

@@ -347,6 +347,25 @@ TEST(Pgs, ColouredSweepsAreGaussSeidelInColourOrder) {
   }
 }
 
+// A body in more blocks than there are colours (300 contacts on one moving body): the coloured sweep keeps the
+// given order, with and without lanes.
+TEST(Pgs, ColouredSweepsOfABodyInMoreBlocksThanColoursKeepTheGivenOrder) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < 300; ++i) pairs.push_back({1, 2 + i % 7});
+  const BlockProblem base = blocks(9, 1, pairs, 13);
+  BlockProblem given = base, one = base, lanes = base;
+  PgsSettings plain{5, 0.0, true};
+  plain.lanes = false;
+  solve_pgs(given.rows, given.u, plain);
+  PgsSettings coloured = plain;
+  coloured.coloured = true;
+  solve_pgs(one.rows, one.u, coloured);
+  coloured.lanes = true;
+  solve_pgs(lanes.rows, lanes.u, coloured);
+  expect_identical(given, one);
+  expect_identical(given, lanes);
+}
+
 // A network large enough to be split between two threads gives the one-thread result bit for bit, forward,
 // symmetric and with a relative tolerance that stops it early.
 TEST(Pgs, TwoThreadsGiveTheResultOfOne) {

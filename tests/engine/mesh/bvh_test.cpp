@@ -149,6 +149,29 @@ TEST(Bvh, ClosestPointFeaturesAndPseudoNormals) {
   EXPECT_TRUE(std::isinf(none.distance));
 }
 
+// The search's boxes are floats: a small mesh far from the origin (where a float's step, 6e-5 m at 1 km, is
+// several percent of a triangle) still gives the brute force's triangle and distance bit for bit, ties included
+// (points on the torus's axis are equally far from a whole ring of triangles: the lowest index wins).
+TEST(Bvh, ClosestPointIsExactForASmallMeshFarFromTheOrigin) {
+  TriangleMesh m = make_torus(0.03, 0.01, 40, 20);
+  const Vec3 offset(1000.0, -500.0, 250.0);
+  for (Vec3& v : m.vertices) v += offset;
+  const TriangleBvh bvh(m);
+  const Brute brute{m};
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-0.06, 0.06);
+  for (int i = 0; i < 1500; ++i) {
+    Vec3 p = offset + Vec3(u(rng), u(rng), u(rng));
+    if (i % 5 == 0) p = offset + Vec3(0.0, 0.0, u(rng));  // on the axis (the torus lies in the xy-plane)
+    const ClosestPoint c = bvh.closest_point(p);
+    const auto [d, t] = brute.closest(p);
+    EXPECT_EQ(c.triangle, t) << "point " << i;
+    EXPECT_EQ(c.distance, d) << "point " << i;
+    int hint = int(rng() % m.triangles.size());
+    EXPECT_EQ(bvh.closest_point_from(p, hint).triangle, t) << "point " << i;
+  }
+}
+
 // A search started from any hint triangle (near, far, none, out of range) finds what the plain search finds, and
 // the hinted signed distance leaves the closest triangle in the hint.
 TEST(Bvh, ClosestPointFromAHintMatchesThePlainSearch) {
