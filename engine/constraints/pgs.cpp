@@ -437,13 +437,12 @@ PgsResult solve_in_order(std::span<Row> rows, std::span<BodyVelocity> u, const P
     }
     result.residual = residual;
     if (settings.residuals) settings.residuals->push_back(residual);
-    double limit = settings.tolerance;
-    if (settings.relative) {
-      double largest = 0.0;
-      for (const Row& r : rows) largest = std::max(largest, std::abs(r.lambda));
-      limit *= largest;
-    }
-    if (residual <= limit) break;
+    if (sweep_converged(settings, residual, [&] {
+          double largest = 0.0;
+          for (const Row& r : rows) largest = std::max(largest, std::abs(r.lambda));
+          return largest;
+        }))
+      break;
   }
   return result;
 }
@@ -560,10 +559,7 @@ struct LaneSolve {
         result.residual = all;
         if (settings.residuals) settings.residuals->push_back(all);
       }
-      // Early exit (digest 6.5, SOR-LCP-4): a sweep that moved no impulse by more than the tolerance (with
-      // `relative`, that fraction of the largest impulse).
-      const double limit = settings.relative ? settings.tolerance * most : settings.tolerance;
-      if (all <= limit) break;
+      if (sweep_converged(settings, all, [most] { return most; })) break;
     }
     // The impulses back into the rows, each thread its own batches.
     for (int level = 0; level < levels; ++level) {

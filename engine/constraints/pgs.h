@@ -47,6 +47,14 @@ struct PgsResult {
   int threads = 1;        // threads the sweeps were split among
 };
 
+// The early exit every sweep of solve_pgs ends with (digest 6.5, SOR-LCP-4): true when the sweep moved no
+// impulse by more than the tolerance, or with `relative` by more than that fraction of largest(), the largest
+// |lambda| after the sweep (called only then).
+template <class Largest>
+bool sweep_converged(const PgsSettings& settings, double residual, Largest&& largest) {
+  return residual <= (settings.relative ? settings.tolerance * largest() : settings.tolerance);
+}
+
 // u += M^-1 J^T lambda for every row: the warm start, before solve_pgs.
 void apply_impulses(std::span<const Row> rows, std::span<BodyVelocity> u);
 

@@ -317,13 +317,12 @@ std::optional<PgsResult> solve_pgs_pair_runs(std::span<Row> rows, std::span<Body
     }
     result.residual = residual;
     if (settings.residuals) settings.residuals->push_back(residual);
-    double limit = settings.tolerance;
-    if (settings.relative) {
-      double largest = 0.0;
-      for (size_t i = 0; i < n; ++i) largest = std::max(largest, std::abs(lam[i]));
-      limit *= largest;
-    }
-    if (residual <= limit) break;
+    if (sweep_converged(settings, residual, [&] {
+          double largest = 0.0;
+          for (size_t i = 0; i < n; ++i) largest = std::max(largest, std::abs(lam[i]));
+          return largest;
+        }))
+      break;
   }
 
   bool ok = true;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include <Eigen/Dense>
 
@@ -290,6 +291,26 @@ BlockProblem network(int bodies, int contacts, unsigned seed) {
   return p;
 }
 
+// The problem after a solve one row at a time in the given order.
+BlockProblem solved_one_row_at_a_time(BlockProblem p, int iterations, bool symmetric) {
+  PgsSettings settings{iterations, 0.0, symmetric};
+  settings.lanes = false;
+  solve_pgs(p.rows, p.u, settings);
+  return p;
+}
+
+// The problem after a coloured solve one row at a time, and after one in lanes.
+std::pair<BlockProblem, BlockProblem> solved_coloured(const BlockProblem& base, int iterations, bool symmetric) {
+  std::pair<BlockProblem, BlockProblem> out{base, base};
+  PgsSettings settings{iterations, 0.0, symmetric};
+  settings.coloured = true;
+  settings.lanes = false;
+  solve_pgs(out.first.rows, out.first.u, settings);
+  settings.lanes = true;
+  solve_pgs(out.second.rows, out.second.u, settings);
+  return out;
+}
+
 // Coloured sweeps take the contacts colour by colour: each contact gets the lowest colour that no earlier
 // contact moving one of its moving bodies has, and the sweep is then an ordinary Gauss-Seidel sweep over the
 // contacts sorted by (colour, given order). Checked against that order built here and swept one row at a time.
@@ -324,16 +345,8 @@ TEST(Pgs, ColouredSweepsAreGaussSeidelInColourOrder) {
     }
   for (bool symmetric : {false, true}) {
     SCOPED_TRACE(symmetric ? "symmetric" : "forward");
-    BlockProblem reference = sorted, coloured = base, lanes = base;
-    PgsSettings plain{7, 0.0, symmetric};
-    plain.lanes = false;
-    solve_pgs(reference.rows, reference.u, plain);
-    PgsSettings one = plain;
-    one.coloured = true;
-    solve_pgs(coloured.rows, coloured.u, one);
-    PgsSettings many{7, 0.0, symmetric};
-    many.coloured = true;
-    solve_pgs(lanes.rows, lanes.u, many);
+    const BlockProblem reference = solved_one_row_at_a_time(sorted, 7, symmetric);
+    const auto [coloured, lanes] = solved_coloured(base, 7, symmetric);
     for (size_t j = 0; j < order.size(); ++j)
       for (int i = 0; i < 3; ++i) {
         const size_t at = size_t(3 * order[j].second + i);
@@ -353,15 +366,8 @@ TEST(Pgs, ColouredSweepsOfABodyInMoreBlocksThanColoursKeepTheGivenOrder) {
   std::vector<std::pair<int, int>> pairs;
   for (int i = 0; i < 300; ++i) pairs.push_back({1, 2 + i % 7});
   const BlockProblem base = blocks(9, 1, pairs, 13);
-  BlockProblem given = base, one = base, lanes = base;
-  PgsSettings plain{5, 0.0, true};
-  plain.lanes = false;
-  solve_pgs(given.rows, given.u, plain);
-  PgsSettings coloured = plain;
-  coloured.coloured = true;
-  solve_pgs(one.rows, one.u, coloured);
-  coloured.lanes = true;
-  solve_pgs(lanes.rows, lanes.u, coloured);
+  const BlockProblem given = solved_one_row_at_a_time(base, 5, true);
+  const auto [one, lanes] = solved_coloured(base, 5, true);
   expect_identical(given, one);
   expect_identical(given, lanes);
 }
