@@ -85,12 +85,12 @@ void LcpSolver::release(const StepContext& ctx, const std::vector<int>& bodies) 
   for (int i : bodies) masses_[i] = {ctx.bodies[i].inv_mass, ctx.bodies[i].inv_inertia_world};
 }
 
+int LcpSolver::contact_row_count(const Contact& c) const { return 1 + (c.friction > 0 ? set_.friction_directions : 0); }
+
 // The rows of contact k: normal (bounds [0, inf)) then its friction rows (bounds +-mu lambda_n), warm
 // started from what the same phase found in the previous step, handed in order to put(row) for rows_ from index
 // `first` on. Reads only the step's velocities and masses and writes only contact k's bounce, so contacts can be
 // built on several threads.
-int LcpSolver::contact_row_count(const Contact& c) const { return 1 + (c.friction > 0 ? set_.friction_directions : 0); }
-
 template <class Put>
 void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, int first, Put&& put) {
   const bool restitution = phase != Phase::Layers;
