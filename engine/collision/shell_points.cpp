@@ -231,9 +231,7 @@ void walk_shell(const PenaltyShell& shell, const Mat3& R, const Vec3& t, double 
       if (bound) {
         // Rounded down to a float: still a lower bound.
         const double low = defined ? phi - slope * node.radius + moved : -std::numeric_limits<double>::infinity();
-        float f = static_cast<float>(low);
-        if (double(f) > low) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-        bound[batch[k]] = f;
+        bound[batch[k]] = float_down(low);
       }
       if (node.is_leaf()) {
         if (defined && phi - skin < 0.0) inside(node.point);

@@ -43,10 +43,10 @@ enum Field {
   kTarget = 24, kCfm, kLo, kHi, kMu, kInvDiag, kLambda,
   kFields = 32
 };
-constexpr int kMaxBlockRows = 24;
-constexpr size_t kColourWords = 4;  // colours: at most 64 per word
-constexpr int kMaxParticipants = 8;        // threads of one lane solve
-constexpr int kBatchesPerThreadLevel = 8;  // each thread's least share of a level's batches  // a block's rows: 8 contact points of three rows
+constexpr int kMaxBlockRows = 24;           // a block's rows: 8 contact points of three rows
+constexpr size_t kColourWords = 4;          // colours: at most 64 per word
+constexpr int kMaxParticipants = 8;         // threads of one lane solve
+constexpr int kBatchesPerThreadLevel = 8;   // each thread's least share of a level's batches
 
 // A block's shape, which every lane of a batch shares: its row count, the rows that lead a group (a row and
 // the rows that follow it), and per row the block row whose impulse bounds it (friction), or -1.
@@ -104,10 +104,6 @@ struct Layout {
   }
 };
 
-// The row's side moves its body when its B has any non-zero entry (a fixed, kinematic or held body's B is 0).
-bool moves(const Vec3& lin, const Vec3& ang) {
-  return lin.x() != 0.0 || lin.y() != 0.0 || lin.z() != 0.0 || ang.x() != 0.0 || ang.y() != 0.0 || ang.z() != 0.0;
-}
 
 // Colours (greedy, in block order): each block takes the lowest colour no earlier block moving one of its
 // moved bodies has. Blocks of one colour share no moved body, so they commute; the sweep order becomes colour
@@ -188,8 +184,8 @@ bool build_blocks(std::span<const Row> rows, size_t body_count, bool coloured, L
     shape.normal[size_t(at)] = int8_t(r.normal_row >= 0 ? r.normal_row - block.first : -1);
     if (at == 0) shape.starts = 0;
     if (!r.follows) shape.starts |= uint32_t(1) << at;
-    if (moves(r.ba_lin, r.ba_ang)) L.moved[size_t(block.a)] = 1;
-    if (moves(r.bb_lin, r.bb_ang)) L.moved[size_t(block.b)] = 1;
+    if (r.moves_a()) L.moved[size_t(block.a)] = 1;
+    if (r.moves_b()) L.moved[size_t(block.b)] = 1;
   }
   close();
   if (coloured && colour_blocks(L)) return true;
@@ -221,8 +217,6 @@ void order_blocks(Layout& L) {
 
 // Lays the ordered blocks out in batches: per level, blocks of one shape kWidth at a time, in block order.
 void plan_batches(Layout& L) {
-
-  // Batches and lanes.
   const int dummy = int(L.bodies.size());
   L.batches.clear();
   L.level_batches.assign(1, 0);

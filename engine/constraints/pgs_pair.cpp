@@ -73,9 +73,6 @@ struct Work {
   std::vector<BodyVelocity> saved_u;
 };
 
-bool moves(const Vec3& lin, const Vec3& ang) {
-  return lin.x() != 0.0 || lin.y() != 0.0 || lin.z() != 0.0 || ang.x() != 0.0 || ang.y() != 0.0 || ang.z() != 0.0;
-}
 
 bool has_negative_zero(const BodyVelocity& b) {
   for (int k = 0; k < 3; ++k)
@@ -83,13 +80,10 @@ bool has_negative_zero(const BodyVelocity& b) {
   return false;
 }
 
-bool finite(const Vec3& v) { return std::isfinite(v.x()) && std::isfinite(v.y()) && std::isfinite(v.z()); }
-
 bool is_inert(const Row& r) {
-  return !moves(r.ba_lin, r.ba_ang) && !moves(r.bb_lin, r.bb_ang) && r.normal_row < 0 && r.lo == r.hi &&
-         r.lambda == r.hi && r.lambda != 0.0 && std::isfinite(r.lambda) && finite(r.ja_lin) && finite(r.ja_ang) &&
-         finite(r.jb_lin) && finite(r.jb_ang) && std::isfinite(r.target) && std::isfinite(r.cfm) &&
-         std::isfinite(r.inv_diag);
+  return !r.moves_a() && !r.moves_b() && r.normal_row < 0 && r.lo == r.hi && r.lambda == r.hi && r.lambda != 0.0 &&
+         std::isfinite(r.lambda) && all_finite(r.ja_lin) && all_finite(r.ja_ang) && all_finite(r.jb_lin) &&
+         all_finite(r.jb_ang) && std::isfinite(r.target) && std::isfinite(r.cfm) && std::isfinite(r.inv_diag);
 }
 
 // (x0 y0 + x1 y1) + x2 y2: Eigen's dot product of two 3-vectors, as Row::value evaluates it.
@@ -190,8 +184,8 @@ bool lay_out(std::span<const Row> rows, std::span<const BodyVelocity> u, Work& W
       run.count = 1;
       W.runs.push_back(run);
     }
-    if (moves(r.ba_lin, r.ba_ang)) W.moved[size_t(r.a)] = 1;
-    if (moves(r.bb_lin, r.bb_ang)) W.moved[size_t(r.b)] = 1;
+    if (r.moves_a()) W.moved[size_t(r.a)] = 1;
+    if (r.moves_b()) W.moved[size_t(r.b)] = 1;
     W.inert[i] = is_inert(r);
   }
   size_t frozen_rows = 0;
@@ -327,7 +321,7 @@ std::optional<PgsResult> solve_pgs_pair_runs(std::span<Row> rows, std::span<Body
 
   bool ok = true;
   for (size_t i = 0; i < n && ok; ++i) ok = std::isfinite(lam[i]);
-  for (size_t i = 0; i < u.size() && ok; ++i) ok = finite(u[i].v) && finite(u[i].w);
+  for (size_t i = 0; i < u.size() && ok; ++i) ok = all_finite(u[i].v) && all_finite(u[i].w);
   if (!ok) {
     std::copy(W.saved_u.begin(), W.saved_u.end(), u.begin());
     if (settings.residuals) settings.residuals->resize(recorded);

@@ -48,6 +48,10 @@ struct Row {
   Vec3 ba_lin = Vec3::Zero(), ba_ang = Vec3::Zero(), bb_lin = Vec3::Zero(), bb_ang = Vec3::Zero();
   double inv_diag = 0.0;
 
+  // Whether the row moves body a, b: its B has a non-zero entry on that side (a fixed, kinematic or held body's
+  // B is zero).
+  bool moves_a() const { return !ba_lin.isZero(0.0) || !ba_ang.isZero(0.0); }
+  bool moves_b() const { return !bb_lin.isZero(0.0) || !bb_ang.isZero(0.0); }
   // J u for the given velocities.
   double value(const BodyVelocity& ua, const BodyVelocity& ub) const {
     return ja_lin.dot(ua.v) + ja_ang.dot(ua.w) + jb_lin.dot(ub.v) + jb_ang.dot(ub.w);

@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 #include <cmath>
+#include <limits>
 
 namespace cl {
 
@@ -43,6 +44,18 @@ inline Quat apply_small_rotation(const Quat& q, const Vec3& dtheta) {
 }
 
 inline bool all_finite(const Vec3& v) { return std::isfinite(v.x()) && std::isfinite(v.y()) && std::isfinite(v.z()); }
+
+// A double rounded to the float at or below it, and at or above it: float bounds that stay bounds.
+inline float float_down(double x) {
+  float f = static_cast<float>(x);
+  if (double(f) > x) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+  return f;
+}
+inline float float_up(double x) {
+  float f = static_cast<float>(x);
+  if (double(f) < x) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  return f;
+}
 
 // Two unit vectors t1, t2 with (t1, t2, n) right-handed and orthonormal (n must be unit).
 inline void tangent_basis(const Vec3& n, Vec3& t1, Vec3& t2) {
