@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "constraints/pgs_pair.h"
+#include "constraints/pgs_sweep.h"
 
 namespace cl {
 
@@ -363,13 +364,7 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
   if (!backward) {
     for (int i = 0; i < shape.rows; ++i) update_row(i);
   } else {
-    // The block's groups last to first, each group's rows in order (as PgsSettings::symmetric asks).
-    for (int end = shape.rows; end > 0;) {
-      int begin = end - 1;
-      while (begin > 0 && !(shape.starts >> begin & 1u)) --begin;
-      for (int i = begin; i < end; ++i) update_row(i);
-      end = begin;
-    }
+    backward_by_groups(0, shape.rows, [&](int i) { return (shape.starts >> i & 1u) != 0; }, update_row);
   }
   for (int n = 0; n < N; ++n)
     for (int l = 0; l < W; ++l) {
@@ -398,36 +393,19 @@ CL_PGS_CLONES double update_batch_pair(const Batch& x, const Batch& y, const Sha
 
 // The plain sweep over rows in their given order: asked for, or for row lists the lanes cannot take (see
 // build_blocks).
-inline double relax(std::span<Row> rows, Row& r, std::span<BodyVelocity> u) {
-  double lo = r.lo, hi = r.hi;
-  if (r.normal_row >= 0) {
-    hi = r.mu * rows[size_t(r.normal_row)].lambda;
-    lo = -hi;
-  }
-  const double w = r.value(u[r.a], u[r.b]) - r.target + r.cfm * r.lambda;
-  const double next = std::clamp(r.lambda - r.inv_diag * w, lo, hi);
-  const double d = next - r.lambda;
-  if (d == 0.0) return 0.0;
-  r.lambda = next;
-  r.apply(d, u);
-  return std::abs(d);
-}
-
 PgsResult solve_in_order(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSettings& settings) {
   PgsResult result;
   const size_t n = rows.size();
   while (result.sweeps < settings.iterations) {
     ++result.sweeps;
     double residual = 0.0;
+    auto update = [&](size_t i) {
+      residual = std::max(residual, relax(rows, i, [&](size_t k) -> double& { return rows[k].lambda; }, u));
+    };
     if (!settings.symmetric || result.sweeps % 2 == 1) {
-      for (Row& r : rows) residual = std::max(residual, relax(rows, r, u));
+      for (size_t i = 0; i < n; ++i) update(i);
     } else {
-      for (size_t end = n; end > 0;) {
-        size_t begin = end - 1;
-        while (begin > 0 && rows[begin].follows) --begin;
-        for (size_t i = begin; i < end; ++i) residual = std::max(residual, relax(rows, rows[i], u));
-        end = begin;
-      }
+      backward_by_groups(size_t(0), n, [&](size_t i) { return !rows[i].follows; }, update);
     }
     result.residual = residual;
     if (settings.residuals) settings.residuals->push_back(residual);

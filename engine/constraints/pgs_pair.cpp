@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "constraints/pgs_sweep.h"
+
 namespace cl {
 
 namespace {
@@ -19,7 +21,7 @@ namespace {
 // registers across the run. Such a run's rows are copied once into compact rows (the frozen side's constant,
 // the moving side's J and B, the bounds) of 176 bytes instead of a Row's 264, and rows that provably never
 // change (below) are left out; every other row is swept from the caller's list. The arithmetic is the one-row
-// path's (pgs.cpp, relax), operation for operation:
+// path's (pgs_sweep.h, relax), operation for operation:
 //   w = J u - target + cfm lambda, J u summed as ((J_a,lin u_a,v + J_a,ang u_a,w) + J_b,lin u_b,v) + J_b,ang u_b,w,
 //   each dot product as (x0 y0 + x1 y1) + x2 y2 (Eigen's order for a 3-vector),
 //   lambda <- clamp(lambda - w / A_ii, lo, hi), u += B (lambda_new - lambda),
@@ -134,33 +136,12 @@ double sweep_run(const CompactRow* rows, size_t count, double* lam, BodyVelocity
   if (!backward) {
     for (size_t i = 0; i < count; ++i) update(rows[i]);
   } else {
-    for (size_t end = count; end > 0;) {
-      size_t begin = end - 1;
-      while (begin > 0 && !rows[begin].lead) --begin;
-      for (size_t i = begin; i < end; ++i) update(rows[i]);
-      end = begin;
-    }
+    backward_by_groups(size_t(0), count, [&](size_t i) { return rows[i].lead != 0; },
+                       [&](size_t i) { update(rows[i]); });
   }
   moving.v = Vec3(v0, v1, v2);
   moving.w = Vec3(w0, w1, w2);
   return residual;
-}
-
-// The one-row update (pgs.cpp, relax) of row i with the impulses in lam.
-inline double relax(std::span<const Row> rows, size_t i, double* lam, std::span<BodyVelocity> u) {
-  const Row& r = rows[i];
-  double lo = r.lo, hi = r.hi;
-  if (r.normal_row >= 0) {
-    hi = r.mu * lam[r.normal_row];
-    lo = -hi;
-  }
-  const double w = r.value(u[size_t(r.a)], u[size_t(r.b)]) - r.target + r.cfm * lam[i];
-  const double next = std::clamp(lam[i] - r.inv_diag * w, lo, hi);
-  const double d = next - lam[i];
-  if (d == 0.0) return 0.0;
-  lam[i] = next;
-  r.apply(d, u);
-  return std::abs(d);
 }
 
 // Cuts the rows into runs and copies the frozen runs' rows; false when the list does not qualify.
@@ -298,14 +279,14 @@ std::optional<PgsResult> solve_pgs_pair_runs(std::span<Row> rows, std::span<Body
           r = run.no_bias ? sweep_run<Frozen::kB, true>(c, m, lam, moving, backward)
                           : sweep_run<Frozen::kB, false>(c, m, lam, moving, backward);
         residual = std::max(residual, r);
-      } else if (!backward) {
-        for (size_t i = run.first; i < run.first + run.count; ++i) residual = std::max(residual, relax(rows, i, lam, u));
       } else {
-        for (size_t end = run.first + run.count; end > run.first;) {
-          size_t begin = end - 1;
-          while (begin > run.first && rows[begin].follows) --begin;
-          for (size_t i = begin; i < end; ++i) residual = std::max(residual, relax(rows, i, lam, u));
-          end = begin;
+        auto update = [&](size_t i) {
+          residual = std::max(residual, relax(rows, i, [lam](size_t k) -> double& { return lam[k]; }, u));
+        };
+        if (!backward) {
+          for (size_t i = run.first; i < run.first + run.count; ++i) update(i);
+        } else {
+          backward_by_groups(run.first, run.first + run.count, [&](size_t i) { return !rows[i].follows; }, update);
         }
       }
     }
