@@ -115,6 +115,17 @@ inline std::uint8_t outcode(const Vec3& p, const Aabb& box) {
   return c;
 }
 
+// Whether a triangle's vertex indices all lie in [0, nv).
+inline bool valid_indices(const std::array<int, 3>& t, int nv) {
+  return t[0] >= 0 && t[1] >= 0 && t[2] >= 0 && t[0] < nv && t[1] < nv && t[2] < nv;
+}
+
+// Whether points sharing the out-code bits `code` lie beyond a rejecting plane of every image (rej: a mesh's
+// reject bits per image): then they cannot matter to any.
+inline bool rejected_by_every_image(std::uint8_t code, const std::uint8_t (&rej)[3]) {
+  return (code & rej[0]) && (code & rej[1]) && (code & rej[2]);
+}
+
 // floor(a / 2^bits) and ceil(a / 2^bits) (arithmetic shifts round towards -infinity).
 inline std::int64_t floor_shift(std::int64_t a, int bits) { return a >> bits; }
 inline std::int64_t ceil_shift(std::int64_t a, int bits) { return -((-a) >> bits); }
@@ -353,12 +364,12 @@ void IntersectionVolume::Impl::select_mesh(int m, double tol) {
     const int nt = int(mi.triangles.size());
     for (int tri = 0; tri < nt; ++tri) {
       const auto& t = mi.triangles[std::size_t(tri)];
-      if (t[0] < 0 || t[1] < 0 || t[2] < 0 || t[0] >= nv || t[1] >= nv || t[2] >= nv) {
+      if (!valid_indices(t, nv)) {
         bad_index[m] = true;
         continue;
       }
       const std::uint8_t all = code[t[0]] & code[t[1]] & code[t[2]];
-      if ((all & rej[0]) && (all & rej[1]) && (all & rej[2])) continue;
+      if (rejected_by_every_image(all, rej)) continue;
       select(tri);
     }
     return;
@@ -384,8 +395,8 @@ void IntersectionVolume::Impl::select_mesh(int m, double tol) {
       if (lo[d] > box.hi[d]) every |= std::uint8_t(2u << (2 * d));
       if (hi[d] > box.hi[d]) some |= std::uint8_t(2u << (2 * d));
     }
-    if ((every & rej[0]) && (every & rej[1]) && (every & rej[2])) continue;
-    if (!(some & rej[0]) || !(some & rej[1]) || !(some & rej[2])) {
+    if (rejected_by_every_image(every, rej)) continue;
+    if (!rejected_by_every_image(some, rej)) {
       for (int slot = n.first; slot < n.first + n.count; ++slot) select(order[std::size_t(slot)]);
       continue;
     }
@@ -397,14 +408,14 @@ void IntersectionVolume::Impl::select_mesh(int m, double tol) {
     for (int slot = n.first; slot < n.first + n.count; ++slot) {
       const int tri = order[std::size_t(slot)];
       const auto& t = mi.triangles[std::size_t(tri)];
-      if (t[0] < 0 || t[1] < 0 || t[2] < 0 || t[0] >= nv || t[1] >= nv || t[2] >= nv) {
+      if (!valid_indices(t, nv)) {
         bad_index[m] = true;
         continue;
       }
       const std::uint8_t all = outcode(mi.vertices[std::size_t(t[0])], box) &
                                outcode(mi.vertices[std::size_t(t[1])], box) &
                                outcode(mi.vertices[std::size_t(t[2])], box);
-      if ((all & rej[0]) && (all & rej[1]) && (all & rej[2])) continue;
+      if (rejected_by_every_image(all, rej)) continue;
       select(tri);
     }
   }
@@ -454,7 +465,7 @@ void IntersectionVolume::Impl::candidate_chunk(int chunk, int first_b, int total
     const MeshInput& m = *in[mesh];
     const auto& t = m.triangles[std::size_t(tri)];
     const int nv = int(m.vertices.size());
-    if (t[0] < 0 || t[1] < 0 || t[2] < 0 || t[0] >= nv || t[1] >= nv || t[2] >= nv) {
+    if (!valid_indices(t, nv)) {
       out.bad_index = true;
       continue;
     }
