@@ -74,11 +74,29 @@ inline double bounce_speed(double vn, double e, double threshold) { return vn < 
 // The row along `dir` at a contact point: J u = (v_b + w_b x r_b - v_a - w_a x r_a) . dir, the relative velocity
 // of b's point minus a's (the "j - i" convention of thesis eqs. 4.165-4.166). r_a, r_b: from each body's centre
 // of mass to the point.
-Row point_row(int a, int b, const Vec3& ra, const Vec3& rb, const Vec3& dir);
+inline Row point_row(int a, int b, const Vec3& ra, const Vec3& rb, const Vec3& dir) {
+  Row r;
+  r.a = a;
+  r.b = b;
+  r.ja_lin = -dir;
+  r.ja_ang = -ra.cross(dir);
+  r.jb_lin = dir;
+  r.jb_ang = rb.cross(dir);
+  return r;
+}
 
 // Computes B = M^-1 J^T and the inverse diagonal from the two bodies' inverse masses (a row with no mobility
 // at all gets inv_diag 0 and is never changed by the solve).
-void prepare(Row& row, const InverseMass& a, const InverseMass& b);
+// Inline: row building is a large part of a contact solve's time, and most rows are built where this is seen.
+inline void prepare(Row& r, const InverseMass& a, const InverseMass& b) {
+  r.ba_lin = a.linear * r.ja_lin;
+  r.ba_ang = a.angular * r.ja_ang;
+  r.bb_lin = b.linear * r.jb_lin;
+  r.bb_ang = b.angular * r.jb_ang;
+  const double diag = r.ja_lin.dot(r.ba_lin) + r.ja_ang.dot(r.ba_ang) + r.jb_lin.dot(r.bb_lin) + r.jb_ang.dot(r.bb_ang);
+  // CFM softens the row (digest 4.13): A_ii + cfm.
+  r.inv_diag = diag + r.cfm > 1e-300 ? 1.0 / (diag + r.cfm) : 0.0;
+}
 inline void prepare(Row& row, std::span<const InverseMass> masses) { prepare(row, masses[row.a], masses[row.b]); }
 
 }  // namespace cl
