@@ -4,7 +4,7 @@
 // the energies at the end. See README, Benchmarks, "Peers".
 //
 //   contactlab_peers SCENE.json [SCENE.json ...] [--steps N] [--iterations N] [--methods LIST] [--engines LIST]
-//                    [--budget SECONDS] [--csv FILE] [--metrics FILE] [--mujoco-max-gb G]
+//                    [--budget SECONDS] [--csv FILE] [--metrics FILE] [--mujoco-max-gb G] [--set NAME=VALUE]...
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -54,6 +54,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: contactlab_peers SCENE.json [SCENE.json ...] [--steps N] [--iterations N] [--methods LIST]\n"
     "                        [--engines LIST] [--budget SECONDS] [--csv FILE] [--metrics FILE] [--mujoco-max-gb G]\n"
+    "                        [--set NAME=VALUE]...\n"
     "  --steps N         steps of the scene's dt per run (default 600)\n"
     "  --iterations N    solver iterations of every engine, and of each ContactLab method that has an\n"
     "                    'iterations' parameter (default 10)\n"
@@ -62,7 +63,10 @@ constexpr const char* kUsage =
     "  --budget SECONDS  wall time after which a run stops and is marked 'budget' (default 60)\n"
     "  --csv FILE        one row per run: the table's figures\n"
     "  --metrics FILE    one row per step of every run, in contactlab --metrics columns after lane,solver,scene\n"
-    "  --mujoco-max-gb G refuse scenes for which MuJoCo 2.2.2 would allocate more (default 3)\n";
+    "  --mujoco-max-gb G refuse scenes for which MuJoCo 2.2.2 would allocate more (default 3)\n"
+    "  --set NAME=VALUE  a parameter of every ContactLab method that has it (after --iterations), e.g.\n"
+    "                    friction_directions=1 for one friction row per contact as Bullet has; at least one\n"
+    "                    method run must have it\n";
 
 // The --metrics columns of `contactlab --headless` (engine/telemetry), after lane,solver,scene as `--compare`
 // writes them, and then the drift (m) of this tool.
@@ -86,6 +90,7 @@ struct Options {
   double budget = 60.0;
   std::string csv, metrics;
   double mujoco_max_gb = 3.0;
+  std::vector<std::pair<std::string, std::string>> params;  // --set NAME=VALUE, in order
 };
 
 // One run of one scene under one engine and method.
@@ -159,6 +164,13 @@ bool parse(int argc, char** argv, Options& o) {
       const char* v = value();
       if (!v || !*v) return bad(std::string(arg) + ": needs a file name");
       (arg == "--csv" ? o.csv : o.metrics) = v;
+    } else if (arg == "--set") {
+      const char* v = value();
+      const std::string_view text = v ? v : "";
+      const size_t eq = text.find('=');
+      if (!v || eq == std::string_view::npos || eq == 0)
+        return bad("--set: expected NAME=VALUE, got '" + cl::escape_for_message(text) + "'");
+      o.params.emplace_back(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
     } else if (arg == "-h" || arg == "--help") {
       std::printf("%s", kUsage);
       std::exit(0);
@@ -246,6 +258,15 @@ Run run_contactlab(const cl::World& scene, const std::string& method, const Opti
     params.set("iterations", o.iterations, nullptr);
   else
     run.iterations_matched = false;
+  // --set, where the method has the parameter (checked in main before anything runs); the run's method names
+  // the values it took, so that the table and the CSV tell such runs from ones at the defaults.
+  std::string applied;
+  for (const auto& [name, text] : o.params)
+    if (params.get(name)) {
+      params.set_from_string(name, text, nullptr);
+      applied += (applied.empty() ? "" : " ") + name + "=" + text;
+    }
+  if (!applied.empty()) run.method += " [" + applied + "]";
   const auto start = std::chrono::steady_clock::now();
   for (int s = 0; s < o.steps; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -364,6 +385,27 @@ int main(int argc, char** argv) {
       bad("--methods: unknown method '" + cl::escape_for_message(m) + "' (registered: " + cl::solver_names() + ")");
       return 2;
     }
+  // Each --set names a parameter of at least one method run, with a value every method that has it takes.
+  for (const auto& [name, text] : o.params) {
+    std::vector<std::string> takers;
+    for (const std::string& m : methods) {
+      cl::ParamSet set(cl::find_solver(m)->params);
+      if (!set.find(name)) continue;
+      std::string error;
+      if (!set.set_from_string(name, text, &error)) {
+        bad("--set " + cl::escape_for_message(name) + "=" + cl::escape_for_message(text) + ": " + m + ": " + error);
+        return 2;
+      }
+      takers.push_back(m);
+    }
+    if (takers.empty()) {
+      std::string run;
+      for (const std::string& m : methods) run += (run.empty() ? "" : ", ") + m;
+      bad("--set " + cl::escape_for_message(name) + ": no method run has this parameter (methods: " +
+          (run.empty() ? "none" : run) + ")");
+      return 2;
+    }
+  }
   std::vector<std::unique_ptr<peers::Peer>> all = peers::make_peers();
   std::vector<std::string> engine_names;
   for (const auto& p : all) engine_names.push_back(p->name());

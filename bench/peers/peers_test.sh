@@ -40,5 +40,27 @@ while IFS=, read -r scene engine method bodies dt steps iterations status med p9
     fail "$engine $method: drift $drift m, max penetration $maxpen m"
 done <"$tmp/runs.csv"
 
+# --set reaches the methods that have the parameter and names itself in the method column; a parameter no method
+# run has, or a value out of range, is refused before anything runs.
+"$exe" "$scenes/sphere_and_box.json" --steps 5 --methods lcp,pid-penalty --engines none --set friction_directions=1 \
+  --csv "$tmp/set.csv" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[[ $code -eq 0 ]] || fail "--set friction_directions=1: exit $code: $(head -c 300 "$tmp/err")"
+grep -q '^sphere_and_box,contactlab,lcp \[friction_directions=1\],' "$tmp/set.csv" ||
+  fail "--set: lcp's row does not name the setting: $(cat "$tmp/set.csv")"
+grep -q '^sphere_and_box,contactlab,pid-penalty,' "$tmp/set.csv" ||
+  fail "--set: pid-penalty (which has no friction_directions) should run at its defaults: $(cat "$tmp/set.csv")"
+"$exe" "$scenes/sphere_and_box.json" --steps 5 --methods pid-penalty --engines none --set friction_directions=1 \
+  >"$tmp/out" 2>"$tmp/err"
+code=$?
+[[ $code -eq 2 ]] || fail "--set for no method: exit $code, expected 2"
+grep -q "friction_directions: no method run has this parameter" "$tmp/err" || fail "--set for no method: $(head -c 300 "$tmp/err")"
+"$exe" "$scenes/sphere_and_box.json" --steps 5 --methods lcp --engines none --set friction_directions=7 \
+  >"$tmp/out" 2>"$tmp/err"
+code=$?
+[[ $code -eq 2 ]] || fail "--set out of range: exit $code, expected 2"
+grep -q "friction_directions=7: lcp: " "$tmp/err" || fail "--set out of range: $(head -c 300 "$tmp/err")"
+[[ ! -s "$tmp/out" ]] || fail "--set out of range: printed a table"
+
 [[ $failures -eq 0 ]] && echo "ok"
 exit $((failures > 0))
