@@ -198,7 +198,35 @@ bool cell_less(const std::array<int, 3>& a, const std::array<int, 3>& b) {
   return a[0] < b[0];
 }
 
-// Coverage of the pixel centres in [col_lo, col_hi] x [row_lo, row_hi] with wanted[j * width + i] set by one
+// Pixel masks: one bit a pixel, each image row in whole 64-bit words (row_words of them), so that a box's row is one
+// or two words to set or test.
+inline std::size_t mask_row_words(int width) { return (std::size_t(width) + 63) / 64; }
+
+// Bits [lo, hi] of the mask word k (columns 64 k to 64 k + 63).
+inline std::uint64_t word_bits(int lo, int hi, int k) {
+  const int a = std::max(lo - 64 * k, 0), b = std::min(hi - 64 * k, 63);
+  return (~std::uint64_t(0) >> (63 - b)) & (~std::uint64_t(0) << a);
+}
+
+// Sets the pixels [col_lo, col_hi] x [row_lo, row_hi].
+void mark_box(std::uint64_t* mask, std::size_t row_words, int col_lo, int col_hi, int row_lo, int row_hi) {
+  for (int k = col_lo >> 6; k <= col_hi >> 6; ++k) {
+    const std::uint64_t bits = word_bits(col_lo, col_hi, k);
+    for (int j = row_lo; j <= row_hi; ++j) mask[std::size_t(j) * row_words + std::size_t(k)] |= bits;
+  }
+}
+
+// Whether any of the pixels [col_lo, col_hi] x [row_lo, row_hi] is set.
+bool box_meets(const std::uint64_t* mask, std::size_t row_words, int col_lo, int col_hi, int row_lo, int row_hi) {
+  for (int k = col_lo >> 6; k <= col_hi >> 6; ++k) {
+    const std::uint64_t bits = word_bits(col_lo, col_hi, k);
+    for (int j = row_lo; j <= row_hi; ++j)
+      if (mask[std::size_t(j) * row_words + std::size_t(k)] & bits) return true;
+  }
+  return false;
+}
+
+// Coverage of the pixel centres in [col_lo, col_hi] x [row_lo, row_hi] set in the mask `wanted` by one
 // counter-clockwise snapped triangle (twice its area `area` > 0): pixel centre P inside when every edge a -> b has E =
 // (b - a) x (P - a) > 0, or E == 0 and the perturbed centre P + (eps, eps^2) is inside, i.e. E + du eps^2 - dv eps > 0:
 // dv < 0, or dv == 0 and du > 0. The neighbour across the edge computes exactly -E with the reversed edge, so exactly
@@ -206,8 +234,9 @@ bool cell_less(const std::array<int, 3>& a, const std::array<int, 3>& b) {
 // opposite edges over the area and its depth their weighted sum of the vertices' depths.
 void rasterise(const std::int64_t U[3], const std::int64_t V[3], const double depth[3], std::int64_t area,
                bool swapped, int col_lo, int col_hi, int row_lo, int row_hi, std::int64_t step, int width,
-               std::int32_t triangle, std::int8_t mesh, std::int8_t direction, const std::uint8_t* wanted,
+               std::int32_t triangle, std::int8_t mesh, std::int8_t direction, const std::uint64_t* wanted,
                std::vector<RawCrossing>& out) {
+  const std::size_t row_words = mask_row_words(width);
   const std::int64_t half = step / 2;
   std::int64_t du[3], dv[3];
   bool tie[3];
@@ -224,9 +253,10 @@ void rasterise(const std::int64_t U[3], const std::int64_t V[3], const double de
     const std::int64_t pv = (2 * std::int64_t(j) + 1) * half;
     std::int64_t e[3];
     for (int a = 0; a < 3; ++a) e[a] = du[a] * (pv - V[a]) - dv[a] * (pu0 - U[a]);
-    const std::uint8_t* wanted_row = wanted + std::size_t(j) * std::size_t(width);
+    const std::uint64_t* wanted_row = wanted + std::size_t(j) * row_words;
     for (int i = col_lo; i <= col_hi; ++i) {
-      if (wanted_row[i] && (e[0] > 0 || (e[0] == 0 && tie[0])) && (e[1] > 0 || (e[1] == 0 && tie[1])) &&
+      if (((wanted_row[i >> 6] >> (i & 63)) & 1) && (e[0] > 0 || (e[0] == 0 && tie[0])) &&
+          (e[1] > 0 || (e[1] == 0 && tie[1])) &&
           (e[2] > 0 || (e[2] == 0 && tie[2]))) {
         // Barycentric weight of a vertex = the edge value of the opposite edge / area.
         const double b0 = double(e[1]) * inv_area, b1 = double(e[2]) * inv_area, b2 = double(e[0]) * inv_area;
@@ -266,7 +296,7 @@ struct IntersectionVolume::Impl {
   std::vector<std::pair<int, int>> row_tasks;      // (axis, row)
   std::vector<int> record_cursor;                  // scratch of the cells' record grouping
   std::array<int, 3> candidate_count{};            // per image: triangles rasterised (VolumeStats::candidate_triangles)
-  std::array<std::vector<std::uint8_t>, 3> reach;  // per image: pixels each mesh's triangles reach (mark_reach)
+  std::array<std::vector<std::uint64_t>, 3> reach;  // per image: pixels each mesh's triangles reach (mark_reach)
 
   const MeshInput* in[2] = {nullptr, nullptr};
   VolumeOptions opt;
@@ -278,7 +308,7 @@ struct IntersectionVolume::Impl {
   // whose three codes share a bit of reject[mesh][w] cannot matter to image w.
   std::array<std::vector<std::uint8_t>, 2> outcodes;
   std::array<std::vector<std::uint64_t>, 2> selected;  // per mesh: bit t set when triangle t can matter to an image
-  std::array<std::vector<std::uint8_t>, 2> tri_images;  // per mesh, for a selected triangle: bit w = image w may want it
+  std::array<std::vector<std::uint8_t>, 2> tri_images;  // per mesh, for a selected triangle: bit w = image w may use it
   std::array<std::vector<int>, 2> walk;               // per mesh: the BVH walk's stack
   // Groups of triangles with a box holding them all (a BVH leaf posed in world coordinates, or one triangle of a mesh
   // without a tree): the pixels a group's box reaches hold those its triangles' boxes reach, so a group none of whose
@@ -454,8 +484,7 @@ void IntersectionVolume::Impl::filter_leaves(int w) {
   if (img.empty()) return;
   const AxisWork& ax = axes[w];
   const int u = u_axis(w), v = v_axis(w);
-  // One bit a pixel, rows of whole 64-bit words: a range's row is one or two words to set or test.
-  const std::size_t row_words = (std::size_t(img.width) + 63) / 64;
+  const std::size_t row_words = mask_row_words(img.width);
   const std::size_t nwords = row_words * std::size_t(img.height);
   std::vector<std::uint64_t>& mask = leaf_reach[std::size_t(w)];
   mask.assign(2 * nwords, 0);
@@ -463,26 +492,11 @@ void IntersectionVolume::Impl::filter_leaves(int w) {
   // and both the arithmetic and the snapping are monotonic, so the range holds each triangle's.
   const double scale = ax.fixed_scale;
   const std::int64_t half = ax.step / 2;
-  // Bits [lo, hi] of word k (columns 64 k ...).
-  auto word_bits = [](int lo, int hi, int k) {
-    const int a = std::max(lo - 64 * k, 0), b = std::min(hi - 64 * k, 63);
-    return (~std::uint64_t(0) >> (63 - b)) & (~std::uint64_t(0) << a);
-  };
   auto mark = [&](const PixelRange& r, std::uint64_t* m) {
-    const int k0 = r.col_lo >> 6, k1 = r.col_hi >> 6;
-    for (int k = k0; k <= k1; ++k) {
-      const std::uint64_t bits = word_bits(r.col_lo, r.col_hi, k);
-      for (int j = r.row_lo; j <= r.row_hi; ++j) m[std::size_t(j) * row_words + std::size_t(k)] |= bits;
-    }
+    mark_box(m, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
   };
   auto meets = [&](const PixelRange& r, const std::uint64_t* m) {
-    const int k0 = r.col_lo >> 6, k1 = r.col_hi >> 6;
-    for (int k = k0; k <= k1; ++k) {
-      const std::uint64_t bits = word_bits(r.col_lo, r.col_hi, k);
-      for (int j = r.row_lo; j <= r.row_hi; ++j)
-        if (m[std::size_t(j) * row_words + std::size_t(k)] & bits) return true;
-    }
-    return false;
+    return box_meets(m, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
   };
   for (int m = 0; m < 2; ++m) {
     const std::vector<Leaf>& list = leaves[std::size_t(m)];
@@ -652,23 +666,19 @@ void IntersectionVolume::Impl::candidate_chunk(int chunk, int first_b, int total
   }
 }
 
-// Marks in reach[w] the pixels whose centres some triangle of each mesh holds in its box (mesh m's at
-// [m * pixels, (m + 1) * pixels)). A ray can be inside both meshes only where both have crossings, so only the
+// Marks in reach[w] the pixels whose centres some triangle of each mesh holds in its box (a pixel mask per mesh, m's at
+// words [m * n, (m + 1) * n)). A ray can be inside both meshes only where both have crossings, so only the
 // triangles whose box reaches a pixel the other mesh reaches are rasterised (see raster_chunk).
 void IntersectionVolume::Impl::mark_reach(int w, int nchunks, int first_b) {
   const LayeredDepthImage& img = images[w];
-  const std::size_t npix = std::size_t(img.width) * std::size_t(img.height);
-  std::vector<std::uint8_t>& mask = reach[w];
-  mask.assign(2 * npix, 0);
-  for (int c = 0; c < nchunks; ++c) {
-    for (const BoxRecord& t : chunks[std::size_t(c)].tris[w]) {
-      std::uint8_t* m = mask.data() + std::size_t(t.g < first_b ? 0 : 1) * npix;
-      for (int j = t.row_lo; j <= t.row_hi; ++j) {
-        std::uint8_t* row = m + std::size_t(j) * std::size_t(img.width);
-        for (int i = t.col_lo; i <= t.col_hi; ++i) row[i] = 1;
-      }
-    }
-  }
+  const std::size_t row_words = mask_row_words(img.width);
+  const std::size_t nwords = row_words * std::size_t(img.height);
+  std::vector<std::uint64_t>& mask = reach[w];
+  mask.assign(2 * nwords, 0);
+  for (int c = 0; c < nchunks; ++c)
+    for (const BoxRecord& t : chunks[std::size_t(c)].tris[w])
+      mark_box(mask.data() + std::size_t(t.g < first_b ? 0 : 1) * nwords, row_words, t.col_lo, t.col_hi, t.row_lo,
+               t.row_hi);
 }
 
 // Rasterises the chunk's triangles at the pixels the other mesh reaches. The crossings left out would lie on rays
@@ -681,19 +691,15 @@ void IntersectionVolume::Impl::raster_chunk(int chunk, int first_b) {
     out.reached[w] = 0;
     const LayeredDepthImage& img = images[w];
     const AxisWork& ax = axes[w];
-    const std::size_t npix = std::size_t(img.width) * std::size_t(img.height);
+    const std::size_t row_words = mask_row_words(img.width);
+    const std::size_t nwords = row_words * std::size_t(img.height);
     const std::size_t count = out.tris[w].size();
     for (std::size_t k = 0; k < count; ++k) {
       const BoxRecord& r = out.tris[w][k];
       const int mesh = r.g < first_b ? 0 : 1;
       // Most boxes hold one or two centres: first whether the other mesh reaches any of them.
-      const std::uint8_t* wanted = reach[w].data() + std::size_t(1 - mesh) * npix;
-      bool any = false;
-      for (int j = r.row_lo; j <= r.row_hi && !any; ++j) {
-        const std::uint8_t* row = wanted + std::size_t(j) * std::size_t(img.width);
-        for (int i = r.col_lo; i <= r.col_hi; ++i) any = any || row[i];
-      }
-      if (!any) continue;
+      const std::uint64_t* wanted = reach[w].data() + std::size_t(1 - mesh) * nwords;
+      if (!box_meets(wanted, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi)) continue;
       ++out.reached[w];
       const int tri = mesh == 0 ? r.g : r.g - first_b;
       const TriangleGeometry& geo = out.geometry[w][k];
