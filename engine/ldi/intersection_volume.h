@@ -172,8 +172,9 @@ struct VolumeStats {
   std::array<long, 3> crossings{};  // surface crossings stored per axis (on rays both meshes may cross, see
                                     // layered_depth_image.h)
   std::array<long, 3> intervals{};  // intervals inside both meshes per axis
-  std::array<int, 3> candidate_triangles{};  // triangles whose snapped bounding box holds a pixel centre, per
-                                             // axis (both meshes)
+  std::array<int, 3> candidate_triangles{};  // triangles rasterised, per axis (both meshes): those whose snapped
+                                             // bounding box holds a pixel centre that a box of the other mesh's
+                                             // triangles also holds
   long unclosed_rays = 0;           // rays still inside both meshes after their last crossing (open meshes);
                                     // such intervals are dropped
 };

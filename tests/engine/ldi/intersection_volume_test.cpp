@@ -718,10 +718,35 @@ TEST(LdiVolume, IdenticalForAnyThreadCount) {
   expect_identical(r1, r2, "again");
 }
 
-// With the meshes' BVHs (MeshInput::tree) only the triangles of tree nodes that reach the images are visited; the
-// results are those of the plain test on every triangle, bit for bit: two tori placed by a pose as a body's world
-// vertices are (p + R v), touching, crossing, deep in each other and apart, with one volume and with cells, on one
-// and two threads; and a tree of another mesh is ignored.
+// Every crossing of two workspaces' images, compared exactly, pixel by pixel.
+void expect_same_images(const IntersectionVolume& x, const IntersectionVolume& y, const std::string& where) {
+  for (int w = 0; w < 3; ++w) {
+    const LayeredDepthImage& p = x.image(w);
+    const LayeredDepthImage& q = y.image(w);
+    ASSERT_EQ(p.width, q.width) << where;
+    ASSERT_EQ(p.height, q.height) << where;
+    ASSERT_EQ(p.total_crossings(), q.total_crossings()) << where;
+    for (int j = 0; j < p.height; ++j)
+      for (int i = 0; i < p.width; ++i) {
+        const auto a = p.pixel(i, j), b = q.pixel(i, j);
+        ASSERT_EQ(a.size(), b.size()) << where << " axis " << w << " pixel " << i << ", " << j;
+        for (std::size_t k = 0; k < a.size(); ++k) {
+          EXPECT_EQ(a[k].depth, b[k].depth) << where;
+          EXPECT_EQ(a[k].bary, b[k].bary) << where;
+          EXPECT_EQ(a[k].triangle, b[k].triangle) << where;
+          EXPECT_EQ(a[k].mesh, b[k].mesh) << where;
+          EXPECT_EQ(a[k].direction, b[k].direction) << where;
+        }
+      }
+  }
+}
+
+// With the meshes' BVHs (MeshInput::tree) only the triangles of tree nodes that reach the images are visited, and
+// only those of leaves whose pixels the other mesh's leaves reach; without, each triangle is a leaf of its own. The
+// results are the same bit for bit, and so are the images, crossing by crossing (the leaves only drop triangles that
+// would not be rasterised): two tori placed by a pose as a body's world vertices are (p + R v), touching, crossing,
+// deep in each other and apart, with one volume and with cells, on one and two threads; and a tree of another mesh is
+// ignored.
 TEST(LdiVolume, MeshTreesGiveTheSameResults) {
   const TriangleMesh body = make_torus(0.4, 0.15, 96, 48);
   const TriangleBvh tree(body);
@@ -751,12 +776,14 @@ TEST(LdiVolume, MeshTreesGiveTheSameResults) {
       with_b.tree = &tree;
       with_b.rotation = qb.toRotationMatrix();
       with_b.position = shift;
-      IntersectionVolume iv;
+      IntersectionVolume iv, iv_plain;
       VolumeResult plain, with, mismatched;
-      iv.compute(plain_a, plain_b, o, plain);
+      iv_plain.compute(plain_a, plain_b, o, plain);
       iv.compute(with_a, with_b, o, with);
       const std::string where = "shift " + std::to_string(shift.x()) + " mode " + std::to_string(mode);
       expect_identical(plain, with, where);
+      EXPECT_EQ(plain.stats.crossings, with.stats.crossings) << where;
+      expect_same_images(iv_plain, iv, where);
       with_b.tree = &other;  // another mesh's tree: ignored
       iv.compute(with_a, with_b, o, mismatched);
       expect_identical(plain, mismatched, where + " mismatched tree");
