@@ -685,7 +685,14 @@ CL_BVH_CLONES void closest_walk(const ClosestWalk::Node* nodes, const ClosestWal
       }
       kids[at] = x;
     }
-    for (int k = 0; k < m; ++k) stack[top++] = kids[k];
+    for (int k = 0; k < m; ++k) {
+      // The memory the entry's search reads first, asked for now: its node or its leaf's triangles.
+      const char* at = kids[k].count > 0 ? reinterpret_cast<const char*>(slots + kids[k].child)
+                                         : reinterpret_cast<const char*>(nodes + kids[k].child);
+      const int bytes = kids[k].count > 0 ? kids[k].count * int(sizeof(ClosestWalk::Slot)) : int(sizeof(ClosestWalk::Node));
+      for (int b = 0; b < bytes; b += 64) __builtin_prefetch(at + b);
+      stack[top++] = kids[k];
+    }
   }
 
   std::memcpy(lanes.d2, &best.d2, sizeof best.d2);
