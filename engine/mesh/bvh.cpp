@@ -451,8 +451,8 @@ typedef int I16 __attribute__((vector_size(64)));
 typedef double D4 __attribute__((vector_size(32)));
 typedef long long L4 __attribute__((vector_size(32)));
 
-inline bool any(I4 m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
-inline bool any(L4 m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
+inline bool any(const I4& m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
+inline bool any(const L4& m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
 
 // Which case of closest_point_on_triangle a lane took: the vertices a, b, c (0, 1, 3), the edges ab, ca, bc
 // (2, 4, 5) and the face (6), numbered in the order the scalar function tries them.
@@ -475,7 +475,7 @@ struct LaneBest {
 // `allow` is clear, or whose distance is larger than its best's (or equal with a larger index: ties go to the
 // lower triangle index), keeps its best. Returns whether any lane's best changed.
 [[gnu::always_inline]] inline bool closest_on_triangle_lanes(const Vec3& a, const Vec3& b, const Vec3& c, long long t,
-                                                             const D4 (&p)[3], L4 allow, LaneBest& best) {
+                                                             const D4 (&p)[3], const L4& allow, LaneBest& best) {
   const double abx = b.x() - a.x(), aby = b.y() - a.y(), abz = b.z() - a.z();
   const double acx = c.x() - a.x(), acy = c.y() - a.y(), acz = c.z() - a.z();
   const D4 apx = p[0] - a.x(), apy = p[1] - a.y(), apz = p[2] - a.z();
@@ -669,8 +669,10 @@ CL_BVH_CLONES void closest_walk(const ClosestWalk::Node* nodes, const ClosestWal
                     __builtin_shufflevector(near16, near16, 4, 5, 6, 7) |
                     __builtin_shufflevector(near16, near16, 8, 9, 10, 11) |
                     __builtin_shufflevector(near16, near16, 12, 13, 14, 15);
-    const F4 by_child[4] = {__builtin_shufflevector(d2, d2, 0, 4, 8, 12), __builtin_shufflevector(d2, d2, 1, 5, 9, 13),
-                            __builtin_shufflevector(d2, d2, 2, 6, 10, 14), __builtin_shufflevector(d2, d2, 3, 7, 11, 15)};
+    const F4 by_child[4] = {__builtin_shufflevector(d2, d2, 0, 4, 8, 12),
+                            __builtin_shufflevector(d2, d2, 1, 5, 9, 13),
+                            __builtin_shufflevector(d2, d2, 2, 6, 10, 14),
+                            __builtin_shufflevector(d2, d2, 3, 7, 11, 15)};
     // The children near any point, pushed farthest first so that the nearest is searched first.
     Entry kids[4];
     int m = 0;
@@ -689,7 +691,8 @@ CL_BVH_CLONES void closest_walk(const ClosestWalk::Node* nodes, const ClosestWal
       // The memory the entry's search reads first, asked for now: its node or its leaf's triangles.
       const char* at = kids[k].count > 0 ? reinterpret_cast<const char*>(slots + kids[k].child)
                                          : reinterpret_cast<const char*>(nodes + kids[k].child);
-      const int bytes = kids[k].count > 0 ? kids[k].count * int(sizeof(ClosestWalk::Slot)) : int(sizeof(ClosestWalk::Node));
+      const int bytes =
+          kids[k].count > 0 ? kids[k].count * int(sizeof(ClosestWalk::Slot)) : int(sizeof(ClosestWalk::Node));
       for (int b = 0; b < bytes; b += 64) __builtin_prefetch(at + b);
       stack[top++] = kids[k];
     }
