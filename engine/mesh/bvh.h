@@ -7,6 +7,7 @@
 
 #include "mesh/mesh.h"
 
+#include <array>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -93,8 +94,18 @@ class TriangleBvh {
   // Signed distance: negative inside a closed outward mesh; sign from the pseudo-normal at the closest feature.
   double signed_distance(const Vec3& p) const;
   // The same, searching from triangle `*hint` (as closest_point_from) and leaving this query's closest triangle
-  // in it: a distance grid's build (sdf/sdf.h) walks each row of nodes this way.
+  // in it.
   double signed_distance(const Vec3& p, int* hint) const;
+  // Four points searched together: one walk of the tree serves all four (a subtree is entered when it may hold
+  // a closer triangle for any of them), and each triangle reached is tested against the four points at once.
+  // For neighbouring points (a 2 x 2 block of a distance grid's nodes, sdf/sdf.h) the four searches visit
+  // nearly the same subtrees. Every point starts from the best of the four `hints` (triangle indices, -1 for
+  // none, such as the previous block's closest triangles). Each result is what closest_point(p[l]) returns;
+  // points may repeat (a block at the grid's edge).
+  void closest_points_from(const std::array<Vec3, 4>& p, const std::array<int, 4>& hints,
+                           std::array<ClosestPoint, 4>& out) const;
+  // Signed distances of four points searched together as above, the closest triangles left in `hints`.
+  void signed_distances(const std::array<Vec3, 4>& p, std::array<int, 4>& hints, std::array<double, 4>& out) const;
 
   // Generalized winding number (1 inside a closed outward mesh, 0 outside, fractional near holes), by the fast
   // hierarchical method (Barill et al. 2018: dipole expansion to third order for nodes whose ball is seen from
@@ -133,13 +144,10 @@ class TriangleBvh {
 
  private:
   int build(int first, int count, int max_leaf, std::vector<Aabb>& tri_boxes, std::vector<Vec3>& centres);
-  // Closest-point search below the bound best_d2 (best holds the triangle that set it, or none).
-  void closest_search(const Vec3& p, ClosestPoint& best, double& best_d2) const;
-  // The search's test of leaf slot i against the best so far.
-  void closest_in_slot(int i, const Vec3& p, ClosestPoint& best, double& best_d2) const;
-  // The hint triangle as the search's starting best (false for no hint).
-  bool closest_start(const Vec3& p, int hint, ClosestPoint& best, double& best_d2) const;
-  void finish_closest(ClosestPoint& best, double best_d2) const;
+  // The closest-point search of four points at once (closest_points_from), each below its bound max_d2[l].
+  void closest_search(const std::array<Vec3, 4>& p, const std::array<double, 4>& max_d2,
+                      const std::array<int, 4>& hints, std::array<ClosestPoint, 4>& out) const;
+  friend struct ClosestWalk;  // the search's loop (mesh/bvh.cpp)
   double winding_rec(int node, const Vec3& p, double beta) const;
 
   TriangleMesh mesh_;

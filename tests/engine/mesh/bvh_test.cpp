@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -194,6 +197,67 @@ TEST(Bvh, ClosestPointFromAHintMatchesThePlainSearch) {
     EXPECT_EQ(bvh.signed_distance(p, &hint), bvh.signed_distance(p));
     EXPECT_EQ(hint, plain.triangle);
     previous = plain.triangle;
+  }
+}
+
+// Four points searched together (a distance grid's 2 x 2 blocks of nodes, points far apart, repeated points, a
+// point that is not finite), from any hints, give each point what its own search gives, bit for bit, and the
+// brute force's distance; the signed distances leave the closest triangles in the hints.
+TEST(Bvh, FourPointsSearchedTogetherMatchOneByOne) {
+  const TriangleMesh m = make_torus(1.5, 0.5, 40, 20);
+  const TriangleBvh bvh(m);
+  const Brute brute{m};
+  const int nt = int(m.triangles.size());
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> u(-2.5, 2.5);
+  std::uniform_real_distribution<double> cell(0.001, 0.2);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::array<int, 4> previous = {-1, -1, -1, -1};
+  for (int trial = 0; trial < 600; ++trial) {
+    std::array<Vec3, 4> p;
+    const Vec3 corner(u(rng), u(rng), u(rng));
+    const double h = cell(rng);
+    switch (trial % 4) {
+      case 0:  // a block of grid nodes
+        p = {corner, corner + Vec3(h, 0, 0), corner + Vec3(0, h, 0), corner + Vec3(h, h, 0)};
+        break;
+      case 1:  // unrelated points
+        p = {corner, Vec3(u(rng), u(rng), u(rng)), Vec3(u(rng), u(rng), u(rng)), Vec3(u(rng), u(rng), u(rng))};
+        break;
+      case 2:  // a block at the grid's edge: its last column repeated
+        p = {corner, corner, corner + Vec3(0, h, 0), corner + Vec3(0, h, 0)};
+        break;
+      default:  // a point that is not finite among finite ones
+        p = {corner, Vec3(nan, 0, 0), corner + Vec3(0, 0, h), Vec3(u(rng), u(rng), u(rng))};
+        break;
+    }
+    std::array<int, 4> hints = previous;
+    if (trial % 3 == 1) hints = {int(rng() % nt), -1, nt + 5, int(rng() % nt)};
+    std::array<ClosestPoint, 4> together;
+    bvh.closest_points_from(p, hints, together);
+    std::array<int, 4> left = hints;
+    std::array<double, 4> signed_together;
+    bvh.signed_distances(p, left, signed_together);
+    for (size_t l = 0; l < 4; ++l) {
+      const ClosestPoint alone = bvh.closest_point(p[l]);
+      EXPECT_EQ(together[l].triangle, alone.triangle) << "trial " << trial << " point " << l;
+      EXPECT_EQ(together[l].distance, alone.distance);
+      EXPECT_EQ(together[l].point, alone.point);
+      EXPECT_EQ(together[l].pseudo_normal, alone.pseudo_normal);
+      EXPECT_EQ(together[l].feature, alone.feature);
+      EXPECT_EQ(together[l].feature_index, alone.feature_index);
+      EXPECT_EQ(left[l], alone.triangle);
+      if (!all_finite(p[l])) {
+        EXPECT_EQ(alone.triangle, -1);
+        EXPECT_TRUE(std::isinf(signed_together[l]));
+        continue;
+      }
+      EXPECT_EQ(signed_together[l], bvh.signed_distance(p[l]));
+      const auto [d, t] = brute.closest(p[l]);
+      EXPECT_EQ(together[l].distance, d) << "trial " << trial << " point " << l;
+      EXPECT_EQ(together[l].triangle, t) << "trial " << trial << " point " << l;
+    }
+    previous = left;
   }
 }
 
