@@ -14,6 +14,7 @@
 //
 //   ContactScaling/<res>              the bolt in its thread with shells at res cells: time per step against the
 //                                     contact count from ~1,000 to ~14,000 contacts (paper: linear in N).
+//   ContactScalingThreads/res:<res>/threads:<n>   the same on n world threads.
 //
 //   ./build/bench/contactlab_bench --benchmark_filter=StableStep
 //   ./build/bench/contactlab_bench --benchmark_filter=StepSplit
@@ -216,9 +217,10 @@ bool load_bolt_at(benchmark::State& state, int res, cl::World& out) {
 // cells along the longest side, pressed into the thread flanks by gravity, 0.1 s at h = 5 ms after two
 // warm-up steps. Finer grids take a while to build the first time (cached on disk after). Counters as
 // StepSplit, per step.
-void ContactScaling(benchmark::State& state) {
+void contact_scaling(benchmark::State& state, int threads) {
   cl::World settled;
   if (!load_bolt_at(state, int(state.range(0)), settled)) return;
+  settled.settings.threads = threads;
   const int warmup = 2, steps = 20;  // the first steps build the point shells and their sphere trees
   for (int s = 0; s < warmup; ++s) settled.step();
   Split split;
@@ -231,7 +233,13 @@ void ContactScaling(benchmark::State& state) {
   state.counters["step_ms"] = split.total / steps;
   state.counters["us_per_contact"] = split.contacts > 0 ? 1e3 * (split.collision + split.forces) / split.contacts : 0;
 }
+void ContactScaling(benchmark::State& state) { contact_scaling(state, 1); }
 BENCHMARK(ContactScaling)->Arg(64)->Arg(96)->Arg(128)->Arg(192)->Arg(256)->Unit(benchmark::kSecond)->Iterations(1);
+// The same on `threads` world threads (WorldSettings::threads: the one pair's shell queries split between them),
+// wall time; the results are the same bit for bit as on one.
+void ContactScalingThreads(benchmark::State& state) { contact_scaling(state, int(state.range(1))); }
+BENCHMARK(ContactScalingThreads)->ArgNames({"res", "threads"})->Args({256, 1})->Args({256, 2})
+    ->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 
 // The shell queries of ContactScaling's pair on its own, timed over many repetitions: the bolt's points in the
 // block's grid and the block's in the bolt's, at the pose ContactScaling settles to. Counters: points found,
