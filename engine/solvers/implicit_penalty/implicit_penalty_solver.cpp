@@ -636,6 +636,7 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
   PgsSettings pgs;
   pgs.iterations = set_.friction_iterations;
   pgs.symmetric = true;
+  pgs.pool = ctx.pool;  // the lanes' levels and the one-pair path's copy of its rows on the world's threads
   // Rows of one touching pair all move the same body, so the lanes (constraints/pgs.h) would update them one
   // block per level with three lanes of four empty; where one pair holds most of the rows (a bolt in its
   // thread: 14,000 points) the lanes are off, and solve_pgs streams a pair against a still body from compact
