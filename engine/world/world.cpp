@@ -338,7 +338,13 @@ bool World::find_contacts(StepResult& result) {
     ContactGraph::remember_placement(e, bodies);
     const size_t first = contacts_.size();
     contacts_.insert(contacts_.end(), found.begin(), found.end());
-    std::sort(contacts_.begin() + first, contacts_.end(), contact_less);
+    // A list already strictly increasing (implicit-penalty's points come in feature order) has only this order:
+    // the sort would leave it as it is.
+    const auto begin = contacts_.begin() + std::ptrdiff_t(first);
+    if (std::adjacent_find(begin, contacts_.end(), [](const Contact& x, const Contact& y) {
+          return !contact_less(x, y);
+        }) != contacts_.end())
+      std::sort(begin, contacts_.end(), contact_less);
     for (size_t k = first; k < contacts_.size(); ++k) {
       contacts_[k].friction = friction;
       contacts_[k].restitution = restitution;
