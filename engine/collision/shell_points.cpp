@@ -331,19 +331,24 @@ void ready_cache(ShellQueryCache& cache, const Shape& field, const PenaltyShell&
 }
 
 
-// The points of `lists` (each point's index unique among them all) into `out`, in increasing index order. Where
-// they are a good part of the shell, each index marks its point's place in a table over the shell's indices that
-// is then read in order (a pass over the table instead of a sort of the points); a few points are sorted.
+// The points of `lists` (each point's index unique among them all) into `out`, in increasing index order. Unless
+// they are very few for the shell (a sort of n points costs about as much as a pass over 100 n table entries),
+// each index marks its point's place in a table over the shell's indices that is then read in order, instead of
+// a sort of the points.
 void join_in_index_order(std::span<std::vector<PenetratingPoint>> lists, size_t shell_size,
                          std::vector<PenetratingPoint>& out) {
-  thread_local std::vector<PenetratingPoint> flat;
+  thread_local std::vector<PenetratingPoint> flat_scratch;
   thread_local std::vector<uint32_t> place;  // per shell index: its point's place in `flat`, or kNone
   constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-  flat.clear();
-  for (const std::vector<PenetratingPoint>& list : lists) flat.insert(flat.end(), list.begin(), list.end());
+  const std::vector<PenetratingPoint>* all = lists.size() == 1 ? &lists[0] : &flat_scratch;
+  if (lists.size() != 1) {
+    flat_scratch.clear();
+    for (const std::vector<PenetratingPoint>& list : lists) flat_scratch.insert(flat_scratch.end(), list.begin(), list.end());
+  }
+  const std::vector<PenetratingPoint>& flat = *all;
   out.clear();
-  if (flat.size() * 16 < shell_size || flat.size() >= size_t(kNone)) {
-    out.swap(flat);
+  if (flat.size() * 128 < shell_size || flat.size() >= size_t(kNone)) {
+    out.assign(flat.begin(), flat.end());
     std::sort(out.begin(), out.end(), [](const PenetratingPoint& p, const PenetratingPoint& q) { return p.index < q.index; });
     return;
   }
