@@ -14,6 +14,7 @@
 //
 //   ContactScaling/<res>              the bolt in its thread with shells at res cells: time per step against the
 //                                     contact count from ~1,000 to ~14,000 contacts (paper: linear in N).
+//   ContactScalingThreads/res:<res>/threads:<n>   the same on n world threads.
 //
 //   ./build/bench/contactlab_bench --benchmark_filter=StableStep
 //   ./build/bench/contactlab_bench --benchmark_filter=StepSplit
@@ -21,6 +22,7 @@
 //
 //   ShellQuery/<res>                  the collision of ContactScaling alone: both point shell queries
 //                                     (find_penetrating_points) of the settled bolt and block, repeated.
+//   ShellQueryThreads/res:<res>/threads:<n>   the same with the trees' subtrees split among n threads.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -33,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collision/shell_points.h"
+#include "core/task_pool.h"
 #include "scene/scene.h"
 #include "solvers/implicit_penalty/implicit_penalty_solver.h"
 
@@ -216,9 +219,10 @@ bool load_bolt_at(benchmark::State& state, int res, cl::World& out) {
 // cells along the longest side, pressed into the thread flanks by gravity, 0.1 s at h = 5 ms after two
 // warm-up steps. Finer grids take a while to build the first time (cached on disk after). Counters as
 // StepSplit, per step.
-void ContactScaling(benchmark::State& state) {
+void contact_scaling(benchmark::State& state, int threads) {
   cl::World settled;
   if (!load_bolt_at(state, int(state.range(0)), settled)) return;
+  settled.settings.threads = threads;
   const int warmup = 2, steps = 20;  // the first steps build the point shells and their sphere trees
   for (int s = 0; s < warmup; ++s) settled.step();
   Split split;
@@ -231,12 +235,19 @@ void ContactScaling(benchmark::State& state) {
   state.counters["step_ms"] = split.total / steps;
   state.counters["us_per_contact"] = split.contacts > 0 ? 1e3 * (split.collision + split.forces) / split.contacts : 0;
 }
+void ContactScaling(benchmark::State& state) { contact_scaling(state, 1); }
 BENCHMARK(ContactScaling)->Arg(64)->Arg(96)->Arg(128)->Arg(192)->Arg(256)->Unit(benchmark::kSecond)->Iterations(1);
+// The same on `threads` world threads (WorldSettings::threads: the one pair's shell queries split between them),
+// wall time; the results are the same bit for bit as on one.
+void ContactScalingThreads(benchmark::State& state) { contact_scaling(state, int(state.range(1))); }
+BENCHMARK(ContactScalingThreads)->ArgNames({"res", "threads"})->Args({256, 1})->Args({256, 2})
+    ->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 
 // The shell queries of ContactScaling's pair on its own, timed over many repetitions: the bolt's points in the
-// block's grid and the block's in the bolt's, at the pose ContactScaling settles to. Counters: points found,
-// and the shells' sizes.
-void ShellQuery(benchmark::State& state) {
+// block's grid and the block's in the bolt's, at the pose ContactScaling settles to, on `threads` threads (a
+// TaskPool: each tree's subtrees split among them, as the world's threads do). Counters: points found, and the
+// shells' sizes. The least of the repetitions (`_min`) is the time with the cores least disturbed by other work.
+void shell_query(benchmark::State& state, int threads) {
   cl::World w;
   if (!load_bolt_at(state, int(state.range(0)), w)) return;
   for (int s = 0; s < 12; ++s) w.step();  // ContactScaling's warm-up and half its run
@@ -245,15 +256,23 @@ void ShellQuery(benchmark::State& state) {
   const auto shell_a = cl::penalty_shell(a.shape, 0.01), shell_b = cl::penalty_shell(b.shape, 0.01);
   const cl::Mat3 ra = a.rotation(), rb = b.rotation();
   std::vector<cl::PenetratingPoint> a_in_b, b_in_a;
+  cl::TaskPool pool(threads);
+  cl::TaskPool* split = threads > 1 ? &pool : nullptr;
   for (auto _ : state) {
-    cl::find_penetrating_points(b.shape, b.position, rb, *shell_a, a.position, ra, a_in_b);
-    cl::find_penetrating_points(a.shape, a.position, ra, *shell_b, b.position, rb, b_in_a);
+    cl::find_penetrating_points(b.shape, b.position, rb, *shell_a, a.position, ra, a_in_b, 0.0, nullptr, split);
+    cl::find_penetrating_points(a.shape, a.position, ra, *shell_b, b.position, rb, b_in_a, 0.0, nullptr, split);
     benchmark::DoNotOptimize(a_in_b.data());
     benchmark::DoNotOptimize(b_in_a.data());
   }
   state.counters["points_found"] = double(a_in_b.size() + b_in_a.size());
   state.counters["shell_points"] = double(shell_a->size() + shell_b->size());
 }
+double least(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
+void ShellQuery(benchmark::State& state) { shell_query(state, 1); }
 BENCHMARK(ShellQuery)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
+void ShellQueryThreads(benchmark::State& state) { shell_query(state, int(state.range(1))); }
+BENCHMARK(ShellQueryThreads)->ArgNames({"res", "threads"})->Args({256, 1})->Args({256, 2})
+    ->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(9)->ComputeStatistics("min", least)
+    ->ReportAggregatesOnly(true);
 
 }  // namespace

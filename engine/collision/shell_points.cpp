@@ -6,7 +6,10 @@
 #include <map>
 #include <mutex>
 #include <numbers>
+#include <span>
 #include <tuple>
+
+#include "core/task_pool.h"
 
 #include "collision/mesh_shape.h"
 #include "collision/narrowphase.h"
@@ -186,62 +189,116 @@ namespace {
 // defined) that visits every ball not pruned and calls `inside(point index)` for each point whose distance less
 // the skin is negative. The prune and the point test only need the value; the gradient is taken for the points
 // kept, which are a small part of those visited (a bolt's shell in the thread's clearance: every point is
-// visited, about one in seven is inside). The walk takes up to kBatch balls off its stack at a time, maps their
-// centres into A's frame and calls `prefetch(q)` on each before evaluating any, so that the grid's cache misses
-// for a batch overlap. Each ball is pruned or kept on its own value, so the points found do not depend on the
-// order of the walk.
+// visited, about one in seven is inside). Each ball is pruned or kept on its own value and its ancestors', so
+// the points found, the bounds stored and the balls skipped do not depend on the order of the walk nor on how it
+// is split between threads.
 //
 // With `bound` (a ShellQueryCache's, `moved` and `margin` as find_penetrating_points sets them), a ball whose
 // stored lower bound less what the shell has moved since is at least the skin is skipped before it is mapped:
 // every point in it is at least the skin from A's surface, so none is inside and none of its descendants could
 // be. Each evaluated ball stores phi - slope x radius (every point of the ball is at least that far out) plus
 // `moved`, rounded down.
-template <class Field, class Prefetch, class Inside>
-void walk_shell(const PenaltyShell& shell, const Mat3& R, const Vec3& t, double slope, double skin, float* bound,
-                double moved, double margin, Field&& field, Prefetch&& prefetch, Inside&& inside, size_t& skipped) {
-  constexpr int kBatch = 16;
-  const SphereTree& tree = *shell.tree;
+template <class Field, class Prefetch>
+struct ShellWalk {
+  const SphereTree& tree;
+  const Mat3& R;
+  const Vec3& t;
+  double slope, skin;
+  float* bound;
+  double moved;
+  double clear;  // a bound at least this holds no point inside: skin + moved + margin
+  Field& field;
+  Prefetch& prefetch;
+
   // The same expression as keep() in find_penetrating_points, so that both see the same point. A leaf's centre
   // is its point (a copy), read from the node the walk already holds.
-  auto map = [&](const Vec3& p) { return Vec3(R * p + t); };
-  // A bound at least this holds no point inside.
-  const double clear = skin + moved + margin;
-  thread_local std::vector<int> stack;
-  stack.assign(1, 0);
-  int batch[kBatch];
-  Vec3 q[kBatch];
-  while (!stack.empty()) {
-    int n = 0;
-    while (n < kBatch && !stack.empty()) {
-      const int id = stack.back();
-      stack.pop_back();
-      if (bound && double(bound[id]) >= clear) {
-        ++skipped;
-        continue;
-      }
-      batch[n] = id;
-      q[n] = map(tree.nodes[size_t(id)].centre);
-      prefetch(q[n]);
-      ++n;
+  Vec3 map(const Vec3& p) const { return Vec3(R * p + t); }
+
+  // True when node `id` is skipped on its stored bound (counted in `skipped`).
+  bool skip(int id, size_t& skipped) const {
+    if (bound && double(bound[size_t(id)]) >= clear) {
+      ++skipped;
+      return true;
     }
-    for (int k = 0; k < n; ++k) {
-      const SphereTree::Node& node = tree.nodes[size_t(batch[k])];
-      double phi;
-      const bool defined = field(q[k], phi);
-      if (bound) {
-        // Rounded down to a float: still a lower bound.
-        const double low = defined ? phi - slope * node.radius + moved : -std::numeric_limits<double>::infinity();
-        bound[batch[k]] = float_down(low);
+    return false;
+  }
+
+  // Node `id`, its centre mapped to q: stores its bound, reports its point if it is a leaf inside, and calls
+  // open(child) for each child unless the ball is pruned.
+  template <class Inside, class Open>
+  void visit(int id, const Vec3& q, Inside& inside, Open&& open) const {
+    const SphereTree::Node& node = tree.nodes[size_t(id)];
+    double phi;
+    const bool defined = field(q, phi);
+    if (bound) {
+      // Rounded down to a float: still a lower bound.
+      const double low = defined ? phi - slope * node.radius + moved : -std::numeric_limits<double>::infinity();
+      bound[size_t(id)] = float_down(low);
+    }
+    if (node.is_leaf()) {
+      if (defined && phi - skin < 0.0) inside(node.point);
+      return;
+    }
+    // Every point of the ball is at least phi - slope * radius from A's surface.
+    if (defined && phi - skin > slope * node.radius) return;
+    for (int c = 0; c < node.child_count; ++c) open(node.first_child + c);
+  }
+
+  // The subtree under node `root`, depth first. The walk takes up to kBatch balls off its stack at a time, maps
+  // their centres into A's frame and calls `prefetch(q)` on each before evaluating any, so that the grid's cache
+  // misses for a batch overlap.
+  template <class Inside>
+  void subtree(int root, Inside& inside, size_t& skipped) const {
+    constexpr int kBatch = 16;
+    thread_local std::vector<int> stack;
+    stack.assign(1, root);
+    int batch[kBatch];
+    Vec3 q[kBatch];
+    auto push = [](int child) { stack.push_back(child); };
+    while (!stack.empty()) {
+      int n = 0;
+      while (n < kBatch && !stack.empty()) {
+        const int id = stack.back();
+        stack.pop_back();
+        if (skip(id, skipped)) continue;
+        batch[n] = id;
+        q[n] = map(tree.nodes[size_t(id)].centre);
+        prefetch(q[n]);
+        ++n;
       }
-      if (node.is_leaf()) {
-        if (defined && phi - skin < 0.0) inside(node.point);
-        continue;
-      }
-      // Every point of the ball is at least phi - slope * radius from A's surface.
-      if (defined && phi - skin > slope * node.radius) continue;
-      for (int c = 0; c < node.child_count; ++c) stack.push_back(node.first_child + c);
+      for (int k = 0; k < n; ++k) visit(batch[k], q[k], inside, push);
     }
   }
+
+  // The top of the tree, breadth first, until at least `wanted` nodes wait to be opened (or none are left):
+  // every node above them is visited as subtree() would visit it, and the nodes left (neither skipped nor
+  // visited yet) are written to `frontier`, each to be walked with subtree().
+  template <class Inside>
+  void top(size_t wanted, std::vector<int>& frontier, Inside& inside, size_t& skipped) const {
+    frontier.assign(1, 0);
+    thread_local std::vector<int> next;
+    while (!frontier.empty() && frontier.size() < wanted) {
+      next.clear();
+      bool opened = false;
+      for (const int id : frontier) {
+        if (tree.nodes[size_t(id)].is_leaf()) {
+          next.push_back(id);  // a leaf is one task
+          continue;
+        }
+        opened = true;
+        if (skip(id, skipped)) continue;
+        visit(id, map(tree.nodes[size_t(id)].centre), inside, [](int child) { next.push_back(child); });
+      }
+      frontier.swap(next);
+      if (!opened) break;
+    }
+  }
+};
+
+template <class Field, class Prefetch>
+ShellWalk<Field, Prefetch> shell_walk(const SphereTree& tree, const Mat3& R, const Vec3& t, double slope, double skin,
+                                      float* bound, double moved, double margin, Field& field, Prefetch& prefetch) {
+  return {tree, R, t, slope, skin, bound, moved, skin + moved + margin, field, prefetch};
 }
 
 // Readies `cache` for a query of `shell` in `field` at the pose (R, t): refilled for another shell or field, or
@@ -273,11 +330,50 @@ void ready_cache(ShellQueryCache& cache, const Shape& field, const PenaltyShell&
   cache.t = t;
 }
 
+
+// The points of `lists` (each point's index unique among them all) into `out`, in increasing index order. Unless
+// they are very few for the shell (a sort of n points costs about as much as a pass over 100 n table entries),
+// each index marks its point's place in a table over the shell's indices that is then read in order, instead of
+// a sort of the points.
+void join_in_index_order(std::span<std::vector<PenetratingPoint>> lists, size_t shell_size,
+                         std::vector<PenetratingPoint>& out) {
+  thread_local std::vector<PenetratingPoint> flat_scratch;
+  thread_local std::vector<uint32_t> place;  // per shell index: its point's place in `flat`, or kNone
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  const std::vector<PenetratingPoint>* all = lists.size() == 1 ? &lists[0] : &flat_scratch;
+  if (lists.size() != 1) {
+    flat_scratch.clear();
+    for (const std::vector<PenetratingPoint>& list : lists) flat_scratch.insert(flat_scratch.end(), list.begin(), list.end());
+  }
+  const std::vector<PenetratingPoint>& flat = *all;
+  out.clear();
+  if (flat.size() * 128 < shell_size || flat.size() >= size_t(kNone)) {
+    out.assign(flat.begin(), flat.end());
+    std::sort(out.begin(), out.end(), [](const PenetratingPoint& p, const PenetratingPoint& q) { return p.index < q.index; });
+    return;
+  }
+  if (place.size() < shell_size) place.resize(shell_size, kNone);
+  int lowest = std::numeric_limits<int>::max(), highest = -1;
+  for (size_t k = 0; k < flat.size(); ++k) {
+    const int i = flat[k].index;
+    place[size_t(i)] = uint32_t(k);
+    lowest = std::min(lowest, i);
+    highest = std::max(highest, i);
+  }
+  out.reserve(flat.size());
+  for (int i = lowest; i <= highest; ++i) {
+    uint32_t& k = place[size_t(i)];
+    if (k == kNone) continue;
+    out.push_back(flat[k]);
+    k = kNone;  // the table is left all kNone for the next call
+  }
+}
+
 }  // namespace
 
 void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Mat3& R_a, const PenaltyShell& shell,
                              const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out, double skin,
-                             ShellQueryCache* cache) {
+                             ShellQueryCache* cache, TaskPool* pool) {
   out.clear();
   if (shell.empty() || shell.tree->nodes.empty()) return;
   // B's frame -> A's frame.
@@ -286,7 +382,6 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
   const double slope = distance_slope(field_shape);
   float* bound = nullptr;
   double moved = 0.0, margin = 0.0;
-  size_t skipped = 0;
   if (cache) {
     ready_cache(*cache, field_shape, shell, R, t, slope);
     bound = cache->bound.data();
@@ -296,33 +391,78 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
     margin = 1e-9 * (1.0 + cache->reach + t.norm());
   }
   // The point's distance and gradient as shape_signed_distance gives them (the same arithmetic: the value-only
-  // test above computes the value the same way).
-  auto keep = [&](int index) {
+  // test of the walk computes the value the same way), appended to `to`.
+  auto keep = [&](int index, std::vector<PenetratingPoint>& to) {
     const Vec3& r = shell.points[size_t(index)];
     double phi;
     Vec3 g;
     if (shape_signed_distance(field_shape, R * r + t, phi, g) && phi - skin < 0.0)
-      out.push_back({index, r, shell.normals[size_t(index)], phi - skin, g});
+      to.push_back({index, r, shell.normals[size_t(index)], phi - skin, g});
+  };
+  // On the pool's threads: the top of the tree on this one, then the subtrees below it as tasks, each into its
+  // own list (the last list takes the top's points); the lists are joined in index order, so the result is the
+  // one thread's. A task per few thousand nodes keeps both threads busy when the subtrees differ in work.
+  const int threads = pool ? pool->threads() : 1;
+  const bool split = threads > 1 && shell.tree->nodes.size() >= kLeastSplitShellNodes;
+  size_t skipped = 0;
+  auto query = [&](auto& field, auto& prefetch) {
+    const auto walk = shell_walk(*shell.tree, R, t, slope, skin, bound, moved, margin, field, prefetch);
+    if (!split) {
+      auto inside = [&](int index) { keep(index, out); };
+      walk.subtree(0, inside, skipped);
+      return;
+    }
+    // This thread's scratch, named by reference so that the tasks on other threads reach it (a lambda does not
+    // capture a thread_local: in another thread its name is that thread's own).
+    thread_local std::vector<int> frontier_scratch;
+    thread_local std::vector<PenetratingPoint> top_scratch;
+    thread_local std::vector<std::vector<PenetratingPoint>> lists_scratch;
+    thread_local std::vector<size_t> skipped_scratch;
+    std::vector<int>& frontier = frontier_scratch;
+    std::vector<PenetratingPoint>& top_points = top_scratch;
+    std::vector<std::vector<PenetratingPoint>>& lists = lists_scratch;  // per task, then the top's points
+    std::vector<size_t>& skipped_by = skipped_scratch;
+    top_points.clear();
+    auto top_inside = [&](int index) { keep(index, top_points); };
+    walk.top(size_t(16 * threads), frontier, top_inside, skipped);
+    const size_t tasks = frontier.size();
+    if (lists.size() < tasks + 1) lists.resize(tasks + 1);
+    skipped_by.assign(tasks, 0);
+    pool->run(int(tasks), [&](int task, int) {
+      std::vector<PenetratingPoint>& to = lists[size_t(task)];
+      to.clear();
+      auto inside = [&](int index) { keep(index, to); };
+      walk.subtree(frontier[size_t(task)], inside, skipped_by[size_t(task)]);
+    });
+    for (const size_t k : skipped_by) skipped += k;
+    lists[tasks].swap(top_points);
+    join_in_index_order(std::span(lists).first(tasks + 1), shell.size(), out);
   };
   if (field_shape.type == ShapeType::Mesh) {
     // A grid's value alone; its gradient is defined wherever the value is, except where it vanishes, which
     // keep() checks for the points kept (the prune needs no gradient).
     const SignedDistanceGrid& grid = field_shape.mesh->sdf;
-    walk_shell(
-        shell, R, t, slope, skin, bound, moved, margin,
-        [&](const Vec3& q, double& phi) { phi = grid.value(q); return true; }, [&](const Vec3& q) { grid.prefetch(q); },
-        keep, skipped);
+    auto field = [&](const Vec3& q, double& phi) {
+      phi = grid.value(q);
+      return true;
+    };
+    auto prefetch = [&](const Vec3& q) { grid.prefetch(q); };
+    query(field, prefetch);
   } else {
-    walk_shell(
-        shell, R, t, slope, skin, bound, moved, margin,
-        [&](const Vec3& q, double& phi) {
-          Vec3 g;
-          return shape_signed_distance(field_shape, q, phi, g);
-        },
-        [](const Vec3&) {}, keep, skipped);
+    auto field = [&](const Vec3& q, double& phi) {
+      Vec3 g;
+      return shape_signed_distance(field_shape, q, phi, g);
+    };
+    auto prefetch = [](const Vec3&) {};
+    query(field, prefetch);
   }
   if (cache) cache->skipped = skipped;
-  std::sort(out.begin(), out.end(), [](const PenetratingPoint& p, const PenetratingPoint& q) { return p.index < q.index; });
+  if (!split) {
+    std::vector<PenetratingPoint>& all = out;
+    thread_local std::vector<PenetratingPoint> one;
+    one.swap(all);
+    join_in_index_order(std::span(&one, 1), shell.size(), out);
+  }
 }
 
 }  // namespace cl

@@ -14,6 +14,8 @@
 
 namespace cl {
 
+class TaskPool;
+
 // A body's point shell in its body frame, with a sphere tree over the points to skip far ones (digest 7.3).
 // A mesh's shell is a Poisson-disk resampling at its distance grid's cell size with face normals (the paper's
 // evenly spread points); a primitive's is an even analytic sampling built here; a plane has no points. Copying a
@@ -92,6 +94,10 @@ struct ShellQueryCache {
   size_t skipped = 0;  // nodes the last query skipped on their bound
 };
 
+// Shells whose sphere tree has at least this many nodes are walked on a TaskPool's threads when one is given
+// (find_penetrating_points); smaller ones are not worth waking them.
+inline constexpr size_t kLeastSplitShellNodes = 4096;
+
 // All points of `shell` (body B at x_b, R_b) strictly inside `field_shape` (body A at x_a, R_a) grown by `skin`
 // (m, >= 0), that is with A's signed distance less the skin, d = phi - skin < 0, and a defined gradient, in
 // increasing index order (so the result does not depend on the tree walk). `out` is cleared first. The walk over
@@ -99,9 +105,11 @@ struct ShellQueryCache {
 // Lipschitz bound (1 for the exact distances of the primitives, sqrt 3 for a trilinear grid, whose gradient
 // components are each at most 1), as the mesh contacts do.
 // With a `cache` (the same one for the same pair from query to query), nodes whose bound from an earlier query
-// shows them outside are skipped; the result is the same.
+// shows them outside are skipped; the result is the same. With a `pool` of more than one thread, a large shell's
+// tree is walked on its threads (its top on the caller's, the subtrees below as tasks), with the same result, the
+// same bounds stored and the same count skipped as on one. Not to be called from within a run of that pool.
 void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Mat3& R_a, const PenaltyShell& shell,
                              const Vec3& x_b, const Mat3& R_b, std::vector<PenetratingPoint>& out, double skin = 0.0,
-                             ShellQueryCache* cache = nullptr);
+                             ShellQueryCache* cache = nullptr, TaskPool* pool = nullptr);
 
 }  // namespace cl

@@ -30,7 +30,8 @@ struct PgsSettings {
   // without lanes bit for bit. Falls back to the given order for row lists that cannot be cut into blocks or that need more than 256 colours.
   bool coloured = false;
   // With a pool of more than one thread, a lane solve whose levels are large (many batches each, as colouring
-  // gives) is split among the threads level by level; the result is the same bit for bit as on one.
+  // gives) is split among the threads level by level, and the one-pair path (pgs_pair.h) copies its rows on
+  // them; the result is the same bit for bit as on one.
   TaskPool* pool = nullptr;
   // With `relative`, the tolerance is a fraction of the largest |lambda| after the sweep rather than an impulse: the stop then
   // does not depend on the unit of mass (scaling every mass by k scales every lambda by k).

@@ -144,12 +144,71 @@ double sweep_run(const CompactRow* rows, size_t count, double* lam, BodyVelocity
   return residual;
 }
 
-// Cuts the rows into runs and copies the frozen runs' rows; false when the list does not qualify.
-bool lay_out(std::span<const Row> rows, std::span<const BodyVelocity> u, Work& W) {
+// Rows [first, last) of a frozen run, `first` leading its group, copied to `out` (the kept ones, in order): the
+// moving side's J and B, the still side's constant (`side_a`: the still body is a), the bounds.
+CompactRow* copy_compact(std::span<const Row> rows, const Work& W, size_t first, size_t last, bool side_a,
+                         const BodyVelocity& still, CompactRow* out) {
+  bool lead = true;
+  for (size_t i = first; i < last; ++i) {
+    const Row& r = rows[i];
+    if (!r.follows) lead = true;
+    if (W.inert[i]) continue;
+    CompactRow c{};
+    const Vec3& jl = side_a ? r.jb_lin : r.ja_lin;
+    const Vec3& ja = side_a ? r.jb_ang : r.ja_ang;
+    const Vec3& ml = side_a ? r.bb_lin : r.ba_lin;
+    const Vec3& ma = side_a ? r.bb_ang : r.ba_ang;
+    for (int k = 0; k < 3; ++k) {
+      c.j[k] = jl[k];
+      c.j[3 + k] = ja[k];
+      c.m[k] = ml[k];
+      c.m[3 + k] = ma[k];
+    }
+    if (side_a) {
+      c.k0 = r.ja_lin.dot(still.v) + r.ja_ang.dot(still.w);
+    } else {
+      c.k0 = r.jb_lin.dot(still.v);
+      c.k1 = r.jb_ang.dot(still.w);
+    }
+    c.target = r.target;
+    c.cfm = r.cfm;
+    c.inv_diag = r.inv_diag;
+    c.lo = r.lo;
+    c.hi = r.hi;
+    c.mu = r.mu;
+    c.normal = r.normal_row;
+    if (r.normal_row >= 0 && W.inert[size_t(r.normal_row)]) {
+      // An inert normal row's impulse never changes: the bounds are constants.
+      c.hi = r.mu * rows[size_t(r.normal_row)].lambda;
+      c.lo = -c.hi;
+      c.normal = -1;
+    }
+    c.index = int32_t(i);
+    c.lead = lead ? 1 : 0;
+    lead = false;
+    *out++ = c;
+  }
+  return out;
+}
+
+// Rows per task of lay_out's work on a pool's threads.
+constexpr size_t kRowsPerTask = 4096;
+
+// Cuts the rows into runs and copies the frozen runs' rows; false when the list does not qualify. With a pool of
+// more than one thread, the inert rows are found and the rows copied in pieces on its threads (each piece writes
+// its own places; the copy is the same).
+bool lay_out(std::span<const Row> rows, std::span<const BodyVelocity> u, Work& W, TaskPool* pool) {
   const size_t n = rows.size(), bodies = u.size();
   W.runs.clear();
   W.moved.assign(bodies, 0);
   W.inert.resize(n);
+  const bool threads = pool && pool->threads() > 1 && n >= 2 * kRowsPerTask;
+  if (threads) {
+    pool->run(int((n + kRowsPerTask - 1) / kRowsPerTask), [&](int task, int) {
+      const size_t end = std::min(n, size_t(task + 1) * kRowsPerTask);
+      for (size_t i = size_t(task) * kRowsPerTask; i < end; ++i) W.inert[i] = is_inert(rows[i]);
+    });
+  }
   for (size_t i = 0; i < n; ++i) {
     const Row& r = rows[i];
     if (r.a < 0 || r.b < 0 || size_t(r.a) >= bodies || size_t(r.b) >= bodies) return false;
@@ -167,7 +226,7 @@ bool lay_out(std::span<const Row> rows, std::span<const BodyVelocity> u, Work& W
     }
     if (r.moves_a()) W.moved[size_t(r.a)] = 1;
     if (r.moves_b()) W.moved[size_t(r.b)] = 1;
-    W.inert[i] = is_inert(r);
+    if (!threads) W.inert[i] = is_inert(r);
   }
   size_t frozen_rows = 0;
   for (Run& run : W.runs) {
@@ -190,55 +249,45 @@ bool lay_out(std::span<const Row> rows, std::span<const BodyVelocity> u, Work& W
   // Most of the rows, or the copy does not pay.
   if (2 * frozen_rows < n) return false;
 
-  W.compact.clear();
+  // Pieces of the frozen runs, each starting at a group's lead, with the place of their first compact row.
+  struct Piece {
+    size_t first, last, at;
+    const Run* run;
+  };
+  thread_local std::vector<Piece> pieces;
+  pieces.clear();
+  size_t total = 0;
   for (Run& run : W.runs) {
     if (run.frozen == Frozen::kNone) continue;
-    run.compact = W.compact.size();
-    const bool side_a = run.frozen == Frozen::kA;
-    const BodyVelocity& still = u[size_t(side_a ? rows[run.first].a : rows[run.first].b)];
-    bool lead = true;
-    for (size_t i = run.first; i < run.first + run.count; ++i) {
-      const Row& r = rows[i];
-      if (!r.follows) lead = true;
-      if (W.inert[i]) continue;
-      CompactRow c{};
-      const Vec3& jl = side_a ? r.jb_lin : r.ja_lin;
-      const Vec3& ja = side_a ? r.jb_ang : r.ja_ang;
-      const Vec3& ml = side_a ? r.bb_lin : r.ba_lin;
-      const Vec3& ma = side_a ? r.bb_ang : r.ba_ang;
-      for (int k = 0; k < 3; ++k) {
-        c.j[k] = jl[k];
-        c.j[3 + k] = ja[k];
-        c.m[k] = ml[k];
-        c.m[3 + k] = ma[k];
-      }
-      if (side_a) {
-        c.k0 = r.ja_lin.dot(still.v) + r.ja_ang.dot(still.w);
-      } else {
-        c.k0 = r.jb_lin.dot(still.v);
-        c.k1 = r.jb_ang.dot(still.w);
-      }
-      c.target = r.target;
-      c.cfm = r.cfm;
-      c.inv_diag = r.inv_diag;
-      c.lo = r.lo;
-      c.hi = r.hi;
-      c.mu = r.mu;
-      c.normal = r.normal_row;
-      if (r.normal_row >= 0 && W.inert[size_t(r.normal_row)]) {
-        // An inert normal row's impulse never changes: the bounds are constants.
-        c.hi = r.mu * rows[size_t(r.normal_row)].lambda;
-        c.lo = -c.hi;
-        c.normal = -1;
-      }
-      c.index = int32_t(i);
-      c.lead = lead ? 1 : 0;
-      lead = false;
-      W.compact.push_back(c);
+    run.compact = total;
+    const size_t end = run.first + run.count;
+    for (size_t first = run.first; first < end;) {
+      size_t last = std::min(end, first + kRowsPerTask);
+      while (last < end && rows[last].follows) ++last;
+      size_t kept = 0;
+      for (size_t i = first; i < last; ++i) kept += W.inert[i] ? 0 : 1;
+      pieces.push_back({first, last, total, &run});
+      total += kept;
+      first = last;
     }
-    run.compact_count = W.compact.size() - run.compact;
+    run.compact_count = total - run.compact;
+  }
+  W.compact.resize(total);
+  auto copy_piece = [&](const Piece& p) {
+    const bool side_a = p.run->frozen == Frozen::kA;
+    const Row& r = rows[p.run->first];
+    copy_compact(rows, W, p.first, p.last, side_a, u[size_t(side_a ? r.a : r.b)], W.compact.data() + p.at);
+  };
+  if (threads) {
+    std::vector<Piece>& all = pieces;  // this thread's (a lambda does not capture a thread_local)
+    pool->run(int(all.size()), [&](int task, int) { copy_piece(all[size_t(task)]); });
+  } else {
+    for (const Piece& p : pieces) copy_piece(p);
+  }
+  for (Run& run : W.runs) {
+    if (run.frozen == Frozen::kNone) continue;
     run.no_bias = true;
-    for (size_t k = run.compact; k < W.compact.size(); ++k) {
+    for (size_t k = run.compact; k < run.compact + run.compact_count; ++k) {
       const CompactRow& c = W.compact[k];
       if (!(c.target == 0.0 && !std::signbit(c.target) && c.cfm == 0.0 && !std::signbit(c.cfm))) run.no_bias = false;
     }
@@ -252,7 +301,7 @@ std::optional<PgsResult> solve_pgs_pair_runs(std::span<Row> rows, std::span<Body
                                              const PgsSettings& settings) {
   if (rows.size() < kMinRunRows || settings.iterations < 2 || rows.size() > size_t(INT32_MAX)) return std::nullopt;
   thread_local Work W;
-  if (!lay_out(rows, u, W)) return std::nullopt;
+  if (!lay_out(rows, u, W, settings.pool)) return std::nullopt;
   const size_t n = rows.size();
   W.lam.resize(n);
   for (size_t i = 0; i < n; ++i) W.lam[i] = rows[i].lambda;

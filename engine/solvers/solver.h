@@ -83,6 +83,14 @@ class Solver {
   // writes only `out` and state kept per pair under its own lock, and its result for a pair does not depend on
   // which other pairs were collided before it. The shared narrow phase is (its scratch is per thread).
   virtual bool concurrent_collide() const { return true; }
+  // collide() with the world's threads free for this one pair (`pool`, more than one thread): the world calls it
+  // for each pair when it has too few pairs to share them out between its threads, so that a method may split a
+  // large pair's work among them. The result must be collide()'s bit for bit. The default is collide().
+  virtual void collide_on_threads(TaskPool& pool, const std::vector<Body>& bodies, int ia, int ib, double margin,
+                                  ContactList& out) {
+    (void)pool;
+    collide(bodies, ia, ib, margin, out);
+  }
   // Velocity stage: gravity, external forces and contact impulses give the new velocities u(t+h).
   virtual void solve_velocities(StepContext& ctx) = 0;
   // Position stage: advance positions with the new velocities and correct errors.

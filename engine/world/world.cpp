@@ -288,22 +288,27 @@ bool World::find_contacts(StepResult& result) {
   std::atomic<bool> over{kept > limit};
   constexpr int kPairsPerTask = 8;
   const int tasks = (int(to_collide_.size()) + kPairsPerTask - 1) / kPairsPerTask;
-  auto collide_task = [&](int task, int) {
+  // `split`: the threads a pair may use for itself (when the pairs are too few to share out).
+  auto collide_pairs = [&](int task, TaskPool* split) {
     const size_t end = std::min(to_collide_.size(), size_t(task + 1) * kPairsPerTask);
     for (size_t k = size_t(task) * kPairsPerTask; k < end; ++k) {
       ContactList& out = found_[k];
       out.clear();
       if (over.load(std::memory_order_relaxed)) return;
       const GraphEdge& e = edges[size_t(to_collide_[k])];
-      solver_->collide(bodies, e.a, e.b, settings.contact_margin, out);
+      if (split)
+        solver_->collide_on_threads(*split, bodies, e.a, e.b, settings.contact_margin, out);
+      else
+        solver_->collide(bodies, e.a, e.b, settings.contact_margin, out);
       if (total.fetch_add(out.size(), std::memory_order_relaxed) + out.size() > limit) over = true;
     }
   };
   TaskPool* pool = solver_->concurrent_collide() ? workers() : nullptr;
-  if (pool) {
-    pool->run(tasks, collide_task);
+  if (pool && tasks > 1) {
+    pool->run(tasks, [&](int task, int) { collide_pairs(task, nullptr); });
   } else {
-    for (int t = 0; t < tasks; ++t) collide_task(t, 0);
+    // One task or one thread: the pairs one after another, each with the threads (if any) to itself.
+    for (int t = 0; t < tasks; ++t) collide_pairs(t, pool);
   }
   if (over) {
     contacts_.clear();
@@ -333,7 +338,13 @@ bool World::find_contacts(StepResult& result) {
     ContactGraph::remember_placement(e, bodies);
     const size_t first = contacts_.size();
     contacts_.insert(contacts_.end(), found.begin(), found.end());
-    std::sort(contacts_.begin() + first, contacts_.end(), contact_less);
+    // A list already strictly increasing (implicit-penalty's points come in feature order) has only this order:
+    // the sort would leave it as it is.
+    const auto begin = contacts_.begin() + std::ptrdiff_t(first);
+    if (std::adjacent_find(begin, contacts_.end(), [](const Contact& x, const Contact& y) {
+          return !contact_less(x, y);
+        }) != contacts_.end())
+      std::sort(begin, contacts_.end(), contact_less);
     for (size_t k = first; k < contacts_.size(); ++k) {
       contacts_[k].friction = friction;
       contacts_[k].restitution = restitution;

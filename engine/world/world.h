@@ -49,8 +49,9 @@ struct WorldSettings {
   // fast one passes through what is thinner than its step.
   bool continuous = true;
   // Threads a step may use, including the caller (0: every hardware thread). The narrow phase of a method whose
-  // collide() is reentrant (Solver::concurrent_collide) runs its pairs on them; the results are the same bit for
-  // bit on any number, since each pair's contacts are found on their own and joined in pair order.
+  // collide() is reentrant (Solver::concurrent_collide) runs its pairs on them, or, with too few pairs to share
+  // out, lets each pair use them (Solver::collide_on_threads: a bolt in its thread is one pair); the results are
+  // the same bit for bit on any number, since each pair's contacts are found on their own and joined in pair order.
   int threads = 1;
 };
 

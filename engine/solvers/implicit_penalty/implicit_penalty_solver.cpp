@@ -171,6 +171,16 @@ double ImplicitPenaltySolver::shell_spacing(const Shape& shape) const {
 // Reentrant (concurrent_collide): the pair's points are found into this thread's lists and stored in points_ under
 // the solver's lock; points_ is ordered by pair, so what the solve reads does not depend on the order pairs came in.
 void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) {
+  collide_pair(bodies, ia, ib, margin, out, nullptr);
+}
+
+void ImplicitPenaltySolver::collide_on_threads(TaskPool& pool, const std::vector<Body>& bodies, int ia, int ib,
+                                               double margin, ContactList& out) {
+  collide_pair(bodies, ia, ib, margin, out, &pool);
+}
+
+void ImplicitPenaltySolver::collide_pair(const std::vector<Body>& bodies, int ia, int ib, double margin,
+                                         ContactList& out, TaskPool* pool) {
   const auto start = std::chrono::steady_clock::now();
   const Body& a = bodies[ia];
   const Body& b = bodies[ib];
@@ -193,9 +203,9 @@ void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int
     caches->used = true;
   }
   if (auto shell = penalty_shell(a.shape, shell_spacing(a.shape)))
-    find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b, skin, &caches->a_in_b);
+    find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b, skin, &caches->a_in_b, pool);
   if (auto shell = penalty_shell(b.shape, shell_spacing(b.shape)))
-    find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a, skin, &caches->b_in_a);
+    find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a, skin, &caches->b_in_a, pool);
   auto emit = [&](const PenetratingPoint& p, const Body& owner, const Mat3& r, bool b_points) {
     Contact c;
     c.a = ia;
@@ -220,7 +230,7 @@ void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int
   } else {
     points_.erase({ia, ib});
   }
-  sub_stages_.add(kShellQueries, ms);  // summed over the threads: CPU time
+  sub_stages_.add(kShellQueries, ms);  // summed over the pairs (on several threads: their CPU time)
 }
 
 void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
@@ -626,6 +636,7 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
   PgsSettings pgs;
   pgs.iterations = set_.friction_iterations;
   pgs.symmetric = true;
+  pgs.pool = ctx.pool;  // the lanes' levels and the one-pair path's copy of its rows on the world's threads
   // Rows of one touching pair all move the same body, so the lanes (constraints/pgs.h) would update them one
   // block per level with three lanes of four empty; where one pair holds most of the rows (a bolt in its
   // thread: 14,000 points) the lanes are off, and solve_pgs streams a pair against a still body from compact

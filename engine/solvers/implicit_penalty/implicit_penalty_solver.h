@@ -50,6 +50,9 @@ class ImplicitPenaltySolver final : public Solver {
   std::unique_ptr<Solver> clone() const override { return std::make_unique<ImplicitPenaltySolver>(*this); }
   void begin_step() override;
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
+  // The pair's shell queries walk their sphere trees on the pool's threads (find_penetrating_points).
+  void collide_on_threads(TaskPool& pool, const std::vector<Body>& bodies, int ia, int ib, double margin,
+                          ContactList& out) override;
   bool concurrent_collide() const override { return true; }
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
@@ -75,6 +78,8 @@ class ImplicitPenaltySolver final : public Solver {
   const Profile& profile() const { return profile_; }
 
  private:
+  // collide(), its shell queries on `pool`'s threads when given.
+  void collide_pair(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out, TaskPool* pool);
   enum class ContactModel { Physical, PerPoint };
   struct Settings {
     ContactModel model;

@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <numbers>
 #include <random>
 #include <thread>
 
 #include "collision/mesh_shape.h"
 #include "collision/narrowphase.h"
+#include "core/task_pool.h"
 #include "mesh/generate.h"
 #include "support/builders.h"
 
@@ -308,6 +310,47 @@ TEST(PenaltyGeometry, ShellQueryCacheFindsWhatAQueryWithoutItFinds) {
   const Shape torus = mesh(make_torus(0.3, 0.1, 48, 24), 32);
   expect_cache_changes_nothing(block, box(Vec3(0.3, 0.2, 0.25)), torus, 0.0, 0.0, "torus in box mesh");
   expect_cache_changes_nothing(box(Vec3(0.3, 0.2, 0.25)), block, sphere(0.15), 0.01, 2e-3, "sphere in box, skin");
+}
+
+// A shell large enough to be split walks on two threads exactly as on one: the same points (index, depth,
+// gradient), the same bounds stored in the cache and the same balls skipped, along a path that rests, drifts and
+// jumps, in a grid's field and in a box's.
+void expect_two_threads_change_nothing(const Shape& field, const char* what) {
+  const auto shell = make_penalty_shell(sphere(0.15), 0.004);
+  ASSERT_GE(shell->tree->nodes.size(), kLeastSplitShellNodes) << what;  // split on two threads
+  TaskPool pool(2);
+  ShellQueryCache one_cache, two_cache;
+  std::vector<PenetratingPoint> one, two;
+  const Vec3 x_a(0.1, -0.2, 0.05);
+  const Mat3 R_a = Eigen::AngleAxisd(0.4, Vec3(1, 1, 0).normalized()).toRotationMatrix();
+  size_t found = 0, skipped = 0;
+  for (int step = 0; step < 30; ++step) {
+    const double s = std::max(0, step - 5);
+    Vec3 x_b = x_a + R_a * Vec3(0.3 + 5e-4 * s, 0.02, -0.01);
+    if (step >= 20) x_b += Vec3(-0.05, 0.0, 0.02);
+    const Mat3 R_b = Eigen::AngleAxisd(0.2 + 1e-3 * s, Vec3(0, 1, 0.3).normalized()).toRotationMatrix();
+    find_penetrating_points(field, x_a, R_a, *shell, x_b, R_b, one, 1e-3, &one_cache);
+    find_penetrating_points(field, x_a, R_a, *shell, x_b, R_b, two, 1e-3, &two_cache, &pool);
+    ASSERT_EQ(one.size(), two.size()) << what << " query " << step;
+    for (size_t i = 0; i < one.size(); ++i) {
+      ASSERT_EQ(one[i].index, two[i].index) << what << " query " << step;
+      EXPECT_EQ(one[i].d, two[i].d);
+      EXPECT_EQ(one[i].g_a, two[i].g_a);
+    }
+    ASSERT_EQ(one_cache.bound.size(), two_cache.bound.size());
+    EXPECT_EQ(0, std::memcmp(one_cache.bound.data(), two_cache.bound.data(), sizeof(float) * one_cache.bound.size()))
+        << what << " query " << step;
+    EXPECT_EQ(one_cache.skipped, two_cache.skipped) << what << " query " << step;
+    found += one.size();
+    skipped += one_cache.skipped;
+  }
+  EXPECT_GT(found, 0u) << what;
+  EXPECT_GT(skipped, 0u) << what;
+}
+
+TEST(PenaltyGeometry, ShellQueryOnTwoThreadsFindsWhatOneFinds) {
+  expect_two_threads_change_nothing(mesh(make_box(Vec3(0.3, 0.2, 0.25), 3)), "sphere in box mesh");
+  expect_two_threads_change_nothing(box(Vec3(0.3, 0.2, 0.25)), "sphere in box");
 }
 
 }  // namespace

@@ -59,13 +59,15 @@ void add_points(Problem& p, int field, int owner, int points, bool impulse_rows)
 
 // Solved as solve_pgs sweeps one row at a time and by solve_pgs_pair_runs: the path must be taken and give the
 // same impulses, velocities, residuals and sweep count bit for bit.
-void expect_pair_runs_match(const Problem& base, int iterations, double tolerance = 0.0, bool relative = false) {
+void expect_pair_runs_match(const Problem& base, int iterations, double tolerance = 0.0, bool relative = false,
+                            TaskPool* pool = nullptr) {
   for (bool symmetric : {false, true}) {
     SCOPED_TRACE(symmetric ? "symmetric" : "forward");
     Problem one = base, pair = base;
     std::vector<double> r1, r2;
     PgsSettings s{iterations, tolerance, symmetric};
     s.relative = relative;
+    s.pool = pool;
     PgsSettings plain = s;
     plain.lanes = false;
     plain.pair_runs = false;
@@ -118,6 +120,18 @@ TEST(PgsPair, MovingNormalRowsAndShortRunsGiveTheOneRowResult) {
   add_points(p, 0, 2, 3, false);
   expect_pair_runs_match(p, 9);
   expect_pair_runs_match(p, 40, 1e-3, true);  // an early stop on the relative tolerance
+}
+
+// Long runs (thousands of points, as the bolt's) whose rows are copied in pieces on two threads: the same result.
+TEST(PgsPair, RowsCopiedOnTwoThreadsGiveTheOneRowResult) {
+  std::srand(23);
+  Problem p;
+  add_points(p, 0, 1, 2500, true);
+  add_points(p, 1, 0, 1200, false);
+  add_points(p, 2, 0, 900, true);
+  ASSERT_GE(p.rows.size(), 12000u);  // several pieces per run
+  TaskPool pool(2);
+  expect_pair_runs_match(p, 6, 0.0, false, &pool);
 }
 
 // Lists where the path does not pay or cannot keep the one-row result are left to the other paths, untouched.
