@@ -121,10 +121,14 @@ double sweep_run(const CompactRow* rows, size_t count, double* lam, BodyVelocity
     } else {
       w = value - r.target + r.cfm * lambda;
     }
-    const double next = std::clamp(lambda - r.inv_diag * w, lo, hi);
-    const double d = next - lambda;
+    const double x = lambda - r.inv_diag * w;
+    // d = clamp(x, lo, hi) - lambda with the subtraction taken on each of std::clamp's three outcomes: the same
+    // operand minus lambda, so the same bits, but lo - lambda and hi - lambda do not wait for w, and x - lambda
+    // runs beside the comparisons instead of after a max and a min (the chain from one row to the next is this
+    // solve's time).
+    const double d = x < lo ? lo - lambda : hi < x ? hi - lambda : x - lambda;
     if (d == 0.0) return;
-    lambda = next;
+    lambda = std::clamp(x, lo, hi);
     v0 += d * r.m[0];
     v1 += d * r.m[1];
     v2 += d * r.m[2];

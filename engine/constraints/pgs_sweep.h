@@ -23,10 +23,12 @@ inline double relax(std::span<const Row> rows, size_t i, Lambda&& lambda, std::s
   }
   double& l = lambda(i);
   const double w = r.value(u[size_t(r.a)], u[size_t(r.b)]) - r.target + r.cfm * l;
-  const double next = std::clamp(l - r.inv_diag * w, lo, hi);
-  const double d = next - l;
+  const double x = l - r.inv_diag * w;
+  // d = clamp(x, lo, hi) - lambda, the subtraction taken on each of std::clamp's outcomes (the same bits), so that
+  // only x - lambda and the comparisons wait for w (see pgs_pair.cpp, where this chain is the solve's time).
+  const double d = x < lo ? lo - l : hi < x ? hi - l : x - l;
   if (d == 0.0) return 0.0;
-  l = next;
+  l = std::clamp(x, lo, hi);
   r.apply(d, u);
   return std::abs(d);
 }
