@@ -238,6 +238,15 @@ double now_ms(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The --set values a method takes (those of its parameters), as its runs name them: " [NAME=VALUE ...]", or "".
+std::string settings_label(const std::string& method, const Options& o) {
+  const cl::ParamSet params(cl::find_solver(method)->params);
+  std::string applied;
+  for (const auto& [name, text] : o.params)
+    if (params.find(name)) applied += (applied.empty() ? "" : " ") + name + "=" + text;
+  return applied.empty() ? "" : " [" + applied + "]";
+}
+
 Run run_contactlab(const cl::World& scene, const std::string& method, const Options& o, StepCsv& csv,
                    const std::string& lane) {
   Run run;
@@ -260,13 +269,9 @@ Run run_contactlab(const cl::World& scene, const std::string& method, const Opti
     run.iterations_matched = false;
   // --set, where the method has the parameter (checked in main before anything runs); the run's method names
   // the values it took, so that the table and the CSV tell such runs from ones at the defaults.
-  std::string applied;
   for (const auto& [name, text] : o.params)
-    if (params.get(name)) {
-      params.set_from_string(name, text, nullptr);
-      applied += (applied.empty() ? "" : " ") + name + "=" + text;
-    }
-  if (!applied.empty()) run.method += " [" + applied + "]";
+    if (params.get(name)) params.set_from_string(name, text, nullptr);
+  run.method += settings_label(method, o);
   const auto start = std::chrono::steady_clock::now();
   for (int s = 0; s < o.steps; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -461,15 +466,18 @@ int main(int argc, char** argv) {
     for (const cl::Body& b : scene.bodies) dynamic += b.is_dynamic() ? 1 : 0;
     std::printf("%s: %zu bodies (%d dynamic), %d steps of %g s, %d iterations\n", scene.name.c_str(),
                 scene.bodies.size(), dynamic, o.steps, scene.settings.dt, o.iterations);
-    std::printf("%-11s %-26s %9s %9s %11s %11s %11s %11s %9s  %s\n", "engine", "method", "ms med", "ms p95", "drift m",
-                "max pen m", "mean pen m", "KE end J", "contacts", "status");
+    // The method column fits the longest label (a method with its --set values and "(own it.)").
+    int width = 26;
+    for (const std::string& m : methods) width = std::max(width, int((m + settings_label(m, o) + " (own it.)").size()));
+    std::printf("%-11s %-*s %9s %9s %11s %11s %11s %11s %9s  %s\n", "engine", width, "method", "ms med", "ms p95",
+                "drift m", "max pen m", "mean pen m", "KE end J", "contacts", "status");
     std::fflush(stdout);
     std::vector<Run> runs;
     int lane = 0;
     auto report = [&](const Run& r) {
       const double n = std::max(1, r.steps);
       std::string method = r.method + (r.iterations_matched ? "" : " (own it.)");
-      std::printf("%-11s %-26s %9.3f %9.3f %11.3g %11.3g %11.3g %11.3g %9.0f  %s%s%s\n", r.engine.c_str(),
+      std::printf("%-11s %-*s %9.3f %9.3f %11.3g %11.3g %11.3g %11.3g %9.0f  %s%s%s\n", r.engine.c_str(), width,
                   method.c_str(), r.ms_median(), r.ms_p95(), r.drift, r.max_pen, r.sum_mean_pen / n, r.kinetic,
                   r.sum_contacts / n, r.status.c_str(), r.message.empty() ? "" : ": ",
                   cl::escape_for_message(r.message).c_str());
