@@ -408,8 +408,11 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
   auto query = [&](auto& field, auto& prefetch) {
     const auto walk = shell_walk(*shell.tree, R, t, slope, skin, bound, moved, margin, field, prefetch);
     if (!split) {
-      auto inside = [&](int index) { keep(index, out); };
+      thread_local std::vector<PenetratingPoint> found;
+      found.clear();
+      auto inside = [&](int index) { keep(index, found); };
       walk.subtree(0, inside, skipped);
+      join_in_index_order(std::span(&found, 1), shell.size(), out);
       return;
     }
     // This thread's scratch, named by reference so that the tasks on other threads reach it (a lambda does not
@@ -457,12 +460,6 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
     query(field, prefetch);
   }
   if (cache) cache->skipped = skipped;
-  if (!split) {
-    std::vector<PenetratingPoint>& all = out;
-    thread_local std::vector<PenetratingPoint> one;
-    one.swap(all);
-    join_in_index_order(std::span(&one, 1), shell.size(), out);
-  }
 }
 
 }  // namespace cl

@@ -152,6 +152,25 @@ inline std::int64_t to_fixed(double x) {
   return bits - 0x4338000000000000LL;
 }
 
+// Pixels [col_lo, col_hi] x [row_lo, row_hi] of an image.
+struct PixelRange {
+  std::int32_t col_lo, col_hi, row_lo, row_hi;
+  bool empty() const { return col_lo > col_hi || row_lo > row_hi; }
+};
+
+// The pixels of a width x height image whose centres (2 i + 1) step / 2 lie in the fixed-point box [min_u, max_u] x
+// [min_v, max_v] (inclusive: the tie rule may take a centre on the boundary); empty when it holds none.
+PixelRange centres_in(std::int64_t min_u, std::int64_t max_u, std::int64_t min_v, std::int64_t max_v, const AxisWork& ax,
+                      int width, int height) {
+  const std::int64_t half = ax.step / 2;
+  const std::int64_t col_lo = std::max<std::int64_t>(0, ceil_shift(min_u - half, ax.bits));
+  const std::int64_t col_hi = std::min<std::int64_t>(width - 1, floor_shift(max_u - half, ax.bits));
+  const std::int64_t row_lo = std::max<std::int64_t>(0, ceil_shift(min_v - half, ax.bits));
+  const std::int64_t row_hi = std::min<std::int64_t>(height - 1, floor_shift(max_v - half, ax.bits));
+  if (col_lo > col_hi || row_lo > row_hi) return {1, 0, 1, 0};
+  return {std::int32_t(col_lo), std::int32_t(col_hi), std::int32_t(row_lo), std::int32_t(row_hi)};
+}
+
 inline bool less_crossing(const Crossing& a, const Crossing& b) {
   if (a.depth != b.depth) return a.depth < b.depth;
   if (a.mesh != b.mesh) return a.mesh < b.mesh;
@@ -317,9 +336,6 @@ struct IntersectionVolume::Impl {
     Vec3 lo, hi;       // world box
     int first, count;  // slots [first, first + count) of order[mesh]
     bool test;         // the box straddles a rejecting plane: test its triangles' out-codes one by one
-  };
-  struct PixelRange {
-    std::int32_t col_lo, col_hi, row_lo, row_hi;  // empty when col_lo > col_hi
   };
   std::array<std::vector<Leaf>, 2> leaves;
   std::array<std::span<const int>, 2> order;  // per mesh: the triangle of each leaf slot
@@ -491,7 +507,6 @@ void IntersectionVolume::Impl::filter_leaves(int w) {
   // A leaf's range is its box's extremes snapped as candidate_chunk() snaps a triangle's: the box holds the vertices
   // and both the arithmetic and the snapping are monotonic, so the range holds each triangle's.
   const double scale = ax.fixed_scale;
-  const std::int64_t half = ax.step / 2;
   auto mark = [&](const PixelRange& r, std::uint64_t* m) {
     mark_box(m, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
   };
@@ -514,17 +529,10 @@ void IntersectionVolume::Impl::filter_leaves(int w) {
         if (leaf.lo[d] > box.hi[d]) every |= std::uint8_t(2u << (2 * d));
       }
       if (every & rej) continue;
-      const std::int64_t c_lo =
-          std::max<std::int64_t>(0, ceil_shift(to_fixed((leaf.lo[u] - ax.origin_u) * scale) - half, ax.bits));
-      const std::int64_t c_hi = std::min<std::int64_t>(
-          img.width - 1, floor_shift(to_fixed((leaf.hi[u] - ax.origin_u) * scale) - half, ax.bits));
-      const std::int64_t r_lo =
-          std::max<std::int64_t>(0, ceil_shift(to_fixed((leaf.lo[v] - ax.origin_v) * scale) - half, ax.bits));
-      const std::int64_t r_hi = std::min<std::int64_t>(
-          img.height - 1, floor_shift(to_fixed((leaf.hi[v] - ax.origin_v) * scale) - half, ax.bits));
-      if (c_lo > c_hi || r_lo > r_hi) continue;
-      r = PixelRange{std::int32_t(c_lo), std::int32_t(c_hi), std::int32_t(r_lo), std::int32_t(r_hi)};
-      mark(r, own);
+      r = centres_in(to_fixed((leaf.lo[u] - ax.origin_u) * scale), to_fixed((leaf.hi[u] - ax.origin_u) * scale),
+                     to_fixed((leaf.lo[v] - ax.origin_v) * scale), to_fixed((leaf.hi[v] - ax.origin_v) * scale), ax,
+                     img.width, img.height);
+      if (!r.empty()) mark(r, own);
     }
   }
   // A against everything B's leaves reach; then A's reach again from its kept leaves alone, and B against that.
@@ -535,7 +543,7 @@ void IntersectionVolume::Impl::filter_leaves(int w) {
   std::fill(reach_a, reach_a + nwords, std::uint64_t(0));
   for (std::size_t l = 0; l < range_a.size(); ++l) {
     const PixelRange& r = range_a[l];
-    if (r.col_lo > r.col_hi || !meets(r, reach_b)) continue;
+    if (r.empty() || !meets(r, reach_b)) continue;
     pass_a[l] = 1;
     mark(r, reach_a);
   }
@@ -543,7 +551,7 @@ void IntersectionVolume::Impl::filter_leaves(int w) {
   std::vector<std::uint8_t>& pass_b = leaf_pass[1][std::size_t(w)];
   for (std::size_t l = 0; l < range_b.size(); ++l) {
     const PixelRange& r = range_b[l];
-    pass_b[l] = r.col_lo <= r.col_hi && meets(r, reach_a);
+    pass_b[l] = !r.empty() && meets(r, reach_a);
   }
 }
 
@@ -650,15 +658,11 @@ void IntersectionVolume::Impl::candidate_chunk(int chunk, int first_b, int total
       const std::int64_t v0 = to_fixed(((*p[0])[v] - ax.origin_v) * scale),
                          v1 = to_fixed(((*p[1])[v] - ax.origin_v) * scale),
                          v2 = to_fixed(((*p[2])[v] - ax.origin_v) * scale);
-      const std::int64_t half = ax.step / 2;
-      const std::int64_t min_u = std::min(std::min(u0, u1), u2), max_u = std::max(std::max(u0, u1), u2);
-      const std::int64_t min_v = std::min(std::min(v0, v1), v2), max_v = std::max(std::max(v0, v1), v2);
-      const int col_lo = int(std::max<std::int64_t>(0, ceil_shift(min_u - half, ax.bits)));
-      const int col_hi = int(std::min<std::int64_t>(img.width - 1, floor_shift(max_u - half, ax.bits)));
-      const int row_lo = int(std::max<std::int64_t>(0, ceil_shift(min_v - half, ax.bits)));
-      const int row_hi = int(std::min<std::int64_t>(img.height - 1, floor_shift(max_v - half, ax.bits)));
-      if (col_lo > col_hi || row_lo > row_hi) continue;
-      out.tris[w].push_back(BoxRecord{keep[k], col_lo, col_hi, row_lo, row_hi});
+      const PixelRange r = centres_in(std::min(std::min(u0, u1), u2), std::max(std::max(u0, u1), u2),
+                                      std::min(std::min(v0, v1), v2), std::max(std::max(v0, v1), v2), ax, img.width,
+                                      img.height);
+      if (r.empty()) continue;
+      out.tris[w].push_back(BoxRecord{keep[k], r.col_lo, r.col_hi, r.row_lo, r.row_hi});
       out.geometry[w].push_back(TriangleGeometry{{std::int32_t(u0), std::int32_t(u1), std::int32_t(u2)},
                                                  {std::int32_t(v0), std::int32_t(v1), std::int32_t(v2)},
                                                  {(*p[0])[w], (*p[1])[w], (*p[2])[w]}});

@@ -499,39 +499,24 @@ struct LaneBest {
   D4 qz = (a.z() + abz * fv) + acz * fw;
   L4 region = L4{} + kRegionFace;
   // The cases from the last tried to the first, each overriding the ones after it where it holds.
+  auto take = [&](const L4& holds, const D4& x, const D4& y, const D4& z, long long code) {
+    qx = holds ? x : qx;
+    qy = holds ? y : qy;
+    qz = holds ? z : qz;
+    region = holds ? L4{} + code : region;
+  };
   const L4 on_bc = (va <= zero) & ((d4 - d3) >= zero) & ((d5 - d6) >= zero);
   const D4 w_bc = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-  qx = on_bc ? b.x() + w_bc * (c.x() - b.x()) : qx;
-  qy = on_bc ? b.y() + w_bc * (c.y() - b.y()) : qy;
-  qz = on_bc ? b.z() + w_bc * (c.z() - b.z()) : qz;
-  region = on_bc ? L4{} + 5 : region;
+  take(on_bc, b.x() + w_bc * (c.x() - b.x()), b.y() + w_bc * (c.y() - b.y()), b.z() + w_bc * (c.z() - b.z()), 5);
   const L4 on_ca = (vb <= zero) & (d2 >= zero) & (d6 <= zero);
   const D4 w_ca = d2 / (d2 - d6);
-  qx = on_ca ? a.x() + w_ca * acx : qx;
-  qy = on_ca ? a.y() + w_ca * acy : qy;
-  qz = on_ca ? a.z() + w_ca * acz : qz;
-  region = on_ca ? L4{} + 4 : region;
-  const L4 at_c = (d6 >= zero) & (d5 <= d6);
-  qx = at_c ? D4{} + c.x() : qx;
-  qy = at_c ? D4{} + c.y() : qy;
-  qz = at_c ? D4{} + c.z() : qz;
-  region = at_c ? L4{} + 3 : region;
+  take(on_ca, a.x() + w_ca * acx, a.y() + w_ca * acy, a.z() + w_ca * acz, 4);
+  take((d6 >= zero) & (d5 <= d6), D4{} + c.x(), D4{} + c.y(), D4{} + c.z(), 3);  // at c
   const L4 on_ab = (vc <= zero) & (d1 >= zero) & (d3 <= zero);
   const D4 v_ab = d1 / (d1 - d3);
-  qx = on_ab ? a.x() + v_ab * abx : qx;
-  qy = on_ab ? a.y() + v_ab * aby : qy;
-  qz = on_ab ? a.z() + v_ab * abz : qz;
-  region = on_ab ? L4{} + 2 : region;
-  const L4 at_b = (d3 >= zero) & (d4 <= d3);
-  qx = at_b ? D4{} + b.x() : qx;
-  qy = at_b ? D4{} + b.y() : qy;
-  qz = at_b ? D4{} + b.z() : qz;
-  region = at_b ? L4{} + 1 : region;
-  const L4 at_a = (d1 <= zero) & (d2 <= zero);
-  qx = at_a ? D4{} + a.x() : qx;
-  qy = at_a ? D4{} + a.y() : qy;
-  qz = at_a ? D4{} + a.z() : qz;
-  region = at_a ? L4{} : region;
+  take(on_ab, a.x() + v_ab * abx, a.y() + v_ab * aby, a.z() + v_ab * abz, 2);
+  take((d3 >= zero) & (d4 <= d3), D4{} + b.x(), D4{} + b.y(), D4{} + b.z(), 1);  // at b
+  take((d1 <= zero) & (d2 <= zero), D4{} + a.x(), D4{} + a.y(), D4{} + a.z(), 0);  // at a
   // (q - p).squaredNorm()
   const D4 ex = qx - p[0], ey = qy - p[1], ez = qz - p[2];
   const D4 dist2 = ex * ex + ey * ey + ez * ez;
@@ -789,13 +774,6 @@ ClosestPoint TriangleBvh::closest_point(const Vec3& p, double max_distance) cons
   return out[0];
 }
 
-ClosestPoint TriangleBvh::closest_point_from(const Vec3& p, int hint) const {
-  std::array<ClosestPoint, 4> out;
-  const double inf = std::numeric_limits<double>::infinity();
-  closest_search({p, p, p, p}, {inf, inf, inf, inf}, {hint, -1, -1, -1}, out);
-  return out[0];
-}
-
 void TriangleBvh::closest_points_from(const std::array<Vec3, 4>& p, const std::array<int, 4>& hints,
                                       std::array<ClosestPoint, 4>& out) const {
   const double inf = std::numeric_limits<double>::infinity();
@@ -803,12 +781,6 @@ void TriangleBvh::closest_points_from(const std::array<Vec3, 4>& p, const std::a
 }
 
 double TriangleBvh::signed_distance(const Vec3& p) const { return signed_of(p, closest_point(p)); }
-
-double TriangleBvh::signed_distance(const Vec3& p, int* hint) const {
-  const ClosestPoint c = closest_point_from(p, hint ? *hint : -1);
-  if (hint) *hint = c.triangle;
-  return signed_of(p, c);
-}
 
 void TriangleBvh::signed_distances(const std::array<Vec3, 4>& p, std::array<int, 4>& hints,
                                    std::array<double, 4>& out) const {

@@ -87,15 +87,8 @@ class TriangleBvh {
   ClosestPoint closest_point(const Vec3& p) const;
   // Closest point only if it is within max_distance; otherwise triangle == -1 and distance == +infinity.
   ClosestPoint closest_point(const Vec3& p, double max_distance) const;
-  // Closest point, the search bounded from the start by triangle `hint` (a triangle index, such as the previous
-  // query's closest triangle; -1 for none): for coherent queries (a distance grid's rows) the hint's distance is a
-  // tight bound that prunes most of the tree. The same result as closest_point(p).
-  ClosestPoint closest_point_from(const Vec3& p, int hint) const;
   // Signed distance: negative inside a closed outward mesh; sign from the pseudo-normal at the closest feature.
   double signed_distance(const Vec3& p) const;
-  // The same, searching from triangle `*hint` (as closest_point_from) and leaving this query's closest triangle
-  // in it.
-  double signed_distance(const Vec3& p, int* hint) const;
   // Four points searched together: one walk of the tree serves all four (a subtree is entered when it may hold
   // a closer triangle for any of them), and each triangle reached is tested against the four points at once.
   // For neighbouring points (a 2 x 2 block of a distance grid's nodes, sdf/sdf.h) the four searches visit

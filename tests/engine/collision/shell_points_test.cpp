@@ -266,6 +266,15 @@ TEST(PenaltyGeometry, SkinTakesThePointsWithinItFromTheGrownSurface) {
   for (const PenetratingPoint& p : found) EXPECT_NEAR(p.d, -0.5 * skin, 1e-15);
 }
 
+// B's pose at query `step` of the tests' path in A's frame (x_a, R_a): resting until query `rest`, then drifting
+// 0.5 mm and turning 1 mrad a query, with a jump of 5 cm from query `jump` on.
+void path_pose(int step, int rest, int jump, const Vec3& x_a, const Mat3& R_a, Vec3& x_b, Mat3& R_b) {
+  const double s = std::max(0, step - rest);
+  x_b = x_a + R_a * Vec3(0.3 + 5e-4 * s, 0.02, -0.01);
+  if (step >= jump) x_b += Vec3(-0.05, 0.0, 0.02);
+  R_b = Eigen::AngleAxisd(0.2 + 1e-3 * s, Vec3(0, 1, 0.3).normalized()).toRotationMatrix();
+}
+
 // A cache carried from query to query skips balls its bounds show outside, and finds exactly what a query without
 // it finds: along a path that rests, drifts and turns slowly, jumps, and changes field, with and without a skin.
 void expect_cache_changes_nothing(const Shape& field, const Shape& other_field, const Shape& points, double spacing,
@@ -277,12 +286,10 @@ void expect_cache_changes_nothing(const Shape& field, const Shape& other_field, 
   const Mat3 R_a = Eigen::AngleAxisd(0.4, Vec3(1, 1, 0).normalized()).toRotationMatrix();
   size_t skipped = 0, found = 0;
   for (int step = 0; step < 60; ++step) {
-    // Resting for ten queries, then drifting 0.5 mm and turning 1 mrad a query; a jump of 5 cm at query 40;
-    // the other field for queries 50 to 54.
-    const double s = std::max(0, step - 10);
-    Vec3 x_b = x_a + R_a * Vec3(0.3 + 5e-4 * s, 0.02, -0.01);
-    if (step >= 40) x_b += Vec3(-0.05, 0.0, 0.02);
-    const Mat3 R_b = Eigen::AngleAxisd(0.2 + 1e-3 * s, Vec3(0, 1, 0.3).normalized()).toRotationMatrix();
+    // Resting for ten queries, a jump at query 40, the other field for queries 50 to 54.
+    Vec3 x_b;
+    Mat3 R_b;
+    path_pose(step, 10, 40, x_a, R_a, x_b, R_b);
     const Shape& f = step >= 50 && step < 55 ? other_field : field;
     find_penetrating_points(f, x_a, R_a, *shell, x_b, R_b, cached, skin, &cache);
     find_penetrating_points(f, x_a, R_a, *shell, x_b, R_b, plain, skin);
@@ -325,10 +332,9 @@ void expect_two_threads_change_nothing(const Shape& field, const char* what) {
   const Mat3 R_a = Eigen::AngleAxisd(0.4, Vec3(1, 1, 0).normalized()).toRotationMatrix();
   size_t found = 0, skipped = 0;
   for (int step = 0; step < 30; ++step) {
-    const double s = std::max(0, step - 5);
-    Vec3 x_b = x_a + R_a * Vec3(0.3 + 5e-4 * s, 0.02, -0.01);
-    if (step >= 20) x_b += Vec3(-0.05, 0.0, 0.02);
-    const Mat3 R_b = Eigen::AngleAxisd(0.2 + 1e-3 * s, Vec3(0, 1, 0.3).normalized()).toRotationMatrix();
+    Vec3 x_b;
+    Mat3 R_b;
+    path_pose(step, 5, 20, x_a, R_a, x_b, R_b);
     find_penetrating_points(field, x_a, R_a, *shell, x_b, R_b, one, 1e-3, &one_cache);
     find_penetrating_points(field, x_a, R_a, *shell, x_b, R_b, two, 1e-3, &two_cache, &pool);
     ASSERT_EQ(one.size(), two.size()) << what << " query " << step;

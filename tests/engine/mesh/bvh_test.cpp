@@ -170,33 +170,9 @@ TEST(Bvh, ClosestPointIsExactForASmallMeshFarFromTheOrigin) {
     const auto [d, t] = brute.closest(p);
     EXPECT_EQ(c.triangle, t) << "point " << i;
     EXPECT_EQ(c.distance, d) << "point " << i;
-    int hint = int(rng() % m.triangles.size());
-    EXPECT_EQ(bvh.closest_point_from(p, hint).triangle, t) << "point " << i;
-  }
-}
-
-// A search started from any hint triangle (near, far, none, out of range) finds what the plain search finds, and
-// the hinted signed distance leaves the closest triangle in the hint.
-TEST(Bvh, ClosestPointFromAHintMatchesThePlainSearch) {
-  const TriangleBvh bvh(make_torus(1.5, 0.5, 40, 20));
-  const int nt = int(bvh.mesh().triangles.size());
-  std::mt19937 rng(9);
-  std::uniform_real_distribution<double> u(-2.5, 2.5);
-  int previous = -1;
-  for (int trial = 0; trial < 400; ++trial) {
-    const Vec3 p(u(rng), u(rng), u(rng));
-    const ClosestPoint plain = bvh.closest_point(p);
-    for (int hint : {previous, -1, int(rng() % nt), nt + 3}) {
-      const ClosestPoint from = bvh.closest_point_from(p, hint);
-      EXPECT_EQ(from.triangle, plain.triangle) << "hint " << hint;
-      EXPECT_EQ(from.distance, plain.distance);
-      EXPECT_EQ(from.point, plain.point);
-      EXPECT_EQ(from.pseudo_normal, plain.pseudo_normal);
-    }
-    int hint = previous;
-    EXPECT_EQ(bvh.signed_distance(p, &hint), bvh.signed_distance(p));
-    EXPECT_EQ(hint, plain.triangle);
-    previous = plain.triangle;
+    std::array<ClosestPoint, 4> from;
+    bvh.closest_points_from({p, p, p, p}, {int(rng() % m.triangles.size()), -1, -1, -1}, from);
+    EXPECT_EQ(from[0].triangle, t) << "point " << i;
   }
 }
 
