@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <thread>
 
 #include "collision/narrowphase.h"
@@ -410,17 +411,26 @@ void World::continuous_collision() {
       else return l < std::pair(r.a, r.b);
     });
   };
-  std::vector<int> members;
+  // The dynamic bodies of each group in index order (a counting sort by root: one pass, not one per group), and
+  // whether one of them moved far enough to need sweeping.
+  std::vector<int> member_begin(n + 1, 0), member_list;
+  std::vector<char> group_fast(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (bodies[i].is_dynamic()) {
+      const int r = find(int(i));
+      ++member_begin[size_t(r) + 1];
+      if (motions_[i].reach() > least_motion) group_fast[size_t(r)] = 1;
+    }
+  for (size_t r = 0; r < n; ++r) member_begin[r + 1] += member_begin[r];
+  member_list.resize(size_t(member_begin[n]));
+  {
+    std::vector<int> at(member_begin.begin(), member_begin.end() - 1);
+    for (size_t i = 0; i < n; ++i)
+      if (bodies[i].is_dynamic()) member_list[size_t(at[size_t(find(int(i)))]++)] = int(i);
+  }
   for (size_t r = 0; r < n; ++r) {
-    if (!bodies[r].is_dynamic() || find(int(r)) != int(r)) continue;
-    members.clear();
-    bool fast = false;
-    for (size_t i = r; i < n; ++i)
-      if (bodies[i].is_dynamic() && find(int(i)) == int(r)) {
-        members.push_back(int(i));
-        fast = fast || motions_[i].reach() > least_motion;
-      }
-    if (!fast) continue;
+    if (!bodies[r].is_dynamic() || find(int(r)) != int(r) || !group_fast[r]) continue;
+    const std::span<const int> members(member_list.data() + member_begin[r], member_list.data() + member_begin[r + 1]);
     double t = 1.0;
     for (int m : members)
       for (size_t j = 0; j < n; ++j) {
