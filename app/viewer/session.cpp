@@ -311,9 +311,22 @@ bool open_scene(AppState& app, const std::string& path, const ViewerOptions* ove
 }
 
 bool open_neighbour_scene(AppState& app, int offset, std::string* error) {
-  const std::vector<std::string>& files = app.scene.files;
+  // The neighbours in the open scene's folder when that is a folder of scenes/ (such as scenes/conformance/),
+  // else in scenes/ itself (the list the scene menu shows).
+  const fs::path scenes = fs::path(app.scene.root) / "scenes";
+  fs::path folder = scenes;
+  std::vector<std::string> files = app.scene.files;
+  std::error_code ec;
+  const fs::path dir = fs::path(app.scene.path).parent_path();
+  if (!app.scene.path.empty() && !dir.empty() && fs::equivalent(dir.parent_path(), scenes, ec) && !ec) {
+    folder = dir;
+    files.clear();
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path().filename().string());
+    std::sort(files.begin(), files.end());
+  }
   if (files.empty()) {
-    *error = "no scene files in " + app.scene.root + "/scenes";
+    *error = "no scene files in " + folder.string();
     return false;
   }
   const std::string current = fs::path(app.scene.path).filename().string();
@@ -321,7 +334,7 @@ bool open_neighbour_scene(AppState& app, int offset, std::string* error) {
   const int n = int(files.size());
   const int here = it == files.end() ? (offset > 0 ? -1 : n) : int(it - files.begin());
   const int next = ((here + offset) % n + n) % n;
-  return open_scene(app, (fs::path(app.scene.root) / "scenes" / files[size_t(next)]).string(), nullptr, error);
+  return open_scene(app, (folder / files[size_t(next)]).string(), nullptr, error);
 }
 
 void frame_scene(AppState& app, bool whole_window) {

@@ -80,6 +80,22 @@ TEST(Session, NeighbourScenesWrapAroundTheList) {
   EXPECT_EQ(name(), "incline.json");
 }
 
+// In a folder of scenes/ (the conformance cases), Page Down and Page Up go through that folder's files.
+TEST(Session, NeighbourScenesOfASubfolderStayInIt) {
+  AppState app = open_default();
+  const std::filesystem::path folder = std::filesystem::path(app.scene.root) / "scenes" / "conformance";
+  std::string error;
+  ASSERT_TRUE(open_scene(app, (folder / "ball_rest.json").string(), nullptr, &error)) << error;
+  auto here = [&] { return std::filesystem::path(app.scene.path); };
+  ASSERT_TRUE(open_neighbour_scene(app, 1, &error)) << error;
+  EXPECT_EQ(here().filename(), "bounce.json");
+  EXPECT_EQ(here().parent_path().filename(), "conformance");
+  ASSERT_TRUE(open_neighbour_scene(app, -1, &error)) << error;
+  ASSERT_TRUE(open_neighbour_scene(app, -1, &error)) << error;  // before the first: the folder's last
+  EXPECT_EQ(here().filename(), "tower20_light.json");
+  EXPECT_EQ(here().parent_path().filename(), "conformance");
+}
+
 TEST(Session, ResetReturnsToTheLoadedState) {
   AppState app = open_default();
   const Vec3 start = app.scene.world.bodies.back().position;
