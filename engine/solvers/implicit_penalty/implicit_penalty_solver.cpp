@@ -32,6 +32,9 @@ constexpr SubStage kStages[] = {
     {"joint_projection", StepStage::Integrate},   // parameter joint_projection: Newton steps onto the joints
 };
 
+// Points on each side of a pair from which its two sides' forces are summed on two threads.
+constexpr size_t kLeastSplitSidePoints = 1024;
+
 // m: the least mean depth of the physical model, the parameter `penetration`'s lower bound and the floor of the
 // stacks' rule (pair_penetration).
 constexpr double kLeastPenetration = 1e-5;
@@ -469,20 +472,32 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;
     const BodyPose& pb = state_[ib].pose;
-    PairForce f;
-    f.a = ia;
-    f.b = ib;
-    add_point_forces(pa, pb, pp.b_in_a, gains.k, k_d, set_.gradients, f);
     // A sphere's spin moves none of its surface, so it does not change the depths the damping resists.
     const bool round_a = ctx.bodies[size_t(ia)].shape.type == ShapeType::Sphere;
     const bool round_b = ctx.bodies[size_t(ib)].shape.type == ShapeType::Sphere;
-    if (gains.depth_damping) add_depth_damping(pa, pb, pp.b_in_a, gains.k_d, f, round_a, round_b);
-    if (!pp.a_in_b.empty()) {
-      PairForce g;
-      g.a = ib;
-      g.b = ia;
-      add_point_forces(pb, pa, pp.a_in_b, gains.k, k_d, set_.gradients, g);
-      if (gains.depth_damping) add_depth_damping(pb, pa, pp.a_in_b, gains.k_d, g, round_b, round_a);
+    // b's points in a's field into f, a's in b's into g (each as its own sum), then g added to f: the two sums
+    // are independent, so a pair with many points on both sides has them summed on two of the world's threads.
+    const std::vector<PenetratingPoint>& b_in_a = pp.b_in_a;
+    const std::vector<PenetratingPoint>& a_in_b = pp.a_in_b;
+    PairForce f, g;
+    f.a = g.b = ia;
+    f.b = g.a = ib;
+    auto side = [&](int which) {
+      if (which == 0) {
+        add_point_forces(pa, pb, b_in_a, gains.k, k_d, set_.gradients, f);
+        if (gains.depth_damping) add_depth_damping(pa, pb, b_in_a, gains.k_d, f, round_a, round_b);
+      } else if (!a_in_b.empty()) {
+        add_point_forces(pb, pa, a_in_b, gains.k, k_d, set_.gradients, g);
+        if (gains.depth_damping) add_depth_damping(pb, pa, a_in_b, gains.k_d, g, round_b, round_a);
+      }
+    };
+    if (ctx.pool && ctx.pool->threads() > 1 && std::min(a_in_b.size(), b_in_a.size()) >= kLeastSplitSidePoints) {
+      ctx.pool->run(2, [&](int task, int) { side(task); });
+    } else {
+      side(0);
+      side(1);
+    }
+    if (!a_in_b.empty()) {
       const PairForce s = swapped(g);
       f.wrench += s.wrench;
       f.d_pos += s.d_pos;
