@@ -209,7 +209,10 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
   // rest written at the end, the negations as 0 - x (never -0, as the sums from +0 never are).
   bool zero = true;
   for (int k = 0; k < 144 && zero; ++k) zero = V.data()[k] == 0.0 && !std::signbit(V.data()[k]);
-  Eigen::Matrix<double, 9, 9> W = Eigen::Matrix<double, 9, 9>::Zero();
+  // The summed blocks, column by column in pairs of rows (the last pair's second entry unused), so that each
+  // update is two lanes of the same multiply and subtract.
+  typedef double Pair __attribute__((vector_size(16)));
+  Pair W[9][5] = {};
   for (const PenetratingPoint& p : penetrating) {
     Vec3 G = field.R * p.g_a;
     const double len = G.norm();
@@ -229,17 +232,22 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
       V.noalias() -= k_d * r * r.transpose();
       continue;
     }
-    double r9[9], a9[9];
+    double r9[10], a9[10];
     for (int k = 0; k < 3; ++k) r9[k] = G[k], r9[3 + k] = ra[k], r9[6 + k] = rb[k];
-    for (int k = 0; k < 9; ++k) a9[k] = k_d * r9[k];
-    for (int j = 0; j < 9; ++j)
-      for (int i = 0; i < 9; ++i) W(i, j) -= r9[j] * a9[i];
+    r9[9] = 0.0;
+    for (int k = 0; k < 10; ++k) a9[k] = k_d * r9[k];
+    Pair a[5];
+    for (int q = 0; q < 5; ++q) a[q] = Pair{a9[2 * q], a9[2 * q + 1]};
+    for (int j = 0; j < 9; ++j) {
+      const Pair rj = {r9[j], r9[j]};
+      for (int q = 0; q < 5; ++q) W[j][q] -= rj * a[q];
+    }
   }
   if (zero) {
     // The summed blocks {0, 1, 3} of V; rows and columns of block 2 from block 0's.
     constexpr int kBlock[3] = {0, 3, 9};
-    for (int bj = 0; bj < 3; ++bj)
-      for (int bi = 0; bi < 3; ++bi) V.block<3, 3>(kBlock[bi], kBlock[bj]) = W.block<3, 3>(3 * bi, 3 * bj);
+    for (int j = 0; j < 9; ++j)
+      for (int i = 0; i < 9; ++i) V(kBlock[i / 3] + i % 3, kBlock[j / 3] + j % 3) = W[j][i / 2][i % 2];
     for (int bi = 0; bi < 4; ++bi)
       if (bi != 2) V.block<3, 3>(3 * bi, 6) = 0.0 - V.block<3, 3>(3 * bi, 0).array();  // columns of block 2
     // Rows of block 2, its own columns included: 0 - (0 - x) is x, as two negations give.
