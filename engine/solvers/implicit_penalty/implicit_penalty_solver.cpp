@@ -32,6 +32,9 @@ constexpr SubStage kStages[] = {
     {"joint_projection", StepStage::Integrate},   // parameter joint_projection: Newton steps onto the joints
 };
 
+// Points on each side of a pair from which its two sides' forces are summed on two threads.
+constexpr size_t kLeastSplitSidePoints = 1024;
+
 // m: the least mean depth of the physical model, the parameter `penetration`'s lower bound and the floor of the
 // stacks' rule (pair_penetration).
 constexpr double kLeastPenetration = 1e-5;
@@ -184,7 +187,7 @@ void ImplicitPenaltySolver::collide_pair(const std::vector<Body>& bodies, int ia
   const auto start = std::chrono::steady_clock::now();
   const Body& a = bodies[ia];
   const Body& b = bodies[ib];
-  thread_local PairPoints pp;  // found here, then copied into points_ (whose lists keep their capacity)
+  thread_local PairPoints pp;  // found here, then swapped into points_ (both keep their capacity)
   pp.a_in_b.clear();
   pp.b_in_a.clear();
   const Mat3 ra = a.rotation(), rb = b.rotation();
@@ -223,9 +226,10 @@ void ImplicitPenaltySolver::collide_pair(const std::vector<Body>& bodies, int ia
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard<std::mutex> lock(collide_lock_.mutex);
   if (touching) {
+    // Swapped, not copied: this thread's lists take the kept ones' storage for the next pair it collides.
     PairPoints& kept = points_[{ia, ib}];
-    kept.a_in_b = pp.a_in_b;
-    kept.b_in_a = pp.b_in_a;
+    kept.a_in_b.swap(pp.a_in_b);
+    kept.b_in_a.swap(pp.b_in_a);
     kept.skin = pp.skin;
   } else {
     points_.erase({ia, ib});
@@ -468,20 +472,32 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;
     const BodyPose& pb = state_[ib].pose;
-    PairForce f;
-    f.a = ia;
-    f.b = ib;
-    add_point_forces(pa, pb, pp.b_in_a, gains.k, k_d, set_.gradients, f);
     // A sphere's spin moves none of its surface, so it does not change the depths the damping resists.
     const bool round_a = ctx.bodies[size_t(ia)].shape.type == ShapeType::Sphere;
     const bool round_b = ctx.bodies[size_t(ib)].shape.type == ShapeType::Sphere;
-    if (gains.depth_damping) add_depth_damping(pa, pb, pp.b_in_a, gains.k_d, f, round_a, round_b);
-    if (!pp.a_in_b.empty()) {
-      PairForce g;
-      g.a = ib;
-      g.b = ia;
-      add_point_forces(pb, pa, pp.a_in_b, gains.k, k_d, set_.gradients, g);
-      if (gains.depth_damping) add_depth_damping(pb, pa, pp.a_in_b, gains.k_d, g, round_b, round_a);
+    // b's points in a's field into f, a's in b's into g (each as its own sum), then g added to f: the two sums
+    // are independent, so a pair with many points on both sides has them summed on two of the world's threads.
+    const std::vector<PenetratingPoint>& b_in_a = pp.b_in_a;
+    const std::vector<PenetratingPoint>& a_in_b = pp.a_in_b;
+    PairForce f, g;
+    f.a = g.b = ia;
+    f.b = g.a = ib;
+    auto side = [&](int which) {
+      if (which == 0) {
+        add_point_forces(pa, pb, b_in_a, gains.k, k_d, set_.gradients, f);
+        if (gains.depth_damping) add_depth_damping(pa, pb, b_in_a, gains.k_d, f, round_a, round_b);
+      } else if (!a_in_b.empty()) {
+        add_point_forces(pb, pa, a_in_b, gains.k, k_d, set_.gradients, g);
+        if (gains.depth_damping) add_depth_damping(pb, pa, a_in_b, gains.k_d, g, round_b, round_a);
+      }
+    };
+    if (ctx.pool && ctx.pool->threads() > 1 && std::min(a_in_b.size(), b_in_a.size()) >= kLeastSplitSidePoints) {
+      ctx.pool->run(2, [&](int task, int) { side(task); });
+    } else {
+      side(0);
+      side(1);
+    }
+    if (!a_in_b.empty()) {
       const PairForce s = swapped(g);
       f.wrench += s.wrench;
       f.d_pos += s.d_pos;
@@ -565,6 +581,71 @@ void ImplicitPenaltySolver::friction_forces(const StepContext& ctx, const PairKe
   old_anchors.swap(anchors);
 }
 
+namespace {
+
+// One side of a touching pair for the friction rows: the points of `owner` in the field of `field`.
+struct FrictionSide {
+  const std::vector<PenetratingPoint>* points;
+  int field, owner;
+  const Body* bf;
+  const Body* bo;
+  Mat3 Rf, Ro;
+  double mu;
+  double k, k_d;  // the pair's gains (per point)
+};
+
+// The rows of one penetrating point of `side` (see coulomb_friction): false when the point gets none; otherwise,
+// with `out`, its normal row at out[0], placed at `normal_index` in the row list, and its two tangent rows after
+// it, prepared (B and the inverse diagonal) with `masses`.
+bool friction_point_rows(const FrictionSide& side, const PenetratingPoint& p, double h, double slip_speed,
+                         double dynamic_ratio, std::span<const InverseMass> masses, int normal_index, Row* out) {
+  const Body& bf = *side.bf;
+  const Body& bo = *side.bo;
+  const Vec3 point = bo.position + side.Ro * p.r_b;
+  // The point's depth changes along the field's gradient, so its normal impulse and its tangent plane are taken
+  // about that. A point whose own normal (the penalty force's direction, eq. 19) is more than 45 degrees from
+  // the gradient gets no friction: a side face dipping into the other body, or a point by the field body's edge
+  // where the gradient turns to a side face; a tangent plane about either would hold the bodies' approach by
+  // friction (a tower of boxes then falls).
+  Vec3 normal = side.Rf * p.g_a;
+  const double len = normal.norm();
+  if (len < 1e-12 || -(side.Ro * p.n_b).dot(normal) < std::sqrt(0.5) * len) return false;
+  normal /= len;
+  const Vec3 ro = point - bo.position, rf = point - bf.position;
+  const Vec3 v_rel = (bo.linear_velocity + bo.angular_velocity.cross(ro)) -
+                     (bf.linear_velocity + bf.angular_velocity.cross(rf));
+  const double v_n = v_rel.dot(normal);
+  const double f = side.k * std::abs(p.d) - (side.k * h + side.k_d) * v_n;
+  if (f <= 0.0) return false;
+  if (!out) return true;
+  const Vec3 v_t = v_rel - v_n * normal;
+  const double speed = v_t.norm();
+  const bool sliding = speed > slip_speed;
+  const Vec3 t1 = sliding ? Vec3(v_t / speed) : normal.unitOrthogonal();
+  const Vec3 t2 = normal.cross(t1);
+  Row normal_row;  // holds the normal impulse; no Jacobian, so the solve never moves it
+  normal_row.a = side.field;
+  normal_row.b = side.owner;
+  normal_row.lambda = normal_row.lo = normal_row.hi = h * f;
+  out[0] = normal_row;
+  prepare(out[0], masses);
+  int k = 1;
+  for (const Vec3& t : {t1, t2}) {
+    Row& r = out[k++];
+    r = point_row(side.field, side.owner, rf, ro, t);
+    r.normal_row = normal_index;
+    r.mu = sliding ? dynamic_ratio * side.mu : side.mu;
+    r.follows = true;
+    prepare(r, masses);
+  }
+  return true;
+}
+
+// Points per task when the friction rows are built on the world's threads.
+constexpr size_t kFrictionChunk = 1024;
+
+}  // namespace
+
 // Coulomb friction of the physical model, at the velocity level after the implicit step. Each penetrating point
 // gets two tangent rows (in the plane of its own surface) (the shared constraint rows) whose bounds are +-mu times the normal impulse the point
 // delivered in the step: h f with f = k |d| - (k h + k_d) v_n, the backward Euler force at the end of the step
@@ -572,67 +653,75 @@ void ImplicitPenaltySolver::friction_forces(const StepContext& ctx, const PairKe
 // that leaves. The normal impulse sits in a row without a Jacobian, so the solve only reads it as the friction
 // rows' bound. Sliding points (tangential speed above slip_speed) take the dynamic coefficient. The rows'
 // impulses change the velocities; the momenta and the rotation of the position stage follow them.
+// Each row is prepared as it is written, while it is in the cache. On several threads (the world's pool, for
+// many points) the points are cut into chunks: a first pass counts each chunk's points with rows, a second
+// writes each chunk's rows at its place, so the list is the one a single thread writes.
 void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
   const double h = ctx.dt;
-  friction_rows_.clear();
   std::map<PairKey, double> friction_of;
   for (const Contact& c : ctx.contacts) friction_of.emplace(PairKey{c.a, c.b}, c.friction);
   const size_t n = ctx.bodies.size();
   velocities_.resize(n);
   for (size_t i = 0; i < n; ++i) velocities_[i] = {ctx.bodies[i].linear_velocity, ctx.bodies[i].angular_velocity};
+  load_inverse_masses(ctx.bodies, inverse_masses_);
+  std::vector<FrictionSide> sides;
+  size_t points = 0;
   for (const auto& [pair, pp] : points_) {
     auto it = friction_of.find(pair);
     auto g = gains_.find(pair);
     if (it == friction_of.end() || it->second <= 0.0 || g == gains_.end()) continue;
-    const double mu = it->second;
-    const PairGains& gains = g->second;
-    auto one_side = [&](const std::vector<PenetratingPoint>& points, int field, int owner) {
-      const Body& bf = ctx.bodies[field];
-      const Body& bo = ctx.bodies[owner];
-      const Mat3 Rf = bf.rotation(), Ro = bo.rotation();
-      for (const PenetratingPoint& p : points) {
-        const Vec3 point = bo.position + Ro * p.r_b;
-        // The point's depth changes along the field's gradient, so its normal impulse and its tangent plane
-        // are taken about that. A point whose own normal (the penalty force's direction, eq. 19) is more
-        // than 45 degrees from the gradient gets no friction: a side face dipping into the other body, or a
-        // point by the field body's edge where the gradient turns to a side face; a tangent plane about
-        // either would hold the bodies' approach by friction (a tower of boxes then falls).
-        Vec3 normal = Rf * p.g_a;
-        const double len = normal.norm();
-        if (len < 1e-12 || -(Ro * p.n_b).dot(normal) < std::sqrt(0.5) * len) continue;
-        normal /= len;
-        const Vec3 ro = point - bo.position, rf = point - bf.position;
-        const Vec3 v_rel = (bo.linear_velocity + bo.angular_velocity.cross(ro)) -
-                           (bf.linear_velocity + bf.angular_velocity.cross(rf));
-        const double v_n = v_rel.dot(normal);
-        const double f = gains.k * std::abs(p.d) - (gains.k * h + gains.k_d) * v_n;
-        if (f <= 0.0) continue;
-        const Vec3 v_t = v_rel - v_n * normal;
-        const double speed = v_t.norm();
-        const bool sliding = speed > set_.slip_speed;
-        const Vec3 t1 = sliding ? Vec3(v_t / speed) : normal.unitOrthogonal();
-        const Vec3 t2 = normal.cross(t1);
-        Row normal_row;  // holds the normal impulse; no Jacobian, so the solve never moves it
-        normal_row.a = field;
-        normal_row.b = owner;
-        normal_row.lambda = normal_row.lo = normal_row.hi = h * f;
-        const int normal_index = int(friction_rows_.size());
-        friction_rows_.push_back(normal_row);
-        for (const Vec3& t : {t1, t2}) {
-          Row r = point_row(field, owner, rf, ro, t);
-          r.normal_row = normal_index;
-          r.mu = sliding ? set_.dynamic_ratio * mu : mu;
-          r.follows = true;
-          friction_rows_.push_back(r);
-        }
-      }
+    auto add_side = [&](const std::vector<PenetratingPoint>& list, int field, int owner) {
+      const Body& bf = ctx.bodies[size_t(field)];
+      const Body& bo = ctx.bodies[size_t(owner)];
+      sides.push_back({&list, field, owner, &bf, &bo, bf.rotation(), bo.rotation(), it->second, g->second.k,
+                       g->second.k_d});
+      points += list.size();
     };
-    one_side(pp.a_in_b, pair.second, pair.first);
-    one_side(pp.b_in_a, pair.first, pair.second);
+    add_side(pp.a_in_b, pair.second, pair.first);
+    add_side(pp.b_in_a, pair.first, pair.second);
+  }
+  const double slip = set_.slip_speed, dynamic = set_.dynamic_ratio;
+  const std::span<const InverseMass> masses = inverse_masses_;
+  // The list keeps its length from step to step (resize constructs only rows beyond it, and shrinking destroys
+  // nothing costly): every row that is used is written whole.
+  if (!ctx.pool || ctx.pool->threads() < 2 || points < 2 * kFrictionChunk) {
+    friction_rows_.resize(3 * points);
+    size_t at = 0;
+    for (const FrictionSide& side : sides)
+      for (const PenetratingPoint& p : *side.points)
+        if (friction_point_rows(side, p, h, slip, dynamic, masses, int(at), friction_rows_.data() + at)) at += 3;
+    friction_rows_.resize(at);
+  } else {
+    struct Chunk {
+      const FrictionSide* side;
+      size_t first, last;  // points [first, last) of the side
+      size_t kept = 0;     // of them with rows
+      size_t at = 0;       // the place of the chunk's first row
+    };
+    std::vector<Chunk> chunks;
+    for (const FrictionSide& side : sides)
+      for (size_t first = 0; first < side.points->size(); first += kFrictionChunk)
+        chunks.push_back({&side, first, std::min(side.points->size(), first + kFrictionChunk)});
+    ctx.pool->run(int(chunks.size()), [&](int task, int) {
+      Chunk& c = chunks[size_t(task)];
+      for (size_t i = c.first; i < c.last; ++i)
+        c.kept += friction_point_rows(*c.side, (*c.side->points)[i], h, slip, dynamic, masses, 0, nullptr) ? 1 : 0;
+    });
+    size_t total = 0;
+    for (Chunk& c : chunks) {
+      c.at = total;
+      total += 3 * c.kept;
+    }
+    friction_rows_.resize(total);
+    Row* rows = friction_rows_.data();
+    ctx.pool->run(int(chunks.size()), [&](int task, int) {
+      const Chunk& c = chunks[size_t(task)];
+      size_t at = c.at;
+      for (size_t i = c.first; i < c.last; ++i)
+        if (friction_point_rows(*c.side, (*c.side->points)[i], h, slip, dynamic, masses, int(at), rows + at)) at += 3;
+    });
   }
   if (friction_rows_.empty()) return;
-  load_inverse_masses(ctx.bodies, inverse_masses_);
-  for (Row& r : friction_rows_) prepare(r, inverse_masses_);
   PgsSettings pgs;
   pgs.iterations = set_.friction_iterations;
   pgs.symmetric = true;

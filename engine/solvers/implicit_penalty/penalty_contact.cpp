@@ -202,6 +202,17 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
   const Vec3 u0 = field.v + w_field.cross(c) - points.v;
   Vec3 F_sum = Vec3::Zero(), sxF = Vec3::Zero();
   Mat12& V = sum.d_vel;
+  // V -= k_d r r^T per point, entry by entry V_ij -= r_j (k_d r_i) as Eigen's outer product forms it. The third
+  // block of r is the first negated, so from an all-zero V (+0 everywhere, as a fresh PairForce has it) its rows
+  // and columns stay the negations of the first's exactly (x * -y = -(x y), and rounding is symmetric; an entry
+  // that is +0 stays +0 on both sides): only the other three blocks are summed (81 entries of the 144), and the
+  // rest written at the end, the negations as 0 - x (never -0, as the sums from +0 never are).
+  bool zero = true;
+  for (int k = 0; k < 144 && zero; ++k) zero = V.data()[k] == 0.0 && !std::signbit(V.data()[k]);
+  // The summed blocks, column by column in pairs of rows (the last pair's second entry unused), so that each
+  // update is two lanes of the same multiply and subtract.
+  typedef double Pair __attribute__((vector_size(16)));
+  Pair W[9][5] = {};
   for (const PenetratingPoint& p : penetrating) {
     Vec3 G = field.R * p.g_a;
     const double len = G.norm();
@@ -213,9 +224,34 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
     const Vec3 F = (k_d * G.dot(u)) * G;
     F_sum += F;
     sxF += s.cross(F);
-    Vec12 r;
-    r << G, field_round ? Vec3::Zero() : Vec3(sa.cross(G)), -G, points_round ? Vec3::Zero() : Vec3(-s.cross(G));
-    V.noalias() -= k_d * r * r.transpose();
+    const Vec3 ra = field_round ? Vec3::Zero() : Vec3(sa.cross(G));
+    const Vec3 rb = points_round ? Vec3::Zero() : Vec3(-s.cross(G));
+    if (!zero) {
+      Vec12 r;
+      r << G, ra, -G, rb;
+      V.noalias() -= k_d * r * r.transpose();
+      continue;
+    }
+    double r9[10], a9[10];
+    for (int k = 0; k < 3; ++k) r9[k] = G[k], r9[3 + k] = ra[k], r9[6 + k] = rb[k];
+    r9[9] = 0.0;
+    for (int k = 0; k < 10; ++k) a9[k] = k_d * r9[k];
+    Pair a[5];
+    for (int q = 0; q < 5; ++q) a[q] = Pair{a9[2 * q], a9[2 * q + 1]};
+    for (int j = 0; j < 9; ++j) {
+      const Pair rj = {r9[j], r9[j]};
+      for (int q = 0; q < 5; ++q) W[j][q] -= rj * a[q];
+    }
+  }
+  if (zero) {
+    // The summed blocks {0, 1, 3} of V; rows and columns of block 2 from block 0's.
+    constexpr int kBlock[3] = {0, 3, 9};
+    for (int j = 0; j < 9; ++j)
+      for (int i = 0; i < 9; ++i) V(kBlock[i / 3] + i % 3, kBlock[j / 3] + j % 3) = W[j][i / 2][i % 2];
+    for (int bi = 0; bi < 4; ++bi)
+      if (bi != 2) V.block<3, 3>(3 * bi, 6) = 0.0 - V.block<3, 3>(3 * bi, 0).array();  // columns of block 2
+    // Rows of block 2, its own columns included: 0 - (0 - x) is x, as two negations give.
+    for (int bj = 0; bj < 4; ++bj) V.block<3, 3>(6, 3 * bj) = 0.0 - V.block<3, 3>(0, 3 * bj).array();
   }
   sum.wrench.segment<3>(0) -= F_sum;
   sum.wrench.segment<3>(3) -= sxF + c.cross(F_sum);

@@ -96,6 +96,26 @@ TEST(ContactMatching, ManyContactsOfOnePairMatchAsTheScansDo) {
   }
 }
 
+TEST(ContactMatching, StrictlyIncreasingFeaturesMatchAsTheScansDo) {
+  // Each pair's previous features strictly increasing (the walk instead of the sorted copy); the new ones mostly
+  // increasing with repeats, steps back and contacts already persisted, so the walk both moves on and looks back.
+  std::mt19937 rng(13);
+  for (int round = 0; round < 10; ++round) {
+    ContactList previous = contacts(rng, 300, 0.0), fresh = contacts(rng, 300, 1e6);
+    std::uniform_int_distribution<int> step(1, 3), back(0, 9);
+    for (size_t k = 0; k < previous.size(); ++k)
+      previous[k].feature = k > 0 && previous[k - 1].b == previous[k].b ? previous[k - 1].feature + uint32_t(step(rng))
+                                                                        : uint32_t(step(rng));
+    for (size_t n = 0; n < fresh.size(); ++n) {
+      const bool first = n == 0 || fresh[n - 1].b != fresh[n].b;
+      const int r = back(rng);
+      fresh[n].feature = first ? 0 : r == 0 ? fresh[n - 1].feature / 2 : fresh[n - 1].feature + uint32_t(r % 3);
+      fresh[n].persisted = r == 9;
+    }
+    expect_same_matches(previous, fresh);
+  }
+}
+
 TEST(ContactMatching, ANonFinitePositionFallsBackToTheScan) {
   std::mt19937 rng(3);
   ContactList previous = contacts(rng, 300, 0.0);

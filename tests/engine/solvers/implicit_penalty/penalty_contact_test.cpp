@@ -8,8 +8,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "collision/mesh_shape.h"
 #include "collision/narrowphase.h"
@@ -375,6 +378,45 @@ TEST(PenaltyContact, DepthDampingLetsARoundBodyRoll) {
   PairForce sinking;
   add_depth_damping(plane, ball, points, kDamping, sinking, false, true);
   EXPECT_NEAR(sinking.wrench[7], 2.0 * kDamping, 1e-12);
+}
+
+// add_depth_damping sums only the blocks of V = -k_d sum r r^T that are not negations of others when the sum
+// starts from zero: the same bits as the outer product of every point (the formula below), round bodies or not,
+// and the plain sum when the velocity gradient does not start from zero.
+TEST(PenaltyContact, DepthDampingGradientIsThePointsOuterProductsBitForBit) {
+  std::mt19937 rng(77);
+  const BodyPose a = random_body(rng, false).pose(), b = random_body(rng, false).pose();
+  std::vector<PenetratingPoint> points(200);
+  for (PenetratingPoint& p : points) {
+    p.r_b = random_unit(rng) * 0.7;
+    p.n_b = random_unit(rng);
+    p.g_a = random_vec(rng);  // raw, as a grid's
+    p.d = -0.003;
+  }
+  points[7].g_a = Vec3(1e-13, 0, 0);  // too short a gradient: the point is left out
+  for (const bool start_zero : {true, false})
+    for (const bool field_round : {false, true})
+      for (const bool points_round : {false, true}) {
+        SCOPED_TRACE(std::to_string(start_zero) + std::to_string(field_round) + std::to_string(points_round));
+        PairForce f;
+        if (!start_zero) f.d_vel = Mat12::Constant(0.25);
+        Mat12 expected = f.d_vel;
+        add_depth_damping(a, b, points, kDamping, f, field_round, points_round);
+        const Vec3 c = b.x - a.x;
+        for (const PenetratingPoint& p : points) {
+          Vec3 G = a.R * p.g_a;
+          const double len = G.norm();
+          if (len < 1e-12) continue;
+          G /= len;
+          const Vec3 s = b.R * p.r_b;
+          Vec12 r;
+          r << G, field_round ? Vec3::Zero() : Vec3((s + c).cross(G)), -G,
+              points_round ? Vec3::Zero() : Vec3(-s.cross(G));
+          expected.noalias() -= kDamping * r * r.transpose();
+        }
+        EXPECT_EQ(std::memcmp(f.d_vel.data(), expected.data(), sizeof(double) * 144), 0);
+        EXPECT_FALSE(f.d_vel.isZero(0.0));
+      }
 }
 
 TEST(PenaltyContact, RestitutionDampingRatioGivesTheRestitution) {
