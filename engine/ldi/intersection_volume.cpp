@@ -267,30 +267,33 @@ void rasterise(const std::int64_t U[3], const std::int64_t V[3], const double de
     tie[a] = dv[a] < 0 || (dv[a] == 0 && du[a] > 0);
   }
   const double inv_area = 1.0 / double(area);
-  const std::int64_t pu0 = (2 * std::int64_t(col_lo) + 1) * half;
-  const std::int64_t step_u[3] = {dv[0] * step, dv[1] * step, dv[2] * step};  // E decreases by these per pixel
   for (int j = row_lo; j <= row_hi; ++j) {
     const std::int64_t pv = (2 * std::int64_t(j) + 1) * half;
-    std::int64_t e[3];
-    for (int a = 0; a < 3; ++a) e[a] = du[a] * (pv - V[a]) - dv[a] * (pu0 - U[a]);
+    std::int64_t e_row[3];  // E at the pixel centre pu of the row is e_row - dv pu (exact: |E| < 2^61)
+    for (int a = 0; a < 3; ++a) e_row[a] = du[a] * (pv - V[a]) + dv[a] * U[a];
     const std::uint64_t* wanted_row = wanted + std::size_t(j) * row_words;
-    for (int i = col_lo; i <= col_hi; ++i) {
-      if (((wanted_row[i >> 6] >> (i & 63)) & 1) && (e[0] > 0 || (e[0] == 0 && tie[0])) &&
-          (e[1] > 0 || (e[1] == 0 && tie[1])) &&
-          (e[2] > 0 || (e[2] == 0 && tie[2]))) {
-        // Barycentric weight of a vertex = the edge value of the opposite edge / area.
-        const double b0 = double(e[1]) * inv_area, b1 = double(e[2]) * inv_area, b2 = double(e[0]) * inv_area;
-        RawCrossing& r = out.emplace_back();
-        r.c.depth = b0 * depth[0] + b1 * depth[1] + b2 * depth[2];
-        r.c.bary = swapped ? std::array<double, 3>{b0, b2, b1} : std::array<double, 3>{b0, b1, b2};
-        r.c.triangle = triangle;
-        r.c.mesh = mesh;
-        r.c.direction = direction;
-        r.pixel = j * width + i;
+    // Only the wanted pixels of the row are visited (a word of the mask at a time): a large triangle, as a plane's
+    // box's, spans the image while the other mesh reaches a few of its pixels.
+    for (int k = col_lo >> 6; k <= col_hi >> 6; ++k) {
+      std::uint64_t bits = wanted_row[k] & word_bits(col_lo, col_hi, k);
+      while (bits) {
+        const int i = 64 * k + __builtin_ctzll(bits);
+        bits &= bits - 1;
+        const std::int64_t pu = (2 * std::int64_t(i) + 1) * half;
+        const std::int64_t e[3] = {e_row[0] - dv[0] * pu, e_row[1] - dv[1] * pu, e_row[2] - dv[2] * pu};
+        if ((e[0] > 0 || (e[0] == 0 && tie[0])) && (e[1] > 0 || (e[1] == 0 && tie[1])) &&
+            (e[2] > 0 || (e[2] == 0 && tie[2]))) {
+          // Barycentric weight of a vertex = the edge value of the opposite edge / area.
+          const double b0 = double(e[1]) * inv_area, b1 = double(e[2]) * inv_area, b2 = double(e[0]) * inv_area;
+          RawCrossing& r = out.emplace_back();
+          r.c.depth = b0 * depth[0] + b1 * depth[1] + b2 * depth[2];
+          r.c.bary = swapped ? std::array<double, 3>{b0, b2, b1} : std::array<double, 3>{b0, b1, b2};
+          r.c.triangle = triangle;
+          r.c.mesh = mesh;
+          r.c.direction = direction;
+          r.pixel = j * width + i;
+        }
       }
-      e[0] -= step_u[0];
-      e[1] -= step_u[1];
-      e[2] -= step_u[2];
     }
   }
 }
@@ -352,6 +355,7 @@ struct IntersectionVolume::Impl {
   int nsets = 0;
   std::vector<std::pair<int, int>> top_walk;  // plan_sets' stack: (node, depth)
   double tol = 0;                             // widening of the posed BVH boxes (collect_set)
+  Mat3 abs_rotation[2];                       // per mesh: |MeshInput::rotation|, for the posed BVH boxes
   std::array<std::span<const int>, 2> order;  // per mesh: the triangle of each leaf slot
   std::vector<int> identity;                  // 0, 1, 2, ...: the slots of a mesh without a tree
   std::array<std::vector<std::uint64_t>, 3> leaf_reach;  // per image: pixels each mesh's leaves reach (mark_leaves)
@@ -457,7 +461,7 @@ int IntersectionVolume::Impl::classify(int m, const TriangleBvh::BoxNode& n, Vec
   const MeshInput& mi = *in[m];
   const Mat3& r = mi.rotation;
   const Vec3 centre = mi.position + r * (0.5 * (n.lo + n.hi));
-  const Vec3 half = r.cwiseAbs() * (0.5 * (n.hi - n.lo)) + Vec3::Constant(tol);
+  const Vec3 half = abs_rotation[m] * (0.5 * (n.hi - n.lo)) + Vec3::Constant(tol);
   lo = centre - half;
   hi = centre + half;
   // Out-code bits every point of the posed box has (beyond a plane).
@@ -490,6 +494,7 @@ void IntersectionVolume::Impl::plan_sets() {
   nsets = 0;
   for (int m = 0; m < 2; ++m) {
     const MeshInput& mi = *in[m];
+    abs_rotation[m] = mi.rotation.cwiseAbs();
     const TriangleBvh* tree = usable_tree(mi);
     if (!tree) {
       order[std::size_t(m)] = std::span<const int>(identity.data(), mi.triangles.size());
