@@ -266,7 +266,7 @@ void rasterise(const std::int64_t U[3], const std::int64_t V[3], const double de
     dv[a] = V[b] - V[a];
     tie[a] = dv[a] < 0 || (dv[a] == 0 && du[a] > 0);
   }
-  const double inv_area = 1.0 / double(area);
+  double inv_area = 0;  // 1 / area, taken at the first covered pixel (about half of the boxes cover none)
   for (int j = row_lo; j <= row_hi; ++j) {
     const std::int64_t pv = (2 * std::int64_t(j) + 1) * half;
     std::int64_t e_row[3];  // E at the pixel centre pu of the row is e_row - dv pu (exact: |E| < 2^61)
@@ -284,6 +284,7 @@ void rasterise(const std::int64_t U[3], const std::int64_t V[3], const double de
         if ((e[0] > 0 || (e[0] == 0 && tie[0])) && (e[1] > 0 || (e[1] == 0 && tie[1])) &&
             (e[2] > 0 || (e[2] == 0 && tie[2]))) {
           // Barycentric weight of a vertex = the edge value of the opposite edge / area.
+          if (inv_area == 0) inv_area = 1.0 / double(area);
           const double b0 = double(e[1]) * inv_area, b1 = double(e[2]) * inv_area, b2 = double(e[0]) * inv_area;
           RawCrossing& r = out.emplace_back();
           r.c.depth = b0 * depth[0] + b1 * depth[1] + b2 * depth[2];
