@@ -330,7 +330,7 @@ struct IntersectionVolume::Impl {
   // Per mesh and axis: count the ray's winding from +infinity (drop the triangles entirely below the box) rather
   // than from -infinity (drop those entirely above it); see compute().
   bool from_above[2][3] = {{false, false, false}, {false, false, false}};
-  // Per mesh: bit w of triangle t's entry = image w may use it (select_sets); zero between computations (each
+  // Per mesh: bit w of triangle t's entry = image w may use it (pass_second); zero between computations (each
   // candidate_chunk clears its triangles' entries after reading them).
   std::array<std::vector<std::uint8_t>, 2> tri_images;
   // Groups of triangles with a box holding them all (a BVH leaf posed in world coordinates, or one triangle of a mesh
