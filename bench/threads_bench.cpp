@@ -7,6 +7,8 @@
 // Scenes: bowl_drop (64 bowls under implicit-penalty, point shells against distance fields: collision is most of
 // the step) and pile1000 (1,000 primitives under lcp, the shared narrow phase). Timings on a machine shared with
 // other work are upper bounds: a worker that is not scheduled holds up the pairs it took.
+//
+// StageHandoff (at the end): the hand-off of short stages to the second thread, TaskPool::run against StageRun.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
