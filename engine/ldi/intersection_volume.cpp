@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/stage_run.h"
 #include "core/task_pool.h"
 #include "mesh/bvh.h"
 
@@ -29,9 +30,9 @@ namespace {
 constexpr int kMaxSubpixelBits = 16;
 constexpr std::int64_t kCoordinateLimit = std::int64_t(1) << 29;  // |fixed-point coordinate|: edge values < 2^61
 constexpr int kTriangleChunk = 4096;                              // triangles per rasterising task
-// The BVH walk of collect_leaves() stops at nodes of at most this many triangles: 200 steps of the armadillo scene's
-// images took 3.46e9 instructions with groups of 16 and 3.63e9 with 8 (callgrind); finer groups drop more triangles
-// but cost more to walk, range and mark than they save.
+// The BVH walk (plan_sets, collect_set) stops at nodes of at most this many triangles: 200 steps of the armadillo
+// scene's images took 3.46e9 instructions with groups of 16 and 3.63e9 with 8 (callgrind); finer groups drop more
+// triangles but cost more to walk, range and mark than they save.
 constexpr int kLeafGroup = 16;
 
 // weight * bary[k] goes to the `axis` component of dV/dp of vertex k of `triangle` in `mesh`.
@@ -160,8 +161,10 @@ struct PixelRange {
 
 // The pixels of a width x height image whose centres (2 i + 1) step / 2 lie in the fixed-point box [min_u, max_u] x
 // [min_v, max_v] (inclusive: the tie rule may take a centre on the boundary); empty when it holds none.
-PixelRange centres_in(std::int64_t min_u, std::int64_t max_u, std::int64_t min_v, std::int64_t max_v, const AxisWork& ax,
-                      int width, int height) {
+// Inlined (GCC made it a call): 3.71e9 -> 3.58e9 instructions of the images over 200 steps of the armadillo scene.
+inline __attribute__((always_inline)) PixelRange centres_in(std::int64_t min_u, std::int64_t max_u,
+                                                            std::int64_t min_v, std::int64_t max_v,
+                                                            const AxisWork& ax, int width, int height) {
   const std::int64_t half = ax.step / 2;
   const std::int64_t col_lo = std::max<std::int64_t>(0, ceil_shift(min_u - half, ax.bits));
   const std::int64_t col_hi = std::min<std::int64_t>(width - 1, floor_shift(max_u - half, ax.bits));
@@ -265,31 +268,35 @@ void rasterise(const std::int64_t U[3], const std::int64_t V[3], const double de
     dv[a] = V[b] - V[a];
     tie[a] = dv[a] < 0 || (dv[a] == 0 && du[a] > 0);
   }
-  const double inv_area = 1.0 / double(area);
-  const std::int64_t pu0 = (2 * std::int64_t(col_lo) + 1) * half;
-  const std::int64_t step_u[3] = {dv[0] * step, dv[1] * step, dv[2] * step};  // E decreases by these per pixel
+  double inv_area = 0;  // 1 / area, taken at the first covered pixel (about half of the boxes cover none)
   for (int j = row_lo; j <= row_hi; ++j) {
     const std::int64_t pv = (2 * std::int64_t(j) + 1) * half;
-    std::int64_t e[3];
-    for (int a = 0; a < 3; ++a) e[a] = du[a] * (pv - V[a]) - dv[a] * (pu0 - U[a]);
+    std::int64_t e_row[3];  // E at the pixel centre pu of the row is e_row - dv pu (exact: |E| < 2^61)
+    for (int a = 0; a < 3; ++a) e_row[a] = du[a] * (pv - V[a]) + dv[a] * U[a];
     const std::uint64_t* wanted_row = wanted + std::size_t(j) * row_words;
-    for (int i = col_lo; i <= col_hi; ++i) {
-      if (((wanted_row[i >> 6] >> (i & 63)) & 1) && (e[0] > 0 || (e[0] == 0 && tie[0])) &&
-          (e[1] > 0 || (e[1] == 0 && tie[1])) &&
-          (e[2] > 0 || (e[2] == 0 && tie[2]))) {
-        // Barycentric weight of a vertex = the edge value of the opposite edge / area.
-        const double b0 = double(e[1]) * inv_area, b1 = double(e[2]) * inv_area, b2 = double(e[0]) * inv_area;
-        RawCrossing& r = out.emplace_back();
-        r.c.depth = b0 * depth[0] + b1 * depth[1] + b2 * depth[2];
-        r.c.bary = swapped ? std::array<double, 3>{b0, b2, b1} : std::array<double, 3>{b0, b1, b2};
-        r.c.triangle = triangle;
-        r.c.mesh = mesh;
-        r.c.direction = direction;
-        r.pixel = j * width + i;
+    // Only the wanted pixels of the row are visited (a word of the mask at a time): a large triangle, as a plane's
+    // box's, spans the image while the other mesh reaches a few of its pixels.
+    for (int k = col_lo >> 6; k <= col_hi >> 6; ++k) {
+      std::uint64_t bits = wanted_row[k] & word_bits(col_lo, col_hi, k);
+      while (bits) {
+        const int i = 64 * k + __builtin_ctzll(bits);
+        bits &= bits - 1;
+        const std::int64_t pu = (2 * std::int64_t(i) + 1) * half;
+        const std::int64_t e[3] = {e_row[0] - dv[0] * pu, e_row[1] - dv[1] * pu, e_row[2] - dv[2] * pu};
+        if ((e[0] > 0 || (e[0] == 0 && tie[0])) && (e[1] > 0 || (e[1] == 0 && tie[1])) &&
+            (e[2] > 0 || (e[2] == 0 && tie[2]))) {
+          // Barycentric weight of a vertex = the edge value of the opposite edge / area.
+          if (inv_area == 0) inv_area = 1.0 / double(area);
+          const double b0 = double(e[1]) * inv_area, b1 = double(e[2]) * inv_area, b2 = double(e[0]) * inv_area;
+          RawCrossing& r = out.emplace_back();
+          r.c.depth = b0 * depth[0] + b1 * depth[1] + b2 * depth[2];
+          r.c.bary = swapped ? std::array<double, 3>{b0, b2, b1} : std::array<double, 3>{b0, b1, b2};
+          r.c.triangle = triangle;
+          r.c.mesh = mesh;
+          r.c.direction = direction;
+          r.pixel = j * width + i;
+        }
       }
-      e[0] -= step_u[0];
-      e[1] -= step_u[1];
-      e[2] -= step_u[2];
     }
   }
 }
@@ -312,7 +319,7 @@ struct IntersectionVolume::Impl {
   std::vector<std::array<int, 3>> cell_keys;       // all cells, sorted
   std::vector<GradRecord> sorted_cell_records;     // by global cell, then axis, row, pixel
   std::vector<int> cell_record_start;
-  std::vector<std::pair<int, int>> row_tasks;      // (axis, row)
+  std::vector<std::array<int, 3>> row_tasks;       // (axis, first row, end row)
   std::vector<int> record_cursor;                  // scratch of the cells' record grouping
   std::array<int, 3> candidate_count{};            // per image: triangles rasterised (VolumeStats::candidate_triangles)
   std::array<std::vector<std::uint64_t>, 3> reach;  // per image: pixels each mesh's triangles reach (mark_reach)
@@ -323,37 +330,62 @@ struct IntersectionVolume::Impl {
   // Per mesh and axis: count the ray's winding from +infinity (drop the triangles entirely below the box) rather
   // than from -infinity (drop those entirely above it); see compute().
   bool from_above[2][3] = {{false, false, false}, {false, false, false}};
-  // Out-codes of the vertices against the overlap box (bit 2d: below lo[d], bit 2d + 1: above hi[d]); a triangle
-  // whose three codes share a bit of reject[mesh][w] cannot matter to image w.
-  std::array<std::vector<std::uint8_t>, 2> outcodes;
-  std::array<std::vector<std::uint64_t>, 2> selected;  // per mesh: bit t set when triangle t can matter to an image
-  std::array<std::vector<std::uint8_t>, 2> tri_images;  // per mesh, for a selected triangle: bit w = image w may use it
-  std::array<std::vector<int>, 2> walk;               // per mesh: the BVH walk's stack
+  // Per mesh: bit w of triangle t's entry = image w may use it (pass_second); zero between computations (each
+  // candidate_chunk clears its triangles' entries after reading them).
+  std::array<std::vector<std::uint8_t>, 2> tri_images;
   // Groups of triangles with a box holding them all (a BVH leaf posed in world coordinates, or one triangle of a mesh
   // without a tree): the pixels a group's box reaches hold those its triangles' boxes reach, so a group none of whose
-  // pixels the other mesh's groups reach has no triangle that needs rasterising in that image (filter_leaves).
+  // pixels the other mesh's groups reach has no triangle that needs rasterising in that image (pass_first,
+  // pass_second).
   struct Leaf {
     Vec3 lo, hi;       // world box
     int first, count;  // slots [first, first + count) of order[mesh]
-    bool test;         // the box straddles a rejecting plane: test its triangles' out-codes one by one
   };
-  std::array<std::vector<Leaf>, 2> leaves;
+  // One task of the walk for the groups (plan_sets, collect_set): a subtree of a mesh's BVH, the groups the first
+  // levels of the walk reached, or a range of a mesh's triangles without a tree; with what it found.
+  struct LeafSet {
+    int mesh = 0;
+    int node = 0;             // a tree node to walk from, or kTopLeaves, or kNoTree
+    int first = 0, last = 0;  // kNoTree: triangles [first, last)
+    std::vector<Leaf> leaves;
+    std::array<std::vector<PixelRange>, 3> range;   // per image, per leaf: the pixels its box reaches
+    std::array<std::vector<std::uint8_t>, 3> pass;  // per image, per leaf: may matter to the image
+    std::vector<int> stack;                         // the walk's
+    bool bad_index = false;
+  };
+  static constexpr int kTopLeaves = -1, kNoTree = -2;
+  std::vector<LeafSet> sets;  // storage: only the first nsets are valid
+  int nsets = 0;
+  std::vector<std::pair<int, int>> top_walk;  // plan_sets' stack: (node, depth)
+  double tol = 0;                             // widening of the posed BVH boxes (collect_set)
+  Mat3 abs_rotation[2];                       // per mesh: |MeshInput::rotation|, for the posed BVH boxes
   std::array<std::span<const int>, 2> order;  // per mesh: the triangle of each leaf slot
   std::vector<int> identity;                  // 0, 1, 2, ...: the slots of a mesh without a tree
-  std::array<std::array<std::vector<PixelRange>, 3>, 2> leaf_range;  // [mesh][image][leaf]
-  std::array<std::array<std::vector<std::uint8_t>, 3>, 2> leaf_pass;  // [mesh][image][leaf]: may matter to the image
-  std::array<std::vector<std::uint64_t>, 3> leaf_reach;  // per image: pixels each mesh's leaves reach (filter_leaves)
-  bool bad_index[2] = {false, false};
+  std::array<std::vector<std::uint64_t>, 3> leaf_reach;  // per image: pixels each mesh's leaves reach (mark_leaves)
   std::uint8_t reject[2][3] = {{0, 0, 0}, {0, 0, 0}};
   double area = 0;  // pixel area s^2
+  // Per task of the bounding-box stage: the box of a range of a mesh's vertices, and whether they are finite.
+  struct VertexBox {
+    int mesh = 0;
+    std::size_t first = 0, last = 0;
+    Vec3 lo, hi;
+    bool finite = true;
+  };
+  std::vector<VertexBox> vertex_boxes;
 
+  bool bounds(StageRun& st, VolumeResult& out);
+  void images_and_volumes(StageRun& st, VolumeResult& out);
   void prepare_axis_geometry(int w, const Aabb& union_box, std::string& error);
-  void collect_leaves(int m, double tol);
-  void filter_leaves(int w);
-  void select_mesh(int m);
+  int classify(int m, const TriangleBvh::BoxNode& n, Vec3& lo, Vec3& hi) const;
+  LeafSet& add_set(int mesh, int node);
+  void plan_sets();
+  void collect_set(LeafSet& set);
+  void mark_leaves(int m, int w);
+  void pass_first(int w);
+  void pass_second(LeafSet& set);
   void candidate_chunk(int chunk, int first_b, int total);
   void gather_image(int w, int nchunks);
-  void mark_reach(int w, int nchunks, int first_b);
+  void mark_reach(int w, int m, int nchunks, int first_b);
   void raster_chunk(int chunk, int first_b);
   void process_row(int w, int j, WorkerScratch& ws);
   void reduce(int mesh, const GradRecord* first, const GradRecord* last, WorkerScratch& ws, BodyTerms& out);
@@ -419,175 +451,225 @@ void IntersectionVolume::Impl::prepare_axis_geometry(int w, const Aabb& union_bo
   ax.m_hi = opt.multi_volume ? int(std::floor(box.hi[w] / cell)) : -1;
 }
 
-// The groups of mesh m's triangles that can matter to some image (the test of candidate_chunk() on the vertices'
-// out-codes), as leaves[m]. With the mesh's BVH (MeshInput::tree) its nodes are walked with their boxes posed in world
-// coordinates: a node entirely beyond a rejecting plane of every image is skipped with its triangles, and the leaves
-// reached are kept with their posed boxes; a leaf whose box straddles a rejecting plane has its triangles tested one by
-// one later (select_mesh). The posed boxes are widened by `tol` against the rounding of the caller's world vertices,
-// so a node is skipped only when each of its triangles would fail the test, and a leaf's box holds its triangles.
-// Without a tree each triangle that passes the test is a leaf of its own, with its vertices' box.
-void IntersectionVolume::Impl::collect_leaves(int m, double tol) {
+// The groups of triangles that can matter to some image (the test of candidate_chunk() on the vertices' out-codes),
+// found by tasks (LeafSet) that are then filtered per image (pass_first, pass_second). With a mesh's BVH
+// (MeshInput::tree) its nodes are walked with their boxes posed in world coordinates: a node entirely beyond a
+// rejecting plane of every image is skipped with its triangles, and the nodes of at most kLeafGroup triangles reached
+// are kept with their posed boxes. The posed boxes are widened by `tol` against the rounding of the caller's world
+// vertices, so a node is skipped only when each of its triangles would fail the test, and a kept box holds its
+// triangles. Without a tree each triangle that passes the test is a group of its own, with its vertices' box.
+//
+// What a walk does with node n (posed box [lo, hi]): 0 skip it, 1 keep it as a group, 2 go down to its children.
+int IntersectionVolume::Impl::classify(int m, const TriangleBvh::BoxNode& n, Vec3& lo, Vec3& hi) const {
   const MeshInput& mi = *in[m];
-  std::vector<Leaf>& out = leaves[std::size_t(m)];
-  out.clear();
-  bad_index[m] = false;
-  const int nv = int(mi.vertices.size());
-  const auto& rej = reject[m];
-  const TriangleBvh* tree = usable_tree(mi);
-  if (!tree) {
-    order[std::size_t(m)] = std::span<const int>(identity.data(), mi.triangles.size());
-    auto& codes = outcodes[std::size_t(m)];
-    codes.resize(mi.vertices.size());
-    for (std::size_t k = 0; k < mi.vertices.size(); ++k) codes[k] = outcode(mi.vertices[k], box);
-    const std::uint8_t* code = codes.data();
-    const int nt = int(mi.triangles.size());
-    for (int tri = 0; tri < nt; ++tri) {
-      const auto& t = mi.triangles[std::size_t(tri)];
-      if (!valid_indices(t, nv)) {
-        bad_index[m] = true;
-        continue;
-      }
-      const std::uint8_t all = code[t[0]] & code[t[1]] & code[t[2]];
-      if (rejected_by_every_image(all, rej)) continue;
-      const Vec3& p0 = mi.vertices[std::size_t(t[0])];
-      const Vec3& p1 = mi.vertices[std::size_t(t[1])];
-      const Vec3& p2 = mi.vertices[std::size_t(t[2])];
-      out.push_back(Leaf{p0.cwiseMin(p1).cwiseMin(p2), p0.cwiseMax(p1).cwiseMax(p2), tri, 1, false});
-    }
-    return;
-  }
-  order[std::size_t(m)] = std::span<const int>(tree->leaf_triangles());
-  const auto& nodes = tree->box_nodes();
   const Mat3& r = mi.rotation;
-  const Mat3 abs_r = r.cwiseAbs();
-  std::vector<int>& stack = walk[std::size_t(m)];
-  stack.clear();
-  stack.push_back(0);
-  while (!stack.empty()) {
-    const TriangleBvh::BoxNode& n = nodes[std::size_t(stack.back())];
-    stack.pop_back();
-    const Vec3 centre = mi.position + r * (0.5 * (n.lo + n.hi));
-    const Vec3 half = abs_r * (0.5 * (n.hi - n.lo)) + Vec3::Constant(tol);
-    const Vec3 lo = centre - half, hi = centre + half;
-    // Out-code bits every point of the posed box has (beyond a plane), and those some point of it may have.
-    std::uint8_t every = 0, some = 0;
-    for (int d = 0; d < 3; ++d) {
-      if (hi[d] < box.lo[d]) every |= std::uint8_t(1u << (2 * d));
-      if (lo[d] < box.lo[d]) some |= std::uint8_t(1u << (2 * d));
-      if (lo[d] > box.hi[d]) every |= std::uint8_t(2u << (2 * d));
-      if (hi[d] > box.hi[d]) some |= std::uint8_t(2u << (2 * d));
-    }
-    if (rejected_by_every_image(every, rej)) continue;
-    if (n.left >= 0 && n.count > kLeafGroup) {
-      stack.push_back(n.right);
-      stack.push_back(n.left);
+  const Vec3 centre = mi.position + r * (0.5 * (n.lo + n.hi));
+  const Vec3 half = abs_rotation[m] * (0.5 * (n.hi - n.lo)) + Vec3::Constant(tol);
+  lo = centre - half;
+  hi = centre + half;
+  // Out-code bits every point of the posed box has (beyond a plane).
+  std::uint8_t every = 0;
+  for (int d = 0; d < 3; ++d) {
+    if (hi[d] < box.lo[d]) every |= std::uint8_t(1u << (2 * d));
+    if (lo[d] > box.hi[d]) every |= std::uint8_t(2u << (2 * d));
+  }
+  if (rejected_by_every_image(every, reject[m])) return 0;
+  return n.left >= 0 && n.count > kLeafGroup ? 2 : 1;
+}
+
+IntersectionVolume::Impl::LeafSet& IntersectionVolume::Impl::add_set(int mesh, int node) {
+  if (int(sets.size()) <= nsets) sets.resize(std::size_t(nsets) + 1);
+  LeafSet& s = sets[std::size_t(nsets++)];
+  s.mesh = mesh;
+  s.node = node;
+  s.first = s.last = 0;
+  s.leaves.clear();
+  s.bad_index = false;
+  return s;
+}
+
+// The walk's tasks, on the driver: per mesh with a tree, its first kSplitDepth levels are walked here (the groups
+// they keep go to one set) and each node reached at that depth is a task of its own; a mesh without a tree is cut into
+// ranges of kGroupTriangles triangles.
+void IntersectionVolume::Impl::plan_sets() {
+  constexpr int kSplitDepth = 5;  // up to 32 subtrees a mesh
+  constexpr int kGroupTriangles = 4096;
+  nsets = 0;
+  for (int m = 0; m < 2; ++m) {
+    const MeshInput& mi = *in[m];
+    abs_rotation[m] = mi.rotation.cwiseAbs();
+    const TriangleBvh* tree = usable_tree(mi);
+    if (!tree) {
+      order[std::size_t(m)] = std::span<const int>(identity.data(), mi.triangles.size());
+      const int nt = int(mi.triangles.size());
+      for (int first = 0; first < nt; first += kGroupTriangles) {
+        LeafSet& s = add_set(m, kNoTree);
+        s.first = first;
+        s.last = std::min(nt, first + kGroupTriangles);
+      }
       continue;
     }
-    out.push_back(Leaf{lo, hi, n.first, n.count, rejected_by_every_image(some, rej)});
+    order[std::size_t(m)] = std::span<const int>(tree->leaf_triangles());
+    const auto& nodes = tree->box_nodes();
+    const int top = nsets;
+    add_set(m, kTopLeaves);
+    top_walk.clear();
+    top_walk.emplace_back(0, 0);
+    while (!top_walk.empty()) {
+      const auto [index, depth] = top_walk.back();
+      top_walk.pop_back();
+      if (depth == kSplitDepth) {
+        add_set(m, index);
+        continue;
+      }
+      const TriangleBvh::BoxNode& n = nodes[std::size_t(index)];
+      Vec3 lo, hi;
+      const int action = classify(m, n, lo, hi);
+      if (action == 1) sets[std::size_t(top)].leaves.push_back(Leaf{lo, hi, n.first, n.count});
+      if (action == 2) {
+        top_walk.emplace_back(n.right, depth + 1);
+        top_walk.emplace_back(n.left, depth + 1);
+      }
+    }
   }
 }
 
-// Which leaves of each mesh may matter to image w. A leaf's pixel range holds every pixel centre that one of its
-// triangles' snapped boxes holds (candidate_chunk), so the pixels the leaves of a mesh reach hold those its triangles
-// reach. A triangle is rasterised only at pixels the other mesh's triangles reach (raster_chunk); so a leaf of A whose
-// range meets no pixel B's leaves reach holds no triangle to rasterise in this image, nor one whose reach B's triangles
-// need: it is dropped. Then B's leaves are tested against the pixels A's remaining leaves reach, which still hold every
-// pixel that triangles of both meshes reach. The triangles rasterised and the crossings they make are the same as
-// without the leaves; only fewer triangles are snapped, marked and tested.
-void IntersectionVolume::Impl::filter_leaves(int w) {
-  for (int m = 0; m < 2; ++m) leaf_pass[std::size_t(m)][std::size_t(w)].assign(leaves[std::size_t(m)].size(), 0);
-  const LayeredDepthImage& img = images[w];
-  if (img.empty()) return;
-  const AxisWork& ax = axes[w];
-  const int u = u_axis(w), v = v_axis(w);
-  const std::size_t row_words = mask_row_words(img.width);
-  const std::size_t nwords = row_words * std::size_t(img.height);
-  std::vector<std::uint64_t>& mask = leaf_reach[std::size_t(w)];
-  mask.assign(2 * nwords, 0);
-  // A leaf's range is its box's extremes snapped as candidate_chunk() snaps a triangle's: the box holds the vertices
-  // and both the arithmetic and the snapping are monotonic, so the range holds each triangle's.
-  const double scale = ax.fixed_scale;
-  auto mark = [&](const PixelRange& r, std::uint64_t* m) {
-    mark_box(m, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
-  };
-  auto meets = [&](const PixelRange& r, const std::uint64_t* m) {
-    return box_meets(m, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
-  };
-  for (int m = 0; m < 2; ++m) {
-    const std::vector<Leaf>& list = leaves[std::size_t(m)];
-    std::vector<PixelRange>& range = leaf_range[std::size_t(m)][std::size_t(w)];
-    range.resize(list.size());
-    std::uint64_t* own = mask.data() + std::size_t(m) * nwords;
+// One task of the walk (plan_sets), then the pixel range of each group it keeps, per image: its box's extremes snapped
+// as candidate_chunk() snaps a triangle's. The box holds the vertices and both the arithmetic and the snapping are
+// monotonic, so the range holds each of its triangles' (an empty range: the box misses the image).
+void IntersectionVolume::Impl::collect_set(LeafSet& set) {
+  const int m = set.mesh;
+  const MeshInput& mi = *in[m];
+  std::vector<Leaf>& out = set.leaves;
+  if (set.node == kNoTree) {
+    const int nv = int(mi.vertices.size());
+    const auto& rej = reject[m];
+    for (int tri = set.first; tri < set.last; ++tri) {
+      const auto& t = mi.triangles[std::size_t(tri)];
+      if (!valid_indices(t, nv)) {
+        set.bad_index = true;
+        continue;
+      }
+      const Vec3& p0 = mi.vertices[std::size_t(t[0])];
+      const Vec3& p1 = mi.vertices[std::size_t(t[1])];
+      const Vec3& p2 = mi.vertices[std::size_t(t[2])];
+      const std::uint8_t all = outcode(p0, box) & outcode(p1, box) & outcode(p2, box);
+      if (rejected_by_every_image(all, rej)) continue;
+      out.push_back(Leaf{p0.cwiseMin(p1).cwiseMin(p2), p0.cwiseMax(p1).cwiseMax(p2), tri, 1});
+    }
+  } else if (set.node != kTopLeaves) {
+    const auto& nodes = mi.tree->box_nodes();
+    std::vector<int>& stack = set.stack;
+    stack.clear();
+    stack.push_back(set.node);
+    while (!stack.empty()) {
+      const TriangleBvh::BoxNode& n = nodes[std::size_t(stack.back())];
+      stack.pop_back();
+      Vec3 lo, hi;
+      const int action = classify(m, n, lo, hi);
+      if (action == 1) out.push_back(Leaf{lo, hi, n.first, n.count});
+      if (action == 2) {
+        stack.push_back(n.right);
+        stack.push_back(n.left);
+      }
+    }
+  }
+  for (int w = 0; w < 3; ++w) {
+    std::vector<PixelRange>& range = set.range[std::size_t(w)];
+    range.assign(out.size(), PixelRange{1, 0, 1, 0});
+    set.pass[std::size_t(w)].assign(out.size(), 0);
+    const LayeredDepthImage& img = images[w];
+    if (img.empty()) continue;
+    const AxisWork& ax = axes[w];
+    const int u = u_axis(w), v = v_axis(w);
+    const double scale = ax.fixed_scale;
     const std::uint8_t rej = reject[m][w];
-    for (std::size_t l = 0; l < list.size(); ++l) {
-      const Leaf& leaf = list[l];
-      PixelRange& r = range[l];
-      r = PixelRange{1, 0, 1, 0};
+    for (std::size_t l = 0; l < out.size(); ++l) {
+      const Leaf& leaf = out[l];
       std::uint8_t every = 0;
       for (int d = 0; d < 3; ++d) {
         if (leaf.hi[d] < box.lo[d]) every |= std::uint8_t(1u << (2 * d));
         if (leaf.lo[d] > box.hi[d]) every |= std::uint8_t(2u << (2 * d));
       }
       if (every & rej) continue;
-      r = centres_in(to_fixed((leaf.lo[u] - ax.origin_u) * scale), to_fixed((leaf.hi[u] - ax.origin_u) * scale),
-                     to_fixed((leaf.lo[v] - ax.origin_v) * scale), to_fixed((leaf.hi[v] - ax.origin_v) * scale), ax,
-                     img.width, img.height);
-      if (!r.empty()) mark(r, own);
+      range[l] = centres_in(to_fixed((leaf.lo[u] - ax.origin_u) * scale), to_fixed((leaf.hi[u] - ax.origin_u) * scale),
+                            to_fixed((leaf.lo[v] - ax.origin_v) * scale), to_fixed((leaf.hi[v] - ax.origin_v) * scale),
+                            ax, img.width, img.height);
     }
-  }
-  // A against everything B's leaves reach; then A's reach again from its kept leaves alone, and B against that.
-  std::uint64_t* reach_a = mask.data();
-  const std::uint64_t* reach_b = mask.data() + nwords;
-  const std::vector<PixelRange>& range_a = leaf_range[0][std::size_t(w)];
-  std::vector<std::uint8_t>& pass_a = leaf_pass[0][std::size_t(w)];
-  std::fill(reach_a, reach_a + nwords, std::uint64_t(0));
-  for (std::size_t l = 0; l < range_a.size(); ++l) {
-    const PixelRange& r = range_a[l];
-    if (r.empty() || !meets(r, reach_b)) continue;
-    pass_a[l] = 1;
-    mark(r, reach_a);
-  }
-  const std::vector<PixelRange>& range_b = leaf_range[1][std::size_t(w)];
-  std::vector<std::uint8_t>& pass_b = leaf_pass[1][std::size_t(w)];
-  for (std::size_t l = 0; l < range_b.size(); ++l) {
-    const PixelRange& r = range_b[l];
-    pass_b[l] = !r.empty() && meets(r, reach_a);
   }
 }
 
-// The triangles of mesh m's kept leaves, as bits of selected[m], with the images each may matter to in tri_images[m].
-// A leaf straddling a rejecting plane has its triangles tested by their vertices' out-codes.
-void IntersectionVolume::Impl::select_mesh(int m) {
-  const MeshInput& mi = *in[m];
-  std::vector<std::uint64_t>& bits = selected[std::size_t(m)];
-  bits.assign((mi.triangles.size() + 63) / 64, 0);
-  std::vector<std::uint8_t>& images_of = tri_images[std::size_t(m)];
-  if (images_of.size() < mi.triangles.size()) images_of.resize(mi.triangles.size());
-  const int nv = int(mi.vertices.size());
-  const auto& rej = reject[m];
-  const std::vector<Leaf>& list = leaves[std::size_t(m)];
-  const auto& pass = leaf_pass[std::size_t(m)];
-  const std::span<const int> slots = order[std::size_t(m)];
-  for (std::size_t l = 0; l < list.size(); ++l) {
-    const std::uint8_t which = std::uint8_t(pass[0][l] | (pass[1][l] << 1) | (pass[2][l] << 2));
-    if (!which) continue;
-    const Leaf& leaf = list[l];
-    for (int slot = leaf.first; slot < leaf.first + leaf.count; ++slot) {
-      const int tri = slots[std::size_t(slot)];
-      if (leaf.test) {
-        const auto& t = mi.triangles[std::size_t(tri)];
-        if (!valid_indices(t, nv)) {
-          bad_index[m] = true;
-          continue;
-        }
-        const std::uint8_t all = outcode(mi.vertices[std::size_t(t[0])], box) &
-                                 outcode(mi.vertices[std::size_t(t[1])], box) &
-                                 outcode(mi.vertices[std::size_t(t[2])], box);
-        if (rejected_by_every_image(all, rej)) continue;
-      }
-      bits[std::size_t(tri) >> 6] |= std::uint64_t(1) << (tri & 63);
-      images_of[std::size_t(tri)] = which;
+// Marks in mesh m's half of leaf_reach[w] the pixels its groups reach.
+void IntersectionVolume::Impl::mark_leaves(int m, int w) {
+  const LayeredDepthImage& img = images[w];
+  if (img.empty()) return;
+  const std::size_t row_words = mask_row_words(img.width);
+  const std::size_t nwords = row_words * std::size_t(img.height);
+  std::uint64_t* mask = leaf_reach[std::size_t(w)].data() + std::size_t(m) * nwords;
+  std::fill(mask, mask + nwords, std::uint64_t(0));
+  for (int k = 0; k < nsets; ++k) {
+    const LeafSet& set = sets[std::size_t(k)];
+    if (set.mesh != m) continue;
+    for (const PixelRange& r : set.range[std::size_t(w)])
+      if (!r.empty()) mark_box(mask, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
+  }
+}
+
+// Which groups of each mesh may matter to image w. A triangle is rasterised only at pixels the other mesh's triangles
+// reach (raster_chunk), and the pixels a mesh's groups reach hold those its triangles reach; so a group of A whose
+// range meets no pixel B's groups reach holds no triangle to rasterise in this image, nor one whose reach B's
+// triangles need: it is dropped. A's half of leaf_reach[w] is then marked again from its kept groups alone, and B's
+// groups are tested against it (pass_second), which still holds every pixel that triangles of both meshes reach. The
+// triangles rasterised and the crossings they make are the same as without the groups; only fewer triangles are
+// snapped, marked and tested.
+void IntersectionVolume::Impl::pass_first(int w) {
+  const LayeredDepthImage& img = images[w];
+  if (img.empty()) return;
+  const std::size_t row_words = mask_row_words(img.width);
+  const std::size_t nwords = row_words * std::size_t(img.height);
+  std::uint64_t* reach_a = leaf_reach[std::size_t(w)].data();
+  const std::uint64_t* reach_b = reach_a + nwords;
+  std::fill(reach_a, reach_a + nwords, std::uint64_t(0));
+  for (int k = 0; k < nsets; ++k) {
+    LeafSet& set = sets[std::size_t(k)];
+    if (set.mesh != 0) continue;
+    const std::vector<PixelRange>& range = set.range[std::size_t(w)];
+    std::vector<std::uint8_t>& pass = set.pass[std::size_t(w)];
+    for (std::size_t l = 0; l < range.size(); ++l) {
+      const PixelRange& r = range[l];
+      if (r.empty() || !box_meets(reach_b, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi)) continue;
+      pass[l] = 1;
+      mark_box(reach_a, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
     }
+  }
+}
+
+// B's groups of the set against the pixels A's kept groups reach (see pass_first); then the triangles of the set's kept
+// groups, with the images each may matter to, into tri_images. Whether a kept triangle itself lies beyond a rejecting
+// plane of an image is tested by candidate_chunk, which loads its vertices anyway.
+void IntersectionVolume::Impl::pass_second(LeafSet& set) {
+  const int m = set.mesh;
+  const std::size_t n = set.leaves.size();
+  if (m == 1)
+    for (int w = 0; w < 3; ++w) {
+      const LayeredDepthImage& img = images[w];
+      if (img.empty()) continue;
+      const std::size_t row_words = mask_row_words(img.width);
+      const std::uint64_t* reach_a = leaf_reach[std::size_t(w)].data();
+      const std::vector<PixelRange>& range = set.range[std::size_t(w)];
+      std::vector<std::uint8_t>& pass = set.pass[std::size_t(w)];
+      for (std::size_t l = 0; l < n; ++l) {
+        const PixelRange& r = range[l];
+        pass[l] = !r.empty() && box_meets(reach_a, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
+      }
+    }
+  std::uint8_t* images_of = tri_images[std::size_t(m)].data();
+  const std::span<const int> slots = order[std::size_t(m)];
+  for (std::size_t l = 0; l < n; ++l) {
+    const std::uint8_t which = std::uint8_t(set.pass[0][l] | (set.pass[1][l] << 1) | (set.pass[2][l] << 2));
+    if (!which) continue;
+    const Leaf& leaf = set.leaves[l];
+    for (int slot = leaf.first; slot < leaf.first + leaf.count; ++slot) images_of[slots[std::size_t(slot)]] = which;
   }
 }
 
@@ -603,17 +685,25 @@ void IntersectionVolume::Impl::candidate_chunk(int chunk, int first_b, int total
   const int begin = chunk * kTriangleChunk, end = std::min(total, begin + kTriangleChunk);
   std::vector<std::int32_t>& keep = out.keep;
   keep.clear();
+  // The selected triangles (a non-zero tri_images entry), eight entries at a time: most are zero.
   for (int g = begin; g < end;) {
     const int mesh = g < first_b ? 0 : 1;
     const int tri = mesh == 0 ? g : g - first_b;
-    std::uint64_t word = selected[std::size_t(mesh)][std::size_t(tri) >> 6] >> (tri & 63);
-    const int stop = std::min({end, mesh == 0 ? first_b : total, g + 64 - (tri & 63)});
-    while (word) {
-      const int k = g + __builtin_ctzll(word);
-      if (k >= stop) break;
-      keep.push_back(k);
-      word &= word - 1;
+    const int stop = std::min(end, mesh == 0 ? first_b : total);
+    const std::uint8_t* flags = tri_images[std::size_t(mesh)].data() + tri;
+    const int n = stop - g;
+    int k = 0;
+    for (; k + 8 <= n; k += 8) {
+      std::uint64_t word;
+      std::memcpy(&word, flags + k, sizeof word);
+      while (word) {
+        const int byte = __builtin_ctzll(word) >> 3;
+        keep.push_back(g + k + byte);
+        word &= ~(std::uint64_t(0xff) << (8 * byte));
+      }
     }
+    for (; k < n; ++k)
+      if (flags[k]) keep.push_back(g + k);
     g = stop;
   }
   auto triangle_of = [first_b](int g, int& mesh) {
@@ -668,21 +758,31 @@ void IntersectionVolume::Impl::candidate_chunk(int chunk, int first_b, int total
                                                  {(*p[0])[w], (*p[1])[w], (*p[2])[w]}});
     }
   }
+  // The chunk's entries of tri_images back to zero for the next computation.
+  for (int g = begin; g < end;) {
+    const int mesh = g < first_b ? 0 : 1;
+    const int stop = std::min(end, mesh == 0 ? first_b : total);
+    std::memset(tri_images[std::size_t(mesh)].data() + (mesh == 0 ? g : g - first_b), 0, std::size_t(stop - g));
+    g = stop;
+  }
 }
 
-// Marks in reach[w] the pixels whose centres some triangle of each mesh holds in its box (a pixel mask per mesh, m's at
-// words [m * n, (m + 1) * n)). A ray can be inside both meshes only where both have crossings, so only the
-// triangles whose box reaches a pixel the other mesh reaches are rasterised (see raster_chunk).
-void IntersectionVolume::Impl::mark_reach(int w, int nchunks, int first_b) {
+// Marks in mesh m's half of reach[w] (words [m n, (m + 1) n)) the pixels whose centres some triangle of the mesh
+// holds in its box. A ray can be inside both meshes only where both have crossings, so only the triangles whose box
+// reaches a pixel the other mesh reaches are rasterised (see raster_chunk).
+void IntersectionVolume::Impl::mark_reach(int w, int m, int nchunks, int first_b) {
   const LayeredDepthImage& img = images[w];
+  if (img.empty()) return;
   const std::size_t row_words = mask_row_words(img.width);
   const std::size_t nwords = row_words * std::size_t(img.height);
-  std::vector<std::uint64_t>& mask = reach[w];
-  mask.assign(2 * nwords, 0);
-  for (int c = 0; c < nchunks; ++c)
+  std::uint64_t* mask = reach[std::size_t(w)].data() + std::size_t(m) * nwords;
+  std::fill(mask, mask + nwords, std::uint64_t(0));
+  // The chunks holding mesh m's triangles (A's are [0, first_b), B's the rest).
+  const int c0 = m == 0 ? 0 : first_b / kTriangleChunk;
+  const int c1 = m == 0 ? std::min(nchunks, (first_b + kTriangleChunk - 1) / kTriangleChunk) : nchunks;
+  for (int c = c0; c < c1; ++c)
     for (const BoxRecord& t : chunks[std::size_t(c)].tris[w])
-      mark_box(mask.data() + std::size_t(t.g < first_b ? 0 : 1) * nwords, row_words, t.col_lo, t.col_hi, t.row_lo,
-               t.row_hi);
+      if ((t.g < first_b ? 0 : 1) == m) mark_box(mask, row_words, t.col_lo, t.col_hi, t.row_lo, t.row_hi);
 }
 
 // Rasterises the chunk's triangles at the pixels the other mesh reaches. The crossings left out would lie on rays
@@ -964,42 +1064,78 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
   if (!I.pool || I.pool->threads() != threads) I.pool = std::make_unique<TaskPool>(threads);
   if (int(I.scratch.size()) < threads) I.scratch.resize(std::size_t(threads));
   if (a.triangles.empty() || b.triangles.empty()) return;
-  // Small problems run on the caller alone: waking the workers for each of the dozen parallel stages costs
-  // more than it saves (a grasped 16 cm block: 0.5 ms per step on two threads against 0.12 ms on one). The
-  // mesh stages go parallel from kParallelTriangles, the image stages once the images have kParallelPixels.
+  // The stages run as one StageRun on the pool's threads (one wake-up of the workers per computation). Small problems
+  // run on the caller alone: the workers' wake-up costs more than it saves (a grasped 16 cm block: 0.5 ms per step on
+  // two threads against 0.12 ms on one, when each stage woke them). Large meshes go parallel from the bounding boxes
+  // on; smaller ones once the images have kParallelPixels.
   constexpr std::size_t kParallelTriangles = 20000;
   constexpr double kParallelPixels = 20000;
-  const std::size_t triangles = a.triangles.size() + b.triangles.size();
-  I.pool->set_serial(triangles < kParallelTriangles);
+  if (a.triangles.size() + b.triangles.size() >= kParallelTriangles) {
+    run_stages(*I.pool, [&](StageRun& st) {
+      if (I.bounds(st, out)) I.images_and_volumes(st, out);
+    });
+    return;
+  }
+  StageRun serial;
+  if (!I.bounds(serial, out)) return;
+  const Vec3 extent = (I.box.hi - I.box.lo) / options.pixel_size;
+  const double pixels = extent.x() * extent.y() + extent.y() * extent.z() + extent.z() * extent.x();
+  if (pixels >= kParallelPixels)
+    run_stages(*I.pool, [&](StageRun& st) { I.images_and_volumes(st, out); });
+  else
+    I.images_and_volumes(serial, out);
+}
 
-  // Bounding boxes and their overlap: no ray outside it can be inside both meshes.
-  Aabb bb[2];
-  bool finite[2] = {true, true};
-  I.pool->run(2, [&](int m, int) {
-    const MeshInput& mi = *I.in[m];
+// The meshes' bounding boxes and their overlap (no ray outside it can be inside both meshes), each image's extent and
+// fixed point, and which side each mesh's winding counts come from. False when there is nothing more to compute (no
+// overlap, or an error in out.error).
+bool IntersectionVolume::Impl::bounds(StageRun& st, VolumeResult& out) {
+  const MeshInput& a = *in[0];
+  const MeshInput& b = *in[1];
+  // Vertex ranges as tasks; min and max are exact, so the boxes do not depend on the split.
+  constexpr std::size_t kVertexChunk = 16384;
+  vertex_boxes.clear();
+  for (int m = 0; m < 2; ++m)
+    for (std::size_t first = 0; first < in[m]->vertices.size(); first += kVertexChunk)
+      vertex_boxes.push_back(
+          VertexBox{m, first, std::min(in[m]->vertices.size(), first + kVertexChunk), Vec3::Zero(), Vec3::Zero(),
+                    true});
+  st.parallel(int(vertex_boxes.size()), [this](int t, int) {
+    VertexBox& vb = vertex_boxes[std::size_t(t)];
+    const std::span<const Vec3> vertices = in[vb.mesh]->vertices;
     Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
     bool ok = true;
-    for (const Vec3& p : mi.vertices) {
+    for (std::size_t k = vb.first; k < vb.last; ++k) {
+      const Vec3& p = vertices[k];
       ok = ok && all_finite(p);
       lo = lo.cwiseMin(p);
       hi = hi.cwiseMax(p);
     }
-    bb[m] = Aabb{lo, hi};
-    finite[m] = ok;
+    vb.lo = lo;
+    vb.hi = hi;
+    vb.finite = ok;
   });
+  Aabb bb[2];
+  bool finite[2] = {true, true};
+  for (int m = 0; m < 2; ++m) {
+    bb[m].lo = Vec3::Constant(std::numeric_limits<double>::infinity());
+    bb[m].hi = -bb[m].lo;
+  }
+  for (const VertexBox& vb : vertex_boxes) {
+    bb[vb.mesh].lo = bb[vb.mesh].lo.cwiseMin(vb.lo);
+    bb[vb.mesh].hi = bb[vb.mesh].hi.cwiseMax(vb.hi);
+    finite[vb.mesh] = finite[vb.mesh] && vb.finite;
+  }
   for (int m = 0; m < 2; ++m)
     if (!finite[m] || !all_finite(bb[m].lo) || !all_finite(bb[m].hi)) {
       out.error = std::string("ldi: mesh ") + (m == 0 ? "A" : "B") + " has no vertices or non-finite coordinates";
-      return;
+      return false;
     }
-  if (!bb[0].overlaps(bb[1])) return;
-  I.box = Aabb{bb[0].lo.cwiseMax(bb[1].lo), bb[0].hi.cwiseMin(bb[1].hi)};
+  if (!bb[0].overlaps(bb[1])) return false;
+  box = Aabb{bb[0].lo.cwiseMax(bb[1].lo), bb[0].hi.cwiseMin(bb[1].hi)};
   out.boxes_overlap = true;
-  out.overlap = I.box;
-  I.area = options.pixel_size * options.pixel_size;
-  const Vec3 extent = (I.box.hi - I.box.lo) / options.pixel_size;
-  const double pixels = extent.x() * extent.y() + extent.y() * extent.z() + extent.z() * extent.x();
-  I.pool->set_serial(triangles < kParallelTriangles && pixels < kParallelPixels);
+  out.overlap = box;
+  area = opt.pixel_size * opt.pixel_size;
   const Aabb union_box{bb[0].lo.cwiseMin(bb[1].lo), bb[0].hi.cwiseMax(bb[1].hi)};
   // Along each axis a mesh's winding count is needed only inside [lo_w, hi_w]: count it from the side where less
   // of the mesh lies outside the box, and drop the triangles entirely on the other side (for two bodies side by
@@ -1009,109 +1145,146 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
   // counts are exact.
   for (int m = 0; m < 2; ++m) {
     for (int w = 0; w < 3; ++w) {
-      I.from_above[m][w] = (I.box.lo[w] - bb[m].lo[w]) > (bb[m].hi[w] - I.box.hi[w]);
-      I.images[w].from_above[m] = I.from_above[m][w];
+      from_above[m][w] = (box.lo[w] - bb[m].lo[w]) > (bb[m].hi[w] - box.hi[w]);
+      images[w].from_above[m] = from_above[m][w];
       const int u = u_axis(w), v = v_axis(w);
-      I.reject[m][w] = std::uint8_t((3u << (2 * u)) | (3u << (2 * v)) | ((I.from_above[m][w] ? 1u : 2u) << (2 * w)));
+      reject[m][w] = std::uint8_t((3u << (2 * u)) | (3u << (2 * v)) | ((from_above[m][w] ? 1u : 2u) << (2 * w)));
     }
   }
   for (int w = 0; w < 3; ++w) {
-    I.prepare_axis_geometry(w, union_box, out.error);
+    prepare_axis_geometry(w, union_box, out.error);
     if (!out.ok()) {
-      for (auto& img : I.images) img.width = img.height = 0;
+      for (auto& img : images) img.width = img.height = 0;
       out.boxes_overlap = false;
-      return;
+      return false;
     }
   }
-
-  // The triangles that can matter to some image, per mesh (in parallel), then snapped and rasterised in parallel
-  // chunks of them, and their crossings gathered by pixel in chunk order. The BVH walk's boxes are widened by far
-  // more than the rounding of world vertices (about 1e-16 of their coordinates).
-  const double tol = 1e-9 * (1.0 + union_box.lo.cwiseAbs().cwiseMax(union_box.hi.cwiseAbs()).maxCoeff());
-  if (I.identity.size() < std::max(a.triangles.size(), b.triangles.size())) {
-    const std::size_t from = I.identity.size();
-    I.identity.resize(std::max(a.triangles.size(), b.triangles.size()));
-    for (std::size_t k = from; k < I.identity.size(); ++k) I.identity[k] = int(k);
+  // The BVH walk's boxes are widened by far more than the rounding of world vertices (about 1e-16 of their
+  // coordinates).
+  tol = 1e-9 * (1.0 + union_box.lo.cwiseAbs().cwiseMax(union_box.hi.cwiseAbs()).maxCoeff());
+  if (identity.size() < std::max(a.triangles.size(), b.triangles.size())) {
+    const std::size_t from = identity.size();
+    identity.resize(std::max(a.triangles.size(), b.triangles.size()));
+    for (std::size_t k = from; k < identity.size(); ++k) identity[k] = int(k);
   }
-  I.pool->run(2, [&](int m, int) { I.collect_leaves(m, tol); });
-  I.pool->run(3, [&](int w, int) { I.filter_leaves(w); });
-  I.pool->run(2, [&](int m, int) { I.select_mesh(m); });
-  const int first_b = int(a.triangles.size());
-  const int total = first_b + int(b.triangles.size());
+  for (int m = 0; m < 2; ++m)
+    if (tri_images[std::size_t(m)].size() < in[m]->triangles.size())
+      tri_images[std::size_t(m)].resize(in[m]->triangles.size(), 0);
+  return true;
+}
+
+// The stages after bounds(): the groups of triangles that can matter to some image and their filter (the walk's tasks,
+// then per image), the selected triangles' pixel boxes and rasterisation in parallel chunks, their crossings gathered
+// by pixel in chunk order, the pixel rows (volumes and gradient records), then the cells and the gradients.
+void IntersectionVolume::Impl::images_and_volumes(StageRun& st, VolumeResult& out) {
+  plan_sets();
+  st.parallel(nsets, [this](int k, int) { collect_set(sets[std::size_t(k)]); });
+  for (int w = 0; w < 3; ++w) {
+    const LayeredDepthImage& img = images[w];
+    if (!img.empty()) {
+      const std::size_t nwords = mask_row_words(img.width) * std::size_t(img.height);
+      leaf_reach[std::size_t(w)].resize(2 * nwords);
+      reach[std::size_t(w)].resize(2 * nwords);
+    }
+  }
+  st.parallel(6, [this](int t, int) { mark_leaves(t / 3, t % 3); });
+  st.parallel(3, [this](int w, int) { pass_first(w); });
+  st.parallel(nsets, [this](int k, int) { pass_second(sets[std::size_t(k)]); });
+  bool bad_index = false;
+  for (int k = 0; k < nsets; ++k) bad_index = bad_index || sets[std::size_t(k)].bad_index;
+  const int first_b = int(in[0]->triangles.size());
+  const int total = first_b + int(in[1]->triangles.size());
   const int nchunks = (total + kTriangleChunk - 1) / kTriangleChunk;
-  if (int(I.chunks.size()) < nchunks) I.chunks.resize(std::size_t(nchunks));
-  I.pool->run(nchunks, [&](int c, int) { I.candidate_chunk(c, first_b, total); });
-  bool bad_index = I.bad_index[0] || I.bad_index[1];
-  for (int c = 0; c < nchunks; ++c) bad_index = bad_index || I.chunks[std::size_t(c)].bad_index;
+  if (int(chunks.size()) < nchunks) chunks.resize(std::size_t(nchunks));
+  // (Runs even when a bad index was found: it also clears tri_images.)
+  st.parallel(nchunks, [this, first_b, total](int c, int) { candidate_chunk(c, first_b, total); });
+  for (int c = 0; c < nchunks; ++c) bad_index = bad_index || chunks[std::size_t(c)].bad_index;
   if (bad_index) {
     out.error = "ldi: a triangle has a vertex index out of range";
-    for (auto& img : I.images) img.width = img.height = 0;
+    for (auto& img : images) img.width = img.height = 0;
     out.boxes_overlap = false;
     return;
   }
-  I.pool->run(3, [&](int w, int) { I.mark_reach(w, nchunks, first_b); });
-  I.pool->run(nchunks, [&](int c, int) { I.raster_chunk(c, first_b); });
+  st.parallel(6, [this, nchunks, first_b](int t, int) { mark_reach(t / 2, t % 2, nchunks, first_b); });
+  st.parallel(nchunks, [this, first_b](int c, int) { raster_chunk(c, first_b); });
   for (int w = 0; w < 3; ++w) {
-    I.candidate_count[w] = 0;
-    for (int c = 0; c < nchunks; ++c) I.candidate_count[w] += I.chunks[std::size_t(c)].reached[w];
+    candidate_count[w] = 0;
+    for (int c = 0; c < nchunks; ++c) candidate_count[w] += chunks[std::size_t(c)].reached[w];
   }
-  I.pool->run(3, [&](int w, int) { I.gather_image(w, nchunks); });
-  for (int w = 0; w < 3; ++w) out.stats.candidate_triangles[w] = I.candidate_count[w];
+  st.parallel(3, [this, nchunks](int w, int) { gather_image(w, nchunks); });
+  for (int w = 0; w < 3; ++w) out.stats.candidate_triangles[w] = candidate_count[w];
 
-  // Rows of all three images, in parallel.
-  I.row_tasks.clear();
+  // Rows of all three images, in parallel: runs of consecutive rows of about the same work each (a row's crossings
+  // and pixels), so that the many empty rows do not cost a hand-out each.
+  row_tasks.clear();
+  double work = 0;
   for (int w = 0; w < 3; ++w) {
-    LayeredDepthImage& img = I.images[w];
-    const std::size_t h = std::size_t(img.height);
-    if (I.axes[w].rows.size() < h) I.axes[w].rows.resize(h);
-    for (int j = 0; j < img.height; ++j) I.row_tasks.emplace_back(w, j);
-    out.stats.pixels[w] = img.width * img.height;
+    const LayeredDepthImage& img = images[w];
+    work += double(img.total_crossings()) + 0.125 * double(img.width) * double(img.height) + 8.0 * img.height;
   }
-  I.pool->run(int(I.row_tasks.size()), [&](int t, int worker) {
-    const auto [w, j] = I.row_tasks[std::size_t(t)];
-    I.process_row(w, j, I.scratch[std::size_t(worker)]);
+  const double per_task = std::max(1.0, work / 64.0);
+  for (int w = 0; w < 3; ++w) {
+    LayeredDepthImage& img = images[w];
+    const std::size_t h = std::size_t(img.height);
+    if (axes[w].rows.size() < h) axes[w].rows.resize(h);
+    out.stats.pixels[w] = img.width * img.height;
+    double acc = 0;
+    int start = 0;
+    for (int j = 0; j < img.height; ++j) {
+      const std::size_t row = std::size_t(j) * std::size_t(img.width);
+      acc += double(img.offsets[row + std::size_t(img.width)] - img.offsets[row]) + 0.125 * img.width + 8.0;
+      if (acc >= per_task || j + 1 == img.height) {
+        row_tasks.push_back({w, start, j + 1});
+        start = j + 1;
+        acc = 0;
+      }
+    }
+  }
+  st.parallel(int(row_tasks.size()), [this](int t, int worker) {
+    const std::array<int, 3>& task = row_tasks[std::size_t(t)];
+    for (int j = task[1]; j < task[2]; ++j) process_row(task[0], j, scratch[std::size_t(worker)]);
   });
 
   // Mono volume per axis (eq. 11), summed in row order.
   for (int w = 0; w < 3; ++w) {
     double length = 0;
-    for (int j = 0; j < I.images[w].height; ++j) {
-      const RowWork& rw = I.axes[w].rows[std::size_t(j)];
+    for (int j = 0; j < images[w].height; ++j) {
+      const RowWork& rw = axes[w].rows[std::size_t(j)];
       length += rw.length;
       out.mono.axis_longest[w] = std::max(out.mono.axis_longest[w], rw.longest);
       out.stats.intervals[w] += rw.intervals;
       out.stats.unclosed_rays += rw.unclosed;
     }
-    out.mono.axis_volume[w] = I.area * length;
-    out.stats.crossings[w] = long(I.images[w].total_crossings());
+    out.mono.axis_volume[w] = area * length;
+    out.stats.crossings[w] = long(images[w].total_crossings());
   }
 
   // Multi-volume: number the cells (sorted by z, y, x), add up their pieces, group their records by cell.
   int ncells = 0;
-  if (options.multi_volume) {
-    I.cell_keys.clear();
+  if (opt.multi_volume) {
+    cell_keys.clear();
     for (int w = 0; w < 3; ++w)
-      for (int j = 0; j < I.images[w].height; ++j) {
-        const auto& cells = I.axes[w].rows[std::size_t(j)].cells;
-        I.cell_keys.insert(I.cell_keys.end(), cells.begin(), cells.end());
+      for (int j = 0; j < images[w].height; ++j) {
+        const auto& cells = axes[w].rows[std::size_t(j)].cells;
+        cell_keys.insert(cell_keys.end(), cells.begin(), cells.end());
       }
-    std::sort(I.cell_keys.begin(), I.cell_keys.end(), cell_less);
-    I.cell_keys.erase(std::unique(I.cell_keys.begin(), I.cell_keys.end()), I.cell_keys.end());
-    ncells = int(I.cell_keys.size());
+    std::sort(cell_keys.begin(), cell_keys.end(), cell_less);
+    cell_keys.erase(std::unique(cell_keys.begin(), cell_keys.end()), cell_keys.end());
+    ncells = int(cell_keys.size());
     if (out.cells_.size() < std::size_t(ncells)) out.cells_.resize(std::size_t(ncells));
     out.num_cells_ = std::size_t(ncells);
     for (int c = 0; c < ncells; ++c) {
       reset_contact(out.cells_[std::size_t(c)]);
-      out.cells_[std::size_t(c)].cell = I.cell_keys[std::size_t(c)];
+      out.cells_[std::size_t(c)].cell = cell_keys[std::size_t(c)];
     }
-    I.cell_record_start.assign(std::size_t(ncells) + 1, 0);
+    cell_record_start.assign(std::size_t(ncells) + 1, 0);
     for (int w = 0; w < 3; ++w)
-      for (int j = 0; j < I.images[w].height; ++j) {
-        RowWork& rw = I.axes[w].rows[std::size_t(j)];
+      for (int j = 0; j < images[w].height; ++j) {
+        RowWork& rw = axes[w].rows[std::size_t(j)];
         rw.cell_global.resize(rw.cells.size());
         for (std::size_t k = 0; k < rw.cells.size(); ++k)
           rw.cell_global[k] = std::int32_t(
-              std::lower_bound(I.cell_keys.begin(), I.cell_keys.end(), rw.cells[k], cell_less) - I.cell_keys.begin());
+              std::lower_bound(cell_keys.begin(), cell_keys.end(), rw.cells[k], cell_less) - cell_keys.begin());
         for (const Piece& p : rw.pieces) {
           VolumeContact& cell = out.cells_[std::size_t(rw.cell_global[std::size_t(p.cell)])];
           cell.axis_volume[w] += p.volume;
@@ -1119,34 +1292,34 @@ void IntersectionVolume::compute(const MeshInput& a, const MeshInput& b, const V
         }
         for (GradRecord& r : rw.cell_records) {
           r.cell = rw.cell_global[std::size_t(r.cell)];
-          ++I.cell_record_start[std::size_t(r.cell) + 1];
+          ++cell_record_start[std::size_t(r.cell) + 1];
         }
       }
-    for (int c = 0; c < ncells; ++c) I.cell_record_start[std::size_t(c) + 1] += I.cell_record_start[std::size_t(c)];
-    I.sorted_cell_records.resize(std::size_t(I.cell_record_start[std::size_t(ncells)]));
-    std::vector<int>& cursor = I.record_cursor;
-    cursor.assign(I.cell_record_start.begin(), I.cell_record_start.end() - 1);
+    for (int c = 0; c < ncells; ++c) cell_record_start[std::size_t(c) + 1] += cell_record_start[std::size_t(c)];
+    sorted_cell_records.resize(std::size_t(cell_record_start[std::size_t(ncells)]));
+    std::vector<int>& cursor = record_cursor;
+    cursor.assign(cell_record_start.begin(), cell_record_start.end() - 1);
     for (int w = 0; w < 3; ++w)
-      for (int j = 0; j < I.images[w].height; ++j)
-        for (const GradRecord& r : I.axes[w].rows[std::size_t(j)].cell_records)
-          I.sorted_cell_records[std::size_t(cursor[std::size_t(r.cell)]++)] = r;
+      for (int j = 0; j < images[w].height; ++j)
+        for (const GradRecord& r : axes[w].rows[std::size_t(j)].cell_records)
+          sorted_cell_records[std::size_t(cursor[std::size_t(r.cell)]++)] = r;
   }
 
   // Gradients (eq. 13-14, 24): one task per (contact, mesh); contact 0 is the mono volume.
-  I.pool->run(2 * (1 + ncells), [&](int t, int worker) {
+  st.parallel(2 * (1 + ncells), [this, &out](int t, int worker) {
     const int contact = t / 2, mesh = t % 2;
-    WorkerScratch& ws = I.scratch[std::size_t(worker)];
+    WorkerScratch& ws = scratch[std::size_t(worker)];
     if (contact == 0) {
-      I.reduce_mono(mesh, ws, out.mono.body[mesh]);
+      reduce_mono(mesh, ws, out.mono.body[mesh]);
     } else {
       const int c = contact - 1;
-      const GradRecord* base = I.sorted_cell_records.data();
-      I.reduce(mesh, base + I.cell_record_start[std::size_t(c)], base + I.cell_record_start[std::size_t(c) + 1], ws,
-               out.cells_[std::size_t(c)].body[mesh]);
+      const GradRecord* base = sorted_cell_records.data();
+      reduce(mesh, base + cell_record_start[std::size_t(c)], base + cell_record_start[std::size_t(c) + 1], ws,
+             out.cells_[std::size_t(c)].body[mesh]);
     }
   });
-  I.pool->run(1 + ncells, [&](int c, int) { I.finalize(c == 0 ? out.mono : out.cells_[std::size_t(c - 1)]); });
-  if (options.capture_intervals) I.capture(out.stats, out.capture);
+  st.parallel(1 + ncells, [this, &out](int c, int) { finalize(c == 0 ? out.mono : out.cells_[std::size_t(c - 1)]); });
+  if (opt.capture_intervals) capture(out.stats, out.capture);
 }
 
 // Debug capture (VolumeOptions::capture_intervals): the intervals of the finished images as world segments,
