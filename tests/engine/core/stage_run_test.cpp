@@ -4,45 +4,49 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
 namespace cl {
 namespace {
 
+constexpr uint64_t kUnset = ~uint64_t(0), kStale = ~uint64_t(0) - 1;  // never run; ran too early
+
 // Stage s has counts[s] items; item i of stage s writes value[s][i] = i + the sum of stage s - 1's values, read when it
-// runs: an item that ran before the previous stage was complete, twice, or never, leaves a different table.
-std::vector<std::vector<long>> run_table(TaskPool& pool, const std::vector<int>& counts, int* driver = nullptr,
+// runs: an item that ran before the previous stage was complete, twice, or never, leaves a different table. The
+// sums grow geometrically over many stages, so they are taken modulo 2^64 (unsigned, whose wrap is defined).
+std::vector<std::vector<uint64_t>> run_table(TaskPool& pool, const std::vector<int>& counts, int* driver = nullptr,
                                          std::atomic<bool>* bad_worker = nullptr) {
-  std::vector<std::vector<long>> value(counts.size());
-  for (std::size_t s = 0; s < counts.size(); ++s) value[s].assign(std::size_t(counts[s]), -1);
+  std::vector<std::vector<uint64_t>> value(counts.size());
+  for (std::size_t s = 0; s < counts.size(); ++s) value[s].assign(std::size_t(counts[s]), kUnset);
   run_stages(pool, [&](StageRun& st) {
     if (driver) *driver = st.driver();
     for (std::size_t s = 0; s < counts.size(); ++s) {
       // Serial work on the driver between stages, reading the previous stage's results.
-      long before = 0;
+      uint64_t before = 0;
       if (s > 0)
-        for (long x : value[s - 1]) before += x;
+        for (uint64_t x : value[s - 1]) before += x;
       st.parallel(counts[s], [&, s, before](int item, int worker) {
         if (bad_worker && (worker < 0 || worker >= pool.threads())) bad_worker->store(true);
-        long sum = 0;
+        uint64_t sum = 0;
         if (s > 0)
-          for (long x : value[s - 1]) sum += x;
-        value[s][std::size_t(item)] = item + (sum == before ? sum : -1000000);
+          for (uint64_t x : value[s - 1]) sum += x;
+        value[s][std::size_t(item)] = sum == before ? uint64_t(item) + sum : kStale;
       });
     }
   });
   return value;
 }
 
-std::vector<std::vector<long>> expected_table(const std::vector<int>& counts) {
-  std::vector<std::vector<long>> value(counts.size());
-  long previous = 0;
+std::vector<std::vector<uint64_t>> expected_table(const std::vector<int>& counts) {
+  std::vector<std::vector<uint64_t>> value(counts.size());
+  uint64_t previous = 0;
   for (std::size_t s = 0; s < counts.size(); ++s) {
-    long sum = 0;
+    uint64_t sum = 0;
     for (int i = 0; i < counts[s]; ++i) {
-      value[s].push_back(i + previous);
-      sum += i + previous;
+      value[s].push_back(uint64_t(i) + previous);
+      sum += uint64_t(i) + previous;
     }
     previous = sum;
   }
