@@ -57,9 +57,9 @@ BENCHMARK(BM_NarrowPhaseThreads_Pile1000)->Arg(1)->Arg(2)->Iterations(1)->Unit(b
 // The hand-off of short parallel stages to a second thread: a run of two tasks of about 11 us each (a spin on the
 // clock), 30 us of serial work apart, as TaskPool::run (the sleeping worker woken for each run) and as stages of one
 // StageRun (the worker woken once, then waiting for each stage by spinning; core/stage_run.h), which the depth images
-// use. Counters: median_us, the median of a run or stage over 2,000 (1 when the second task ran beside the first, 2
-// when one thread ran both), and helped, the share of the tasks the second thread took. On a machine whose other
-// core is busy the worker is not scheduled in time and both read about 2 x 11 us.
+// use. Counters: median_us, the median of a run or stage over 2,000 (about 11 us when the second task ran beside the
+// first, about 22 when one thread ran both), and helped, the share of the tasks the second thread took. On a machine
+// whose other core is busy the worker is not scheduled in time and both read about 2 x 11 us.
 //
 //   ./build/bench/contactlab_bench --benchmark_filter=StageHandoff
 void spin_for(double us) {

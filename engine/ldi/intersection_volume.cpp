@@ -129,6 +129,12 @@ inline std::uint8_t outcode(const Vec3& p, const Aabb& box) {
   return c;
 }
 
+// The out-code bits every point of the box [lo, hi] (lo <= hi) has: below a side when its top is, above when its
+// bottom is.
+inline std::uint8_t box_outcode(const Vec3& lo, const Vec3& hi, const Aabb& box) {
+  return outcode(lo, box) & outcode(hi, box);
+}
+
 // Whether a triangle's vertex indices all lie in [0, nv).
 inline bool valid_indices(const std::array<int, 3>& t, int nv) {
   return t[0] >= 0 && t[1] >= 0 && t[2] >= 0 && t[0] < nv && t[1] < nv && t[2] < nv;
@@ -223,6 +229,21 @@ bool cell_less(const std::array<int, 3>& a, const std::array<int, 3>& b) {
 // Pixel masks: one bit a pixel, each image row in whole 64-bit words (row_words of them), so that a box's row is one
 // or two words to set or test.
 inline std::size_t mask_row_words(int width) { return (std::size_t(width) + 63) / 64; }
+
+// An image's mask size: words per row, and words in all (one mesh's half of a two-mesh mask: mesh m's half is words
+// [m words, (m + 1) words)).
+struct MaskSize {
+  std::size_t row_words, words;
+  explicit MaskSize(const LayeredDepthImage& img)
+      : row_words(mask_row_words(img.width)), words(row_words * std::size_t(img.height)) {}
+};
+
+// Mesh m's half of the two-mesh mask `masks`, cleared.
+std::uint64_t* cleared_half(std::vector<std::uint64_t>& masks, const MaskSize& size, int m) {
+  std::uint64_t* half = masks.data() + std::size_t(m) * size.words;
+  std::fill(half, half + size.words, std::uint64_t(0));
+  return half;
+}
 
 // Bits [lo, hi] of the mask word k (columns 64 k to 64 k + 63).
 inline std::uint64_t word_bits(int lo, int hi, int k) {
@@ -467,13 +488,7 @@ int IntersectionVolume::Impl::classify(int m, const TriangleBvh::BoxNode& n, Vec
   const Vec3 half = abs_rotation[m] * (0.5 * (n.hi - n.lo)) + Vec3::Constant(tol);
   lo = centre - half;
   hi = centre + half;
-  // Out-code bits every point of the posed box has (beyond a plane).
-  std::uint8_t every = 0;
-  for (int d = 0; d < 3; ++d) {
-    if (hi[d] < box.lo[d]) every |= std::uint8_t(1u << (2 * d));
-    if (lo[d] > box.hi[d]) every |= std::uint8_t(2u << (2 * d));
-  }
-  if (rejected_by_every_image(every, reject[m])) return 0;
+  if (rejected_by_every_image(box_outcode(lo, hi, box), reject[m])) return 0;
   return n.left >= 0 && n.count > kLeafGroup ? 2 : 1;
 }
 
@@ -586,12 +601,7 @@ void IntersectionVolume::Impl::collect_set(LeafSet& set) {
     const std::uint8_t rej = reject[m][w];
     for (std::size_t l = 0; l < out.size(); ++l) {
       const Leaf& leaf = out[l];
-      std::uint8_t every = 0;
-      for (int d = 0; d < 3; ++d) {
-        if (leaf.hi[d] < box.lo[d]) every |= std::uint8_t(1u << (2 * d));
-        if (leaf.lo[d] > box.hi[d]) every |= std::uint8_t(2u << (2 * d));
-      }
-      if (every & rej) continue;
+      if (box_outcode(leaf.lo, leaf.hi, box) & rej) continue;
       range[l] = centres_in(to_fixed((leaf.lo[u] - ax.origin_u) * scale), to_fixed((leaf.hi[u] - ax.origin_u) * scale),
                             to_fixed((leaf.lo[v] - ax.origin_v) * scale), to_fixed((leaf.hi[v] - ax.origin_v) * scale),
                             ax, img.width, img.height);
@@ -603,15 +613,13 @@ void IntersectionVolume::Impl::collect_set(LeafSet& set) {
 void IntersectionVolume::Impl::mark_leaves(int m, int w) {
   const LayeredDepthImage& img = images[w];
   if (img.empty()) return;
-  const std::size_t row_words = mask_row_words(img.width);
-  const std::size_t nwords = row_words * std::size_t(img.height);
-  std::uint64_t* mask = leaf_reach[std::size_t(w)].data() + std::size_t(m) * nwords;
-  std::fill(mask, mask + nwords, std::uint64_t(0));
+  const MaskSize size(img);
+  std::uint64_t* mask = cleared_half(leaf_reach[std::size_t(w)], size, m);
   for (int k = 0; k < nsets; ++k) {
     const LeafSet& set = sets[std::size_t(k)];
     if (set.mesh != m) continue;
     for (const PixelRange& r : set.range[std::size_t(w)])
-      if (!r.empty()) mark_box(mask, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
+      if (!r.empty()) mark_box(mask, size.row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
   }
 }
 
@@ -625,11 +633,10 @@ void IntersectionVolume::Impl::mark_leaves(int m, int w) {
 void IntersectionVolume::Impl::pass_first(int w) {
   const LayeredDepthImage& img = images[w];
   if (img.empty()) return;
-  const std::size_t row_words = mask_row_words(img.width);
-  const std::size_t nwords = row_words * std::size_t(img.height);
-  std::uint64_t* reach_a = leaf_reach[std::size_t(w)].data();
-  const std::uint64_t* reach_b = reach_a + nwords;
-  std::fill(reach_a, reach_a + nwords, std::uint64_t(0));
+  const MaskSize size(img);
+  const std::size_t row_words = size.row_words;
+  std::uint64_t* reach_a = cleared_half(leaf_reach[std::size_t(w)], size, 0);
+  const std::uint64_t* reach_b = reach_a + size.words;
   for (int k = 0; k < nsets; ++k) {
     LeafSet& set = sets[std::size_t(k)];
     if (set.mesh != 0) continue;
@@ -773,16 +780,14 @@ void IntersectionVolume::Impl::candidate_chunk(int chunk, int first_b, int total
 void IntersectionVolume::Impl::mark_reach(int w, int m, int nchunks, int first_b) {
   const LayeredDepthImage& img = images[w];
   if (img.empty()) return;
-  const std::size_t row_words = mask_row_words(img.width);
-  const std::size_t nwords = row_words * std::size_t(img.height);
-  std::uint64_t* mask = reach[std::size_t(w)].data() + std::size_t(m) * nwords;
-  std::fill(mask, mask + nwords, std::uint64_t(0));
+  const MaskSize size(img);
+  std::uint64_t* mask = cleared_half(reach[std::size_t(w)], size, m);
   // The chunks holding mesh m's triangles (A's are [0, first_b), B's the rest).
   const int c0 = m == 0 ? 0 : first_b / kTriangleChunk;
   const int c1 = m == 0 ? std::min(nchunks, (first_b + kTriangleChunk - 1) / kTriangleChunk) : nchunks;
   for (int c = c0; c < c1; ++c)
     for (const BoxRecord& t : chunks[std::size_t(c)].tris[w])
-      if ((t.g < first_b ? 0 : 1) == m) mark_box(mask, row_words, t.col_lo, t.col_hi, t.row_lo, t.row_hi);
+      if ((t.g < first_b ? 0 : 1) == m) mark_box(mask, size.row_words, t.col_lo, t.col_hi, t.row_lo, t.row_hi);
 }
 
 // Rasterises the chunk's triangles at the pixels the other mesh reaches. The crossings left out would lie on rays
@@ -795,15 +800,14 @@ void IntersectionVolume::Impl::raster_chunk(int chunk, int first_b) {
     out.reached[w] = 0;
     const LayeredDepthImage& img = images[w];
     const AxisWork& ax = axes[w];
-    const std::size_t row_words = mask_row_words(img.width);
-    const std::size_t nwords = row_words * std::size_t(img.height);
+    const MaskSize size(img);
     const std::size_t count = out.tris[w].size();
     for (std::size_t k = 0; k < count; ++k) {
       const BoxRecord& r = out.tris[w][k];
       const int mesh = r.g < first_b ? 0 : 1;
       // Most boxes hold one or two centres: first whether the other mesh reaches any of them.
-      const std::uint64_t* wanted = reach[w].data() + std::size_t(1 - mesh) * nwords;
-      if (!box_meets(wanted, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi)) continue;
+      const std::uint64_t* wanted = reach[w].data() + std::size_t(1 - mesh) * size.words;
+      if (!box_meets(wanted, size.row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi)) continue;
       ++out.reached[w];
       const int tri = mesh == 0 ? r.g : r.g - first_b;
       const TriangleGeometry& geo = out.geometry[w][k];
@@ -1182,9 +1186,9 @@ void IntersectionVolume::Impl::images_and_volumes(StageRun& st, VolumeResult& ou
   for (int w = 0; w < 3; ++w) {
     const LayeredDepthImage& img = images[w];
     if (!img.empty()) {
-      const std::size_t nwords = mask_row_words(img.width) * std::size_t(img.height);
-      leaf_reach[std::size_t(w)].resize(2 * nwords);
-      reach[std::size_t(w)].resize(2 * nwords);
+      const MaskSize size(img);
+      leaf_reach[std::size_t(w)].resize(2 * size.words);
+      reach[std::size_t(w)].resize(2 * size.words);
     }
   }
   st.parallel(6, [this](int t, int) { mark_leaves(t / 3, t % 3); });

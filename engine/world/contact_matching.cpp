@@ -17,8 +17,7 @@ namespace cl {
 // index), taking the first unclaimed of equal feature as the scan did; the distance rule through a uniform grid of
 // kPersistDistance cells (every previous contact closer than that lies in one of the 27 cells around the new
 // one), taking the nearest unclaimed with ties to the lowest index, as the scan's strict comparison did. The
-// matches are the ones the scans made. A pair whose previous features are strictly increasing needs no sorted copy:
-// the feature rule walks the previous contacts themselves.
+// matches are the ones the scans made. A pair whose previous features already strictly increase is not sorted.
 void match_previous_contacts(const ContactList& previous, ContactList& current) {
   constexpr double kPersistDistance = 0.02;  // m
   std::vector<char> claimed(previous.size(), 0);
@@ -58,38 +57,33 @@ void match_previous_contacts(const ContactList& previous, ContactList& current) 
       continue_contact(c, previous[k]);
       claimed[k] = 1;
     };
-    // Previous features strictly increasing (a pair's contacts sorted by feature, each feature once, as
-    // implicit-penalty's points come): each feature has at most one previous contact, found by a walk that moves
-    // forward with the new contacts' features (they come sorted too) and looks up only where one goes back; it
-    // is taken unless an earlier new contact of the same feature took it, as the sorted lookup below would.
-    bool increasing = true;
-    for (size_t k = pair_begin + 1; k < pair_end && increasing; ++k)
-      increasing = previous[k - 1].feature < previous[k].feature;
-    if (pair_end > pair_begin && increasing) {
-      size_t k = pair_begin;  // the first previous contact of feature at least the last one looked for
+    if (pair_end > pair_begin) {
+      // The pair's previous contacts by (feature, index): already in that order when their features strictly
+      // increase (as implicit-penalty's points come), so sorted only otherwise.
+      by_feature.clear();
+      bool increasing = true;
+      for (size_t k = pair_begin; k < pair_end; ++k) {
+        if (k > pair_begin) increasing = increasing && previous[k - 1].feature < previous[k].feature;
+        by_feature.push_back({previous[k].feature, uint32_t(k)});
+      }
+      if (!increasing)
+        std::sort(by_feature.begin(), by_feature.end(),
+                  [](const Keyed& x, const Keyed& y) { return x.feature != y.feature ? x.feature < y.feature : x.k < y.k; });
+      // Each new contact takes the first unclaimed previous one of its feature. The first entry of feature at
+      // least f is found by a walk that moves forward with the new contacts' features (they mostly come sorted
+      // too), and by a binary search where one goes back.
+      size_t at = 0;
       for (size_t n = i; n < j; ++n) {
         if (current[n].persisted) continue;
         const uint32_t f = current[n].feature;
-        if (k > pair_begin && previous[k - 1].feature >= f)
-          k = size_t(std::lower_bound(previous.begin() + std::ptrdiff_t(pair_begin),
-                                      previous.begin() + std::ptrdiff_t(pair_end), f,
-                                      [](const Contact& x, uint32_t g) { return x.feature < g; }) -
-                     previous.begin());
-        while (k < pair_end && previous[k].feature < f) ++k;
-        if (k < pair_end && previous[k].feature == f && !claimed[k]) inherit(current[n], k);
-      }
-    } else if (pair_end > pair_begin) {
-      by_feature.clear();
-      for (size_t k = pair_begin; k < pair_end; ++k) by_feature.push_back({previous[k].feature, uint32_t(k)});
-      std::sort(by_feature.begin(), by_feature.end(),
-                [](const Keyed& x, const Keyed& y) { return x.feature != y.feature ? x.feature < y.feature : x.k < y.k; });
-      for (size_t n = i; n < j; ++n) {
-        if (current[n].persisted) continue;
-        auto it = std::lower_bound(by_feature.begin(), by_feature.end(), current[n].feature,
-                                   [](const Keyed& x, uint32_t f) { return x.feature < f; });
-        for (; it != by_feature.end() && it->feature == current[n].feature; ++it)
-          if (!claimed[it->k]) {
-            inherit(current[n], it->k);
+        if (at > 0 && by_feature[at - 1].feature >= f)
+          at = size_t(std::lower_bound(by_feature.begin(), by_feature.end(), f,
+                                       [](const Keyed& x, uint32_t g) { return x.feature < g; }) -
+                      by_feature.begin());
+        while (at < by_feature.size() && by_feature[at].feature < f) ++at;
+        for (size_t e = at; e < by_feature.size() && by_feature[e].feature == f; ++e)
+          if (!claimed[by_feature[e].k]) {
+            inherit(current[n], by_feature[e].k);
             break;
           }
       }
