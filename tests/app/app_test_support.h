@@ -3,21 +3,26 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "viewer/session.h"
 
 namespace cl::viewer {
 
-// sphere_and_box.json, opened as the Scene panel does.
-inline AppState open_default() {
+// A session on the scene file `path`, opened as the Scene panel does. A scene that does not open throws, which
+// GoogleTest reports as the test's failure with the loader's message: the test stops there instead of going on
+// with an empty world (and indexing bodies or joints it does not have).
+inline AppState open_or_throw(const std::string& path) {
   AppState app;
   app.scene.root = CONTACTLAB_SOURCE_DIR;
   std::string error;
-  EXPECT_TRUE(open_scene(app, std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/sphere_and_box.json", nullptr, &error))
-      << error;
+  if (!open_scene(app, path, nullptr, &error)) throw std::runtime_error("cannot open " + path + ": " + error);
   return app;
 }
+
+// sphere_and_box.json.
+inline AppState open_default() { return open_or_throw(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/sphere_and_box.json"); }
 
 // The index of the body called `name` (a test failure when there is none).
 inline int body_named(const AppState& app, const char* name) {

@@ -15,19 +15,14 @@
 
 #include "viewer/session.h"
 #include "viewer/view_spec.h"
+#include "app_test_support.h"
 
 namespace cl::viewer {
 
 namespace {
 
 AppState open_volume_scene() {
-  AppState app;
-  app.scene.root = CONTACTLAB_SOURCE_DIR;
-  std::string error;
-  EXPECT_TRUE(open_scene(app, std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/volume_interpenetrated.json", nullptr,
-                         &error))
-      << error;
-  return app;
+  return open_or_throw(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/volume_interpenetrated.json");
 }
 
 double note(const DebugRecording& rec, const char* label) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "viewer/session.h"
+#include "support/scratch.h"
 
 namespace cl::viewer {
 
@@ -94,7 +95,7 @@ TEST(SceneBrowser, GroupsFollowTheTopicsAndTheSearchNarrowsThem) {
 
 // A scene without a topic goes to its folder's group, or to "Other" at the top level, after the known topics.
 TEST(SceneBrowser, AFileWithoutATopicTakesItsFolderOrOther) {
-  const std::string root = testing::TempDir() + "/browser_root";
+  const std::string root = cl::test::scratch_path("browser_root");
   std::filesystem::remove_all(root);
   std::filesystem::create_directories(root + "/scenes/extra");
   std::ofstream(root + "/scenes/a.json") << R"({"name": "a", "topic": "Stacking"})";
@@ -114,7 +115,7 @@ TEST(SceneBrowser, AFileWithoutATopicTakesItsFolderOrOther) {
 TEST(SceneBrowser, ThumbnailsAreKeyedByPathAndModificationTime) {
   const char* saved = std::getenv("XDG_CACHE_HOME");
   const std::string before = saved != nullptr ? saved : "";
-  const std::string cache = testing::TempDir() + "/thumb_cache";
+  const std::string cache = cl::test::scratch_path("thumb_cache");
   setenv("XDG_CACHE_HOME", cache.c_str(), 1);
   EXPECT_EQ(thumbnail_dir(), cache + "/contactlab/thumbs");
   SceneEntry e;
@@ -128,7 +129,7 @@ TEST(SceneBrowser, ThumbnailsAreKeyedByPathAndModificationTime) {
   e.mtime = 2;  // an edited file
   EXPECT_NE(thumbnail_path(e), first);
   e.mtime = 1;
-  e.path = testing::TempDir() + "/pile.json";  // another file of that name
+  e.path = cl::test::scratch_path("pile.json");  // another file of that name
   EXPECT_NE(thumbnail_path(e), first);
   if (saved != nullptr) setenv("XDG_CACHE_HOME", before.c_str(), 1);
   else unsetenv("XDG_CACHE_HOME");

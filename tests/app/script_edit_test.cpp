@@ -11,6 +11,7 @@
 #include "viewer/selection.h"
 #include "viewer/session.h"
 #include "app_test_support.h"
+#include "support/scratch.h"
 
 namespace cl::viewer {
 
@@ -173,7 +174,7 @@ TEST(ScriptEdit, SavedScenesKeepTheScripts) {
   app.scene.world.scripts[0].timing = ScriptTiming::Ease;
   app.scene.world.scripts[0].loop = true;
   for (int i = 0; i < 20; ++i) ASSERT_TRUE(step_once(app));
-  const std::string path = testing::TempDir() + "/saved_script_scene.json";
+  const std::string path = cl::test::scratch_path("saved_script_scene.json");
   std::string error;
   ASSERT_TRUE(save_scene_as(app, path, &error)) << error;
 
@@ -204,7 +205,7 @@ TEST(ScriptEdit, SavingWhileAScriptWaitsKeepsTheRestOfTheWait) {
   app.script.delay = 2.0;
   ASSERT_TRUE(apply_script(app, &error)) << error;
   for (int i = 0; i < 30; ++i) ASSERT_TRUE(step_once(app));  // 0.5 s of the 2 s wait gone
-  const std::string path = testing::TempDir() + "/saved_waiting_script.json";
+  const std::string path = cl::test::scratch_path("saved_waiting_script.json");
   ASSERT_TRUE(save_scene_as(app, path, &error)) << error;
   const SceneLoadResult loaded = load_scene_file(path);
   ASSERT_TRUE(loaded.ok()) << loaded.error;

@@ -11,6 +11,8 @@
 #include "scene/scene.h"
 #include "viewer/selection.h"
 #include "viewer/session.h"
+#include "support/scratch.h"
+#include "app_test_support.h"
 
 namespace cl::viewer {
 
@@ -20,7 +22,7 @@ namespace {
 // A cart on a slider along x (servo keys U / J, rate 0.5 m/s, range [-0.2, 0.3]), an arm on a hinge whose
 // servo has keys 7 / M but no range, and a bob on a ball joint (no servo), in zero gravity; dt 0.01 s.
 AppState servo_app() {
-  const std::string path = testing::TempDir() + "/servo_scene.json";
+  const std::string path = cl::test::scratch_path("servo_scene.json");
   std::ofstream(path) << R"({"format": 1, "name": "servos", "gravity": [0, 0, 0], "dt": 0.01,
     "bodies": [
       {"name": "base", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "fixed": true, "position": [0, 1, 0]},
@@ -35,11 +37,7 @@ AppState servo_app() {
        "servo": {"target": 3, "keys": ["7", "m"], "rate": 2}},
       {"type": "ball", "bodies": ["base", "bob"], "anchor": [-2, 3, 0]}
     ]})";
-  AppState app;
-  app.scene.root = CONTACTLAB_SOURCE_DIR;
-  std::string error;
-  EXPECT_TRUE(open_scene(app, path, nullptr, &error)) << error;
-  return app;
+  return open_or_throw(path);
 }
 double target(const AppState& app, int joint) { return app.scene.world.joints[size_t(joint)].servo.target; }
 }  // namespace
@@ -144,7 +142,7 @@ TEST(ServoControl, ServoTargetsFromThePanelAreClampedAndSaved) {
   EXPECT_EQ(lo, -0.2);
   EXPECT_EQ(hi, 0.3);
 
-  const std::string path = testing::TempDir() + "/servo_saved.json";
+  const std::string path = cl::test::scratch_path("servo_saved.json");
   std::string error;
   ASSERT_TRUE(save_scene_as(app, path, &error)) << error;
   SceneLoadResult r = load_scene_file(path);

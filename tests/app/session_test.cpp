@@ -17,6 +17,7 @@
 #include "viewer/convert.h"
 #include "viewer/selection.h"
 #include "app_test_support.h"
+#include "support/scratch.h"
 
 namespace cl::viewer {
 
@@ -26,7 +27,7 @@ TEST(Session, BadSceneShowsErrorAndKeepsTheCurrentOne) {
   const double t = app.scene.world.time();
   const size_t bodies = app.scene.world.bodies.size();
 
-  const std::string bad = testing::TempDir() + "/broken_scene.json";
+  const std::string bad = cl::test::scratch_path("broken_scene.json");
   std::ofstream(bad) << R"({"format": 1, "bodies": [{"name": "b", "shape": {"type": "sphere", "radius": -1}, "mass": 1}]})";
   std::string error;
   EXPECT_FALSE(open_scene(app, bad, nullptr, &error));
@@ -35,7 +36,7 @@ TEST(Session, BadSceneShowsErrorAndKeepsTheCurrentOne) {
   EXPECT_EQ(app.scene.world.time(), t);  // nothing the user had is lost
   EXPECT_EQ(app.scene.world.bodies.size(), bodies);
 
-  EXPECT_FALSE(open_scene(app, testing::TempDir() + "/does_not_exist.json", nullptr, &error));
+  EXPECT_FALSE(open_scene(app, cl::test::scratch_path("does_not_exist.json"), nullptr, &error));
   EXPECT_NE(error.find("does_not_exist.json"), std::string::npos) << error;
   EXPECT_EQ(app.scene.world.time(), t);
 }
@@ -43,7 +44,7 @@ TEST(Session, BadSceneShowsErrorAndKeepsTheCurrentOne) {
 // The welcome's marker: under $XDG_CONFIG_HOME/contactlab (else ~/.config/contactlab); writing it makes it exist,
 // so the next launch shows no welcome.
 TEST(Session, WelcomeMarkerIsWrittenUnderTheConfigFolder) {
-  const std::string config = testing::TempDir() + "/contactlab_config_test";
+  const std::string config = cl::test::scratch_path("contactlab_config_test");
   std::filesystem::remove_all(config);
   const char* old = std::getenv("XDG_CONFIG_HOME");
   const std::string saved = old ? old : "";
@@ -132,7 +133,7 @@ TEST(Session, SolverSwitchRejectsUnknownNames) {
 // Each method keeps its parameters through switches, Reset and Reload (with "keep solver"), and a scene's
 // params_by_solver are what a method starts with.
 TEST(Session, SolverSwitchKeepsEachMethodsParameters) {
-  const std::string path = testing::TempDir() + "/tuned_scene.json";
+  const std::string path = cl::test::scratch_path("tuned_scene.json");
   std::ofstream(path) << R"({"format": 1, "name": "tuned",
     "solver": {"type": "lcp", "params": {"iterations": 12}, "params_by_solver": {"volume": {"iterations": 31}}},
     "bodies": [{"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0]}, "fixed": true},
@@ -166,7 +167,7 @@ TEST(Session, SolverSwitchKeepsEachMethodsParameters) {
 
 // A scene for some methods refuses the others with a message naming them, and the running world stays.
 TEST(Session, SolverSwitchOutsideTheScenesMethodsIsRefused) {
-  const std::string path = testing::TempDir() + "/lcp_only_scene.json";
+  const std::string path = cl::test::scratch_path("lcp_only_scene.json");
   std::ofstream(path) << R"({"format": 1, "name": "lcp_only", "methods": ["lcp"],
     "bodies": [{"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0]}, "fixed": true},
                {"name": "ball", "shape": {"type": "sphere", "radius": 0.2}, "density": 1000, "position": [0, 1, 0]}]})";
@@ -193,13 +194,13 @@ TEST(Session, SolverSwitchOutsideTheScenesMethodsIsRefused) {
 TEST(Session, RecordingWritesCsvAndTrace) {
   AppState app = open_default();
   const auto old = std::filesystem::current_path();
-  std::filesystem::current_path(testing::TempDir());
+  std::filesystem::current_path(cl::test::scratch_dir());
   start_recording(app);
   for (int i = 0; i < 12; ++i) step_once(app);
   stop_recording(app);
   std::filesystem::current_path(old);
   ASSERT_FALSE(app.stats.csv_path.empty()) << app.stats.error;
-  const std::filesystem::path csv = std::filesystem::path(testing::TempDir()) / app.stats.csv_path;
+  const std::filesystem::path csv = cl::test::scratch_dir() / app.stats.csv_path;
   std::ifstream in(std::filesystem::exists(csv) ? csv : std::filesystem::path(app.stats.csv_path));
   std::string line;
   int rows = 0;
@@ -233,7 +234,7 @@ TEST(Session, StatsFollowTheSolversOwnStages) {
 
 TEST(Session, SaveAsWritesALoadableScene) {
   AppState app = open_default();
-  const std::string path = testing::TempDir() + "/saved_scene.json";
+  const std::string path = cl::test::scratch_path("saved_scene.json");
   std::string error;
   ASSERT_TRUE(save_scene_as(app, path, &error)) << error;
   AppState other;
@@ -248,7 +249,7 @@ TEST(Session, SaveAsKeepsTheDescription) {
   const std::string description = app.scene.world.description;
   ASSERT_FALSE(description.empty());
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(step_once(app));
-  const std::string path = testing::TempDir() + "/saved_with_description.json";
+  const std::string path = cl::test::scratch_path("saved_with_description.json");
   std::string error;
   ASSERT_TRUE(save_scene_as(app, path, &error)) << error;
   std::ifstream in(path);
@@ -375,7 +376,7 @@ TEST(Lanes, SavedWithTheSceneAndOpenedFromIt) {
   AppState app = open_default();
   std::string error;
   ASSERT_TRUE(add_lane(app, LaneSpec{"volume", {{"iterations", "30"}}}, &error)) << error;
-  const std::string path = testing::TempDir() + "/with_lanes.json";
+  const std::string path = cl::test::scratch_path("with_lanes.json");
   ASSERT_TRUE(save_scene_as(app, path, &error)) << error;
   AppState other;
   other.scene.root = CONTACTLAB_SOURCE_DIR;
@@ -401,7 +402,7 @@ TEST(Lanes, RecordingWritesEveryLaneAndTheSidecar) {
   std::string error;
   ASSERT_TRUE(add_lane(app, LaneSpec{"implicit-penalty", {}}, &error)) << error;
   const auto old = std::filesystem::current_path();
-  std::filesystem::current_path(testing::TempDir());
+  std::filesystem::current_path(cl::test::scratch_dir());
   start_recording(app);
   for (int i = 0; i < 7; ++i) step_once(app);
   stop_recording(app);

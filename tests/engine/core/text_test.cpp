@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/scratch.h"
+
 namespace cl {
 namespace {
 
@@ -29,7 +31,7 @@ TEST(Text, ControlCharactersAndBadBytesAreEscaped) {
 }
 
 TEST(Text, ReadsRegularFilesOnly) {
-  const std::string dir = ::testing::TempDir() + "contactlab_text_test";
+  const std::string dir = cl::test::scratch_path("contactlab_text_test");
   std::filesystem::create_directories(dir);
   const std::string file = dir + "/a.json";
   std::ofstream(file) << "{\"format\": 1}";
@@ -61,7 +63,7 @@ TEST(Text, ReadsRegularFilesOnly) {
 }
 
 TEST(Text, WritesWholeFilesOrSaysWhy) {
-  const std::string file = ::testing::TempDir() + "contactlab_text_write.json";
+  const std::string file = cl::test::scratch_path("contactlab_text_write.json");
   std::string error;
   ASSERT_TRUE(write_text_file(file, "{\"time\": 1}\n", "state file", error)) << error;
   std::ifstream in(file);

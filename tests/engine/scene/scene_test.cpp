@@ -20,6 +20,7 @@
 
 #include "support/builders.h"
 #include "support/scenes.h"
+#include "support/scratch.h"
 
 namespace cl {
 namespace {
@@ -213,7 +214,7 @@ TEST(Scene, EveryShippedSceneRoundTripsThroughJson) {
     EXPECT_TRUE(diff.empty()) << diff.dump().substr(0, 2000);
 
     // Through a file.
-    const fs::path out = fs::temp_directory_path() / ("contactlab_roundtrip_" + file.filename().string());
+    const fs::path out = cl::test::scratch_dir() / file.filename();
     std::string error;
     ASSERT_TRUE(save_scene_file(first.world, out.string(), &error)) << error;
     SceneLoadResult third = load_scene_file(out.string());
@@ -290,7 +291,7 @@ TEST(Scene, ParametersOfEverySolverRoundTrip) {
   EXPECT_EQ(back.world.solver_params_copy("volume").get("pixel_size"), 0.02);
 
   // Through a file, and without other methods' changes there is no params_by_solver at all.
-  const fs::path out = fs::temp_directory_path() / "contactlab_several_solvers.json";
+  const fs::path out = cl::test::scratch_dir() / "several_solvers.json";
   ASSERT_TRUE(save_scene_file(w, out.string(), &error)) << error;
   SceneLoadResult file = load_scene_file(out.string());
   ASSERT_TRUE(file.ok()) << file.error;

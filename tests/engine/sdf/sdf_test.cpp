@@ -9,9 +9,9 @@
 #include <functional>
 #include <numbers>
 #include <random>
-#include <unistd.h>
 
 #include "mesh/mesh.h"
+#include "support/scratch.h"
 
 namespace cl {
 namespace {
@@ -405,9 +405,7 @@ TEST(SdfGrid, DeterministicAcrossThreadCounts) {
 class SdfCache : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("contactlab_sdf_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = cl::test::scratch_dir() / "cache";
     std::filesystem::remove_all(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }

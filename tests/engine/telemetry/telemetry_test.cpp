@@ -8,6 +8,7 @@
 #include <string>
 
 #include "telemetry/telemetry.h"
+#include "support/scratch.h"
 
 namespace cl {
 
@@ -21,7 +22,7 @@ std::string read_all(const std::string& path) {
 }
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("contactlab_telemetry_" + name)).string();
+  return cl::test::scratch_path(name);
 }
 
 const std::string kFixed =
