@@ -22,7 +22,9 @@ inline AppState open_or_throw(const std::string& path) {
 }
 
 // sphere_and_box.json.
-inline AppState open_default() { return open_or_throw(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/sphere_and_box.json"); }
+inline AppState open_default() {
+  return open_or_throw(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/sphere_and_box.json");
+}
 
 // The index of the body called `name` (a test failure when there is none).
 inline int body_named(const AppState& app, const char* name) {
