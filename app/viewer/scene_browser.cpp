@@ -79,13 +79,9 @@ std::vector<SceneEntry> scan_scenes(const std::string& root) {
   for (fs::directory_iterator it(fs::path(root) / "scenes", ec), end; !ec && it != end; it.increment(ec))
     if (it->is_directory(ec)) folders.push_back(it->path().filename().string());
   std::sort(folders.begin(), folders.end());
-  for (const std::string& folder : folders) {
-    std::vector<std::string> files;
-    for (fs::directory_iterator it(fs::path(root) / "scenes" / folder, ec), end; !ec && it != end; it.increment(ec))
-      if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path().filename().string());
-    std::sort(files.begin(), files.end());
-    for (const std::string& file : files) out.push_back(scan_entry(root, folder + "/" + file, folder));
-  }
+  for (const std::string& folder : folders)
+    for (const std::string& file : list_json_files((fs::path(root) / "scenes" / folder).string()))
+      out.push_back(scan_entry(root, folder + "/" + file, folder));
   return out;
 }
 

@@ -36,14 +36,18 @@ std::string resolve_root() {
   return CONTACTLAB_SOURCE_DIR;
 }
 
-std::vector<std::string> list_scene_files(const std::string& root) {
+std::vector<std::string> list_json_files(const std::string& dir) {
   std::vector<std::string> names;
   std::error_code ec;
-  for (fs::directory_iterator it(fs::path(root) / "scenes", ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     if (it->is_regular_file(ec) && it->path().extension() == ".json") names.push_back(it->path().filename().string());
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::vector<std::string> list_scene_files(const std::string& root) {
+  return list_json_files((fs::path(root) / "scenes").string());
 }
 
 std::string resolve_scene_path(const std::string& root, const std::string& typed) {
@@ -318,12 +322,9 @@ bool open_neighbour_scene(AppState& app, int offset, std::string* error) {
   std::vector<std::string> files = app.scene.files;
   std::error_code ec;
   const fs::path dir = fs::path(app.scene.path).parent_path();
-  if (!app.scene.path.empty() && !dir.empty() && fs::equivalent(dir.parent_path(), scenes, ec) && !ec) {
+  if (!dir.empty() && fs::equivalent(dir.parent_path(), scenes, ec) && !ec) {
     folder = dir;
-    files.clear();
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-      if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path().filename().string());
-    std::sort(files.begin(), files.end());
+    files = list_json_files(dir.string());
   }
   if (files.empty()) {
     *error = "no scene files in " + folder.string();

@@ -14,6 +14,8 @@ namespace cl::viewer {
 
 // Directory with scenes/ and shaders/: $CONTACTLAB_HOME if set, else the source tree.
 std::string resolve_root();
+// *.json file names (regular files) in the folder `dir`, sorted; none when it cannot be read.
+std::vector<std::string> list_json_files(const std::string& dir);
 // *.json file names in <root>/scenes, sorted.
 std::vector<std::string> list_scene_files(const std::string& root);
 // A typed path as given if it exists, else tried under <root>/scenes and <root>; unchanged otherwise
