@@ -394,6 +394,7 @@ void World::continuous_collision() {
     const int ra = find(j.body_a), rb = find(j.body_b);
     if (ra != rb) root[std::max(ra, rb)] = std::min(ra, rb);
   }
+  for (size_t i = 0; i < n; ++i) root[i] = find(int(i));  // flattened: root[i] is i's group from here on
   std::vector<Aabb> swept(n);
   for (size_t i = 0; i < n; ++i) {
     const Body& b = bodies[i];
@@ -417,7 +418,7 @@ void World::continuous_collision() {
   std::vector<char> group_fast(n, 0);
   for (size_t i = 0; i < n; ++i)
     if (bodies[i].is_dynamic()) {
-      const int r = find(int(i));
+      const int r = root[i];
       ++member_begin[size_t(r) + 1];
       if (motions_[i].reach() > least_motion) group_fast[size_t(r)] = 1;
     }
@@ -426,15 +427,15 @@ void World::continuous_collision() {
   {
     std::vector<int> at(member_begin.begin(), member_begin.end() - 1);
     for (size_t i = 0; i < n; ++i)
-      if (bodies[i].is_dynamic()) member_list[size_t(at[size_t(find(int(i)))]++)] = int(i);
+      if (bodies[i].is_dynamic()) member_list[size_t(at[size_t(root[i])]++)] = int(i);
   }
   for (size_t r = 0; r < n; ++r) {
-    if (!bodies[r].is_dynamic() || find(int(r)) != int(r) || !group_fast[r]) continue;
+    if (!bodies[r].is_dynamic() || root[r] != int(r) || !group_fast[r]) continue;
     const std::span<const int> members(member_list.data() + member_begin[r], member_list.data() + member_begin[r + 1]);
     double t = 1.0;
     for (int m : members)
       for (size_t j = 0; j < n; ++j) {
-        if (find(int(j)) == int(r) || !swept[m].overlaps(swept[j])) continue;
+        if (root[j] == int(r) || !swept[m].overlaps(swept[j])) continue;
         if (std::binary_search(joined.begin(), joined.end(), BodyPair{std::min(m, int(j)), std::max(m, int(j))}))
           continue;
         if (bodies[j].is_dynamic() && !between_dynamic) continue;
