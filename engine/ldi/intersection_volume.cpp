@@ -661,13 +661,13 @@ void IntersectionVolume::Impl::pass_second(LeafSet& set) {
     for (int w = 0; w < 3; ++w) {
       const LayeredDepthImage& img = images[w];
       if (img.empty()) continue;
-      const std::size_t row_words = mask_row_words(img.width);
+      const MaskSize size(img);
       const std::uint64_t* reach_a = leaf_reach[std::size_t(w)].data();
       const std::vector<PixelRange>& range = set.range[std::size_t(w)];
       std::vector<std::uint8_t>& pass = set.pass[std::size_t(w)];
       for (std::size_t l = 0; l < n; ++l) {
         const PixelRange& r = range[l];
-        pass[l] = !r.empty() && box_meets(reach_a, row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
+        pass[l] = !r.empty() && box_meets(reach_a, size.row_words, r.col_lo, r.col_hi, r.row_lo, r.row_hi);
       }
     }
   std::uint8_t* images_of = tri_images[std::size_t(m)].data();
