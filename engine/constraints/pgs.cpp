@@ -6,11 +6,11 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <thread>
 #include <utility>
 
 #include "constraints/pgs_pair.h"
 #include "constraints/pgs_sweep.h"
+#include "core/spin_wait.h"
 
 namespace cl {
 
@@ -420,7 +420,7 @@ PgsResult solve_in_order(std::span<Row> rows, std::span<BodyVelocity> u, const P
 }
 
 // A spin barrier for the threads of one solve: a level's batches must all be updated before the next level's
-// start. Waiters spin briefly, then yield, so that a thread the machine has not scheduled gets the core.
+// start. Waiters spin briefly, then yield, so that a thread the machine has not scheduled gets the core (SpinWait).
 class SpinBarrier {
  public:
   explicit SpinBarrier(int n) : n_(n) {}
@@ -431,8 +431,8 @@ class SpinBarrier {
       phase_.store(phase + 1, std::memory_order_release);
       return;
     }
-    for (int spins = 0; phase_.load(std::memory_order_acquire) == phase; ++spins)
-      if (spins > 2000) std::this_thread::yield();
+    SpinWait wait;
+    while (phase_.load(std::memory_order_acquire) == phase) wait();
   }
 
  private:
