@@ -113,19 +113,6 @@ def finish(s, bodies, materials=None, joints=None):
     return clean(s)
 
 
-def for_methods(s, methods):
-    """The scene with "methods" (the solvers it is for; the others are refused) just before its solver."""
-    out = {}
-    for k, v in s.items():
-        if k in ("solver", "materials", "bodies"):
-            out["methods"] = methods
-            out.update({key: s[key] for key in s if key not in out})
-            return out
-        out[k] = v
-    out["methods"] = methods
-    return out
-
-
 def scene(name, description, bodies, dt=DT_60, iterations=10, materials=None, **extra):
     s = {"format": 1, "name": name, "description": description, "gravity": [0, -9.81, 0], "dt": dt}
     s.update(extra)
@@ -560,7 +547,7 @@ def reference():
     s = {
         "format": 1,
         "name": "reference",
-        "description": "Uses every field of the scene format once; see the README for what each means.",
+        "description": "Uses every field of the scene format once but \"methods\" (for your own scenes); the scene format documentation says what each means.",
         "gravity": [0, -9.81, 0],
         "dt": 0.01,
         "contact_margin": 0.02,
@@ -568,7 +555,6 @@ def reference():
         "max_contacts": 250000,
         "continuous": True,
         "threads": 1,
-        "methods": ["lcp", "implicit-penalty", "volume"],
         "solver": {"type": "lcp", "params": {
             "iterations": 20, "correction_iterations": 5, "vector_lanes": True, "coloured_sweeps": True, "warm_start": True,
             "friction_directions": 2,
@@ -652,13 +638,10 @@ def with_topic(s, topic):
     return out
 
 
-def write_scenes(out_dir, scenes, methods=None, topics=None):
-    """Writes each scene of {file name: function making it} into out_dir and prints its path. A scene named in
-    `methods` ({file name: [solver, ...]}) gets that "methods" key: the solvers it is for. `topics` is a topic for
-    every scene, or {file name: topic}; every scene written must have one."""
-    unknown = sorted(set(methods or {}) - set(scenes))
-    if unknown:
-        sys.exit(f"methods listed for scenes this generator does not write: {', '.join(unknown)}")
+def write_scenes(out_dir, scenes, topics=None):
+    """Writes each scene of {file name: function making it} into out_dir and prints its path. `topics` is a topic
+    for every scene, or {file name: topic}; every scene written must have one. No shipped scene has "methods":
+    every method runs every scene (the key is for users' own scenes)."""
     if isinstance(topics, dict):
         missing = sorted(set(scenes) ^ set(topics))
         if missing:
@@ -667,37 +650,10 @@ def write_scenes(out_dir, scenes, methods=None, topics=None):
         s = make()
         if topics:
             s = with_topic(s, topics[file_name] if isinstance(topics, dict) else topics)
-        if methods and file_name in methods:
-            s = for_methods(s, methods[file_name])
         path = os.path.join(out_dir, file_name)
         with open(path, "w", encoding="utf-8") as f:
             f.write(dump(s))
         print(path)
-
-
-# The solvers a scene is for, where not every solver can run it: 10 s of simulated time headless
-# (tests/app/shipped_scene.sh) blows up (exit 3) or takes far too long under the others. The README's scene table
-# gives the figures; widen a list here (and regenerate) once a method runs the scene.
-METHODS = {
-    # implicit-penalty blows up (step 96); volume needs more than 6 s of CPU per simulated second.
-    "default.json": ["lcp"],
-    # the contact-solve benchmarks: implicit-penalty and volume take more than 6 s of CPU for 10 s.
-    "pyramid20.json": ["lcp"],
-    # implicit-penalty takes more than 6 s of CPU for 10 s; volume stands (the top box within 1e-6 m) in 12 s.
-    "tower20.json": ["lcp", "volume"],
-    # implicit-penalty blows up (step 140 of ball_grid, step 7 of wall); volume needs more than 30 s and 6 s.
-    "ball_grid.json": ["lcp"],
-    "wall.json": ["lcp"],
-    # implicit-penalty blows up (the ball grid at step 140, the wall at step 9); volume needs more than 6 s.
-    "scripted_ball_push.json": ["lcp"],
-    "scripted_wall_hit.json": ["lcp"],
-    # implicit-penalty blows up (a link past 1000 m/s at step 135).
-    "chain20.json": ["lcp", "volume"],
-    # implicit-penalty throws a body out of the box (143 m away after 10 s, 12.8 kJ of kinetic energy).
-    "pile.json": ["lcp", "volume", "pid-penalty"],
-    # the peer benchmark's 1,000 bodies: the other methods take minutes for 10 s (bench/peers/results.csv).
-    "pile1000.json": ["lcp"],
-}
 
 
 # The scene browser's topic of each scene (README, "Scene files": topic); the other generators keep their own.
@@ -723,8 +679,7 @@ TOPICS = {
 
 
 def main():
-    write_scenes(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)), SCENES, METHODS,
-                 TOPICS)
+    write_scenes(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)), SCENES, TOPICS)
 
 
 if __name__ == "__main__":

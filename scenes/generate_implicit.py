@@ -4,7 +4,7 @@
 Usage: python3 scenes/generate_implicit.py [output-dir] [--solver NAME] [--no-keys]
   output-dir   default: the directory of this script
   --solver     write NAME (with default parameters) instead of "implicit-penalty" (to try the geometry and
-               the joints under another solver), and no "methods"
+               the joints under another solver)
   --no-keys    leave "keys" and "rate" out of the servos (for a loader that does not know them yet)
 
 Scenes: bowls20, bowl_drop, bolt_screwdriver, perforated_chains, excavator. Like scenes/generate.py (whose
@@ -574,16 +574,6 @@ def excavator():
                  materials={"default": {"friction": 0.6, "restitution": 0}})
 
 
-# The solvers a scene is for where not every solver can run it (see METHODS in generate.py).
-METHODS = {
-    # 20 and 64 nested bowls and two chains of perforated plates (the paper's scenes): lcp and volume need more
-    # than 6 s of CPU for 10 s of simulated time.
-    "bowls20.json": ["implicit-penalty"],
-    "bowl_drop.json": ["implicit-penalty"],
-    "perforated_chains.json": ["implicit-penalty"],
-}
-
-
 SCENES = {
     "bowls20.json": bowls20,
     "bowl_drop.json": bowl_drop,
@@ -606,9 +596,7 @@ def main():
             sys.exit(f"unknown option {a}\n" + __doc__)
         else:
             out_dir = a
-    # Another solver written in: no "methods", which would refuse it.
-    g.write_scenes(out_dir, SCENES, METHODS if OPTIONS["solver"] == "implicit-penalty" else None,
-                   "Implicit penalty paper")
+    g.write_scenes(out_dir, SCENES, "Implicit penalty paper")
 
 
 if __name__ == "__main__":

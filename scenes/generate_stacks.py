@@ -129,22 +129,6 @@ def towers():
             for n in (10, 40, 80, 100)}
 
 
-# The solvers a scene is for where not every solver can run it (see METHODS in generate.py).
-METHODS = {
-    # The thesis's stacking scenes, made for lcp's shock propagation and sleeping: implicit-penalty blows up
-    # (ball_grid_penetrated at step 5, wall200 at step 12) or, like volume, needs more than 6 s of CPU for 10 s.
-    "column25.json": ["lcp"],
-    "ball_grid_penetrated.json": ["lcp"],
-    "wall200.json": ["lcp"],
-    "tower320.json": ["lcp"],
-    "sleepy_stack.json": ["lcp"],
-    "tower10.json": ["lcp"],
-    "tower40.json": ["lcp"],
-    "tower80.json": ["lcp"],
-    "tower100.json": ["lcp"],
-}
-
-
 SCENES = {
     "column25.json": column25,
     "ball_grid_penetrated.json": ball_grid_penetrated,
@@ -167,8 +151,7 @@ TOPICS.update({
 
 
 def main():
-    g.write_scenes(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)), SCENES, METHODS,
-                   TOPICS)
+    g.write_scenes(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)), SCENES, TOPICS)
 
 
 if __name__ == "__main__":

@@ -237,13 +237,6 @@ def volume_pile():
                  bodies, 0.01, {"pixel_size": 0.01, "multi_volume": True, "cell_size": 0.1})
 
 
-# The solvers a scene is for where not every solver can run it (see METHODS in generate.py).
-METHODS = {
-    # Twelve scanned meshes in a box: lcp needs more than 6 s of CPU for 10 s of simulated time.
-    "volume_pile.json": ["volume", "implicit-penalty"],
-}
-
-
 SCENES = {
     "volume_armadillos.json": volume_armadillos,
     "volume_tori.json": volume_tori,
@@ -300,7 +293,7 @@ def main():
     if any(a.startswith("--") for a in args) or len(args) > 1:
         sys.exit(__doc__)
     out_dir = args[0] if args else os.path.dirname(os.path.abspath(__file__))
-    g.write_scenes(out_dir, SCENES, METHODS, "Volume contact paper")
+    g.write_scenes(out_dir, SCENES, "Volume contact paper")
 
 
 if __name__ == "__main__":

@@ -172,7 +172,7 @@ check compare_trace 2 "--trace cannot be used with --compare" -- "$exe" --compar
 check compare_set 2 "LANE.name=value" -- "$exe" --compare lcp,volume "$scene" --steps 1 --set iterations=3
 check compare_set_lane 2 "a lane from 1 to 2" -- "$exe" --compare lcp,volume "$scene" --steps 1 --set 3.iterations=3
 check compare_bad_param 2 "--compare lane 2: volume: iterationz=3" -- "$exe" --compare lcp,volume "$scene" --steps 1 --set 2.iterationz=3
-check compare_methods 2 "lane 2" -- "$exe" --compare lcp,volume "$src/scenes/default.json" --steps 1
+check compare_methods 2 "lane 2" -- "$exe" --compare lcp,volume "$out/for_two.json" --steps 1
 check compare_threads 2 "--threads is for --headless and --compare" -- "$exe" --list-solvers --threads 2
 # --threads under --headless: the world's threads, which must not change the results.
 "$exe" --headless "$src/scenes/pyramid20.json" --steps 20 --threads 1 --state "$out/threads1.json" >/dev/null &&

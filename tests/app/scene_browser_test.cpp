@@ -56,9 +56,9 @@ TEST(SceneBrowser, EveryShippedSceneWithItsDescriptionTopicAndMethod) {
   EXPECT_EQ(pile->name, "pile");
   EXPECT_NE(pile->description.find("Drumwright"), std::string::npos);
   EXPECT_EQ(pile->method, "lcp");
-  EXPECT_EQ(pile->methods, (std::vector<std::string>{"lcp", "volume", "pid-penalty"}));
+  EXPECT_TRUE(pile->methods.empty());  // every method runs every shipped scene
   EXPECT_EQ(entry_named(entries, "volume_tori.json")->method, "volume");          // solver.type
-  EXPECT_EQ(entry_named(entries, "bowl_drop.json")->method, "implicit-penalty");  // its only method
+  EXPECT_EQ(entry_named(entries, "bowl_drop.json")->method, "implicit-penalty");
 }
 
 TEST(SceneBrowser, GroupsFollowTheTopicsAndTheSearchNarrowsThem) {
@@ -99,10 +99,13 @@ TEST(SceneBrowser, AFileWithoutATopicTakesItsFolderOrOther) {
   std::filesystem::remove_all(root);
   std::filesystem::create_directories(root + "/scenes/extra");
   std::ofstream(root + "/scenes/a.json") << R"({"name": "a", "topic": "Stacking"})";
-  std::ofstream(root + "/scenes/b.json") << R"({"name": "b"})";
+  std::ofstream(root + "/scenes/b.json") << R"({"name": "b", "methods": ["volume", "pid-penalty"]})";
   std::ofstream(root + "/scenes/extra/c.json") << R"({"name": "c"})";
   const std::vector<SceneEntry> entries = scan_scenes(root);
   ASSERT_EQ(entries.size(), 3u);
+  // A user's scene that names its methods starts with the first of them and lists them.
+  EXPECT_EQ(entries[1].methods, (std::vector<std::string>{"volume", "pid-penalty"}));
+  EXPECT_EQ(entries[1].method, "volume");
   EXPECT_EQ(entries[2].file, "extra/c.json");
   const std::vector<SceneGroup> groups = group_scenes(entries, "");
   ASSERT_EQ(groups.size(), 3u);

@@ -257,11 +257,14 @@ PY
 }
 lanes_shot lanes_split "split"
 lanes_shot lanes_overlay "overlay"
-xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/default.json" --lanes lcp,volume \
+# A user's scene that names its methods (no shipped scene does) refuses a lane under another one.
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["methods"] = ["lcp"]; json.dump(d, open(sys.argv[2], "w"))' \
+  "$root/scenes/sphere_and_box.json" "$out/lcp_only.json"
+xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$out/lcp_only.json" --lanes lcp,volume \
   --screenshot "$out/viewer_smoke_lanes_refused.png" --frames 2 > /dev/null 2> "$out/viewer_smoke_lanes_refused.stderr"
 rc=$?
 check "a lane the scene refuses exits 2 (got $rc)" test "$rc" -eq 2
-check "stderr names the lane and the scene's methods" grep -qF "lane 2: scene 'default' is for the methods lcp" \
+check "stderr names the lane and the scene's methods" grep -qF "lane 2: scene 'sphere_and_box' is for the methods lcp" \
   "$out/viewer_smoke_lanes_refused.stderr"
 
 # --- 3d. the help overlay (F1) and the hidden panels (Tab), against the plain view of the same run ------------

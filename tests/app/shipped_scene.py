@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""One shipped scene under every registered method, at the method's default parameters and the scene's dt.
+
+Each method runs SECONDS of simulated time headless (ceil(SECONDS / dt) steps) and must
+- exit 0 (no bad input, no non-finite value, no blow-up past max_speed);
+- sink no body deeper than 0.2 m: the deepest contact (the --metrics column max_penetration) after the first
+  simulated second, once bodies that start overlapping have been pushed apart;
+- create no energy where nothing feeds the scene (no scripts, applied forces, kinematic bodies, motors or
+  servos) and no body starts overlapping another: the total energy (kinetic plus potential) never rises above its
+  first value by more than 1 % of what the run dissipates plus 0.1 % of the potential energy's size (the small
+  stored-energy exchanges of compliant contacts settling).
+No shipped scene may list "methods": every method runs every scene.
+
+A cell that fails today because of a bug in a method is listed in shipped_scenes_awaiting_fix.txt (scene, method,
+what fails); it is not run (it may take minutes) but reported, and `--awaiting` runs only those cells, reporting
+each that now passes, so that the list only shrinks as fixes land.
+
+Usage: shipped_scene.py CONTACTLAB SCENE.json [SECONDS] [--awaiting]
+"""
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+AWAITING = os.path.join(HERE, "shipped_scenes_awaiting_fix.txt")
+MAX_DEPTH = 0.2          # m
+SETTLE_TIME = 1.0        # s: overlap of the first second is bodies placed into each other being pushed apart
+START_OVERLAP = 0.01     # m: a scene whose first step has a contact deeper than this starts overlapping
+RUN_TIMEOUT = 300        # s of wall time for one method's run
+
+
+def awaiting_cells():
+    cells = {}
+    if os.path.exists(AWAITING):
+        with open(AWAITING, encoding="utf-8") as f:
+            for line in f:
+                line = line.split("#", 1)[0].strip()
+                if line:
+                    scene, solver, *why = line.split(None, 2)
+                    cells[(scene, solver)] = why[0] if why else ""
+    return cells
+
+
+def energy_sources(doc):
+    """What feeds the scene energy, by name of the feature; empty when nothing does."""
+    found = []
+    if doc.get("scripts"):
+        found.append("scripts")
+    if doc.get("forces"):
+        found.append("applied forces")
+    if any(b.get("kinematic") for b in doc.get("bodies", [])):
+        found.append("kinematic bodies")
+    joints = doc.get("joints", [])
+    if any("motor" in j for j in joints):
+        found.append("motors")
+    if any("servo" in j for j in joints):
+        found.append("servos")
+    return found
+
+
+def check_run(rows, dt, doc):
+    """The first law the run's metrics break, or None."""
+    if not rows:
+        return "no steps in the metrics"
+    settle_step = math.ceil(round(SETTLE_TIME / dt, 6))
+    deepest = max((float(r["max_penetration"]), int(r["step"])) for r in rows[settle_step:] or rows[-1:])
+    if deepest[0] > MAX_DEPTH:
+        return f"a contact {deepest[0]:.3g} m deep at step {deepest[1]} (at most {MAX_DEPTH} m)"
+    sources = energy_sources(doc)
+    if sources or float(rows[0]["max_penetration"]) > START_OVERLAP:
+        return None
+    energy = [float(r["kinetic_energy"]) + float(r["potential_energy"]) for r in rows]
+    first, lowest = energy[0], min(energy)
+    allowed = 0.01 * (first - lowest) + 1e-3 * abs(float(rows[0]["potential_energy"])) + 1e-6
+    peak = max(range(len(energy)), key=lambda i: energy[i])
+    if energy[peak] - first > allowed:
+        return (f"energy created: {energy[peak]:.6g} J at step {rows[peak]['step']} against {first:.6g} J at the "
+                f"first step (at most {allowed:.3g} J more)")
+    return None
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--awaiting"]
+    only_awaiting = "--awaiting" in sys.argv[1:]
+    if len(args) not in (2, 3):
+        sys.exit(__doc__)
+    exe, scene = args[0], args[1]
+    seconds = float(args[2]) if len(args) == 3 else 10.0
+    with open(scene, encoding="utf-8") as f:
+        doc = json.load(f)
+    stem = os.path.splitext(os.path.basename(scene))[0]
+    dt = float(doc.get("dt", 1.0 / 60.0))
+    steps = math.ceil(round(seconds / dt, 6))
+    failures = 0
+    if "methods" in doc:
+        print(f"FAIL the scene lists \"methods\" {doc['methods']}: shipped scenes run under every method")
+        failures += 1
+    listing = subprocess.run([exe, "--list-solvers"], capture_output=True, text=True, check=False).stdout
+    solvers = [line.split(":", 1)[0] for line in listing.splitlines()
+               if line and not line[0].isspace() and ":" in line]
+    if not solvers:
+        sys.exit(f"no solvers listed by {exe} --list-solvers")
+    awaiting = awaiting_cells()
+    with tempfile.TemporaryDirectory() as tmp:
+        for solver in solvers:
+            why = awaiting.get((stem, solver))
+            if (why is not None) != only_awaiting:
+                if why is not None:
+                    print(f"awaiting fix {solver}: {why}")
+                continue
+            metrics = os.path.join(tmp, f"{solver}.csv")
+            try:
+                run = subprocess.run([exe, "--headless", scene, "--steps", str(steps), "--solver", solver,
+                                      "--metrics", metrics], stdin=subprocess.DEVNULL, capture_output=True,
+                                     text=True, timeout=RUN_TIMEOUT, check=False)
+                code, err = run.returncode, run.stderr
+            except subprocess.TimeoutExpired:
+                code, err = None, f"no result in {RUN_TIMEOUT} s"
+            problem = None
+            if code != 0:
+                lines = [l for l in err.splitlines() if "warning:" not in l]
+                problem = f"exit {code}: {' '.join(lines)[:500]}"
+            else:
+                with open(metrics, encoding="utf-8") as f:
+                    problem = check_run(list(csv.DictReader(f)), dt, doc)
+            if only_awaiting:
+                print(f"{'still failing' if problem else 'NOW PASSES, remove it from the list'} {solver}: "
+                      f"{problem or ''}")
+                failures += problem is None
+            elif problem:
+                print(f"FAIL {solver}: {steps} steps: {problem}")
+                failures += 1
+            else:
+                print(f"ok   {solver}: {steps} steps ({seconds:g} s simulated)")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
