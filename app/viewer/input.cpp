@@ -78,6 +78,7 @@ void handle_keys(AppState& app) {
   if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) app.ui.hidden = !app.ui.hidden;
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) app.ui.screenshot_requested = true;
   if (ImGui::IsKeyPressed(GLFW_KEY_F9, false)) app.ui.recording_video = !app.ui.recording_video;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F2, false)) compare_every_method_and_report(app);
   if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN, false)) open_neighbour_and_report(app, 1);
   if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP, false)) open_neighbour_and_report(app, -1);
   // ImGui 1.86 indexes keys by the GLFW key codes the backend reports.

@@ -229,6 +229,15 @@ void add_lane_and_report(AppState& app, const std::string& solver) {
   if (!add_lane(app, LaneSpec{solver, {}}, &error)) app.compare.error = error;
 }
 
+}  // namespace
+
+void compare_every_method_and_report(AppState& app) {
+  std::string error;
+  if (!compare_every_method(app, &error)) app.compare.error = error;
+}
+
+namespace {
+
 // Moves the current window up when its bottom is below the display (a collapsed panel at the bottom
 // of the screen that gets expanded, or a window that shrank), so no panel is ever out of reach.
 void keep_on_screen() {
@@ -1513,16 +1522,30 @@ void draw_compare_panel(AppState& app) {
                 "translucent ghosts in their lane colour over lane 1.");
     ImGui::SameLine();
   }
+  // The choice offers only the methods the scene admits; a choice the scene refuses (another scene's) falls
+  // back to the first admitted method that is not running yet.
+  const std::vector<std::string> addable = addable_lane_solvers(app);
+  if (std::find(addable.begin(), addable.end(), compare.add_solver) == addable.end() && !addable.empty()) {
+    compare.add_solver = addable.front();
+    for (const std::string& name : addable)
+      if (name != app.scene.world.solver().name()) {
+        compare.add_solver = name;
+        break;
+      }
+  }
   ImGui::SetNextItemWidth(150.0f);
   if (ImGui::BeginCombo("##add", compare.add_solver.c_str())) {
-    for (const SolverInfo& info : solver_registry())
-      if (app.scene.world.allows_solver(info.name) && ImGui::Selectable(info.name.c_str(), info.name == compare.add_solver))
-        compare.add_solver = info.name;
+    for (const std::string& name : addable)
+      if (ImGui::Selectable(name.c_str(), name == compare.add_solver)) compare.add_solver = name;
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  ImGui::BeginDisabled(lanes >= kMaxLanes);
+  ImGui::BeginDisabled(lanes >= kMaxLanes || addable.empty());
   if (ImGui::Button("Add lane")) add_lane_and_report(app, compare.add_solver);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(addable.size() < 2);
+  if (ImGui::Button("Every method")) compare_every_method_and_report(app);
   ImGui::EndDisabled();
   help_marker("A copy of the scene under another method (or the same one at other settings), stepped in lockstep "
               "with the others. Adding a lane restarts every lane from the scene's start. Dragging, servo keys, "
@@ -1625,6 +1648,7 @@ void draw_help_overlay(AppState& app) {
         {".", "one step (while paused)"},
         {"R", "reset the scene (every lane)"},
         {"F", "frame the selected body (with none selected, the scene)"},
+        {"F2", "compare every method: a lane for each, side by side from the scene's start"},
         {"V", "comparison: split cells or ghosts over lane 1"},
         {"Tab", "hide / show the panels"},
         {"F1", "this help"},
@@ -1664,7 +1688,7 @@ void draw_welcome(AppState& app) {
     ImGui::Spacing();
     ImGui::BulletText("Scene menu or Page Down: another scene (its description shows at the top).");
     ImGui::BulletText("Solver menu: the same scene under another method.");
-    ImGui::BulletText("Compare menu: add a lane to see methods side by side, V to overlay them.");
+    ImGui::BulletText("F2 (Compare menu, Every method): every method side by side; V overlays them.");
     ImGui::BulletText("Left-drag a body to pull it; right-drag orbits, the wheel zooms.");
     ImGui::BulletText("F1: every key and mouse control. Tab hides the panels.");
     ImGui::Spacing();
@@ -1834,6 +1858,10 @@ float draw_main_menu(AppState& app) {
   }
   if (ImGui::BeginMenu("Compare")) {
     const int lanes = lane_count(app);
+    if (ImGui::MenuItem("Every method", "F2", false, addable_lane_solvers(app).size() > 1))
+      compare_every_method_and_report(app);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("A lane for every method on this scene, side by side from the scene's start");
     if (ImGui::BeginMenu("Add a lane", lanes < kMaxLanes)) {
       for (const SolverInfo& info : solver_registry()) {
         if (ImGui::MenuItem(info.name.c_str(), nullptr, false, world.allows_solver(info.name)))

@@ -34,6 +34,9 @@ void draw_scene_description(AppState& app); // the scene's description once per 
 // by the search box; a click opens the scene. Between the panel columns, over the 3D view.
 void draw_scene_browser(AppState& app, const std::function<uint32_t(const SceneEntry&)>& thumbnail);
 
+// A lane for every method on the open scene (Compare menu, F2); a refusal shows in the Compare panel.
+void compare_every_method_and_report(AppState& app);
+
 // Opens the next (offset 1) or previous (-1) scene of scenes/; a failure shows in the Scene panel.
 void open_neighbour_and_report(AppState& app, int offset);
 

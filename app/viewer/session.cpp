@@ -512,6 +512,32 @@ bool add_lane(AppState& app, const LaneSpec& spec, std::string* error) {
   return true;
 }
 
+bool compare_every_method(AppState& app, std::string* error) {
+  const std::string own(app.scene.world.solver().name());
+  std::vector<LaneSpec> specs;
+  for (const std::string& name : addable_lane_solvers(app))
+    if (name != own && 1 + int(specs.size()) < kMaxLanes) specs.push_back(LaneSpec{name, {}});
+  if (specs.empty()) {
+    *error = "this scene admits only " + own + " (its \"methods\")";
+    return false;
+  }
+  std::vector<World> lanes(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (!make_lane(app.scene.loaded, specs[i], lanes[i], error)) return false;
+  for (World& lane : lanes) lane.settings.dt = app.scene.world.settings.dt;
+  app.compare.lanes = std::move(lanes);
+  app.compare.error.clear();
+  reset_scene(app);  // a comparison starts every lane from the same state
+  return true;
+}
+
+std::vector<std::string> addable_lane_solvers(const AppState& app) {
+  std::vector<std::string> out;
+  for (const SolverInfo& info : solver_registry())
+    if (app.scene.world.allows_solver(info.name)) out.push_back(info.name);
+  return out;
+}
+
 void remove_lane(AppState& app, int lane) {
   if (lane < 1 || lane >= lane_count(app)) return;
   app.compare.lanes.erase(app.compare.lanes.begin() + lane - 1);

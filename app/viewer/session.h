@@ -69,6 +69,13 @@ const std::string& lane_error(const AppState& app, int lane);
 // Adds a lane under `spec` and restarts every lane from the scene as loaded, so that they compare from one
 // start. False (and *error) at kMaxLanes lanes, or for a solver the scene refuses or a bad parameter.
 bool add_lane(AppState& app, const LaneSpec& spec, std::string* error);
+// One lane per method the scene admits, lane 1 keeping the scene's own and the others in the registry's order
+// (at most kMaxLanes), each at the parameters the scene gives that method; the lanes there were are replaced and
+// every lane restarts from the scene's start (Compare menu, "Every method", F2). False (and *error) when the
+// scene admits only its own method.
+bool compare_every_method(AppState& app, std::string* error);
+// The methods the Compare panel may still add as a lane: those the scene admits, in the registry's order.
+std::vector<std::string> addable_lane_solvers(const AppState& app);
 // Removes lane i (>= 1: lane 1 is the scene itself).
 void remove_lane(AppState& app, int lane);
 // Switches lane i's method while it runs (as the Solver panel does for lane 1); its curves start afresh.

@@ -9,6 +9,11 @@ namespace cl {
 
 bool parse_lane_list(std::string_view list, std::vector<LaneSpec>& out, std::string* error) {
   out.clear();
+  if (list == "all") {
+    for (const SolverInfo& info : solver_registry())
+      if (int(out.size()) < kMaxLanes) out.push_back(LaneSpec{info.name, {}});
+    return true;
+  }
   size_t start = 0;
   for (;;) {
     const size_t comma = list.find(',', start);

@@ -24,8 +24,9 @@ struct LaneSpec {
   std::vector<std::pair<std::string, std::string>> params;  // name and value as text, as --set takes them
 };
 
-// "lcp,implicit-penalty,volume" as one spec per name. False (and *error) for an empty name, a solver the
-// registry does not know, or more than kMaxLanes names.
+// "lcp,implicit-penalty,volume" as one spec per name, "all" as every registered method (at most kMaxLanes, in the
+// registry's order). False (and *error) for an empty name, a solver the registry does not know, or more than
+// kMaxLanes names.
 bool parse_lane_list(std::string_view list, std::vector<LaneSpec>& out, std::string* error);
 
 // Puts each "LANE.name" = value of `params` (LANE a lane number from 1, as --set takes them in a comparison) on

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "scene/scene.h"
+#include "solvers/registry.h"
 #include "viewer/convert.h"
 #include "viewer/selection.h"
 #include "app_test_support.h"
@@ -425,6 +426,42 @@ TEST(Lanes, RecordingWritesEveryLaneAndTheSidecar) {
   ASSERT_EQ(j["lanes"].size(), 2u);
   EXPECT_EQ(j["lanes"][1]["solver"], "implicit-penalty");
   EXPECT_TRUE(j["lanes"][1]["params"].contains("penetration"));
+}
+
+// F2: one lane per method the scene admits, the scene's own first, replacing the lanes there were; a scene
+// that names one method gets none, and says why.
+TEST(Lanes, EveryMethodOpensALaneForEachAdmittedMethod) {
+  AppState app = open_or_throw(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/default.json");
+  std::string error;
+  ASSERT_TRUE(add_lane(app, LaneSpec{"lcp", {{"iterations", "3"}}}, &error)) << error;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(step_once(app));
+  ASSERT_TRUE(compare_every_method(app, &error)) << error;
+  std::vector<std::string> methods;
+  for (int lane = 0; lane < lane_count(app); ++lane) {
+    methods.emplace_back(lane_world(app, lane).solver().name());
+    EXPECT_EQ(lane_world(app, lane).time(), 0.0);  // every lane from the scene's start
+  }
+  std::vector<std::string> registered;
+  for (const SolverInfo& info : solver_registry()) registered.push_back(info.name);
+  ASSERT_EQ(methods.size(), std::min<size_t>(registered.size(), kMaxLanes));
+  EXPECT_EQ(methods.front(), "lcp");  // the scene's own method stays lane 1
+  std::sort(methods.begin(), methods.end());
+  std::sort(registered.begin(), registered.end());
+  EXPECT_EQ(methods, registered);
+  EXPECT_EQ(addable_lane_solvers(app).size(), registered.size());
+
+  // A user's scene that names one method: nothing to compare it with, and the Compare panel offers nothing else.
+  const std::filesystem::path dir = test::scratch_dir();
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(std::string(CONTACTLAB_SOURCE_DIR) +
+                                                           "/scenes/sphere_and_box.json"));
+  doc["methods"] = {"volume"};
+  doc.erase("solver");
+  std::ofstream(dir / "one_method.json") << doc.dump();
+  AppState single = open_or_throw((dir / "one_method.json").string());
+  EXPECT_FALSE(compare_every_method(single, &error));
+  EXPECT_NE(error.find("admits only volume"), std::string::npos) << error;
+  EXPECT_EQ(lane_count(single), 1);
+  EXPECT_EQ(addable_lane_solvers(single), std::vector<std::string>{"volume"});
 }
 
 TEST(Lanes, SplitCellsTileTheViewArea) {

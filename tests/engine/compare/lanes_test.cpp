@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compare/lanes.h"
+#include "solvers/registry.h"
 #include "support/builders.h"
 #include "support/scenes.h"
 
@@ -129,6 +130,10 @@ TEST(LaneList, ParsesNamesAndRefusesBadOnes) {
   EXPECT_FALSE(parse_lane_list("lcp,lcp,lcp,lcp,lcp", specs, &error));
   EXPECT_NE(error.find("more than 4 lanes"), std::string::npos) << error;
   EXPECT_FALSE(parse_lane_list("", specs, &error));
+  // "all": every registered method, in the registry's order.
+  ASSERT_TRUE(parse_lane_list("all", specs, &error)) << error;
+  ASSERT_EQ(specs.size(), std::min<size_t>(solver_registry().size(), kMaxLanes));
+  for (size_t i = 0; i < specs.size(); ++i) EXPECT_EQ(specs[i].solver, solver_registry()[i].name);
 }
 
 TEST(LaneList, SettingsGoToTheirLane) {
