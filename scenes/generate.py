@@ -676,8 +676,8 @@ def write_scenes(out_dir, scenes, methods=None, topics=None):
 
 
 # The solvers a scene is for, where not every solver can run it: 10 s of simulated time headless
-# (tests/app/shipped_scene.sh) blows up (exit 3) or takes far too long under the others. The README's scene table
-# gives the figures; widen a list here (and regenerate) once a method runs the scene.
+# (tests/app/shipped_scene.sh) blows up (exit 3) or takes far too long under the others. The scene table of
+# docs/scene-format.md gives the figures; widen a list here (and regenerate) once a method runs the scene.
 METHODS = {
     # implicit-penalty blows up (step 96); volume needs more than 6 s of CPU per simulated second.
     "default.json": ["lcp"],
@@ -700,7 +700,7 @@ METHODS = {
 }
 
 
-# The scene browser's topic of each scene (README, "Scene files": topic); the other generators keep their own.
+# The scene browser's topic of each scene (docs/scene-format.md: topic); the other generators keep their own.
 TOPICS = {
     "default.json": "Getting started",
     "sphere_and_box.json": "Getting started",
