@@ -284,7 +284,7 @@ namespace {
 
 void list_solvers(bool markdown) {
   if (markdown) {
-    // The README's parameter tables are this output, pasted (a test keeps them equal).
+    // docs/solvers.md's parameter tables are this output, pasted (a test keeps them equal).
     for (const SolverInfo& info : solver_registry()) {
       std::printf("**`%s`**: %s.\n\n", info.name.c_str(), info.method.c_str());
       std::printf("| parameter | unit | range | default | what it does |\n|---|---|---|---|---|\n");

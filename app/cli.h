@@ -13,7 +13,7 @@ struct CommandLine {
   bool list_solvers = false;
   bool conformance = false;                                  // --conformance: run the conformance matrix
   std::vector<std::string> cases;                            // --case NAME (with --conformance; repeatable)
-  bool markdown = false;                                     // --list-solvers / --conformance as README tables
+  bool markdown = false;                                     // --list-solvers / --conformance as Markdown tables
   std::string scene;                                         // positional SCENE.json
   int steps = -1;                                            // --steps N (headless, required)
   std::string solver;                                        // --solver NAME

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Turns the scaling benchmark's JSON (bench/scaling_bench.cpp) into a CSV and a plot, and prints the tables.
 
-Usage: /usr/bin/python3 bench/plot_scaling.py scaling.json [bench/scaling_results.csv] [assets/scaling.svg]
+Usage: /usr/bin/python3 bench/plot_scaling.py scaling.json [bench/results/scaling.csv] [assets/scaling.svg]
 where scaling.json comes from
   ./build/bench/contactlab_bench --benchmark_filter='^BM_Scale' --benchmark_format=json --benchmark_out=scaling.json
 Needs numpy and matplotlib (Debian: python3-matplotlib).
 
-CSV: one row per run: series (pyramid, tower, iterations), method, size (rows, boxes or iterations), then the
+CSV: two comment lines (# machine: the benchmark JSON's host and its context; # command: what made it), then one
+row per run: series (pyramid, tower, iterations), method, size (rows, boxes or iterations), then the
 benchmark's counters, and status: ok, budget (stopped by the time budget, fewer steps), too slow (not started:
 the previous size's time per step says it would not fit), failed (the step failed; note says why).
 The slope of ms per step against contacts is fitted per method and family (least squares over the runs with
@@ -88,10 +89,16 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     src = sys.argv[1]
-    out_csv = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "scaling_results.csv")
+    out_csv = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "results", "scaling.csv")
     out_svg = sys.argv[3] if len(sys.argv) > 3 else os.path.join(ROOT, "assets", "scaling.svg")
     rows = read_runs(src)
+    with open(src, encoding="utf-8") as f:
+        context = json.load(f).get("context", {})
     with open(out_csv, "w", newline="", encoding="utf-8") as f:
+        f.write(f"# machine: {context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs at "
+                f"{context.get('mhz_per_cpu', '?')} MHz, {context.get('date', '?')}\n")
+        f.write("# command: ./build/bench/contactlab_bench --benchmark_filter='^BM_Scale' --benchmark_out_format=json "
+                "--benchmark_out=scaling.json && /usr/bin/python3 bench/plot_scaling.py scaling.json\n")
         w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
         w.writeheader()
         for r in rows:
@@ -104,7 +111,7 @@ def main():
     def good(rs):
         return [r for r in rs if r["status"] in ("ok", "budget")]
 
-    # Tables for the README.
+    # Tables for docs/performance.md.
     print("\n| series | method | size | bodies | contacts (mean) | ms/step median (p95) | CPU ms/step | steps | "
           "heap B/body | heap B/contact |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -3,7 +3,7 @@
 //
 //   ./build/bench/contactlab_bench --benchmark_filter='^BM_Scale' --benchmark_out_format=json
 //       --benchmark_out=scaling.json      (one command line)
-//   /usr/bin/python3 bench/plot_scaling.py scaling.json        (bench/scaling_results.csv, assets/scaling.svg)
+//   /usr/bin/python3 bench/plot_scaling.py scaling.json        (bench/results/scaling.csv, assets/scaling.svg)
 //
 // The worlds are built here in code, as scenes/generate.py builds pyramid20 and tower20: cubes of 1 m
 // (density 1000) resting with zero gaps on a ground plane, friction 0.6, restitution 0, dt 1/60 s, each

@@ -656,7 +656,7 @@ def write_scenes(out_dir, scenes, topics=None):
         print(path)
 
 
-# The scene browser's topic of each scene (README, "Scene files": topic); the other generators keep their own.
+# The scene browser's topic of each scene (docs/scene-format.md: topic); the other generators keep their own.
 TOPICS = {
     "default.json": "Getting started",
     "sphere_and_box.json": "Getting started",

@@ -141,7 +141,7 @@ SCENES = {
 SCENES.update(towers())
 
 
-# The scene browser's topic of each scene (README, "Scene files": topic).
+# The scene browser's topic of each scene (docs/scene-format.md: topic).
 TOPICS = {name: "Stacking" for name in SCENES}
 TOPICS.update({
     "ball_grid_penetrated.json": "Ball grids and mass ratios",

@@ -1,6 +1,6 @@
 // The viewer's overlay switches as one table: the --view token, the label the View menu shows, its help, and the
-// ViewState field it switches. apply_view_spec, the View menu and the README's overlay table all come from it
-// (tests/app/overlays_test.cpp keeps the README's table equal to it).
+// ViewState field it switches. apply_view_spec, the View menu and docs/viewer.md's overlay table all come from it
+// (tests/app/overlays_test.cpp keeps the docs' table equal to it).
 #pragma once
 
 #include <span>
@@ -19,7 +19,7 @@ struct OverlayToggle {
 
 std::span<const OverlayToggle> overlay_toggles();
 
-// The README's overlay table (between <!-- overlays:begin --> and <!-- overlays:end -->).
+// docs/viewer.md's overlay table (between <!-- overlays:begin --> and <!-- overlays:end -->).
 std::string overlay_table_markdown();
 
 }  // namespace cl::viewer

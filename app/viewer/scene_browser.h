@@ -26,7 +26,7 @@ struct SceneGroup {
   std::vector<int> entries;  // indices into the catalogue, in file-name order
 };
 
-// The order of the topics the shipped scenes use (README, "Scene files"): from a first look to the papers' own
+// The order of the topics the shipped scenes use (docs/scene-format.md): from a first look to the papers' own
 // experiments and the conformance suite. Other topics follow by name.
 inline constexpr const char* kTopicOrder[] = {
     "Getting started",      "Stacking",           "Ball grids and mass ratios", "Friction and sliding",

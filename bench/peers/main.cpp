@@ -1,7 +1,7 @@
 // contactlab_peers: one scene (or several) stepped by each ContactLab method and by each peer engine of this
 // build (Bullet, ODE, MuJoCo), like for like, and a table of what each did: the step's wall time (median and
 // 95th percentile), the largest distance a body ends from its start, the deepest and the mean penetration and
-// the energies at the end. See README, Benchmarks, "Peers".
+// the energies at the end. See docs/performance.md, "Peers".
 //
 //   contactlab_peers SCENE.json [SCENE.json ...] [--steps N] [--iterations N] [--methods LIST] [--engines LIST]
 //                    [--budget SECONDS] [--csv FILE] [--metrics FILE] [--mujoco-max-gb G] [--set NAME=VALUE]...

@@ -2,7 +2,8 @@
 """Plots a contactlab_peers --csv file: per scene, each engine and method's median step time, drift and deepest
 penetration, on log axes (runs stopped by the time budget are hatched, failed and declined ones marked).
 
-Usage: python3 bench/peers/plot_results.py [bench/peers/results.csv] [assets/peers.svg]
+Usage: python3 bench/peers/plot_results.py [bench/results/peers.csv] [assets/peers.svg]
+Lines starting with '#' (the machine and the command) are skipped.
 Needs numpy and matplotlib (Debian: python3-matplotlib).
 """
 
@@ -30,10 +31,10 @@ FLOOR = 1e-7  # values below this (and zeros) are drawn at it, so log axes can s
 
 
 def main():
-    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "results.csv")
+    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "bench", "results", "peers.csv")
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "assets", "peers.svg")
     with open(src, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     scenes = list(dict.fromkeys(r["scene"] for r in rows))
     lanes = list(dict.fromkeys(r["method"] if r["engine"] == "contactlab" else r["engine"] for r in rows))
     fig, axes = plt.subplots(len(PANELS), 1, figsize=(11, 10), sharex=True)

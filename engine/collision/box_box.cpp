@@ -1,4 +1,4 @@
-// Box-box contact generation with the thesis's improved rules (thesis 6.3, digest 7.5):
+// Box-box contact generation with the thesis's improved rules (thesis sect. 6.3):
 //  1. separating axis test over the 15 axes, with near-zero entries of the relative rotation snapped to
 //     zero so nearly aligned boxes are exactly face cases;
 //  2. an edge-edge axis wins only if it is clearly better than the best face axis AND all four edge end
@@ -77,7 +77,7 @@ void face_contacts(const Vec3& hr, int k, double s, const Mat3& inc_rot, const V
     out.push_back({c3[i] - n * (0.5 * z), n, -z, feature_base | uint32_t(cid[i])});
   }
 
-  // A point next to one already found adds a redundant row (digest 7.5 desiderata): such points are skipped.
+  // A point next to one already found adds a redundant row (thesis sect. 6.3): such points are skipped.
   const double merge = 0.02 * scale;
   auto near_existing = [&](const Vec3& p) {
     for (size_t q = first; q < out.size(); ++q)
@@ -196,7 +196,7 @@ int collide_box_box(const Vec3& pa, const Quat& qa, const Vec3& ha, const Vec3& 
       if (k != edge_j) cb[k] = axis_in_b[k] > 0 ? -hb[k] : hb[k];
     const Vec3 cb_a = t + r * cb;  // B's edge centre in A's frame
     const Vec3 da = Vec3::Unit(edge_i), db = r.col(edge_j);
-    // Validate (digest 7.5 rule 2): all four end points outside the other box.
+    // Validate (thesis sect. 6.3): all four end points outside the other box.
     const double tol = 1e-9 * scale;
     bool valid = true;
     for (double sgn : {-1.0, 1.0}) {

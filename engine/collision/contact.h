@@ -8,7 +8,7 @@
 
 namespace cl {
 
-// A contact between bodies a < b. The normal points from a towards b (thesis convention, digest 1),
+// A contact between bodies a < b. The normal points from a towards b (thesis sect. 4.3, Fig. 4.1),
 // so the relative normal velocity (b minus a) is positive when they separate.
 struct Contact {
   int a = -1;

@@ -48,7 +48,7 @@ void samples_of(const Shape& s, std::vector<Sample>& out) {
 
 // The samples of body `from` against the signed distance of body `into`; normals of the output point from
 // `into` towards `from` (flip = false) or the other way (flip = true). A mesh's points are visited through
-// its sphere tree (digest 7.3): a ball whose centre is farther from `into` than its radius (times sqrt 3, the
+// its sphere tree (thesis sect. 6.2.2): a ball whose centre is farther from `into` than its radius (times sqrt 3, the
 // trilinear grid's worst slope, for mesh distances) plus the margin holds no contact and is skipped.
 void test_samples(const Body& from, const Body& into, double margin, bool flip, uint32_t feature_base,
                   std::vector<ContactPointOut>& out) {

@@ -1,4 +1,4 @@
-// Contacts of a mesh with any shape by signed distance maps (thesis 6.2, digest 7.1): the sample points of
+// Contacts of a mesh with any shape by signed distance maps (thesis sect. 6.2): the sample points of
 // each body are looked up in the other body's signed distance (the mesh's grid, or a primitive's exact one);
 // points closer than the margin become contacts with the distance's gradient as normal. The candidates of a
 // pair are reduced to a few spread-out points (the deepest first), so a resting bowl gives a handful of rows.

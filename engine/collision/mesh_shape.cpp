@@ -43,7 +43,7 @@ std::shared_ptr<MeshShape> make_mesh_shape(TriangleMesh mesh, const MeshShapeOpt
   } catch (const std::exception& e) {
     return fail(std::string("distance field: ") + e.what());
   }
-  // The thesis's point re-sampling (digest 7.2) at the grid spacing.
+  // The thesis's point re-sampling (thesis sect. 6.2.1) at the grid spacing.
   PointShell shell = thesis_point_shell(mesh, shape->sdf.cell_size());
   shape->points = std::move(shell.points);
   shape->normals = std::move(shell.normals);

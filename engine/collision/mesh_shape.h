@@ -1,6 +1,6 @@
 // A triangle mesh as a rigid body's shape: the mesh recentred on its centre of mass, with what the contact
 // methods need from it, built once and shared (immutable) by every copy of the world: a BVH for ray casts and
-// closest points, a signed distance grid, and a point shell (surface samples with normals, digest 7.2).
+// closest points, a signed distance grid, and a point shell (surface samples with normals, thesis sect. 6.2.1).
 #pragma once
 
 #include <memory>
@@ -27,7 +27,7 @@ struct MeshShape {
   SignedDistanceGrid sdf;   // negative inside
   std::vector<Vec3> points;   // point shell in the body frame
   std::vector<Vec3> normals;  // outward unit normals of the points
-  SphereTree tree;            // over the points, to skip far ones in contact queries (digest 7.3)
+  SphereTree tree;            // over the points, to skip far ones in contact queries (thesis sect. 6.2.2)
   MeshProperties properties;  // volume, inertia per kg, bounds
 };
 

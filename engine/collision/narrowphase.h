@@ -34,7 +34,7 @@ double box_signed_distance(const Vec3& h, const Vec3& x, Vec3* direction);
 // (a sphere's centre, a point on a capsule's segment, a vanishing grid gradient).
 bool shape_signed_distance(const Shape& s, const Vec3& local, double& phi, Vec3& gradient);
 
-// The box-box generator on its own (digest 7.5): separating axes with rotation snapping and a face-axis
+// The box-box generator on its own (thesis sect. 6.3): separating axes with rotation snapping and a face-axis
 // preference, edge-edge contacts only when validated, then corners first and edge crossings second.
 // Normals point from box a to box b. Returns the number of points appended.
 int collide_box_box(const Vec3& pa, const Quat& qa, const Vec3& ha, const Vec3& pb, const Quat& qb, const Vec3& hb,

@@ -16,7 +16,7 @@ namespace cl {
 
 class TaskPool;
 
-// A body's point shell in its body frame, with a sphere tree over the points to skip far ones (digest 7.3).
+// A body's point shell in its body frame, with a sphere tree over the points to skip far ones (thesis sect. 6.2.2).
 // A mesh's shell is a Poisson-disk resampling at its distance grid's cell size with face normals (the paper's
 // evenly spread points); a primitive's is an even analytic sampling built here; a plane has no points. Copying a
 // shell is cheap and keeps the views valid.

@@ -119,7 +119,7 @@ std::string matrix_markdown(const Matrix& m) {
          "verdict: `pass` within the tolerance of the exact value, **FAIL** outside it (or a secondary check "
          "failed, or the run stopped: `-`), `method` fails because of the method (see below).\n\n";
   for (const Case* c : m.cases) {
-    out += "- `" + c->name + "` ([`" + c->scene + "`](scenes/conformance/" + c->scene + ")): exact " +
+    out += "- `" + c->name + "` ([`" + c->scene + "`](../scenes/conformance/" + c->scene + ")): exact " +
            with_unit(format_exact(c->exact), c->unit) + ", " + c->exact_source + ". Tolerance " +
            with_unit(format_exact(c->tolerance), c->unit) + ": " + c->tolerance_reason + ".\n";
   }

@@ -1,5 +1,5 @@
 // The conformance matrix: every case (rows) under each solver (columns), and its text and Markdown forms.
-// `contactlab --conformance [--markdown] [--solver NAME]` prints it; the README's "Conformance" section is the
+// `contactlab --conformance [--markdown] [--solver NAME]` prints it; docs/conformance.md is the
 // Markdown form (a test keeps them equal).
 #pragma once
 
@@ -42,7 +42,7 @@ std::string format_exact(double value);
 
 // The matrix as a Markdown table with a line per case below it (its scene, the exact value's source, the
 // tolerance's reason) and a line per marked cell (the method's limit). Only figures and verdicts, no timings,
-// so it is the same on every run.
+// so it is the same on every run. Scene links are relative to docs/, where the table is kept (docs/conformance.md).
 std::string matrix_markdown(const Matrix& m);
 // The matrix for a terminal: a row per case, then every failed or marked cell with its message and the wall
 // time of the run.

@@ -31,7 +31,7 @@ void advance_pose(Body& body, double h);
 // Every dynamic and kinematic body (fixed ones never move).
 void advance_poses(std::vector<Body>& bodies, double h);
 
-// A position correction s += [dx, dtheta] with a first-order rotation (digest 4.14).
+// A position correction s += [dx, dtheta] with a first-order rotation (thesis sect. 4.16).
 void displace(Body& body, const Vec3& dx, const Vec3& dtheta);
 
 }  // namespace cl

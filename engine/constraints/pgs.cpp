@@ -306,9 +306,10 @@ void fill_batch(std::span<const Row> rows, Layout& L, const Batch& batch) {
   }
 }
 
-// N batches: gathers their lanes' body velocities, updates their rows in order, each across all lanes (digest
-// 6.6: w = J u - target + cfm lambda, lambda <- clamp(lambda - w / A_ii, lo, hi), u += B d lambda), and scatters
-// the velocities back; backward takes the block's groups in reverse. Returns the largest |change of lambda|.
+// N batches: gathers their lanes' body velocities, updates their rows in order, each across all lanes (thesis
+// sect. 6.1.5-6.1.6: w = J u - target + cfm lambda, lambda <- clamp(lambda - w / A_ii, lo, hi), u += B d lambda),
+// and scatters the velocities back; backward takes the block's groups in reverse. Returns the largest
+// |change of lambda|.
 template <int N>
 __attribute__((always_inline)) inline double update_batches(const Batch* const* batch, const Shape& shape,
                                                             double* const* data, std::array<double, 6>* velocity,
@@ -334,7 +335,7 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
       Lanes lo, hi;
       const int nr = shape.normal[size_t(i)];
       if (nr >= 0) {
-        // Friction box (digest 4.6): |lambda_t| <= mu lambda_n with the normal impulse of this sweep.
+        // Friction box (thesis sect. 4.7): |lambda_t| <= mu lambda_n with the normal impulse of this sweep.
         hi = field(kMu) * load(data[n] + (size_t(nr) * kFields + kLambda) * W);
         lo = -hi;
       } else {

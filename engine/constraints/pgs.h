@@ -1,4 +1,4 @@
-// The one projected Gauss-Seidel of the engine (digest 6.5-6.6, thesis 6.1.7), matrix-free: a row update reads
+// The one projected Gauss-Seidel of the engine (thesis sect. 6.1.4-6.1.7), matrix-free: a row update reads
 // and writes only its two bodies' velocities. Used for velocity solves and for position corrections (then the
 // "velocities" are displacements and the targets are position errors).
 #pragma once
@@ -48,7 +48,7 @@ struct PgsResult {
   int threads = 1;        // threads the sweeps were split among
 };
 
-// The early exit every sweep of solve_pgs ends with (digest 6.5, SOR-LCP-4): true when the sweep moved no
+// The early exit every sweep of solve_pgs ends with (thesis sect. 6.1.4, SOR-LCP-4): true when the sweep moved no
 // impulse by more than the tolerance, or with `relative` by more than that fraction of largest(), the largest
 // |lambda| after the sweep (called only then).
 template <class Largest>

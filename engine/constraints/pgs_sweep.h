@@ -10,7 +10,7 @@
 
 namespace cl {
 
-// The update of row i (digest 6.6): w = J u - target + cfm lambda, lambda <- clamp(lambda - w / A_ii, lo, hi)
+// The update of row i (thesis sect. 6.1.5): w = J u - target + cfm lambda, lambda <- clamp(lambda - w / A_ii, lo, hi)
 // (a friction row's bounds +-mu lambda_normal), u += B d with d the change of lambda. The impulses are read and
 // written through lambda(k), a double& of row k's. Returns |d|.
 template <class Lambda>

@@ -1,4 +1,4 @@
-// One constraint row of a velocity-level mixed LCP in matrix-free form (digest 4.11, 6.6), the currency of
+// One constraint row of a velocity-level mixed LCP in matrix-free form (thesis sect. 4.13, 6.1.5), the currency of
 // every row-based method: `lcp` and `volume` build their contact rows with it, joints emit their rows as
 // JointRow (joints/joint.h), and one projected Gauss-Seidel (constraints/pgs.h) solves them all.
 //
@@ -8,7 +8,7 @@
 // with the complementarity conditions of a boxed LCP: w = 0 when lo < lambda < hi, w >= 0 at lambda = lo and
 // w <= 0 at lambda = hi. lambda is an impulse (N s, N m s, or the row's own unit, e.g. pressure x time for a
 // volume row) and changes the velocities by u += M^-1 J^T lambda. A friction row names its normal row: its
-// bounds are then +-mu lambda_normal, re-read at every update (digest 6.5, SOR-LCP-3).
+// bounds are then +-mu lambda_normal, re-read at every update (thesis sect. 6.1.4, SOR-LCP-3).
 #pragma once
 
 #include <limits>
@@ -26,7 +26,7 @@ struct InverseMass {
   double linear = 0.0;
   Mat3 angular = Mat3::Zero();
 };
-// Every body's inverse mass properties (digest 3.8: fixed and kinematic bodies have infinite mass).
+// Every body's inverse mass properties (thesis sect. 5.2.5: fixed and kinematic bodies have infinite mass).
 void load_inverse_masses(const std::vector<Body>& bodies, std::vector<InverseMass>& out);
 
 struct Row {
@@ -35,7 +35,7 @@ struct Row {
   int a = -1, b = -1;
   Vec3 ja_lin = Vec3::Zero(), ja_ang = Vec3::Zero(), jb_lin = Vec3::Zero(), jb_ang = Vec3::Zero();  // J
   double target = 0.0;  // the value J u is driven to (or bounded by): error correction, bounce, motor speed
-  double cfm = 0.0;     // constraint force mixing (digest 4.13): softness added to the diagonal
+  double cfm = 0.0;     // constraint force mixing (thesis sect. 4.15): softness added to the diagonal
   double lo = -kInfinity, hi = kInfinity;  // bounds on lambda (unused by a friction row)
   int normal_row = -1;  // friction row: index of its normal row in the same row list; bounds +-mu lambda_n
   // Solved right after the row before it in both sweep directions: a friction row after its normal row, a
@@ -66,7 +66,7 @@ struct Row {
   }
 };
 
-// Newton's impact law (digest 8.1), the rule every row-based method bounces by: the separating speed (m/s) a
+// Newton's impact law (as ODE has it), the rule every row-based method bounces by: the separating speed (m/s) a
 // contact approaching at normal speed vn (< 0 when approaching) with restitution e must leave at, or 0 (no
 // bounce) for approaches slower than `threshold`, so that resting contacts, which approach at about g h per
 // step, do not jitter.
@@ -95,7 +95,7 @@ inline void prepare(Row& r, const InverseMass& a, const InverseMass& b) {
   r.bb_lin = b.linear * r.jb_lin;
   r.bb_ang = b.angular * r.jb_ang;
   const double diag = r.ja_lin.dot(r.ba_lin) + r.ja_ang.dot(r.ba_ang) + r.jb_lin.dot(r.bb_lin) + r.jb_ang.dot(r.bb_ang);
-  // CFM softens the row (digest 4.13): A_ii + cfm.
+  // CFM softens the row (thesis sect. 4.15): A_ii + cfm.
   r.inv_diag = diag + r.cfm > 1e-300 ? 1.0 / (diag + r.cfm) : 0.0;
 }
 inline void prepare(Row& row, std::span<const InverseMass> masses) { prepare(row, masses[row.a], masses[row.b]); }

@@ -14,7 +14,7 @@ const char* body_kind_name(BodyKind kind) {
 void Body::set_mass_properties(double density_or_zero, double mass_or_zero) {
   density = mass_or_zero > 0 ? 0.0 : density_or_zero;
   if (kind != BodyKind::Dynamic || shape.type == ShapeType::Plane) {
-    // Fixed and scripted bodies have infinite mass: zero inverse mass and inertia (digest 3.8).
+    // Fixed and scripted bodies have infinite mass: zero inverse mass and inertia (thesis sect. 5.2.5).
     mass = 0.0;
     inv_mass = 0.0;
     inertia_body = Mat3::Zero();

@@ -9,7 +9,7 @@
 namespace cl {
 
 // Fixed bodies never move. Dynamic bodies obey Newton-Euler. Kinematic (scripted) bodies move with the
-// velocity they are given: they push dynamic bodies and are never pushed back (infinite mass, digest 3.8).
+// velocity they are given: they push dynamic bodies and are never pushed back (infinite mass, thesis sect. 5.2.5).
 enum class BodyKind : int { Fixed = 0, Dynamic, Kinematic };
 const char* body_kind_name(BodyKind kind);  // "fixed", "dynamic", "kinematic"
 
@@ -39,7 +39,7 @@ struct Body {
   Mat3 inv_inertia_body = Mat3::Zero();
   Mat3 inv_inertia_world = Mat3::Zero();
 
-  // Sleepy policy (thesis 6.5, digest 5.7): a sleeping body is not simulated until something wakes it.
+  // Sleepy policy (thesis sect. 6.5): a sleeping body is not simulated until something wakes it.
   bool sleeping = false;
   int calm_steps = 0;         // consecutive steps passing the sleep tests
   double last_energy = 0.0;   // kinetic energy at the previous step, J

@@ -34,7 +34,7 @@ inline Quat integrate_orientation(const Quat& q, const Vec3& w, double h) {
   return r;
 }
 
-// Small first-order rotation q <- q + 1/2 [0, dtheta] q, renormalised (used by error projection, digest 4.14).
+// Small first-order rotation q <- q + 1/2 [0, dtheta] q, renormalised (used by error projection, thesis sect. 4.16).
 inline Quat apply_small_rotation(const Quat& q, const Vec3& dtheta) {
   Quat d(0.0, dtheta.x(), dtheta.y(), dtheta.z());
   Quat r = q;

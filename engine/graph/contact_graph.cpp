@@ -32,7 +32,7 @@ void ContactGraph::clear() {
   layers_.clear();
 }
 
-// Merge of the sorted edge list with the sorted broad-phase pairs (digest 5.3 step 1, Fig. 5.3).
+// Merge of the sorted edge list with the sorted broad-phase pairs (thesis sect. 5.2, Fig. 5.3).
 void ContactGraph::update_edges(const std::vector<BodyPair>& pairs) {
   std::vector<GraphEdge> next;
   next.reserve(pairs.size());
@@ -105,7 +105,7 @@ void ContactGraph::attach_contacts(const ContactList& contacts) {
   }
 }
 
-// Connected components of dynamic bodies (digest 5.3 step 5, made iterative by union-find). Fixed and
+// Connected components of dynamic bodies (thesis sect. 5.2, made iterative by union-find). Fixed and
 // kinematic bodies have infinite mass and insulate: a floor does not merge every stack standing on it.
 void ContactGraph::find_groups(const std::vector<Body>& bodies, const std::vector<BodyPair>& links) {
   const int n = int(bodies.size());
@@ -145,7 +145,7 @@ void ContactGraph::find_groups(const std::vector<Body>& bodies, const std::vecto
   }
 }
 
-// Stack heights and layers per group (thesis Figs. 6.50-6.52, digest 8.3). Height is the least number of
+// Stack heights and layers per group (thesis sect. 6.4.2, Figs. 6.50-6.52). Height is the least number of
 // contact edges to a fixed (or kinematic) body; layer i holds the bodies of heights i and i+1 and the
 // edges between them; an edge between two bodies of equal height i+1 belongs to layer i.
 void ContactGraph::find_layers(const std::vector<Body>& bodies) {

@@ -1,7 +1,7 @@
-// The contact graph (thesis ch. 5, digest section 5): bodies are nodes, touching or nearby pairs are
+// The contact graph (thesis ch. 5): bodies are nodes, touching or nearby pairs are
 // edges holding their contacts. It is updated incrementally each step, tells the narrow phase which
 // pairs have not moved (coherence), groups bodies into contact groups (fixed and kinematic bodies
-// insulate), and finds stack heights and layers for shock propagation (thesis 6.4.2, digest 8.3).
+// insulate), and finds stack heights and layers for shock propagation (thesis sect. 6.4.2).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 namespace cl {
 
-// Events of an edge in the last step (digest 5.4), as bits.
+// Events of an edge in the last step (thesis sect. 5.3, Table 5.3), as bits.
 enum EdgeEvent : uint8_t {
   kNewProximity = 1,         // the broad phase reported the pair for the first time
   kPersistentProximity = 2,  // reported again
@@ -46,7 +46,7 @@ struct ContactGroup {
   int layer_count = 0;      // stack layers of the group (0 when floating)
 };
 
-// One stack layer of a group (digest 8.3): layer i holds the bodies of height i (its bottom, held fixed
+// One stack layer of a group (thesis sect. 6.4.2): layer i holds the bodies of height i (its bottom, held fixed
 // while the layer is solved) and i+1 (its top) and the edges between them.
 struct StackLayer {
   std::vector<int> bottom;  // bodies of height i that support bodies of height i+1 (fixed bodies excluded)
@@ -62,16 +62,16 @@ class ContactGraph {
   // ones, and removal of edges missing for two steps in a row (the obsolete test).
   void update_edges(const std::vector<BodyPair>& pairs);
   // True if neither body of the edge moved since its contacts were computed, so they can be reused
-  // without a narrow phase (coherence, digest 5.3 step 2; the thesis's "caching", 5.6).
+  // without a narrow phase (coherence, thesis sect. 5.2; the thesis's "caching", 5.6).
   static bool unmoved(const GraphEdge& e, const std::vector<Body>& bodies);
   static void remember_placement(GraphEdge& e, const std::vector<Body>& bodies);
   // After the narrow phase: contact ranges and touching events (contacts sorted by pair).
   void attach_contacts(const ContactList& contacts);
   // Contact groups: connected components of dynamic bodies over touching edges and the extra links
-  // (joints), not passing through fixed or kinematic bodies (digest 5.3 step 5).
+  // (joints), not passing through fixed or kinematic bodies (thesis sect. 5.2).
   void find_groups(const std::vector<Body>& bodies, const std::vector<BodyPair>& links);
   // Stack heights by breadth-first search from fixed and kinematic bodies over each group, then layers
-  // (thesis Figs. 6.50-6.52, digest 8.3).
+  // (thesis sect. 6.4.2, Figs. 6.50-6.52).
   void find_layers(const std::vector<Body>& bodies);
   void clear();
 

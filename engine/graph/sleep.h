@@ -1,4 +1,4 @@
-// The sleepy policy (thesis 6.5, digest 5.7): bodies whose kinetic energy stays under a mass-scaled
+// The sleepy policy (thesis sect. 6.5): bodies whose kinetic energy stays under a mass-scaled
 // threshold and does not grow fall asleep, a whole contact group at a time; a group with a body that
 // fails the tests (an impact, a drag) wakes entirely.
 #pragma once

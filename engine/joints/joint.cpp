@@ -1,4 +1,4 @@
-// Joint Jacobians, error terms, limits and motors (digest 4.8-4.9 with the errata of digest 11).
+// Joint Jacobians, error terms, limits and motors (thesis sect. 4.9-4.11, with its sign errata corrected).
 #include "joints/joint.h"
 
 #include <algorithm>
@@ -39,7 +39,7 @@ struct Eval {
   Vec3 sb;      // first axis carried by b
   Vec3 s2b;     // second axis carried by b
   Vec3 c;       // r_b - r_a
-  // Slider: where its forces act, p = r_a + alpha c. The digest's midpoint (alpha = 1/2) for equal masses,
+  // Slider: where its forces act, p = r_a + alpha c. The midpoint (alpha = 1/2) for equal masses,
   // generally alpha = m_a / (m_a + m_b): the centre of the body that moves more, so that with a fixed or
   // much heavier body a the force goes through b's centre and makes no torque the orientation rows would
   // have to cancel (a 1/2 |c| lever there makes PGS converge slowly and a slider hitting its limit spin).
@@ -65,7 +65,7 @@ Eval evaluate(const Joint& j, const std::vector<Body>& bodies) {
   return e;
 }
 
-// q_a^* q_b q_0^*, with a non-negative scalar part: the rotation error (slider, fixed; digest 4.8) and the
+// q_a^* q_b q_0^*, with a non-negative scalar part: the rotation error (slider, fixed; thesis sect. 4.9) and the
 // hinge angle's rotation, in a's frame.
 Quat rotation_error(const Joint& j, const Eval& e) {
   Quat q = e.A->orientation.conjugate() * e.B->orientation * j.relative_rotation.conjugate();
@@ -74,7 +74,7 @@ Quat rotation_error(const Joint& j, const Eval& e) {
 }
 
 // Slider: c - r_off, with r_off = R_a (anchor_a - R(q_0) anchor_b) the initial offset of the centres carried
-// by a (digest 4.8 slider rows 4-5). Equal to p_b - p_a while the orientation is kept.
+// by a (thesis sect. 4.9 slider rows 4-5). Equal to p_b - p_a while the orientation is kept.
 Vec3 slider_offset(const Joint& j, const Eval& e) {
   return e.c - e.Ra * (j.anchor_a - j.relative_rotation.toRotationMatrix() * j.anchor_b);
 }
@@ -126,7 +126,7 @@ struct RowSink {
 constexpr double kInf = 1e300;
 const Vec3 kZero = Vec3::Zero();
 
-// Ball rows (digest 4.8, eqs. 4.117-4.118): (v_a + w_a x r_a) - (v_b + w_b x r_b) = k (p_b - p_a).
+// Ball rows (thesis sect. 4.9, eqs. 4.117-4.118): (v_a + w_a x r_a) - (v_b + w_b x r_b) = k (p_b - p_a).
 void ball_rows(RowSink& s, const Eval& e, double k) {
   const Vec3 err = e.pb - e.pa;
   for (int i = 0; i < 3; ++i) {
@@ -163,7 +163,7 @@ RateRow coordinate_rate_row(const Joint& j, const Eval& e) {
       break;
     case JointType::Slider: {
       // Force +-lambda s applied at one point p = r_a + alpha c for both bodies, so it makes no torque couple
-      // (digest 4.9, errata eq. 4.183): J_a = [-s, -alpha (c x s)], J_b = [s, -(1 - alpha) (c x s)].
+      // (thesis sect. 4.10-4.11, errata eq. 4.183): J_a = [-s, -alpha (c x s)], J_b = [s, -(1 - alpha) (c x s)].
       const Vec3 m = e.c.cross(e.sa);
       r.ja_lin = -e.sa;
       r.jb_lin = e.sa;
@@ -428,7 +428,7 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
     return;
   const Eval e = evaluate(joint, bodies);
   if (!e.A->is_dynamic() && !e.B->is_dynamic()) return;
-  const double k = joint.erp / h;  // k_cor = k_erp k_fps (digest 4.7)
+  const double k = joint.erp / h;  // k_cor = k_erp k_fps (thesis sect. 4.8)
   RowSink s{joint, joint_index, out};
   const size_t first = out.size();
 
@@ -436,7 +436,7 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
     case JointType::Ball: ball_rows(s, e, k); break;
     case JointType::Hinge: {
       ball_rows(s, e, k);
-      // t.(w_a - w_b) = k t.(s_a x s_b) for t perpendicular to the axis (digest 4.8, eqs. 4.122, 4.129).
+      // t.(w_a - w_b) = k t.(s_a x s_b) for t perpendicular to the axis (thesis sect. 4.9, eqs. 4.122, 4.129).
       Vec3 t[2];
       tangent_basis(e.sa, t[0], t[1]);
       const Vec3 err = e.sa.cross(e.sb);
@@ -445,7 +445,7 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
     }
     case JointType::Slider: {
       orientation_rows(s, joint, e, k);
-      // t.(v_a - v_b) + (c x t).(alpha w_a + (1 - alpha) w_b) = k t.(c - r_off) (digest 4.8, eqs.
+      // t.(v_a - v_b) + (c x t).(alpha w_a + (1 - alpha) w_b) = k t.(c - r_off) (thesis sect. 4.9, eqs.
       // 4.131-4.142, where alpha = 1/2): the relative velocity across the axis at the point p = r_a + alpha c.
       Vec3 t[2];
       tangent_basis(e.sa, t[0], t[1]);
@@ -496,7 +496,7 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
   }
 
   if (joint.motor.enabled && joint.motor.max_force > 0) {
-    // dx/dt = speed with |lambda| <= max_force h (digest 4.9, eqs. 4.205-4.210; j - i for every type).
+    // dx/dt = speed with |lambda| <= max_force h (thesis sect. 4.10-4.11, eqs. 4.205-4.210; j - i for every type).
     const RateRow r = motor_rate_row(joint, e);
     const double cap = joint.motor.max_force * h;
     s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, joint.motor.speed, -cap, cap, 0.0, kRowMotor, n + 2);

@@ -1,9 +1,9 @@
-// Joints between two bodies (thesis 4.7-4.11, digest 4.7-4.9): ball-in-socket, hinge, slider, hinge-2
+// Joints between two bodies (thesis sect. 4.7-4.11): ball-in-socket, hinge, slider, hinge-2
 // (wheel), universal and fixed; limits, velocity motors with a force limit, error reduction (ERP) and
 // constraint force mixing (CFM) per joint. A joint produces velocity-level constraint rows that every
 // solver built on rows (the `lcp` solver today) adds to its contact rows.
 //
-// Conventions (digest 4.8 with the errata of digest 11 applied; a = body_a = "i", b = body_b = "j"):
+// Conventions (thesis sect. 4.9 with its sign errata corrected; a = body_a = "i", b = body_b = "j"):
 //  - Equality rows measure (bearing velocity of a) - (bearing velocity of b) along the constrained
 //    direction, and their target is k_cor * error with k_cor = erp / h and the error measured b - a, so an
 //    ERP-only step removes the fraction erp of the error (ball: target = k_cor e.(p_b - p_a)).
@@ -12,7 +12,7 @@
 //      hinge     x = signed angle of b about the axis relative to a, dx/dt = s.(w_b - w_a)
 //      slider    x = s.(p_b - p_a) along the axis,  dx/dt = s.(v_b - v_a) - (c x s).(alpha w_a + (1 - alpha) w_b)
 //                (c = r_b - r_a; the slider's forces act at p = r_a + alpha c on both bodies, alpha =
-//                m_a / (m_a + m_b): the digest's midpoint for equal masses, b's centre when a is fixed)
+//                m_a / (m_a + m_b): the midpoint for equal masses, b's centre when a is fixed)
 //      hinge-2   x = angle of the second (wheel) axis about the first (steering) axis, seen from a;
 //      universal   the motor drives the relative spin about the second axis.
 //  - Limit rows push the coordinate back inside [lower, upper] with lambda >= 0; motor rows have
@@ -136,8 +136,8 @@ struct Joint {
   JointLimit limit;
   JointMotor motor;
   JointServo servo;
-  double erp = 0.2;  // error reduction parameter in [0, 1] (digest 4.7): fraction of the error removed per step
-  double cfm = 0.0;  // constraint force mixing >= 0 added to the diagonal (digest 4.13): softness, m/(N s) or 1/(N m s)
+  double erp = 0.2;  // error reduction parameter in [0, 1] (thesis sect. 4.8): fraction of the error removed per step
+  double cfm = 0.0;  // constraint force mixing >= 0 added to the diagonal (thesis 4.15): softness, m/(N s) or 1/(N m s)
   JointDescription made_from;
 };
 
@@ -176,7 +176,7 @@ inline constexpr int kRowEquality = 0, kRowLimit = 1, kRowMotor = 2, kRowServo =
 inline constexpr double kLimitSlack = 0.02;
 
 // How joint_rows writes the equality rows.
-//  - Physical: one row per constrained direction as in digest 4.8 (row value = bearing velocity of a minus
+//  - Physical: one row per constrained direction as in thesis sect. 4.9 (row value = bearing velocity of a minus
 //    that of b along the direction, target = k_cor * error), lambda the impulse along that direction.
 //  - Decoupled (default): the same constraints recombined, J' = L^-1 J and target' = L^-1 target with
 //    J M^-1 J^T = L L^T at the current masses, so that J' M^-1 J'^T = I: the solutions u are identical,
@@ -196,7 +196,7 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
 
 // Joint impulses kept from one step to the next, per joint and row slot, to warm start the next step's rows.
 // A row starts from kWarmStart times its slot's last impulse: limit rows come and go, and full-strength warm
-// starts of unconverged joint rows pump energy into chains (ODE uses 0.9 x_last for the same reason, digest 6.5).
+// starts of unconverged joint rows pump energy into chains (ODE uses 0.9 x_last for this, thesis sect. 6.1.4).
 class JointWarmStart {
  public:
   static constexpr double kWarmStart = 0.9;
@@ -215,7 +215,7 @@ class JointWarmStart {
 // raises x) and asks dx/dt = target - cfm lambda.
 //  - slider, the implicit PD spring-damper F = -k (x + h dx/dt - x*) - c dx/dt of the servo's gains: with
 //    lambda = h F, target = -k (x - x*) / (c + h k) and cfm = 1 / (h (c + h k)) (as ODE's ERP/CFM for a
-//    spring, digest 4.13). The speed toward the target is (x* - x) k / c for a small step and never more than
+//    spring, thesis sect. 4.15). The speed toward the target is (x* - x) k / c for a small step and never more than
 //    (x* - x) / h, so the servo does not overshoot in one step; its force is the PD force, which bounds it.
 //    Returns false (no row) when both gains are 0.
 //  - hinge with gains: the same spring-damper on the unwrapped angle (N m/rad, N m s/rad), lambda = h tau.

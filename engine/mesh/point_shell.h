@@ -1,5 +1,5 @@
-// Point shells: surface samples with outward unit normals, for signed-distance-map contact (digest section 7),
-// and a sphere tree over them for fast rejection of far points (digest 7.3).
+// Point shells: surface samples with outward unit normals, for signed-distance-map contact (thesis sect. 6.2-6.3),
+// and a sphere tree over them for fast rejection of far points (thesis sect. 6.2.2).
 #pragma once
 
 #include "mesh/mesh.h"
@@ -27,7 +27,7 @@ PointShell vertex_point_shell(const TriangleMesh& mesh);
 PointShell poisson_point_shell(const TriangleMesh& mesh, double spacing, std::uint64_t seed = 1,
                                double candidates_per_area = 30.0);
 
-// The thesis's re-sampling (digest 7.2), for a closed mesh:
+// The thesis's re-sampling (thesis sect. 6.2.1), for a closed mesh:
 //  1. vertices with at least one non-coplanar (convex or concave) or boundary incident edge, with angle-weighted
 //     normals;
 //  2. on each non-coplanar edge longer than `spacing`, interior samples at most `spacing` apart (normal: mean of
@@ -40,7 +40,7 @@ PointShell poisson_point_shell(const TriangleMesh& mesh, double spacing, std::ui
 PointShell thesis_point_shell(const TriangleMesh& mesh, double spacing, double coplanar_angle_deg = 1.0,
                               double face_area_factor = 1.0);
 
-// Sphere tree over points (digest 7.3): top-down octree split about the mean of a node's points, one child per
+// Sphere tree over points (thesis sect. 6.2.2): top-down octree split about the mean of a node's points, one child per
 // non-empty octant; a node of 8 or fewer points gets one single-point leaf (radius 0) per point. Each node's ball
 // encloses all of its points but is Ritter's approximate bounding ball (typically 5-20% larger than the minimum
 // enclosing ball of Welzl's algorithm the thesis uses), slightly padded for rounding.

@@ -1,6 +1,6 @@
 // Scene files (JSON, "format": 1): loading with full validation, saving, and final-state output.
 //
-// Format (units SI, y is up). The README's "Scene files" section describes every field with examples;
+// Format (units SI, y is up). docs/scene-format.md describes every field with examples;
 // scenes/reference.json uses every field but the mesh and procedural shapes, joints and scripts, which are
 // described further in the headers named below:
 //   format          required, 1

@@ -1,6 +1,6 @@
 // Procedural mesh shapes in scene files: {"type": "bowl" | "torus" | "rock" | "perforated_box" |
 // "hex_bolt" | "threaded_block" | "screwdriver", <parameters>, "resolution"}. Each becomes a mesh body built
-// by engine/mesh/procedural.h; parameters are optional and default as documented there and in the README.
+// by engine/mesh/procedural.h; parameters are optional and default as documented there and in docs/scene-format.md.
 #pragma once
 
 #include <string>

@@ -135,7 +135,7 @@ std::string script_path_problem(const std::vector<Vec3>& points, bool loop, size
     return "a point distinct from the first one (a looping path closes itself from its last point back to its "
            "first; do not repeat the first point)";
   }
-  // A point where the path turns straight back: the spline would stop there (C' = 0, a cusp; digest 3.3).
+  // A point where the path turns straight back: the spline would stop there (C' = 0, a cusp; thesis sect. 3.2.1).
   for (size_t i = loop ? 0 : 1; i < (loop ? n : n - 1); ++i) {
     const Vec3 a = points[i] - points[(i + n - 1) % n];
     const Vec3 b = points[(i + 1) % n] - points[i];

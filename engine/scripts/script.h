@@ -1,4 +1,4 @@
-// Scripted motion (thesis ch. 3, digest section 3): a body follows a spline path, with arc-length
+// Scripted motion (thesis ch. 3): a body follows a spline path, with arc-length
 // re-parameterisation and a time law (constant speed or ease-in/ease-out), optionally looping. Scripted
 // bodies are kinematic: they push dynamic bodies and are never pushed back.
 //
@@ -64,7 +64,7 @@ const PathSpline& script_spline(const Script& script);
 // Points along the path for drawing: `per_segment` samples per spline segment, equally spaced in arc length.
 std::vector<Vec3> script_polyline(const Script& script, int per_segment = 16);
 
-// What a regular path (digest 3.3) would need that `points` lack, phrased as an expectation ("a point
+// What a regular path (thesis sect. 3.2.1) would need that `points` lack, phrased as an expectation ("a point
 // distinct from the previous one ..."), or "" if they make one; *index is the offending point. Checks:
 // at least 2 points (3 when looping), finite coordinates, each point distinct from the previous one (when
 // looping, the last from the first), and no point where the path turns straight back (the segments before

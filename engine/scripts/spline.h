@@ -1,4 +1,4 @@
-// The space spline of a scripted path (thesis 3.1-3.3, digest 3.2-3.5): a C2 cubic through given points,
+// The space spline of a scripted path (thesis sect. 3.1-3.2.4): a C2 cubic through given points,
 // re-parameterised by arc length.
 //
 //  * Interpolation: the cubic spline through P_0..P_{n-1} with chord-length knots (knot spacing
@@ -9,7 +9,7 @@
 //  * Arc length: S_i(u) = int_0^u |C_i'(t)| dt, |C'|^2 = A u^4 + B u^3 + C u^2 + D u + E (eq. 3.19),
 //    integrated by 5-point Gauss-Legendre on kSubintervals equal pieces of each segment; the cumulative
 //    lengths at the piece ends are tabled so that U(s) = S^{-1}(s) is a safeguarded Newton search inside
-//    one piece (digest 3.4; S'(u) = |C'(u)|).
+//    one piece (thesis sect. 3.2.2-3.2.3; S'(u) = |C'(u)|).
 //  * Derivatives by arc length: U'(s) = 1/|C'|, U''(s) = -(C'.C'')/|C'|^4 (eq. 3.41), so
 //    dx/ds = C' U' (unit tangent) and d2x/ds2 = C'' U'^2 + C' U'' (curvature vector).
 //

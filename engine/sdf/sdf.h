@@ -1,4 +1,4 @@
-// Signed distance grids of closed triangle meshes (digest section 7.1): the model-frame distance map each
+// Signed distance grids of closed triangle meshes (thesis sect. 6.2): the model-frame distance map each
 // mesh body keeps for contact detection.
 //
 // Convention: phi < 0 inside, phi > 0 outside, |phi| = Euclidean distance to the surface.

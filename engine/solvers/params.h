@@ -1,5 +1,5 @@
 // Solver parameters published as data: one list per solver drives the scene file, `--set`, the UI panel
-// and the README table, so a parameter never exists in one place and not another.
+// and the table in docs/solvers.md, so a parameter never exists in one place and not another.
 #pragma once
 
 #include <functional>
@@ -22,7 +22,7 @@ struct ParamSpec {
   double min = 0.0;      // inclusive range (for Choice: 0 .. choices.size()-1)
   double max = 1.0;
   double default_value = 0.0;
-  std::string help;      // one line, shown as tooltip and in the README
+  std::string help;      // one line, shown as tooltip and in docs/solvers.md
   std::vector<std::string> choices;  // names of the values of a Choice parameter
 };
 

@@ -10,26 +10,28 @@
 namespace cl {
 
 std::span<const SolverInfo> solver_registry() {
-  // Each contact method registers here once it is implemented; the others are planned (see README).
+  // Each contact method registers here once it is implemented; the others are planned.
   static const std::array<SolverInfo, 4> registry = {{
       {"lcp", "velocity-level LCP, projected Gauss-Seidel, friction box, error correction by projection",
-       "erleben-2004-multibody-dynamics-thesis.txt", LcpSolver::param_specs(),
+       "Erleben 2004, Stable, Robust, and Versatile Multibody Dynamics Animation (PhD thesis)",
+       LcpSolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new LcpSolver()); }},
       {"implicit-penalty",
        "point shells against signed distance fields, exact contact gradients, semi-implicit backward Euler "
        "per contact group, joints by Lagrange multipliers with an SVD Schur complement, PD servos",
-       "xu-zhao-barbic-2014-implicit-multibody-penalty-contact.txt", ImplicitPenaltySolver::param_specs(),
+       "Xu, Zhao, Barbic 2014, Implicit Multibody Penalty-Based Distributed Contact",
+       ImplicitPenaltySolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new ImplicitPenaltySolver()); }},
       {"volume",
        "intersection volumes of mesh pairs from layered depth images as unilateral constraints (mono or per "
        "grid cell), friction on the volume contact, velocity MLCP by projected Gauss-Seidel, position "
        "post-stabilisation to a regulated volume",
-       "allard-2010-volume-contact-constraints.txt", VolumeSolver::param_specs(),
+       "Allard et al. 2010, Volume Contact Constraints at Arbitrary Resolution", VolumeSolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new VolumeSolver()); }},
       {"pid-penalty",
        "impulses for impacts, PID penalty forces on the bottom of the penetration volume for resting contact "
        "(point shells against signed distance fields), substeps of 1 ms, joints by the shared rows",
-       "drumwright-fast-stable-penalty-method.txt", PidPenaltySolver::param_specs(),
+       "Drumwright 2008, A Fast and Stable Penalty Method for Rigid Body Simulation", PidPenaltySolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new PidPenaltySolver()); }},
   }};
   return registry;

@@ -1,4 +1,4 @@
-// The contact methods known by name: what the scene format, --solver, the viewer and the README list.
+// The contact methods known by name: what the scene format, --solver, the viewer and the docs list.
 #pragma once
 
 #include <functional>
@@ -15,7 +15,7 @@ namespace cl {
 struct SolverInfo {
   std::string name;
   std::string method;  // one line: what the method is
-  std::string paper;   // file in shared/papers
+  std::string paper;   // the paper, short citation (docs/references.md gives the full one)
   std::span<const ParamSpec> params;
   std::function<std::unique_ptr<Solver>()> make;
 };

@@ -19,7 +19,7 @@
 
 namespace cl {
 
-// Counters a solver reports for one step. What iterations and residual count differs by method (the README's
+// Counters a solver reports for one step. What iterations and residual count differs by method (docs/solvers.md's
 // "What the solvers report" says it per solver, with units).
 struct SolverStats {
   int iterations = 0;      // lcp, volume: PGS sweeps; implicit-penalty: direct solves plus friction PGS sweeps

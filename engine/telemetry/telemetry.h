@@ -108,7 +108,7 @@ struct StepStats {
   double kinetic_energy = 0.0;   // J
   double potential_energy = 0.0; // J
   SubStages sub_stages;          // the solver's own stages, nested in profile's narrow_phase, solve and integrate
-  SolverCounters counters;       // the solver's own counters (README, "What the solvers report")
+  SolverCounters counters;       // the solver's own counters (docs/solvers.md, "What the solvers report")
 };
 
 // Appends the columns of the step's sub-stages and counters not yet in `columns`, in their order.

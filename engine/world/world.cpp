@@ -237,7 +237,7 @@ void World::draw_debug(DebugDraw& draw, const std::vector<Body>* poses) const {
 }
 
 // Narrow phase over the graph's current edges. A pair neither of whose bodies moved since its contacts
-// were computed (resting or asleep) keeps them as they are (coherence, digest 5.3); the others are
+// were computed (resting or asleep) keeps them as they are (coherence, thesis sect. 5.2); the others are
 // collided and then matched with the previous step's contacts for warm starting.
 TaskPool* World::workers() {
   const int threads = settings.threads > 0 ? settings.threads : int(std::max(1u, std::thread::hardware_concurrency()));
@@ -357,7 +357,7 @@ bool World::find_contacts(StepResult& result) {
   return true;
 }
 
-// Contact groups over touching edges and joints, then stack heights and layers (digest 5.3, 8.3).
+// Contact groups over touching edges and joints, then stack heights and layers (thesis sect. 5.2, 8.3).
 void World::find_groups() {
   graph_.find_groups(bodies, joined_pairs(joints));
   graph_.find_layers(bodies);

@@ -40,7 +40,7 @@ struct WorldSettings {
   // The most overlapping pairs and contacts a step may have (0: no limit). Bodies heaped at one place overlap in
   // every pair, so their contacts grow with the square of their count (500 boxes at one pose: a million
   // contacts, 700 MB); past the limit the step stops the simulation with a message instead of exhausting
-  // memory. 250,000 contacts hold 0.4-1.2 GB with the solvers' per-contact state (README, Benchmarks, Scaling);
+  // memory. 250,000 contacts hold 0.4-1.2 GB with the solvers' per-contact state (docs/performance.md, Scaling);
   // the largest shipped scene has about 14,000.
   int64_t max_contacts = 250000;
   // Continuous collision: a dynamic body that moves more than the contact margin in a step is swept from its pose

@@ -18,15 +18,20 @@ check() {  # check NAME EXPECTED_EXIT STDERR_SUBSTRING -- command...
 scene=$src/scenes/sphere_and_box.json
 
 check run 0 "" -- "$exe" --headless "$scene" --steps 120 --metrics "$out/m.csv" --trace "$out/t.json" --state "$out/s1.json"
-# The metrics columns are exactly those the README lists: the fixed ones, then the solver's own stages as its
-# row of "What the solvers report" lists them.
-readme_columns=$(grep -o '`step,time,[a-z_,]*`' "$src/README.md" | tr -d '`')
-stage_columns() {  # stage_columns SOLVER: the README's <stage>_ms columns of that solver
-  sed -n '/<!-- solver-report:begin -->/,/<!-- solver-report:end -->/p' "$src/README.md" | grep "^| \`$1\` |" |
+# The documentation pages whose tables this test holds to the program's output. A page that is missing fails.
+cli_doc=$src/docs/cli.md; solvers_doc=$src/docs/solvers.md; conformance_doc=$src/docs/conformance.md
+for doc in "$cli_doc" "$solvers_doc" "$conformance_doc"; do
+  [ -f "$doc" ] || { echo "FAIL documentation page missing: $doc"; fail=1; }
+done
+# The metrics columns are exactly those docs/cli.md lists: the fixed ones, then the solver's own stages as its
+# row of "What the solvers report" (docs/solvers.md) lists them.
+doc_columns=$(grep -o '`step,time,[a-z_,]*`' "$cli_doc" | tr -d '`')
+stage_columns() {  # stage_columns SOLVER: the documented <stage>_ms columns of that solver
+  sed -n '/<!-- solver-report:begin -->/,/<!-- solver-report:end -->/p' "$solvers_doc" | grep "^| \`$1\` |" |
     grep -o '`[a-z_]*_ms[a-z_,]*`' | tr -d '`'
 }
-counter_columns() {  # counter_columns SOLVER: the README's counter columns of that solver, written `a,b`: ("" for none)
-  sed -n '/<!-- solver-report:begin -->/,/<!-- solver-report:end -->/p' "$src/README.md" | grep "^| \`$1\` |" |
+counter_columns() {  # counter_columns SOLVER: the documented counter columns of that solver, written `a,b`: ("" for none)
+  sed -n '/<!-- solver-report:begin -->/,/<!-- solver-report:end -->/p' "$solvers_doc" | grep "^| \`$1\` |" |
     grep -o '`[a-z_][a-z_,]*`:' | grep -v '_ms' | tail -1 | tr -d '`:'
 }
 solver_columns() {  # solver_columns SOLVER: its stage columns, then its counter columns
@@ -35,13 +40,13 @@ solver_columns() {  # solver_columns SOLVER: its stage columns, then its counter
   echo "$(stage_columns "$1")${counters:+,$counters}"
 }
 lcp_columns=$(solver_columns lcp)
-[ -n "$readme_columns" ] && [ -n "$lcp_columns" ] && [ "$(head -1 "$out/m.csv")" = "$readme_columns,$lcp_columns" ] ||
-  { echo "FAIL metrics header: '$(head -1 "$out/m.csv")', README lists '$readme_columns,$lcp_columns'"; fail=1; }
+[ -n "$doc_columns" ] && [ -n "$lcp_columns" ] && [ "$(head -1 "$out/m.csv")" = "$doc_columns,$lcp_columns" ] ||
+  { echo "FAIL metrics header: '$(head -1 "$out/m.csv")', docs list '$doc_columns,$lcp_columns'"; fail=1; }
 for solver in implicit-penalty volume pid-penalty; do
   check "metrics_$solver" 0 "" -- "$exe" --headless "$scene" --steps 2 --solver "$solver" --metrics "$out/m_$solver.csv"
   columns=$(solver_columns "$solver")
-  [ -n "$columns" ] && [ "$(head -1 "$out/m_$solver.csv")" = "$readme_columns,$columns" ] ||
-    { echo "FAIL metrics header under $solver: '$(head -1 "$out/m_$solver.csv")', README lists '$readme_columns,$columns'"; fail=1; }
+  [ -n "$columns" ] && [ "$(head -1 "$out/m_$solver.csv")" = "$doc_columns,$columns" ] ||
+    { echo "FAIL metrics header under $solver: '$(head -1 "$out/m_$solver.csv")', docs list '$doc_columns,$columns'"; fail=1; }
 done
 [ "$(wc -l < "$out/m.csv")" = 121 ] || { echo "FAIL metrics rows: $(wc -l < "$out/m.csv")"; fail=1; }
 grep -q '"traceEvents"' "$out/t.json" || { echo "FAIL trace"; fail=1; }
@@ -55,25 +60,25 @@ check solver_set 0 "" -- "$exe" --headless "$scene" --steps 10 --solver lcp --se
 check list 0 "" -- "$exe" --list-solvers
 grep -q 'correction_iterations' "$out/list.out" || { echo "FAIL list-solvers"; fail=1; }
 
-# The README's parameter tables are the generated ones.
+# The parameter tables of docs/solvers.md are the generated ones.
 "$exe" --list-solvers --markdown > "$out/params.md"
-sed -n '/<!-- parameters:begin -->/,/<!-- parameters:end -->/p' "$src/README.md" | sed '1d;$d' > "$out/readme_params.md"
-if ! cmp -s "$out/params.md" "$out/readme_params.md"; then
-  echo "FAIL README parameter table differs from 'contactlab --list-solvers --markdown':"
-  diff "$out/readme_params.md" "$out/params.md"; fail=1
+sed -n '/<!-- parameters:begin -->/,/<!-- parameters:end -->/p' "$solvers_doc" | sed '1d;$d' > "$out/doc_params.md"
+if [ ! -s "$out/params.md" ] || ! cmp -s "$out/params.md" "$out/doc_params.md"; then
+  echo "FAIL docs/solvers.md parameter table differs from 'contactlab --list-solvers --markdown':"
+  diff "$out/doc_params.md" "$out/params.md"; fail=1
 else
-  echo "ok   readme_params"
+  echo "ok   doc_params"
 fi
 
-# The README's conformance matrix is the generated one, and the exit code says whether a cell failed.
+# The conformance matrix of docs/conformance.md is the generated one, and the exit code says whether a cell failed.
 "$exe" --conformance --markdown > "$out/conformance.md"
 code=$?
-sed -n '/<!-- conformance:begin -->/,/<!-- conformance:end -->/p' "$src/README.md" | sed '1d;$d' > "$out/readme_conformance.md"
-if [ ! -s "$out/conformance.md" ] || ! cmp -s "$out/conformance.md" "$out/readme_conformance.md"; then
-  echo "FAIL README conformance matrix differs from 'contactlab --conformance --markdown':"
-  diff "$out/readme_conformance.md" "$out/conformance.md"; fail=1
+sed -n '/<!-- conformance:begin -->/,/<!-- conformance:end -->/p' "$conformance_doc" | sed '1d;$d' > "$out/doc_conformance.md"
+if [ ! -s "$out/conformance.md" ] || ! cmp -s "$out/conformance.md" "$out/doc_conformance.md"; then
+  echo "FAIL docs/conformance.md matrix differs from 'contactlab --conformance --markdown':"
+  diff "$out/doc_conformance.md" "$out/conformance.md"; fail=1
 else
-  echo "ok   readme_conformance"
+  echo "ok   doc_conformance"
 fi
 # A failing cell reads "<figure> **FAIL** |" (the legend under the table names **FAIL** too).
 if grep -qF '**FAIL** |' "$out/conformance.md"; then want=1; else want=0; fi

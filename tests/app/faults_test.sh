@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The faults table of the README, run: bad files, absurd numbers, huge scenes, lost outputs and diverging
+# The faults table of docs/testing.md, run: bad files, absurd numbers, huge scenes, lost outputs and diverging
 # physics each end in exit 0, 2 or 3 with a clear one-line message, never a signal, exit 1 or a hang.
 # usage: faults_test.sh CONTACTLAB SOURCE_DIR OUT_DIR
 set -u

@@ -1,5 +1,5 @@
 // The overlay table (app/viewer/overlays.h): every token switches its field through --view both ways, tokens are
-// unique, and the README's overlay table is the one the code generates.
+// unique, and the overlay table of docs/viewer.md is the one the code generates.
 #include "viewer/overlays.h"
 
 #include <gtest/gtest.h>
@@ -28,18 +28,18 @@ TEST(Overlays, EveryTokenSwitchesItsFieldBothWays) {
   }
 }
 
-TEST(Overlays, ReadmeTableIsTheGeneratedOne) {
-  std::ifstream in(std::string(CONTACTLAB_SOURCE_DIR) + "/README.md");
-  ASSERT_TRUE(in) << "README.md not found";
+TEST(Overlays, DocsTableIsTheGeneratedOne) {
+  std::ifstream in(std::string(CONTACTLAB_SOURCE_DIR) + "/docs/viewer.md");
+  ASSERT_TRUE(in) << "docs/viewer.md not found";
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string readme = ss.str();
+  const std::string doc = ss.str();
   const std::string begin = "<!-- overlays:begin -->\n", end = "<!-- overlays:end -->";
-  const size_t b = readme.find(begin), e = readme.find(end);
+  const size_t b = doc.find(begin), e = doc.find(end);
   ASSERT_NE(b, std::string::npos);
   ASSERT_NE(e, std::string::npos);
-  EXPECT_EQ(readme.substr(b + begin.size(), e - b - begin.size()), overlay_table_markdown())
-      << "README's overlay table is stale; the generated one:\n"
+  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), overlay_table_markdown())
+      << "docs/viewer.md's overlay table is stale; the generated one:\n"
       << overlay_table_markdown();
 }
 

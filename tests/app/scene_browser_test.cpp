@@ -41,7 +41,7 @@ TEST(SceneBrowser, EveryShippedSceneWithItsDescriptionTopicAndMethod) {
   for (size_t i = 0; i < top.size(); ++i) EXPECT_EQ(entries[i].file, top[i]);  // scenes/ first, as listed
   for (const SceneEntry& e : entries) {
     EXPECT_TRUE(e.error.empty()) << e.file << ": " << e.error;
-    // Every shipped scene names a topic of the known order (README, "Scene files").
+    // Every shipped scene names a topic of the known order (docs/scene-format.md).
     EXPECT_NE(std::find_if(std::begin(kTopicOrder), std::end(kTopicOrder), [&](const char* t) { return e.topic == t; }),
               std::end(kTopicOrder))
         << e.file << ": " << e.topic;

@@ -15,7 +15,7 @@ constexpr SubStage kStages[] = {
                                            // first fraction under shock propagation)
     {"shock_layers", StepStage::Solve},    // shock propagation: the rest of the step layer by layer (thesis 6.4)
     {"positions", StepStage::Integrate},   // s += h S u (eq. 6.76)
-    {"projection", StepStage::Integrate},  // error correction by projection (digest 4.14)
+    {"projection", StepStage::Integrate},  // error correction by projection (thesis sect. 4.16)
     {"sleeping", StepStage::Integrate},    // the sleepy policy
 };
 
@@ -106,7 +106,7 @@ void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, i
   const Vec3 vrel = (vel_[c.b].v + vel_[c.b].w.cross(rb)) - (vel_[c.a].v + vel_[c.a].w.cross(ra));
   const double vn = vrel.dot(c.normal);
   const double gap = -c.depth;
-  // Normal target (digest 4.4, 8.1): an impact faster than the threshold bounces back with e * v_n;
+  // Normal target (thesis sect. 4.5; Newton's law): an impact faster than the threshold bounces back with e * v_n;
   // a contact still apart may close its gap within the step (linearised gap, nu = -d); a penetrating
   // one must not approach further (the projection removes the penetration itself).
   // With shock propagation the layers keep the bounce target found in the first phase.
@@ -189,7 +189,7 @@ void LcpSolver::collect_joint_rows(const StepContext& ctx) {
 }
 
 // Per group, once per step: whether it is simulated (not asleep) and whether it uses shock propagation.
-// Layers come from contacts only, so a group held together by joints is solved whole (see README).
+// Layers come from contacts only, so a group held together by joints is solved whole (docs/methods/lcp.md).
 void LcpSolver::classify_groups(const StepContext& ctx) {
   const auto& groups = ctx.graph.groups();
   group_awake_.assign(groups.size(), 1);
@@ -218,7 +218,7 @@ void LcpSolver::add_free_velocity(const std::vector<int>& bodies, double fractio
 }
 
 // One contact group: the whole step, or with shock propagation a dynamics step of fraction f followed by
-// the remaining (1 - f) h layer by layer, bottom-up, with each layer's bottom bodies held fixed (digest 8.5).
+// the remaining (1 - f) h layer by layer, bottom-up, with each layer's bottom bodies held fixed (thesis Fig. 6.56).
 void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int group_index) {
   const bool shock = group_shock_[group_index];
   const double f = shock ? set_.shock_fraction : 1.0;
@@ -310,7 +310,7 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   free_.assign(n, BodyVelocity{});
   load_inverse_masses(ctx.bodies, masses_);
   // Free velocity changes over the whole step (eqs. 4.12, 4.19); phases add fractions of them. Fixed
-  // and kinematic bodies keep their prescribed velocity and have zero inverse mass (digest 3.8).
+  // and kinematic bodies keep their prescribed velocity and have zero inverse mass (thesis sect. 5.2.5).
   for (size_t i = 0; i < n; ++i) {
     const Body& b = ctx.bodies[i];
     vel_[i] = {b.linear_velocity, b.angular_velocity};
@@ -326,7 +326,7 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   classify_groups(ctx);
   group_sweeps_ = 0;
 
-  // Each awake contact group on its own (digest 5.5); a group whose bodies all sleep is not simulated.
+  // Each awake contact group on its own (thesis sect. 5.5); a group whose bodies all sleep is not simulated.
   const auto& groups = ctx.graph.groups();
   for (int g = 0; g < int(groups.size()); ++g)
     if (group_awake_[g]) solve_group(ctx, groups[g], g);
@@ -354,10 +354,10 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   }
 }
 
-// Error correction by projection in a first-order world (digest 4.14, thesis eq. 6.78) for one group:
+// Error correction by projection in a first-order world (thesis sect. 4.16, eq. 6.78) for one group:
 // lambda = lcp(J_n M^-1 J_n^T, -(d - allowed)), s += M^-1 J_n^T lambda. Depths are carried forward from
 // detection by the contacts' relative motion in the position update, and the PGS tracks the displacements,
-// so a layer sees how far the layers below it were moved (depths re-evaluated between layers, digest 8.7).
+// so a layer sees how far the layers below it were moved (depths re-evaluated between layers, thesis sect. 6.4.5).
 int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int group_index) {
   const int iterations = set_.correction_iterations;
   if (iterations == 0) return 0;

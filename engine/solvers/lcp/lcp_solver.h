@@ -1,13 +1,13 @@
-// `lcp`: the velocity-level complementarity method of Erleben's thesis (ch. 4-6; digest sections 4-8).
+// `lcp`: the velocity-level complementarity method of Erleben's thesis (ch. 4-6).
 //
 // Per step, for each contact group that is awake:
 //   u*      = u + h M^-1 (f_ext - w x I w)                       free velocity (eqs. 4.19, 4.12)
 //   lambda  = PGS(J M^-1 J^T, J u* - b)                           contact rows (normal + 2 friction, bounds
-//                                                                 +-mu lambda_n) and joint rows (digest 6.5)
+//                                                                 +-mu lambda_n) and joint rows (thesis sect. 6.1.4)
 //   u(t+h)  = u* + M^-1 J^T lambda                                (eq. 6.76d)
 //   s(t+h)  = s + h S u(t+h)                                      position update with the new velocity (6.76)
-//   s      += M^-1 J_n^T lcp(J_n M^-1 J_n^T, d_pen)               error correction by projection (digest 4.14)
-// With shock propagation (thesis 6.4, digest 8.5) the velocity solve is split: a dynamics step of
+//   s      += M^-1 J_n^T lcp(J_n M^-1 J_n^T, d_pen)               error correction by projection (thesis sect. 4.16)
+// With shock propagation (thesis sect. 6.4, Fig. 6.56) the velocity solve is split: a dynamics step of
 // fraction f over the whole group, then the remaining (1 - f) h layer by layer bottom-up with each layer's
 // bottom bodies held fixed; the projection also runs layer by layer. Groups that are asleep are skipped.
 #pragma once

@@ -35,7 +35,7 @@ TEST(BoxBox, FaceFaceGivesFourCorners) {
   EXPECT_EQ(features.size(), 4u);
 }
 
-// Rotation noise must not turn a face case into an edge case (digest 7.5 failure a), nor add points.
+// Rotation noise must not turn a face case into an edge case (thesis sect. 6.3), nor add points.
 TEST(BoxBox, RotationNoiseKeepsFaceContact) {
   const Quat noise(Eigen::AngleAxisd(3e-7, Vec3(1, 2, 3).normalized()));
   const auto pts = collide(Vec3(0, 0, 0), Quat::Identity(), kHalf, Vec3(0, 0.995, 0), noise, kHalf);

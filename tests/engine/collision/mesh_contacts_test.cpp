@@ -1,4 +1,4 @@
-// Contacts of mesh bodies through distance fields and point shells (digest 7.1): a mesh box rests
+// Contacts of mesh bodies through distance fields and point shells (thesis sect. 6.2): a mesh box rests
 // like the primitive box, a sphere rests on a mesh at the right height, a torus lying on the floor settles,
 // a stack of tori settles, and contact reduction keeps the deepest and spread-out points.
 #include "collision/mesh_contacts.h"

@@ -82,7 +82,7 @@ TEST(Matrix, MarkdownHasARowPerCaseAndNotesWithoutTimings) {
   EXPECT_NE(md.find("| `slope` | largest \\|v - w r\\| in 1 s, m/s | 4.905 | 0.08175 | 4.91 pass | 0.120 **FAIL** |\n"),
             std::string::npos) << md;
   EXPECT_NE(md.find("| `spin` | relative change | 0 | 0.001 | - **FAIL** | 0.0200 method |\n"), std::string::npos) << md;
-  EXPECT_NE(md.find("- `slope` ([`slope.json`](scenes/conformance/slope.json)): exact 4.905 m/s, g sin 30 t. "
+  EXPECT_NE(md.find("- `slope` ([`slope.json`](../scenes/conformance/slope.json)): exact 4.905 m/s, g sin 30 t. "
                     "Tolerance 0.08175 m/s: a h.\n"),
             std::string::npos) << md;
   EXPECT_NE(md.find("- `b` on `spin` (0.0200): the paper's argument.\n"), std::string::npos) << md;

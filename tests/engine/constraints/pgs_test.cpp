@@ -66,7 +66,7 @@ TEST(Pgs, FrictionRowIsBoundedByMuTimesTheNormalImpulse) {
   }
 }
 
-// A soft row (CFM) solves (A + cfm) lambda = -(J u - target): the spring-damper form of digest 4.13.
+// A soft row (CFM) solves (A + cfm) lambda = -(J u - target): the spring-damper form of thesis sect. 4.15.
 TEST(Pgs, CfmSoftensTheRow) {
   TwoBodies s;
   s.u[1].v = Vec3(0, -3, 0);

@@ -1,5 +1,5 @@
 // The contact graph on hand-built configurations: edges and events, groups insulated by fixed bodies,
-// stack heights and layers (thesis 6.4.2, digest 8.3), floating groups and cycles.
+// stack heights and layers (thesis sect. 6.4.2), floating groups and cycles.
 #include "graph/contact_graph.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// Joints (digest 4.7-4.9, 11): Jacobians against finite differences of independently written constraint
-// functions, the sign of every error term (ERP-only steps shrink the error), momentum conservation of
+// Joints (thesis sect. 4.8-4.11, signs corrected): Jacobians against finite differences of independently written
+// constraint functions, the sign of every error term (ERP-only steps shrink the error), momentum conservation of
 // J^T lambda, and physics: pendulum period, motors, limits under load, long-run error, sliders.
 #include "joints/joint.h"
 
@@ -141,7 +141,7 @@ Vec3 relative_rotation_vector(const JointSetup& s, const std::vector<Body>& bodi
   return 2.0 * d.vec();
 }
 
-// Checks J u against -dC/dt for each equality row (row value = (bearing of a) - (bearing of b), digest 4.8),
+// Checks J u against -dC/dt for each equality row (row value = (bearing of a) - (bearing of b), thesis sect. 4.9),
 // at the satisfied creation pose with random velocities; the row's own direction (unit) names C.
 void check_equality_rows(const JointSetup& s, const std::vector<JointRow>& rows, const std::vector<Body>& bodies,
                          double tol) {
@@ -194,7 +194,7 @@ void check_equality_rows(const JointSetup& s, const std::vector<JointRow>& rows,
       check_rotation();
       // C = alpha C_a + (1 - alpha) C_b, C_i = t_i . (c - off_i) with t and the initial offset carried by
       // body i, alpha = m_a / (m_a + m_b): the row with alpha (c x t) on a and (1 - alpha) (c x t) on b is
-      // exactly its derivative (digest 4.8 slider rows 4-5 have alpha = 1/2).
+      // exactly its derivative (thesis sect. 4.9 slider rows 4-5 have alpha = 1/2).
       for (int i = 0; i < 2; ++i, ++k) {
         const Vec3 t = rows[size_t(k)].ja_lin;
         EXPECT_NEAR(t.norm(), 1.0, 1e-12);
@@ -324,7 +324,7 @@ TEST(JointJacobian, LimitAndMotorRowsMeasureTheCoordinateRate) {
       EXPECT_EQ(motor.target, 1.5);
       EXPECT_NEAR(lower.target, 0.0, 1e-12);
       EXPECT_NEAR(upper.target, 0.0, 1e-12);
-      // (The slider's displacement rate is exact while the orientation is kept: w_a = w_b, digest 4.9.)
+      // (The slider's displacement rate is exact while the orientation is kept: w_a = w_b, thesis sect. 4.10-4.11.)
       const double rate = rate_of(bodies, [&j](const std::vector<Body>& b) { return joint_coordinate(j, b); });
       EXPECT_NEAR(row_value(lower, bodies), rate, 1e-6);
       EXPECT_NEAR(row_value(upper, bodies), -rate, 1e-6);
@@ -364,7 +364,7 @@ TEST(JointJacobian, ExactRowsMatchAlsoWhenTheJointIsViolated) {
           return n.dot(anchor_of(s, b, 1) - anchor_of(s, b, 0));
         });
         EXPECT_NEAR(row_value(r, bodies), -dc, 1e-6);
-        // Error term: k_cor (p_b - p_a) along the row (digest 4.8 ball).
+        // Error term: k_cor (p_b - p_a) along the row (thesis sect. 4.9 ball).
         EXPECT_NEAR(r.target, (j.erp / 0.01) * n.dot(anchor_of(s, bodies, 1) - anchor_of(s, bodies, 0)), 1e-9);
       }
       if (type == JointType::Hinge2 || type == JointType::Universal) {
@@ -604,7 +604,7 @@ TEST(JointMomentum, InternalRowsConserveLinearAndAngularMomentum) {
 }
 
 // With the joint violated, the anchor rows apply +-F at the two (now different) anchors, a couple
-// (p_a - p_b) x F that vanishes with the error (digest 4.8 ball form); every other row, limits and motors
+// (p_a - p_b) x F that vanishes with the error (thesis sect. 4.9 ball form); every other row, limits and motors
 // included, still conserves momentum exactly.
 TEST(JointMomentum, ViolatedJointsOnlyAnchorRowsMakeACoupleOfTheError) {
   Rng rng(kSeed);

@@ -1,5 +1,5 @@
-// Scripted motion (digest 3): the space spline, arc length, the time laws, analytic derivatives, the
-// verification protocol of digest 3.6, and scripted bodies driving and pushing in a world.
+// Scripted motion (thesis ch. 3): the space spline, arc length, the time laws, analytic derivatives, the
+// verification protocol of thesis sect. 3.4, Fig. 3.6, and scripted bodies driving and pushing in a world.
 #include "scripts/script.h"
 
 #include <gtest/gtest.h>

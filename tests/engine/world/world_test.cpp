@@ -540,7 +540,7 @@ TEST(World, ContinuousCollisionLandsATumblingBoxOnAThinPlate) {
     EXPECT_GT(w.bodies[b].position.y(), 0.005) << "below the plate";
     // Not yet under implicit-penalty: its point shells (4 cm apart on boxes) do not see the box's corner in the
     // plate until it is centimetres deep, so the box, stopped again at every step with its speed, hangs at the
-    // plate until its springs take hold, and they throw it off (README, Continuous collision).
+    // plate until its springs take hold, and they throw it off (docs/continuous-collision.md).
     if (info.name == "implicit-penalty") continue;
     // Put in at the method's depth, then a contact may deepen by that or a quarter of the plate's half thickness.
     const double depth = w.solver().continuous_depth();
