@@ -856,7 +856,7 @@ void draw_stats_panel(AppState& app) {
     table_row("iterations", "%d", s.iterations);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("lcp, volume: projected Gauss-Seidel sweeps; implicit-penalty: direct solves, friction "
-                        "sweeps and joint projection steps (README, Solver parameters).");
+                        "sweeps and joint projection steps (docs/solvers.md).");
     const bool volume = world.solver().name() == "volume";
     if (volume) table_row("residual", "%.3g N s/m^2", s.residual);
     else table_row("residual", "%.3g N s", s.residual);
@@ -866,7 +866,7 @@ void draw_stats_panel(AppState& app) {
     for (const SolverCounter& c : s.counters.counters()) {
       table_row(c.name, "%.4g %s", c.value, c.unit);
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("The solver's own counter (StepStats.counters; README, What the solvers report).");
+        ImGui::SetTooltip("The solver's own counter (StepStats.counters; docs/solvers.md, What the solvers report).");
     }
     table_row("max penetration", "%.3g mm", s.max_penetration * 1000.0);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The deepest point of any contact, at the start of the step.");
@@ -1668,7 +1668,7 @@ void draw_help_overlay(AppState& app) {
       }
       ImGui::EndTable();
     }
-    ImGui::TextDisabled("Every panel item has a (?) with what it does; the README has the rest.");
+    ImGui::TextDisabled("Every panel item has a (?) with what it does; docs/ has the rest.");
   }
   ImGui::End();
 }
