@@ -59,6 +59,10 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
       T::bind(&S::shock_fraction, {"shock_fraction", ParamKind::Real, "", 0, 1, 0.01,
        "f: the part of the step solved over the whole group before the layers. Larger f lets bodies feel "
        "the weight above them (a see-saw tips); smaller f removes more solver error and rippling (thesis 6.4.4-6.4.5)"}),
+      T::bind(&S::global_correction, {"global_correction", ParamKind::Bool, "", 0, 1, 1,
+       "With shock propagation: after the layers' projections, one more over the whole group without layers "
+       "(the robust variant of thesis Fig. 6.60), which spreads what the layers could not remove: a body held "
+       "between two lower layers that close on it is pushed out instead of left squeezed"}),
       T::bind(&S::sleeping, {"sleeping", ParamKind::Bool, "", 0, 1, 1,
        "Sleepy policy (thesis 6.5): contact groups whose bodies stay calm stop being simulated until disturbed"}),
       T::bind(&S::sleep_energy, {"sleep_energy", ParamKind::Real, "J/kg", 0, 10, 0.002,
@@ -400,6 +404,10 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
       solve_contacts(layer.edges);
       release(ctx, layer.bottom);
     }
+    // Thesis Fig. 6.60: a global error correction after the layered one. A body whose neighbours below and
+    // above are both of lower layers (a wall's brick under a toppled one) is held between them in its layer's
+    // projection; here every body moves, from the displacements the layers found.
+    if (set_.global_correction) solve_contacts(group.edges);
   } else {
     solve_contacts(group.edges);
   }
