@@ -101,7 +101,9 @@ struct RobotModel {
   std::string name;                  // the robot's or model's name attribute
   std::vector<ModelGeom> world_geoms;  // MJCF worldbody geoms: fixed
   std::vector<ModelLink> links;      // parents before children
-  std::vector<ModelJoint> joints;    // the joint of each link to its parent (none for a link welded... see include)
+  // The joint of each link to its parent: MJCF gives every link one (a weld for a body without joints), URDF all
+  // but the root (which is fixed or free as the scene says).
+  std::vector<ModelJoint> joints;
   std::vector<ModelActuator> actuators;
   std::vector<std::string> warnings; // "FILE:LINE: <element>: ..." for what was mapped or left out
   int find_link(const std::string& name) const;
