@@ -40,6 +40,7 @@ int body(const World& w, const std::string& name) {
 
 // T = 2 pi sqrt(I_pivot / (m g l)) (1 + theta0^2 / 16): a ball of radius r on an arm of l, I_pivot = 2/5 m r^2 + m l^2.
 TEST(ModelIncludeMotion, PendulumPeriodUnderEveryMethod) {
+  if (!has_urdf_import() && !has_mjcf_import()) GTEST_SKIP() << "no URDF or MJCF import in this build";
   const double r = 0.1, l = 1, g = 9.81, theta0 = 0.1;
   const double period = 2 * std::numbers::pi * std::sqrt((0.4 * r * r + l * l) / (g * l)) * (1 + theta0 * theta0 / 16);
   for (const std::string file : {"pendulum.xml", "pendulum.urdf"}) {
@@ -74,6 +75,7 @@ TEST(ModelIncludeMotion, PendulumPeriodUnderEveryMethod) {
 // A motor of at most tau on a rotor of inertia I about a vertical axis (no gravity torque): omega = tau t / I
 // until it reaches the speed, then the speed. Box rotor 0.6 x 0.1 x 0.04 m, 1.2 kg: I = m (0.6^2 + 0.1^2) / 12.
 TEST(ModelIncludeMotion, MotorSpinUpAndSpeedUnderEveryMethod) {
+  if (!has_urdf_import() && !has_mjcf_import()) GTEST_SKIP() << "no URDF or MJCF import in this build";
   const double tau = 2, inertia = 1.2 * (0.36 + 0.01) / 12, speed = 3;
   const double reach = speed * inertia / tau;  // 0.0555 s
   for (const std::string file : {"rotor.xml", "rotor.urdf"}) {
