@@ -30,8 +30,8 @@ struct SceneGroup {
 // experiments and the conformance suite. Other topics follow by name.
 inline constexpr const char* kTopicOrder[] = {
     "Getting started",      "Stacking",           "Ball grids and mass ratios", "Friction and sliding",
-    "Impacts and piles",    "Joints and machines", "Meshes",                    "Implicit penalty paper",
-    "Volume contact paper", "Conformance"};
+    "Impacts and piles",    "Joints and machines", "Models",                    "Meshes",
+    "Implicit penalty paper", "Volume contact paper", "Conformance"};
 
 // Reads the top-level fields of every *.json of <root>/scenes (list_scene_files' order), then of its folders one
 // level down (by folder, then file), without loading the scenes (no meshes, no distance fields): fast enough to

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/text.h"
+#include "scene/mjcf_writer.h"
 #include "peer.h"
 
 namespace peers {
@@ -17,6 +18,12 @@ std::string body_label(const cl::World& world, size_t i) {
 
 std::string check_convertible(const cl::World& world, const std::string& scene_path, std::string_view engine) {
   const std::string head = cl::escape_for_message(scene_path) + ": " + std::string(engine) + ": ";
+  if (engine == "mujoco") {
+    // MuJoCo takes what the MJCF writer writes: joints with their drives too, and procedural cylinders.
+    std::string why;
+    if (cl::world_to_mjcf(world, {}, &why).empty()) return head + why;
+    return {};
+  }
   for (size_t i = 0; i < world.bodies.size(); ++i) {
     const cl::Body& b = world.bodies[i];
     if (b.shape.type == cl::ShapeType::Mesh)

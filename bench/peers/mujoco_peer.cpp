@@ -1,6 +1,6 @@
-// MuJoCo 2.2.2 (Debian's libmujoco-dev): the scene written as MJCF in memory and compiled by mj_loadXML; mj_step
-// at the scene's dt with MuJoCo's default solver (Newton, pyramidal cones, soft contacts at their default
-// solref/solimp) at the iteration count.
+// MuJoCo 2.2.2 (Debian's libmujoco-dev): the scene written as MJCF in memory (engine/scene/mjcf_writer.h) and
+// compiled by mj_loadXML; mj_step at the scene's dt with MuJoCo's default solver (Newton, pyramidal cones, soft
+// contacts at their default solref/solimp) at the iteration count.
 #include <mujoco/mujoco.h>
 
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/text.h"
+#include "scene/mjcf_writer.h"
 #include "peer.h"
 
 namespace peers {
@@ -29,55 +30,11 @@ constexpr int kRowsPerBody = 48;
 std::string g_last_warning;
 void record_warning(const char* text) { g_last_warning = text; }
 
-std::string v3(const cl::Vec3& v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v.x() << ' ' << v.y() << ' ' << v.z();
-  return s.str();
-}
-std::string q4(const cl::Quat& q) {
-  std::ostringstream s;
-  s.precision(17);
-  s << q.w() << ' ' << q.x() << ' ' << q.y() << ' ' << q.z();
-  return s.str();
-}
 std::string num(double x) {
   std::ostringstream s;
   s.precision(17);
   s << x;
   return s.str();
-}
-
-// The geom of a body's shape in MJCF at the pose given (pos, quat), with its material's friction.
-std::string geom_xml(const cl::World& w, const cl::Body& b, const cl::Vec3& pos, const cl::Quat& quat) {
-  const double friction = w.materials[size_t(b.material)].friction;
-  std::string type, size;
-  cl::Vec3 p = pos;
-  cl::Quat q = quat;
-  switch (b.shape.type) {
-    case cl::ShapeType::Plane: {
-      // MuJoCo's plane is z = 0 of its frame, solid below: put it on the world-frame half space.
-      cl::Vec3 n;
-      double d = 0;
-      world_plane(b, n, d);
-      type = "plane";
-      size = "0 0 1";  // infinite
-      p = n * d;
-      q = rotation_from_z(n);
-      break;
-    }
-    case cl::ShapeType::Sphere: type = "sphere"; size = num(b.shape.radius); break;
-    case cl::ShapeType::Box: type = "box"; size = v3(b.shape.half_extents); break;
-    case cl::ShapeType::Capsule:
-      // MuJoCo's capsule lies along its z axis (radius, half-length); ContactLab's along y.
-      type = "capsule";
-      size = num(b.shape.radius) + " " + num(b.shape.half_height);
-      q = quat * rotation_from_z(cl::Vec3::UnitY());
-      break;
-    case cl::ShapeType::Mesh: break;
-  }
-  return "<geom type=\"" + type + "\" size=\"" + size + "\" pos=\"" + v3(p) + "\" quat=\"" + q4(q) +
-         "\" condim=\"3\" friction=\"" + num(friction) + " 0 0\"/>\n";
 }
 
 class MujocoPeer final : public Peer {
@@ -113,26 +70,25 @@ class MujocoPeer final : public Peer {
       return false;
     }
 
-    std::string xml = "<mujoco model=\"contactlab\">\n<option timestep=\"" + num(w.settings.dt) + "\" gravity=\"" +
-                      v3(w.settings.gravity) + "\" iterations=\"" + std::to_string(settings.iterations) + "\"/>\n" +
-                      "<size nconmax=\"" + std::to_string(nconmax) + "\" njmax=\"" + std::to_string(njmax) +
-                      "\" nstack=\"" + std::to_string(nstack) + "\"/>\n<worldbody>\n";
+    // The scene as MJCF (engine/scene/mjcf_writer.h): fixed bodies as world geoms, dynamic ones as a tree along
+    // their joints (free where they have none), ContactLab's masses and inertias at their centres of mass.
+    cl::MjcfWriteOptions options;
+    options.iterations = settings.iterations;
+    options.nconmax = nconmax;
+    options.njmax = njmax;
+    options.nstack = nstack;
+    const std::string xml = cl::world_to_mjcf(w, options, error);
+    if (xml.empty()) {
+      *error = "mujoco: " + *error;
+      return false;
+    }
     double friction_min = 1e300, friction_max = -1e300, restitution_max = 0;
     for (const cl::Body& b : w.bodies) {
       const cl::Material& m = w.materials[size_t(b.material)];
       friction_min = std::min(friction_min, m.friction);
       friction_max = std::max(friction_max, m.friction);
       restitution_max = std::max(restitution_max, m.restitution);
-      if (!b.is_dynamic()) {
-        xml += geom_xml(w, b, b.position, b.orientation);
-        continue;
-      }
-      // The body frame at the centre of mass (ContactLab's body origin), ContactLab's mass and inertia.
-      xml += "<body pos=\"" + v3(b.position) + "\" quat=\"" + q4(b.orientation) + "\">\n<freejoint/>\n" +
-             "<inertial pos=\"0 0 0\" mass=\"" + num(b.mass) + "\" diaginertia=\"" + v3(b.inertia_body.diagonal()) +
-             "\"/>\n" + geom_xml(w, b, cl::Vec3::Zero(), cl::Quat::Identity()) + "</body>\n";
     }
-    xml += "</worldbody>\n</mujoco>\n";
 
     // For inspection: CONTACTLAB_PEERS_MJCF=FILE writes the converted model (debugging the conversion).
     if (const char* dump = std::getenv("CONTACTLAB_PEERS_MJCF")) {
@@ -161,15 +117,16 @@ class MujocoPeer final : public Peer {
       *error = "mujoco: mj_makeData failed (out of memory?)";
       return false;
     }
-    // Dynamic bodies are MuJoCo bodies 1, 2, ... in scene order; each has one free joint.
+    // The motors' speeds and servos' targets: the writer's keyframe.
+    if (model_->nkey > 0) mj_resetDataKeyframe(model_, data_, 0);
+    // Each dynamic body is the MuJoCo body of its name; a floating one has a free joint.
     bodies_.assign(w.bodies.size(), -1);
-    int next = 1;
     for (size_t i = 0; i < w.bodies.size(); ++i) {
       const cl::Body& b = w.bodies[i];
       if (!b.is_dynamic()) continue;
-      const int joint = model_->body_jntadr[next];
-      bodies_[i] = joint;
-      ++next;
+      bodies_[i] = mj_name2id(model_, mjOBJ_BODY, b.name.c_str());
+      const int joint = model_->body_jntadr[bodies_[i]];
+      if (joint < 0 || model_->jnt_type[joint] != mjJNT_FREE) continue;  // starts at rest in its joint
       // Free joint velocities: linear in the world frame, angular in the body frame.
       mjtNum* qv = data_->qvel + model_->jnt_dofadr[joint];
       const cl::Vec3 wl = b.orientation.conjugate() * b.angular_velocity;
@@ -178,6 +135,7 @@ class MujocoPeer final : public Peer {
         qv[3 + k] = wl[k];
       }
     }
+    mj_forward(model_, data_);
     notes_ = {"mujoco: mj_step with its defaults (Newton solver, pyramidal cones, Euler integrator, soft contacts "
               "with solref 0.02 1, solimp 0.9 0.95 0.001) but " + std::to_string(settings.iterations) +
               " iterations; a pair's friction is the larger of its two geoms' (MuJoCo's rule), restitution is not "
@@ -221,10 +179,14 @@ class MujocoPeer final : public Peer {
         out[i] = {b.position, b.orientation, cl::Vec3::Zero(), cl::Vec3::Zero()};
         continue;
       }
-      const mjtNum* qp = data_->qpos + model_->jnt_qposadr[bodies_[i]];
-      const mjtNum* qv = data_->qvel + model_->jnt_dofadr[bodies_[i]];
-      const cl::Quat q = cl::Quat(qp[3], qp[4], qp[5], qp[6]).normalized();
-      out[i] = {cl::Vec3(qp[0], qp[1], qp[2]), q, cl::Vec3(qv[0], qv[1], qv[2]), q * cl::Vec3(qv[3], qv[4], qv[5])};
+      // The body frame is its centre of mass (the writer puts the inertial at the origin); velocities in the world.
+      const int id = bodies_[i];
+      const mjtNum* p = data_->xpos + 3 * id;
+      const mjtNum* q = data_->xquat + 4 * id;
+      mjtNum v[6];
+      mj_objectVelocity(model_, data_, mjOBJ_BODY, id, v, 0);
+      out[i] = {cl::Vec3(p[0], p[1], p[2]), cl::Quat(q[0], q[1], q[2], q[3]).normalized(), cl::Vec3(v[3], v[4], v[5]),
+                cl::Vec3(v[0], v[1], v[2])};
     }
   }
 
@@ -233,7 +195,7 @@ class MujocoPeer final : public Peer {
   mjModel* model_ = nullptr;
   mjData* data_ = nullptr;
   int most_contacts_ = 0, most_rows_ = 0;
-  std::vector<int> bodies_;  // by ContactLab body index: the free joint's id, -1 for fixed bodies
+  std::vector<int> bodies_;  // by ContactLab body index: the MuJoCo body id, -1 for fixed bodies
 };
 
 }  // namespace

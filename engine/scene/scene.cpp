@@ -11,6 +11,7 @@
 
 #include "collision/mesh_shape.h"
 #include "scene/mesh_source.h"
+#include "scene/model_include.h"
 #include "scene/scene_forces.h"
 #include "scene/scene_joints.h"
 #include "scene/scene_procedural.h"
@@ -43,7 +44,7 @@ using json = nlohmann::json;
 const std::vector<std::string> kTopKeys = {"format", "name", "description", "topic", "gravity", "dt",
                                            "contact_margin", "max_speed", "max_contacts", "continuous", "threads",
                                            "methods", "solver", "materials", "bodies", "joints", "scripts", "forces",
-                                           "lanes"};
+                                           "lanes", "models"};
 const std::vector<std::string> kLaneKeys = {"solver", "params"};
 const std::vector<std::string> kSolverKeys = {"type", "params", "params_by_solver"};
 const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
@@ -836,7 +837,9 @@ SceneLoadResult read_scene_json(const nlohmann::json& doc, const std::string& fi
   SceneLoadResult result;
   Reader reader(file_label);
   try {
-    result.world = read_scene(reader, doc, file_label, result.lanes);
+    json with_models;  // the scene with its "models" made bodies and joints (model_include.h)
+    const bool has_models = include_models(reader, doc, with_models);
+    result.world = read_scene(reader, has_models ? with_models : doc, file_label, result.lanes);
     result.warnings = std::move(reader.warnings());
   } catch (const SceneError& e) {
     result.error = e.what();

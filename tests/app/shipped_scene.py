@@ -5,8 +5,8 @@ Each method runs SECONDS of simulated time headless (ceil(SECONDS / dt) steps) a
 - exit 0 (no bad input, no non-finite value, no blow-up past max_speed);
 - sink no body deeper than 0.2 m: the deepest contact (the --metrics column max_penetration) after the first
   simulated second, once bodies that start overlapping have been pushed apart;
-- create no energy where nothing feeds the scene (no scripts, applied forces, kinematic bodies, motors or
-  servos) and no body starts overlapping another: the total energy (kinetic plus potential) never rises above its
+- create no energy where nothing feeds the scene (no scripts, applied forces, kinematic bodies, motors,
+  servos or models, whose drives become motors and servos) and no body starts overlapping another: the total energy (kinetic plus potential) never rises above its
   first value by more than 1 % of what the run dissipates plus 0.1 % of the potential energy's size (the small
   stored-energy exchanges of compliant contacts settling).
 No shipped scene may list "methods": every method runs every scene.
@@ -59,6 +59,8 @@ def energy_sources(doc):
         found.append("motors")
     if any("servo" in j for j in joints):
         found.append("servos")
+    if doc.get("models"):
+        found.append("models (their actuators and joint damping become motors and servos)")
     return found
 
 
