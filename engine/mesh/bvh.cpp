@@ -311,31 +311,9 @@ MeshRayHit TriangleBvh::raycast(const Vec3& o, const Vec3& d, double max_t) cons
   return hit;
 }
 
-bool TriangleBvh::ray_hits(const Vec3& o, const Vec3& d, double max_t) const {
-  if (nodes_.empty() || !all_finite(o) || !all_finite(d) || d.squaredNorm() == 0) return false;
-  const Vec3 inv(1.0 / d.x(), 1.0 / d.y(), 1.0 / d.z());
-  std::vector<int> stack;
-  stack.reserve(64);
-  stack.push_back(0);
-  while (!stack.empty()) {
-    const Node& n = nodes_[stack.back()];
-    stack.pop_back();
-    if (ray_box(n.box, o, inv, max_t) > max_t) continue;
-    if (n.is_leaf()) {
-      for (int i = n.first; i < n.first + n.count; ++i) {
-        const auto& f = mesh_.triangles[order_[i]];
-        double tt;
-        if (ray_triangle(o, d, mesh_.vertices[f[0]], mesh_.vertices[f[1]], mesh_.vertices[f[2]], 0.0, max_t, &tt,
-                         nullptr, nullptr))
-          return true;
-      }
-    } else {
-      stack.push_back(n.right);
-      stack.push_back(n.left);
-    }
-  }
-  return false;
-}
+// The walk of raycast: a second walk that stopped at the first hit found saved work only for a caller that needs no
+// nearest hit, and there is none in the engine or the viewer.
+bool TriangleBvh::ray_hits(const Vec3& o, const Vec3& d, double max_t) const { return raycast(o, d, max_t).hit; }
 
 double TriangleBvh::winding_rec(int ni, const Vec3& p, double beta) const {
   const Node& n = nodes_[ni];

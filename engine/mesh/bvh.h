@@ -63,7 +63,7 @@ class TriangleBvh {
 
   // Nearest intersection of origin + t dir, t in [0, max_t]; dir need not be unit (t is then in units of |dir|).
   MeshRayHit raycast(const Vec3& origin, const Vec3& dir, double max_t = std::numeric_limits<double>::infinity()) const;
-  // Any intersection in [0, max_t] (shadow/occlusion test; faster than raycast).
+  // Any intersection in [0, max_t]: raycast(origin, dir, max_t).hit.
   bool ray_hits(const Vec3& origin, const Vec3& dir, double max_t) const;
 
   // Closest point on the surface to p. Ties between triangles are broken towards the lower triangle index.
