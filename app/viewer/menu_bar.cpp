@@ -89,7 +89,7 @@ float draw_main_menu(AppState& app) {
   if (ImGui::BeginMenu("View")) {
     for (const OverlayToggle& o : overlay_toggles()) {
       ImGui::MenuItem(o.label, nullptr, &(app.view.*o.field));
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (--view %s)", o.help, o.token);
+      if (ImGui::IsItemHovered()) wrapped_tooltip((std::string(o.help) + "\n(--view " + o.token + ")").c_str());
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Hide the panels", "Tab")) app.ui.hidden = true;

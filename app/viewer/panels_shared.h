@@ -28,6 +28,9 @@ float compare_panel_height(const AppState& app);
 // that follows it on its last line, so that the marker is not cut off.
 void colored_wrapped(const ImVec4& color, const std::string& text, bool help_after = false);
 
+// A tooltip of `text` wrapped at about 32 characters' width (as help_marker shows it).
+void wrapped_tooltip(const char* text);
+
 // A two-column row of the inspector and counter tables.
 void table_row(const char* name, const char* fmt, ...) IM_FMTARGS(2);
 void vec_row(const char* name, const Vec3& v, const char* unit);

@@ -16,6 +16,18 @@ namespace cl::viewer {
 
 namespace {
 
+// The checkbox of an overlay with the label and help of its row of the overlay table, as the View menu and --view
+// have them.
+void overlay_checkbox(ViewState& view, bool ViewState::*field) {
+  const OverlayToggle* overlay = find_overlay(field);
+  if (overlay == nullptr) {  // a field the table lacks: shown, so that it gets added
+    ImGui::TextColored(kErrorColor, "(an overlay missing from overlays.cpp)");
+    return;
+  }
+  ImGui::Checkbox(overlay->label, &(view.*field));
+  help_marker(overlay->help);
+}
+
 ImU32 to_imgui(const glm::vec3& c) { return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, 1.0f)); }
 
 // A small colour square followed by a label on the same line.
@@ -67,19 +79,13 @@ void draw_view_panel(AppState& app) {
   }
   ImGui::PushItemWidth(-150.0f);
   if (ImGui::CollapsingHeader("Contacts", ImGuiTreeNodeFlags_DefaultOpen)) {
-    ImGui::Checkbox("contact points", &view.show_contacts);
-    help_marker("Yellow dots at the contact points of the last step (faint where hidden behind a body). Beyond "
-                "3,000 contacts every k-th is drawn (with its normal and impulses), so dense sets stay legible; the "
-                "Stats panel says 1 in how many.");
-    ImGui::Checkbox("contact normals", &view.show_normals);
-    help_marker("Cyan lines along each contact normal, from body a towards body b.");
+    overlay_checkbox(view, &ViewState::show_contacts);
+    overlay_checkbox(view, &ViewState::show_normals);
     if (view.show_normals) {
       ImGui::SliderFloat("normal length", &view.normal_length, 0.01f, 5.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
       help_marker("Drawn length of the normals, in metres.");
     }
-    ImGui::Checkbox("impulses", &view.show_impulses);
-    help_marker("Red: normal impulse of each contact in the last step, along the normal. Orange: friction "
-                "impulse. Length proportional to the impulse (N s).");
+    overlay_checkbox(view, &ViewState::show_impulses);
     if (view.show_impulses) {
       ImGui::Checkbox("auto scale", &view.auto_impulse_scale);
       help_marker("Scale so that the largest recent impulse is drawn 'longest' metres long.");
@@ -93,11 +99,7 @@ void draw_view_panel(AppState& app) {
     }
   }
 
-  ImGui::Checkbox("method's own drawing", &view.show_method);
-  help_marker("What the solver draws of its own last step. pid-penalty: each touching pair's bottom polygon, "
-              "green in penalty (resting) mode, red in impact mode; at each of its points the P, I and D parts "
-              "of the point's force stacked along the normal (blue, yellow, magenta; the largest point force "
-              "0.3 m long) and the pair's friction force at the centre (orange). Other solvers draw nothing here.");
+  overlay_checkbox(view, &ViewState::show_method);
 
   {
     // The volume layers of the solver's drawing; the toggles stay usable under solvers that do not draw them.
@@ -105,12 +107,7 @@ void draw_view_panel(AppState& app) {
     const char* header = volume ? "Volume contacts###volume" : "Volume contacts (solver 'volume')###volume";
     if (ImGui::CollapsingHeader(header, volume ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
       if (!volume) ImGui::TextDisabled("only the 'volume' solver draws these (Solver panel)");
-      ImGui::Checkbox("intersection volumes", &view.show_volumes);
-      help_marker("The intersection volume of each colliding pair as the layered depth images see it (Allard et "
-                  "al. 2010, sect. 3.2, eq. 11; their Fig. 1): for each image axis, every pixel ray's interval "
-                  "inside both meshes as a line along that axis, from the lower contact surface to the upper "
-                  "one. x red, y green, z blue. Drawn on top of the bodies. While any of these views is on, the "
-                  "images are computed once more per pair and frame for the drawing.");
+      overlay_checkbox(view, &ViewState::show_volumes);
       if (view.show_volumes) {
         const char* kAxisNames[3] = {"x", "y", "z"};
         for (int w = 0; w < 3; ++w) {
@@ -130,12 +127,7 @@ void draw_view_panel(AppState& app) {
                     "(in world pixel indices, so the pattern does not flicker) is drawn, the smallest k that "
                     "fits.");
       }
-      ImGui::Checkbox("volume gradients", &view.show_volume_gradients);
-      help_marker("dV/dp_k, the gradient of each pair's intersection volume with respect to every mesh vertex "
-                  "(eq. 12-14: each component from its own axis image), as an arrow from the vertex: the way "
-                  "moving that vertex grows the volume, hence into the other body. Magenta: the pair's first "
-                  "body, amber: its second; the two sum to zero (equal and opposite forces). A coarse mesh "
-                  "(a box) has its gradient on the corners of the triangles the contact surfaces lie on.");
+      overlay_checkbox(view, &ViewState::show_volume_gradients);
       if (view.show_volume_gradients) {
         ImGui::SliderFloat("longest arrow", &view.gradient_length, 0.005f, 2.0f, "%.3f m",
                            ImGuiSliderFlags_Logarithmic);
@@ -145,18 +137,8 @@ void draw_view_panel(AppState& app) {
         swatch(kGradientColorA, "first body of the pair");
         swatch(kGradientColorB, "second body");
       }
-      ImGui::Checkbox("cells, frames and forces", &view.show_volume_cells);
-      help_marker("With multi_volume: the grid cells (cubes of side cell_size, anchored at the world origin) "
-                  "that hold a volume constraint (sect. 5, eq. 22-24), as white boxes. For every constraint: "
-                  "its position (dot; midway between the two contact surfaces' barycentres, sect. 4.2), its "
-                  "contact frame (normal cyan, tangents grey) and its impulse in the last step (normal red, "
-                  "friction orange; scaled like 'impulses' above). With one volume per pair there are no cells.");
-      ImGui::Checkbox("as of the last collision stage", &view.volume_last_stage);
-      help_marker("Off: all of the above is computed at the poses drawn, after the frame's steps: what the next "
-                  "step's collision stage will see (the forces are still the last step's). On: as the solver "
-                  "used it in the last step, at the poses before that step moved the bodies, matching the "
-                  "forces; drawn where the bodies were, which lags a step behind (far, in a step that separates "
-                  "deeply interpenetrating bodies).");
+      overlay_checkbox(view, &ViewState::show_volume_cells);
+      overlay_checkbox(view, &ViewState::volume_last_stage);
       const DebugRecording& drawn = debug_recording(app, 0);
       if (volume && wants_volume_layers(view) && drawn.valid) {
         // The totals the solver noted with its drawing.
@@ -167,16 +149,8 @@ void draw_view_panel(AppState& app) {
   }
 
   if (ImGui::CollapsingHeader("Contact graph", ImGuiTreeNodeFlags_DefaultOpen)) {
-    ImGui::Checkbox("graph edges", &view.show_graph);
-    help_marker("The contact graph of the last step (thesis ch. 5): a white line between the centres of every "
-                "two bodies that touch. An edge to a fixed or kinematic body ends at the middle of the pair's "
-                "contacts (a dot), since the ground's centre means nothing. Drawn on top of the bodies. "
-                "With 'stack height' colouring the edges take the colour of their stack layer.");
-    if (view.show_graph) {
-      ImGui::Checkbox("near pairs too", &view.show_proximity);
-      help_marker("Also the faint edges of pairs whose bounding boxes overlap (within the contact margin) "
-                  "but have no contact yet: what the broad phase hands to the narrow phase.");
-    }
+    overlay_checkbox(view, &ViewState::show_graph);
+    if (view.show_graph) overlay_checkbox(view, &ViewState::show_proximity);
     const char* kColorings[kBodyColoringCount] = {"own colour", "contact group", "stack height", "stack layer"};
     int coloring = static_cast<int>(view.coloring);
     if (ImGui::Combo("body colours", &coloring, kColorings, kBodyColoringCount)) {
@@ -211,27 +185,17 @@ void draw_view_panel(AppState& app) {
       swatch(kLayerTopColor, "top");
       swatch(kLayerEdgeColor, "its contact edges");
     }
-    ImGui::Checkbox("sleeping bodies", &view.show_sleeping);
-    help_marker("Shade sleeping bodies darker, bluish and faintly striped. A body falls asleep after it has "
-                "been calm for a while (thesis 6.5) and is not simulated until something touches it, the "
-                "mouse picks it, or a joint motor changes.");
+    overlay_checkbox(view, &ViewState::show_sleeping);
   }
 
   if (ImGui::CollapsingHeader("Joints and scripts", ImGuiTreeNodeFlags_DefaultOpen)) {
-    ImGui::Checkbox("joint frames", &view.show_joints);
-    help_marker("At each joint: its anchor (white dot; click near it to select the joint), lines to the "
-                "centres of its bodies, its axes (orange first, blue second) and, for hinges, the allowed "
-                "angle range (green arc; a faint circle without limits) with the current angle (yellow "
-                "needle). Sliders show their travel range. A red line means the two anchors have drifted "
-                "apart (constraint error).");
+    overlay_checkbox(view, &ViewState::show_joints);
     if (view.show_joints) {
       ImGui::SliderFloat("axis length", &view.joint_axis_length, 0.0f, 3.0f,
                          view.joint_axis_length > 0.0f ? "%.2f m" : "auto");
       help_marker("Drawn length of the joint axes. 'auto' (0) uses the size of the smaller body of each joint.");
     }
-    ImGui::Checkbox("script paths", &view.show_scripts);
-    help_marker("The path of every scripted body (blue; the selected body's brighter) through its control "
-                "points. A path being laid in the Inspector is green.");
+    overlay_checkbox(view, &ViewState::show_scripts);
   }
 
   if (ImGui::CollapsingHeader("Meshes", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -249,18 +213,9 @@ void draw_view_panel(AppState& app) {
     help_marker("How triangle-mesh bodies are shaded: like the other bodies, or by their surface normal in the "
                 "body frame (+x red, +y green, +z blue), which shows the shading normals and the facets of the "
                 "mesh.");
-    ImGui::Checkbox("point shells", &view.show_point_shells);
-    help_marker("Green dots at the shell points of the selected mesh body: the surface samples (vertices, points "
-                "along sharp edges, centres of large triangles) that are tested against the other body's "
-                "distance field to find contacts.");
-    if (view.show_point_shells) {
-      ImGui::SameLine();
-      ImGui::Checkbox("all mesh bodies", &view.point_shells_all);
-    }
-    ImGui::Checkbox("distance field slice", &view.show_sdf_slice);
-    help_marker("A plane through the selected mesh body, perpendicular to one of its body axes, coloured by the "
-                "signed distance grid: blue inside, red outside, white at the surface. The outline is the "
-                "grid's extent.");
+    overlay_checkbox(view, &ViewState::show_point_shells);
+    if (view.show_point_shells) overlay_checkbox(view, &ViewState::point_shells_all);
+    overlay_checkbox(view, &ViewState::show_sdf_slice);
     if (view.show_sdf_slice) {
       ImGui::RadioButton("x", &view.sdf_axis, 0);
       ImGui::SameLine();
@@ -291,15 +246,11 @@ void draw_view_panel(AppState& app) {
   }
   ImGui::PopItemWidth();
 
-  ImGui::Checkbox("grid", &view.show_grid);
-  help_marker("Grid lines on planes: minor lines at a power-of-ten spacing suited to the scene size, "
-              "darker major lines every ten.");
+  overlay_checkbox(view, &ViewState::show_grid);
   ImGui::SameLine();
-  ImGui::Checkbox("shadows", &view.show_shadows);
-  help_marker("Soft blob shadows under the bodies on planes (a depth cue, not a light simulation).");
+  overlay_checkbox(view, &ViewState::show_shadows);
   ImGui::SameLine();
-  ImGui::Checkbox("wireframe", &view.wireframe);
-  help_marker("Draw the body meshes as wireframes.");
+  overlay_checkbox(view, &ViewState::wireframe);
 
   if (ImGui::Button("Frame scene")) frame_scene(app);
   help_marker("Point the camera at all bodies (key F).");
