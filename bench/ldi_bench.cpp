@@ -18,6 +18,7 @@
 
 #include "ldi/intersection_volume.h"
 #include "mesh/bvh.h"
+#include "mesh/generate.h"
 #include "mesh/mesh.h"
 
 namespace {
@@ -30,23 +31,6 @@ struct Pair {
   double size = 1;   // longest side of the bounding box, m
   std::string label;
 };
-
-cl::TriangleMesh fallback_torus(double R, double r, int nu, int nv) {
-  cl::TriangleMesh m;
-  const double pi = 3.14159265358979323846;
-  for (int i = 0; i < nu; ++i)
-    for (int j = 0; j < nv; ++j) {
-      const double u = 2 * pi * i / nu, v = 2 * pi * j / nv;
-      m.vertices.push_back({(R + r * std::cos(v)) * std::cos(u), (R + r * std::cos(v)) * std::sin(u), r * std::sin(v)});
-    }
-  auto id = [&](int i, int j) { return (i % nu) * nv + (j % nv); };
-  for (int i = 0; i < nu; ++i)
-    for (int j = 0; j < nv; ++j) {
-      m.triangles.push_back({id(i, j), id(i + 1, j), id(i + 1, j + 1)});
-      m.triangles.push_back({id(i, j), id(i + 1, j + 1), id(i, j + 1)});
-    }
-  return m;
-}
 
 double mesh_volume(const cl::TriangleMesh& m) {
   double v = 0;
@@ -71,7 +55,7 @@ const Pair& armadillos() {
       break;
     }
     if (out.a.empty()) {
-      out.a = fallback_torus(1.0, 0.35, 260, 100);
+      out.a = cl::make_torus(1.0, 0.35, 260, 100);
       out.label = "FALLBACK torus " + std::to_string(out.a.triangles.size()) + " tris (armadillo.off not found)";
     }
     cl::recentre(out.a);

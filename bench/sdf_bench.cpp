@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "mesh/generate.h"
 #include "mesh/mesh.h"
 #include "sdf/sdf.h"
 
@@ -21,24 +22,6 @@ struct BenchMesh {
   cl::TriangleMesh mesh;
   std::string label;
 };
-
-cl::TriangleMesh fallback_torus(double R, double r, int nu, int nv) {
-  cl::TriangleMesh m;
-  const double pi = 3.14159265358979323846;
-  for (int i = 0; i < nu; ++i)
-    for (int j = 0; j < nv; ++j) {
-      const double u = 2 * pi * i / nu, v = 2 * pi * j / nv;
-      m.vertices.push_back({(R + r * std::cos(v)) * std::cos(u), (R + r * std::cos(v)) * std::sin(u), r * std::sin(v)});
-    }
-  auto id = [&](int i, int j) { return (i % nu) * nv + (j % nv); };
-  for (int i = 0; i < nu; ++i)
-    for (int j = 0; j < nv; ++j) {
-      // Counter-clockwise seen from outside.
-      m.triangles.push_back({id(i, j), id(i + 1, j), id(i + 1, j + 1)});
-      m.triangles.push_back({id(i, j), id(i + 1, j + 1), id(i, j + 1)});
-    }
-  return m;
-}
 
 const BenchMesh& armadillo() {
   static const BenchMesh m = [] {
@@ -54,7 +37,7 @@ const BenchMesh& armadillo() {
       std::string label = "armadillo " + std::to_string(r.mesh.triangles.size()) + " tris";
       return BenchMesh{std::move(r.mesh), std::move(label)};
     }
-    cl::TriangleMesh t = fallback_torus(1.0, 0.35, 260, 100);  // 52000 triangles, like the armadillo
+    cl::TriangleMesh t = cl::make_torus(1.0, 0.35, 260, 100);  // 52000 triangles, like the armadillo
     return BenchMesh{t, "FALLBACK torus " + std::to_string(t.triangles.size()) +
                             " tris (armadillo.off not found; set CONTACTLAB_MESHES)"};
   }();

@@ -1,4 +1,8 @@
 // The Dear ImGui panels, one function per panel. Each reads and edits only the AppState it is given.
+// One file per window or group of windows: panels.cpp (where they go), menu_bar.cpp, panels_scene.cpp (Scene,
+// Simulation, the scene's description, the scene browser), panels_solver.cpp (Solver, the unsupported banner),
+// panels_view.cpp, panels_stats.cpp, panels_inspector.cpp, panels_servos.cpp, panels_compare.cpp (Compare, the lane
+// labels), panels_help.cpp (F1 help, welcome, error toast); what they share in panels_shared.h and param_widget.h.
 #pragma once
 
 #include <cstdint>

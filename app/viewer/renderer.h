@@ -2,7 +2,7 @@
 // ground grid and soft blob shadows, and debug lines/points for contacts, impulses, the drag spring, the
 // contact graph, joint frames, script paths and the volume solver's intersection volumes, vertex gradients and
 // grid cells. Bodies can be coloured by contact group, stack height or stack layer; sleeping bodies are shaded
-// apart.
+// apart. renderer.cpp draws the bodies and the planes, renderer_overlays.cpp the lines and points over them.
 #pragma once
 
 #include <memory>

@@ -40,6 +40,27 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
     const std::string name = on ? token : token.substr(1);
     const size_t eq = name.find('=');
     const std::string key = name.substr(0, eq), value = eq == std::string::npos ? "" : name.substr(eq + 1);
+    if (key == "volumes") {  // volumes (every axis), -volumes, or volumes=AXES with AXES some of x, y, z (volumes=xz);
+      // before the overlay table, which has `volumes` too
+      if (eq == std::string::npos) {
+        v.show_volumes = on;
+        if (on) v.volume_axes = {true, true, true};
+        continue;
+      }
+      std::array<bool, 3> axes{false, false, false};
+      bool ok = on && !value.empty();
+      for (char c : value) {
+        if (c < 'x' || c > 'z') ok = false;
+        else axes[static_cast<size_t>(c - 'x')] = true;
+      }
+      if (!ok) {
+        *error = "view '" + token + "': expected volumes=AXES with AXES some of x, y, z (volumes=xz)";
+        return false;
+      }
+      v.show_volumes = true;
+      v.volume_axes = axes;
+      continue;
+    }
     bool known = false;
     for (const auto& [flag, target] : flags) {
       if (key == flag && eq == std::string::npos) {
@@ -60,26 +81,6 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
     }
     if ((key == "split" || key == "overlay") && on && eq == std::string::npos) {  // the comparison's layout
       app.compare.layout = key == "split" ? CompareLayout::Split : CompareLayout::Overlay;
-      continue;
-    }
-    if (key == "volumes") {  // volumes, -volumes, or volumes=AXES with AXES letters of x, y, z (volumes=xz)
-      if (eq == std::string::npos) {
-        v.show_volumes = on;
-        if (on) v.volume_axes = {true, true, true};
-        continue;
-      }
-      std::array<bool, 3> axes{false, false, false};
-      bool ok = on && !value.empty();
-      for (char c : value) {
-        if (c < 'x' || c > 'z') ok = false;
-        else axes[static_cast<size_t>(c - 'x')] = true;
-      }
-      if (!ok) {
-        *error = "view '" + token + "': expected volumes=AXES with AXES some of x, y, z (volumes=xz)";
-        return false;
-      }
-      v.show_volumes = true;
-      v.volume_axes = axes;
       continue;
     }
     if (key == "groups" || key == "heights" || key == "layers") {

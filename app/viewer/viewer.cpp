@@ -1,6 +1,7 @@
 // run_viewer: the window, the frame loop and screenshot mode. The pieces live in
-//   session.cpp  (scenes and stepping), input.cpp (camera and picking), panels.cpp (ImGui panels),
-//   renderer.cpp (OpenGL drawing), camera.cpp, meshes.cpp, gl_util.cpp.
+//   session.cpp  (scenes and stepping), input.cpp (camera and picking), panels*.cpp and menu_bar.cpp (ImGui
+//   panels, one file per window or group; panels.h), renderer.cpp and renderer_overlays.cpp (OpenGL drawing),
+//   camera.cpp, meshes.cpp, gl_util.cpp.
 #include "viewer/viewer.h"
 
 #include <algorithm>

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "mesh/mesh.h"
+#include "mesh/triangle.h"
 
 #include <array>
 #include <limits>
@@ -25,9 +26,6 @@ struct MeshRayHit {
   double u = 0, v = 0;    // barycentric coordinates: point = (1-u-v) a + u b + v c
 };
 
-// Which feature of the triangle the closest point lies on.
-enum class TriangleFeature : int { Face = 0, Edge, Vertex };
-
 // Closest point on the mesh surface to a query point.
 struct ClosestPoint {
   Vec3 point{0, 0, 0};
@@ -39,21 +37,6 @@ struct ClosestPoint {
   int feature_index = -1;       // Edge: local edge k of the triangle (vertices k, k+1 mod 3); Vertex: mesh vertex
                                 // index; Face: -1
 };
-
-// Closest point on triangle (a, b, c) to p (Ericson 5.1.5), with the feature it lies on (local index as above;
-// for Vertex, the local corner 0..2).
-Vec3 closest_point_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c, TriangleFeature* feature,
-                               int* local_index);
-// Moeller-Trumbore ray/triangle intersection, two-sided. Returns true with t in [t_min, t_max] and barycentrics.
-bool ray_triangle(const Vec3& origin, const Vec3& dir, const Vec3& a, const Vec3& b, const Vec3& c, double t_min,
-                  double t_max, double* t, double* u, double* v);
-// Do two (closed) triangles intersect or touch? Separating-axis test over the face normals, the 9 edge-edge
-// cross products and, for (near-)coplanar pairs, the in-plane edge normals.
-bool triangles_overlap(const Vec3& a0, const Vec3& a1, const Vec3& a2, const Vec3& b0, const Vec3& b1,
-                       const Vec3& b2);
-// Solid angle of triangle (a, b, c) seen from p, signed (positive when p sees the counter-clockwise side's
-// back, i.e. p lies behind the outward face), in steradians (van Oosterom-Strackee).
-double triangle_solid_angle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c);
 
 class TriangleBvh {
  public:
@@ -80,7 +63,7 @@ class TriangleBvh {
 
   // Nearest intersection of origin + t dir, t in [0, max_t]; dir need not be unit (t is then in units of |dir|).
   MeshRayHit raycast(const Vec3& origin, const Vec3& dir, double max_t = std::numeric_limits<double>::infinity()) const;
-  // Any intersection in [0, max_t] (shadow/occlusion test; faster than raycast).
+  // Any intersection in [0, max_t]: raycast(origin, dir, max_t).hit.
   bool ray_hits(const Vec3& origin, const Vec3& dir, double max_t) const;
 
   // Closest point on the surface to p. Ties between triangles are broken towards the lower triangle index.
@@ -140,7 +123,7 @@ class TriangleBvh {
   // The closest-point search of four points at once (closest_points_from), each below its bound max_d2[l].
   void closest_search(const std::array<Vec3, 4>& p, const std::array<double, 4>& max_d2,
                       const std::array<int, 4>& hints, std::array<ClosestPoint, 4>& out) const;
-  friend struct ClosestWalk;  // the search's loop (mesh/bvh.cpp)
+  friend struct ClosestWalk;  // the search's loop (mesh/bvh_closest.cpp)
   double winding_rec(int node, const Vec3& p, double beta) const;
 
   TriangleMesh mesh_;

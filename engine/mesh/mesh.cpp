@@ -1,5 +1,6 @@
 #include "mesh/mesh.h"
 #include "core/text.h"
+#include "mesh/triangle.h"
 #include "mesh/triangulate.h"
 
 #include <algorithm>
@@ -105,14 +106,6 @@ double signed_volume_of(const TriangleMesh& m, const std::vector<int>* subset = 
   else
     for (int t = 0; t < (int)m.triangles.size(); ++t) add(t);
   return v6 / 6.0;
-}
-
-double solid_angle(const Vec3& p, const Vec3& a0, const Vec3& b0, const Vec3& c0) {
-  const Vec3 a = a0 - p, b = b0 - p, c = c0 - p;
-  const double la = a.norm(), lb = b.norm(), lc = c.norm();
-  const double num = a.dot(b.cross(c));
-  const double den = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
-  return 2.0 * std::atan2(num, den);
 }
 
 bool degenerate(const TriangleMesh& m, int t, double area_tol) {
@@ -276,7 +269,7 @@ int orient_mesh(TriangleMesh& m, bool* non_orientable) {
         double w = 0;
         for (int t : comps[d]) {
           const auto& f = m.triangles[t];
-          w += solid_angle(p, m.vertices[f[0]], m.vertices[f[1]], m.vertices[f[2]]);
+          w += triangle_solid_angle(p, m.vertices[f[0]], m.vertices[f[1]], m.vertices[f[2]]);
         }
         if (std::abs(w) / (4 * std::numbers::pi) > 0.5) ++depth[c];
       }

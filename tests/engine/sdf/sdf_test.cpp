@@ -11,14 +11,15 @@
 #include <random>
 
 #include "mesh/mesh.h"
+#include "mesh/generate.h"
 #include "support/scratch.h"
 
 namespace cl {
 namespace {
 
 // ---------------------------------------------------------------------------------------------------------
-// Test meshes, generated here (independent of engine/mesh/generate) so the oracle does not share code with
-// the code under test.
+// Test meshes. The oracle of each is its analytic distance, so the torus may be mesh/generate.h's (whose own tests
+// are in tests/engine/mesh/); the sphere and the boxes are generated here.
 
 double signed_volume(const TriangleMesh& m) {
   double v = 0;
@@ -52,23 +53,6 @@ TriangleMesh uv_sphere(double r, int slices, int stacks) {
     }
     m.triangles.push_back({bottom, ring(stacks - 1, j + 1), ring(stacks - 1, j)});
   }
-  make_outward(m);
-  return m;
-}
-
-TriangleMesh torus(double R, double r, int nu, int nv) {
-  TriangleMesh m;
-  for (int i = 0; i < nu; ++i)
-    for (int j = 0; j < nv; ++j) {
-      const double u = 2 * std::numbers::pi * i / nu, v = 2 * std::numbers::pi * j / nv;
-      m.vertices.push_back({(R + r * std::cos(v)) * std::cos(u), (R + r * std::cos(v)) * std::sin(u), r * std::sin(v)});
-    }
-  auto id = [&](int i, int j) { return (i % nu) * nv + (j % nv); };
-  for (int i = 0; i < nu; ++i)
-    for (int j = 0; j < nv; ++j) {
-      m.triangles.push_back({id(i, j), id(i + 1, j), id(i + 1, j + 1)});
-      m.triangles.push_back({id(i, j), id(i + 1, j + 1), id(i, j + 1)});
-    }
   make_outward(m);
   return m;
 }
@@ -172,7 +156,7 @@ std::vector<Shape> shapes() {
                // The box's interior medial surfaces are planar kinks (trilinear error <= 0.375 cell): none excluded.
                [](const Vec3&) { return 1e9; }});
   const double R = 1.0, r = 0.35;
-  s.push_back({"torus", torus(R, r, 128, 48),
+  s.push_back({"torus", make_torus(R, r, 128, 48),
                [R, r](const Vec3& p) { return std::hypot(std::hypot(p.x(), p.y()) - R, p.z()) - r; },
                [R](const Vec3& p) {
                  return std::min(std::hypot(std::hypot(p.x(), p.y()) - R, p.z()), std::hypot(p.x(), p.y()));

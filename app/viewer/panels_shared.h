@@ -1,0 +1,59 @@
+// What the panels (panels_*.cpp, menu_bar.cpp) share: their colours and margins, a few widgets, and the actions
+// that the panels and the menu both offer, each reporting its error where its panel shows errors.
+#pragma once
+
+#include <string>
+
+#include <imgui.h>
+
+#include "core/math.h"
+#include "viewer/viewer_state.h"
+
+namespace cl::viewer {
+
+inline const ImVec4 kErrorColor{1.0f, 0.42f, 0.38f, 1.0f};
+inline const ImVec4 kWarningColor{1.0f, 0.80f, 0.35f, 1.0f};
+inline const ImVec4 kOkColor{0.55f, 0.90f, 0.55f, 1.0f};
+
+inline constexpr float kPanelWidth = 340.0f;  // each of the two panel columns
+inline constexpr float kMargin = 8.0f;        // between the panels and the window edges
+
+inline constexpr double kDeg = 180.0 / 3.14159265358979323846;  // joint angles are shown in degrees
+
+// The Compare panel's height: its title bar while collapsed, room for the lane table and the plots with lanes,
+// for the add-lane row alone without.
+float compare_panel_height(const AppState& app);
+
+// Wrapped text in a colour; with `help_after`, wrapped short of the right edge by the width of the help marker
+// that follows it on its last line, so that the marker is not cut off.
+void colored_wrapped(const ImVec4& color, const std::string& text, bool help_after = false);
+
+// A tooltip of `text` wrapped at about 32 characters' width (as help_marker shows it).
+void wrapped_tooltip(const char* text);
+
+// A two-column row of the inspector and counter tables.
+void table_row(const char* name, const char* fmt, ...) IM_FMTARGS(2);
+void vec_row(const char* name, const Vec3& v, const char* unit);
+// Name column sized for the longest label, values take the rest.
+bool begin_two_column_table(const char* id, const char* longest_name);
+
+// Moves the current window up when its bottom is below the display (a collapsed panel at the bottom
+// of the screen that gets expanded, or a window that shrank), so no panel is ever out of reach.
+void keep_on_screen();
+
+// The text shortened with "..." to fit `width` pixels.
+std::string fit_text(const std::string& text, float width);
+
+// The panels' and the menu's actions, each with its error shown where its panel shows errors (and cleared when
+// it succeeds).
+void open_and_report(AppState& app, const std::string& path);
+void reload_and_report(AppState& app);
+void save_and_report(AppState& app);
+void switch_solver_and_report(AppState& app, const std::string& name);
+void add_lane_and_report(AppState& app, const std::string& solver);
+
+// The main menu bar along the top: File, Scene, Solver, View, Compare, Help; each item does what its panel
+// control or key does. Returns the bar's height, which the panels start below.
+float draw_main_menu(AppState& app);
+
+}  // namespace cl::viewer
