@@ -152,7 +152,8 @@ TEST(LaneList, SettingsGoToTheirLane) {
 }
 
 TEST(MakeLane, RefusesWhatTheSceneRefuses) {
-  const World scene = test::load_shipped_scene("default.json");  // "methods": ["lcp"]
+  World scene = test::load_shipped_scene("default.json");
+  scene.methods = {"lcp"};  // as a user's scene with "methods": ["lcp"] (no shipped scene names its methods)
   World lane;
   std::string error;
   EXPECT_FALSE(make_lane(scene, {"volume", {}}, lane, &error));
