@@ -72,13 +72,13 @@ check_file obj_index_2pow32 2 "obj_index_2pow32.obj:8: face index 4294967295 out
 check_file obj_index_2pow31 2 "obj_index_2pow31.obj:8: face index 2147483648 out of range (7 vertices)"
 
 # Lost output is an error, never a silent success.
-check metrics_full_disk 2 "/dev/full: write failed" -- "$exe" --headless "$scene" --steps 5 --metrics /dev/full
-check trace_full_disk 2 "/dev/full: write failed" -- "$exe" --headless "$scene" --steps 5 --trace /dev/full
+check metrics_full_disk 2 "/dev/full: cannot write metrics file: No space left on device" -- "$exe" --headless "$scene" --steps 5 --metrics /dev/full
+check trace_full_disk 2 "/dev/full: cannot write trace file: No space left on device" -- "$exe" --headless "$scene" --steps 5 --trace /dev/full
 check state_full_disk 2 "/dev/full: cannot write state file: No space left on device" -- "$exe" --headless "$scene" --steps 5 --state /dev/full
 check metrics_empty_path 2 "option --metrics needs a file name, got ''" -- "$exe" --headless "$scene" --steps 5 --metrics ""
-check outputs_same_file 2 "--metrics and --trace name the same file" -- \
+check outputs_same_file 2 "--metrics '$out/same.csv' and --trace '$out/./same.csv' are the same file" -- \
   "$exe" --headless "$scene" --steps 5 --metrics "$out/same.csv" --trace "$out/./same.csv"
-check output_over_scene 2 "--state '$scene' would overwrite the scene file" -- "$exe" --headless "$scene" --steps 5 --state "$scene"
+check output_over_scene 2 "--state '$scene' would overwrite the scene '$scene', which the run reads" -- "$exe" --headless "$scene" --steps 5 --state "$scene"
 
 # Numbers converted with checks.
 check_file bowl_segments_huge 2 "/bodies/1/shape/segments: expected a whole number in [0, 1000000], got 10000000000"
