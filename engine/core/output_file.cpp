@@ -103,13 +103,13 @@ bool OutputFile::open(const std::string& path, const char* what, std::string& er
   const std::string dir = parent_of(target_);
   struct stat dst;
   if (::stat(dir.c_str(), &dst) != 0)
-    return fail("its folder " + escape_for_message(dir) + " does not exist", error);
-  if (!S_ISDIR(dst.st_mode)) return fail(escape_for_message(dir) + " is not a folder", error);
+    return fail("its folder '" + escape_for_message(dir) + "' does not exist", error);
+  if (!S_ISDIR(dst.st_mode)) return fail("'" + escape_for_message(dir) + "' is not a folder", error);
   std::string temp = dir + "/." + base_of(target_) + ".XXXXXX";
   int fd = ::mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) {
     const int e = errno;
-    return fail("cannot create a file in its folder " + escape_for_message(dir) + ": " + std::strerror(e), error);
+    return fail("its folder '" + escape_for_message(dir) + "' takes no new file: " + std::strerror(e), error);
   }
   // The new file takes the old one's permissions (mkostemp makes it 0600); a new name gets 0666 less the umask.
   mode_t mode;

@@ -17,6 +17,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The running test's scratch folder, emptied (a test run again finds its own files of the last run there).
+fs::path fresh_dir() {
+  const fs::path dir = cl::test::scratch_dir();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 std::string slurp(const std::string& path) {
@@ -40,7 +48,7 @@ int other_files(const fs::path& dir, std::initializer_list<std::string> names) {
 }
 
 TEST(OutputFile, WritesWholeFilesOrSaysWhy) {
-  const std::string file = cl::test::scratch_path("state.json");
+  const std::string file = (fresh_dir() / "state.json").string();
   std::string error;
   ASSERT_TRUE(write_output_file(file, "{\"time\": 1}\n", "state file", error)) << error;
   EXPECT_EQ(slurp(file), "{\"time\": 1}\n");
@@ -54,7 +62,7 @@ TEST(OutputFile, WritesWholeFilesOrSaysWhy) {
 }
 
 TEST(OutputFile, TheOldFileStaysUntilTheNewOneIsComplete) {
-  const fs::path dir = cl::test::scratch_dir();
+  const fs::path dir = fresh_dir();
   const std::string file = (dir / "m.csv").string();
   put(file, "earlier\n");
   ::chmod(file.c_str(), 0640);
@@ -82,7 +90,7 @@ TEST(OutputFile, TheOldFileStaysUntilTheNewOneIsComplete) {
 }
 
 TEST(OutputFile, WritesThroughASymbolicLinkAndBesideAHardLink) {
-  const fs::path dir = cl::test::scratch_dir();
+  const fs::path dir = fresh_dir();
   put((dir / "real.csv").string(), "old\n");
   fs::create_symlink("real.csv", dir / "link.csv");
   std::string error;
@@ -98,7 +106,7 @@ TEST(OutputFile, WritesThroughASymbolicLinkAndBesideAHardLink) {
 }
 
 TEST(OutputFile, APipeWithoutReaderIsAnErrorNotAHang) {
-  const std::string fifo = cl::test::scratch_path("pipe.csv");
+  const std::string fifo = (fresh_dir() / "pipe.csv").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   OutputFile out;
   std::string error;
@@ -109,7 +117,7 @@ TEST(OutputFile, APipeWithoutReaderIsAnErrorNotAHang) {
 }
 
 TEST(OutputFile, ASignalLeavesTheEarlierFileAndNoTemporaryOne) {
-  const fs::path dir = cl::test::scratch_dir();
+  const fs::path dir = fresh_dir();
   const std::string file = (dir / "s.json").string();
   put(file, "earlier\n");
   const pid_t child = ::fork();
