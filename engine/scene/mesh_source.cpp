@@ -118,12 +118,12 @@ std::string options_key(const MeshShapeOptions& o) {
   return s.str();
 }
 
-// "" when a shape of `triangles` triangles fits the budget beside the shapes in use, else why not.
+// "" when a shape of `triangles` triangles fits the budget beside the shapes in use, else why not; `what` names
+// the mesh and its size ("mesh file \"a.obj\" of 5000000 triangles").
 std::string over_budget(std::uint64_t triangles, int resolution, const std::string& what) {
   const std::uint64_t need = mesh_shape_bytes(triangles, resolution), used = bytes_in_use(), budget = memory_budget();
   if (need + used <= budget) return "";
-  return what + " of " + std::to_string(triangles) + " triangles with a distance grid of resolution " +
-         std::to_string(resolution) + " needs about " + byte_size_text(need) +
+  return what + " with a distance grid of resolution " + std::to_string(resolution) + " needs about " + byte_size_text(need) +
          (used > 0 ? " beside the " + byte_size_text(used) + " of the meshes already loaded" : std::string()) +
          ", more than the memory budget of " + byte_size_text(budget) +
          " (--memory-budget or CONTACTLAB_MEMORY_BUDGET; a lower resolution takes less)";
@@ -133,7 +133,8 @@ std::string over_budget(std::uint64_t triangles, int resolution, const std::stri
 std::shared_ptr<const MeshShape> build_shape(TriangleMesh mesh, const MeshShapeOptions& options, MeshSource source,
                                              const std::string& what, std::string* error) {
   const std::uint64_t triangles = mesh.triangles.size();
-  if (std::string why = over_budget(triangles, options.sdf_resolution, what); !why.empty()) {
+  if (std::string why = over_budget(triangles, options.sdf_resolution, what + " of " + std::to_string(triangles) + " triangles");
+      !why.empty()) {
     *error = why;
     return nullptr;
   }
@@ -217,8 +218,9 @@ std::uint64_t memory_budget() {
 void set_memory_budget(std::uint64_t bytes) { budget_override.store(bytes); }
 
 std::uint64_t mesh_shape_bytes(std::uint64_t triangles, int resolution) {
-  // Measured peaks (resident memory, plain build; see the Faults page): the mesh, its BVH, the point shell and
-  // the load's own copies take about kPerTriangle bytes a triangle; the distance grid four bytes a node.
+  // Measured peaks (resident memory): spheres of 500,000 and 1,000,000 triangles loaded at resolution 8 peaked at
+  // 392 MB and 767 MB, about 770 bytes a triangle for the file's text, the parse, the mesh, its BVH and point
+  // shell; the distance grid takes four bytes a node (a cube's (resolution + 1)^3 at most).
   constexpr std::uint64_t kPerTriangle = 800;
   const std::uint64_t nodes = std::uint64_t(resolution + 1) * std::uint64_t(resolution + 1) * std::uint64_t(resolution + 1);
   return triangles * kPerTriangle + nodes * 4;
@@ -237,12 +239,14 @@ std::shared_ptr<const MeshShape> load_mesh_shape(const std::string& scene_file, 
   std::error_code ec;
   const std::string key = "file:" + std::filesystem::weakly_canonical(path, ec).string() + options_key(options);
   return shared_mesh_shape(key, [&]() -> std::shared_ptr<const MeshShape> {
-    // The load itself holds the file's text and what is read from it: a file too big for the budget is refused
-    // before it is parsed (a text of n bytes holds at most n / 8 triangles... and usually about n / 40).
+    // A file too big for the budget is refused before it is parsed: an OBJ or OFF file holds about one triangle
+    // per 40 bytes (41 in a 1,000,000-triangle sphere). A denser one is caught after the parse, by its count.
     struct stat st;
     if (::stat(path.c_str(), &st) == 0) {
       const std::uint64_t bytes = std::uint64_t(st.st_size);
-      if (std::string why = over_budget(bytes / 40, options.sdf_resolution, "mesh file " + in_double_quotes(path)); !why.empty()) {
+      const std::string what = "mesh file " + in_double_quotes(path) + " (" + std::to_string(bytes) + " bytes, about " +
+                               std::to_string(bytes / 40) + " triangles)";
+      if (std::string why = over_budget(bytes / 40, options.sdf_resolution, what); !why.empty()) {
         *error = why;
         return nullptr;
       }
