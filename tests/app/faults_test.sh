@@ -166,7 +166,9 @@ done
 check no_display 2 "cannot initialise GLFW" -- env -u DISPLAY -u WAYLAND_DISPLAY "$exe" "$scene"
 check bad_display 2 "cannot initialise GLFW" -- env -u WAYLAND_DISPLAY DISPLAY=:97531 "$exe" "$scene"
 if command -v xvfb-run >/dev/null 2>&1; then
-  xvfb=(xvfb-run -a -s '-screen 0 1280x720x24')
+  # xvfb-run's temporary folder in our own: a shared /tmp swept by other runs made its clean-up fail (exit 5).
+  mkdir -p "$out/xvfb_tmp"
+  xvfb=(env TMPDIR="$out/xvfb_tmp" xvfb-run -a -s '-screen 0 1280x720x24')
   mkdir -p "$out/home_without_shaders/scenes"
   check missing_shaders 2 "cannot build the shaders" -- env CONTACTLAB_HOME="$out/home_without_shaders" "${xvfb[@]}" "$exe" "$scene" --screenshot "$out/x.png" --frames 1
   check screenshot_full_disk 2 "/dev/full: cannot write PNG image: No space left on device" -- "${xvfb[@]}" "$exe" "$scene" --screenshot /dev/full --frames 1
