@@ -81,7 +81,6 @@ bool FrameCapture::add(const std::vector<unsigned char>& rgb, int width, int hei
     *error = "the window changed size: recording stopped (" + stop() + ")";
     return false;
   }
-  const size_t row = size_t(width) * 3;
   if (pipe_) {
     if (std::fwrite(rgb.data(), 1, rgb.size(), pipe_) != rgb.size()) {
       *error = "ffmpeg stopped taking frames: recording stopped (" + stop() + ")";

@@ -97,6 +97,8 @@ bool OutputFile::open(const std::string& path, const char* what, std::string& er
       return true;
     }
     if (!S_ISREG(st.st_mode)) return fail("it is not a regular file", error);
+    // Replacing it needs only the folder's permission; a file its owner made read-only stays as it is.
+    if ((st.st_mode & 0222) == 0 || ::access(target_.c_str(), W_OK) != 0) return fail("it is read-only", error);
   } else if (errno != ENOENT) {
     return fail(std::strerror(errno), error);
   }

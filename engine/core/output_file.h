@@ -18,7 +18,8 @@ class OutputFile {
   // Opens `path` for writing. A regular file or a new name: a temporary file ".NAME.XXXXXX" in the same folder
   // (through a symbolic link, in the folder of the file it names), taking the old file's permissions. A character
   // device (/dev/null, /dev/full) or a named pipe is written in place (a pipe without a reader is an error, not a
-  // hang). A directory, a missing folder or one that takes no new file are errors. `what` names the file in
+  // hang). A directory, a read-only file (no write permission bit), a missing folder or one that takes no new
+  // file are errors. `what` names the file in
   // messages ("state file"); every message is one line starting with the path.
   bool open(const std::string& path, const char* what, std::string& error);
   // Appends bytes (buffered). A failure is remembered and reported again by commit().

@@ -93,6 +93,8 @@ std::string probe_output(const std::string& path, const char* what) {
       return "";
     }
     if (!S_ISREG(st.st_mode)) return shown + ": cannot write " + what + ": it is not a regular file";
+    if ((st.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0)
+      return shown + ": cannot write " + what + ": it is read-only";
   } else if (errno != ENOENT) {
     return shown + ": cannot write " + what + ": " + std::strerror(errno);
   }
