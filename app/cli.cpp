@@ -412,6 +412,10 @@ int run_headless(const CommandLine& cmd) {
   // the steps before a failure can be studied. A lost output is exit 2, never a silent 0.
   StepWriter writer;
   if (!writer.open(cmd.metrics, cmd.trace, &error)) return fail(error);
+  // The state's file is opened now too (a pipe without a reader is found before the first step), and written at
+  // the end.
+  OutputFile state;
+  if (!cmd.state.empty() && !state.open(cmd.state, "state file", error)) return fail(error);
   std::string stopped;
   try {
     for (int s = 0; s < cmd.steps; ++s) {
@@ -428,9 +432,7 @@ int run_headless(const CommandLine& cmd) {
   }
   // The state is made ready before the metrics and trace go in place, so that a state that cannot be written
   // (a full disk) leaves every earlier output as it was.
-  OutputFile state;
-  if (!cmd.state.empty() && !(state.open(cmd.state, "state file", error) &&
-                              state.write(state_to_json(world).dump(2) + "\n", error) && state.finish(error)))
+  if (!cmd.state.empty() && !(state.write(state_to_json(world).dump(2) + "\n", error) && state.finish(error)))
     return fail(error);
   if (!writer.close(&error)) return fail(error);
   if (!cmd.state.empty() && !state.publish(error)) return fail(error);

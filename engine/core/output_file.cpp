@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/output_plan.h"
 #include "core/text.h"
 
 namespace cl {
@@ -46,18 +47,6 @@ extern "C" void remove_temps_and_die(int sig) {
     if (s.state.load() == 2) ::unlink(s.path);
   std::signal(sig, SIG_DFL);
   std::raise(sig);
-}
-
-std::string parent_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-std::string base_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 }  // namespace
@@ -102,12 +91,12 @@ bool OutputFile::open(const std::string& path, const char* what, std::string& er
   } else if (errno != ENOENT) {
     return fail(std::strerror(errno), error);
   }
-  const std::string dir = parent_of(target_);
+  const std::string dir = path_folder(target_);
   struct stat dst;
   if (::stat(dir.c_str(), &dst) != 0)
     return fail("its folder '" + escape_for_message(dir) + "' does not exist", error);
   if (!S_ISDIR(dst.st_mode)) return fail("'" + escape_for_message(dir) + "' is not a folder", error);
-  std::string temp = dir + "/." + base_of(target_) + ".XXXXXX";
+  std::string temp = dir + "/." + path_name(target_) + ".XXXXXX";
   int fd = ::mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) {
     const int e = errno;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/output_file.h"
 #include "core/text.h"
 
 namespace cl {
@@ -25,18 +26,6 @@ struct Identity {
   bool operator==(const Identity& o) const { return dev == o.dev && ino == o.ino && name == o.name; }
 };
 
-std::string parent_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-std::string base_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 std::optional<Identity> identity(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) return Identity{st.st_dev, st.st_ino, "", S_ISCHR(st.st_mode) != 0};
@@ -48,12 +37,12 @@ std::optional<Identity> identity(const std::string& path) {
     const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
     if (n > 0) {
       buf[n] = 0;
-      target = buf[0] == '/' ? std::string(buf) : parent_of(path) + "/" + buf;
+      target = buf[0] == '/' ? std::string(buf) : path_folder(path) + "/" + buf;
     }
   }
-  std::string base = base_of(target);
+  std::string base = path_name(target);
   if (base.empty() || base == "." || base == "..") return std::nullopt;
-  if (::stat(parent_of(target).c_str(), &st) != 0) return std::nullopt;
+  if (::stat(path_folder(target).c_str(), &st) != 0) return std::nullopt;
   return Identity{st.st_dev, st.st_ino, base, false};
 }
 
@@ -61,57 +50,33 @@ std::string quoted(const std::string& path) { return "'" + escape_for_message(pa
 
 }  // namespace
 
+std::string path_folder(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string path_name(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   const std::optional<Identity> ia = identity(a), ib = identity(b);
   return ia && ib && *ia == *ib;
 }
 
 std::string probe_output(const std::string& path, const char* what) {
-  const std::string shown = escape_for_message(path);
-  std::string target = path;
+  // A named pipe is not opened here: a reader would take the probe's close for the end of the stream. The run's
+  // own open, still before the first step, says when nobody reads it.
   struct stat st;
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    if (char* real = ::realpath(path.c_str(), nullptr)) {
-      target = real;
-      std::free(real);
-    }
-  }
-  if (::stat(target.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return shown + ": cannot write " + what + ": it is a directory";
-    if (S_ISFIFO(st.st_mode)) {
-      const int fd = ::open(target.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-      if (fd < 0)
-        return shown + ": cannot write " + what + ": " +
-               (errno == ENXIO ? std::string("it is a named pipe that nobody reads") : std::strerror(errno));
-      ::close(fd);
-      return "";
-    }
-    if (S_ISCHR(st.st_mode)) {
-      const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
-      if (fd < 0) return shown + ": cannot write " + what + ": " + std::strerror(errno);
-      ::close(fd);
-      return "";
-    }
-    if (!S_ISREG(st.st_mode)) return shown + ": cannot write " + what + ": it is not a regular file";
-    if ((st.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0)
-      return shown + ": cannot write " + what + ": it is read-only";
-  } else if (errno != ENOENT) {
-    return shown + ": cannot write " + what + ": " + std::strerror(errno);
-  }
-  const std::string dir = parent_of(target);
-  if (::stat(dir.c_str(), &st) != 0)
-    return shown + ": cannot write " + what + ": its folder " + quoted(dir) + " does not exist";
-  if (!S_ISDIR(st.st_mode)) return shown + ": cannot write " + what + ": " + quoted(dir) + " is not a folder";
-  // The folder must take a new file (the temporary one renamed over the target): a read-only file system, an
-  // immutable folder or one without write permission fail here, before the run, not after it.
-  std::string probe = dir + "/.contactlab-probe.XXXXXX";
-  const int fd = ::mkostemp(probe.data(), O_CLOEXEC);
-  if (fd < 0) {
-    const int e = errno;
-    return shown + ": cannot write " + what + ": its folder " + quoted(dir) + " takes no new file: " + std::strerror(e);
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
+  if (::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode)) return "";
+  // Everything else is opened as the run will open it (a temporary file made in the folder) and dropped.
+  OutputFile probe;
+  std::string error;
+  if (!probe.open(path, what, error)) return error;
+  probe.discard();
   return "";
 }
 

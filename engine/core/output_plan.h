@@ -31,12 +31,18 @@ class OutputPlan {
   std::vector<File> inputs_, outputs_;
 };
 
+// The folder of a path ("." for a bare name) and its last component: where OutputFile puts a file's temporary
+// twin, and how a new name's identity is told.
+std::string path_folder(const std::string& path);
+std::string path_name(const std::string& path);
+
 // Whether the two paths name one file (device and inode; where a file does not exist yet, its folder's
 // identity and its name).
 bool same_file(const std::string& a, const std::string& b);
 
 // Whether `path` can be written as OutputFile writes it, without writing it: "" when it can, else why not
-// (one line starting with the path and naming `what`). Probes the folder by creating and removing a file.
+// (one line starting with the path and naming `what`). Probes the folder by creating and removing a file; a
+// named pipe is left for the run's own open.
 std::string probe_output(const std::string& path, const char* what);
 
 }  // namespace cl

@@ -36,7 +36,10 @@ void mesh(const std::uint8_t* data, std::size_t size, const char* format, const 
 void obj(const std::uint8_t* data, std::size_t size, const std::string& label) { mesh(data, size, "obj", label); }
 void off(const std::uint8_t* data, std::size_t size, const std::string& label) { mesh(data, size, "off", label); }
 
-void command_line(const std::uint8_t* data, std::size_t size, const std::string&) {
+namespace {
+
+// argv from bytes split at NUL.
+std::vector<std::string> split_arguments(const std::uint8_t* data, std::size_t size) {
   std::vector<std::string> args{"contactlab"};
   std::string current;
   for (std::size_t i = 0; i < size; ++i) {
@@ -48,6 +51,13 @@ void command_line(const std::uint8_t* data, std::size_t size, const std::string&
     }
   }
   if (!current.empty()) args.push_back(current);
+  return args;
+}
+
+}  // namespace
+
+void command_line(const std::uint8_t* data, std::size_t size, const std::string&) {
+  std::vector<std::string> args = split_arguments(data, size);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -71,22 +81,6 @@ constexpr const char* kSandboxMesh = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// argv from bytes split at NUL.
-std::vector<std::string> split_arguments(const std::uint8_t* data, std::size_t size) {
-  std::vector<std::string> args{"contactlab"};
-  std::string current;
-  for (std::size_t i = 0; i < size; ++i) {
-    if (data[i] == 0) {
-      args.push_back(current);
-      current.clear();
-    } else {
-      current.push_back(char(data[i]));
-    }
-  }
-  if (!current.empty()) args.push_back(current);
-  return args;
 }
 
 }  // namespace

@@ -17,14 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The running test's scratch folder, emptied (a test run again finds its own files of the last run there).
-fs::path fresh_dir() {
-  const fs::path dir = cl::test::scratch_dir();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 std::string slurp(const std::string& path) {
@@ -48,7 +40,7 @@ int other_files(const fs::path& dir, std::initializer_list<std::string> names) {
 }
 
 TEST(OutputFile, WritesWholeFilesOrSaysWhy) {
-  const std::string file = (fresh_dir() / "state.json").string();
+  const std::string file = (cl::test::fresh_scratch_dir() / "state.json").string();
   std::string error;
   ASSERT_TRUE(write_output_file(file, "{\"time\": 1}\n", "state file", error)) << error;
   EXPECT_EQ(slurp(file), "{\"time\": 1}\n");
@@ -62,7 +54,7 @@ TEST(OutputFile, WritesWholeFilesOrSaysWhy) {
 }
 
 TEST(OutputFile, TheOldFileStaysUntilTheNewOneIsComplete) {
-  const fs::path dir = fresh_dir();
+  const fs::path dir = cl::test::fresh_scratch_dir();
   const std::string file = (dir / "m.csv").string();
   put(file, "earlier\n");
   ::chmod(file.c_str(), 0640);
@@ -90,7 +82,7 @@ TEST(OutputFile, TheOldFileStaysUntilTheNewOneIsComplete) {
 }
 
 TEST(OutputFile, WritesThroughASymbolicLinkAndBesideAHardLink) {
-  const fs::path dir = fresh_dir();
+  const fs::path dir = cl::test::fresh_scratch_dir();
   put((dir / "real.csv").string(), "old\n");
   fs::create_symlink("real.csv", dir / "link.csv");
   std::string error;
@@ -106,7 +98,7 @@ TEST(OutputFile, WritesThroughASymbolicLinkAndBesideAHardLink) {
 }
 
 TEST(OutputFile, APipeWithoutReaderIsAnErrorNotAHang) {
-  const std::string fifo = (fresh_dir() / "pipe.csv").string();
+  const std::string fifo = (cl::test::fresh_scratch_dir() / "pipe.csv").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   OutputFile out;
   std::string error;
@@ -117,7 +109,7 @@ TEST(OutputFile, APipeWithoutReaderIsAnErrorNotAHang) {
 }
 
 TEST(OutputFile, ASignalLeavesTheEarlierFileAndNoTemporaryOne) {
-  const fs::path dir = fresh_dir();
+  const fs::path dir = cl::test::fresh_scratch_dir();
   const std::string file = (dir / "s.json").string();
   put(file, "earlier\n");
   const pid_t child = ::fork();

@@ -15,18 +15,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The running test's scratch folder, emptied (a test run again finds its own files of the last run there).
-fs::path fresh_dir() {
-  const fs::path dir = cl::test::scratch_dir();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(OutputPlan, OutputsAreComparedByIdentityNotSpelling) {
-  const fs::path dir = fresh_dir();
+  const fs::path dir = cl::test::fresh_scratch_dir();
   std::ofstream((dir / "scene.json").string()) << "{}\n";
   std::ofstream((dir / "torus.obj").string()) << "v 0 0 0\n";
   fs::create_hard_link(dir / "scene.json", dir / "hard.json");
@@ -63,7 +55,7 @@ TEST(OutputPlan, OutputsAreComparedByIdentityNotSpelling) {
 }
 
 TEST(OutputPlan, OutputsAreProbedBeforeTheRun) {
-  const fs::path dir = fresh_dir();
+  const fs::path dir = cl::test::fresh_scratch_dir();
   std::string error;
   OutputPlan missing;
   missing.write("--state", (dir / "no" / "s.json").string());
