@@ -6,13 +6,17 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <new>
 #include <string_view>
 #include <thread>
 
 #include "compare/lanes.h"
 #include "compare/summary.h"
 #include "conformance/matrix.h"
+#include "core/output_file.h"
+#include "core/output_plan.h"
 #include "core/text.h"
+#include "scene/mesh_source.h"
 #include "scene/scene.h"
 #include "telemetry/telemetry.h"
 #include "viewer/session.h"
@@ -32,9 +36,12 @@ const char* usage_text() {
          "  contactlab --list-solvers [--markdown]   solvers and their parameters\n"
          "  contactlab --conformance [--markdown] [--solver NAME] [--case NAME]...\n"
          "             closed-form mechanics cases under every solver (or NAME) at its defaults\n"
-         "exit codes: 0 ok, 2 bad input, 3 the simulation (or, with --compare, a lane) produced a non-finite value\n"
-         "  or blew up (max_speed);\n"
-         "  --conformance: 0 every cell passes (or fails because of its method), 1 some cell fails\n";
+         "  any mode: [--memory-budget SIZE]   memory the scene's meshes may take (512M, 4G; default: half the machine's)\n"
+         "exit codes: 0 ok;\n"
+         "  2 bad input or environment (a bad scene or option, an output that cannot be written or would overwrite\n"
+         "    a file the run reads, no display, missing shaders, over the memory budget, out of memory);\n"
+         "  3 the simulation (or, with --compare, a lane) produced a non-finite value or blew up (max_speed);\n"
+         "    with --conformance, some cell fails other than because of its method\n";
 }
 
 namespace {
@@ -163,6 +170,13 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
       }
     } else if (arg == "--screenshot") {
       if (!path(out.screenshot)) return false;
+    } else if (arg == "--memory-budget") {
+      if (!value(v)) return false;
+      if (!parse_byte_size(std::string(v), out.memory_budget) || out.memory_budget < (std::uint64_t(1) << 20)) {
+        *error = "--memory-budget expects a size of at least 1M, as bytes or with a K, M or G suffix (512M, 4G), got " +
+                 quoted(v);
+        return false;
+      }
     } else if (arg.size() > 1 && arg[0] == '-') {
       *error = "unknown option " + quoted(arg);
       return false;
@@ -243,30 +257,6 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
         return false;
       }
   }
-  if ((out.headless || !out.compare.empty()) && !out.list_solvers && !out.help) {
-    // Every output goes to its own file, and none overwrites the scene.
-    namespace fs = std::filesystem;
-    const auto same = [](const std::string& a, const std::string& b) {
-      std::error_code ec1, ec2;
-      const fs::path pa = fs::weakly_canonical(a, ec1), pb = fs::weakly_canonical(b, ec2);
-      return (!ec1 && !ec2) ? pa == pb : a == b;
-    };
-    const std::pair<const char*, const std::string*> outputs[] = {
-        {"--metrics", &out.metrics}, {"--trace", &out.trace}, {"--state", &out.state}};
-    for (size_t a = 0; a < 3; ++a) {
-      if (outputs[a].second->empty()) continue;
-      if (!out.scene.empty() && same(*outputs[a].second, out.scene)) {
-        *error = std::string(outputs[a].first) + " " + quoted(*outputs[a].second) + " would overwrite the scene file";
-        return false;
-      }
-      for (size_t b = a + 1; b < 3; ++b)
-        if (!outputs[b].second->empty() && same(*outputs[a].second, *outputs[b].second)) {
-          *error = std::string(outputs[a].first) + " and " + outputs[b].first + " name the same file " +
-                   quoted(*outputs[a].second) + ": each output needs its own";
-          return false;
-        }
-    }
-  }
   if (out.headless && !out.list_solvers && !out.help) {
     if (out.scene.empty()) {
       *error = "--headless needs a scene file";
@@ -320,18 +310,82 @@ void list_solvers(bool markdown) {
 
 }  // namespace
 
+namespace {
+
+int fail(const std::string& message, int code = 2) {
+  std::fprintf(stderr, "contactlab: %s\n", escape_for_message(message).c_str());
+  return code;
+}
+
+// The sidecar of a comparison CSV: out.csv -> out.lanes.json.
+std::string sidecar_path(const std::string& csv) {
+  std::filesystem::path p(csv);
+  p.replace_extension(".lanes.json");
+  return p.string();
+}
+
+// Every file a run without a window writes, and the scene it reads: checked before the scene loads (a bad
+// output costs no loading), and again with the scene's meshes once it has loaded, before the first step.
+OutputPlan run_plan(const CommandLine& cmd) {
+  OutputPlan plan;
+  plan.read("the scene", cmd.scene);
+  if (!cmd.metrics.empty()) plan.write("--metrics", cmd.metrics);
+  if (!cmd.trace.empty()) plan.write("--trace", cmd.trace);
+  if (!cmd.state.empty()) plan.write("--state", cmd.state);
+  if (!cmd.compare.empty() && !cmd.metrics.empty())
+    plan.write("the lanes sidecar of --metrics", sidecar_path(cmd.metrics));
+  return plan;
+}
+
+// Loads the scene for a run without a window: false with the exit code in `code` (2) and the message printed.
+bool load_for_run(const CommandLine& cmd, OutputPlan& plan, SceneLoadResult& loaded) {
+  std::string error;
+  if (!plan.check(error)) return fail(error), false;
+  try {
+    loaded = load_scene_file(cmd.scene);
+  } catch (const std::bad_alloc&) {
+    fail(cmd.scene + ": out of memory while loading the scene (see --memory-budget)");
+    return false;
+  }
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "contactlab: %s\n", loaded.error.c_str());
+    return false;
+  }
+  for (const std::string& w : loaded.warnings) std::fprintf(stderr, "contactlab: warning: %s\n", w.c_str());
+  for (const ReadFile& f : mesh_files_read(loaded.world, cmd.scene)) plan.read(f.role, f.path);
+  if (!plan.check_identities(error)) return fail(error), false;
+  return true;
+}
+
+// A step that runs out of memory: the scene, the step and the setting that bounds it.
+std::string out_of_memory(const std::string& scene, const World& world) {
+  std::string m = scene + ": out of memory at step " + std::to_string(world.step_count() + 1) + " (" +
+                  std::to_string(world.bodies.size()) + " bodies)";
+  if (world.settings.max_contacts <= 0)
+    m += ": its /max_contacts is 0, which sets no limit on contacts; give it one";
+  return m;
+}
+
+// What is said of the streamed outputs of a run cut short: they are kept, up to the step before.
+std::string kept_outputs(const std::vector<std::string>& files, int steps) {
+  std::string list;
+  for (const std::string& f : files)
+    if (!f.empty()) list += (list.empty() ? "" : " and ") + escape_for_message(f);
+  if (list.empty()) return "";
+  return "; the " + std::to_string(steps) + " steps up to it are kept in " + list;
+}
+
+}  // namespace
+
 int run_headless(const CommandLine& cmd) {
   if (cmd.list_solvers) {
     list_solvers(cmd.markdown);
     return 0;
   }
   const std::string scene = escape_for_message(cmd.scene);  // as quoted in messages
-  SceneLoadResult loaded = load_scene_file(cmd.scene);
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "contactlab: %s\n", loaded.error.c_str());
-    return 2;
-  }
-  for (const std::string& w : loaded.warnings) std::fprintf(stderr, "contactlab: warning: %s\n", w.c_str());
+  OutputPlan plan = run_plan(cmd);
+  SceneLoadResult loaded;
+  if (!load_for_run(cmd, plan, loaded)) return 2;
   World& world = loaded.world;
   std::string error;
   if (!cmd.solver.empty() && !world.set_solver(cmd.solver, &error)) {
@@ -353,59 +407,52 @@ int run_headless(const CommandLine& cmd) {
   for (const std::string& w : world.unsupported_features())
     std::fprintf(stderr, "contactlab: warning: %s: %s\n", scene.c_str(), escape_for_message(w).c_str());
 
-  // Metrics and trace are written step by step (memory stays flat however many steps), and even when the run
-  // stops early, so the steps before a failure can be studied. A lost output is exit 2, never a silent 0.
+  // Metrics and trace are written step by step (memory stays flat however many steps) to temporary files that
+  // replace the earlier ones only at the end; a run that stops early (a blow-up) still puts them in place, so
+  // the steps before a failure can be studied. A lost output is exit 2, never a silent 0.
   StepWriter writer;
-  const auto output_error = [&] {
-    std::fprintf(stderr, "contactlab: %s\n", escape_for_message(error).c_str());
-    return 2;
-  };
-  if (!writer.open(cmd.metrics, cmd.trace, &error)) return output_error();
-  int exit_code = 0;
-  for (int s = 0; s < cmd.steps; ++s) {
-    const StepResult r = world.step();
-    if (!writer.add(world.last_stats(), &error)) return output_error();
-    if (!r.ok) {
-      std::fprintf(stderr, "contactlab: %s: %s\n", scene.c_str(), escape_for_message(r.error).c_str());
-      exit_code = 3;
-      break;
+  if (!writer.open(cmd.metrics, cmd.trace, &error)) return fail(error);
+  // The state's file is opened now too (a pipe without a reader is found before the first step), and written at
+  // the end.
+  OutputFile state;
+  if (!cmd.state.empty() && !state.open(cmd.state, "state file", error)) return fail(error);
+  std::string stopped;
+  try {
+    for (int s = 0; s < cmd.steps; ++s) {
+      const StepResult r = world.step();
+      if (!writer.add(world.last_stats(), &error)) return fail(error);
+      if (!r.ok) {
+        stopped = r.error;
+        break;
+      }
     }
+  } catch (const std::bad_alloc&) {
+    writer.discard();
+    return fail(out_of_memory(cmd.scene, world));
   }
-  if (!writer.close(&error)) return output_error();
-  if (!cmd.state.empty() && !write_text_file(cmd.state, state_to_json(world).dump(2) + "\n", "state file", error))
-    return output_error();
-  return exit_code;
+  // The state is made ready before the metrics and trace go in place, so that a state that cannot be written
+  // (a full disk) leaves every earlier output as it was.
+  if (!cmd.state.empty() && !(state.write(state_to_json(world).dump(2) + "\n", error) && state.finish(error)))
+    return fail(error);
+  if (!writer.close(&error)) return fail(error);
+  if (!cmd.state.empty() && !state.publish(error)) return fail(error);
+  if (!stopped.empty())
+    return fail(cmd.scene + ": " + stopped + kept_outputs({cmd.metrics, cmd.trace}, writer.steps()), 3);
+  return 0;
 }
-
-namespace {
-
-// The sidecar of a comparison CSV: out.csv -> out.lanes.json.
-std::string sidecar_path(const std::string& csv) {
-  std::filesystem::path p(csv);
-  p.replace_extension(".lanes.json");
-  return p.string();
-}
-
-}  // namespace
 
 int run_compare(const CommandLine& cmd) {
   const std::string scene = escape_for_message(cmd.scene);
-  SceneLoadResult loaded = load_scene_file(cmd.scene);
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "contactlab: %s\n", loaded.error.c_str());
-    return 2;
-  }
-  for (const std::string& w : loaded.warnings) std::fprintf(stderr, "contactlab: warning: %s\n", w.c_str());
+  OutputPlan plan = run_plan(cmd);
+  SceneLoadResult loaded;
+  if (!load_for_run(cmd, plan, loaded)) return 2;
   World& base = loaded.world;
   if (cmd.dt > 0) base.settings.dt = cmd.dt;
 
   Lanes lanes(std::max(cmd.threads, 0));
   std::string error;
   std::vector<LaneSpec> specs;
-  if (!parse_lane_list(cmd.compare, specs, &error) || !assign_lane_params(cmd.params, specs, &error)) {
-    std::fprintf(stderr, "contactlab: %s\n", escape_for_message(error).c_str());
-    return 2;
-  }
+  if (!parse_lane_list(cmd.compare, specs, &error) || !assign_lane_params(cmd.params, specs, &error)) return fail(error);
   for (size_t i = 0; i < specs.size(); ++i) {
     if (!lanes.add(base, specs[i], &error)) {
       std::fprintf(stderr, "contactlab: %s: --compare lane %zu: %s\n", scene.c_str(), i + 1,
@@ -417,49 +464,44 @@ int run_compare(const CommandLine& cmd) {
   }
 
   // One CSV for every lane, step by step, with the lane, its solver and the scene in the first columns; the
-  // sidecar says what each lane ran.
+  // sidecar says what each lane ran. Both are put in place at the end (the sidecar after the CSV).
   StepWriter writer;
-  const auto output_error = [&] {
-    std::fprintf(stderr, "contactlab: %s\n", escape_for_message(error).c_str());
-    return 2;
-  };
   const std::string sidecar = cmd.metrics.empty() ? std::string() : sidecar_path(cmd.metrics);
-  std::error_code ec1, ec2;
-  if (!sidecar.empty() && std::filesystem::weakly_canonical(sidecar, ec1) == std::filesystem::weakly_canonical(cmd.scene, ec2)) {
-    std::fprintf(stderr, "contactlab: --metrics %s: its sidecar %s would overwrite the scene file\n",
-                 escape_for_message(cmd.metrics).c_str(), escape_for_message(sidecar).c_str());
-    return 2;
+  if (!writer.open(cmd.metrics, "", &error)) return fail(error);
+  writer.set_leading_columns("lane,solver,scene");
+
+  ComparisonSummary summary;
+  summary.begin(lanes);
+  try {
+    for (int s = 0; s < cmd.steps; ++s) {
+      lanes.step();
+      summary.add(lanes);
+      bool any_running = false;
+      for (int i = 0; i < lanes.size(); ++i) {
+        if (s == 0) writer.add_solver_columns(lanes.world(i).last_stats());  // before the first row
+        any_running = any_running || !lanes.stopped(i);
+      }
+      for (int i = 0; i < lanes.size(); ++i) {
+        const World& w = lanes.world(i);
+        if (w.last_stats().step != s + 1) continue;  // stopped before this step
+        const std::string leading = std::to_string(i + 1) + "," + std::string(w.solver().name()) + "," + csv_field(base.name);
+        if (!writer.add(w.last_stats(), &error, leading)) return fail(error);
+      }
+      if (!any_running) break;
+    }
+  } catch (const std::bad_alloc&) {
+    writer.discard();
+    return fail(out_of_memory(cmd.scene, base));
   }
+  if (!writer.close(&error)) return fail(error);
   if (!sidecar.empty()) {
     std::vector<const World*> worlds;
     for (int i = 0; i < lanes.size(); ++i) worlds.push_back(&lanes.world(i));
     nlohmann::ordered_json j = lanes_sidecar_json(cmd.scene, worlds, cmd.metrics);
     j["steps"] = cmd.steps;
     j["threads"] = lanes.threads();
-    if (!write_text_file(sidecar, j.dump(2) + "\n", "lanes sidecar", error)) return output_error();
+    if (!write_output_file(sidecar, j.dump(2) + "\n", "lanes sidecar", error)) return fail(error);
   }
-  if (!writer.open(cmd.metrics, "", &error)) return output_error();
-  writer.set_leading_columns("lane,solver,scene");
-
-  ComparisonSummary summary;
-  summary.begin(lanes);
-  for (int s = 0; s < cmd.steps; ++s) {
-    lanes.step();
-    summary.add(lanes);
-    bool any_running = false;
-    for (int i = 0; i < lanes.size(); ++i) {
-      if (s == 0) writer.add_solver_columns(lanes.world(i).last_stats());  // before the first row
-      any_running = any_running || !lanes.stopped(i);
-    }
-    for (int i = 0; i < lanes.size(); ++i) {
-      const World& w = lanes.world(i);
-      if (w.last_stats().step != s + 1) continue;  // stopped before this step
-      const std::string leading = std::to_string(i + 1) + "," + std::string(w.solver().name()) + "," + csv_field(base.name);
-      if (!writer.add(w.last_stats(), &error, leading)) return output_error();
-    }
-    if (!any_running) break;
-  }
-  if (!writer.close(&error)) return output_error();
   std::fputs(comparison_table(base.name, base.settings.dt, cmd.steps, summary.lanes(lanes)).c_str(), stdout);
   if (!cmd.metrics.empty()) std::printf("wrote %s and %s\n", cmd.metrics.c_str(), sidecar.c_str());
   int exit_code = 0;
@@ -487,7 +529,7 @@ int run_conformance(const CommandLine& cmd) {
   const conformance::Matrix m = conformance::run_matrix(scene_dir, solvers, cmd.cases, jobs);
   const std::string text = cmd.markdown ? conformance::matrix_markdown(m) : conformance::matrix_text(m);
   std::fputs(text.c_str(), stdout);
-  return m.passes() ? 0 : 1;
+  return m.passes() ? 0 : 3;
 }
 
 }  // namespace cl

@@ -1,6 +1,7 @@
 // Command-line parsing shared by the viewer and the headless runner.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,7 @@ struct CommandLine {
   int width = 1280, height = 720;                            // --size WxH: the window (viewer)
   std::string compare;                                       // --compare LIST: lanes without a window
   std::string lanes;                                         // --lanes LIST: lanes in the viewer
+  std::uint64_t memory_budget = 0;                           // --memory-budget SIZE, bytes (0: the default)
   int threads = -1;  // --threads N: --compare's lanes (absent: all cores), or the world's threads under --headless
 };
 
@@ -33,13 +35,15 @@ struct CommandLine {
 bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* error);
 const char* usage_text();
 
-// Runs a scene without a window. Returns the exit code: 0 ok, 2 bad input, 3 non-finite simulation.
+// Runs a scene without a window. Returns the exit code: 0 ok, 2 bad input or environment (an output that cannot be
+// written or would overwrite a file the run reads, out of memory), 3 the simulation failed. Every output is
+// checked before the scene loads and before the first step, and replaces the earlier file only when complete.
 int run_headless(const CommandLine& cmd);
 // Runs the lanes of --compare without a window and prints the comparison table. Returns the exit code: 0 ok,
 // 2 bad input, 3 some lane stopped (non-finite value, blow-up, too many contacts).
 int run_compare(const CommandLine& cmd);
 // Runs the conformance matrix (every case under every solver, or under --solver only) and prints it. Returns the
-// exit code: 0 every cell passes or fails because of its method, 1 some cell fails, 2 bad input.
+// exit code: 0 every cell passes or fails because of its method, 3 some cell fails, 2 bad input.
 int run_conformance(const CommandLine& cmd);
 
 }  // namespace cl

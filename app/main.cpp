@@ -1,8 +1,12 @@
 // contactlab: the viewer, or with --headless the same scenes without a window.
+// Exit codes: 0 ok, 2 bad input or environment, 3 the simulation failed; never anything else (see usage_text).
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include "cli.h"
+#include "core/output_file.h"
+#include "scene/mesh_source.h"
 #include "viewer/viewer.h"
 
 int main(int argc, char** argv) {
@@ -17,6 +21,9 @@ int main(int argc, char** argv) {
       std::fputs(cl::usage_text(), stdout);
       return 0;
     }
+    // Ctrl-C or a kill while an output is being written leaves the earlier file, and no temporary one.
+    cl::install_output_cleanup();
+    if (cmd.memory_budget > 0) cl::set_memory_budget(cmd.memory_budget);
     if (cmd.conformance) return cl::run_conformance(cmd);
     if (!cmd.compare.empty()) return cl::run_compare(cmd);
     if (cmd.headless || cmd.list_solvers) return cl::run_headless(cmd);
@@ -33,9 +40,13 @@ int main(int argc, char** argv) {
     options.view = cmd.view;
     options.lanes = cmd.lanes;
     return cl::run_viewer(options);
+  } catch (const std::bad_alloc&) {
+    // The modes catch this where they know the file and the step; this is the last resort.
+    std::fprintf(stderr, "contactlab: out of memory (see --memory-budget and the scene's /max_contacts)\n");
+    return 2;
   } catch (const std::exception& e) {
-    // Nothing should throw this far; if something does, say so instead of aborting.
+    // Nothing should throw this far; if something does, say so instead of aborting (and never exit 1).
     std::fprintf(stderr, "contactlab: internal error: %s\n", e.what());
-    return 1;
+    return 2;
   }
 }

@@ -9,6 +9,12 @@
 
 namespace cl::viewer {
 
+// Writes width x height RGB pixels (bottom row first, as OpenGL reads them) as a PNG file, whole to a temporary
+// file first, then put in place: a full disk or an unwritable place is an error (false with *error), and the
+// earlier file stays.
+bool write_png_file(const std::string& path, int width, int height, const std::vector<unsigned char>& bottom_up_rgb,
+                    std::string* error);
+
 class FrameCapture {
  public:
   FrameCapture() = default;
@@ -18,7 +24,7 @@ class FrameCapture {
 
   // Starts a recording of width x height frames at `fps` named `base` (a path without extension): base.mp4
   // through ffmpeg (unless `png_only`), else the folder base/ with frame_00000.png, ... False with *error when
-  // neither can be opened.
+  // neither can be opened. The video goes to a temporary file beside base.mp4 until stop() puts it in place.
   bool start(const std::string& base, int width, int height, int fps, bool png_only, std::string* error);
   // Adds one frame (width * height * 3 bytes, RGB, bottom row first). A frame of another size (the window was
   // resized) ends the recording: false with *error.
@@ -38,7 +44,7 @@ class FrameCapture {
   FILE* pipe_ = nullptr;  // ffmpeg's stdin, or nullptr for a PNG sequence
   int width_ = 0, height_ = 0, frames_ = 0;
   std::string target_;
-  std::vector<unsigned char> flipped_;
+  std::string partial_;  // the video being written, renamed to target_ by stop()
 };
 
 }  // namespace cl::viewer

@@ -84,7 +84,9 @@ void draw_scene_panel(AppState& app) {
   ImGui::SameLine();
   if (ImGui::Button("Save as") || save) save_and_report(app);
   help_marker("Write the current state of the world (bodies where they are now, the solver and its "
-              "parameters) as a scene file. An existing file is overwritten.");
+              "parameters) as a scene file. An existing file is replaced once the new one is complete; over the "
+              "open scene you are asked first, and its old text is kept in a .bak file.");
+  draw_overwrite_question(app);
   ImGui::PopItemWidth();
 
   if (ImGui::Button("Reload")) reload_and_report(app);

@@ -87,10 +87,33 @@ void reload_and_report(AppState& app) {
   else app.scene.error.clear();
 }
 
-void save_and_report(AppState& app) {
+// Saving over the open scene asks first (draw_overwrite_question); the old text is kept in a .bak file.
+void save_and_report(AppState& app, bool confirmed) {
+  if (!confirmed && saving_over_open_scene(app, app.scene.save_path)) {
+    app.scene.confirm_overwrite = true;
+    return;
+  }
   std::string error;
-  if (!save_scene_as(app, app.scene.save_path, &error)) app.scene.error = error;
+  if (!save_scene_as(app, app.scene.save_path, &error, confirmed)) app.scene.error = error;
   else app.scene.error.clear();
+}
+
+void draw_overwrite_question(AppState& app) {
+  if (app.scene.confirm_overwrite) {
+    ImGui::OpenPopup("Overwrite the open scene?");
+    app.scene.confirm_overwrite = false;
+  }
+  if (ImGui::BeginPopupModal("Overwrite the open scene?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::Text("%s is the scene file that is open.", app.scene.save_path.c_str());
+    ImGui::Text("Its old text is kept in %s.bak.", app.scene.save_path.c_str());
+    if (ImGui::Button("Overwrite")) {
+      save_and_report(app, true);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
 }
 
 void switch_solver_and_report(AppState& app, const std::string& name) {

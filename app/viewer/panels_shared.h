@@ -48,7 +48,9 @@ std::string fit_text(const std::string& text, float width);
 // it succeeds).
 void open_and_report(AppState& app, const std::string& path);
 void reload_and_report(AppState& app);
-void save_and_report(AppState& app);
+// Save as; over the open scene it asks first (the question drawn by draw_overwrite_question).
+void save_and_report(AppState& app, bool confirmed = false);
+void draw_overwrite_question(AppState& app);
 void switch_solver_and_report(AppState& app, const std::string& name);
 void add_lane_and_report(AppState& app, const std::string& solver);
 

@@ -14,9 +14,13 @@
 #include <system_error>
 
 #include "core/shape.h"
+#include "core/output_file.h"
+#include "core/output_plan.h"
 #include "core/text.h"
 #include "compare/lanes.h"
+#include "scene/mesh_source.h"
 #include "scene/scene.h"
+#include "scene/scene_reader.h"
 #include "solvers/registry.h"
 #include "viewer/convert.h"
 #include "viewer/servo_control.h"
@@ -400,17 +404,54 @@ void reset_scene(AppState& app) {
   forget_runtime_state(app);
 }
 
-bool save_scene_as(AppState& app, const std::string& path, std::string* error) {
+OutputPlan scene_reads(const AppState& app) {
+  OutputPlan plan;
+  plan.read("the open scene", app.scene.path);
+  for (const ReadFile& f : mesh_files_read(app.scene.loaded, app.scene.path)) plan.read(f.role, f.path);
+  return plan;
+}
+
+std::string check_output(const AppState& app, const std::string& path, const char* what) {
+  OutputPlan plan = scene_reads(app);
+  plan.write(what, path);
+  std::string error;
+  return plan.check(error) ? std::string() : error;
+}
+
+bool saving_over_open_scene(const AppState& app, const std::string& path) {
+  return !path.empty() && !app.scene.path.empty() && same_file(path, app.scene.path);
+}
+
+bool save_scene_as(AppState& app, const std::string& path, std::string* error, bool overwrite_open_scene) {
   if (path.empty()) {
     *error = "type a file name to save to";
     return false;
+  }
+  const bool over_open = saving_over_open_scene(app, path);
+  if (over_open && !overwrite_open_scene) {
+    *error = path + " is the open scene: confirm to overwrite it (its old text is kept in " + path + ".bak)";
+    return false;
+  }
+  // Never over a mesh the scene reads, a directory, or into a folder that takes no file.
+  OutputPlan plan;
+  for (const ReadFile& f : mesh_files_read(app.scene.loaded, app.scene.path)) plan.read(f.role, f.path);
+  plan.write("Save as", path);
+  if (!plan.check(*error)) return false;
+  if (over_open) {
+    // The open scene's text as it was on disk, kept beside it before it is replaced.
+    std::string text, why;
+    if (!read_text_file(path, scene_io::kMaxSceneBytes, "scene file", text, why) ||
+        !write_output_file(path + ".bak", text, "backup of the scene", why)) {
+      *error = "not saved: cannot keep a backup: " + why;
+      return false;
+    }
   }
   const World saved = world_for_saving(app.scene.world);
   const std::vector<LaneSpec> lanes = lane_specs(app);
   if (!save_scene_file(saved, path, error, lanes)) return false;
   std::error_code ec;
   const fs::path absolute = fs::absolute(path, ec);
-  app.scene.message = "saved to " + (ec ? path : absolute.string());
+  app.scene.message = "saved to " + (ec ? path : absolute.string()) + (over_open ? " (the old text in " + path + ".bak)" : "");
   app.scene.files = list_scene_files(app.scene.root);  // it may have gone into scenes/
   return true;
 }
@@ -630,7 +671,7 @@ bool write_lane_recording(AppState& app, const std::string& base, std::string* e
   for (int i = 0; i < lanes; ++i) worlds.push_back(&lane_world(app, i));
   const std::string sidecar = base + ".lanes.json";
   std::string why;
-  if (!write_text_file(sidecar, lanes_sidecar_json(app.scene.path, worlds, csv).dump(2) + "\n", "lanes sidecar", why)) {
+  if (!write_output_file(sidecar, lanes_sidecar_json(app.scene.path, worlds, csv).dump(2) + "\n", "lanes sidecar", why)) {
     *error = why;
     return false;
   }
@@ -686,6 +727,10 @@ void stop_recording(AppState& app) {
   std::error_code ec;
   if (!make_output_dir(app, &error)) {
     stats.error = "cannot write the recording: " + error;
+    return;
+  }
+  if (std::string why = check_output(app, base + ".csv", "the recording"); !why.empty()) {
+    stats.error = "cannot write the recording: " + why;
     return;
   }
   if (lane_count(app) > 1) {

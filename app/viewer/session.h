@@ -36,7 +36,15 @@ void frame_scene(AppState& app, bool whole_window = false);
 bool open_neighbour_scene(AppState& app, int offset, std::string* error);
 // Back to the loaded state (keeping the UI's solver settings if scene.keep_settings_on_reset).
 void reset_scene(AppState& app);
-bool save_scene_as(AppState& app, const std::string& path, std::string* error);
+// Saves the running scene to `path` (written whole to a temporary file, then put in place). Refused with *error:
+// a mesh file the scene reads, a directory, a folder that takes no file, and the open scene itself unless
+// `overwrite_open_scene` (the user confirmed): then its old text is kept in <path>.bak first.
+bool save_scene_as(AppState& app, const std::string& path, std::string* error, bool overwrite_open_scene = false);
+// Whether `path` is the open scene's file (by identity: another name or link of it counts), for the question.
+bool saving_over_open_scene(const AppState& app, const std::string& path);
+// "" when the viewer may write `path` (`what` names it in the message): no file the open scene reads (the scene,
+// its meshes), not a directory, in a folder that takes a new file.
+std::string check_output(const AppState& app, const std::string& path, const char* what);
 
 // Advances the world by `real_seconds` of wall time times the speed factor, in whole steps of
 // settings.dt, at most sim.max_steps_per_frame of them. Does nothing while paused or after an error.

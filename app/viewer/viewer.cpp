@@ -19,6 +19,7 @@
 #include <imgui.h>
 #include <stb_image_write.h>
 
+#include "core/text.h"
 #include "viewer/capture.h"
 #include "viewer/input.h"
 #include "viewer/panels.h"
@@ -104,18 +105,11 @@ void read_frame(int width, int height, std::vector<unsigned char>& pixels) {
   glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
 }
 
-// Writes the back buffer as a PNG.
-bool write_screenshot(const std::string& path, int width, int height) {
+// Writes the back buffer as a PNG: false with *error when it could not be written whole.
+bool write_screenshot(const std::string& path, int width, int height, std::string* error) {
   std::vector<unsigned char> pixels;
   read_frame(width, height, pixels);
-  // OpenGL's first row is the bottom one; PNG's is the top one.
-  const size_t row = static_cast<size_t>(width) * 3;
-  std::vector<unsigned char> flipped(pixels.size());
-  for (int y = 0; y < height; ++y) {
-    std::copy_n(pixels.begin() + static_cast<std::ptrdiff_t>((height - 1 - y) * row), row,
-                flipped.begin() + static_cast<std::ptrdiff_t>(y * row));
-  }
-  return stbi_write_png(path.c_str(), width, height, 3, flipped.data(), static_cast<int>(row)) != 0;
+  return viewer::write_png_file(path, width, height, pixels, error);
 }
 
 double median(std::vector<double> v) {
@@ -160,6 +154,14 @@ int run_viewer(const ViewerOptions& options) {
   }
 
   const bool screenshot = !options.screenshot_path.empty();
+  // The screenshot is checked before the window opens: never the scene or a mesh it reads, never a directory,
+  // in a folder that takes a new file.
+  if (screenshot) {
+    if (const std::string why = viewer::check_output(app, options.screenshot_path, "--screenshot"); !why.empty()) {
+      std::cerr << "contactlab: " << escape_for_message(why) << "\n";
+      return 2;
+    }
+  }
   // The first launch (no marker yet) opens with the welcome; screenshots never do, unless --view welcome.
   if (!screenshot) {
     const std::string marker = viewer::welcome_marker_path();
@@ -167,13 +169,13 @@ int run_viewer(const ViewerOptions& options) {
     if (!marker.empty() && !std::filesystem::exists(marker, ec)) app.ui.welcome = true;
   }
   WindowSystem system;
-  if (!system.open(options.width, options.height, true)) return 1;
+  if (!system.open(options.width, options.height, true)) return 2;  // no display: the environment
   glfwSwapInterval(screenshot ? 0 : 1);
 
   viewer::Renderer renderer;
   if (!renderer.init(app.scene.root + "/shaders", &error)) {
     std::cerr << "contactlab: cannot build the shaders: " << error << "\n";
-    return 1;
+    return 2;
   }
   glEnable(GL_MULTISAMPLE);
   // The scene browser's thumbnails: drawn by a renderer of their own (so the scene's GPU meshes stay), cached.
@@ -237,10 +239,12 @@ int run_viewer(const ViewerOptions& options) {
       std::error_code ec;
       std::string folder_error;
       if (!viewer::make_output_dir(app, &folder_error)) app.ui.screenshot_message = folder_error;
+      else if (std::string why = viewer::check_output(app, png, "the screenshot"); !why.empty())
+        app.ui.screenshot_message = why;
       else
-        app.ui.screenshot_message = write_screenshot(png, fb_width, fb_height)
+        app.ui.screenshot_message = write_screenshot(png, fb_width, fb_height, &folder_error)
                                         ? "saved " + std::filesystem::absolute(png, ec).string()
-                                        : "cannot write the screenshot " + png;
+                                        : folder_error;
     }
     // F9: every drawn frame into a video (or a PNG sequence), from the frame it is switched on to the one it is
     // switched off, at 60 frames per second of playback.
@@ -262,11 +266,11 @@ int run_viewer(const ViewerOptions& options) {
       }
     }
     if (screenshot && frame + 1 >= frames_to_render) {
-      if (!write_screenshot(options.screenshot_path, fb_width, fb_height)) {
-        std::cerr << "contactlab: cannot write screenshot " << options.screenshot_path << "\n";
+      std::string why;
+      if (!write_screenshot(options.screenshot_path, fb_width, fb_height, &why)) {
+        std::cerr << "contactlab: " << escape_for_message(why) << "\n";
         return 2;
       }
-      if (!app.sim.step_error.empty()) std::cerr << "contactlab: simulation stopped: " << app.sim.step_error << "\n";
       if (video.active()) std::cout << "recorded " << video.stop() << "\n";
       else if (!app.ui.screenshot_message.empty()) std::cout << app.ui.screenshot_message << "\n";
       std::cout << "wrote " << options.screenshot_path << " (" << fb_width << "x" << fb_height << ", "
@@ -275,6 +279,12 @@ int run_viewer(const ViewerOptions& options) {
       if (thumbnails.drawn() + thumbnails.read() > 0)
         std::cout << "scene browser thumbnails: " << thumbnails.drawn() << " drawn, " << thumbnails.read()
                   << " read from the cache " << viewer::thumbnail_dir() << "\n";
+      // As without a window: a simulation that failed is exit 3 (the screenshot shows where it stopped).
+      if (!app.sim.step_error.empty()) {
+        std::cerr << "contactlab: " << escape_for_message(path) << ": simulation stopped: "
+                  << escape_for_message(app.sim.step_error) << "\n";
+        return 3;
+      }
       return 0;
     }
     glfwSwapBuffers(system.window);

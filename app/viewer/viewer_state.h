@@ -52,6 +52,7 @@ struct SceneState {
   std::string save_path;
   std::string error;      // last load or save error, shown in red; the current scene stays
   std::string message;    // last success message ("saved to ...")
+  bool confirm_overwrite = false;  // Save as names the open scene: the question is open
   std::vector<std::string> warnings;  // from the last successful load
   bool keep_settings_on_reset = true;  // Reset and Reload keep the solver, its parameters and dt chosen in the UI
   int generation = 0;  // bumped on every load so views can notice a new scene

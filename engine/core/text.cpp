@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -123,22 +122,6 @@ bool read_text_file(const std::string& path, std::size_t max_bytes, const char* 
       return false;
     }
     text.append(buf, std::size_t(got));
-  }
-  return true;
-}
-
-bool write_text_file(const std::string& path, std::string_view text, const char* what, std::string& error) {
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) {
-    out.write(text.data(), std::streamsize(text.size()));
-    out.flush();
-  }
-  const bool written = bool(out);
-  out.close();
-  if (!written || out.fail()) {
-    error = escape_for_message(path) + ": cannot write " + what + (errno ? std::string(": ") + std::strerror(errno) : "");
-    return false;
   }
   return true;
 }

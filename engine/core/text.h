@@ -23,9 +23,4 @@ bool read_text_file(const std::string& path, std::size_t max_bytes, const char* 
 // quotes doubled.
 std::string csv_field(std::string_view text);
 
-// Writes `text` to `path` (replacing it), flushed and closed before it counts as written: a write that fails
-// only when the buffer reaches the file (a full disk) is an error too. On failure `error` is one line starting
-// with the path and naming `what` ("state file", "scene file").
-bool write_text_file(const std::string& path, std::string_view text, const char* what, std::string& error);
-
 }  // namespace cl

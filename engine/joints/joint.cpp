@@ -476,6 +476,8 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
   if (!joint_type_has_coordinate(joint.type)) return;
   const int n = joint_type_equality_rows(joint.type);
 
+  // The rates the limit rows allow (dx/dt >= least, dx/dt <= most), for the motor below.
+  double least = -kInf, most = kInf;
   if (joint.limit.enabled) {
     const RateRow r = coordinate_rate_row(joint, e);
     const double x = coordinate(joint, e);
@@ -486,12 +488,14 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
     if (below < reach) {
       const double target = below < 0 ? -k * below : -below / h;
       s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, target, 0.0, kInf, joint.cfm, kRowLimit, n);
+      least = target;
     }
     // Upper: -dx/dt >= k (x - upper) when past, >= -(upper - x) / h before (errata eqs. 4.188, 4.198).
     const double above = joint.limit.upper - x;
     if (above < reach) {
       const double target = above < 0 ? -k * above : -above / h;
       s.add(-r.ja_lin, -r.ja_ang, -r.jb_lin, -r.jb_ang, target, 0.0, kInf, joint.cfm, kRowLimit, n + 1);
+      most = -target;
     }
   }
 
@@ -499,7 +503,13 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
     // dx/dt = speed with |lambda| <= max_force h (thesis sect. 4.10-4.11, eqs. 4.205-4.210; j - i for every type).
     const RateRow r = motor_rate_row(joint, e);
     const double cap = joint.motor.max_force * h;
-    s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, joint.motor.speed, -cap, cap, 0.0, kRowMotor, n + 2);
+    // Where the motor drives the limited coordinate itself (hinge, slider), it aims at a rate the limit rows
+    // allow: at a bound the motor holds against it instead of fighting it. A motor row and a limit row that want
+    // opposite rates have no solution with a finite motor force; an iterative solver then leaves the rate of the
+    // row it visits last, and a motor of great max_force drove the joint through its limit.
+    const bool on_coordinate = joint.type != JointType::Hinge2 && joint.type != JointType::Universal;
+    const double speed = on_coordinate ? std::clamp(joint.motor.speed, std::min(least, most), most) : joint.motor.speed;
+    s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, speed, -cap, cap, 0.0, kRowMotor, n + 2);
   }
 
   if (joint.servo.enabled && joint_type_has_servo(joint.type)) {

@@ -481,9 +481,12 @@ std::string parse_obj(const std::string& text, const std::string& name, Parsed& 
   std::vector<long long> corners;
   int ignored_lines = 0, first_ignored = 0;
   std::string first_ignored_kw;
+  bool seen_statement = false;
   for (const auto& [line, s] : logical_lines(text, true)) {
     const auto tok = split_ws(s);
     if (tok.empty()) continue;
+    const bool first_statement = !seen_statement;
+    seen_statement = true;
     if (tok[0] == "v") {
       if (tok.size() < 4) return where(name, line) + "vertex needs 3 coordinates";
       for (int k = 1; k <= 3; ++k) {
@@ -512,6 +515,9 @@ std::string parse_obj(const std::string& text, const std::string& name, Parsed& 
                                     "lod", "bevel", "c_interp", "d_interp"};
       bool ok = false;
       for (const char* kw : known) ok = ok || tok[0] == kw;
+      // Before any OBJ statement the file is not taken for a mesh, and its bytes are not quoted: a scene naming
+      // a file that is not one learns nothing of what it holds.
+      if (!ok && first_statement) return where(name, line) + "not a Wavefront OBJ file: its first statement is no OBJ statement";
       if (!ok) return where(name, line) + "unknown OBJ statement '" + std::string(tok[0]) + "'";
       if (tok[0] == "l" || tok[0] == "p" || tok[0] == "curv" || tok[0] == "surf") {
         if (ignored_lines++ == 0) first_ignored = line, first_ignored_kw = std::string(tok[0]);
@@ -565,7 +571,7 @@ std::string parse_off(const std::string& text, const std::string& name, Parsed& 
   auto tok = split_ws(hdr->second);
   std::string kw(tok[0]);
   if (kw.size() < 3 || kw.substr(kw.size() - 3) != "OFF")
-    return where(name, hdr->first) + "not an OFF file (header '" + kw + "')";
+    return where(name, hdr->first) + "not an OFF file (its first word is no OFF header)";
   if (kw.find("4") != std::string::npos || kw.find("n") == 0)
     return where(name, hdr->first) + "unsupported OFF variant '" + kw + "'";
   const bool has_normals = kw.find('N') != std::string::npos;

@@ -6,6 +6,7 @@
 // (syntax errors as FILE:LINE:COLUMN: ...). Values that can be repaired without guessing (a non-unit
 // quaternion or plane normal) are normalised and reported as warnings instead.
 #include "scene/scene.h"
+#include "core/output_file.h"
 #include "core/text.h"
 #include "solvers/registry.h"
 
@@ -271,70 +272,6 @@ void read_materials(Reader& r, const json& doc, World& world) {
   }
 }
 
-// Finds a mesh file a scene names: next to the scene file, then in <source>/assets, then in <build>/assets
-// (where the scanned meshes of libcgal-demo are extracted), then in $CONTACTLAB_ASSETS.
-std::string find_mesh_file(const std::string& scene_file, const std::string& name) {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> candidates;
-  if (fs::path(name).is_absolute()) candidates.push_back(name);
-  candidates.push_back(fs::path(scene_file).parent_path() / name);
-  candidates.push_back(fs::path(CONTACTLAB_ASSETS_SOURCE) / name);
-  candidates.push_back(fs::path(CONTACTLAB_ASSETS_BUILD) / name);
-  if (const char* env = std::getenv("CONTACTLAB_ASSETS"); env && *env) candidates.push_back(fs::path(env) / name);
-  std::error_code ec;
-  for (const fs::path& c : candidates)
-    if (fs::is_regular_file(c, ec)) return c.string();
-  return {};
-}
-
-// Mesh shapes are immutable and shared: the same source (a file, or a generator with its parameters) with
-// the same options is built once per process, as long as some body still uses it. `build` runs unlocked.
-template <class Build>
-std::shared_ptr<const MeshShape> shared_mesh_shape(const std::string& key, Build build) {
-  static std::mutex mutex;
-  static std::map<std::string, std::weak_ptr<const MeshShape>> cache;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto shared = cache[key].lock()) return shared;
-  }
-  std::shared_ptr<const MeshShape> shape = build();
-  if (shape) {
-    std::lock_guard<std::mutex> lock(mutex);
-    cache[key] = shape;
-  }
-  return shape;
-}
-
-std::string options_key(const MeshShapeOptions& o) {
-  std::ostringstream s;
-  s.precision(17);
-  s << "|scale=" << o.scale << "|resolution=" << o.sdf_resolution;
-  return s.str();
-}
-
-std::shared_ptr<const MeshShape> load_mesh_shape(const std::string& scene_file, const std::string& name,
-                                                 const MeshShapeOptions& options, std::string* error) {
-  const std::string path = find_mesh_file(scene_file, name);
-  if (path.empty()) {
-    *error = "mesh file " + in_quotes(name) + " not found next to the scene, in assets/ or in the build's assets/"
-             " (scanned meshes come from the libcgal-demo package: run bash .ci/deps, then cmake again)";
-    return nullptr;
-  }
-  const std::string key = "file:" + std::filesystem::weakly_canonical(path).string() + options_key(options);
-  return shared_mesh_shape(key, [&]() -> std::shared_ptr<const MeshShape> {
-    MeshLoadResult loaded = load_mesh(path);
-    if (!loaded.ok()) {
-      *error = "cannot use mesh: " + loaded.error;
-      return nullptr;
-    }
-    std::string why;
-    std::shared_ptr<const MeshShape> shape = make_mesh_shape(std::move(loaded.mesh), options, &why);
-    if (!shape) *error = "cannot use mesh " + in_quotes(path) + ": " + why;
-    remember_mesh_source(shape, MeshSource{name, "", {}});
-    return shape;
-  });
-}
-
 // A procedural shape ({"type": "bowl", "outer_radius": 0.1, ...}): a mesh body built by its generator.
 Shape read_procedural_shape(Reader& r, const json& v, const std::string& path, const std::string& type) {
   std::vector<std::string> keys = {"type"};
@@ -359,30 +296,10 @@ Shape read_procedural_shape(Reader& r, const json& v, const std::string& path, c
       params.push_back({key, {r.number(value, kpath)}});
     }
   }
-  std::ostringstream key;
-  key.precision(17);
-  key << "generator:" << type;
-  for (const auto& [name, values] : params) {
-    key << "|" << name;
-    for (double x : values) key << ":" << x;
-  }
   std::string error;
   Shape s;
   s.type = ShapeType::Mesh;
-  set_mesh(s, shared_mesh_shape(key.str() + options_key(options), [&]() -> std::shared_ptr<const MeshShape> {
-    TriangleMesh mesh = build_procedural(type, params, &error);
-    if (mesh.empty()) {
-      error = "cannot build the " + type + ": " + error;
-      return nullptr;
-    }
-    std::shared_ptr<const MeshShape> shape = make_mesh_shape(std::move(mesh), options, &error);
-    if (!shape) {
-      error = "cannot use the " + type + ": " + error;
-      return nullptr;
-    }
-    remember_mesh_source(shape, MeshSource{"", type, params});
-    return shape;
-  }));
+  set_mesh(s, procedural_mesh_shape(type, params, options, &error));
   if (!s.mesh) r.fail(path, error);
   return s;
 }

@@ -1,6 +1,7 @@
 // Scene files written: the world and its lanes as a scene file in the format scene.cpp reads (loading it back gives
 // the same world), the lanes' sidecar of a comparison, and the final state of the bodies.
 #include "scene/scene.h"
+#include "core/output_file.h"
 #include "core/text.h"
 #include "solvers/registry.h"
 
@@ -214,7 +215,7 @@ bool save_scene_file(const World& world, const std::string& path, std::string* e
     const std::string text =
         world_json<nlohmann::ordered_json>(world, lanes).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     std::string why;
-    if (write_text_file(path, text, "scene file", why)) return true;
+    if (write_output_file(path, text, "scene file", why)) return true;
     if (error) *error = why;
     return false;
   } catch (const std::exception& e) {

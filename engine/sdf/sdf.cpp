@@ -82,25 +82,21 @@ SignedDistanceGrid SignedDistanceGrid::build(std::span<const Vec3> vertices,
       std::filesystem::create_directories(dir, ec);
       if (!ec && std::filesystem::is_directory(dir, ec)) {
         key = cache_key(vertices, triangles, options);
-        char name[40];
-        std::snprintf(name, sizeof name, "sdf-%016llx.bin", static_cast<unsigned long long>(key));
-        cache_file = dir / name;
+        cache_file = SignedDistanceGrid::cache_file(dir, key);
       }
     }
   }
   out.cache_file = cache_file;
   if (!cache_file.empty()) {
-    std::error_code ec;
-    if (std::filesystem::exists(cache_file, ec)) {
-      SignedDistanceGrid grid;
-      if (grid.read(cache_file, key)) {
-        out.loaded_from_cache = true;
-        out.threads = 0;
-        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return grid;
-      }
-      out.cache_rejected = true;
+    SignedDistanceGrid grid;
+    if (grid.read(cache_file, key)) {
+      out.loaded_from_cache = true;
+      out.threads = 0;
+      out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return grid;
     }
+    std::error_code ec;
+    out.cache_rejected = std::filesystem::symlink_status(cache_file, ec).type() != std::filesystem::file_type::not_found;
   }
 
   // Grid geometry: cubic cells, 'resolution' cells along the padded box's longest side, centred on the mesh.
@@ -160,7 +156,13 @@ SignedDistanceGrid SignedDistanceGrid::build(std::span<const Vec3> vertices,
   });
   out.threads = threads;
 
-  if (!cache_file.empty()) out.stored_in_cache = grid.write(cache_file, key);
+  if (!cache_file.empty()) {
+    // Stored only if it fits the limit; then the least recently used grids make room for it.
+    const std::uint64_t limit = options.cache_limit > 0 ? options.cache_limit : default_cache_limit();
+    const std::uint64_t bytes = grid.data_.size() * sizeof(float) + 96;
+    if (bytes <= limit) out.stored_in_cache = grid.write(cache_file, key);
+    if (out.stored_in_cache) trim_cache(cache_file.parent_path(), limit);
+  }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return grid;
 }

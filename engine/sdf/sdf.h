@@ -20,7 +20,10 @@
 //
 // Disk cache: a build is keyed by the mesh's vertex and triangle bytes, the resolution, the padding and the
 // file-format version; a hit loads the grid instead of building it. Files carry a header and a checksum;
-// anything unreadable, mismatched or corrupt is ignored and rebuilt (and rewritten).
+// anything unreadable, mismatched or corrupt is ignored and rebuilt (and rewritten). Only regular files are
+// opened, without blocking (a named pipe at a cache path is skipped, never waited on). The cache's files are held
+// to a size limit (SdfOptions::cache_limit): after each store the least recently used grids (by the time they
+// were last stored or read) are removed until the rest fit.
 #pragma once
 
 #include <array>
@@ -45,6 +48,9 @@ struct SdfOptions {
   // Cache directory; empty = $XDG_CACHE_HOME/contactlab, else ~/.cache/contactlab. If the directory can't
   // be created or written, the cache is silently skipped.
   std::filesystem::path cache_dir;
+  // Bytes the cache's grid files may take together; 0: default_cache_limit(). A grid larger than this is not
+  // stored.
+  std::uint64_t cache_limit = 0;
 };
 
 // How a grid came to be; filled by build().
@@ -128,11 +134,19 @@ class SignedDistanceGrid {
 
   // Cache helpers (used by build(); public for tests and tools).
   static std::filesystem::path default_cache_dir();  // empty if no home/XDG dir is known
+  // $CONTACTLAB_GRID_CACHE_LIMIT (bytes, or with a K, M or G suffix) if set and valid, else 1 GiB.
+  static std::uint64_t default_cache_limit();
+  // The file of a key in the cache folder `dir`: dir/sdf-<key as 16 hex digits>.bin.
+  static std::filesystem::path cache_file(const std::filesystem::path& dir, std::uint64_t key);
+  // Removes the least recently used grid files of `dir` (and temporary files of stores that were cut short over
+  // an hour ago) until its grids take at most `limit` bytes. Returns the bytes they take then.
+  static std::uint64_t trim_cache(const std::filesystem::path& dir, std::uint64_t limit);
   // Cache key of a build: 64-bit FNV-1a-style hash of the format version, mesh bytes, resolution and padding.
   static std::uint64_t cache_key(std::span<const Vec3> vertices, std::span<const std::array<int, 3>> triangles,
                                  const SdfOptions& options);
   // Writes/reads the binary format (header + float values + checksum). read() returns false (leaving the grid
-  // untouched) on any mismatch with 'expected_key', a short, oversized or corrupt file.
+  // untouched) on any mismatch with 'expected_key', a short, oversized or corrupt file, or anything but a
+  // regular file; a grid read is marked as just used (its modification time), for the cache's eviction.
   bool write(const std::filesystem::path& file, std::uint64_t key) const;
   bool read(const std::filesystem::path& file, std::uint64_t expected_key);
 

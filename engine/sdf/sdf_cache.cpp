@@ -1,4 +1,5 @@
-// Disk cache of signed distance grids: key, file format, atomic writes, validated reads.
+// Disk cache of signed distance grids: key, file format, atomic writes, validated reads of regular files only,
+// and a size limit kept by removing the least recently used grids.
 //
 // File layout (little-endian host order; a file written on another architecture fails the checks and is
 // rebuilt):
@@ -8,9 +9,17 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fstream>
+#include <algorithm>
 #include <random>
+#include <system_error>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sdf/sdf.h"
@@ -132,38 +141,123 @@ bool SignedDistanceGrid::write(const std::filesystem::path& file, std::uint64_t 
   return true;
 }
 
+namespace {
+
+// Reads exactly n bytes; false at the end of the file or on an error.
+bool read_all(int fd, void* data, std::size_t n) {
+  auto* p = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t got = ::read(fd, p, n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    p += got;
+    n -= std::size_t(got);
+  }
+  return true;
+}
+
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
 bool SignedDistanceGrid::read(const std::filesystem::path& file, std::uint64_t expected_key) {
-  std::ifstream is(file, std::ios::binary);
-  if (!is) return false;
-  is.seekg(0, std::ios::end);
-  const std::streamoff size = is.tellg();
-  is.seekg(0, std::ios::beg);
-  if (size < static_cast<std::streamoff>(sizeof(Header) + sizeof(std::uint64_t))) return false;
+  // Opened without blocking and checked to be a regular file before anything is read: a named pipe or a device
+  // at the cache path is skipped, never waited on.
+  const Fd f{::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+  if (f.fd < 0) return false;
+  struct stat st;
+  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size < sizeof(Header) + sizeof(std::uint64_t)) return false;
   Header hd;
-  if (!is.read(reinterpret_cast<char*>(&hd), sizeof hd)) return false;
+  if (!read_all(f.fd, &hd, sizeof hd)) return false;
   if (std::memcmp(hd.magic, kMagic, sizeof kMagic) != 0 || hd.version != kFormatVersion ||
       hd.header_size != sizeof(Header) || hd.key != expected_key)
     return false;
   if (hd.nx < 2 || hd.ny < 2 || hd.nz < 2 || hd.nx > 1 << 16 || hd.ny > 1 << 16 || hd.nz > 1 << 16) return false;
   const std::uint64_t count = static_cast<std::uint64_t>(hd.nx) * hd.ny * hd.nz;
   if (hd.count != count) return false;
-  if (static_cast<std::uint64_t>(size) != sizeof(Header) + count * sizeof(float) + sizeof(std::uint64_t)) return false;
+  if (size != sizeof(Header) + count * sizeof(float) + sizeof(std::uint64_t)) return false;
   if (!(hd.h > 0) || !std::isfinite(hd.h) || !std::isfinite(hd.origin[0]) || !std::isfinite(hd.origin[1]) ||
       !std::isfinite(hd.origin[2]))
     return false;
   std::vector<float> values(count);
   std::uint64_t checksum = 0;
-  if (!is.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(count * sizeof(float)))) return false;
-  if (!is.read(reinterpret_cast<char*>(&checksum), sizeof checksum)) return false;
-  Fnv f;
-  f.value(hd);
-  f.bytes(values.data(), values.size() * sizeof(float));
-  if (f.h != checksum) return false;
+  if (!read_all(f.fd, values.data(), count * sizeof(float))) return false;
+  if (!read_all(f.fd, &checksum, sizeof checksum)) return false;
+  Fnv h;
+  h.value(hd);
+  h.bytes(values.data(), values.size() * sizeof(float));
+  if (h.h != checksum) return false;
   for (float v : values)
     if (!std::isfinite(v)) return false;
   set_geometry(hd.nx, hd.ny, hd.nz, Vec3(hd.origin[0], hd.origin[1], hd.origin[2]), hd.h);
   data_ = std::move(values);
+  ::futimens(f.fd, nullptr);  // just used: the last to be evicted
   return true;
+}
+
+std::uint64_t SignedDistanceGrid::default_cache_limit() {
+  constexpr std::uint64_t kDefault = std::uint64_t(1) << 30;
+  const char* text = std::getenv("CONTACTLAB_GRID_CACHE_LIMIT");
+  if (!text || !*text) return kDefault;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long n = std::strtoull(text, &end, 10);
+  if (errno != 0 || end == text) return kDefault;
+  std::uint64_t unit = 1;
+  if (*end == 'K' || *end == 'k') unit = 1ull << 10, ++end;
+  else if (*end == 'M' || *end == 'm') unit = 1ull << 20, ++end;
+  else if (*end == 'G' || *end == 'g') unit = 1ull << 30, ++end;
+  if (*end != 0 || n > UINT64_MAX / unit) return kDefault;
+  return n * unit;
+}
+
+std::filesystem::path SignedDistanceGrid::cache_file(const std::filesystem::path& dir, std::uint64_t key) {
+  char name[40];
+  std::snprintf(name, sizeof name, "sdf-%016llx.bin", static_cast<unsigned long long>(key));
+  return dir / name;
+}
+
+std::uint64_t SignedDistanceGrid::trim_cache(const std::filesystem::path& dir, std::uint64_t limit) {
+  namespace fs = std::filesystem;
+  struct Entry {
+    fs::path path;
+    std::uint64_t bytes;
+    struct timespec used;
+  };
+  std::vector<Entry> grids;
+  std::uint64_t total = 0;
+  std::error_code ec;
+  const auto now = ::time(nullptr);
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    struct stat st;
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (name.rfind("sdf-", 0) != 0) continue;
+    if (name.find(".tmp.") != std::string::npos) {
+      // A store cut short (the process killed while writing): gone after an hour.
+      if (now - st.st_mtim.tv_sec > 3600) ::unlink(it->path().c_str());
+      continue;
+    }
+    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".bin") != 0) continue;
+    grids.push_back({it->path(), std::uint64_t(st.st_size), st.st_mtim});
+    total += std::uint64_t(st.st_size);
+  }
+  if (total <= limit) return total;
+  std::sort(grids.begin(), grids.end(), [](const Entry& a, const Entry& b) {
+    return a.used.tv_sec != b.used.tv_sec ? a.used.tv_sec < b.used.tv_sec : a.used.tv_nsec < b.used.tv_nsec;
+  });
+  for (const Entry& e : grids) {
+    if (total <= limit) break;
+    if (::unlink(e.path.c_str()) == 0) total -= e.bytes;
+  }
+  return total;
 }
 
 }  // namespace cl

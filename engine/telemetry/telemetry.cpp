@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 #include <string_view>
+
+#include "core/output_file.h"
 
 namespace cl {
 
@@ -109,60 +111,57 @@ void trace_step(std::ostream& out, const StepStats& s, double& t) {
 
 void trace_end(std::ostream& out) { out << "\n],\"displayTimeUnit\":\"ms\"}\n"; }
 
-bool open_file(std::ofstream& out, const std::string& path, std::string* error) {
-  errno = 0;
-  out.open(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    if (error) *error = path + ": cannot open for writing" + (errno ? std::string(": ") + std::strerror(errno) : "");
-    return false;
-  }
-  return true;
+// Moves what the stream holds into the file (the stream then starts empty).
+bool drain(std::ostringstream& text, OutputFile& file, std::string* error) {
+  std::string why;
+  const bool ok = file.write(text.view(), why);
+  text.str({});
+  if (!ok && error) *error = why;
+  return ok;
 }
 
-// Flushes and closes: a write error that only shows when the buffer reaches the file (a full disk) fails here.
-bool close_file(std::ofstream& out, const std::string& path, std::string* error) {
-  if (!out.is_open()) return true;
-  errno = 0;
-  out.flush();
-  const bool flushed = bool(out);
-  out.close();
-  if (!flushed || out.fail()) {
-    if (error) *error = path + ": write failed" + (errno ? std::string(": ") + std::strerror(errno) : "");
-    return false;
-  }
-  return true;
+// Writes the whole text of a recording through an OutputFile (the old file stays until the new one is complete).
+bool write_whole(const std::string& path, const char* what, const std::ostringstream& text, std::string* error) {
+  std::string why;
+  if (write_output_file(path, text.view(), what, why)) return true;
+  if (error) *error = why;
+  return false;
 }
 
 }  // namespace
 
 bool Recorder::write_csv(const std::string& path, std::string* error) const {
-  std::ofstream out;
-  if (!open_file(out, path, error)) return false;
+  std::ostringstream out;
   // The solvers' sub-stages and counters of all rows, in order of first appearance (a recording may span a
   // solver switch).
   std::vector<SolverColumn> extra;
   for (const StepStats& s : rows_) add_solver_columns(extra, s);
   csv_header(out, extra);
   for (const StepStats& s : rows_) csv_row(out, s, extra);
-  return close_file(out, path, error);
+  return write_whole(path, "metrics file", out, error);
 }
 
 bool Recorder::write_trace(const std::string& path, std::string* error) const {
-  std::ofstream out;
-  if (!open_file(out, path, error)) return false;
+  std::ostringstream out;
   trace_begin(out);
   double t = 0.0;
   for (const StepStats& s : rows_) trace_step(out, s, t);
   trace_end(out);
-  return close_file(out, path, error);
+  return write_whole(path, "trace file", out, error);
 }
 
 bool StepWriter::open(const std::string& csv_path, const std::string& trace_path, std::string* error) {
   csv_path_ = csv_path;
   trace_path_ = trace_path;
-  if (!csv_path.empty() && !open_file(csv_, csv_path, error)) return false;
+  std::string why;
+  const auto fail = [&] {
+    if (error) *error = why;
+    discard();
+    return false;
+  };
+  if (!csv_path.empty() && !csv_file_.open(csv_path, "metrics file", why)) return fail();
   if (!trace_path.empty()) {
-    if (!open_file(trace_, trace_path, error)) return false;
+    if (!trace_file_.open(trace_path, "trace file", why)) return fail();
     trace_begin(trace_);
   }
   return true;
@@ -176,34 +175,48 @@ void StepWriter::add_solver_columns(const StepStats& s) {
 }
 
 bool StepWriter::add(const StepStats& s, std::string* error, std::string_view leading) {
-  if (csv_.is_open()) {
+  constexpr std::streamoff kChunk = 1 << 16;  // bytes held before they go to the file
+  if (csv_file_.is_open()) {
     if (!header_) {
       if (!extra_given_) cl::add_solver_columns(extra_, s);
       csv_header(csv_, extra_, leading_);
       header_ = true;
     }
     csv_row(csv_, s, extra_, leading);
-    if (!csv_) {
-      if (error) *error = csv_path_ + ": write failed";
-      return false;
-    }
+    if (csv_.tellp() >= kChunk && !drain(csv_, csv_file_, error)) return discard(), false;
   }
-  if (trace_.is_open()) {
+  if (trace_file_.is_open()) {
     trace_step(trace_, s, t_);
-    if (!trace_) {
-      if (error) *error = trace_path_ + ": write failed";
-      return false;
-    }
+    if (trace_.tellp() >= kChunk && !drain(trace_, trace_file_, error)) return discard(), false;
   }
+  ++steps_;
   return true;
 }
 
 bool StepWriter::close(std::string* error) {
-  if (csv_.is_open() && !header_) csv_header(csv_, extra_, leading_);  // no step taken: the header alone
-  if (trace_.is_open()) trace_end(trace_);
-  const bool csv_ok = close_file(csv_, csv_path_, error);
-  const bool trace_ok = close_file(trace_, trace_path_, csv_ok ? error : nullptr);
-  return csv_ok && trace_ok;
+  std::string why;
+  const auto failed = [&] {
+    if (error && !why.empty()) *error = why;
+    discard();
+    return false;
+  };
+  // Both files finished (where a full disk shows) before either goes in place.
+  if (csv_file_.is_open()) {
+    if (!header_) csv_header(csv_, extra_, leading_);  // no step taken: the header alone
+    if (!drain(csv_, csv_file_, error) || !csv_file_.finish(why)) return failed();
+  }
+  if (trace_file_.is_open()) {
+    trace_end(trace_);
+    if (!drain(trace_, trace_file_, error) || !trace_file_.finish(why)) return failed();
+  }
+  if (csv_file_.is_open() && !csv_file_.publish(why)) return failed();
+  if (trace_file_.is_open() && !trace_file_.publish(why)) return failed();
+  return true;
+}
+
+void StepWriter::discard() {
+  csv_file_.discard();
+  trace_file_.discard();
 }
 
 }  // namespace cl

@@ -4,11 +4,13 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
-#include <fstream>
+#include <sstream>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/output_file.h"
 
 namespace cl {
 
@@ -182,17 +184,24 @@ class StepWriter {
   void set_leading_columns(std::string names);
   void add_solver_columns(const StepStats& s);
   bool add(const StepStats& s, std::string* error, std::string_view leading_values = {});
-  // Ends the trace, flushes and closes both files.
+  // Ends the trace and puts both files in place: each is written to a temporary file beside it until then, so
+  // the earlier files stay as they were. A run cut short still closes, so that its steps so far are kept. After
+  // a failure neither file is put in place.
   bool close(std::string* error);
+  // Drops both files: the earlier ones stay as they were.
+  void discard();
+  int steps() const { return steps_; }  // steps added so far
 
  private:
   std::string csv_path_, trace_path_;
-  std::ofstream csv_, trace_;
+  OutputFile csv_file_, trace_file_;
+  std::ostringstream csv_, trace_;  // what is not in the files yet
   std::vector<SolverColumn> extra_;      // the CSV's solver columns (string literals), from the first step
   bool extra_given_ = false;             // add_solver_columns named them
   std::string leading_;                  // names of the leading columns, "" for none
   bool header_ = false;
   double t_ = 0.0;  // the trace's clock, us
+  int steps_ = 0;
 };
 
 }  // namespace cl

@@ -16,9 +16,6 @@ namespace cl {
 
 namespace {
 
-// m: how close continuous collision brings a pair to its target distance, and the least motion it sweeps.
-constexpr double kSweepTolerance = 1e-4;
-
 bool contact_less(const Contact& x, const Contact& y) {
   if (x.a != y.a) return x.a < y.a;
   if (x.b != y.b) return x.b < y.b;
@@ -140,7 +137,8 @@ StepResult World::step() {
       solver_->integrate_positions(ctx);
       if (settings.continuous && check_finite("integrate", result)) continuous_collision();
     }
-    if (result.ok && check_finite("integrate", result)) check_speed("integrate", result);
+    if (result.ok && check_finite("integrate", result) && check_speed("integrate", result))
+      check_not_through_planes("integrate", result);
     update_servo_coordinates(joints, bodies);  // hinge servos count whole turns
     for (Body& b : bodies) {
       b.force.setZero();
@@ -363,105 +361,6 @@ void World::find_groups() {
   graph_.find_layers(bodies);
 }
 
-// Continuous collision after the position update. Each dynamic body that moved more than the contact margin
-// (surfaces closer than that had contacts at the start of the step) is swept along its step, together with the
-// bodies joints tie it to (so the joints are not pulled apart), against every other body on its motion of this
-// step; the group is put back at the first fraction of the step at which one of them would overlap something by
-// more than it may (collision/continuous.h): a pair the solver had no contact for, by the solver's
-// continuous_depth, where its next narrow phase will have one; a pair it had contacts for only short of
-// passing through. The velocities are kept, less the gravity of the part of the step not travelled: the
-// contact is the solver's to resolve by its own law (bounce, stop, friction) in the next step, as Box2D v3 does
-// with a body at its time of impact. Bodies that move less, such as resting stacks, are not touched.
-void World::continuous_collision() {
-  const size_t n = bodies.size();
-  for (size_t i = 0; i < n; ++i) {
-    motions_[i].position1 = bodies[i].position;
-    motions_[i].orientation1 = bodies[i].orientation;
-  }
-  const double depth = solver_->continuous_depth();
-  const bool between_dynamic = solver_->continuous_between_dynamic_bodies();
-  const double tolerance = depth > 0.0 ? std::min(kSweepTolerance, 0.25 * depth) : kSweepTolerance;
-  const double least_motion = std::max(settings.contact_margin, kSweepTolerance);
-  // The dynamic bodies tied by joints into groups that move together: the smallest index of each group.
-  std::vector<int> root(n);
-  for (size_t i = 0; i < n; ++i) root[i] = int(i);
-  auto find = [&](int i) {
-    while (root[i] != i) i = root[i] = root[root[i]];
-    return i;
-  };
-  for (const Joint& j : joints) {
-    if (j.body_a < 0 || j.body_b < 0 || !bodies[j.body_a].is_dynamic() || !bodies[j.body_b].is_dynamic()) continue;
-    const int ra = find(j.body_a), rb = find(j.body_b);
-    if (ra != rb) root[std::max(ra, rb)] = std::min(ra, rb);
-  }
-  for (size_t i = 0; i < n; ++i) root[i] = find(int(i));  // flattened: root[i] is i's group from here on
-  std::vector<Aabb> swept(n);
-  for (size_t i = 0; i < n; ++i) {
-    const Body& b = bodies[i];
-    swept[i] = shape_aabb(b.shape, motions_[i].position0, motions_[i].orientation0);
-    const Aabb end = shape_aabb(b.shape, motions_[i].position1, motions_[i].orientation1);
-    swept[i].lo = swept[i].lo.cwiseMin(end.lo).array() - depth - tolerance;
-    swept[i].hi = swept[i].hi.cwiseMax(end.hi).array() + depth + tolerance;
-  }
-  const std::vector<BodyPair> joined = joined_pairs(joints);
-  // Whether the solver had contacts for a pair in this step (contacts_ is sorted by pair).
-  auto has_contacts = [&](int x, int y) {
-    const std::pair<int, int> pair(std::min(x, y), std::max(x, y));
-    return std::binary_search(contacts_.begin(), contacts_.end(), pair, [](const auto& l, const auto& r) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(l)>, Contact>) return std::pair(l.a, l.b) < r;
-      else return l < std::pair(r.a, r.b);
-    });
-  };
-  // The dynamic bodies of each group in index order (a counting sort by root: one pass, not one per group), and
-  // whether one of them moved far enough to need sweeping.
-  std::vector<int> member_begin(n + 1, 0), member_list;
-  std::vector<char> group_fast(n, 0);
-  for (size_t i = 0; i < n; ++i)
-    if (bodies[i].is_dynamic()) {
-      const int r = root[i];
-      ++member_begin[size_t(r) + 1];
-      if (motions_[i].reach() > least_motion) group_fast[size_t(r)] = 1;
-    }
-  for (size_t r = 0; r < n; ++r) member_begin[r + 1] += member_begin[r];
-  member_list.resize(size_t(member_begin[n]));
-  {
-    std::vector<int> at(member_begin.begin(), member_begin.end() - 1);
-    for (size_t i = 0; i < n; ++i)
-      if (bodies[i].is_dynamic()) member_list[size_t(at[size_t(root[i])]++)] = int(i);
-  }
-  for (size_t r = 0; r < n; ++r) {
-    if (!bodies[r].is_dynamic() || root[r] != int(r) || !group_fast[r]) continue;
-    const std::span<const int> members(member_list.data() + member_begin[r], member_list.data() + member_begin[r + 1]);
-    double t = 1.0;
-    for (int m : members)
-      for (size_t j = 0; j < n; ++j) {
-        if (root[j] == int(r) || !swept[m].overlaps(swept[j])) continue;
-        if (std::binary_search(joined.begin(), joined.end(), BodyPair{std::min(m, int(j)), std::max(m, int(j))}))
-          continue;
-        if (bodies[j].is_dynamic() && !between_dynamic) continue;
-        const bool in_contact = has_contacts(m, int(j));
-        // A pair of dynamic bodies in contact is the solver's: both give, and the body put back would keep its
-        // speed against its other contacts; only a fixed or kinematic body must not be passed through.
-        if (in_contact && bodies[j].is_dynamic()) continue;
-        const Impact impact = time_of_impact(bodies[m], motions_[m], bodies[j], motions_[j], in_contact, depth,
-                                             tolerance);
-        if (impact.hit) t = std::min(t, impact.t);
-      }
-    if (t >= 1.0) continue;
-    for (int m : members) {
-      motions_[m].place(bodies[m], t);
-      // The part of the step's gravity it had no time to use: the body falls on from the contact as far into
-      // the next step as it would have without continuous collision, not faster.
-      bodies[m].linear_velocity -= (1.0 - t) * settings.dt * settings.gravity;
-      bodies[m].update_world_inertia();
-      motions_[m].position1 = bodies[m].position;
-      motions_[m].orientation1 = bodies[m].orientation;
-      swept_stops_.push_back(m);
-    }
-  }
-  std::sort(swept_stops_.begin(), swept_stops_.end());
-}
-
 void World::apply_drag() {
   if (drag_.body < 0 || drag_.body >= int(bodies.size())) return;
   Body& b = bodies[drag_.body];
@@ -505,6 +404,33 @@ bool World::check_speed(const char* stage, StepResult& result) const {
       result.error = "blow-up: body '" + b.name + "' moves at " + text + " after the " + stage + " stage of step " +
                      std::to_string(step_count_ + 1);
       return false;
+    }
+  }
+  return true;
+}
+
+// A dynamic body wholly behind a fixed plane (a half-space: the ground) has passed through it, whatever the
+// method: the run stops (exit 3) rather than go on with the body inside. The highest point of the body's bounding
+// box along the plane's normal is a bound on its surface's, so only a body that is certainly through is caught.
+bool World::check_not_through_planes(const char* stage, StepResult& result) const {
+  for (const Body& plane : bodies) {
+    if (plane.is_dynamic() || plane.shape.type != ShapeType::Plane) continue;
+    const Vec3 n = plane.orientation * plane.shape.normal;
+    const double offset = plane.shape.offset + n.dot(plane.position);
+    for (const Body& b : bodies) {
+      if (!b.is_dynamic() || b.shape.type == ShapeType::Plane) continue;
+      const Aabb box = shape_aabb(b.shape, b.position, b.orientation);
+      const Vec3 c = 0.5 * (box.lo + box.hi), e = 0.5 * (box.hi - box.lo);
+      const double highest = n.dot(c) + n.cwiseAbs().dot(e) - offset;  // its farthest corner from the plane
+      if (highest < 0.0) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.3g m", -highest);
+        result.ok = false;
+        result.error = "body '" + b.name + "' went through the plane '" + plane.name + "': all of it is " + text +
+                       " or more behind it after the " + stage + " stage of step " + std::to_string(step_count_ + 1) +
+                       " (a body thinner than the method's allowed penetration sinks through; make it thicker)";
+        return false;
+      }
     }
   }
   return true;

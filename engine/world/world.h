@@ -165,6 +165,7 @@ class World {
   void apply_drag();
   bool check_finite(const char* stage, StepResult& result) const;
   bool check_speed(const char* stage, StepResult& result) const;
+  bool check_not_through_planes(const char* stage, StepResult& result) const;
   // The parameters of the named method as this world has them: the active solver's, or those kept for it; null
   // for a method never set (or unknown).
   const ParamSet* find_params(std::string_view solver_name) const;
@@ -204,6 +205,7 @@ class World {
   ContactList previous_contacts_;
   std::vector<StepMotion> motions_;  // each body's motion over the step, for continuous collision
   std::vector<int> swept_stops_;
+  BroadPhase swept_broadphase_;  // continuous collision's, over the boxes the bodies sweep in a step
   DragSpring drag_;
   StepStats stats_;
   double time_ = 0.0;

@@ -81,7 +81,7 @@ else
   echo "ok   doc_conformance"
 fi
 # A failing cell reads "<figure> **FAIL** |" (the legend under the table names **FAIL** too).
-if grep -qF '**FAIL** |' "$out/conformance.md"; then want=1; else want=0; fi
+if grep -qF '**FAIL** |' "$out/conformance.md"; then want=3; else want=0; fi
 [ "$code" = "$want" ] || { echo "FAIL conformance exit $code, expected $want"; fail=1; }
 check conformance_one 0 "" -- "$exe" --conformance --solver lcp --case box_rest_drift --case pendulum_period
 grep -qF '2 cells: 2 pass' "$out/conformance_one.out" && grep -q '^pendulum_period ' "$out/conformance_one.out" ||
@@ -185,9 +185,9 @@ check compare_threads 2 "--threads is for --headless and --compare" -- "$exe" --
   { echo "FAIL headless_threads: a run failed"; fail=1; }
 cmp -s "$out/threads1.json" "$out/threads2.json" || { echo "FAIL headless_threads: 1 and 2 threads differ"; fail=1; }
 check compare_five 2 "more than 4 lanes" -- "$exe" --compare lcp,lcp,lcp,lcp,lcp "$scene" --steps 1
-check compare_overwrite 2 "would overwrite the scene file" -- "$exe" --compare lcp "$scene" --steps 1 --metrics "$scene"
+check compare_overwrite 2 "would overwrite the scene" -- "$exe" --compare lcp "$scene" --steps 1 --metrics "$scene"
 cp "$scene" "$out/kept.lanes.json"
-check compare_sidecar_overwrite 2 "would overwrite the scene file" -- "$exe" --compare lcp "$out/kept.lanes.json" --steps 1 \
+check compare_sidecar_overwrite 2 "would overwrite the scene" -- "$exe" --compare lcp "$out/kept.lanes.json" --steps 1 \
   --metrics "$out/kept.csv"
 cmp -s "$scene" "$out/kept.lanes.json" || { echo "FAIL compare_sidecar_overwrite: the scene was changed"; fail=1; }
 # A lane that blows up stops with exit 3, naming the lane; the others run to the end and the table is printed.

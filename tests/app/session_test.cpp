@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <numbers>
 #include <string_view>
 #include <vector>
@@ -242,6 +243,46 @@ TEST(Session, SaveAsWritesALoadableScene) {
   other.scene.root = CONTACTLAB_SOURCE_DIR;
   EXPECT_TRUE(open_scene(other, path, nullptr, &error)) << error;
   EXPECT_EQ(other.scene.world.bodies.size(), app.scene.world.bodies.size());
+}
+
+// Save as over the open scene (by any name: here a hard link) asks first; confirmed, it keeps the old text in a
+// .bak file. Over a mesh the scene reads, or into a directory, it is refused, and the file stays as it was.
+TEST(Session, SaveAsOverTheOpenSceneAsksAndKeepsABackup) {
+  const std::filesystem::path dir = cl::test::fresh_scratch_dir();
+  std::filesystem::copy_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/sphere_and_box.json", dir / "open.json");
+  std::filesystem::create_hard_link(dir / "open.json", dir / "link.json");
+  const auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string before = slurp(dir / "open.json");
+  AppState app;
+  app.scene.root = CONTACTLAB_SOURCE_DIR;
+  std::string error;
+  ASSERT_TRUE(open_scene(app, (dir / "open.json").string(), nullptr, &error)) << error;
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(step_once(app));
+  const std::string link = (dir / "link.json").string();
+  EXPECT_TRUE(saving_over_open_scene(app, link));
+  EXPECT_FALSE(save_scene_as(app, link, &error));
+  EXPECT_NE(error.find("is the open scene: confirm to overwrite it"), std::string::npos) << error;
+  EXPECT_EQ(slurp(dir / "open.json"), before);
+  ASSERT_TRUE(save_scene_as(app, link, &error, true)) << error;
+  EXPECT_EQ(slurp(dir / "link.json.bak"), before);
+  EXPECT_NE(slurp(dir / "link.json"), before);
+  EXPECT_EQ(slurp(dir / "open.json"), before) << "the other name of the file keeps the old text";
+  EXPECT_FALSE(save_scene_as(app, dir.string(), &error));
+  EXPECT_NE(error.find("it is a directory"), std::string::npos) << error;
+
+  AppState meshes;
+  meshes.scene.root = CONTACTLAB_SOURCE_DIR;
+  ASSERT_TRUE(open_scene(meshes, std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/torus_stack.json", nullptr, &error)) << error;
+  const std::string torus = std::string(CONTACTLAB_SOURCE_DIR) + "/assets/torus.obj";
+  const std::string torus_before = slurp(torus);
+  EXPECT_FALSE(save_scene_as(meshes, torus, &error));
+  EXPECT_NE(error.find("would overwrite the mesh file of"), std::string::npos) << error;
+  EXPECT_EQ(slurp(torus), torus_before);
+  EXPECT_NE(check_output(meshes, torus, "the screenshot"), "");
+  EXPECT_EQ(check_output(meshes, (dir / "shot.png").string(), "the screenshot"), "");
 }
 
 // Save as writes a copy of the running world: the copy keeps the scene's description, and so does the file.

@@ -2,7 +2,7 @@
 // fuzz target, deterministically, without libFuzzer. Registered as ctest fuzz.replay.*; under the sanitizer
 // build a report stops it. An exception escaping the target is a failure; the exit code is 1 if any file
 // failed, 2 on bad usage.
-//   contactlab_fuzz_replay TARGET PATH...      TARGET: scene, obj, off, cli
+//   contactlab_fuzz_replay TARGET PATH...      TARGET: scene, obj, off, cli, outputs
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 int main(int argc, char** argv) {
   const cl::fuzz::Target* target = argc >= 3 ? cl::fuzz::find_target(argv[1]) : nullptr;
   if (!target) {
-    std::fprintf(stderr, "usage: contactlab_fuzz_replay TARGET PATH...   (TARGET: scene, obj, off, cli)\n");
+    std::fprintf(stderr, "usage: contactlab_fuzz_replay TARGET PATH...   (TARGET: scene, obj, off, cli, outputs)\n");
     return 2;
   }
   std::vector<fs::path> files;

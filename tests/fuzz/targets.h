@@ -20,13 +20,18 @@ void obj(const std::uint8_t* data, std::size_t size, const std::string& label);
 void off(const std::uint8_t* data, std::size_t size, const std::string& label);
 // Bytes split at NUL into argv[1..] (argv[0] is "contactlab") -> parse_command_line.
 void command_line(const std::uint8_t* data, std::size_t size, const std::string& label);
+// The same argv run for real (--headless or --compare, at most 3 steps) in a fresh sandbox folder holding a scene
+// that reads a mesh, hard and symbolic links to both, a directory, a named pipe, a read-only file and a dangling
+// link; the working directory while it runs. Aborts (a finding) unless the exit code is 0, 2 or 3, the inputs
+// are byte for byte as they were and no temporary file is left.
+void output_paths(const std::uint8_t* data, std::size_t size, const std::string& label);
 
 struct Target {
   const char* name;
   const char* label;  // the label under libFuzzer
   void (*run)(const std::uint8_t* data, std::size_t size, const std::string& label);
 };
-// scene, obj, off, cli.
+// scene, obj, off, cli, outputs.
 const std::vector<Target>& targets();
 const Target* find_target(const std::string& name);
 

@@ -25,6 +25,14 @@ inline std::filesystem::path scratch_dir() {
   return dir;
 }
 
+// scratch_dir(), emptied first: a test run again finds the files of its last run there otherwise.
+inline std::filesystem::path fresh_scratch_dir() {
+  const std::filesystem::path dir = scratch_dir();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 // A file in the running test's own scratch folder.
 inline std::string scratch_path(const std::string& file) { return (scratch_dir() / file).string(); }
 

@@ -62,21 +62,5 @@ TEST(Text, ReadsRegularFilesOnly) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(Text, WritesWholeFilesOrSaysWhy) {
-  const std::string file = cl::test::scratch_path("contactlab_text_write.json");
-  std::string error;
-  ASSERT_TRUE(write_text_file(file, "{\"time\": 1}\n", "state file", error)) << error;
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "{\"time\": 1}");
-  std::filesystem::remove(file);
-  // A full disk fails only when the buffer is flushed; a missing folder when the file is opened.
-  EXPECT_FALSE(write_text_file("/dev/full", "x", "state file", error));
-  EXPECT_EQ(error, "/dev/full: cannot write state file: No space left on device");
-  EXPECT_FALSE(write_text_file("/nonexistent-dir/s.json", "x", "scene file", error));
-  EXPECT_TRUE(contains(error, "/nonexistent-dir/s.json: cannot write scene file: No such file")) << error;
-}
-
 }  // namespace
 }  // namespace cl

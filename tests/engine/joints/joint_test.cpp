@@ -321,7 +321,9 @@ TEST(JointJacobian, LimitAndMotorRowsMeasureTheCoordinateRate) {
       EXPECT_EQ(upper.lo, 0.0);
       EXPECT_NEAR(motor.lo, -10.0 * h, 1e-15);
       EXPECT_NEAR(motor.hi, 10.0 * h, 1e-15);
-      EXPECT_EQ(motor.target, 1.5);
+      // A motor on the limited coordinate aims at a rate the limits allow (here, held between both bounds).
+      if (type == JointType::Hinge2 || type == JointType::Universal) EXPECT_EQ(motor.target, 1.5);
+      else EXPECT_EQ(motor.target, std::clamp(1.5, std::min(lower.target, -upper.target), -upper.target));
       EXPECT_NEAR(lower.target, 0.0, 1e-12);
       EXPECT_NEAR(upper.target, 0.0, 1e-12);
       // (The slider's displacement rate is exact while the orientation is kept: w_a = w_b, thesis sect. 4.10-4.11.)
@@ -1049,6 +1051,33 @@ TEST(JointRows, NothingBetweenTwoBodiesThatCannotMove) {
   std::vector<JointRow> rows;
   joint_rows(j, 0, bodies, 0.01, rows);
   EXPECT_TRUE(rows.empty());
+}
+
+// A hinge motor of practically unbounded force (1e30 N m) never drives the door through its limit under the
+// methods whose joints are these rows (lcp, volume, pid-penalty), at 1/30 to 1/1000 s: with the motor aiming at a
+// rate the limit allows, the two rows no longer ask opposite rates of the solver.
+TEST(JointMotor, AnUnboundedMotorStopsAtTheLimit) {
+  for (const char* solver : {"lcp", "volume", "pid-penalty"})
+    for (double h : {1.0 / 30, 1.0 / 240, 1.0 / 1000}) {
+      World w;
+      using namespace cl::test;
+      const int post = add_body(w, box(Vec3(0.1, 1, 0.1)), Vec3(-0.65, 1.07, 0), 0.0, Quat::Identity(), 0, BodyKind::Fixed);
+      const int door = add_body(w, box(Vec3(0.5, 1, 0.025)), Vec3(0, 1.07, 0), 20.0);
+      Joint j = make_joint(JointType::Hinge, w.bodies, post, door, Vec3(-0.5, 1.07, 0), Vec3::UnitY(), Vec3::UnitX());
+      j.limit = JointLimit{true, 0.0, 0.5};
+      j.motor = JointMotor{true, 1.0, 1e30};
+      w.joints.push_back(j);
+      std::string error;
+      ASSERT_TRUE(w.set_solver(solver, &error)) << error;
+      w.settings.dt = h;
+      double most = 0.0;
+      for (int s = 0; s < int(1.5 / h); ++s) {
+        ASSERT_TRUE(w.step().ok) << solver;
+        most = std::max(most, joint_coordinate(w.joints[0], w.bodies));
+      }
+      EXPECT_LT(most, 0.5 + 0.02) << solver << " h " << h;
+      EXPECT_NEAR(joint_coordinate(w.joints[0], w.bodies), 0.5, 0.02) << solver << " h " << h;
+    }
 }
 
 }  // namespace

@@ -10,6 +10,9 @@
 #include <numbers>
 #include <random>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "mesh/mesh.h"
 #include "mesh/generate.h"
 #include "support/scratch.h"
@@ -474,6 +477,56 @@ TEST_F(SdfCache, CorruptOrMismatchedFileIsRebuilt) {
   SignedDistanceGrid d;
   EXPECT_TRUE(d.read(file, SignedDistanceGrid::cache_key(m.vertices, m.triangles, options(20))));
   EXPECT_FALSE(d.read(file, 12345));
+}
+
+// The cache holds its grids to the size limit: after a store, the least recently used (stored or read) go.
+TEST_F(SdfCache, KeepsToItsLimitByEvictingTheLeastRecentlyUsed) {
+  const TriangleMesh m = shapes()[1].mesh;
+  SdfBuildInfo info;
+  SdfOptions o = options(16);
+  SignedDistanceGrid::build(m, o, &info);
+  const std::filesystem::path first = info.cache_file;
+  const auto one = std::filesystem::file_size(first);
+  // Room for two grids of about this size.
+  o.cache_limit = 2 * one + one / 2;
+  o.resolution = 17;
+  SignedDistanceGrid::build(m, o, &info);
+  const std::filesystem::path second = info.cache_file;
+  // Reading the first marks it used: the second is now the least recently used.
+  struct timespec past[2] = {{1000, 0}, {1000, 0}};
+  ::utimensat(AT_FDCWD, second.c_str(), past, 0);
+  o.resolution = 16;
+  SignedDistanceGrid::build(m, o, &info);
+  EXPECT_TRUE(info.loaded_from_cache);
+  o.resolution = 15;
+  SignedDistanceGrid::build(m, o, &info);
+  EXPECT_TRUE(info.stored_in_cache);
+  EXPECT_TRUE(std::filesystem::exists(first));
+  EXPECT_TRUE(std::filesystem::exists(info.cache_file));
+  EXPECT_FALSE(std::filesystem::exists(second)) << "the least recently used grid stays";
+  // A grid larger than the whole limit is not stored at all.
+  o.cache_limit = 100;
+  o.resolution = 20;
+  SignedDistanceGrid::build(m, o, &info);
+  EXPECT_FALSE(info.stored_in_cache);
+  EXPECT_FALSE(std::filesystem::exists(info.cache_file));
+}
+
+// Only regular files are read, without blocking: a named pipe at a cache path (nobody writing it) is skipped at
+// once and replaced by the grid, never waited on.
+TEST_F(SdfCache, ANamedPipeAtTheCachePathIsNotWaitedOn) {
+  const TriangleMesh m = shapes()[1].mesh;
+  std::filesystem::create_directories(dir_);
+  const SdfOptions o = options(12);
+  const std::filesystem::path file =
+      SignedDistanceGrid::cache_file(dir_, SignedDistanceGrid::cache_key(m.vertices, m.triangles, o));
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  SdfBuildInfo info;
+  const SignedDistanceGrid g = SignedDistanceGrid::build(m, o, &info);
+  EXPECT_FALSE(g.empty());
+  EXPECT_FALSE(info.loaded_from_cache);
+  EXPECT_TRUE(info.cache_rejected);
+  EXPECT_TRUE(std::filesystem::is_regular_file(file));
 }
 
 TEST_F(SdfCache, UnwritableDirectoryFallsBackToNoCache) {
