@@ -159,17 +159,22 @@ TEST(StepWriter, AFullDiskOrAnUnopenablePathIsAnError) {
     s.step = 1;
     writer.add(s, &error);  // buffered: the failure may show only when flushed
     EXPECT_FALSE(writer.close(&error));
-    EXPECT_NE(error.find("/dev/full: write failed"), std::string::npos) << error;
+    EXPECT_NE(error.find("/dev/full: cannot write metrics file: No space left"), std::string::npos)
+        << error;
   }
   {
     Recorder recorder;
     recorder.add(StepStats{});
     EXPECT_FALSE(recorder.write_trace("/dev/full", &error));
-    EXPECT_NE(error.find("/dev/full: write failed"), std::string::npos) << error;
+    EXPECT_NE(error.find("/dev/full: cannot write trace file: No space left"), std::string::npos)
+        << error;
   }
   StepWriter writer;
   EXPECT_FALSE(writer.open("", "/nonexistent-dir/t.json", &error));
-  EXPECT_NE(error.find("/nonexistent-dir/t.json: cannot open for writing"), std::string::npos) << error;
+  EXPECT_NE(error.find("/nonexistent-dir/t.json: cannot write trace file: its folder "
+                       "'/nonexistent-dir' does not exist"),
+            std::string::npos)
+      << error;
 }
 
 }  // namespace cl
