@@ -216,6 +216,7 @@ void reset_contact(VolumeContact& c) {
   c.cell = {0, 0, 0};
   c.normal.setZero();
   c.area = 0;
+  c.exact_deepest = -1;
   reset_body(c.body[0]);
   reset_body(c.body[1]);
 }
