@@ -35,8 +35,12 @@ bool has_exact_volume(ShapeType a, ShapeType b) {
   return primitive(a) && primitive(b) && !(a == ShapeType::Plane && b == ShapeType::Plane);
 }
 
-ldi::VolumeContact& ExactVolume::next_cell(ExactResult& out) const {
-  if (out.cells_.size() <= out.num_cells_) out.cells_.resize(out.num_cells_ + 1);
+ldi::VolumeContact& ExactVolume::next_cell(ExactResult& out, const Aabb& bounds) const {
+  if (out.cells_.size() <= out.num_cells_) {
+    out.cells_.resize(out.num_cells_ + 1);
+    out.bounds_.resize(out.num_cells_ + 1);
+  }
+  out.bounds_[out.num_cells_] = bounds;
   ldi::VolumeContact& c = out.cells_[out.num_cells_++];
   for (auto& b : c.body) b.gradient.clear();
   return c;
@@ -57,7 +61,7 @@ bool ExactVolume::compute(const PosedShape& a, const PosedShape& b, const ExactO
   const Vec3 centre[2] = {p.position, q.position};
   const ShapeType tp = p.shape->type, tq = q.shape->type;
   bool polyhedron = false;
-  Vec3 centroid = Vec3::Zero();
+  Vec3 centroid = Vec3::Zero();  // of a cap, a lens or a sphere's part of a box
   if (tq == ShapeType::Box && (tp == ShapeType::Box || tp == ShapeType::Plane)) {
     // The second box cut by the first one's face planes, or by the plane.
     intersection_.set_box(q.position, q.rotation, q.shape->half_extents, FaceOwner::B);
@@ -94,12 +98,12 @@ bool ExactVolume::compute(const PosedShape& a, const PosedShape& b, const ExactO
   out.overlap = true;
   if (options.multi_volume) {
     if (polyhedron) {
-      polyhedron_cells(centre, options.cell_size, out);
+      polyhedron_columns(centre, options.rim, out);
     } else if (!out.mono.normal.isZero(0.0)) {
-      // A cap or a lens: one volume, in the cell of its centroid.
-      ldi::VolumeContact& c = next_cell(out);
+      // A cap or a lens: one volume.
+      ldi::VolumeContact& c = next_cell(out, Aabb{centroid, centroid});
       c = out.mono;
-      for (int k = 0; k < 3; ++k) c.cell[std::size_t(k)] = int(std::floor(centroid[k] / options.cell_size));
+      c.cell = {0, 0, 0};
     }
   }
   if (swapped) {
@@ -153,61 +157,58 @@ void ExactVolume::polyhedron_contact(const Vec3 (&centre)[2], ExactResult& out) 
   c.exact_deepest = c.normal.isZero(0.0) ? 0.0 : I.extent(c.normal);
 }
 
-// The intersection cut by the grid of cells (sect. 5); each part's push is its share of the whole one's (see the
-// header).
-void ExactVolume::polyhedron_cells(const Vec3 (&centre)[2], double h, ExactResult& out) {
+// The intersection cut into 3 x 3 columns along the normal (see the header): by two planes across each tangent
+// direction, a rim fraction of the intersection's extent in from either side.
+void ExactVolume::polyhedron_columns(const Vec3 (&centre)[2], double rim, ExactResult& out) {
   const ldi::VolumeContact& mono = out.mono;
   if (mono.normal.isZero(0.0)) return;
   const Vec3 n = mono.normal;
-  const double push = n.dot(mono.body[0].linear);
+  Vec3 t[2];
+  tangent_basis(n, t[0], t[1]);
   const ConvexPolyhedron& I = intersection_;
-  const Aabb box = I.bounds();
-  // Cell ranges; ends within 1e-9 h of a wall (rounding of coordinates computed on it) open no sliver cell.
-  const double tol = 1e-9 * h;
-  int lo[3], hi[3];
-  for (int k = 0; k < 3; ++k) {
-    lo[k] = int(std::floor((box.lo[k] + tol) / h));
-    hi[k] = int(std::floor((box.hi[k] - tol) / h));
-    if (hi[k] < lo[k]) lo[k] = hi[k] = int(std::floor(0.5 * (box.lo[k] + box.hi[k]) / h));
-  }
-  // Cuts `from` to cell m along axis k (only by the walls inside the range: the outer ones cut nothing).
+  double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+  for (const Vec3& p : I.all_vertices())
+    for (int k = 0; k < 2; ++k) {
+      lo[k] = std::min(lo[k], t[k].dot(p));
+      hi[k] = std::max(hi[k], t[k].dot(p));
+    }
+  // Column m of axis k is [wall(k, m), wall(k, m + 1)]; the outer walls cut nothing.
+  const auto wall = [&](int k, int m) {
+    const double width = hi[k] - lo[k];
+    return m == 1 ? lo[k] + rim * width : hi[k] - rim * width;
+  };
   const auto cut = [&](const ConvexPolyhedron& from, int k, int m, ConvexPolyhedron& to) {
-    const Vec3 e = Vec3::Unit(k);
-    if (m == lo[k] && m == hi[k]) {
-      to = from;
-      return true;
-    }
-    if (m > lo[k]) {
-      if (!from.clip(-e, -m * h, FaceOwner::Wall, to)) return false;
-      if (m < hi[k]) return to.clip(e, (m + 1) * h, FaceOwner::Wall);
-      return true;
-    }
-    return from.clip(e, (m + 1) * h, FaceOwner::Wall, to);
+    if (m == 0) return from.clip(t[k], wall(k, 1), FaceOwner::Wall, to);
+    if (m == 2) return from.clip(-t[k], -wall(k, 2), FaceOwner::Wall, to);
+    return from.clip(-t[k], -wall(k, 1), FaceOwner::Wall, to) && to.clip(t[k], wall(k, 2), FaceOwner::Wall);
   };
   parts_.clear();
-  double weights = 0;
-  for (int z = lo[2]; z <= hi[2]; ++z) {
-    if (!cut(I, 2, z, slab_z_)) continue;
-    for (int y = lo[1]; y <= hi[1]; ++y) {
-      if (!cut(slab_z_, 1, y, slab_y_)) continue;
-      for (int x = lo[0]; x <= hi[0]; ++x) {
-        if (!cut(slab_y_, 0, x, part_)) continue;
-        Part part;
-        part.volume = part_.volume(&part.centroid);
-        const double chord = I.chord(part.centroid, n);
-        if (!(part.volume > 0) || !(chord > 0)) continue;
-        part.weight = part.volume / chord;
-        part.deepest = std::max(chord, part_.extent(n));
-        part.cell = {x, y, z};
-        parts_.push_back(part);
-        weights += part.weight;
-      }
+  double footprints = 0;
+  for (int j = 0; j < 3; ++j) {
+    if (!cut(I, 1, j, slab_)) continue;
+    for (int i = 0; i < 3; ++i) {
+      if (!cut(slab_, 0, i, part_)) continue;
+      Part part;
+      part.volume = part_.volume(&part.centroid);
+      if (!(part.volume > 0)) continue;
+      // A convex part's boundary covers its projection on the contact plane twice.
+      part.footprint = 0;
+      for (const PolyFace& f : part_.faces()) part.footprint += 0.5 * std::abs(n.dot(f.normal)) * part_.face_area(f).area;
+      part.deepest = part_.extent(n);
+      part.cell = {i, j, 0};
+      part.bounds = part_.bounds();
+      parts_.push_back(part);
+      footprints += part.footprint;
     }
   }
-  if (!(weights > 0)) return;
+  if (!(footprints > 0)) return;
+  // The columns' pushes add up to the whole intersection's, n . dV/dx_a (its footprint when the first body's
+  // part of the boundary lies over it once).
+  const double push = n.dot(mono.body[0].linear) / footprints;
   for (const Part& part : parts_) {
-    const double share = push * part.weight / weights;
-    ldi::VolumeContact& c = next_cell(out);
+    const double share = push * part.footprint;
+    if (!(share > 0)) continue;
+    ldi::VolumeContact& c = next_cell(out, part.bounds);
     c.volume = part.volume;
     c.axis_volume = {part.volume, part.volume, part.volume};
     c.axis_longest = {0, 0, 0};

@@ -17,16 +17,17 @@
 //    box's cross-sections inside the sphere, to rounding error (piecewise analytic between the radii at which the
 //    circle meets the section's edge lines and corners, which bound the pieces).
 //
-// Multi-volume (sect. 5): a polyhedral intersection is cut by the world-anchored grid of cubic cells (cell (i, j, k)
-// covers [i h, (i + 1) h) x ...), each part exactly. A part's gradient is eq. 24 with the columns taken along the
-// contact normal n instead of an image axis: a wall that cuts a column hands its term to the column's two
-// surfaces in proportion to the part's share of the column, so each part pushes the bodies apart along n with
-// equal and opposite forces, with the strength (m^2) of its share of the contact surface, at the part's centroid.
-// The share of part c is taken as w_c = V_c / chord(n, centroid_c) (its volume over the intersection's thickness
-// along n through its centroid: its footprint when the part is a whole column, exact for a layer between parallel
-// faces), normalised so that the parts add up to the whole intersection's push, as eq. 24's cells add up to the
-// mono-volume. A sphere's cap or lens stays one volume (its pressure passes through the centre whatever its
-// distribution: the reason for the solver's sphere_region_rows).
+// Multi-volume (sect. 5) splits the intersection into parts with constraints of their own, so that the pressure
+// can differ across a contact (a box resting on a face then resists rocking: with one volume it turns freely
+// about the contact centre). The paper cuts by a world grid of cells aligned with the images; for a polyhedral
+// intersection the parts here are columns along the contact normal n, 3 x 3 over its extent in the contact plane,
+// the outer ones a `rim` fraction of it wide. Columns along n are eq. 24 exactly: no wall crosses a column, so
+// each part's gradient is its two surfaces' (equal and opposite, along n, with the strength of its footprint,
+// m^2), at its centroid. The rim columns are where the pressure goes when a body tips, and hold it within
+// 1 - rim of its contact's width (a 10 cm grid holds a 1 m box within 90 % and a 10 cm box not at all);
+// nine parts keep the velocity MLCP about as small as point contacts at a face's corners, whatever the size. A
+// sphere's cap or lens stays one volume (its pressure passes through the centre whatever its distribution: the
+// reason for the solver's sphere_region_rows).
 #pragma once
 
 #include <array>
@@ -48,7 +49,7 @@ struct PosedShape {
 
 struct ExactOptions {
   bool multi_volume = false;
-  double cell_size = 0.1;  // m
+  double rim = 0.1;  // multi-volume: the rim columns' width, a fraction of the intersection's extent (0, 0.5]
 };
 
 // Whether the pair has a closed-form kernel: plane, sphere and box with each other, except two planes.
@@ -65,13 +66,17 @@ class ExactResult {
   bool overlap = false;       // the intersection has a volume
   ldi::VolumeContact mono;    // the whole intersection
   std::array<std::vector<BoundaryTerm>, 2> boundary;  // per body: its boundary pieces (they sum to dV/dx)
-  // Multi-volume: one per grid cell with a part of the intersection, ordered by cell z, then y, then x (one, the
-  // cell of its centroid, for a cap or lens). Empty unless options.multi_volume.
+  // Multi-volume: one per column with a part of the intersection, `cell` = (i, j, 0) its column along the two
+  // tangents of tangent_basis(normal), ordered by j, then i (one for a cap or lens, cell (0, 0, 0)). Empty unless
+  // options.multi_volume.
   std::span<const ldi::VolumeContact> cells() const { return {cells_.data(), num_cells_}; }
+  // The world bounds of each cell's part, for drawing (a cap's or lens's: the point of its centroid).
+  std::span<const Aabb> cell_bounds() const { return {bounds_.data(), num_cells_}; }
 
  private:
   friend class ExactVolume;
   std::vector<ldi::VolumeContact> cells_;  // storage: only the first num_cells_ are valid
+  std::vector<Aabb> bounds_;
   std::size_t num_cells_ = 0;
 };
 
@@ -83,16 +88,17 @@ class ExactVolume {
   bool compute(const PosedShape& a, const PosedShape& b, const ExactOptions& options, ExactResult& out);
 
  private:
-  ConvexPolyhedron intersection_, slab_z_, slab_y_, part_;
+  ConvexPolyhedron intersection_, slab_, part_;
   struct Part {
-    double volume, weight, deepest;
+    double volume, footprint, deepest;
     Vec3 centroid;
     std::array<int, 3> cell;
+    Aabb bounds;
   };
   std::vector<Part> parts_;
   void polyhedron_contact(const Vec3 (&centre)[2], ExactResult& out) const;
-  void polyhedron_cells(const Vec3 (&centre)[2], double cell_size, ExactResult& out);
-  ldi::VolumeContact& next_cell(ExactResult& out) const;
+  void polyhedron_columns(const Vec3 (&centre)[2], double rim, ExactResult& out);
+  ldi::VolumeContact& next_cell(ExactResult& out, const Aabb& bounds) const;
 };
 
 // The interval [t0, t1] of the line origin + t e_axis inside the shape (false when the line misses it). For

@@ -192,6 +192,65 @@ bool VolumeSolver::world_mesh(std::span<const Body> bodies, int i, int other, Me
   return true;
 }
 
+VolumeSolver::PairVolumes VolumeSolver::pair_volumes(std::span<const Body> bodies, int ia, int ib,
+                                                     const Settings& set, long capture, MeshCache& meshes,
+                                                     Workspace& ws) {
+  PairVolumes out;
+  const Body& A = bodies[size_t(ia)];
+  const Body& B = bodies[size_t(ib)];
+  if (A.shape.type == ShapeType::Plane && B.shape.type == ShapeType::Plane) return out;
+  if (set.exact_primitives && vg::has_exact_volume(A.shape.type, B.shape.type)) {
+    const vg::PosedShape a{&A.shape, A.position, A.rotation()}, b{&B.shape, B.position, B.rotation()};
+    ws.exact.compute(a, b, vg::ExactOptions{set.multi_volume, set.rim_width}, ws.exact_result);
+    out.exact = true;
+    if (!ws.exact_result.overlap) return out;
+    out.mono = &ws.exact_result.mono;
+    out.cells = ws.exact_result.cells();
+    out.cell_bounds = ws.exact_result.cell_bounds();
+    return out;
+  }
+  ldi::MeshInput ma, mb;
+  if (!world_mesh(bodies, ia, ib, meshes, ws.vertices[0], ma) || !world_mesh(bodies, ib, ia, meshes, ws.vertices[1], mb))
+    return out;
+  ldi::VolumeOptions options = set.ldi_options();
+  if (capture > 0) {
+    options.capture_intervals = true;
+    options.capture_limit = capture;
+  }
+  ws.ldi->compute(ma, mb, options, ws.images);
+  if (!ws.images.ok() || !ws.images.boxes_overlap) return out;
+  out.mono = &ws.images.mono;
+  out.cells = ws.images.cells();
+  return out;
+}
+
+void VolumeSolver::make_constraints(const PairVolumes& v, const Settings& set, const Vec3& centre_a,
+                                    const Vec3& centre_b, Workspace& ws, std::vector<Constraint>& out,
+                                    PairGeometry* drawn) {
+  if (!v.mono) return;
+  const std::span<const ldi::VolumeContact> list = set.multi_volume ? v.cells : std::span(v.mono, 1);
+  // An exact pair's parts all push along its normal (one region); the images' cells along their region's.
+  if (v.exact)
+    ws.region_normals.assign(list.size(), v.mono->normal);
+  else if (set.multi_volume)
+    region_normals(list, *v.mono, ws.region_normals, ws.region_scratch);
+  Constraint c;
+  for (size_t k = 0; k < list.size(); ++k) {
+    if (!make_constraint(list[k], set.multi_volume ? &ws.region_normals[k] : nullptr, set.combine == 1, centre_a,
+                         centre_b, c))
+      continue;
+    out.push_back(c);
+    if (!drawn || !set.multi_volume) continue;
+    drawn->cells.push_back(list[k].cell);
+    if (v.exact) {
+      drawn->cell_boxes.push_back(v.cell_bounds[k]);
+    } else {
+      const Vec3 lo = set.cell_size * Vec3(list[k].cell[0], list[k].cell[1], list[k].cell[2]);
+      drawn->cell_boxes.push_back(Aabb{lo, lo + Vec3::Constant(set.cell_size)});
+    }
+  }
+}
+
 VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bodies, int ia, int ib) {
   PairCache& pc = pairs_[{ia, ib}];
   const Body& A = bodies[ia];
@@ -205,25 +264,13 @@ VolumeSolver::PairCache& VolumeSolver::compute_pair(const std::vector<Body>& bod
   pc.qa = A.orientation;
   pc.qb = B.orientation;
   pc.constraints.clear();
-  if (A.shape.type == ShapeType::Plane && B.shape.type == ShapeType::Plane) return pc;
-  ldi::MeshInput ma, mb;
-  if (!world_mesh(bodies, ia, ib, meshes_, world_vertices_[0], ma) ||
-      !world_mesh(bodies, ib, ia, meshes_, world_vertices_[1], mb))
-    return pc;
   const auto t0 = Clock::now();
-  ws_.ldi->compute(ma, mb, set_.ldi_options(), result_);
+  const PairVolumes v = pair_volumes(bodies, ia, ib, set_, 0, meshes_, ws_);
   profile_.images_s += seconds_since(t0);
   ++profile_.pair_computations;
-  counters_.add(kCountImages, 1);
+  counters_.add(v.exact ? kCountExactVolumes : kCountImages, 1);
   const auto t1 = Clock::now();
-  if (!result_.ok() || !result_.boxes_overlap) return pc;
-  std::span<const ldi::VolumeContact> list = set_.multi_volume ? result_.cells() : std::span(&result_.mono, 1);
-  if (set_.multi_volume) region_normals(list, result_.mono, region_normals_, region_scratch_);
-  Constraint c;
-  for (size_t k = 0; k < list.size(); ++k)
-    if (make_constraint(list[k], set_.multi_volume ? &region_normals_[k] : nullptr, set_.combine == 1, A.position,
-                        B.position, c))
-      pc.constraints.push_back(c);
+  make_constraints(v, set_, A.position, B.position, ws_, pc.constraints, nullptr);
   profile_.constraints += long(pc.constraints.size());
   profile_.modelling_s += seconds_since(t1);
   return pc;

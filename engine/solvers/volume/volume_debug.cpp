@@ -9,41 +9,78 @@ namespace cl {
 
 using namespace volume_stages;
 
-// The pair's images again, in the caller's workspace with the intervals captured, at the given poses and with
-// the options compute_pair() uses; the constraints made from them exactly as compute_pair() makes them.
+namespace {
+
+// What the exact kernels integrate, drawn as the images would see it (Fig. 1): along each axis, the part inside
+// both shapes of every ray through a pixel centre of the world-anchored grid over the shapes' common bounding
+// box, kept as IntervalCapture keeps the images' (every stride-th pixel, the smallest stride under the limit).
+void capture_exact(const vg::PosedShape& a, const vg::PosedShape& b, const Aabb& box, double s, long limit,
+                   ldi::IntervalCapture& out) {
+  out.clear();
+  out.pixel_size = s;
+  for (int w = 0; w < 3; ++w) {
+    const int u = ldi::u_axis(w), v = ldi::v_axis(w);
+    const long i0 = long(std::ceil(box.lo[u] / s - 0.5)), i1 = long(std::floor(box.hi[u] / s - 0.5));
+    const long j0 = long(std::ceil(box.lo[v] / s - 0.5)), j1 = long(std::floor(box.hi[v] / s - 0.5));
+    std::vector<std::array<Vec3, 2>> all;
+    std::vector<std::array<long, 2>> index;
+    for (long j = j0; j <= j1; ++j)
+      for (long i = i0; i <= i1; ++i) {
+        Vec3 origin = Vec3::Zero();
+        origin[u] = (double(i) + 0.5) * s;
+        origin[v] = (double(j) + 0.5) * s;
+        double a0, a1, b0, b1;
+        if (!vg::line_inside(a, origin, w, a0, a1) || !vg::line_inside(b, origin, w, b0, b1)) continue;
+        const double lo = std::max(a0, b0), hi = std::min(a1, b1);
+        if (!(hi > lo)) continue;
+        Vec3 p = origin, q = origin;
+        p[w] = lo;
+        q[w] = hi;
+        all.push_back({p, q});
+        index.push_back({i, j});
+      }
+    const long total = long(all.size());
+    int stride = 1;
+    while (total / (long(stride) * stride) > limit) ++stride;
+    out.total[size_t(w)] = total;
+    out.stride[size_t(w)] = stride;
+    for (size_t k = 0; k < all.size(); ++k)
+      if (index[k][0] % stride == 0 && index[k][1] % stride == 0) out.segments[size_t(w)].push_back(all[k]);
+  }
+}
+
+}  // namespace
+
+// The pair's volumes again, in the caller's workspace with the intervals captured, at the given poses and with
+// the settings compute_pair() uses; the constraints made from them exactly as compute_pair() makes them.
 void VolumeSolver::pair_geometry(std::span<const Body> bodies, int ia, int ib, const Settings& set, long limit,
-                                 MeshCache& meshes, ldi::IntersectionVolume& ldi, ldi::VolumeResult& result,
-                                 PairGeometry& out) {
+                                 MeshCache& meshes, Workspace& ws, PairGeometry& out) {
   out = PairGeometry{};
+  limit = std::max<long>(1, limit);
+  const PairVolumes v = pair_volumes(bodies, ia, ib, set, limit, meshes, ws);
+  if (!v.mono) return;
   const Body& A = bodies[size_t(ia)];
   const Body& B = bodies[size_t(ib)];
-  std::array<std::vector<Vec3>, 2> vertices;
-  if (A.shape.type == ShapeType::Plane && B.shape.type == ShapeType::Plane) return;
-  ldi::MeshInput ma, mb;
-  if (!world_mesh(bodies, ia, ib, meshes, vertices[0], ma) || !world_mesh(bodies, ib, ia, meshes, vertices[1], mb))
-    return;
-  ldi::VolumeOptions options = set.ldi_options();
-  options.capture_intervals = true;
-  options.capture_limit = std::max<long>(1, limit);
-  ldi.compute(ma, mb, options, result);
-  if (!result.ok() || !result.boxes_overlap) return;
-  out.intervals = result.capture;
-  for (int s = 0; s < 2; ++s)
-    for (const ldi::VertexGradient& g : result.mono.body[s].gradient)
-      if (!g.gradient.isZero(0.0)) out.gradients[size_t(s)].push_back({vertices[size_t(s)][size_t(g.vertex)], g.gradient});
-  // The volumes that become constraints, in the kernel's order; their cells with multi-volume.
-  std::span<const ldi::VolumeContact> list = set.multi_volume ? result.cells() : std::span(&result.mono, 1);
-  std::vector<Vec3> normals;
-  std::vector<int> scratch;
-  if (set.multi_volume) region_normals(list, result.mono, normals, scratch);
-  Constraint c;
-  for (size_t k = 0; k < list.size(); ++k) {
-    const ldi::VolumeContact& vc = list[k];
-    if (!make_constraint(vc, set.multi_volume ? &normals[k] : nullptr, set.combine == 1, A.position, B.position, c))
-      continue;
-    out.constraints.push_back(c);
-    if (set.multi_volume) out.cells.push_back(vc.cell);
+  if (v.exact) {
+    // The intervals sampled at pixel centres; the gradient's terms of the pieces of each body's part of the
+    // boundary (a face of a polyhedron, a disk, a cap), at their centroids.
+    const vg::PosedShape a{&A.shape, A.position, A.rotation()}, b{&B.shape, B.position, B.rotation()};
+    Aabb box = shape_aabb(A.shape, A.position, A.orientation);
+    const Aabb other = shape_aabb(B.shape, B.position, B.orientation);
+    box.lo = box.lo.cwiseMax(other.lo);
+    box.hi = box.hi.cwiseMin(other.hi);
+    capture_exact(a, b, box, set.pixel_size, limit, out.intervals);
+    for (int s = 0; s < 2; ++s)
+      for (const vg::BoundaryTerm& t : ws.exact_result.boundary[size_t(s)])
+        if (!t.gradient.isZero(0.0)) out.gradients[size_t(s)].push_back({t.position, t.gradient});
+  } else {
+    out.intervals = ws.images.capture;
+    for (int s = 0; s < 2; ++s)
+      for (const ldi::VertexGradient& g : ws.images.mono.body[s].gradient)
+        if (!g.gradient.isZero(0.0))
+          out.gradients[size_t(s)].push_back({ws.vertices[size_t(s)][size_t(g.vertex)], g.gradient});
   }
+  make_constraints(v, set, A.position, B.position, ws, out.constraints, &out);
 }
 
 VolumeSolver::PairGeometry VolumeSolver::pair_geometry(std::span<const Body> bodies, int ia, int ib,
@@ -51,9 +88,8 @@ VolumeSolver::PairGeometry VolumeSolver::pair_geometry(std::span<const Body> bod
   PairGeometry out;
   if (ia < 0 || ia >= ib || ib >= int(bodies.size())) return out;
   MeshCache meshes;  // the call's own: nothing the solver keeps changes
-  ldi::IntersectionVolume ldi;
-  ldi::VolumeResult result;
-  pair_geometry(bodies, ia, ib, settings(), max_intervals_per_axis, meshes, ldi, result, out);
+  Workspace ws;
+  pair_geometry(bodies, ia, ib, settings(), max_intervals_per_axis, meshes, ws, out);
   return out;
 }
 
@@ -72,8 +108,7 @@ void VolumeSolver::draw_debug(const DebugScene& scene, DebugDraw& draw) const {
   const Settings set = settings();
   const long limit = std::max<long>(1, request.max_intervals_per_axis);
   MeshCache meshes;  // the call's own workspace: nothing the solver keeps changes
-  ldi::IntersectionVolume ldi;
-  ldi::VolumeResult result;
+  Workspace ws;
   // Every pair's geometry first, then each layer over all pairs, so that a later layer is drawn over the
   // earlier ones everywhere.
   const int n = int(scene.bodies.size());
@@ -82,7 +117,7 @@ void VolumeSolver::draw_debug(const DebugScene& scene, DebugDraw& draw) const {
   for (const BodyPair& pair : scene.pairs) {
     if (pair.a < 0 || pair.a >= pair.b || pair.b >= n) continue;
     pairs.push_back(pair);
-    pair_geometry(scene.bodies, pair.a, pair.b, set, limit, meshes, ldi, result, geometry.emplace_back());
+    pair_geometry(scene.bodies, pair.a, pair.b, set, limit, meshes, ws, geometry.emplace_back());
   }
   std::array<long, 3> total{0, 0, 0}, drawn{0, 0, 0};
   int stride = 1;
@@ -141,19 +176,20 @@ void VolumeSolver::draw_debug(const DebugScene& scene, DebugDraw& draw) const {
   // 3. The grid cells that hold a constraint (sect. 5), each constraint's frame at its position (normal, and
   // tangents), and the normal and friction impulses of the pair's contacts in the last step.
   if (cells) {
-    const double h = set.cell_size;
     const DebugColor cell_color = with_alpha(debug_colors::kCell, 0.55f);
     for (size_t k = 0; k < pairs.size(); ++k) {
       const PairGeometry& g = geometry[k];
-      for (const std::array<int, 3>& c : g.cells) {
-        const Vec3 lo(c[0] * h, c[1] * h, c[2] * h);
-        auto corner = [&](int i) { return Vec3(lo + h * Vec3((i & 1) ? 1 : 0, (i & 2) ? 1 : 0, (i & 4) ? 1 : 0)); };
+      for (const Aabb& box : g.cell_boxes) {
+        const Vec3 size = box.hi - box.lo;
+        auto corner = [&](int i) {
+          return Vec3(box.lo + Vec3((i & 1) ? size.x() : 0, (i & 2) ? size.y() : 0, (i & 4) ? size.z() : 0));
+        };
         for (int i = 0; i < 8; ++i)
           for (int bit = 1; bit < 8; bit <<= 1)
             if ((i & bit) == 0) draw.line(corner(i), corner(i | bit), cell_color);
       }
       for (const Constraint& c : g.constraints) {
-        const double frame = set.multi_volume ? 0.45 * h : std::clamp(0.5 * std::sqrt(std::max(c.area, 0.0)), 0.02, 1.0);
+        const double frame = std::clamp(0.5 * std::sqrt(std::max(c.area, 0.0)), 0.02, 1.0);
         Vec3 t1, t2;
         tangent_basis(c.normal, t1, t2);
         draw.line(c.position, c.position + frame * c.normal, debug_colors::kNormal);

@@ -14,11 +14,19 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
   static const T table({
       T::bind(&S::pixel_size, {"pixel_size", ParamKind::Real, "m", 1e-4, 1.0, 0.01,
        "Side of the layered depth images' square pixels (sect. 3.2); the resolution of the intersection volumes"}),
+      T::bind(&S::exact_primitives, {"exact_primitives", ParamKind::Bool, "", 0, 1, 1,
+       "Intersection volumes and gradients of box, sphere and plane pairs in closed form (the exact V and dV/dq "
+       "of sect. 3-4; multi-volume: the intersection cut by the cells); meshes and capsules keep the layered "
+       "depth images. Off: the images of their triangle meshes for every pair (the paper's)"}),
       T::bind(&S::multi_volume, {"multi_volume", ParamKind::Bool, "", 0, 1, 1,
        "Split each intersection by a grid of cubic cells, one volume constraint per cell (sect. 5, eq. 22-24); "
        "off: one per pair, which leaves rocking about the contact centre unconstrained"}),
       T::bind(&S::cell_size, {"cell_size", ParamKind::Real, "m", 1e-3, 10.0, 0.1,
-       "Side of the multi-volume grid cells (at least the pixel size)"}),
+       "Side of the multi-volume grid cells of the depth images (at least the pixel size)"}),
+      T::bind(&S::rim_width, {"rim_width", ParamKind::Real, "", 0.01, 0.5, 0.1,
+       "Multi-volume of an exact polyhedral pair (box-box, box-plane): its intersection in 3 x 3 columns along "
+       "the contact normal, the outer ones this fraction of its extent wide, so that a tipping body's pressure "
+       "reaches within this fraction of its contact's edge"}),
       T::bind(&S::iterations, {"iterations", ParamKind::Integer, "", 1, 1000, 20,
        "Projected Gauss-Seidel sweeps of the velocity MLCP with friction (eq. 16-17, 20-21)"}),
       T::bind(&S::tolerance, {"tolerance", ParamKind::Real, "", 0, 1, 1e-15,

@@ -21,9 +21,10 @@ inline constexpr SubStage kStages[] = {
 };
 
 // The method's own counters (StepStats::counters).
-enum Counter { kCountImages, kCountVolumeRows, kCountStabilizationPasses };
+enum Counter { kCountImages, kCountExactVolumes, kCountVolumeRows, kCountStabilizationPasses };
 inline constexpr SolverCounter kCounters[] = {
     {"images", ""},                 // pairs whose layered depth images were computed (collision and stabilisation)
+    {"exact_volumes", ""},          // pairs whose volumes were computed in closed form (collision and stabilisation)
     {"volume_rows", ""},            // normal rows of volume constraints in the velocity MLCP
     {"stabilization_passes", ""},   // position corrections taken (Algorithm 1 lines 5-9)
 };
