@@ -34,7 +34,7 @@ void VolumeSolver::classify_groups(const StepContext& ctx) {
   }
 }
 
-// Velocity-based shock propagation (thesis 6.4, digest 8.5), as lcp's: the whole solve took the fraction f of the
+// Velocity-based shock propagation (thesis 6.4; Erleben 2007), as lcp's: the whole solve took the fraction f of the
 // step (solve_velocities); the rest of it is solved layer by layer, bottom-up, each layer's rows with its bottom
 // bodies held (infinite mass), warm started from what the layers found last step. A stack's bottom then carries
 // its load within the step whatever the number of bodies or their mass ratio, which plain Gauss-Seidel sweeps do
