@@ -19,8 +19,9 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "of sect. 3-4; multi-volume: the intersection cut by the cells); meshes and capsules keep the layered "
        "depth images. Off: the images of their triangle meshes for every pair (the paper's)"}),
       T::bind(&S::multi_volume, {"multi_volume", ParamKind::Bool, "", 0, 1, 1,
-       "Split each intersection by a grid of cubic cells, one volume constraint per cell (sect. 5, eq. 22-24); "
-       "off: one per pair, which leaves rocking about the contact centre unconstrained"}),
+       "Split each intersection into several volumes, one constraint each (sect. 5): the images' by a grid of cubic "
+       "cells (eq. 22-24), an exact box pair's into 3 x 3 columns along its normal (rim_width); off: one per pair, "
+       "which leaves rocking about the contact centre unconstrained"}),
       T::bind(&S::cell_size, {"cell_size", ParamKind::Real, "m", 1e-3, 10.0, 0.1,
        "Side of the multi-volume grid cells of the depth images (at least the pixel size)"}),
       T::bind(&S::rim_width, {"rim_width", ParamKind::Real, "", 0.01, 0.5, 0.1,
@@ -50,7 +51,7 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "friction box (bounds +-mu rho, first direction along the weighted sliding velocity of eq. 20)"}),
       T::bind(&S::stabilization_iterations, {"stabilization_iterations", ParamKind::Integer, "", 0, 100, 5,
        "Most position corrections per step (Algorithm 1 lines 5-9): each solves eq. 18-19 and recomputes the "
-       "images; 0 turns post-stabilisation off"}),
+       "volumes; 0 turns post-stabilisation off"}),
       T::bind(&S::stabilization_sweeps, {"stabilization_sweeps", ParamKind::Integer, "", 1, 1000, 20,
        "Projected Gauss-Seidel sweeps of each position MLCP (eq. 18-19)"}),
       T::bind(&S::rest_depth, {"rest_depth", ParamKind::Real, "pixels", 0, 10, 0.5,

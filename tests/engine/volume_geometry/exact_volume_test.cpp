@@ -12,30 +12,15 @@
 
 #include "ldi/intersection_volume.h"
 #include "mesh/generate.h"
+#include "support/builders.h"
 #include "volume_geometry/sphere_volume.h"
 
 namespace cl::vg {
 namespace {
 
-Shape plane_shape() {
-  Shape s;
-  s.type = ShapeType::Plane;
-  s.normal = Vec3(0, 1, 0);
-  s.offset = 0;
-  return s;
-}
-Shape sphere_shape(double r) {
-  Shape s;
-  s.type = ShapeType::Sphere;
-  s.radius = r;
-  return s;
-}
-Shape box_shape(const Vec3& h) {
-  Shape s;
-  s.type = ShapeType::Box;
-  s.half_extents = h;
-  return s;
-}
+using cl::test::box;
+using cl::test::plane_shape;
+using cl::test::sphere;
 
 struct Body {
   Shape shape;
@@ -56,31 +41,31 @@ Mat3 turned(double angle, const Vec3& axis) { return Eigen::AngleAxisd(angle, ax
 
 TEST(ExactVolume, ClosedForms) {
   // Axis-aligned boxes: the product of the overlaps.
-  Body a{box_shape(Vec3(0.5, 0.4, 0.3))}, b{box_shape(Vec3(0.2, 0.3, 0.4)), Vec3(0.6, -0.2, 0.1)};
+  Body a{box(Vec3(0.5, 0.4, 0.3))}, b{box(Vec3(0.2, 0.3, 0.4)), Vec3(0.6, -0.2, 0.1)};
   EXPECT_NEAR(volume(a, b), 0.1 * 0.5 * 0.6, 1e-15);
   // A sphere r in a half space to the height delta: the cap of height r - delta.
   Body ground{plane_shape(), Vec3(0, -1, 0)};
-  Body ball{sphere_shape(0.3), Vec3(2, -1 + 0.1, 3)};
+  Body ball{sphere(0.3), Vec3(2, -1 + 0.1, 3)};
   ExactResult cap = compute(ground, ball);
   EXPECT_NEAR(cap.mono.volume, M_PI * 0.2 * 0.2 * (0.9 - 0.2) / 3, 1e-15);
   EXPECT_NEAR(cap.mono.exact_deepest, 0.2, 1e-15);
   EXPECT_NEAR((cap.mono.body[1].linear - Vec3(0, -1, 0) * M_PI * (0.09 - 0.01)).norm(), 0.0, 1e-15);
   // Two spheres: the lens, sum of two caps.
-  Body s0{sphere_shape(0.5)}, s1{sphere_shape(0.3), Vec3(0.7, 0, 0)};
+  Body s0{sphere(0.5)}, s1{sphere(0.3), Vec3(0.7, 0, 0)};
   const double x0 = (0.49 + 0.25 - 0.09) / 1.4, x1 = 0.7 - x0;
   EXPECT_NEAR(volume(s0, s1), cap_volume(0.5, 0.5 - x0) + cap_volume(0.3, 0.3 - x1), 1e-15);
   // A sphere centred on a box's corner, edge and face: an eighth, a quarter, a half of it (by quadrature, to
   // about 1e-12), or all of it.
-  Body cube{box_shape(Vec3(1, 1, 1)), Vec3(0.2, 0.1, 0.3), turned(0.5, Vec3(1, 2, 3))};
+  Body cube{box(Vec3(1, 1, 1)), Vec3(0.2, 0.1, 0.3), turned(0.5, Vec3(1, 2, 3))};
   const double whole = 4.0 / 3.0 * M_PI * 0.125;
   for (const auto& [corner, fraction] : {std::pair{Vec3(1, 1, 1), 0.125}, std::pair{Vec3(1, 0.2, -1), 0.25},
                                          std::pair{Vec3(0.1, -1, 0.3), 0.5}, std::pair{Vec3(0.2, 0.1, 0), 1.0}}) {
-    Body ball2{sphere_shape(0.5), cube.position + cube.rotation * corner};
+    Body ball2{sphere(0.5), cube.position + cube.rotation * corner};
     EXPECT_NEAR(volume(ball2, cube), fraction * whole, 1e-10 * whole) << corner.transpose();
   }
   // A box inside a sphere: the box's volume, and no normal.
-  Body small{box_shape(Vec3(0.1, 0.1, 0.1)), Vec3(0.05, 0, 0)};
-  const ExactResult inside = compute(Body{sphere_shape(1)}, small);
+  Body small{box(Vec3(0.1, 0.1, 0.1)), Vec3(0.05, 0, 0)};
+  const ExactResult inside = compute(Body{sphere(1)}, small);
   EXPECT_NEAR(inside.mono.volume, 0.008, 1e-14);
   EXPECT_TRUE(inside.mono.normal.isZero(0.0));
 }
@@ -90,9 +75,9 @@ TEST(ExactVolume, SphereBoxVolumeAgainstChords) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-1, 1);
   for (int trial = 0; trial < 6; ++trial) {
-    Body box{box_shape(Vec3(0.3, 0.2, 0.25)), Vec3::Zero(), turned(3 * u(rng), Vec3(u(rng), u(rng), u(rng)))};
-    Body ball{sphere_shape(0.25), Vec3(0.3 * u(rng), 0.3 * u(rng), 0.3 * u(rng))};
-    const double v = volume(ball, box);
+    Body block{box(Vec3(0.3, 0.2, 0.25)), Vec3::Zero(), turned(3 * u(rng), Vec3(u(rng), u(rng), u(rng)))};
+    Body ball{sphere(0.25), Vec3(0.3 * u(rng), 0.3 * u(rng), 0.3 * u(rng))};
+    const double v = volume(ball, block);
     const int n = 1200;
     const double lo = -0.6, step = 1.2 / n;
     double sum = 0;
@@ -100,7 +85,7 @@ TEST(ExactVolume, SphereBoxVolumeAgainstChords) {
       for (int j = 0; j < n; ++j) {
         const Vec3 origin(lo + (i + 0.5) * step, lo + (j + 0.5) * step, 0);
         double a0, a1, b0, b1;
-        if (line_inside(ball.posed(), origin, 2, a0, a1) && line_inside(box.posed(), origin, 2, b0, b1))
+        if (line_inside(ball.posed(), origin, 2, a0, a1) && line_inside(block.posed(), origin, 2, b0, b1))
           sum += std::max(0.0, std::min(a1, b1) - std::max(a0, b0)) * step * step;
       }
     EXPECT_NEAR(v, sum, 2e-3 * std::max(sum, 1e-3)) << "trial " << trial;
@@ -119,12 +104,12 @@ TEST(ExactVolume, GradientsAreTheVolumesDerivatives) {
     double reach;  // centre distance range
   };
   const Case cases[] = {
-      {"box-box", box_shape(Vec3(0.3, 0.2, 0.25)), box_shape(Vec3(0.2, 0.25, 0.15)), 0.45},
-      {"plane-box", plane_shape(), box_shape(Vec3(0.3, 0.2, 0.25)), 0.3},
-      {"plane-sphere", plane_shape(), sphere_shape(0.3), 0.25},
-      {"sphere-sphere", sphere_shape(0.3), sphere_shape(0.2), 0.45},
-      {"sphere-box", sphere_shape(0.25), box_shape(Vec3(0.3, 0.2, 0.25)), 0.45},
-      {"box-sphere", box_shape(Vec3(0.3, 0.2, 0.25)), sphere_shape(0.25), 0.45},
+      {"box-box", box(Vec3(0.3, 0.2, 0.25)), box(Vec3(0.2, 0.25, 0.15)), 0.45},
+      {"plane-box", plane_shape(), box(Vec3(0.3, 0.2, 0.25)), 0.3},
+      {"plane-sphere", plane_shape(), sphere(0.3), 0.25},
+      {"sphere-sphere", sphere(0.3), sphere(0.2), 0.45},
+      {"sphere-box", sphere(0.25), box(Vec3(0.3, 0.2, 0.25)), 0.45},
+      {"box-sphere", box(Vec3(0.3, 0.2, 0.25)), sphere(0.25), 0.45},
   };
   for (const Case& c : cases) {
     int tested = 0;
@@ -176,9 +161,9 @@ TEST(ExactVolume, GradientsAreTheVolumesDerivatives) {
 // The pair the other way round: the same volume, the bodies' terms swapped, the normal reversed.
 TEST(ExactVolume, EitherOrderGivesTheSameContact) {
   Body plane{plane_shape(), Vec3(0, 0.1, 0)};
-  Body box{box_shape(Vec3(0.3, 0.2, 0.25)), Vec3(0.1, 0.15, 0), turned(0.3, Vec3(1, 0, 1))};
-  Body ball{sphere_shape(0.2), Vec3(0.2, 0.25, 0.1)};
-  for (auto [a, b] : {std::pair{&plane, &box}, std::pair{&plane, &ball}, std::pair{&ball, &box}}) {
+  Body block{box(Vec3(0.3, 0.2, 0.25)), Vec3(0.1, 0.15, 0), turned(0.3, Vec3(1, 0, 1))};
+  Body ball{sphere(0.2), Vec3(0.2, 0.25, 0.1)};
+  for (auto [a, b] : {std::pair{&plane, &block}, std::pair{&plane, &ball}, std::pair{&ball, &block}}) {
     const ExactResult ab = compute(*a, *b), ba = compute(*b, *a);
     ASSERT_TRUE(ab.overlap && ba.overlap);
     EXPECT_EQ(ab.mono.volume, ba.mono.volume);
@@ -202,8 +187,8 @@ TEST(ExactVolume, AgreesWithTheDepthImagesAtAFinePixel) {
   options.pixel_size = 0.002;
   options.threads = 1;
   for (int trial = 0; trial < 4; ++trial) {
-    Body a{box_shape(Vec3(0.3, 0.2, 0.25)), Vec3::Zero(), turned(3 * u(rng), Vec3(u(rng), u(rng), u(rng)))};
-    Body b{box_shape(Vec3(0.2, 0.25, 0.15)), 0.35 * Vec3(u(rng), u(rng), u(rng)).normalized(),
+    Body a{box(Vec3(0.3, 0.2, 0.25)), Vec3::Zero(), turned(3 * u(rng), Vec3(u(rng), u(rng), u(rng)))};
+    Body b{box(Vec3(0.2, 0.25, 0.15)), 0.35 * Vec3(u(rng), u(rng), u(rng)).normalized(),
            turned(3 * u(rng), Vec3(u(rng), u(rng), u(rng)))};
     const ExactResult exact = compute(a, b);
     if (exact.mono.volume < 2e-3) continue;
@@ -232,10 +217,10 @@ TEST(ExactVolume, AgreesWithTheDepthImagesAtAFinePixel) {
 TEST(ExactVolume, ColumnsAddUpToTheWhole) {
   Body ground{plane_shape()};
   for (const Mat3& tilt : {Mat3(Mat3::Identity()), turned(0.2, Vec3(1, 0, 0.3))}) {
-    Body box{box_shape(Vec3(0.35, 0.2, 0.27)), Vec3(0.013, 0.0, -0.021), tilt};
-    box.position.y() = 0.2 * std::abs(tilt(1, 1)) + 0.35 * std::abs(tilt(1, 0)) + 0.27 * std::abs(tilt(1, 2)) -
+    Body block{box(Vec3(0.35, 0.2, 0.27)), Vec3(0.013, 0.0, -0.021), tilt};
+    block.position.y() = 0.2 * std::abs(tilt(1, 1)) + 0.35 * std::abs(tilt(1, 0)) + 0.27 * std::abs(tilt(1, 2)) -
                        (tilt.isIdentity() ? 0.006 : 0.05);
-    const ExactResult r = compute(ground, box, true, 0.1);
+    const ExactResult r = compute(ground, block, true, 0.1);
     ASSERT_TRUE(r.overlap);
     ASSERT_EQ(r.cells().size(), tilt.isIdentity() ? 9u : r.cells().size());
     ASSERT_GE(r.cells().size(), 4u);
