@@ -193,7 +193,8 @@ void ExactVolume::polyhedron_columns(const Vec3 (&centre)[2], double rim, ExactR
       if (!(part.volume > 0)) continue;
       // A convex part's boundary covers its projection on the contact plane twice.
       part.footprint = 0;
-      for (const PolyFace& f : part_.faces()) part.footprint += 0.5 * std::abs(n.dot(f.normal)) * part_.face_area(f).area;
+      for (const PolyFace& f : part_.faces())
+        part.footprint += 0.5 * std::abs(n.dot(f.normal)) * part_.face_area(f).area;
       part.deepest = part_.extent(n);
       part.cell = {i, j, 0};
       part.bounds = part_.bounds();

@@ -172,8 +172,9 @@ double sliced_volume(const Vec3& q, double r, const Vec3& h, int k, Vec3& moment
     // 1e-12).
     const int parts = std::max(1, int(std::ceil((cuts[p + 1].theta - cuts[p].theta) / 0.5)));
     for (int j = 0; j < parts; ++j) {
-      const double a = cuts[p].theta + (cuts[p + 1].theta - cuts[p].theta) * j / parts;
-      const double b = j + 1 == parts ? cuts[p + 1].theta : cuts[p].theta + (cuts[p + 1].theta - cuts[p].theta) * (j + 1) / parts;
+      const double span = cuts[p + 1].theta - cuts[p].theta;
+      const double a = cuts[p].theta + span * j / parts;
+      const double b = j + 1 == parts ? cuts[p + 1].theta : cuts[p].theta + span * (j + 1) / parts;
       const bool left = j == 0 && cuts[p].onset, right = j + 1 == parts && cuts[p + 1].onset;
       for (int g = 0; g < 8; ++g) {
         const double t = kGaussX[g];
