@@ -23,9 +23,9 @@ std::span<const SolverInfo> solver_registry() {
        ImplicitPenaltySolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new ImplicitPenaltySolver()); }},
       {"volume",
-       "intersection volumes of mesh pairs from layered depth images as unilateral constraints (mono or per "
-       "grid cell), friction on the volume contact, velocity MLCP by projected Gauss-Seidel, position "
-       "post-stabilisation to a regulated volume",
+       "intersection volumes as unilateral constraints (mono, or per cell), exact for box, sphere and plane pairs "
+       "and from layered depth images for meshes and capsules, friction on the volume contact, velocity MLCP by "
+       "projected Gauss-Seidel, position post-stabilisation to a regulated volume",
        "Allard et al. 2010, Volume Contact Constraints at Arbitrary Resolution", VolumeSolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new VolumeSolver()); }},
       {"pid-penalty",

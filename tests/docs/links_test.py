@@ -23,7 +23,6 @@ OUTSIDE = re.compile(r'\.\./shared/|shared/papers|shared/design')
 AWAITING_FIX = {
     'engine/solvers/implicit_penalty/implicit_penalty_solver.h',
     'engine/solvers/pid_penalty/pid_penalty_solver.h',
-    'engine/solvers/volume/volume_solver.h',
 }
 
 

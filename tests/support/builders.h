@@ -49,6 +49,13 @@ inline Body make_body(const Shape& shape, const Vec3& position, const Quat& orie
   return b;
 }
 
+inline Shape plane_shape(const Vec3& normal = Vec3(0, 1, 0), double offset = 0.0) {
+  Shape s;
+  s.type = ShapeType::Plane;
+  s.normal = normal;
+  s.offset = offset;
+  return s;
+}
 inline Shape box(const Vec3& half) { Shape s; s.type = ShapeType::Box; s.half_extents = half; return s; }
 inline Shape sphere(double r) { Shape s; s.type = ShapeType::Sphere; s.radius = r; return s; }
 inline Shape capsule(double r, double hh) { Shape s; s.type = ShapeType::Capsule; s.radius = r; s.half_height = hh; return s; }

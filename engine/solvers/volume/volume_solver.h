@@ -1,12 +1,14 @@
-// `volume`: volume contact constraints of Allard et al. 2010 (shared/papers/allard-2010-volume-contact-
-// constraints.txt), sections 4-5, Algorithm 1, for rigid bodies.
+// `volume`: volume contact constraints of Allard et al. 2010 (the paper "Volume contact constraints at arbitrary
+// resolution"), sections 4-5, Algorithm 1, for rigid bodies.
 //
 // Per step:
-//   collide()   for each candidate pair, both meshes in world coordinates, their intersection volume(s) V and
-//               gradients J_V = dV/dq from layered depth images (ldi/intersection_volume.h, eq. 11-14); one
-//               volume per pair (mono) or one per grid cell (multi-volume, eq. 22-24); cached per pair and
-//               reported to the world as one Contact per volume (position = contact centre, depth = the deepest
-//               point along the normal; the mean depth V / area stays on the Constraint)
+//   collide()   for each candidate pair, its intersection volume(s) V and gradients J_V = dV/dq: in closed form for
+//               box, sphere and plane pairs (volume_geometry/exact_volume.h: the exact V and J_V of sect. 3-4), from
+//               layered depth images of the two meshes in world coordinates for the others (ldi/intersection_volume.h,
+//               eq. 11-14); one volume per pair (mono) or several (multi-volume, sect. 5: the images' grid cells,
+//               eq. 22-24, or an exact intersection's columns along its normal); cached per pair and reported to the
+//               world as one Contact per volume (position = contact centre, depth = the deepest point along the
+//               normal; the mean depth V / area stays on the Constraint)
 //   velocities  u* = u + h M^-1 f_ext (constraints/motion.h), then the MLCP of
 //               eq. 16-17 (unilateral rows: the volume may not grow, J_V u <= 0, pressure rho >= 0; one per
 //               volume, or with `sphere_region_rows` one per connected region of cells on a sphere, the
@@ -24,8 +26,8 @@
 // J u >= -gap / h with friction. With stack_layers (on by default), a group with bodies on bodies takes 1% of the
 // step whole and the rest layer by layer, lower bodies held (shock propagation, as lcp's).
 // Units: J_V linear part m^2, angular m^3, so rho and xi are pressure (x time, x time^2).
-// Primitives get a triangle mesh (box, uv sphere, capsule), cached per shape; a plane becomes a box under
-// it covering the other body's footprint, as deep as that body is large (rebuilt per pair and step).
+// For the images, primitives get a triangle mesh (box, uv sphere, capsule), cached per shape; a plane becomes a box
+// under it covering the other body's footprint, as deep as that body is large (rebuilt per pair and step).
 // Limitation: a body entirely inside another has no volume gradient (no normal), and gets no constraint.
 #pragma once
 
@@ -37,6 +39,7 @@
 
 #include "constraints/pgs.h"
 #include "ldi/intersection_volume.h"
+#include "volume_geometry/exact_volume.h"
 #include "mesh/mesh.h"
 #include "solvers/solver.h"
 
@@ -80,8 +83,8 @@ class VolumeSolver final : public Solver {
   };
   // The parameters as plain fields (see param_specs for units and meaning).
   struct Settings {
-    double pixel_size, cell_size, rest_depth, tolerance, restitution_threshold;
-    bool multi_volume, warm_start, stack_layers, sphere_region_rows, speculative;
+    double pixel_size, cell_size, rim_width, rest_depth, tolerance, restitution_threshold;
+    bool multi_volume, warm_start, stack_layers, sphere_region_rows, speculative, exact_primitives;
     int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, threads, combine;
     ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
   };
@@ -116,9 +119,11 @@ class VolumeSolver final : public Solver {
     ldi::IntervalCapture intervals;                    // per image axis, the intervals inside both meshes (eq. 11)
     std::array<std::vector<DebugArrow>, 2> gradients;  // [0] = a, [1] = b: vertices with a non-zero gradient
     std::vector<Constraint> constraints;               // as collide() makes them; index = Contact::feature
-    // Multi-volume: the cell of constraints[k]; empty for mono. The grid (sect. 5) is anchored at the world
-    // origin: cell (cx, cy, cz) covers [cx h, (cx + 1) h) x ... with h = cell_size.
+    // Multi-volume: the cell of constraints[k] and its world box; empty for mono. The images' grid (sect. 5) is
+    // anchored at the world origin: cell (cx, cy, cz) covers [cx h, (cx + 1) h) x ... with h = cell_size; an exact
+    // pair's cells are its columns (i, j, 0) (volume_geometry/exact_volume.h), boxed by their parts' bounds.
     std::vector<std::array<int, 3>> cells;
+    std::vector<Aabb> cell_boxes;
   };
   // `max_intervals_per_axis` bounds the segments kept per image axis (ldi::IntervalCapture::stride).
   PairGeometry pair_geometry(std::span<const Body> bodies, int ia, int ib, long max_intervals_per_axis) const;
@@ -156,8 +161,22 @@ class VolumeSolver final : public Solver {
     int first_row = 0;
     int rows = 0;
   };
+  // Both kernels with their results and scratch, reused from call to call: the solver's own, or a drawing's.
   struct Workspace {
     std::unique_ptr<ldi::IntersectionVolume> ldi = std::make_unique<ldi::IntersectionVolume>();
+    ldi::VolumeResult images;
+    vg::ExactVolume exact;
+    vg::ExactResult exact_result;
+    std::array<std::vector<Vec3>, 2> vertices;  // the meshes' world vertices (images)
+    std::vector<Vec3> region_normals;           // make_constraints' scratch
+    std::vector<int> region_scratch;
+  };
+  // One pair's volumes as a kernel gave them: the whole intersection and, with multi-volume, its cells.
+  struct PairVolumes {
+    const ldi::VolumeContact* mono = nullptr;  // null: nothing overlaps
+    std::span<const ldi::VolumeContact> cells;
+    std::span<const Aabb> cell_bounds;         // exact: the world bounds of each cell's part
+    bool exact = false;                        // from the closed forms (else from the images)
   };
 
   // Primitive meshes by (type, dimensions), and the unit box a plane becomes.
@@ -171,10 +190,18 @@ class VolumeSolver final : public Solver {
   // footprint of `other`; a loaded mesh with its BVH and pose.
   static bool world_mesh(std::span<const Body> bodies, int i, int other, MeshCache& cache,
                          std::vector<Vec3>& vertices, ldi::MeshInput& input);
+  // The volumes of pair ia < ib at the poses of `bodies`: in closed form for a pair of primitives
+  // (exact_primitives), else from the layered depth images of their meshes (with the intervals captured for
+  // drawing when `capture` > 0, at most about that many per axis).
+  static PairVolumes pair_volumes(std::span<const Body> bodies, int ia, int ib, const Settings& set, long capture,
+                                  MeshCache& meshes, Workspace& ws);
+  // The constraints of a pair's volumes (the cells with multi-volume, else the whole), appended to `out` (and
+  // each one's cell to `cells`): the one rule, for the solver and its drawing.
+  static void make_constraints(const PairVolumes& v, const Settings& set, const Vec3& centre_a, const Vec3& centre_b,
+                               Workspace& ws, std::vector<Constraint>& out, PairGeometry* drawn);
   // pair_geometry in the given workspace, mesh cache and settings.
   static void pair_geometry(std::span<const Body> bodies, int ia, int ib, const Settings& set, long limit,
-                            MeshCache& meshes, ldi::IntersectionVolume& ldi, ldi::VolumeResult& result,
-                            PairGeometry& out);
+                            MeshCache& meshes, Workspace& ws, PairGeometry& out);
   // Volumes of pair ia < ib at the current poses, into the cache (reused when neither body moved).
   PairCache& compute_pair(const std::vector<Body>& bodies, int ia, int ib);
   // The settings of the method's PGS solves with at most `sweeps` sweeps (relative tolerance, symmetric).
@@ -184,12 +211,8 @@ class VolumeSolver final : public Solver {
 
   Settings set_{};
   Workspace ws_;
-  ldi::VolumeResult result_;
   std::map<std::pair<int, int>, PairCache> pairs_;
   MeshCache meshes_;
-  std::array<std::vector<Vec3>, 2> world_vertices_;
-  std::vector<Vec3> region_normals_;  // compute_pair's scratch
-  std::vector<int> region_scratch_;
   std::vector<BodyVelocity> vel_;  // per body: velocities (or displacements) during a PGS solve
   std::vector<InverseMass> masses_;
   std::vector<Row> rows_;  // joint rows first, then each volume contact's normal and friction rows

@@ -158,15 +158,16 @@ TEST(VolumeDebugDraw, GeometryAtTheCollisionStageMatchesItsContacts) {
   EXPECT_GT(constraints, 5u);
 }
 
-// Mono-volume, a box sunk into the ground: the intervals' lengths give the constraint's volume (eq. 11,
-// normal-weighted as the solver combines them) and the vertex gradients sum to its rigid linear term; the
-// constraint is the one the step then uses.
+// Mono-volume, a box sunk into the ground, seen by the depth images (exact_primitives off): the intervals' lengths
+// give the constraint's volume (eq. 11, normal-weighted as the solver combines them) and the vertex gradients sum
+// to its rigid linear term; the constraint is the one the step then uses.
 TEST(VolumeDebugDraw, MonoIntervalsAndGradientsGiveTheConstraint) {
   World w;
   w.settings.dt = 0.01;
   ASSERT_TRUE(w.set_solver("volume", nullptr));
   set(w, "pixel_size", 0.01);
   set(w, "multi_volume", 0);
+  set(w, "exact_primitives", 0);
   set(w, "threads", 1);
   add_plane(w);
   add_body(w, box(Vec3(0.2, 0.1, 0.15)), Vec3(0.003, 0.07, -0.002), 500.0);
@@ -193,6 +194,46 @@ TEST(VolumeDebugDraw, MonoIntervalsAndGradientsGiveTheConstraint) {
   ASSERT_EQ(contacts.size(), 1u);
   EXPECT_EQ(contacts[0]->position, c.position);
   EXPECT_EQ(contacts[0]->normal, c.normal);
+}
+
+// The same box under the exact kernel: the intervals are the exact intersection sampled at the pixel centres
+// (their volume is the constraint's to the pixel's resolution: 1 % here), the arrows are the terms of its faces
+// and sum to each body's dV/dx exactly, and the constraint is the one the step uses. Multi-volume: one box per
+// constraint, its column's part.
+TEST(VolumeDebugDraw, ExactPairDrawsItsIntersection) {
+  for (bool multi : {false, true}) {
+    SCOPED_TRACE(multi ? "multi" : "mono");
+    World w;
+    w.settings.dt = 0.01;
+    ASSERT_TRUE(w.set_solver("volume", nullptr));
+    set(w, "pixel_size", 0.01);
+    set(w, "multi_volume", multi ? 1 : 0);
+    add_plane(w);
+    add_body(w, box(Vec3(0.2, 0.1, 0.15)), Vec3(0.003, 0.07, -0.002), 500.0);
+    w.bodies[1].orientation = Quat(Eigen::AngleAxisd(0.2, Vec3(1, 0, 1).normalized()));
+    const VolumeSolver::PairGeometry g = volume_solver(w).pair_geometry(w.bodies, 0, 1, 1000000);
+    // Tilted, the box's corner under the ground leaves a corner column of the 3 x 3 empty.
+    ASSERT_EQ(g.constraints.size(), multi ? 8u : 1u);
+    double exact = 0;
+    for (const auto& c : g.constraints) exact += c.volume;
+    double sampled = 0;
+    for (const auto& seg : g.intervals.segments[1]) sampled += (seg[1] - seg[0]).y() * 0.01 * 0.01;
+    EXPECT_NEAR(sampled, exact, 0.01 * exact);
+    Vec3 linear[2] = {Vec3::Zero(), Vec3::Zero()};
+    for (const auto& c : g.constraints)
+      for (int s = 0; s < 2; ++s) linear[s] += c.linear[size_t(s)];
+    for (int s = 0; s < 2; ++s) {
+      Vec3 sum = Vec3::Zero();
+      for (const auto& a : g.gradients[size_t(s)]) sum += a.gradient;
+      // The arrows are the whole intersection's dV/dx; a column's constraint keeps its part along the normal.
+      EXPECT_NEAR(sum.dot(g.constraints[0].normal), linear[s].dot(g.constraints[0].normal), 1e-12 * sum.norm());
+    }
+    EXPECT_EQ(g.cell_boxes.size(), multi ? 8u : 0u);
+    ASSERT_TRUE(w.step().ok);
+    const std::vector<const Contact*> contacts = volume_contacts(w, 0, 1);
+    ASSERT_EQ(contacts.size(), g.constraints.size());
+    for (const Contact* c : contacts) EXPECT_EQ(c->position, g.constraints[c->feature].position);
+  }
 }
 
 // Drawn between steps at the current poses (the viewer's default), the cells layer's constraint points are
