@@ -1,0 +1,172 @@
+#include "solvers/pid_penalty/pid_penalty_solver.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "constraints/motion.h"
+#include "constraints/pgs.h"
+#include "constraints/row.h"
+#include "solvers/pid_penalty/internal.h"
+
+namespace cl {
+
+using namespace pid_penalty;
+
+void PidPenaltySolver::solve_joints(StepContext& ctx, std::vector<Body>& work, double h) {
+  if (ctx.joints.empty()) return;
+  ScopedSubStage timer(sub_stages_, kJoints);
+  joint_rows_.clear();
+  for (int j = 0; j < int(ctx.joints.size()); ++j) joint_rows(ctx.joints[size_t(j)], j, work, h, joint_rows_);
+  if (joint_rows_.empty()) return;
+  load_inverse_masses(work, masses_);
+  rows_.clear();
+  for (const JointRow& jr : joint_rows_) {
+    Row row = jr;
+    prepare(row, masses_);
+    row.lambda = joint_warm_.guess(jr);
+    rows_.push_back(row);
+  }
+  velocities_.resize(work.size());
+  for (size_t i = 0; i < work.size(); ++i) velocities_[i] = {work[i].linear_velocity, work[i].angular_velocity};
+  apply_impulses(rows_, velocities_);
+  solve_pgs(rows_, velocities_, {set_.joint_iterations, 0.0, false});
+  for (size_t i = 0; i < work.size(); ++i)
+    if (work[i].is_dynamic()) {
+      work[i].linear_velocity = velocities_[i].v;
+      work[i].angular_velocity = velocities_[i].w;
+    }
+  for (const JointRow& jr : joint_rows_) joint_warm_.forget(jr.joint);
+  for (size_t r = 0; r < joint_rows_.size(); ++r) joint_warm_.keep(joint_rows_[r], rows_[r].lambda);
+}
+
+// v(t+h) = v + h M^-1 (f_applied + m g + f_contact(t)), the joints on v(t+h), then x(t+h) = x + h v(t+h).
+void PidPenaltySolver::substep_euler(StepContext& ctx, std::vector<Body>& work, double h) {
+  const size_t n = work.size();
+  {
+    ScopedSubStage timer(sub_stages_, kForces);
+    load_motions(work, motions_);
+    force_.assign(n, Vec3::Zero());
+    torque_.assign(n, Vec3::Zero());
+    penalty_forces(work, motions_, h, 0.0, force_, torque_, true);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Body& b = work[i];
+    if (!b.is_dynamic()) continue;
+    b.linear_velocity += h * (ctx.gravity + b.inv_mass * (b.force + force_[i]));
+    b.angular_velocity += h * (b.inv_inertia_world * (b.torque + torque_[i]));
+  }
+  solve_joints(ctx, work, h);
+  ScopedSubStage timer(sub_stages_, kUpdate);
+  for (Body& b : work)
+    if (b.kind != BodyKind::Fixed) advance_pose(b, h);
+}
+
+// The paper's fourth-order Runge-Kutta on (x, q, v, L) with the world angular momentum L (dL/dt = torque), the
+// forces evaluated at each stage; then the joints on the new velocities, their change carried into the positions.
+void PidPenaltySolver::substep_rk4(StepContext& ctx, std::vector<Body>& work, double h) {
+  const size_t n = work.size();
+  struct State {
+    Vec3 x, v, L;
+    Quat q;
+  };
+  struct Rate {
+    Vec3 dx, dv, dL;
+    Quat dq;
+  };
+  std::vector<State> s0(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Body& b = work[i];
+    s0[i] = {b.position, b.linear_velocity, b.inertia_world() * b.angular_velocity, b.orientation};
+  }
+  auto motions_at = [&](const std::vector<State>& s, double t, std::vector<Motion>& m) {
+    m.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Body& b = work[i];
+      if (b.is_dynamic()) {
+        const Quat q = s[i].q.normalized();
+        const Mat3 R = q.toRotationMatrix();
+        m[i] = {s[i].x, q, s[i].v, R * b.inv_inertia_body * R.transpose() * s[i].L, R};
+      } else if (b.kind == BodyKind::Kinematic) {
+        const Quat q = integrate_orientation(b.orientation, b.angular_velocity, t);
+        m[i] = {b.position + t * b.linear_velocity, q, b.linear_velocity, b.angular_velocity, q.toRotationMatrix()};
+      } else {
+        m[i] = {b.position, b.orientation, Vec3::Zero(), Vec3::Zero(), b.rotation()};
+      }
+    }
+  };
+  auto rate = [&](const std::vector<State>& s, double t, bool record, std::vector<Rate>& out) {
+    motions_at(s, t, motions_);
+    force_.assign(n, Vec3::Zero());
+    torque_.assign(n, Vec3::Zero());
+    penalty_forces(work, motions_, h, t, force_, torque_, record);
+    out.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Body& b = work[i];
+      const Motion& m = motions_[i];
+      if (!b.is_dynamic()) {
+        out[i] = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Quat(0, 0, 0, 0)};
+        continue;
+      }
+      const Quat w(0, m.w.x(), m.w.y(), m.w.z());
+      Quat dq = w * m.q;
+      dq.coeffs() *= 0.5;
+      out[i] = {m.v, ctx.gravity + b.inv_mass * (b.force + force_[i]), b.torque + torque_[i], dq};
+    }
+  };
+  auto advance = [&](const std::vector<Rate>& k, double t, std::vector<State>& s) {
+    s = s0;
+    for (size_t i = 0; i < n; ++i) {
+      s[i].x += t * k[i].dx;
+      s[i].v += t * k[i].dv;
+      s[i].L += t * k[i].dL;
+      s[i].q.coeffs() += t * k[i].dq.coeffs();
+    }
+  };
+  std::vector<Rate> k1, k2, k3, k4;
+  std::vector<State> s;
+  {
+    ScopedSubStage timer(sub_stages_, kForces);
+    rate(s0, 0.0, true, k1);
+    advance(k1, 0.5 * h, s);
+    rate(s, 0.5 * h, false, k2);
+    advance(k2, 0.5 * h, s);
+    rate(s, 0.5 * h, false, k3);
+    advance(k3, h, s);
+    rate(s, h, false, k4);
+  }
+  {
+    ScopedSubStage timer(sub_stages_, kUpdate);
+    for (size_t i = 0; i < n; ++i) {
+      Body& b = work[i];
+      if (b.is_dynamic()) {
+        State& x = s0[i];
+        x.x += (h / 6.0) * (k1[i].dx + 2.0 * k2[i].dx + 2.0 * k3[i].dx + k4[i].dx);
+        x.v += (h / 6.0) * (k1[i].dv + 2.0 * k2[i].dv + 2.0 * k3[i].dv + k4[i].dv);
+        x.L += (h / 6.0) * (k1[i].dL + 2.0 * k2[i].dL + 2.0 * k3[i].dL + k4[i].dL);
+        x.q.coeffs() += (h / 6.0) * (k1[i].dq.coeffs() + 2.0 * k2[i].dq.coeffs() + 2.0 * k3[i].dq.coeffs() +
+                                     k4[i].dq.coeffs());
+        b.position = x.x;
+        b.orientation = x.q.normalized();
+        b.linear_velocity = x.v;
+        b.update_world_inertia();
+        b.angular_velocity = b.inv_inertia_world * x.L;
+      } else if (b.kind == BodyKind::Kinematic) {
+        advance_pose(b, h);
+      }
+    }
+  }
+  // Joints: the velocity change their impulses make, carried into the positions over the substep.
+  if (ctx.joints.empty()) return;
+  std::vector<BodyVelocity> before(n);
+  for (size_t i = 0; i < n; ++i) before[i] = {work[i].linear_velocity, work[i].angular_velocity};
+  solve_joints(ctx, work, h);
+  for (size_t i = 0; i < n; ++i) {
+    Body& b = work[i];
+    if (!b.is_dynamic()) continue;
+    b.position += h * (b.linear_velocity - before[i].v);
+    b.orientation = integrate_orientation(b.orientation, b.angular_velocity - before[i].w, h);
+    b.update_world_inertia();
+  }
+}
+
+}  // namespace cl

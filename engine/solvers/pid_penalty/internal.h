@@ -1,0 +1,37 @@
+// What the files of `pid-penalty` share: its stages, counters and the stability bounds of its explicit substeps.
+#pragma once
+
+#include "core/shape.h"
+#include "telemetry/telemetry.h"
+
+namespace cl::pid_penalty {
+
+enum Stage { kShellQueries, kImpacts, kForces, kJoints, kUpdate };
+inline constexpr SubStage kStages[] = {
+    {"shell_queries", StepStage::NarrowPhase},  // candidate points, contact normal (eq. 4), bottom polygon
+    {"impacts", StepStage::Solve},              // the state machine and the sequential impulses
+    {"forces", StepStage::Solve},               // PID penalty and friction forces (eq. 1-3)
+    {"joints", StepStage::Solve},               // joint rows by projected Gauss-Seidel
+    {"update", StepStage::Solve},               // the integrator
+};
+
+// The method's own counters (StepStats::counters), of the step's last substep but for the impulse passes.
+enum Counter { kCountPenaltyPairs, kCountImpactPairs, kCountLargestIntegral, kCountImpulsePasses };
+inline constexpr SolverCounter kCounters[] = {
+    {"penalty_pairs", ""},         // pairs in penalty (resting) mode (Fig. 2)
+    {"impact_pairs", ""},          // pairs in impact mode
+    {"largest_integral", "m"},     // the largest integral term I of eq. 2 over the pairs
+    {"impulse_passes", ""},        // passes of sequential impulses over the impacting pairs, all substeps
+};
+
+// m: a round shape's shell has a point under any contact this deep (round_shell_spacing).
+inline constexpr double kRoundCapDepth = 0.001;
+// Stability bounds of the explicit force integration on the pair's reduced mass m: k h^2 / m <= 1/4 (omega h <= 1/2)
+// and c h / m <= 1, so that one substep never more than stops a contact's approach by itself.
+inline constexpr double kStiffnessBound = 0.25;
+inline constexpr double kDampingBound = 1.0;
+
+// Spheres and capsules: their surface normals pass through their centre or axis.
+inline bool is_round(const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; }
+
+}  // namespace cl::pid_penalty
