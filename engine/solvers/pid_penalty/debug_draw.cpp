@@ -48,7 +48,7 @@ void PidPenaltySolver::draw_debug(const DebugScene& scene, DebugDraw& draw) cons
       draw.line(b, c, kI);
       draw.line(c, d, kD);
     }
-    if (!v.friction.isZero(0.0)) draw.line(v.centre, v.centre + scale * v.friction, kFriction);
+    if (v.friction.norm() > 1e-9 * largest) draw.line(v.centre, v.centre + scale * v.friction, kFriction);
   }
 }
 

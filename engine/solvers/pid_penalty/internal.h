@@ -31,6 +31,11 @@ inline constexpr double kRoundCapDepth = 0.001;
 inline constexpr double kStiffnessBound = 0.25;
 inline constexpr double kDampingBound = 1.0;
 
+// m/s^2: standard gravity, g0 of the stack rule's depth (gain_mass).
+inline constexpr double kStandardGravity = 9.81;
+// c of the stack rule (gain_mass): each contact of a stack of n layers at most J / (c H n) deep.
+inline constexpr double kStackMargin = 2.0;
+
 // Spheres and capsules: their surface normals pass through their centre or axis.
 inline bool is_round(const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; }
 

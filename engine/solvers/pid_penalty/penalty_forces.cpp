@@ -32,7 +32,7 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     const Motion& A = m[size_t(ia)];
     const Motion& B = m[size_t(ib)];
     const Gains g = pair_gains(key, bodies[size_t(ia)], bodies[size_t(ib)], h);
-    const Vec3 n = contact_normal(pair, m, key);
+    const Vec3 n = contact_normal(bodies, pair, m, key);
 
     // The points forces act at: the bottom polygon, or the deepest candidate alone. The derivative term of eq. 1
     // takes each point's own normal velocity v(rho), blended by point_damping with the velocity at the centre of
@@ -49,7 +49,7 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
       if (!may_touch(c, moved, 0.0)) return;  // certainly outside: no force
       Vec3 p;
       double d;
-      if (!depth_of(bodies, m, key, c, p, d) || d <= 0.0) return;
+      if (!depth_of(bodies, m, key, pair, c, p, d) || d <= 0.0) return;
       loaded.push_back({p, d, g.kp * d, g.ki * pair.integral, 0.0});
       deepest = std::max(deepest, d);
     };
@@ -77,17 +77,23 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
       const double v = (B.velocity_at(middle) - A.velocity_at(middle)).dot(n);
       for (Loaded& l : loaded) {
         const double own = (B.velocity_at(l.p) - A.velocity_at(l.p)).dot(n);
-        l.D = -g.kv * (v + own_share * (own - v));
+        l.D = -g.kv_normal * (v + own_share * (own - v));
       }
     }
-    // Eq. 3: the force of each point, shared among the r points that carry force.
+    // Eq. 3: the force of each point, shared among the r points that carry force. Under semi-implicit Euler the
+    // derivative term is left to damp_implicitly (D here only for the views): its point is recorded instead.
+    const bool implicit = set_.integrator == Integrator::SemiImplicitEuler;
+    const auto explicit_d = [&](const Loaded& l) { return implicit ? 0.0 : l.D; };
     int r = 0;
     for (const Loaded& l : loaded)
-      if (l.P + l.I + l.D > 0.0) ++r;
+      if (l.P + l.I + explicit_d(l) > 0.0) ++r;
     double total = 0.0;
     Vec3 centre = Vec3::Zero();
+    const double c_point = g.kv_normal / std::max(r, 1);
     for (Loaded& l : loaded) {
-      l.f = std::max(l.P + l.I + l.D, 0.0) / std::max(r, 1);
+      l.f = std::max(l.P + l.I + explicit_d(l), 0.0) / std::max(r, 1);
+      if (implicit && record && l.f > 0.0 && own_share > 0.0)
+        damped_.push_back({&pair, ia, ib, line_of_action(bodies, m, key, n, l.p), n, own_share * c_point, l.f});
       if (l.f <= 0.0) continue;
       const Vec3 F = l.f * n;
       l.at = line_of_action(bodies, m, key, n, l.p);
@@ -106,13 +112,18 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     double twist_stiffness = 0.0, twist_limit = 0.0;
     if (total > 0.0) {
       centre /= total;
+      if (implicit && record && own_share < 1.0)  // the damping on the centre's velocity, at the centre
+        damped_.push_back({&pair, ia, ib, centre, n, (1.0 - own_share) * g.kv_normal, total});
       if (pair.friction > 0.0) {
         const Vec3 u = B.velocity_at(centre) - A.velocity_at(centre);
         const Vec3 ut = u - n.dot(u) * n;
         Vec3 stretch = pair.stretch + elapsed * ut;
         stretch -= n.dot(stretch) * n;
         const Vec3 trial = -g.kp * stretch - g.kv * ut;
-        const double limit = pair.friction * total;
+        // Coulomb's limit on the normal force: the springs' and the damping's of the last substep (implicit: it is
+        // known only after the forces; a box sliding while it pitches carries part of its weight on its front
+        // corners' damping).
+        const double limit = pair.friction * std::max(0.0, total + (implicit ? pair.damping_force : 0.0));
         ft = trial.norm() > limit ? Vec3(trial * (limit / trial.norm())) : trial;
         force[size_t(ib)] += ft;
         torque[size_t(ib)] += (centre - B.x).cross(ft);

@@ -81,9 +81,11 @@ class PidPenaltySolver final : public Solver {
  private:
   enum class PointMode { MultiPoint, DeepestPoint };
   enum class Integrator { SemiImplicitEuler, Rk4 };
+  enum class GainModel { Load, Masses };
   struct Settings {
     PointMode points;
-    double kp, kv, ki, forgetting, impact_speed, substep, point_spacing, point_damping;
+    GainModel gains;
+    double kp, kv, ki, forgetting, impact_speed, substep, least_substep, point_spacing, point_damping;
     Integrator integrator;
     int impact_passes, joint_iterations;
   };
@@ -93,6 +95,10 @@ class PidPenaltySolver final : public Solver {
   struct Candidate {
     bool of_b = false;   // a point of b inside a's field (else of a inside b's)
     Vec3 local{0, 0, 0};
+    // m: 0 for a surface point; for a primitive pair's sphere or capsule, `local` is its centre or a point of its
+    // axis and the surface lies this far from it towards the other body: the depth is radius - phi, which stays
+    // exact while the ball rolls (a point of its surface turns away from the contact).
+    double radius = 0.0;
     // At the narrow phase: its depth (m, > 0 inside), its distance from its own body's centre and from the other
     // body's centre (m). With how far the two bodies have moved since (Drift), they bound its depth without a
     // distance query (may_touch).
@@ -113,6 +119,20 @@ class PidPenaltySolver final : public Solver {
     Quat qa0 = Quat::Identity(), qb0 = Quat::Identity();
     bool normal_of_b = false;       // the contact normal turns with b (a facet of b), else with a
     Vec3 normal_local{0, 1, 0};     // in that body's frame, from a to b
+    // Into points: a round candidate whose centre's distance gradient in the other body's field is the normal
+    // (a pair with a sphere or capsule: the normal follows the line between the centres); -1: normal_local.
+    int normal_point = -1;
+    // A flat primitive pair (boxes and planes): each candidate's depth is read against the plane of the face the
+    // normal belongs to (sect. III-A: depths are distances to the contact plane), that face lying `plane_level`
+    // along the normal from its body's centre; a box's corner on another box's edge has no depth in its
+    // distance field. Otherwise depths come from the other body's signed distance.
+    bool planar = false;
+    double plane_level = 0.0;  // m
+    // Of a flat primitive pair's bottom polygon at the narrow phase: its centre (world) and its second moment
+    // about it, least over the tangent directions (m^2; 0 for fewer than three points): the stack rule of
+    // gain_mass.
+    Vec3 patch_centre{0, 0, 0};
+    double patch_moment = 0.0;
     double integral = 0.0;          // I (eq. 2), m
     double deepest = 0.0;           // max_y d(y) of the last force evaluation, m
     Vec3 stretch{0, 0, 0};          // m: the friction spring's stretch, the pair's tangential slip in penalty mode
@@ -123,6 +143,7 @@ class PidPenaltySolver final : public Solver {
     // Of the last recorded force evaluation, for the friction stretch's update at the end of the substep.
     Vec3 centre{0, 0, 0};
     double normal_force = 0.0;
+    double damping_force = 0.0;  // N: the normal force of the last implicit damping (its impulse over h)
     double twist_stiffness = 0.0, twist_limit = 0.0;  // N m/rad and N m of the torsional spring
   };
   using PairKey = std::pair<int, int>;
@@ -138,14 +159,37 @@ class PidPenaltySolver final : public Solver {
   };
   struct Gains {
     double kp = 0.0, kv = 0.0, ki = 0.0;  // N/m, N s/m, N/m
+    double kv_normal = 0.0;  // N s/m: k_v without the explicit bound (the normal damping of damp_implicitly)
   };
+  // A point where the derivative term of eq. 1 acts, damped implicitly after the substep's velocity update.
+  struct Pair;
+  struct DampedPoint {
+    Pair* pair = nullptr;
+    int a = -1, b = -1;
+    Vec3 at{0, 0, 0}, n{0, 1, 0};  // world; n from a to b
+    double c = 0.0;       // N s/m: its damping coefficient
+    double spring = 0.0;  // N: the point's spring force (P + I of eq. 3), which the damping may not turn into a pull
+  };
+  // Eq. 1's derivative term, backward Euler, as impulses at the recorded points one after another: each sets the
+  // point's normal relative velocity to v / (1 + c h / m_eff) (m_eff the pair's effective mass there), at most
+  // cancelling the spring's impulse h f (no pull, as the max of eq. 3).
+  void damp_implicitly(std::vector<Body>& work, double h) const;
 
   double shell_spacing(const Shape& shape) const;
   Gains pair_gains(const PairKey& key, const Body& a, const Body& b, double h) const;
+  // kg: what the pair's gains are per kilogram of (the `gains` parameter): the load it carries, or m1 + m2.
+  double gain_mass(const PairKey& key, const Body& a, const Body& b) const;
+  // s: the world step's substep (at most `substep`), short enough for the pairs' gains to integrate stably.
+  double stable_substep(const std::vector<Body>& bodies);
   // How many ways the pair's stability bounds are split: the most penalty pairs either dynamic body is in (>= 1).
   double bound_share(const PairKey& key) const;
   void count_penalty_pairs(const std::vector<Body>& bodies);  // penalty_pairs_ from the pairs' modes
-  Vec3 contact_normal(const Pair& pair, const std::vector<Motion>& m, const PairKey& key) const;
+  Vec3 contact_normal(const std::vector<Body>& bodies, const Pair& pair, const std::vector<Motion>& m,
+                      const PairKey& key) const;
+  // collide() for pairs of primitives (no mesh): the candidates from the shared narrow phase's contact geometry.
+  void collide_primitives(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out);
+  // collide() for pairs with a mesh: point shells against distance fields (appendix I).
+  void collide_shells(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out);
   static Vec3 line_of_action(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key,
                              const Vec3& n, const Vec3& p);
   Drift drift(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key,
@@ -156,7 +200,11 @@ class PidPenaltySolver final : public Solver {
   // the point's distances from their centres), plus `ahead` times its largest speed relative to the other body.
   static bool may_touch(const Candidate& c, const Drift& d, double ahead);
   // The depth (m, > 0 inside) of candidate c at the motions m, false where the field has no gradient.
-  bool depth_of(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key, const Candidate& c,
+  // The same with the owner's and the field body's motions given.
+  static bool depth_at(const Shape& field_shape, const Motion& owner, const Motion& field, const Pair& pair,
+                       const Candidate& c, Vec3& point, double& depth);
+  bool depth_of(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key, const Pair& pair,
+                const Candidate& c,
                 Vec3& point, double& depth) const;
   void load_motions(const std::vector<Body>& bodies, std::vector<Motion>& out) const;
   void impacts(std::vector<Body>& work, double h);
@@ -169,10 +217,14 @@ class PidPenaltySolver final : public Solver {
   void substep_euler(StepContext& ctx, std::vector<Body>& work, double h);
   void substep_rk4(StepContext& ctx, std::vector<Body>& work, double h);
   void end_substep(const std::vector<Body>& work, double h);
-  void begin_views();
+  void begin_views(const std::vector<Body>& bodies);
 
   Settings set_{};
   std::map<PairKey, Pair> pairs_;
+  std::vector<DampedPoint> damped_;  // of the substep's force evaluation
+  std::vector<double> loads_;  // kg per body: stack_loads of the step (graph/stack_loads.h)
+  std::vector<Vec3> load_centres_;  // per body: the centre of mass of its load
+  std::vector<int> layers_;  // per body: the stack layers of its contact group (0 outside a stack)
   std::vector<int> penalty_pairs_;  // per body: its pairs in penalty mode this substep (dynamic bodies only)
   std::vector<Body> work_;  // the bodies as the substeps move them (the world's keep the start of the step)
   std::vector<Motion> motions_;

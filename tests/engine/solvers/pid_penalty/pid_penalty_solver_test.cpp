@@ -45,7 +45,7 @@ TEST(PidPenaltySolver, RefusesBadParameters) {
 }
 
 // A box set down on the ground comes to rest in penalty mode, its weight carried by the bottom polygon (the
-// corner cells of its face, not the interior), about g / proportional_gain deep (less the integral's share).
+// corners of its face, from the narrow phase's box-plane contact), about g / proportional_gain deep (less the integral's share).
 TEST(PidPenaltySolver, RestingBoxIsAPenaltyContactOnItsBottomPolygon) {
   World w = pid_world();
   add_plane(w);
@@ -54,7 +54,7 @@ TEST(PidPenaltySolver, RestingBoxIsAPenaltyContactOnItsBottomPolygon) {
   const auto& views = pid(w).pair_views();
   ASSERT_EQ(views.size(), 1u);
   EXPECT_EQ(views[0].mode, PidPenaltySolver::Mode::Penalty);
-  EXPECT_EQ(views[0].bottom.size(), 4u);  // the four corner cells of the bottom face
+  EXPECT_EQ(views[0].bottom.size(), 4u);  // the four corners of the bottom face
   double force = 0.0;
   for (const auto& p : views[0].bottom) {
     EXPECT_TRUE(p.loaded);
@@ -150,8 +150,8 @@ TEST(PidPenaltySolver, SlidingStopsAtTheCoulombDistance) {
   EXPECT_LT(w.bodies[id].angular_velocity.norm(), 1e-3);
 }
 
-// A ball dropped straight onto the ground bounces to rest where it fell, without turning: its contact forces act
-// through its centre, however unevenly its shell points sit in the penetrating cap.
+// A ball dropped straight onto the ground bounces to rest where it fell, without turning: its contact force acts
+// through its centre.
 TEST(PidPenaltySolver, DroppedBallComesToRestWithoutTurning) {
   World w = pid_world();
   const int m = add_material(w, 0.5, 0.0);
@@ -165,10 +165,9 @@ TEST(PidPenaltySolver, DroppedBallComesToRestWithoutTurning) {
 }
 
 // A 0.5 m ball (524 kg) set down on the ground, unturned, rests about g / proportional_gain deep (the integral
-// takes part of the weight; the cap's points share the force, so somewhat deeper than a box) and stays there, and
-// the reported penetration is that depth. Its shell's rows lie 0.16 mm apart in depth, one level of the bottom
-// polygon's order: the cap's rim was taken first, its polygon dropped every deeper point, and the ball sank 0.29 m
-// in 1 s while max_penetration, the depth of the rim points left, read 0.
+// takes part of the weight) and stays there, and the reported penetration is that depth (with point shells the
+// cap's rim was once taken first, its polygon dropped every deeper point, and the ball sank 0.29 m in 1 s while
+// max_penetration, the depth of the rim points left, read 0).
 TEST(PidPenaltySolver, RestingBallStaysAtItsDepthAndReportsIt) {
   World w = pid_world();
   add_plane(w);
@@ -178,8 +177,8 @@ TEST(PidPenaltySolver, RestingBallStaysAtItsDepthAndReportsIt) {
     ASSERT_TRUE(w.step().ok);
     const double sink = r - w.bodies[ball].position.y();
     ASSERT_LT(sink, 3e-3) << "step " << s;
-    // The contacts' deepest is the shell's deepest point at the step's start, within one Fibonacci row (0.16 mm)
-    // of the sphere's own depth, and the ball moves less than that in a step at rest.
+    // The contact's depth is the sphere's own at the step's start, and the ball moves less than 0.2 mm in a step
+    // at rest.
     if (s >= 30) {
       EXPECT_NEAR(w.max_penetration(), sink, 2e-4) << "step " << s;
     }
@@ -205,10 +204,9 @@ TEST(PidPenaltySolver, TiltedBoxComesToRest) {
 }
 
 // A box spinning flat on the ground about the vertical stops by torsional Coulomb friction. The method carries the
-// weight on the corners of the bottom polygon, the shell points at the centres of the face's corner cells (half a
-// point spacing s in from the edges), so friction mu m g / 4 at each, a lever of r = (a - s / 2) sqrt(2) for half
-// side a, decelerates the spin at mu m g r / I (I = m (2a)^2 / 6 about the vertical): from w0 it turns
-// w0^2 / (2 mu g r / (I / m)) before it stops.
+// weight on the corners of the bottom polygon, the face's own corners (the narrow phase's box-plane contact), so
+// friction mu m g / 4 at each, a lever of r = a sqrt(2) for half side a, decelerates the spin at mu m g r / I
+// (I = m (2a)^2 / 6 about the vertical): from w0 it turns w0^2 / (2 mu g r / (I / m)) before it stops.
 TEST(PidPenaltySolver, SpinningBoxStopsByTorsionalFriction) {
   World w = pid_world();
   const double mu = 0.1, a = 0.25, w0 = 3.0;
@@ -224,8 +222,7 @@ TEST(PidPenaltySolver, SpinningBoxStopsByTorsionalFriction) {
     turned += w.bodies[id].angular_velocity.y() * w.settings.dt / 2;
   }
   const double per_mass_inertia = (2 * a) * (2 * a) / 6.0;
-  const double spacing = w.solver().params().get("point_spacing").value();
-  const double exact = w0 * w0 / (2.0 * mu * kG * (a - spacing / 2) * std::sqrt(2.0) / per_mass_inertia);
+  const double exact = w0 * w0 / (2.0 * mu * kG * a * std::sqrt(2.0) / per_mass_inertia);
   EXPECT_NEAR(turned, exact, 0.05 * exact);
   EXPECT_LT(std::abs(w.bodies[id].angular_velocity.y()), 1e-6);
 }
