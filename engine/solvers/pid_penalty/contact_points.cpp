@@ -75,6 +75,7 @@ void PidPenaltySolver::collide_primitives(const std::vector<Body>& bodies, int i
                      (A.shape.type != ShapeType::Plane && ((found.front().feature >> 8) & 3u) == 2u);
   pair.normal_local = (pair.normal_of_b ? rb : ra).transpose() * normal;
   pair.planar = !round_a && !round_b;
+  pair.shells = false;
   if (pair.planar) {  // the face through the first contact's point on the normal's body
     const Contact& c = found.front();
     pair.plane_level = pair.normal_of_b ? normal.dot(c.position - 0.5 * c.depth * normal - B.position)
@@ -240,6 +241,7 @@ void PidPenaltySolver::collide_shells(const std::vector<Body>& bodies, int ia, i
   const Vec3 normal = seen[best].n;
   pair.normal_point = -1;
   pair.planar = false;
+  pair.shells = true;
   pair.normal_of_b = !pair.points[size_t(best)].of_b;  // the facet is the other body's
   pair.normal_local = (pair.normal_of_b ? rb : ra).transpose() * normal;
 

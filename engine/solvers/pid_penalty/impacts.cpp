@@ -42,9 +42,10 @@ void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
     int count = 0;
     // A candidate that cannot have come within a substep's approach of the other body since the narrow phase is
     // not queried (most of a pair's candidates lie outside, within the margin, and stay there).
-    const Drift moved = drift(work, motions_, key, pair);
+    // A primitive pair's few points are read without the bound.
+    const Drift moved = pair.shells ? drift(work, motions_, key, pair) : Drift{};
     auto test = [&](const Candidate& c) {
-      if (!may_touch(c, moved, pair.mode == Mode::Penalty ? 0.0 : h)) return;
+      if (pair.shells && !may_touch(c, moved, pair.mode == Mode::Penalty ? 0.0 : h)) return;
       Vec3 p;
       double d;
       if (!depth_of(work, motions_, key, pair, c, p, d)) return;

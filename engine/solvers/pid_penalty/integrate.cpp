@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include <Eigen/Cholesky>
 
@@ -50,68 +51,86 @@ void PidPenaltySolver::solve_joints(StepContext& ctx, std::vector<Body>& work, d
 // velocity is cut, never reversed, and kinetic energy only goes. Pairs one after another (Gauss-Seidel). One
 // impulse at a time per point, in sequence, was not the same: at 100 times a light body's critical damping the
 // passes over a box's four corners left it rocking, pumped by their order.
+namespace {
+
+// One pair's implicit damping (damp_implicitly): its points damped[0, r) share their bodies a and b.
+template <class Matrix, class Vector, class Point>
+double damp_pair(std::span<const Point> damped, Body& A, Body& B, double h) {
+  const bool da = A.is_dynamic(), db = B.is_dynamic();
+  const int r = int(damped.size());
+  Matrix W(r, r);
+  Vector v(r);
+  thread_local std::vector<Vec3> arms;  // per point: (x - x_a) x n, then (x - x_b) x n
+  arms.resize(2 * size_t(r));
+  for (int i = 0; i < r; ++i) {
+    const Point& d = damped[size_t(i)];
+    arms[2 * size_t(i)] = (d.at - A.position).cross(d.n);
+    arms[2 * size_t(i) + 1] = (d.at - B.position).cross(d.n);
+    v(i) = (B.velocity_at(d.at) - A.velocity_at(d.at)).dot(d.n);
+  }
+  for (int i = 0; i < r; ++i)
+    for (int k = 0; k < r; ++k) {
+      const Vec3& ni = damped[size_t(i)].n;
+      const Vec3& nk = damped[size_t(k)].n;
+      double w = 0.0;
+      if (da) w += A.inv_mass * ni.dot(nk) + arms[2 * size_t(i)].dot(A.inv_inertia_world * arms[2 * size_t(k)]);
+      if (db) w += B.inv_mass * ni.dot(nk) + arms[2 * size_t(i) + 1].dot(B.inv_inertia_world * arms[2 * size_t(k) + 1]);
+      W(i, k) = w;
+    }
+  bool any = false;
+  for (int i = 0; i < r; ++i) {
+    const double c = damped[size_t(i)].c;
+    if (c > 0.0) {
+      W(i, i) += 1.0 / (h * c);
+      any = true;
+    } else {  // no damper: its impulse is 0
+      W.row(i).setZero();
+      W.col(i).setZero();
+      W(i, i) = 1.0;
+      v(i) = 0.0;
+    }
+  }
+  if (!any || !(da || db)) return 0.0;
+  const Vector j = W.ldlt().solve(-v);
+  Vec3 linear = Vec3::Zero(), angular_a = Vec3::Zero(), angular_b = Vec3::Zero();
+  double normal = 0.0;
+  for (int i = 0; i < r; ++i) {
+    const Point& d = damped[size_t(i)];
+    // No pull: a point's damping at most cancels its spring's impulse (the max of eq. 3).
+    const double ji = std::isfinite(j(i)) ? std::max(j(i), -h * d.spring) : 0.0;
+    linear += ji * d.n;
+    normal += ji;
+    angular_a += ji * arms[2 * size_t(i)];
+    angular_b += ji * arms[2 * size_t(i) + 1];
+  }
+  if (db) {
+    B.linear_velocity += B.inv_mass * linear;
+    B.angular_velocity += B.inv_inertia_world * angular_b;
+  }
+  if (da) {
+    A.linear_velocity -= A.inv_mass * linear;
+    A.angular_velocity -= A.inv_inertia_world * angular_a;
+  }
+  return normal / h;
+}
+
+}  // namespace
+
 void PidPenaltySolver::damp_implicitly(std::vector<Body>& work, double h) const {
+  // A pair's points: a few for a primitive pair, the bottom polygon of a mesh pair's shell (rarely more than a
+  // dozen); their matrices live on the stack up to kMaxDamped points.
+  constexpr int kMaxDamped = 16;
+  using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxDamped, kMaxDamped>;
+  using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxDamped, 1>;
   for (size_t first = 0; first < damped_.size();) {
     size_t last = first + 1;
     while (last < damped_.size() && damped_[last].a == damped_[first].a && damped_[last].b == damped_[first].b) ++last;
+    const std::span<const DampedPoint> points(damped_.data() + first, last - first);
     Body& A = work[size_t(damped_[first].a)];
     Body& B = work[size_t(damped_[first].b)];
-    const bool da = A.is_dynamic(), db = B.is_dynamic();
-    const int r = int(last - first);
-    Eigen::MatrixXd W(r, r);
-    Eigen::VectorXd v(r);
-    std::vector<Vec3> ca(static_cast<size_t>(r)), cb(static_cast<size_t>(r));
-    for (int i = 0; i < r; ++i) {
-      const DampedPoint& d = damped_[first + size_t(i)];
-      ca[size_t(i)] = (d.at - A.position).cross(d.n);
-      cb[size_t(i)] = (d.at - B.position).cross(d.n);
-      v(i) = (B.velocity_at(d.at) - A.velocity_at(d.at)).dot(d.n);
-    }
-    for (int i = 0; i < r; ++i)
-      for (int k = 0; k < r; ++k) {
-        const Vec3& ni = damped_[first + size_t(i)].n;
-        const Vec3& nk = damped_[first + size_t(k)].n;
-        double w = 0.0;
-        if (da) w += A.inv_mass * ni.dot(nk) + ca[size_t(i)].dot(A.inv_inertia_world * ca[size_t(k)]);
-        if (db) w += B.inv_mass * ni.dot(nk) + cb[size_t(i)].dot(B.inv_inertia_world * cb[size_t(k)]);
-        W(i, k) = w;
-      }
-    bool any = false;
-    for (int i = 0; i < r; ++i) {
-      const double c = damped_[first + size_t(i)].c;
-      if (c > 0.0) {
-        W(i, i) += 1.0 / (h * c);
-        any = true;
-      } else {
-        W.row(i).setZero();  // no damper: its impulse is 0
-        W.col(i).setZero();
-        W(i, i) = 1.0;
-        v(i) = 0.0;
-      }
-    }
-    if (any && (da || db)) {
-      const Eigen::VectorXd j = W.ldlt().solve(-v);
-      Vec3 linear = Vec3::Zero(), angular_a = Vec3::Zero(), angular_b = Vec3::Zero();
-      double normal = 0.0;
-      for (int i = 0; i < r; ++i) {
-        const DampedPoint& d = damped_[first + size_t(i)];
-        // No pull: a point's damping at most cancels its spring's impulse (the max of eq. 3).
-        const double ji = std::isfinite(j(i)) ? std::max(j(i), -h * d.spring) : 0.0;
-        linear += ji * d.n;
-        normal += ji;
-        angular_a += ji * ca[size_t(i)];
-        angular_b += ji * cb[size_t(i)];
-      }
-      damped_[first].pair->damping_force = normal / h;
-      if (db) {
-        B.linear_velocity += B.inv_mass * linear;
-        B.angular_velocity += B.inv_inertia_world * angular_b;
-      }
-      if (da) {
-        A.linear_velocity -= A.inv_mass * linear;
-        A.angular_velocity -= A.inv_inertia_world * angular_a;
-      }
-    }
+    damped_[first].pair->damping_force = points.size() <= size_t(kMaxDamped)
+                                             ? damp_pair<Small, SmallVector>(points, A, B, h)
+                                             : damp_pair<Eigen::MatrixXd, Eigen::VectorXd>(points, A, B, h);
     first = last;
   }
 }

@@ -28,7 +28,7 @@ inline constexpr SolverCounter kCounters[] = {
 inline constexpr double kRoundCapDepth = 0.001;
 // Stability bounds of the explicit force integration on the pair's reduced mass m: k h^2 / m <= 1/4 (omega h <= 1/2)
 // and c h / m <= 1, so that one substep never more than stops a contact's approach by itself.
-inline constexpr double kStiffnessBound = 0.25;
+inline constexpr double kStiffnessBound = 1.0;
 inline constexpr double kDampingBound = 1.0;
 
 // m/s^2: standard gravity, g0 of the stack rule's depth (gain_mass).

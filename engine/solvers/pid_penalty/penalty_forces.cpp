@@ -31,7 +31,7 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     const int ia = key.first, ib = key.second;
     const Motion& A = m[size_t(ia)];
     const Motion& B = m[size_t(ib)];
-    const Gains g = pair_gains(key, bodies[size_t(ia)], bodies[size_t(ib)], h);
+    const Gains g = pair_gains(key, pair, bodies[size_t(ia)], bodies[size_t(ib)], h);
     const Vec3 n = contact_normal(bodies, pair, m, key);
 
     // The points forces act at: the bottom polygon, or the deepest candidate alone. The derivative term of eq. 1
@@ -44,9 +44,9 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     loaded.clear();
     double deepest = 0.0;
     Vec3 middle = Vec3::Zero();
-    const Drift moved = drift(bodies, m, key, pair);
+    const Drift moved = pair.shells ? drift(bodies, m, key, pair) : Drift{};
     auto consider = [&](const Candidate& c) {
-      if (!may_touch(c, moved, 0.0)) return;  // certainly outside: no force
+      if (pair.shells && !may_touch(c, moved, 0.0)) return;  // certainly outside: no force
       Vec3 p;
       double d;
       if (!depth_of(bodies, m, key, pair, c, p, d) || d <= 0.0) return;

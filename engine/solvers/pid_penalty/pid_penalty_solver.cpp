@@ -122,8 +122,9 @@ double PidPenaltySolver::gain_mass(const PairKey& key, const Body& a, const Body
   return carried * std::max(1.0, kStandardGravity / (set_.kp * depth));
 }
 
-PidPenaltySolver::Gains PidPenaltySolver::pair_gains(const PairKey& key, const Body& a, const Body& b, double h) const {
-  const double mass = gain_mass(key, a, b);
+PidPenaltySolver::Gains PidPenaltySolver::pair_gains(const PairKey& key, const Pair& pair, const Body& a,
+                                                     const Body& b, double h) const {
+  const double mass = pair.gain_mass;
   const double inverse = (a.is_dynamic() ? a.inv_mass : 0.0) + (b.is_dynamic() ? b.inv_mass : 0.0);
   Gains g{set_.kp * mass, set_.kv * mass, set_.ki * mass, set_.kv * mass};
   if (inverse <= 0.0) return g;
@@ -182,11 +183,13 @@ double PidPenaltySolver::stable_substep(const std::vector<Body>& bodies) {
     if (bodies[size_t(entry.first.second)].is_dynamic()) ++count[size_t(entry.first.second)];
   }
   double h = set_.substep;
+  for (auto& entry : pairs_)
+    entry.second.gain_mass = gain_mass(entry.first, bodies[size_t(entry.first.first)], bodies[size_t(entry.first.second)]);
   for (const auto& entry : pairs_) {
     const Body& a = bodies[size_t(entry.first.first)];
     const Body& b = bodies[size_t(entry.first.second)];
     const double inverse = (a.is_dynamic() ? a.inv_mass : 0.0) + (b.is_dynamic() ? b.inv_mass : 0.0);
-    const double k = set_.kp * gain_mass(entry.first, a, b);
+    const double k = set_.kp * entry.second.gain_mass;
     if (inverse <= 0.0 || k <= 0.0) continue;
     const double share = std::max({1, count[size_t(entry.first.first)], count[size_t(entry.first.second)]});
     h = std::min(h, std::sqrt(kStiffnessBound / (inverse * k * share)));
@@ -288,7 +291,7 @@ void PidPenaltySolver::end_substep(const std::vector<Body>& work, double h) {
     const Vec3 u = B.velocity_at(pair.centre) - A.velocity_at(pair.centre);
     pair.stretch += h * (u - n.dot(u) * n);
     pair.stretch -= n.dot(pair.stretch) * n;
-    const Gains g = pair_gains(key, A, B, h);
+    const Gains g = pair_gains(key, pair, A, B, h);
     const double limit = pair.friction * pair.normal_force;
     if (g.kp * pair.stretch.norm() > limit) pair.stretch *= limit / (g.kp * pair.stretch.norm());
     pair.twist += h * (B.angular_velocity - A.angular_velocity).dot(n);

@@ -126,8 +126,10 @@ class PidPenaltySolver final : public Solver {
     // normal belongs to (sect. III-A: depths are distances to the contact plane), that face lying `plane_level`
     // along the normal from its body's centre; a box's corner on another box's edge has no depth in its
     // distance field. Otherwise depths come from the other body's signed distance.
+    bool shells = false;  // its candidates are shell points (a pair with a mesh), else the narrow phase's
     bool planar = false;
     double plane_level = 0.0;  // m
+    double gain_mass = 0.0;  // kg: gain_mass() of the step (set before its substeps)
     // Of a flat primitive pair's bottom polygon at the narrow phase: its centre (world) and its second moment
     // about it, least over the tangent directions (m^2; 0 for fewer than three points): the stack rule of
     // gain_mass.
@@ -161,8 +163,8 @@ class PidPenaltySolver final : public Solver {
     double kp = 0.0, kv = 0.0, ki = 0.0;  // N/m, N s/m, N/m
     double kv_normal = 0.0;  // N s/m: k_v without the explicit bound (the normal damping of damp_implicitly)
   };
-  // A point where the derivative term of eq. 1 acts, damped implicitly after the substep's velocity update.
   struct Pair;
+  // A point where the derivative term of eq. 1 acts, damped implicitly after the substep's velocity update.
   struct DampedPoint {
     Pair* pair = nullptr;
     int a = -1, b = -1;
@@ -176,7 +178,7 @@ class PidPenaltySolver final : public Solver {
   void damp_implicitly(std::vector<Body>& work, double h) const;
 
   double shell_spacing(const Shape& shape) const;
-  Gains pair_gains(const PairKey& key, const Body& a, const Body& b, double h) const;
+  Gains pair_gains(const PairKey& key, const Pair& pair, const Body& a, const Body& b, double h) const;
   // kg: what the pair's gains are per kilogram of (the `gains` parameter): the load it carries, or m1 + m2.
   double gain_mass(const PairKey& key, const Body& a, const Body& b) const;
   // s: the world step's substep (at most `substep`), short enough for the pairs' gains to integrate stably.
