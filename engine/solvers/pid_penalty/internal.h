@@ -26,8 +26,10 @@ inline constexpr SolverCounter kCounters[] = {
 
 // m: a round shape's shell has a point under any contact this deep (round_shell_spacing).
 inline constexpr double kRoundCapDepth = 0.001;
-// Stability bounds of the explicit force integration on the pair's reduced mass m: k h^2 / m <= 1/4 (omega h <= 1/2)
-// and c h / m <= 1, so that one substep never more than stops a contact's approach by itself.
+// Stability bounds of the explicit force integration on the pair's reduced mass m, shared among the pairs of its
+// busiest body: the springs k h^2 / m <= 1 (omega h <= 1; symplectic Euler is stable below 2), and the explicit
+// dampers (friction; the normal damping is implicit under semi-implicit Euler) c h / m <= 1, so that one substep
+// never more than stops a contact's slip by itself.
 inline constexpr double kStiffnessBound = 1.0;
 inline constexpr double kDampingBound = 1.0;
 

@@ -1,28 +1,33 @@
-// `pid-penalty`: Drumwright's fast, stable penalty method (shared/papers/drumwright-fast-stable-penalty-method.txt):
-// impulses for impacts, multi-point PID penalty forces for resting contact.
+// `pid-penalty`: Drumwright, "A fast and stable penalty method for rigid body simulation": impulses for impacts,
+// multi-point PID penalty forces for resting contact.
 //
-// Narrow phase (appendix I-A): every body carries a point shell (collision/shell_points.h, shared with
-// `implicit-penalty`); a pair's candidate points are each body's points inside, or within the world's contact margin
-// of, the other's signed distance. The pair's contact normal is eq. 4's minimum-translation facet normal, over the
-// facets (distance-field gradients) nearest its penetrating points. The bottom of the penetration volume (sect.
-// III-A, bottom_polygon.h) is built from the candidates, deepest first.
+// Narrow phase (appendix I-A), contact_points.cpp. Pairs with a mesh: every body carries a point shell
+// (collision/shell_points.h, shared with `implicit-penalty`); a pair's candidate points are each body's points
+// inside, or within the world's contact margin of, the other's signed distance; the normal is eq. 4's
+// minimum-translation facet normal. Pairs of primitives (our change, for speed): the candidates are the shared
+// narrow phase's exact contact points (box corners, the clipped face polygon of two boxes, a ball's centre with
+// its radius), depths read against the reference face's plane or the other body's exact distance. Either way
+// the bottom of the penetration volume (sect. III-A, bottom_polygon.h) is built from the candidates.
 //
-// The world's step h_w is split into substeps of h = `substep` (the paper: 1e-3 s). Per substep:
+// The world's step h_w is split into substeps no longer than `substep` (the paper: 1e-3 s), shorter where a
+// pair's stiffness needs it for the explicit springs to stay stable (stable_substep). Per substep:
 //   state     each touching pair is Separated, Impact or Penalty (Fig. 2): a pair that comes into touch approaching
 //             faster than eps = `impact_speed` is an impact, else a resting (penalty) contact; a penalty pair stays
-//             one until it separates, or until a third body strikes one of its bodies
+//             one until it separates, or until a third body strikes one of its bodies (impacts.cpp)
 //   impacts   sequential frictional impulses with restitution at the centroid of each impacting pair's touching
 //             points (Baraff; sliding impulses as Moore-Wilhelms and Guendelman et al.), repeated until no impacting
-//             pair approaches
+//             pair approaches; an impact the passes leave at rest or approaching is resting from then on
 //   forces    at each bottom point rho of a penalty pair, along the contact normal (eq. 3):
 //               |f(rho)| = max{(k_p d(rho) - k_v v(rho) + k_i I) / r, 0}
 //             r the number of points that carry force, d the point's depth, v the normal relative velocity,
 //             I = sum_i lambda^(t-i-1) max_y d(y, i) (eq. 2) the pair's forgetting integral of its deepest
-//             penetration; gains k = gain (m_1 + m_2) (sect. III-C); `deepest_point` mode: the deepest point alone
-//             (the paper's baseline). Friction: a tangential spring-damper on the pair's accumulated slip (static
-//             friction), saturated at mu times the pair's normal force (Coulomb sliding)
+//             penetration; gains k = gain M, M the mass the contact carries (`gains` load) or m_1 + m_2 (`gains`
+//             masses, sect. III-C); `deepest_point` mode: the deepest point alone (the paper's baseline). Under
+//             semi-implicit Euler the k_v term is integrated implicitly (damp_implicitly). Friction: a tangential
+//             spring-damper on the pair's accumulated slip (static friction), saturated at mu times the pair's
+//             normal force (Coulomb sliding) (penalty_forces.cpp)
 //   joints    the shared joint rows (joints/joint.h) by the shared projected Gauss-Seidel on the new velocities
-//   update    semi-implicit Euler (v += h a, then x += h v), or the paper's RK4 on the forces
+//   update    semi-implicit Euler (v += h a, then x += h v), or the paper's RK4 on the forces (integrate.cpp)
 #pragma once
 
 #include <map>
