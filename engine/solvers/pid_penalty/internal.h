@@ -37,6 +37,8 @@ inline constexpr double kDampingBound = 1.0;
 inline constexpr double kStandardGravity = 9.81;
 // c of the stack rule (gain_mass): each contact of a stack of n layers at most J / (c H n) deep.
 inline constexpr double kStackMargin = 2.0;
+// How many times critical the implicit normal damping of a pair may be (pair_gains).
+inline constexpr double kDampingCap = 5.0;
 
 // Spheres and capsules: their surface normals pass through their centre or axis.
 inline bool is_round(const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; }

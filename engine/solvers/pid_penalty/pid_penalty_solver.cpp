@@ -147,6 +147,11 @@ PidPenaltySolver::Gains PidPenaltySolver::pair_gains(const PairKey& key, const P
   // k_i' x = 0 (k_i' = k_i / h0 per second) asks k_i' < c k_p / M, so k_i stays below (h0 / h) m k_p / M times the
   // load M: with the full k_i a 4,189 kg ball on a 0.52 kg ball rang up until it was thrown 30 m.
   g.ki = std::min(g.ki, (set_.substep / h) * reduced * set_.kp);
+  // The implicit normal damping at most kDampingCap times critical for the pair's own relative motion,
+  // 2 sqrt(k_p m): far above it the pair-by-pair solves lock a light body to its neighbours within each substep,
+  // and with the explicit springs that pumped tall towers over (tower80 fell); at critical itself the light
+  // bricks of a wall were too little damped and it blew up.
+  g.kv_normal = std::min(g.kv_normal, kDampingCap * 2.0 * std::sqrt(g.kp * reduced));
   return g;
 }
 
