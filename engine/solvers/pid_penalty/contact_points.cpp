@@ -62,6 +62,7 @@ void PidPenaltySolver::collide_primitives(const std::vector<Body>& bodies, int i
   }
   Pair& pair = pairs_[key];
   pair.points.clear();
+  pair.held.clear();  // its rows name the candidates, which are new
   pair.xa0 = A.position;
   pair.xb0 = B.position;
   pair.qa0 = A.orientation;
@@ -175,6 +176,7 @@ void PidPenaltySolver::collide_shells(const std::vector<Body>& bodies, int ia, i
   }
   Pair& pair = pairs_[key];
   pair.points.clear();
+  pair.held.clear();  // its rows name the candidates, which are new
   pair.xa0 = A.position;
   pair.xb0 = B.position;
   pair.qa0 = A.orientation;

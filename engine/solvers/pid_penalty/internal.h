@@ -16,12 +16,13 @@ inline constexpr SubStage kStages[] = {
 };
 
 // The method's own counters (StepStats::counters), of the step's last substep but for the impulse passes.
-enum Counter { kCountPenaltyPairs, kCountImpactPairs, kCountLargestIntegral, kCountImpulsePasses };
+enum Counter { kCountPenaltyPairs, kCountImpactPairs, kCountLargestIntegral, kCountImpulsePasses, kCountSpringSolves };
 inline constexpr SolverCounter kCounters[] = {
     {"penalty_pairs", ""},         // pairs in penalty (resting) mode (Fig. 2)
     {"impact_pairs", ""},          // pairs in impact mode
     {"largest_integral", "m"},     // the largest integral term I of eq. 2 over the pairs
     {"impulse_passes", ""},        // passes of sequential impulses over the impacting pairs, all substeps
+    {"spring_solves", ""},         // factorizations of the implicit integrator's system, all substeps
 };
 
 // m: a round shape's shell has a point under any contact this deep (round_shell_spacing).

@@ -17,6 +17,7 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     double depth, P, I, D;
     double f = 0.0;            // N: eq. 3's force, once r is known (0 for a point that carries none)
     Vec3 at = Vec3::Zero();    // where it acts (line_of_action)
+    int point = -1;            // into the pair's candidates
   };
   std::vector<Loaded> loaded;
   size_t index = 0;
@@ -50,7 +51,7 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
       Vec3 p;
       double d;
       if (!depth_of(bodies, m, key, pair, c, p, d) || d <= 0.0) return;
-      loaded.push_back({p, d, g.kp * d, g.ki * pair.integral, 0.0});
+      loaded.push_back({p, d, g.kp * d, g.ki * pair.integral, 0.0, 0.0, Vec3::Zero(), int(&c - pair.points.data())});
       deepest = std::max(deepest, d);
     };
     if (set_.points == PointMode::MultiPoint) {
@@ -80,9 +81,12 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
         l.D = -g.kv_normal * (v + own_share * (own - v));
       }
     }
-    // Eq. 3: the force of each point, shared among the r points that carry force. Under semi-implicit Euler the
-    // derivative term is left to damp_implicitly (D here only for the views): its point is recorded instead.
-    const bool implicit = set_.integrator == Integrator::SemiImplicitEuler;
+    // Eq. 3: the force of each point, shared among the r points that carry force. Under the Euler integrators the
+    // derivative term is integrated implicitly (D here only for the views): its point is recorded instead, in
+    // damped_ (semi_implicit_euler, for damp_implicitly) or, with the spring, in springs_ (implicit_euler, for
+    // solve_springs), which then applies the whole force.
+    const bool implicit = set_.integrator != Integrator::Rk4;
+    const bool springs = set_.integrator == Integrator::ImplicitEuler && record;
     const auto explicit_d = [&](const Loaded& l) { return implicit ? 0.0 : l.D; };
     int r = 0;
     for (const Loaded& l : loaded)
@@ -90,19 +94,23 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     double total = 0.0;
     Vec3 centre = Vec3::Zero();
     const double c_point = g.kv_normal / std::max(r, 1);
+    const double k_point = g.kp / std::max(r, 1);
     for (Loaded& l : loaded) {
       l.f = std::max(l.P + l.I + explicit_d(l), 0.0) / std::max(r, 1);
-      if (implicit && record && l.f > 0.0 && own_share > 0.0)
-        damped_.push_back({&pair, ia, ib, line_of_action(bodies, m, key, n, l.p), n, own_share * c_point, l.f});
       if (l.f <= 0.0) continue;
-      const Vec3 F = l.f * n;
       l.at = line_of_action(bodies, m, key, n, l.p);
+      total += l.f;
+      centre += l.f * l.at;
+      if (springs) {
+        springs_.push_back({&pair, ia, ib, l.at, n, l.f, own_share * c_point + h * k_point, 0.0, l.point});
+        continue;
+      }
+      if (implicit && record && own_share > 0.0) damped_.push_back({&pair, ia, ib, l.at, n, own_share * c_point, l.f});
+      const Vec3 F = l.f * n;
       force[size_t(ib)] += F;
       torque[size_t(ib)] += (l.at - B.x).cross(F);
       force[size_t(ia)] -= F;
       torque[size_t(ia)] -= (l.at - A.x).cross(F);
-      total += l.f;
-      centre += l.f * l.at;
     }
     // Friction at the centre of the normal forces: a tangential spring-damper on the pair's accumulated slip
     // (static friction), saturated at mu times the normal force (Coulomb sliding), so sliding slows at mu g and
@@ -112,16 +120,20 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     double twist_stiffness = 0.0, twist_limit = 0.0;
     if (total > 0.0) {
       centre /= total;
-      if (implicit && record && own_share < 1.0)  // the damping on the centre's velocity, at the centre
-        damped_.push_back({&pair, ia, ib, centre, n, (1.0 - own_share) * g.kv_normal, total});
+      if (implicit && record && own_share < 1.0) {  // the damping on the centre's velocity, at the centre
+        if (springs)
+          springs_.push_back({&pair, ia, ib, centre, n, 0.0, (1.0 - own_share) * g.kv_normal, -total, -1});
+        else damped_.push_back({&pair, ia, ib, centre, n, (1.0 - own_share) * g.kv_normal, total});
+      }
       if (pair.friction > 0.0) {
         const Vec3 u = B.velocity_at(centre) - A.velocity_at(centre);
         const Vec3 ut = u - n.dot(u) * n;
         Vec3 stretch = pair.stretch + elapsed * ut;
         stretch -= n.dot(stretch) * n;
-        const Vec3 trial = -g.kp * stretch - g.kv * ut;
+        const Vec3 trial = -g.kt * stretch - g.kv * ut;
         // Coulomb's limit on the normal force: the springs' and the damping's of the last substep (implicit: it is
-        // known only after the forces; a box sliding while it pitches carries part of its weight on its front
+        // known only after the forces, and damping_force is what the implicit solve of the last substep added to
+        // its springs' explicit values; a box sliding while it pitches carries part of its weight on its front
         // corners' damping).
         const double limit = pair.friction * std::max(0.0, total + (implicit ? pair.damping_force : 0.0));
         ft = trial.norm() > limit ? Vec3(trial * (limit / trial.norm())) : trial;

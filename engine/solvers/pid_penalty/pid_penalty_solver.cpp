@@ -43,17 +43,20 @@ const ParamTable<PidPenaltySolver::Settings>& PidPenaltySolver::table() {
        "epsilon of Fig. 2: a pair that comes into touch approaching faster than this is an impact, resolved by "
        "impulses with the material's restitution; slower, it is a resting (penalty) contact until it separates"}),
       T::bind(&S::substep, {"substep", ParamKind::Real, "s", 1e-5, 0.01, 1e-3,
-       "h: the integration step; the world's step is split into substeps no longer than this (the paper: 1e-3), "
-       "and shorter where a contact's gains need it for the explicit integration to stay stable (see "
-       "least_substep)"}),
+       "h: the integration step; the world's step is split into substeps no longer than this (the paper: 1e-3). "
+       "Under the explicit integrators (semi_implicit_euler, rk4) shorter where a contact's gains need it to stay "
+       "stable (see least_substep)"}),
       T::bind(&S::least_substep, {"least_substep", ParamKind::Real, "s", 1e-7, 0.01, 2e-5,
-       "The shortest substep taken for stability: a stiff contact on a light body (a heavy load on a light box) "
-       "needs h <= sqrt(m_reduced / (4 k_p n)) with n its body's resting pairs; below this the gains are cut to "
-       "what the substep bears instead, and the contact is held deeper"}),
-      T::bind(&S::integrator, {"integrator", ParamKind::Choice, "", 0, 1, 0,
-       "semi_implicit_euler: v += h a, then x += h v; rk4: the paper's fourth-order Runge-Kutta on the penalty "
-       "and applied forces (four force evaluations per substep)",
-       {"semi_implicit_euler", "rk4"}}),
+       "semi_implicit_euler and rk4: the shortest substep taken for stability. A stiff contact on a light body (a "
+       "heavy load on a light box) needs h <= sqrt(m_reduced / (k_p n)) with n its body's resting pairs; below "
+       "this the gains are cut to what the substep bears instead, and the contact is held deeper"}),
+      T::bind(&S::integrator, {"integrator", ParamKind::Choice, "", 0, 2, 0,
+       "implicit_euler: eq. 3's springs and dampers linearly implicit (backward Euler on the penalty forces, one "
+       "sparse solve over the touching bodies per substep), stable at `substep` whatever the gains; "
+       "semi_implicit_euler: v += h a with the springs explicit (the dampers implicit), the substep shortened "
+       "where a contact's stiffness needs it; rk4: the paper's fourth-order Runge-Kutta on the penalty and applied "
+       "forces (four force evaluations per substep; substeps shortened likewise)",
+       {"implicit_euler", "semi_implicit_euler", "rk4"}}),
       T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", kLeastShellSpacing, 1, 0.05,
        "Pairs with a mesh: spacing of the point shells of the boxes and capsules they meet (at most a third of a "
        "box's shortest edge); spheres and capsules also at most sqrt(r x 1 mm) so a cap 1 mm deep holds a point; "
@@ -126,7 +129,7 @@ PidPenaltySolver::Gains PidPenaltySolver::pair_gains(const PairKey& key, const P
                                                      const Body& b, double h) const {
   const double mass = pair.gain_mass;
   const double inverse = (a.is_dynamic() ? a.inv_mass : 0.0) + (b.is_dynamic() ? b.inv_mass : 0.0);
-  Gains g{set_.kp * mass, set_.kv * mass, set_.ki * mass, set_.kv * mass};
+  Gains g{set_.kp * mass, set_.kv * mass, set_.ki * mass, set_.kv * mass, set_.kp * mass};
   if (inverse <= 0.0) return g;
   // Our bound for the explicit integration: between a light and a heavy body, m1 + m2 is the heavy mass while
   // the light one moves; past these the substep would be unstable. A body held by several penalty pairs feels
@@ -136,10 +139,13 @@ PidPenaltySolver::Gains PidPenaltySolver::pair_gains(const PairKey& key, const P
   const double reduced = 1.0 / inverse;
   const double share = bound_share(key);
   const double k_max = kStiffnessBound * reduced / (h * h * share), c_max = kDampingBound * reduced / (h * share);
-  if (g.kp > k_max) {
+  // The implicit integrator steps the normal springs stably at any stiffness (solve_springs); the friction spring
+  // and damper stay explicit under every integrator.
+  if (g.kp > k_max && set_.integrator != Integrator::ImplicitEuler) {
     g.ki *= k_max / g.kp;
     g.kp = k_max;
   }
+  g.kt = std::min(g.kp, k_max);
   g.kv = std::min(g.kv, c_max);
   // The integral term is a spring that lags the depth (by the forgetting time h0 / (1 - lambda)), which feeds the
   // load's oscillation; only damping holds it back, and through a light body the damping reaches a heavy load by
@@ -177,6 +183,9 @@ void PidPenaltySolver::count_penalty_pairs(const std::vector<Body>& bodies) {
 // lowest light bodies: a 1 kg box under 100 kg needs h <= 0.35 ms. Not below least_substep: there pair_gains cuts
 // the gains to the bound instead.
 double PidPenaltySolver::stable_substep(const std::vector<Body>& bodies) {
+  for (auto& entry : pairs_)
+    entry.second.gain_mass = gain_mass(entry.first, bodies[size_t(entry.first.first)], bodies[size_t(entry.first.second)]);
+  if (set_.integrator == Integrator::ImplicitEuler) return set_.substep;  // stable at any stiffness
   std::vector<int>& count = penalty_pairs_;  // reused: pairs per body here, penalty pairs per substep later
   count.assign(bodies.size(), 0);
   for (const auto& entry : pairs_) {
@@ -184,8 +193,6 @@ double PidPenaltySolver::stable_substep(const std::vector<Body>& bodies) {
     if (bodies[size_t(entry.first.second)].is_dynamic()) ++count[size_t(entry.first.second)];
   }
   double h = set_.substep;
-  for (auto& entry : pairs_)
-    entry.second.gain_mass = gain_mass(entry.first, bodies[size_t(entry.first.first)], bodies[size_t(entry.first.second)]);
   for (const auto& entry : pairs_) {
     const Body& a = bodies[size_t(entry.first.first)];
     const Body& b = bodies[size_t(entry.first.second)];
@@ -229,6 +236,7 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
     count_penalty_pairs(work_);
     if (s + 1 == substeps) begin_views(work_);  // the last substep's force evaluation fills them
     if (set_.integrator == Integrator::Rk4) substep_rk4(ctx, work_, h);
+    else if (set_.integrator == Integrator::ImplicitEuler) substep_implicit(ctx, work_, h);
     else substep_euler(ctx, work_, h);
     end_substep(work_, h);
   }
@@ -294,7 +302,7 @@ void PidPenaltySolver::end_substep(const std::vector<Body>& work, double h) {
     pair.stretch -= n.dot(pair.stretch) * n;
     const Gains g = pair_gains(key, pair, A, B, h);
     const double limit = pair.friction * pair.normal_force;
-    if (g.kp * pair.stretch.norm() > limit) pair.stretch *= limit / (g.kp * pair.stretch.norm());
+    if (g.kt * pair.stretch.norm() > limit) pair.stretch *= limit / (g.kt * pair.stretch.norm());
     pair.twist += h * (B.angular_velocity - A.angular_velocity).dot(n);
     if (pair.twist_stiffness * std::abs(pair.twist) > pair.twist_limit)
       pair.twist = std::copysign(pair.twist_limit / pair.twist_stiffness, pair.twist);

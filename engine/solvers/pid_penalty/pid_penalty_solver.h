@@ -9,8 +9,9 @@
 // its radius), depths read against the reference face's plane or the other body's exact distance. Either way
 // the bottom of the penetration volume (sect. III-A, bottom_polygon.h) is built from the candidates.
 //
-// The world's step h_w is split into substeps no longer than `substep` (the paper: 1e-3 s), shorter where a
-// pair's stiffness needs it for the explicit springs to stay stable (stable_substep). Per substep:
+// The world's step h_w is split into substeps no longer than `substep` (the paper: 1e-3 s); under the explicit
+// integrators shorter where a pair's stiffness needs it for the explicit springs to stay stable (stable_substep).
+// Per substep:
 //   state     each touching pair is Separated, Impact or Penalty (Fig. 2): a pair that comes into touch approaching
 //             faster than eps = `impact_speed` is an impact, else a resting (penalty) contact; a penalty pair stays
 //             one until it separates, or until a third body strikes one of its bodies (impacts.cpp)
@@ -22,12 +23,13 @@
 //             r the number of points that carry force, d the point's depth, v the normal relative velocity,
 //             I = sum_i lambda^(t-i-1) max_y d(y, i) (eq. 2) the pair's forgetting integral of its deepest
 //             penetration; gains k = gain M, M the mass the contact carries (`gains` load) or m_1 + m_2 (`gains`
-//             masses, sect. III-C); `deepest_point` mode: the deepest point alone (the paper's baseline). Under
-//             semi-implicit Euler the k_v term is integrated implicitly (damp_implicitly). Friction: a tangential
+//             masses, sect. III-C); `deepest_point` mode: the deepest point alone (the paper's baseline). The
+//             implicit integrator (default) takes the whole of eq. 3 linearly implicitly (solve_springs), semi-
+//             implicit Euler the k_v term alone (damp_implicitly), RK4 none of it. Friction: a tangential
 //             spring-damper on the pair's accumulated slip (static friction), saturated at mu times the pair's
 //             normal force (Coulomb sliding) (penalty_forces.cpp)
 //   joints    the shared joint rows (joints/joint.h) by the shared projected Gauss-Seidel on the new velocities
-//   update    semi-implicit Euler (v += h a, then x += h v), or the paper's RK4 on the forces (integrate.cpp)
+//   update    x += h v with the new velocities (implicit_springs.cpp, integrate.cpp), or the paper's RK4 on the forces
 #pragma once
 
 #include <map>
@@ -35,6 +37,7 @@
 
 #include "collision/shell_points.h"
 #include "joints/joint.h"
+#include "solvers/pid_penalty/spring_system.h"
 #include "solvers/solver.h"
 
 namespace cl {
@@ -85,7 +88,7 @@ class PidPenaltySolver final : public Solver {
 
  private:
   enum class PointMode { MultiPoint, DeepestPoint };
-  enum class Integrator { SemiImplicitEuler, Rk4 };
+  enum class Integrator { ImplicitEuler, SemiImplicitEuler, Rk4 };
   enum class GainModel { Load, Masses };
   struct Settings {
     PointMode points;
@@ -150,8 +153,13 @@ class PidPenaltySolver final : public Solver {
     // Of the last recorded force evaluation, for the friction stretch's update at the end of the substep.
     Vec3 centre{0, 0, 0};
     double normal_force = 0.0;
-    double damping_force = 0.0;  // N: the normal force of the last implicit damping (its impulse over h)
+    // N: what the last substep's implicit solve added to its springs' start values (damp_implicitly: its damping's
+    // impulse over h; solve_springs: its normal force less the springs' sum s)
+    double damping_force = 0.0;
     double twist_stiffness = 0.0, twist_limit = 0.0;  // N m/rad and N m of the torsional spring
+    // The rows solve_springs held at their bound in the last substep (SpringRow::point, ascending): the next
+    // substep's solve starts from them.
+    std::vector<int> held;
   };
   using PairKey = std::pair<int, int>;
 
@@ -166,7 +174,8 @@ class PidPenaltySolver final : public Solver {
   };
   struct Gains {
     double kp = 0.0, kv = 0.0, ki = 0.0;  // N/m, N s/m, N/m
-    double kv_normal = 0.0;  // N s/m: k_v without the explicit bound (the normal damping of damp_implicitly)
+    double kv_normal = 0.0;  // N s/m: k_v without the explicit bound (the normal damping, integrated implicitly)
+    double kt = 0.0;         // N/m: the friction spring's stiffness, k_p within the explicit bound
   };
   struct Pair;
   // A point where the derivative term of eq. 1 acts, damped implicitly after the substep's velocity update.
@@ -181,6 +190,21 @@ class PidPenaltySolver final : public Solver {
   // point's normal relative velocity to v / (1 + c h / m_eff) (m_eff the pair's effective mass there), at most
   // cancelling the spring's impulse h f (no pull, as the max of eq. 3).
   void damp_implicitly(std::vector<Body>& work, double h) const;
+  // A normal force of a penalty pair under the implicit integrator: F = s - e u along n at `at` (N), u the normal
+  // relative velocity there at the end of the substep (m/s, b's point's less a's, > 0 separating), F >= lower.
+  struct SpringRow {
+    Pair* pair = nullptr;
+    int a = -1, b = -1;
+    Vec3 at{0, 0, 0}, n{0, 1, 0};  // world; n from a to b
+    double s = 0.0;      // N: the force at the substep's start, (k_p d + k_i I) / r (0 for the centre's damping)
+    double e = 0.0;      // N s/m: how much it drops per m/s of separation, (k_v + h k_p) / r
+    double lower = 0.0;  // N: the least force (0 at a point: no pull, the max of eq. 3)
+    int point = -1;      // into the pair's candidates; -1: the damping at the centre of its points
+  };
+  // Eq. 3's springs and dampers at the recorded rows (springs_), linearly implicit: the new velocities solve
+  // (M + h J^T E J) v' = M v + h J^T s, one sparse symmetric system over the bodies the rows move
+  // (implicit_springs.cpp).
+  void solve_springs(std::vector<Body>& work, double h);
 
   double shell_spacing(const Shape& shape) const;
   Gains pair_gains(const PairKey& key, const Pair& pair, const Body& a, const Body& b, double h) const;
@@ -222,6 +246,7 @@ class PidPenaltySolver final : public Solver {
                       std::vector<Vec3>& force, std::vector<Vec3>& torque, bool record);
   void solve_joints(StepContext& ctx, std::vector<Body>& work, double h);
   void substep_euler(StepContext& ctx, std::vector<Body>& work, double h);
+  void substep_implicit(StepContext& ctx, std::vector<Body>& work, double h);
   void substep_rk4(StepContext& ctx, std::vector<Body>& work, double h);
   void end_substep(const std::vector<Body>& work, double h);
   void begin_views(const std::vector<Body>& bodies);
@@ -229,6 +254,8 @@ class PidPenaltySolver final : public Solver {
   Settings set_{};
   std::map<PairKey, Pair> pairs_;
   std::vector<DampedPoint> damped_;  // of the substep's force evaluation
+  std::vector<SpringRow> springs_;   // of the substep's force evaluation (implicit integrator)
+  pid_penalty::SpringSystem spring_system_;  // solve_springs' system and its factorization
   std::vector<double> loads_;  // kg per body: stack_loads of the step (graph/stack_loads.h)
   std::vector<Vec3> load_centres_;  // per body: the centre of mass of its load
   std::vector<int> layers_;  // per body: the stack layers of its contact group (0 outside a stack)
