@@ -121,7 +121,27 @@ void PidPenaltySolver::collide_primitives(const std::vector<Body>& bodies, int i
     pairs_.erase(key);
     return;
   }
-  pair.bottom = pid_penalty::bottom_of_penetration(points, depths, normal, 1e-6);
+  // Sect. III-A's bottom is the part of the surface facing the other body: a box's point lies on the bottom when
+  // one of the faces it is on faces the other body within 60 degrees (as collide_shells tests a shell point's
+  // normal). A box thinner than the depth levels of bottom_of_penetration (a 0.2 mm sheet) otherwise had the
+  // corners of its top face in the level of its bottom's, and rested on a top corner with a bottom edge its whole
+  // thickness deep.
+  std::unique_ptr<bool[]> side(new bool[pair.points.size()]);
+  for (size_t i = 0; i < pair.points.size(); ++i) {
+    const Candidate& k = pair.points[i];
+    const Body& owner = k.of_b ? B : A;
+    side[i] = false;
+    if (owner.shape.type != ShapeType::Box) continue;
+    const Vec3& half = owner.shape.half_extents;
+    const Vec3 towards = (k.of_b ? rb : ra).transpose() * (k.of_b ? Vec3(-normal) : normal);  // owner's frame
+    bool facing = false;
+    for (int axis = 0; axis < 3; ++axis)
+      if (std::abs(k.local[axis]) >= half[axis] * (1.0 - 1e-9))
+        facing |= std::copysign(1.0, k.local[axis]) * towards[axis] > kBottomCosine;
+    side[i] = !facing;
+  }
+  pair.bottom = pid_penalty::bottom_of_penetration(points, depths, normal, 1e-6,
+                                                   std::span<const bool>(side.get(), pair.points.size()));
   pair.patch_moment = 0.0;
   if (pair.planar && pair.bottom.size() >= 3) {
     Vec3 t1, t2;
@@ -251,7 +271,6 @@ void PidPenaltySolver::collide_shells(const std::vector<Body>& bodies, int ia, i
   // A point is on a side of the volume, not its bottom, when its own normal points less than 60 degrees' worth
   // toward the other body (cosine under 1/2; a's points face along the normal, b's against it): a cylinder's or a
   // mesh box's side under its face, not a cap or a tilted face.
-  constexpr double kBottomCosine = 0.5;
   std::vector<Vec3> points(seen.size());
   std::vector<double> depths(seen.size());
   std::unique_ptr<bool[]> side(new bool[seen.size()]);

@@ -38,8 +38,14 @@ inline constexpr double kDampingBound = 1.0;
 inline constexpr double kStandardGravity = 9.81;
 // c of the stack rule (gain_mass): each contact of a stack of n layers at most J / (c H n) deep.
 inline constexpr double kStackMargin = 2.0;
+// The deepest a pair's load is held (gain_mass), as a fraction of the thinner body's half thickness.
+inline constexpr double kThinDepth = 0.1;
 // How many times critical the implicit normal damping of a pair may be (pair_gains).
 inline constexpr double kDampingCap = 5.0;
+
+// A surface point is on the bottom of the penetration volume (sect. III-A) when its outward normal faces the other
+// body by at least this cosine (60 degrees), else on a side of the volume.
+inline constexpr double kBottomCosine = 0.5;
 
 // Spheres and capsules: their surface normals pass through their centre or axis.
 inline bool is_round(const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collision/continuous.h"
 #include "graph/stack_loads.h"
 #include "solvers/pid_penalty/internal.h"
 
@@ -89,6 +90,8 @@ void PidPenaltySolver::begin_step() {
   clear_convergence();
 }
 
+double PidPenaltySolver::continuous_depth() const { return set_.kp > 0.0 ? kStandardGravity / set_.kp : 0.0; }
+
 void PidPenaltySolver::reset() {
   pairs_.clear();
   joint_warm_.clear();
@@ -106,22 +109,27 @@ double PidPenaltySolver::gain_mass(const PairKey& key, const Body& a, const Body
   // the ground.
   const auto load = [&](int i) { return size_t(i) < loads_.size() ? loads_[size_t(i)] : 0.0; };
   const int upper = load(key.first) <= load(key.second) ? key.first : key.second;
-  const double carried = load(upper);
-  if (!std::isfinite(carried) || carried <= masses) return masses;
-  // A column of compliant contacts buckles under its own weight (Greenhill's heavy column) unless each contact is
-  // stiff enough against tilting: a patch of second moment J (least over the tangent directions) held at depth d
-  // resists a tilt with (W / d) J per radian while its load W, whose centre lies H above it, topples it with W H.
-  // Summed over a stack of n layers the tilts stay bounded when each d <= J / (c H n) (c = kStackMargin); 20 boxes
-  // of 10 cm at 1 mm each bent into an S and fell after 8 s. So a flat pair in a stack takes the gains that hold
-  // its load that deep, where that is stiffer than the load's own.
+  const double carried = std::isfinite(load(upper)) ? std::max(load(upper), masses) : masses;
+  if (set_.kp <= 0.0) return carried;
+  // The depth the load would be held at, g / k_p per kilogram, is bounded twice over; where a bound is shallower
+  // the pair takes the gains that hold its load that deep.
+  // A thin body: at most kThinDepth of the thinner body's half thickness (a 0.2 mm sheet held 1 mm deep is
+  // through the ground, and the world's continuous collision, which lets a contact deepen by a quarter of that in a
+  // step, put a sheet landing on its edge back at the step's start, step after step).
+  double depth = kThinDepth * std::min(half_thickness(a.shape), half_thickness(b.shape));  // m
+  // A stack: a column of compliant contacts buckles under its own weight (Greenhill's heavy column) unless each
+  // contact is stiff enough against tilting: a patch of second moment J (least over the tangent directions) held at
+  // depth d resists a tilt with (W / d) J per radian while its load W, whose centre lies H above it, topples it
+  // with W H. Summed over a stack of n layers the tilts stay bounded when each d <= J / (c H n) (c =
+  // kStackMargin); 20 boxes of 10 cm at 1 mm each bent into an S and fell after 8 s.
   const auto it = pairs_.find(key);
-  if (it == pairs_.end() || it->second.patch_moment <= 0.0 || size_t(upper) >= layers_.size()) return carried;
-  const Pair& pair = it->second;
-  const int n = layers_[size_t(upper)];
-  const double H = std::abs((load_centres_[size_t(upper)] - pair.patch_centre).dot(
-      (pair.normal_of_b ? b : a).rotation() * pair.normal_local));
-  if (n <= 0 || H <= 0.0 || set_.kp <= 0.0) return carried;
-  const double depth = pair.patch_moment / (kStackMargin * H * n);  // m
+  if (it != pairs_.end() && it->second.patch_moment > 0.0 && size_t(upper) < layers_.size() && carried > masses) {
+    const Pair& pair = it->second;
+    const int n = layers_[size_t(upper)];
+    const double H = std::abs((load_centres_[size_t(upper)] - pair.patch_centre).dot(
+        (pair.normal_of_b ? b : a).rotation() * pair.normal_local));
+    if (n > 0 && H > 0.0) depth = std::min(depth, pair.patch_moment / (kStackMargin * H * n));
+  }
   return carried * std::max(1.0, kStandardGravity / (set_.kp * depth));
 }
 
