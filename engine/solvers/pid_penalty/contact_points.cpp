@@ -26,6 +26,17 @@ void PidPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, 
     collide_primitives(bodies, ia, ib, margin, out);
 }
 
+PidPenaltySolver::Pair& PidPenaltySolver::renew_pair(const PairKey& key, const Body& a, const Body& b) {
+  Pair& pair = pairs_[key];
+  pair.points.clear();
+  pair.held.clear();  // its rows name the candidates, which are new
+  pair.xa0 = a.position;
+  pair.xb0 = b.position;
+  pair.qa0 = a.orientation;
+  pair.qb0 = b.orientation;
+  return pair;
+}
+
 namespace {
 
 // The point of a sphere's centre or a capsule's axis (body frame) nearest the world point `centre`.
@@ -60,13 +71,7 @@ void PidPenaltySolver::collide_primitives(const std::vector<Body>& bodies, int i
     pairs_.erase(key);
     return;
   }
-  Pair& pair = pairs_[key];
-  pair.points.clear();
-  pair.held.clear();  // its rows name the candidates, which are new
-  pair.xa0 = A.position;
-  pair.xb0 = B.position;
-  pair.qa0 = A.orientation;
-  pair.qb0 = B.orientation;
+  Pair& pair = renew_pair(key, A, B);
   const Mat3 ra = A.rotation(), rb = B.rotation();
   const bool round_a = is_round(A.shape), round_b = is_round(B.shape);
   // The normal of a flat pair turns with the body whose face it is: a plane, or the box the narrow phase took
@@ -194,13 +199,7 @@ void PidPenaltySolver::collide_shells(const std::vector<Body>& bodies, int ia, i
     pairs_.erase(key);
     return;
   }
-  Pair& pair = pairs_[key];
-  pair.points.clear();
-  pair.held.clear();  // its rows name the candidates, which are new
-  pair.xa0 = A.position;
-  pair.xb0 = B.position;
-  pair.qa0 = A.orientation;
-  pair.qb0 = B.orientation;
+  Pair& pair = renew_pair(key, A, B);
   // World position, depth (> 0 inside), and the facet each point is nearest (of the other body): its normal (from
   // a to b) and the plane's offset along it.
   struct Seen {

@@ -38,20 +38,10 @@ constexpr double kPullSlack = 0.01;
 // v* = v + h M^-1 (f_applied + m g + friction), then the springs and dampers of eq. 3 implicitly (solve_springs),
 // the joints on v(t+h), and x(t+h) = x + h v(t+h).
 void PidPenaltySolver::substep_implicit(StepContext& ctx, std::vector<Body>& work, double h) {
-  const size_t n = work.size();
+  springs_.clear();
+  push_forces(ctx, work, h);
   {
     ScopedSubStage timer(sub_stages_, kForces);
-    load_motions(work, motions_);
-    force_.assign(n, Vec3::Zero());
-    torque_.assign(n, Vec3::Zero());
-    springs_.clear();
-    penalty_forces(work, motions_, h, 0.0, force_, torque_, true);
-    for (size_t i = 0; i < n; ++i) {
-      Body& b = work[i];
-      if (!b.is_dynamic()) continue;
-      b.linear_velocity += h * (ctx.gravity + b.inv_mass * (b.force + force_[i]));
-      b.angular_velocity += h * (b.inv_inertia_world * (b.torque + torque_[i]));
-    }
     solve_springs(work, h);
   }
   solve_joints(ctx, work, h);

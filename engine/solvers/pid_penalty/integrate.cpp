@@ -157,24 +157,26 @@ void PidPenaltySolver::damp_implicitly(std::vector<Body>& work, double h) const 
   }
 }
 
-// v(t+h) = v + h M^-1 (f_applied + m g + f_contact(t)), the damping of eq. 1 implicitly (damp_implicitly), the
-// joints on v(t+h), then x(t+h) = x + h v(t+h).
-void PidPenaltySolver::substep_euler(StepContext& ctx, std::vector<Body>& work, double h) {
+void PidPenaltySolver::push_forces(const StepContext& ctx, std::vector<Body>& work, double h) {
+  ScopedSubStage timer(sub_stages_, kForces);
   const size_t n = work.size();
-  {
-    ScopedSubStage timer(sub_stages_, kForces);
-    load_motions(work, motions_);
-    force_.assign(n, Vec3::Zero());
-    torque_.assign(n, Vec3::Zero());
-    damped_.clear();
-    penalty_forces(work, motions_, h, 0.0, force_, torque_, true);
-  }
+  load_motions(work, motions_);
+  force_.assign(n, Vec3::Zero());
+  torque_.assign(n, Vec3::Zero());
+  penalty_forces(work, motions_, h, 0.0, force_, torque_, true);
   for (size_t i = 0; i < n; ++i) {
     Body& b = work[i];
     if (!b.is_dynamic()) continue;
     b.linear_velocity += h * (ctx.gravity + b.inv_mass * (b.force + force_[i]));
     b.angular_velocity += h * (b.inv_inertia_world * (b.torque + torque_[i]));
   }
+}
+
+// v(t+h) = v + h M^-1 (f_applied + m g + f_contact(t)), the damping of eq. 1 implicitly (damp_implicitly), the
+// joints on v(t+h), then x(t+h) = x + h v(t+h).
+void PidPenaltySolver::substep_euler(StepContext& ctx, std::vector<Body>& work, double h) {
+  damped_.clear();
+  push_forces(ctx, work, h);
   {
     ScopedSubStage timer(sub_stages_, kForces);
     for (auto& entry : pairs_) entry.second.damping_force = 0.0;

@@ -251,6 +251,11 @@ class PidPenaltySolver final : public Solver {
                       std::vector<Vec3>& force, std::vector<Vec3>& torque, bool record);
   void solve_joints(StepContext& ctx, std::vector<Body>& work, double h);
   void substep_euler(StepContext& ctx, std::vector<Body>& work, double h);
+  // v += h M^-1 (f_applied + m g + f_contact(t)), the explicit part of a substep under semi-implicit and implicit
+  // Euler (penalty_forces records the rows the integrator then treats implicitly).
+  void push_forces(const StepContext& ctx, std::vector<Body>& work, double h);
+  // A pair's state for a new narrow phase: its candidates cleared, the bodies' poses they are measured from.
+  Pair& renew_pair(const PairKey& key, const Body& a, const Body& b);
   void substep_implicit(StepContext& ctx, std::vector<Body>& work, double h);
   void substep_rk4(StepContext& ctx, std::vector<Body>& work, double h);
   void end_substep(const std::vector<Body>& work, double h);
