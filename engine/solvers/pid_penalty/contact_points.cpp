@@ -248,8 +248,10 @@ void PidPenaltySolver::collide_shells(const std::vector<Body>& bodies, int ia, i
   int best = inside.front();
   double best_cost = 1e300;
   std::vector<Vec3> tried;
+  Vec3 mean = Vec3::Zero();  // the sum of the penetrating points' facet normals
   for (int i : inside) {
     const Vec3& n = seen[i].n;
+    if (seen[i].depth > 0.0) mean += n;
     if (std::any_of(tried.begin(), tried.end(), [&](const Vec3& t) { return t.dot(n) > 1.0 - 1e-9; })) continue;
     tried.push_back(n);
     double cost = 0.0;
@@ -259,7 +261,17 @@ void PidPenaltySolver::collide_shells(const std::vector<Body>& bodies, int ia, i
       best = i;
     }
   }
-  const Vec3 normal = seen[best].n;
+  Vec3 normal = seen[best].n;
+  // Eq. 4 takes one facet's normal, the direction of least translation while the penetrating points lie on facets
+  // facing about one way. Where they face many ways (a bolt's thread in its nut: flanks 30 degrees off the axis
+  // all round the helix, both sides of each thread) the facet it picks jumps from step to step, up to facing down,
+  // and the pair's forces along it threw the bolt out of its hole with 650 J from 150 J; taking the mean only past
+  // 60 degrees still switched and rattled the bolt up by 0.8 J. The pair takes the mean of the penetrating points'
+  // facet normals (the shell's points are spread evenly, so about the area-weighted normal of the penetrated
+  // surface, the direction the penetration as a whole pushes), which moves continuously with the bodies and is
+  // eq. 4's normal where the facets are coplanar. Weighted by depth instead, the deepest points, whose nearest
+  // facet may be the far side of a thin part, led it: a scanned mesh sank 19 cm for a step.
+  if (mean.norm() > 0.0) normal = mean.normalized();
   pair.normal_point = -1;
   pair.planar = false;
   pair.shells = true;
