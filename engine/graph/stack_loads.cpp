@@ -1,0 +1,45 @@
+#include "graph/stack_loads.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <utility>
+
+namespace cl {
+
+void stack_loads(const ContactGraph& graph, const std::vector<Body>& bodies, std::vector<double>& load,
+                 std::vector<Vec3>* centre) {
+  const std::vector<int>& height = graph.height_of_body();
+  load.assign(bodies.size(), 0.0);
+  if (centre) {
+    centre->resize(bodies.size());
+    for (size_t i = 0; i < bodies.size(); ++i) (*centre)[i] = bodies[i].position;
+  }
+  std::vector<std::pair<int, int>> by_height;  // (height, body), highest first
+  for (const ContactGroup& group : graph.groups()) {
+    if (group.floating) continue;
+    by_height.clear();
+    for (int b : group.bodies)
+      if (bodies[size_t(b)].is_dynamic() && size_t(b) < height.size()) by_height.push_back({height[size_t(b)], b});
+    std::sort(by_height.begin(), by_height.end(), std::greater<>());
+    double above = 0.0;
+    Vec3 moment = Vec3::Zero();
+    for (size_t i = 0; i < by_height.size();) {
+      size_t j = i;
+      for (; j < by_height.size() && by_height[j].first == by_height[i].first; ++j) {
+        const Body& b = bodies[size_t(by_height[j].second)];
+        above += b.mass;
+        moment += b.mass * b.position;
+      }
+      for (size_t k = i; k < j; ++k) {
+        load[size_t(by_height[k].second)] = above;
+        if (centre) (*centre)[size_t(by_height[k].second)] = moment / above;
+      }
+      i = j;
+    }
+  }
+  for (size_t i = 0; i < bodies.size(); ++i)
+    if (!bodies[i].is_dynamic()) load[i] = std::numeric_limits<double>::infinity();
+}
+
+}  // namespace cl

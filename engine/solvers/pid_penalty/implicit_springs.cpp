@@ -1,0 +1,184 @@
+// The implicit integrator of `pid-penalty` (`integrator` implicit_euler): eq. 3's springs and dampers integrated
+// linearly implicitly, our departure from the paper's explicit fourth-order Runge-Kutta (sect. IV-A, IV-B).
+//
+// Over a substep h each point's force F = s - e u is taken at the end of the substep: s = (k_p d + k_i I) / r its
+// value at the start, u its normal relative velocity at the end (> 0 separating), and e = (k_v + h k_p) / r, since
+// the depth falls by h u over the substep (backward Euler on eq. 3, linearised in the velocities; the normal, the
+// points and the integral stay those of the start). With the rows' Jacobians J (u = J v) the new velocities solve
+//     (M + h J^T E J) v' = M v* + h J^T s,
+// v* the velocities after the applied forces, gravity and friction. The matrix is symmetric positive definite
+// whatever the gains, so the substep stays the paper's 1 ms where explicit springs of the load's stiffness needed
+// down to 20 us (a stack's lowest contacts carry tens of times the mass of the body they push: sect. IV-C's remark,
+// after Kass, that a stack's step must be far below 1/n). At rest F = s: the depth a load is held at is eq. 3's.
+// The max of eq. 3 (no pull) is kept by an active set: rows whose F falls below their bound are held at it and the
+// system solved again.
+#include "solvers/pid_penalty/pid_penalty_solver.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "constraints/motion.h"
+#include "solvers/pid_penalty/internal.h"
+#include "solvers/pid_penalty/spring_system.h"
+
+namespace cl {
+
+using namespace pid_penalty;
+
+namespace {
+
+// Most solves of the active set per substep; rows still below their bound after the last are held at it as they
+// stand (their pull is then at most what the last solve left).
+constexpr int kActiveSetSolves = 2;
+// How far below its least force (in its pair's mean point force) a row's force may fall before it is held there.
+constexpr double kPullSlack = 0.01;
+
+}  // namespace
+
+// v* = v + h M^-1 (f_applied + m g + friction), then the springs and dampers of eq. 3 implicitly (solve_springs),
+// the joints on v(t+h), and x(t+h) = x + h v(t+h).
+void PidPenaltySolver::substep_implicit(StepContext& ctx, std::vector<Body>& work, double h) {
+  springs_.clear();
+  push_forces(ctx, work, h);
+  {
+    ScopedSubStage timer(sub_stages_, kForces);
+    solve_springs(work, h);
+  }
+  solve_joints(ctx, work, h);
+  ScopedSubStage timer(sub_stages_, kUpdate);
+  for (Body& b : work)
+    if (b.kind != BodyKind::Fixed) advance_pose(b, h);
+}
+
+void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
+  for (auto& entry : pairs_) entry.second.damping_force = 0.0;
+  for (const SpringRow& row : springs_) row.pair->normal_force = 0.0;
+  if (springs_.empty()) return;
+  // The unknowns: a 6-block (v, w) per dynamic body of a pair, in the order of the pairs, and the blocks the pairs
+  // couple. They change only when pairs come or go (the world's step), so the system's ordering is kept over the
+  // step while the pairs' rows come and go.
+  thread_local std::vector<int> slot, bodies;
+  thread_local std::vector<std::pair<int, int>> couplings;
+  slot.assign(work.size(), -1);
+  bodies.clear();
+  couplings.clear();
+  for (const auto& entry : pairs_) {
+    for (const int i : {entry.first.first, entry.first.second})
+      if (work[size_t(i)].is_dynamic() && slot[size_t(i)] < 0) {
+        slot[size_t(i)] = int(bodies.size());
+        bodies.push_back(i);
+      }
+    const int sa = slot[size_t(entry.first.first)], sb = slot[size_t(entry.first.second)];
+    if (sa >= 0 && sb >= 0 && sa != sb) couplings.push_back(std::minmax(sa, sb));
+  }
+  std::sort(couplings.begin(), couplings.end());
+  couplings.erase(std::unique(couplings.begin(), couplings.end()), couplings.end());
+  if (bodies.empty()) return;
+  const int nb = int(bodies.size());
+  // Each row's Jacobian on its two sides, u = J_b . (v_b, w_b) + J_a . (v_a, w_a), and its weight h e.
+  const size_t nr = springs_.size();
+  thread_local std::vector<SystemRow> rows;
+  rows.resize(nr);
+  for (size_t r = 0; r < nr; ++r) {
+    const SpringRow& row = springs_[r];
+    SystemRow& s = rows[r];
+    s.sa = slot[size_t(row.a)];
+    s.sb = slot[size_t(row.b)];
+    s.ja << -row.n, -(row.at - work[size_t(row.a)].position).cross(row.n);
+    s.jb << row.n, (row.at - work[size_t(row.b)].position).cross(row.n);
+    s.w = h * row.e;
+  }
+  // The mass blocks and the momenta M v* of the unknowns.
+  thread_local std::vector<Mat6> mass;
+  mass.resize(size_t(nb));
+  Eigen::VectorXd momentum(6 * nb), v(6 * nb), rhs(6 * nb);
+  for (int k = 0; k < nb; ++k) {
+    const Body& b = work[size_t(bodies[size_t(k)])];
+    Mat6& M = mass[size_t(k)];
+    M.setZero();
+    M.topLeftCorner<3, 3>() = b.mass * Mat3::Identity();
+    M.bottomRightCorner<3, 3>() = b.inertia_world();
+    momentum.segment<3>(6 * k) = b.mass * b.linear_velocity;
+    momentum.segment<3>(6 * k + 3) = M.bottomRightCorner<3, 3>() * b.angular_velocity;
+  }
+  const auto force = [&](size_t r) {  // the row's F = s - e u at v
+    const SystemRow& s = rows[r];
+    double u = 0.0;
+    if (s.sa >= 0) u += s.ja.dot(v.segment<6>(6 * s.sa));
+    if (s.sb >= 0) u += s.jb.dot(v.segment<6>(6 * s.sb));
+    return springs_[r].s - springs_[r].e * u;
+  };
+  // The active set: a row is free, or held at its least force (its weight then 0) where at the solution it would
+  // pull by more than its slack, a hundredth of its pair's mean point force (a pull within it is kept: a slightly
+  // adhesive spring, as stable as a pushing one; without it the points of a resting pyramid that barely touch,
+  // pulling and pushing by micronewtons as it settles, asked three solves per substep). The first guess is what
+  // the last substep held (a resting pile's lifting points stay lifted, and most substeps then take one solve);
+  // each solve then frees or holds each row as its force at the solution asks, until none changes (or
+  // kActiveSetSolves).
+  thread_local std::vector<char> held;
+  thread_local std::vector<double> slack;
+  held.assign(nr, 0);
+  slack.assign(nr, 0.0);
+  for (size_t r = 0, first = 0; r <= nr; ++r) {
+    if (r < nr && springs_[r].pair == springs_[first].pair) continue;
+    double sum = 0.0;
+    int count = 0;
+    for (size_t k = first; k < r; ++k)
+      if (springs_[k].point >= 0) {
+        sum += springs_[k].s;
+        ++count;
+      }
+    for (size_t k = first; k < r; ++k) slack[k] = count > 0 ? kPullSlack * sum / count : 0.0;
+    first = r;
+  }
+  const auto set = [&](size_t r, bool hold) {  // true if the row's state changed
+    const bool change = hold != bool(held[r]);
+    held[r] = hold;
+    rows[r].w = hold ? 0.0 : h * springs_[r].e;
+    return change;
+  };
+  for (size_t r = 0; r < nr; ++r) {
+    const std::vector<int>& last = springs_[r].pair->held;
+    if (springs_[r].point >= 0 && std::binary_search(last.begin(), last.end(), springs_[r].point)) set(r, true);
+  }
+  for (int solve = 0; solve < kActiveSetSolves; ++solve) {
+    rhs = momentum;
+    for (size_t r = 0; r < nr; ++r) {
+      const double impulse = h * (held[r] ? springs_[r].lower : springs_[r].s);
+      if (rows[r].sa >= 0) rhs.segment<6>(6 * rows[r].sa) += impulse * rows[r].ja;
+      if (rows[r].sb >= 0) rhs.segment<6>(6 * rows[r].sb) += impulse * rows[r].jb;
+    }
+    counters_.add(kCountSpringSolves, 1);
+    if (!spring_system_.factor(mass, rows, couplings)) return;  // cannot happen with positive masses
+    spring_system_.solve(rhs, v);
+    bool changed = false;
+    for (size_t r = 0; r < nr; ++r) {
+      const double F = force(r), lower = springs_[r].lower;
+      changed |= set(r, held[r] ? F < lower + slack[r] : F < lower - slack[r]);
+    }
+    if (!changed) break;
+  }
+  // The velocities of the last solve, and each pair's normal force at them. A row still pulling after the last solve
+  // keeps its pull: clamped without the velocities following, its stiffness would act explicitly (which threw a
+  // tower of 320 bricks apart within a step).
+  thread_local std::vector<char> moved;  // per block: a row acts on it
+  moved.assign(size_t(nb), 0);
+  for (const SpringRow& row : springs_) row.pair->held.clear();
+  for (size_t r = 0; r < nr; ++r) {
+    const SpringRow& row = springs_[r];
+    const double F = held[r] ? row.lower : force(r);
+    if (held[r]) row.pair->held.push_back(row.point);
+    row.pair->normal_force += F;
+    row.pair->damping_force += F - row.s;
+    if (rows[r].sa >= 0) moved[size_t(rows[r].sa)] = 1;
+    if (rows[r].sb >= 0) moved[size_t(rows[r].sb)] = 1;
+  }
+  for (int k = 0; k < nb; ++k) {
+    if (!moved[size_t(k)]) continue;
+    Body& b = work[size_t(bodies[size_t(k)])];
+    b.linear_velocity = v.segment<3>(6 * k);
+    b.angular_velocity = v.segment<3>(6 * k + 3);
+  }
+}
+
+}  // namespace cl

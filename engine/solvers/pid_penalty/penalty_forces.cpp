@@ -1,0 +1,197 @@
+#include "solvers/pid_penalty/pid_penalty_solver.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "solvers/pid_penalty/internal.h"
+
+namespace cl {
+
+using namespace pid_penalty;
+
+void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std::vector<Motion>& m, double h,
+                                      double elapsed, std::vector<Vec3>& force, std::vector<Vec3>& torque,
+                                      bool record) {
+  struct Loaded {
+    Vec3 p;
+    double depth, P, I, D;
+    double f = 0.0;            // N: eq. 3's force, once r is known (0 for a point that carries none)
+    Vec3 at = Vec3::Zero();    // where it acts (line_of_action)
+    int point = -1;            // into the pair's candidates
+  };
+  std::vector<Loaded> loaded;
+  size_t index = 0;
+  for (auto& entry : pairs_) {
+    // Named references rather than structured bindings: the lambdas below capture them, which C++20 allows
+    // for bindings but clang before 16 does not.
+    const PairKey& key = entry.first;
+    Pair& pair = entry.second;
+    PairView* pv = record && index < views_.size() ? &views_[index] : nullptr;
+    ++index;
+    if (pair.mode != Mode::Penalty) continue;
+    const int ia = key.first, ib = key.second;
+    const Motion& A = m[size_t(ia)];
+    const Motion& B = m[size_t(ib)];
+    const Gains g = pair_gains(key, pair, bodies[size_t(ia)], bodies[size_t(ib)], h);
+    const Vec3 n = contact_normal(bodies, pair, m, key);
+
+    // The points forces act at: the bottom polygon, or the deepest candidate alone. The derivative term of eq. 1
+    // takes each point's own normal velocity v(rho), blended by point_damping with the velocity at the centre of
+    // the points. A pair with a sphere or capsule takes the centre's alone: a round body's contact patch stays
+    // where it touches while its material turns through it, and damping its material points would brake rolling
+    // (a ball rolling at 2 m/s on the ground lost 0.3 m/s in 2 s).
+    const double own_share =
+        is_round(bodies[size_t(ia)].shape) || is_round(bodies[size_t(ib)].shape) ? 0.0 : set_.point_damping;
+    loaded.clear();
+    double deepest = 0.0;
+    Vec3 middle = Vec3::Zero();
+    const Drift moved = pair.shells ? drift(bodies, m, key, pair) : Drift{};
+    auto consider = [&](const Candidate& c) {
+      if (pair.shells && !may_touch(c, moved, 0.0)) return;  // certainly outside: no force
+      Vec3 p;
+      double d;
+      if (!depth_of(bodies, m, key, pair, c, p, d) || d <= 0.0) return;
+      loaded.push_back({p, d, g.kp * d, g.ki * pair.integral, 0.0, 0.0, Vec3::Zero(), int(&c - pair.points.data())});
+      deepest = std::max(deepest, d);
+    };
+    if (set_.points == PointMode::MultiPoint) {
+      for (int i : pair.bottom) consider(pair.points[size_t(i)]);
+    } else {
+      for (const Candidate& c : pair.points) consider(c);
+      if (!loaded.empty()) {
+        auto it = std::max_element(loaded.begin(), loaded.end(),
+                                   [](const Loaded& x, const Loaded& y) { return x.depth < y.depth; });
+        const Loaded one = *it;
+        loaded.assign(1, one);
+      }
+    }
+    // The integral's part of each point in proportion to its depth (its mean over the points still k_i I, as
+    // eq. 3's equal share gives when every point carries force): an equal share gave a point that barely touches
+    // as much as the deepest, so the force jumped as points came and went at the polygon's shallow edge, and a
+    // box pushed sideways kept rocking at 0.1 rad/s (without the integral term it came to rest).
+    double depth_sum = 0.0;
+    for (const Loaded& l : loaded) depth_sum += l.depth;
+    for (Loaded& l : loaded) l.I *= double(loaded.size()) * l.depth / depth_sum;
+    for (const Loaded& l : loaded) middle += l.p;
+    if (!loaded.empty()) {
+      middle /= double(loaded.size());
+      const double v = (B.velocity_at(middle) - A.velocity_at(middle)).dot(n);
+      for (Loaded& l : loaded) {
+        const double own = (B.velocity_at(l.p) - A.velocity_at(l.p)).dot(n);
+        l.D = -g.kv_normal * (v + own_share * (own - v));
+      }
+    }
+    // Eq. 3: the force of each point, shared among the r points that carry force. Under the Euler integrators the
+    // derivative term is integrated implicitly (D here only for the views): its point is recorded instead, in
+    // damped_ (semi_implicit_euler, for damp_implicitly) or, with the spring, in springs_ (implicit_euler, for
+    // solve_springs), which then applies the whole force.
+    const bool implicit = set_.integrator != Integrator::Rk4;
+    const bool springs = set_.integrator == Integrator::ImplicitEuler && record;
+    const auto explicit_d = [&](const Loaded& l) { return implicit ? 0.0 : l.D; };
+    int r = 0;
+    for (const Loaded& l : loaded)
+      if (l.P + l.I + explicit_d(l) > 0.0) ++r;
+    double total = 0.0;
+    Vec3 centre = Vec3::Zero();
+    const double c_point = g.kv_normal / std::max(r, 1);
+    const double k_point = g.kp / std::max(r, 1);
+    for (Loaded& l : loaded) {
+      l.f = std::max(l.P + l.I + explicit_d(l), 0.0) / std::max(r, 1);
+      if (l.f <= 0.0) continue;
+      l.at = line_of_action(bodies, m, key, n, l.p);
+      total += l.f;
+      centre += l.f * l.at;
+      if (springs) {
+        springs_.push_back({&pair, ia, ib, l.at, n, l.f, own_share * c_point + h * k_point, 0.0, l.point});
+        continue;
+      }
+      if (implicit && record && own_share > 0.0) damped_.push_back({&pair, ia, ib, l.at, n, own_share * c_point, l.f});
+      const Vec3 F = l.f * n;
+      force[size_t(ib)] += F;
+      torque[size_t(ib)] += (l.at - B.x).cross(F);
+      force[size_t(ia)] -= F;
+      torque[size_t(ia)] -= (l.at - A.x).cross(F);
+    }
+    // Friction at the centre of the normal forces: a tangential spring-damper on the pair's accumulated slip
+    // (static friction), saturated at mu times the normal force (Coulomb sliding), so sliding slows at mu g and
+    // sticking holds to within the spring's stretch. The slip is the integral of the tangential relative velocity
+    // at the contact, so a rolling body, whose contact point does not slip, stretches nothing.
+    Vec3 ft = Vec3::Zero();
+    double twist_stiffness = 0.0, twist_limit = 0.0;
+    if (total > 0.0) {
+      centre /= total;
+      if (implicit && record && own_share < 1.0) {  // the damping on the centre's velocity, at the centre
+        if (springs)
+          springs_.push_back({&pair, ia, ib, centre, n, 0.0, (1.0 - own_share) * g.kv_normal, -total, -1});
+        else damped_.push_back({&pair, ia, ib, centre, n, (1.0 - own_share) * g.kv_normal, total});
+      }
+      if (pair.friction > 0.0) {
+        const Vec3 u = B.velocity_at(centre) - A.velocity_at(centre);
+        const Vec3 ut = u - n.dot(u) * n;
+        Vec3 stretch = pair.stretch + elapsed * ut;
+        stretch -= n.dot(stretch) * n;
+        const Vec3 trial = -g.kt * stretch - g.kv * ut;
+        // Coulomb's limit on the normal force: the springs' and the damping's of the last substep (implicit: it is
+        // known only after the forces, and damping_force is what the implicit solve of the last substep added to
+        // its springs' explicit values; a box sliding while it pitches carries part of its weight on its front
+        // corners' damping).
+        const double limit = pair.friction * std::max(0.0, total + (implicit ? pair.damping_force : 0.0));
+        ft = trial.norm() > limit ? Vec3(trial * (limit / trial.norm())) : trial;
+        force[size_t(ib)] += ft;
+        torque[size_t(ib)] += (centre - B.x).cross(ft);
+        force[size_t(ia)] -= ft;
+        torque[size_t(ia)] -= (centre - A.x).cross(ft);
+        // Torsional friction: the normal forces spread over the polygon resist turning about n as springs at the
+        // points would, k_p sum f_i r_i^2 / sum f_i about the centre, up to mu sum f_i r_i when the patch spins
+        // (Coulomb at every point). One spring at the centre has no lever: a box spinning on the ground kept
+        // turning at 0.07-0.09 rad/s for seconds. Stiffness and damping are held to the bounds the linear gains
+        // keep for the pair's inertia about n, so the substep stays stable.
+        double r1 = 0.0, r2 = 0.0;
+        for (const Loaded& l : loaded) {
+          if (l.f <= 0.0) continue;
+          const Vec3 off = l.at - centre;
+          const double rr = (off - n.dot(off) * n).squaredNorm();
+          r1 += l.f * std::sqrt(rr);
+          r2 += l.f * rr;
+        }
+        r1 /= total;
+        r2 /= total;
+        const Body& bodyA = bodies[size_t(ia)];
+        const Body& bodyB = bodies[size_t(ib)];
+        const double inverse = (bodyA.is_dynamic() ? n.dot(bodyA.inv_inertia_world * n) : 0.0) +
+                               (bodyB.is_dynamic() ? n.dot(bodyB.inv_inertia_world * n) : 0.0);
+        if (r1 > 0.0 && inverse > 0.0) {
+          const double share = bound_share(key);
+          const double kt = std::min(g.kp * r2, kStiffnessBound / (inverse * h * h * share));
+          const double ct = std::min(g.kv * r2, kDampingBound / (inverse * h * share));
+          const double spin = (B.w - A.w).dot(n);
+          const double limit_t = pair.friction * total * r1;
+          const double twist = pair.twist + elapsed * spin;
+          const double torsion = std::clamp(-kt * twist - ct * spin, -limit_t, limit_t);
+          torque[size_t(ib)] += torsion * n;
+          torque[size_t(ia)] -= torsion * n;
+          twist_stiffness = kt;
+          twist_limit = limit_t;
+        }
+      }
+    }
+    if (!record) continue;
+    pair.deepest = deepest;
+    pair.normal_force = total;
+    pair.centre = centre;
+    pair.twist_stiffness = twist_stiffness;
+    pair.twist_limit = twist_limit;
+    if (pv) {
+      pv->deepest = deepest;
+      pv->friction = ft;
+      pv->centre = centre;
+      for (const Loaded& l : loaded) {
+        const double denominator = std::max(r, 1);
+        pv->bottom.push_back({l.p, l.depth, l.P / denominator, l.I / denominator, l.D / denominator,
+                              l.P + l.I + l.D > 0.0});
+      }
+    }
+  }
+}
+
+}  // namespace cl

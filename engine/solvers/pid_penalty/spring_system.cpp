@@ -1,0 +1,134 @@
+#include "solvers/pid_penalty/spring_system.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include <Eigen/Cholesky>
+
+namespace cl::pid_penalty {
+
+// Minimum degree ordering on the graph of the blocks (each elimination joins the eliminated block's remaining
+// neighbours into a clique: the fill-in), ties to the lowest index so that the order is deterministic. Each block's
+// neighbours at its elimination are its column's pattern in L.
+void SpringSystem::analyse(int n, std::span<const std::pair<int, int>> couplings) {
+  ++orderings_;
+  n_ = n;
+  edges_.assign(couplings.begin(), couplings.end());
+  std::vector<std::vector<int>> adjacent(static_cast<size_t>(n));
+  for (const auto& [i, k] : couplings) {
+    adjacent[size_t(i)].push_back(k);
+    adjacent[size_t(k)].push_back(i);
+  }
+  for (auto& list : adjacent) std::sort(list.begin(), list.end());  // edges are unique: no duplicates
+  std::vector<char> done(size_t(n), 0);
+  std::vector<int> order;
+  std::vector<std::vector<int>> pattern(static_cast<size_t>(n));
+  std::vector<int> merged;
+  order.reserve(size_t(n));
+  for (int step = 0; step < n; ++step) {
+    int v = -1;
+    for (int i = 0; i < n; ++i)
+      if (!done[size_t(i)] && (v < 0 || adjacent[size_t(i)].size() < adjacent[size_t(v)].size())) v = i;
+    done[size_t(v)] = 1;
+    order.push_back(v);
+    const std::vector<int>& clique = adjacent[size_t(v)];
+    for (const int u : clique) {
+      merged.clear();
+      std::set_union(adjacent[size_t(u)].begin(), adjacent[size_t(u)].end(), clique.begin(), clique.end(),
+                     std::back_inserter(merged));
+      merged.erase(std::remove_if(merged.begin(), merged.end(), [&](int w) { return w == u || w == v; }),
+                   merged.end());
+      adjacent[size_t(u)].swap(merged);
+    }
+    pattern[size_t(v)] = std::move(adjacent[size_t(v)]);
+    adjacent[size_t(v)].clear();
+  }
+  position_.assign(size_t(n), 0);
+  for (int p = 0; p < n; ++p) position_[size_t(order[size_t(p)])] = p;
+  start_.assign(size_t(n) + 1, 0);
+  rows_.clear();
+  for (int p = 0; p < n; ++p) {
+    start_[size_t(p)] = int(rows_.size());
+    const size_t first = rows_.size();
+    for (const int u : pattern[size_t(order[size_t(p)])]) rows_.push_back(position_[size_t(u)]);
+    std::sort(rows_.begin() + std::ptrdiff_t(first), rows_.end());
+  }
+  start_[size_t(n)] = int(rows_.size());
+  diagonal_.resize(size_t(n));
+  blocks_.resize(rows_.size());
+}
+
+int SpringSystem::find(int i, int k) const {
+  const auto first = rows_.begin() + start_[size_t(k)], last = rows_.begin() + start_[size_t(k) + 1];
+  return int(std::lower_bound(first, last, i) - rows_.begin());
+}
+
+bool SpringSystem::factor(std::span<const Mat6> mass, std::span<const SystemRow> rows,
+                          std::span<const std::pair<int, int>> couplings) {
+  const int n = int(mass.size());
+  if (n != n_ || !std::equal(couplings.begin(), couplings.end(), edges_.begin(), edges_.end())) analyse(n, couplings);
+  ++factorizations_;
+  // A's lower triangle in elimination order.
+  for (int k = 0; k < n; ++k) diagonal_[size_t(position_[size_t(k)])] = mass[size_t(k)];
+  for (Mat6& block : blocks_) block.setZero();
+  for (const SystemRow& row : rows) {
+    if (!(row.w > 0.0)) continue;
+    const int pa = row.sa >= 0 ? position_[size_t(row.sa)] : -1, pb = row.sb >= 0 ? position_[size_t(row.sb)] : -1;
+    if (pa >= 0) diagonal_[size_t(pa)].noalias() += row.w * row.ja * row.ja.transpose();
+    if (pb >= 0) diagonal_[size_t(pb)].noalias() += row.w * row.jb * row.jb.transpose();
+    if (pa < 0 || pb < 0) continue;
+    if (pa > pb) blocks_[size_t(find(pa, pb))].noalias() += row.w * row.ja * row.jb.transpose();
+    else if (pb > pa) blocks_[size_t(find(pb, pa))].noalias() += row.w * row.jb * row.ja.transpose();
+    else diagonal_[size_t(pa)].noalias() += row.w * (row.ja * row.jb.transpose() + row.jb * row.ja.transpose());
+  }
+  // Right-looking: column k's L_kk = chol(A_kk), L_ik = A_ik L_kk^-T, then the later blocks lose L_ik L_lk^T. The
+  // diagonal keeps L_kk^-1 (what the solves multiply by).
+  for (int k = 0; k < n; ++k) {
+    const Eigen::LLT<Mat6> llt(diagonal_[size_t(k)]);
+    if (llt.info() != Eigen::Success) return false;
+    Mat6 inverse = Mat6::Identity();
+    llt.matrixL().solveInPlace(inverse);
+    diagonal_[size_t(k)] = inverse;
+    const Mat6 right = inverse.transpose();
+    const int first = start_[size_t(k)], last = start_[size_t(k) + 1];
+    for (int e = first; e < last; ++e) {
+      Mat6& B = blocks_[size_t(e)];
+      const Mat6 A = B;
+      B.noalias() = A * right;
+    }
+    for (int a = first; a < last; ++a) {
+      const Mat6& Ba = blocks_[size_t(a)];
+      const int i = rows_[size_t(a)];
+      diagonal_[size_t(i)].noalias() -= Ba * Ba.transpose();
+      // Block (i, l) of column l = rows_[b] < i: there by the fill-in of the ordering (analyse).
+      for (int b = first; b < a; ++b) blocks_[size_t(find(i, rows_[size_t(b)]))].noalias() -= Ba * blocks_[size_t(b)].transpose();
+    }
+  }
+  for (const Mat6& d : diagonal_)
+    if (!d.allFinite()) return false;
+  return true;
+}
+
+void SpringSystem::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
+  const int n = n_;
+  thread_local std::vector<Vec6> y;
+  y.resize(size_t(n));
+  for (int k = 0; k < n; ++k) y[size_t(position_[size_t(k)])] = b.segment<6>(6 * k);
+  for (int k = 0; k < n; ++k) {  // L y' = y
+    const Vec6 yk = diagonal_[size_t(k)] * y[size_t(k)];
+    y[size_t(k)] = yk;
+    for (int e = start_[size_t(k)]; e < start_[size_t(k) + 1]; ++e)
+      y[size_t(rows_[size_t(e)])].noalias() -= blocks_[size_t(e)] * yk;
+  }
+  for (int k = n - 1; k >= 0; --k) {  // L^T x = y'
+    Vec6 yk = y[size_t(k)];
+    for (int e = start_[size_t(k)]; e < start_[size_t(k) + 1]; ++e)
+      yk.noalias() -= blocks_[size_t(e)].transpose() * y[size_t(rows_[size_t(e)])];
+    y[size_t(k)].noalias() = diagonal_[size_t(k)].transpose() * yk;
+  }
+  x.resize(6 * n);
+  for (int k = 0; k < n; ++k) x.segment<6>(6 * k) = y[size_t(position_[size_t(k)])];
+}
+
+}  // namespace cl::pid_penalty
