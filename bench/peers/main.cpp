@@ -70,7 +70,8 @@ constexpr const char* kUsage =
     "  --set NAME=VALUE  a parameter of every ContactLab method that has it (after --iterations), e.g.\n"
     "                    friction_directions=1 for one friction row per contact as Bullet has; at least one\n"
     "                    method run must have it\n"
-    "A method may carry its own parameters, after --set's: --methods lcp,lcp:shock_propagation=false runs both.\n"
+    "A method may carry its own parameters, after --set's: --methods lcp,lcp:shock_propagation=false runs both;\n"
+    "threads=N there sets the world's threads of that run (lcp,lcp:threads=2).\n"
     "Where Bullet runs, each run's median is also given as a ratio to Bullet's on the same scene ('x bullet').\n";
 
 // The --metrics columns of `contactlab --headless` (engine/telemetry), after lane,solver,scene as `--compare`
@@ -356,7 +357,12 @@ class ContactlabLane : public Lane {
     // the values it took, so that the table and the CSV tell such runs from ones at the defaults.
     for (const auto& [name, text] : o_.params)
       if (params.get(name)) params.set_from_string(name, text, nullptr);
-    for (const auto& [name, text] : spec.params) params.set_from_string(name, text, nullptr);
+    for (const auto& [name, text] : spec.params) {
+      if (name == "threads")
+        w_.settings.threads = std::atoi(text.c_str());
+      else
+        params.set_from_string(name, text, nullptr);
+    }
     run.method += settings_label(method_, o_);
     return true;
   }
@@ -506,7 +512,18 @@ int main(int argc, char** argv) {
     cl::ParamSet set(cl::find_solver(spec.name)->params);
     for (const auto& [name, text] : spec.params) {
       std::string error;
-      if (!set.find(name)) error = "no such parameter";
+      if (name == "threads") {  // the world's threads (as --threads), not a method parameter
+        char* end = nullptr;
+        const long n = std::strtol(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || n < 1 || n > 64) error = "expected a whole number in [1, 64]";
+      } else if (!set.find(name)) {
+        error = "no such parameter";
+      }
+      if (!error.empty()) {
+        bad("--methods " + cl::escape_for_message(m) + ": " + cl::escape_for_message(name) + ": " + error);
+        return 2;
+      }
+      if (name == "threads") continue;
       if (error.empty()) set.set_from_string(name, text, &error);
       if (!error.empty()) {
         bad("--methods " + cl::escape_for_message(m) + ": " + cl::escape_for_message(name) + ": " + error);

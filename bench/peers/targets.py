@@ -3,6 +3,8 @@
 runs of a scene step in turn, so that the shared machine's load falls on each alike), and whether each is met.
 
 Usage: python3 bench/peers/targets.py [CONTACTLAB_PEERS] [--steps N] [--threads N] [--csv FILE] [--only SCENE]
+                                     [--with NAME=VALUE]...   (an lcp parameter for every lcp run, e.g.
+                                                               solver_precision=float)
 
 | scene | target |
 | pyramid20, plain PGS (shock_propagation=false) | at most 0.5 x Bullet's median step |
@@ -55,12 +57,17 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--csv", help="write every run's row (contactlab_peers --csv columns) here")
     ap.add_argument("--only", help="only the targets of this scene (its file's stem, e.g. pyramid20)")
+    ap.add_argument("--with", dest="extra", action="append", default=[], metavar="NAME=VALUE",
+                    help="an lcp parameter for every lcp run (repeatable)")
     a = ap.parse_args()
     if not os.access(a.exe, os.X_OK):
         sys.exit(f"targets.py: {a.exe}: not built (cmake --build build --target contactlab_peers)")
     rows_all = []
     lines = []
+    suffix = "".join(":" + x for x in a.extra)
     for scene, methods, targets in TARGETS:
+        methods = [m + suffix for m in methods]
+        targets = [(label, method + suffix, *rest) for label, method, *rest in targets]
         stem = os.path.splitext(os.path.basename(scene))[0]
         if a.only and a.only != stem:
             continue
