@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -83,7 +84,7 @@ constexpr const char* kStepColumns =
 // One row per run; the figures carry the --metrics names (wall_ms as its median and 95th percentile).
 constexpr const char* kRunColumns =
     "scene,engine,method,bodies,dt,steps,iterations,status,wall_ms_median,wall_ms_p95,drift,max_penetration,"
-    "mean_penetration,kinetic_energy,potential_energy,contacts,ratio_to_bullet,top_drift";
+    "mean_penetration,kinetic_energy,potential_energy,contacts,ratio_to_bullet,top_drift,cpu_ms_median,cpu_ratio_to_bullet";
 
 struct Options {
   std::vector<std::string> scenes;
@@ -134,6 +135,10 @@ struct Run {
   bool iterations_matched = true;
   double ms_median() const { return cl::quantile(ms, 0.5); }
   double ms_p95() const { return cl::quantile(ms, 0.95); }
+  // The process's CPU time of each step (all its threads): on a loaded machine a wall time includes the waits for
+  // a core, which fall on whichever step is running when the scheduler takes the core away.
+  std::vector<double> cpu;
+  double cpu_median() const { return cl::quantile(cpu, 0.5); }
 };
 
 std::vector<std::string> split(std::string_view text) {
@@ -282,6 +287,13 @@ double now_ms(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The process's CPU time so far, ms.
+double cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return 1e3 * double(t.tv_sec) + 1e-6 * double(t.tv_nsec);
+}
+
 // The --set values a method takes (those of its parameters), as its runs name them: " [NAME=VALUE ...]", or "".
 std::string settings_label(const std::string& method, const Options& o) {
   const MethodSpec spec = parse_method(method);
@@ -376,15 +388,18 @@ class ContactlabLane : public Lane {
 
  private:
   bool step_once(int) override {
+    const double c0 = cpu_ms();
     const auto t0 = std::chrono::steady_clock::now();
     const cl::StepResult r = w_.step();
     const double ms = now_ms(t0);
+    const double cpu = cpu_ms() - c0;
     if (!r.ok) {
       run.status = "failed";
       run.message = r.error;
       return false;
     }
     run.ms.push_back(ms);
+    run.cpu.push_back(cpu);
     ++run.steps;
     const cl::StepStats& st = w_.last_stats();
     run.max_pen = std::max(run.max_pen, st.max_penetration);
@@ -438,9 +453,11 @@ class PeerLane : public Lane {
   bool step_once(int s) override {
     peers::PeerContacts contacts;
     std::string error;
+    const double c0 = cpu_ms();
     const auto t0 = std::chrono::steady_clock::now();
     const bool ok = peer_->step(contacts, &error);
     const double ms = now_ms(t0);
+    const double cpu = cpu_ms() - c0;
     if (!ok) {
       run.status = "failed";
       run.message = error;
@@ -461,6 +478,7 @@ class PeerLane : public Lane {
       }
     }
     run.ms.push_back(ms);
+    run.cpu.push_back(cpu);
     ++run.steps;
     run.max_pen = std::max(run.max_pen, contacts.max_penetration);
     run.sum_mean_pen += contacts.mean_penetration;
@@ -611,20 +629,22 @@ int main(int argc, char** argv) {
     int width = 26;
     for (const std::string& m : methods)
       width = std::max(width, int((parse_method(m).name + settings_label(m, o) + " (own it.)").size()));
-    std::printf("%-11s %-*s %9s %9s %9s %11s %11s %11s %11s %9s  %s\n", "engine", width, "method", "ms med", "ms p95",
-                "x bullet", "drift m", "max pen m", "mean pen m", "KE end J", "contacts", "status");
+    std::printf("%-11s %-*s %9s %9s %9s %9s %11s %11s %11s %11s %9s  %s\n", "engine", width, "method", "ms med", "ms p95",
+                "x bullet", "cpu med", "drift m", "max pen m", "mean pen m", "KE end J", "contacts", "status");
     std::fflush(stdout);
     std::vector<Run> runs;
     int lane = 0;
-    double bullet_ms = 0;  // Bullet's median on this scene, when it ran
+    double bullet_ms = 0, bullet_cpu = 0;  // Bullet's medians on this scene, when it ran
     auto report = [&](const Run& r) {
       const double n = std::max(1, r.steps);
       const bool ratio = bullet_ms > 0 && r.steps > 0;
       char ratio_text[32] = "";
+      char cpu_ratio_text[32] = "";
       if (ratio) std::snprintf(ratio_text, sizeof ratio_text, "%.3f", r.ms_median() / bullet_ms);
+      if (ratio && bullet_cpu > 0) std::snprintf(cpu_ratio_text, sizeof cpu_ratio_text, "%.3f", r.cpu_median() / bullet_cpu);
       std::string method = r.method + (r.iterations_matched ? "" : " (own it.)");
-      std::printf("%-11s %-*s %9.3f %9.3f %9s %11.3g %11.3g %11.3g %11.3g %9.0f  %s%s%s\n", r.engine.c_str(), width,
-                  method.c_str(), r.ms_median(), r.ms_p95(), ratio ? ratio_text : "-", r.drift, r.max_pen, r.sum_mean_pen / n, r.kinetic,
+      std::printf("%-11s %-*s %9.3f %9.3f %9s %9.3f %11.3g %11.3g %11.3g %11.3g %9.0f  %s%s%s\n", r.engine.c_str(), width,
+                  method.c_str(), r.ms_median(), r.ms_p95(), ratio ? ratio_text : "-", r.steps > 0 ? r.cpu_median() : 0.0, r.drift, r.max_pen, r.sum_mean_pen / n, r.kinetic,
                   r.sum_contacts / n, r.status.c_str(), r.message.empty() ? "" : ": ",
                   cl::escape_for_message(r.message).c_str());
       std::fflush(stdout);
@@ -633,7 +653,8 @@ int main(int argc, char** argv) {
                 << scene.settings.dt << ',' << r.steps << ',' << (r.iterations_matched ? std::to_string(o.iterations) : "")
                 << ',' << r.status << ',' << r.ms_median() << ',' << r.ms_p95() << ',' << r.drift << ',' << r.max_pen
                 << ',' << r.sum_mean_pen / n << ',' << r.kinetic << ',' << r.potential << ',' << r.sum_contacts / n
-                << ',' << ratio_text << ',' << r.top_drift << '\n';
+                << ',' << ratio_text << ',' << r.top_drift << ',' << (r.steps > 0 ? r.cpu_median() : 0.0) << ','
+                << cpu_ratio_text << '\n';
       if (r.status == "failed") any_failed = true;
       runs.push_back(r);
     };
@@ -649,13 +670,16 @@ int main(int argc, char** argv) {
     }
     run_lanes(lanes, o.interleave, o.steps);
     for (const auto& l : lanes)
-      if (l->run.engine == "bullet" && l->run.status == "ok" && l->run.steps > 0) bullet_ms = l->run.ms_median();
+      if (l->run.engine == "bullet" && l->run.status == "ok" && l->run.steps > 0) {
+        bullet_ms = l->run.ms_median();
+        bullet_cpu = l->run.cpu_median();
+      }
     for (const auto& l : lanes) report(l->run);
     for (const Run& r : runs)
       if (!r.detail.empty()) std::printf("  %s\n", r.detail.c_str());
     std::printf("\n");
   }
-  std::printf("ms: wall time of one step; drift: the largest distance a dynamic body ends from its start; pen: "
+  std::printf("ms: wall time of one step; cpu: the process's CPU time of one step (all threads); drift: the largest distance a dynamic body ends from its start; pen: "
               "depth of the contacts found at the start of a step (max over the run; mean over the steps of the "
               "mean over penetrating contacts); KE: kinetic energy after the last step; contacts: per step, mean.\n");
   std::printf("contactlab: continuous collision as the scene says, sleeping off, 'iterations' = %d where the method "

@@ -14,7 +14,7 @@ Usage: python3 bench/peers/targets.py [CONTACTLAB_PEERS] [--steps N] [--threads 
 | pyramid100_gaps (5 cm gaps), one thread | at most 0.5 x Bullet's, the top box within 1 cm in 10 s |
 
 Every run is 10 s (600 steps at 1/60 s) unless --steps says otherwise, every body awake, 10 iterations. Prints one
-line per target, "met" or "NOT met" with the numbers; exits 0 whether or not the targets are met (they are
+line per target, "met" or "NOT met" with the numbers (the ratio of the CPU time medians, and of the wall times); exits 0 whether or not the targets are met (they are
 benchmarks, not tests), 2 for bad input or when contactlab_peers fails. Takes about 10-20 minutes on the 2-core
 machine (the 100-row pyramids: about 5,050 x 600 body steps per engine).
 """
@@ -88,12 +88,16 @@ def main():
         bullet = next(x for x in rows if x["engine"] == "bullet")
         for label, method, most_ratio, drift_column, most_drift in targets:
             run = next(x for x in rows if x["engine"] == "contactlab" and x["method"] == label_of(method))
-            ratio = float(run["ratio_to_bullet"])
+            # Judged by CPU time (the process's, per step): on a loaded machine a wall time also holds the waits for
+            # a core, which fall on whichever step is running when the scheduler takes the core away.
+            ratio = float(run["cpu_ratio_to_bullet"])
+            wall_ratio = float(run["ratio_to_bullet"])
             drift = float(run[drift_column])
             met = ratio <= most_ratio and drift < most_drift and run["status"] == "ok"
             what = "largest drift" if drift_column == "drift" else "top box drift"
-            lines.append(f"{'met    ' if met else 'NOT met'}  {label}: {float(run['wall_ms_median']):.3f} ms against "
-                         f"Bullet's {float(bullet['wall_ms_median']):.3f} ms = {ratio:.3f} x (target <= {most_ratio}); "
+            lines.append(f"{'met    ' if met else 'NOT met'}  {label}: CPU {float(run['cpu_ms_median']):.3f} ms a step "
+                         f"against Bullet's {float(bullet['cpu_ms_median']):.3f} ms = {ratio:.3f} x (target <= "
+                         f"{most_ratio}; wall medians {wall_ratio:.3f} x); "
                          f"{what} {drift * 100:.3g} cm (target < {most_drift * 100:g} cm; Bullet's "
                          f"{float(bullet[drift_column]) * 100:.3g} cm)")
     print("\n".join(lines))
