@@ -5,6 +5,7 @@
 //
 //   ./build/bench/contactlab_bench                          everything
 //   ./build/bench/contactlab_bench --benchmark_filter=Tower  the tower series 10..100
+//   ./build/bench/contactlab_bench --benchmark_filter='LargePyramid|Pyramid100'  the 5,050-box pyramids
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -75,6 +76,11 @@ void BM_Tower(benchmark::State& s) {
 void BM_Tower_PlainPgs(benchmark::State& s) { run_scene(s, "tower20.json", "shock_propagation", 0); }
 void BM_Wall200(benchmark::State& s) { run_scene(s, "wall200.json"); }
 void BM_Tower320(benchmark::State& s) { run_scene(s, "tower320.json"); }
+// The 100-row pyramids of issue 37 (scenes/large/): 5,050 boxes, 10 s each, about 1-2 minutes per run. The
+// ratios to Bullet that the issue's targets name are measured by bench/peers/targets.py.
+void BM_LargePyramid(benchmark::State& s) { run_scene(s, "large/large_pyramid.json"); }
+void BM_LargePyramid_Float(benchmark::State& s) { run_scene(s, "large/large_pyramid.json", "solver_precision", 1); }
+void BM_Pyramid100Gaps(benchmark::State& s) { run_scene(s, "large/pyramid100_gaps.json"); }
 
 BENCHMARK(BM_Pyramid20)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pyramid20_PlainPgs)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
@@ -83,6 +89,9 @@ BENCHMARK(BM_Tower)->Arg(10)->Arg(20)->Arg(40)->Arg(80)->Arg(100)->Iterations(1)
 BENCHMARK(BM_Tower_PlainPgs)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Wall200)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Tower320)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LargePyramid)->Iterations(1)->Repetitions(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LargePyramid_Float)->Iterations(1)->Repetitions(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Pyramid100Gaps)->Iterations(1)->Repetitions(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

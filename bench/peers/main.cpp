@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -64,9 +65,15 @@ constexpr const char* kUsage =
     "  --csv FILE        one row per run: the table's figures\n"
     "  --metrics FILE    one row per step of every run, in contactlab --metrics columns after lane,solver,scene\n"
     "  --mujoco-max-gb G refuse scenes for which MuJoCo 2.2.2 would allocate more (default 3)\n"
+    "  --threads N       world threads of the ContactLab runs (default: the scene's)\n"
+    "  --interleave      step a scene's runs in turn, step by step, so that the machine's load falls on all alike\n"
+    "                    (default: one run after the other)\n"
     "  --set NAME=VALUE  a parameter of every ContactLab method that has it (after --iterations), e.g.\n"
     "                    friction_directions=1 for one friction row per contact as Bullet has; at least one\n"
-    "                    method run must have it\n";
+    "                    method run must have it\n"
+    "A method may carry its own parameters, after --set's: --methods lcp,lcp:shock_propagation=false runs both;\n"
+    "threads=N there sets the world's threads of that run (lcp,lcp:threads=2).\n"
+    "Where Bullet runs, each run's median is also given as a ratio to Bullet's on the same scene ('x bullet').\n";
 
 // The --metrics columns of `contactlab --headless` (engine/telemetry), after lane,solver,scene as `--compare`
 // writes them, and then the drift (m) of this tool.
@@ -77,7 +84,7 @@ constexpr const char* kStepColumns =
 // One row per run; the figures carry the --metrics names (wall_ms as its median and 95th percentile).
 constexpr const char* kRunColumns =
     "scene,engine,method,bodies,dt,steps,iterations,status,wall_ms_median,wall_ms_p95,drift,max_penetration,"
-    "mean_penetration,kinetic_energy,potential_energy,contacts";
+    "mean_penetration,kinetic_energy,potential_energy,contacts,ratio_to_bullet,top_drift,cpu_ms_median,cpu_ratio_to_bullet";
 
 struct Options {
   std::vector<std::string> scenes;
@@ -91,7 +98,30 @@ struct Options {
   std::string csv, metrics;
   double mujoco_max_gb = 3.0;
   std::vector<std::pair<std::string, std::string>> params;  // --set NAME=VALUE, in order
+  bool interleave = false;  // step the runs of a scene in turn, step by step
+  int threads = 0;          // world threads of the ContactLab runs (0: the scene's)
 };
+
+// A --methods entry: a method's name, then its own parameters, "lcp:shock_propagation=false:iterations=20".
+struct MethodSpec {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> params;
+};
+
+MethodSpec parse_method(std::string_view spec) {
+  MethodSpec out;
+  size_t colon = spec.find(':');
+  out.name = std::string(spec.substr(0, colon));
+  while (colon != std::string_view::npos) {
+    const size_t next = spec.find(':', colon + 1);
+    const std::string_view item = spec.substr(colon + 1, next == std::string_view::npos ? next : next - colon - 1);
+    const size_t eq = item.find('=');
+    out.params.emplace_back(std::string(item.substr(0, eq)),
+                            eq == std::string_view::npos ? std::string() : std::string(item.substr(eq + 1)));
+    colon = next;
+  }
+  return out;
+}
 
 // One run of one scene under one engine and method.
 struct Run {
@@ -101,10 +131,14 @@ struct Run {
   std::string detail;         // what the engine reports of the run, printed under the table
   int steps = 0;              // steps taken
   std::vector<double> ms;     // wall time of each step
-  double drift = 0, max_pen = 0, sum_mean_pen = 0, kinetic = 0, potential = 0, sum_contacts = 0;
+  double drift = 0, top_drift = 0, max_pen = 0, sum_mean_pen = 0, kinetic = 0, potential = 0, sum_contacts = 0;
   bool iterations_matched = true;
   double ms_median() const { return cl::quantile(ms, 0.5); }
   double ms_p95() const { return cl::quantile(ms, 0.95); }
+  // The process's CPU time of each step (all its threads): on a loaded machine a wall time includes the waits for
+  // a core, which fall on whichever step is running when the scheduler takes the core away.
+  std::vector<double> cpu;
+  double cpu_median() const { return cl::quantile(cpu, 0.5); }
 };
 
 std::vector<std::string> split(std::string_view text) {
@@ -147,6 +181,12 @@ bool parse(int argc, char** argv, Options& o) {
       (arg == "--steps" ? o.steps : o.iterations) = int(x);
     } else if (arg == "--budget") {
       if (!number(o.budget, 0.001, 1e6)) return false;
+    } else if (arg == "--threads") {
+      if (!number(x, 1, 64)) return false;
+      if (x != std::floor(x)) return bad("--threads: expected a whole number");
+      o.threads = int(x);
+    } else if (arg == "--interleave") {
+      o.interleave = true;
     } else if (arg == "--mujoco-max-gb") {
       if (!number(o.mujoco_max_gb, 0.001, 1e4)) return false;
     } else if (arg == "--methods" || arg == "--engines") {
@@ -234,145 +274,241 @@ double drift_of(const cl::World& start, const cl::World& now) {
   return d;
 }
 
+// How far the dynamic body that started highest (largest y; the top of a stack) ends from its start, m.
+double top_drift_of(const cl::World& start, const cl::World& now) {
+  int top = -1;
+  for (size_t i = 0; i < start.bodies.size(); ++i)
+    if (start.bodies[i].is_dynamic() && (top < 0 || start.bodies[i].position.y() > start.bodies[size_t(top)].position.y()))
+      top = int(i);
+  return top < 0 ? 0.0 : (now.bodies[size_t(top)].position - start.bodies[size_t(top)].position).norm();
+}
+
 double now_ms(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The process's CPU time so far, ms.
+double cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return 1e3 * double(t.tv_sec) + 1e-6 * double(t.tv_nsec);
+}
+
 // The --set values a method takes (those of its parameters), as its runs name them: " [NAME=VALUE ...]", or "".
 std::string settings_label(const std::string& method, const Options& o) {
-  const cl::ParamSet params(cl::find_solver(method)->params);
+  const MethodSpec spec = parse_method(method);
+  const cl::ParamSet params(cl::find_solver(spec.name)->params);
   std::string applied;
   for (const auto& [name, text] : o.params)
     if (params.find(name)) applied += (applied.empty() ? "" : " ") + name + "=" + text;
+  for (const auto& [name, text] : spec.params) applied += (applied.empty() ? "" : " ") + name + "=" + text;
   return applied.empty() ? "" : " [" + applied + "]";
 }
 
-Run run_contactlab(const cl::World& scene, const std::string& method, const Options& o, StepCsv& csv,
-                   const std::string& lane) {
-  Run run;
-  run.engine = "contactlab";
-  run.method = method;
-  cl::World w = scene;
-  w.methods.clear();  // the benchmark runs every method on every scene on purpose (the scene lists its own)
-  std::string error;
-  if (!w.set_solver(method, &error)) {
-    run.status = "failed";
-    run.message = error;
-    return run;
-  }
-  // Every body awake, and the iteration count of the peers where the method has one.
-  cl::ParamSet& params = w.solver().params();
-  if (params.get("sleeping")) params.set("sleeping", 0, nullptr);
-  if (params.get("iterations"))
-    params.set("iterations", o.iterations, nullptr);
-  else
-    run.iterations_matched = false;
-  // --set, where the method has the parameter (checked in main before anything runs); the run's method names
-  // the values it took, so that the table and the CSV tell such runs from ones at the defaults.
-  for (const auto& [name, text] : o.params)
-    if (params.get(name)) params.set_from_string(name, text, nullptr);
-  run.method += settings_label(method, o);
-  const auto start = std::chrono::steady_clock::now();
-  for (int s = 0; s < o.steps; ++s) {
+// One run, stepped one step at a time, so that several runs can be interleaved step by step (--interleave): on a
+// shared machine a change of load then falls on every run alike. start() prepares it (false: it ends at once,
+// with its status), step() takes one step (false: the run has ended, by its steps, a failure or the budget),
+// finish() reads the end state.
+class Lane {
+ public:
+  virtual ~Lane() = default;
+  virtual bool start() = 0;
+  bool step(int s) {
     const auto t0 = std::chrono::steady_clock::now();
-    const cl::StepResult r = w.step();
+    const bool more = step_once(s);
+    spent_ms_ += now_ms(t0);
+    if (more && spent_ms_ > o_.budget * 1000 && s + 1 < o_.steps) {
+      run.status = "budget";
+      run.message = "stopped after " + std::to_string(run.steps) + " of " + std::to_string(o_.steps) + " steps (" +
+                    std::to_string(int(o_.budget)) + " s budget)";
+      return false;
+    }
+    return more && s + 1 < o_.steps;
+  }
+  virtual void finish() = 0;
+  Run run;
+
+ protected:
+  Lane(const cl::World& scene, const Options& o, StepCsv& csv, std::string lane)
+      : scene_(scene), o_(o), csv_(csv), lane_(std::move(lane)) {}
+  virtual bool step_once(int s) = 0;
+  const cl::World& scene_;
+  const Options& o_;
+  StepCsv& csv_;
+  std::string lane_;
+
+ private:
+  double spent_ms_ = 0;  // this run's own time (its steps and their bookkeeping), for the budget
+};
+
+class ContactlabLane : public Lane {
+ public:
+  ContactlabLane(const cl::World& scene, std::string method, const Options& o, StepCsv& csv, std::string lane)
+      : Lane(scene, o, csv, std::move(lane)), method_(std::move(method)), w_(scene) {}
+
+  bool start() override {
+    const MethodSpec spec = parse_method(method_);
+    run.engine = "contactlab";
+    run.method = spec.name;
+    w_.methods.clear();  // the benchmark runs every method on every scene on purpose (the scene lists its own)
+    if (o_.threads > 0) w_.settings.threads = o_.threads;
+    std::string error;
+    if (!w_.set_solver(spec.name, &error)) {
+      run.status = "failed";
+      run.message = error;
+      return false;
+    }
+    // Every body awake, and the iteration count of the peers where the method has one.
+    cl::ParamSet& params = w_.solver().params();
+    if (params.get("sleeping")) params.set("sleeping", 0, nullptr);
+    if (params.get("iterations"))
+      params.set("iterations", o_.iterations, nullptr);
+    else
+      run.iterations_matched = false;
+    // --set, where the method has the parameter (checked in main before anything runs); the run's method names
+    // the values it took, so that the table and the CSV tell such runs from ones at the defaults.
+    for (const auto& [name, text] : o_.params)
+      if (params.get(name)) params.set_from_string(name, text, nullptr);
+    for (const auto& [name, text] : spec.params) {
+      if (name == "threads")
+        w_.settings.threads = std::atoi(text.c_str());
+      else
+        params.set_from_string(name, text, nullptr);
+    }
+    run.method += settings_label(method_, o_);
+    return true;
+  }
+
+  void finish() override {
+    run.drift = drift_of(scene_, w_);
+    run.top_drift = top_drift_of(scene_, w_);
+    run.kinetic = w_.kinetic_energy();
+    run.potential = w_.potential_energy();
+  }
+
+ private:
+  bool step_once(int) override {
+    const double c0 = cpu_ms();
+    const auto t0 = std::chrono::steady_clock::now();
+    const cl::StepResult r = w_.step();
     const double ms = now_ms(t0);
+    const double cpu = cpu_ms() - c0;
     if (!r.ok) {
       run.status = "failed";
       run.message = r.error;
-      break;
+      return false;
     }
     run.ms.push_back(ms);
+    run.cpu.push_back(cpu);
     ++run.steps;
-    const cl::StepStats& st = w.last_stats();
+    const cl::StepStats& st = w_.last_stats();
     run.max_pen = std::max(run.max_pen, st.max_penetration);
     run.sum_mean_pen += st.mean_penetration;
     run.sum_contacts += st.contacts;
-    if (csv.enabled()) csv.add_contactlab(lane, scene.name, st, ms, drift_of(scene, w), method);
-    if (now_ms(start) > o.budget * 1000 && s + 1 < o.steps) {
-      run.status = "budget";
-      run.message = "stopped after " + std::to_string(run.steps) + " of " + std::to_string(o.steps) + " steps (" +
-                    std::to_string(int(o.budget)) + " s budget)";
-      break;
-    }
+    if (csv_.enabled()) csv_.add_contactlab(lane_, scene_.name, st, ms, drift_of(scene_, w_), run.engine == "contactlab" ? parse_method(method_).name : method_);
+    return true;
   }
-  run.drift = drift_of(scene, w);
-  run.kinetic = w.kinetic_energy();
-  run.potential = w.potential_energy();
-  return run;
-}
 
-Run run_peer(peers::Peer& peer, const cl::World& scene, const Options& o, StepCsv& csv, const std::string& lane,
-             std::vector<std::string>& notes) {
-  static const std::vector<std::pair<std::string, std::string>> kSolverName = {
-      {"bullet", "sequential-impulse"}, {"ode", "quickstep"}, {"mujoco", "newton"}};
-  Run run;
-  run.engine = peer.name();
-  for (const auto& [engine, solver] : kSolverName)
-    if (engine == run.engine) run.method = solver;
-  peers::PeerSettings settings;
-  settings.iterations = o.iterations;
-  settings.mujoco_max_gb = o.mujoco_max_gb;
-  std::string error;
-  if (!peer.build(scene, settings, &error)) {
-    run.status = peer.declined() ? "skipped" : "failed";
-    run.message = error;
-    return run;
+  std::string method_;
+  cl::World w_;
+};
+
+class PeerLane : public Lane {
+ public:
+  PeerLane(std::unique_ptr<peers::Peer> peer, const cl::World& scene, const Options& o, StepCsv& csv, std::string lane,
+           std::vector<std::string>& notes)
+      : Lane(scene, o, csv, std::move(lane)), peer_(std::move(peer)), notes_(notes), mirror_(scene) {}
+
+  bool start() override {
+    static const std::vector<std::pair<std::string, std::string>> kSolverName = {
+        {"bullet", "sequential-impulse"}, {"ode", "quickstep"}, {"mujoco", "newton"}};
+    run.engine = peer_->name();
+    for (const auto& [engine, solver] : kSolverName)
+      if (engine == run.engine) run.method = solver;
+    peers::PeerSettings settings;
+    settings.iterations = o_.iterations;
+    settings.mujoco_max_gb = o_.mujoco_max_gb;
+    std::string error;
+    if (!peer_->build(scene_, settings, &error)) {
+      run.status = peer_->declined() ? "skipped" : "failed";
+      run.message = error;
+      return false;
+    }
+    for (const std::string& n : peer_->notes())
+      if (std::find(notes_.begin(), notes_.end(), n) == notes_.end()) notes_.push_back(n);
+    return true;
   }
-  for (const std::string& n : peer.notes())
-    if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
-  // A copy of the scene holding the peer's state, so energies and drift are computed by the same code as
+
+  void finish() override {
+    run.detail = peer_->run_summary();
+    run.drift = drift_of(scene_, mirror_);
+    run.top_drift = top_drift_of(scene_, mirror_);
+    run.kinetic = mirror_.kinetic_energy();
+    run.potential = mirror_.potential_energy();
+  }
+
+ private:
+  // A copy of the scene (mirror_) holds the peer's state, so energies and drift are computed by the same code as
   // ContactLab's (World::kinetic_energy, potential_energy).
-  cl::World mirror = scene;
-  std::vector<peers::PeerBodyState> state;
-  const auto start = std::chrono::steady_clock::now();
-  for (int s = 0; s < o.steps; ++s) {
+  bool step_once(int s) override {
     peers::PeerContacts contacts;
+    std::string error;
+    const double c0 = cpu_ms();
     const auto t0 = std::chrono::steady_clock::now();
-    const bool ok = peer.step(contacts, &error);
+    const bool ok = peer_->step(contacts, &error);
     const double ms = now_ms(t0);
+    const double cpu = cpu_ms() - c0;
     if (!ok) {
       run.status = "failed";
       run.message = error;
-      break;
+      return false;
     }
-    peer.read_state(state);
-    bool finite = true;
-    for (size_t i = 0; i < state.size(); ++i) {
-      cl::Body& b = mirror.bodies[i];
+    peer_->read_state(state_);
+    for (size_t i = 0; i < state_.size(); ++i) {
+      cl::Body& b = mirror_.bodies[i];
       if (!b.is_dynamic()) continue;
-      b.position = state[i].position;
-      b.orientation = state[i].orientation;
-      b.linear_velocity = state[i].linear_velocity;
-      b.angular_velocity = state[i].angular_velocity;
+      b.position = state_[i].position;
+      b.orientation = state_[i].orientation;
+      b.linear_velocity = state_[i].linear_velocity;
+      b.angular_velocity = state_[i].angular_velocity;
       if (!b.position.allFinite() || !b.linear_velocity.allFinite() || !b.angular_velocity.allFinite()) {
         run.status = "failed";
         run.message = run.engine + ": body '" + cl::escape_for_message(b.name) + "' non-finite at step " + std::to_string(s + 1);
-        finite = false;
-        break;
+        return false;
       }
     }
-    if (!finite) break;
     run.ms.push_back(ms);
+    run.cpu.push_back(cpu);
     ++run.steps;
     run.max_pen = std::max(run.max_pen, contacts.max_penetration);
     run.sum_mean_pen += contacts.mean_penetration;
     run.sum_contacts += contacts.contacts;
-    if (csv.enabled())
-      csv.add_peer(lane, run.engine, scene.name, s + 1, (s + 1) * scene.settings.dt, ms, contacts,
-                   mirror.kinetic_energy(), mirror.potential_energy(), drift_of(scene, mirror));
-    if (now_ms(start) > o.budget * 1000 && s + 1 < o.steps) {
-      run.status = "budget";
-      run.message = "stopped after " + std::to_string(run.steps) + " of " + std::to_string(o.steps) + " steps (" +
-                    std::to_string(int(o.budget)) + " s budget)";
-      break;
-    }
+    if (csv_.enabled())
+      csv_.add_peer(lane_, run.engine, scene_.name, s + 1, (s + 1) * scene_.settings.dt, ms, contacts,
+                    mirror_.kinetic_energy(), mirror_.potential_energy(), drift_of(scene_, mirror_));
+    return true;
   }
-  run.detail = peer.run_summary();
-  run.drift = drift_of(scene, mirror);
-  run.kinetic = mirror.kinetic_energy();
-  run.potential = mirror.potential_energy();
-  return run;
+
+  std::unique_ptr<peers::Peer> peer_;
+  std::vector<std::string>& notes_;
+  cl::World mirror_;
+  std::vector<peers::PeerBodyState> state_;
+};
+
+// Steps the lanes: one after the other, or with `interleave` step by step in turn (step 1 of every lane, then
+// step 2, ...), so that the runs share the machine's load alike.
+void run_lanes(std::vector<std::unique_ptr<Lane>>& lanes, bool interleave, int steps) {
+  std::vector<char> going(lanes.size());
+  for (size_t i = 0; i < lanes.size(); ++i) going[i] = lanes[i]->start();
+  if (interleave) {
+    for (int s = 0; s < steps; ++s)
+      for (size_t i = 0; i < lanes.size(); ++i)
+        if (going[i]) going[i] = lanes[i]->step(s);
+  } else {
+    for (size_t i = 0; i < lanes.size(); ++i)
+      for (int s = 0; going[i] && s < steps; ++s) going[i] = lanes[i]->step(s);
+  }
+  for (auto& lane : lanes) lane->finish();
 }
 
 }  // namespace
@@ -385,16 +521,39 @@ int main(int argc, char** argv) {
   std::vector<std::string> methods = o.methods;
   if (!o.methods_given)
     for (const cl::SolverInfo& s : cl::solver_registry()) methods.push_back(s.name);
-  for (const std::string& m : methods)
-    if (!cl::find_solver(m)) {
-      bad("--methods: unknown method '" + cl::escape_for_message(m) + "' (registered: " + cl::solver_names() + ")");
+  for (const std::string& m : methods) {
+    const MethodSpec spec = parse_method(m);
+    if (!cl::find_solver(spec.name)) {
+      bad("--methods: unknown method '" + cl::escape_for_message(spec.name) + "' (registered: " + cl::solver_names() + ")");
       return 2;
     }
+    cl::ParamSet set(cl::find_solver(spec.name)->params);
+    for (const auto& [name, text] : spec.params) {
+      std::string error;
+      if (name == "threads") {  // the world's threads (as --threads), not a method parameter
+        char* end = nullptr;
+        const long n = std::strtol(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || n < 1 || n > 64) error = "expected a whole number in [1, 64]";
+      } else if (!set.find(name)) {
+        error = "no such parameter";
+      }
+      if (!error.empty()) {
+        bad("--methods " + cl::escape_for_message(m) + ": " + cl::escape_for_message(name) + ": " + error);
+        return 2;
+      }
+      if (name == "threads") continue;
+      if (error.empty()) set.set_from_string(name, text, &error);
+      if (!error.empty()) {
+        bad("--methods " + cl::escape_for_message(m) + ": " + cl::escape_for_message(name) + ": " + error);
+        return 2;
+      }
+    }
+  }
   // Each --set names a parameter of at least one method run, with a value every method that has it takes.
   for (const auto& [name, text] : o.params) {
     std::vector<std::string> takers;
     for (const std::string& m : methods) {
-      cl::ParamSet set(cl::find_solver(m)->params);
+      cl::ParamSet set(cl::find_solver(parse_method(m).name)->params);
       if (!set.find(name)) continue;
       std::string error;
       if (!set.set_from_string(name, text, &error)) {
@@ -468,17 +627,24 @@ int main(int argc, char** argv) {
                 scene.bodies.size(), dynamic, o.steps, scene.settings.dt, o.iterations);
     // The method column fits the longest label (a method with its --set values and "(own it.)").
     int width = 26;
-    for (const std::string& m : methods) width = std::max(width, int((m + settings_label(m, o) + " (own it.)").size()));
-    std::printf("%-11s %-*s %9s %9s %11s %11s %11s %11s %9s  %s\n", "engine", width, "method", "ms med", "ms p95",
-                "drift m", "max pen m", "mean pen m", "KE end J", "contacts", "status");
+    for (const std::string& m : methods)
+      width = std::max(width, int((parse_method(m).name + settings_label(m, o) + " (own it.)").size()));
+    std::printf("%-11s %-*s %9s %9s %9s %9s %11s %11s %11s %11s %9s  %s\n", "engine", width, "method", "ms med", "ms p95",
+                "x bullet", "cpu med", "drift m", "max pen m", "mean pen m", "KE end J", "contacts", "status");
     std::fflush(stdout);
     std::vector<Run> runs;
     int lane = 0;
+    double bullet_ms = 0, bullet_cpu = 0;  // Bullet's medians on this scene, when it ran
     auto report = [&](const Run& r) {
       const double n = std::max(1, r.steps);
+      const bool ratio = bullet_ms > 0 && r.steps > 0;
+      char ratio_text[32] = "";
+      char cpu_ratio_text[32] = "";
+      if (ratio) std::snprintf(ratio_text, sizeof ratio_text, "%.3f", r.ms_median() / bullet_ms);
+      if (ratio && bullet_cpu > 0) std::snprintf(cpu_ratio_text, sizeof cpu_ratio_text, "%.3f", r.cpu_median() / bullet_cpu);
       std::string method = r.method + (r.iterations_matched ? "" : " (own it.)");
-      std::printf("%-11s %-*s %9.3f %9.3f %11.3g %11.3g %11.3g %11.3g %9.0f  %s%s%s\n", r.engine.c_str(), width,
-                  method.c_str(), r.ms_median(), r.ms_p95(), r.drift, r.max_pen, r.sum_mean_pen / n, r.kinetic,
+      std::printf("%-11s %-*s %9.3f %9.3f %9s %9.3f %11.3g %11.3g %11.3g %11.3g %9.0f  %s%s%s\n", r.engine.c_str(), width,
+                  method.c_str(), r.ms_median(), r.ms_p95(), ratio ? ratio_text : "-", r.steps > 0 ? r.cpu_median() : 0.0, r.drift, r.max_pen, r.sum_mean_pen / n, r.kinetic,
                   r.sum_contacts / n, r.status.c_str(), r.message.empty() ? "" : ": ",
                   cl::escape_for_message(r.message).c_str());
       std::fflush(stdout);
@@ -487,23 +653,33 @@ int main(int argc, char** argv) {
                 << scene.settings.dt << ',' << r.steps << ',' << (r.iterations_matched ? std::to_string(o.iterations) : "")
                 << ',' << r.status << ',' << r.ms_median() << ',' << r.ms_p95() << ',' << r.drift << ',' << r.max_pen
                 << ',' << r.sum_mean_pen / n << ',' << r.kinetic << ',' << r.potential << ',' << r.sum_contacts / n
-                << '\n';
+                << ',' << ratio_text << ',' << r.top_drift << ',' << (r.steps > 0 ? r.cpu_median() : 0.0) << ','
+                << cpu_ratio_text << '\n';
       if (r.status == "failed") any_failed = true;
       runs.push_back(r);
     };
-    for (const std::string& m : methods) report(run_contactlab(scene, m, o, step_csv, std::to_string(++lane)));
+    std::vector<std::unique_ptr<Lane>> lanes;
+    for (const std::string& m : methods)
+      lanes.push_back(std::make_unique<ContactlabLane>(scene, m, o, step_csv, std::to_string(++lane)));
     for (const std::string& e : engines) {
       // A fresh engine per scene, its world built once and then stepped.
       std::unique_ptr<peers::Peer> fresh;
       for (auto& q : peers::make_peers())
         if (q->name() == e) fresh = std::move(q);
-      report(run_peer(*fresh, scene, o, step_csv, std::to_string(++lane), notes));
+      lanes.push_back(std::make_unique<PeerLane>(std::move(fresh), scene, o, step_csv, std::to_string(++lane), notes));
     }
+    run_lanes(lanes, o.interleave, o.steps);
+    for (const auto& l : lanes)
+      if (l->run.engine == "bullet" && l->run.status == "ok" && l->run.steps > 0) {
+        bullet_ms = l->run.ms_median();
+        bullet_cpu = l->run.cpu_median();
+      }
+    for (const auto& l : lanes) report(l->run);
     for (const Run& r : runs)
       if (!r.detail.empty()) std::printf("  %s\n", r.detail.c_str());
     std::printf("\n");
   }
-  std::printf("ms: wall time of one step; drift: the largest distance a dynamic body ends from its start; pen: "
+  std::printf("ms: wall time of one step; cpu: the process's CPU time of one step (all threads); drift: the largest distance a dynamic body ends from its start; pen: "
               "depth of the contacts found at the start of a step (max over the run; mean over the steps of the "
               "mean over penetrating contacts); KE: kinetic energy after the last step; contacts: per step, mean.\n");
   std::printf("contactlab: continuous collision as the scene says, sleeping off, 'iterations' = %d where the method "

@@ -56,7 +56,8 @@ std::string with_unit(double x, const std::string& unit) {
 
 }  // namespace
 
-CellResult run_case(const Case& c, std::string_view solver, const std::string& scene_dir) {
+CellResult run_case(const Case& c, std::string_view solver, const std::string& scene_dir,
+                    std::span<const std::pair<std::string, std::string>> params) {
   CellResult cell;
   cell.case_name = c.name;
   cell.solver = solver;
@@ -71,6 +72,8 @@ CellResult run_case(const Case& c, std::string_view solver, const std::string& s
     World& world = loaded.world;
     std::string error;
     if (!world.set_solver(solver, &error)) throw std::runtime_error(error);
+    for (const auto& [name, value] : params)
+      if (!world.solver().params().set_from_string(name, value, &error)) throw std::runtime_error(name + ": " + error);
     CaseRun run(world);
     reading = c.measure(run);
     ran = true;

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "world/world.h"
@@ -85,9 +86,11 @@ struct CellResult {
   double wall_seconds = 0.0;
 };
 
-// Runs one cell: loads `scene_dir`/case.scene, switches the world to `solver` at its default parameters,
-// measures and judges. Never throws: an unknown solver, a scene that does not load, a step that fails or an
-// exception during the run is a failed cell whose message says so.
-CellResult run_case(const Case& c, std::string_view solver, const std::string& scene_dir);
+// Runs one cell: loads `scene_dir`/case.scene, switches the world to `solver` at its default parameters (then
+// `params`, name and value as --set takes them: e.g. lcp's solver_precision=float, to sweep the matrix at a
+// setting), measures and judges. Never throws: an unknown solver or parameter, a scene that does not load, a step
+// that fails or an exception during the run is a failed cell whose message says so.
+CellResult run_case(const Case& c, std::string_view solver, const std::string& scene_dir,
+                    std::span<const std::pair<std::string, std::string>> params = {});
 
 }  // namespace cl::conformance

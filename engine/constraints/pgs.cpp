@@ -76,6 +76,7 @@ struct Block {
 // A solve's blocks in level order. One per thread, reused between solves so that a step does not allocate.
 struct Layout {
   std::vector<double> data;                  // the batches' fields, kFields x kWidth per row; only grows
+  std::vector<float> data_f;                 // the same in single precision (PgsSettings::precision)
   std::vector<Batch> batches;                // level by level
   std::vector<int> level_batches;            // batches of level k: [level_batches[k], level_batches[k + 1])
   // The bodies the rows touch, by slot: their world index, velocity (v, w) and whether any row moves them; one
@@ -217,7 +218,7 @@ void order_blocks(Layout& L) {
 }
 
 // Lays the ordered blocks out in batches: per level, blocks of one shape kWidth at a time, in block order.
-void plan_batches(Layout& L) {
+void plan_batches(Layout& L, bool single) {
   const int dummy = int(L.bodies.size());
   L.batches.clear();
   L.level_batches.assign(1, 0);
@@ -257,16 +258,35 @@ void plan_batches(Layout& L) {
     L.level_batches.push_back(int(L.batches.size()));
   }
 
-  if (L.data.size() < size) L.data.resize(size);
+  if (single) {
+    if (L.data_f.size() < size) L.data_f.resize(size);
+  } else if (L.data.size() < size) {
+    L.data.resize(size);
+  }
 }
 
-// Four doubles, one per lane, as a GCC/Clang vector: the compiler emits one AVX2 instruction, or two SSE2 ones,
-// per operation. Loads and stores through it may be unaligned.
-typedef double Lanes __attribute__((vector_size(kWidth * sizeof(double)), aligned(sizeof(double))));
+template <class T> std::vector<T>& data_of(Layout& L);
+template <> std::vector<double>& data_of<double>(Layout& L) { return L.data; }
+template <> std::vector<float>& data_of<float>(Layout& L) { return L.data_f; }
+
+// Four values, one per lane, as a GCC/Clang vector: in double precision the compiler emits one AVX2 instruction,
+// or two SSE2 ones, per operation; in single precision (PgsSettings::precision) one SSE2 instruction, on half the
+// bytes, which is what a solve too large for the caches waits on. Loads and stores through it may be unaligned.
+template <class T> struct LaneVector;
+template <> struct LaneVector<double> {
+  typedef double type __attribute__((vector_size(kWidth * sizeof(double)), aligned(sizeof(double))));
+};
+template <> struct LaneVector<float> {
+  typedef float type __attribute__((vector_size(kWidth * sizeof(float)), aligned(sizeof(float))));
+};
 static_assert(kWidth == 4, "the gathers below spell out four lanes");
 
-inline Lanes load(const double* p) { return *reinterpret_cast<const Lanes*>(p); }
-inline void store(double* p, Lanes v) { *reinterpret_cast<Lanes*>(p) = v; }
+template <class T> inline typename LaneVector<T>::type load(const T* p) {
+  return *reinterpret_cast<const typename LaneVector<T>::type*>(p);
+}
+template <class T> inline void store(T* p, typename LaneVector<T>::type v) {
+  *reinterpret_cast<typename LaneVector<T>::type*>(p) = v;
+}
 
 // The lane kernels are compiled for x86-64-v3 (AVX2) as well where GCC can pick the version at load time;
 // pgs.cpp is compiled without fused multiply-adds, so both versions round as the one-row path does.
@@ -285,19 +305,21 @@ Row empty_lane_row() {
 
 // A batch's fields, written while its memory is in cache (by the thread that sweeps it): per row and field,
 // the four lanes' values gathered and stored at once.
+template <class T>
 void fill_batch(std::span<const Row> rows, Layout& L, const Batch& batch) {
+  using Lanes = typename LaneVector<T>::type;
   static const Row empty = empty_lane_row();
   for (int i = 0; i < L.shapes[size_t(batch.shape)].rows; ++i) {
     const Row* r[kWidth];
     for (size_t lane = 0; lane < kWidth; ++lane)
       r[lane] = batch.first[lane] < 0 ? &empty : &rows[size_t(batch.first[lane] + i)];
-    double* f = L.data.data() + batch.data + size_t(i) * kFields * kWidth;
+    T* f = data_of<T>(L).data() + batch.data + size_t(i) * kFields * kWidth;
     auto put = [&](int field, Vec3 Row::*v) {
       for (int c = 0; c < 3; ++c)
-        store(f + (field + c) * kWidth, Lanes{(r[0]->*v)[c], (r[1]->*v)[c], (r[2]->*v)[c], (r[3]->*v)[c]});
+        store<T>(f + (field + c) * kWidth, Lanes{T((r[0]->*v)[c]), T((r[1]->*v)[c]), T((r[2]->*v)[c]), T((r[3]->*v)[c])});
     };
     auto put1 = [&](int field, double Row::*v) {
-      store(f + field * kWidth, Lanes{r[0]->*v, r[1]->*v, r[2]->*v, r[3]->*v});
+      store<T>(f + field * kWidth, Lanes{T(r[0]->*v), T(r[1]->*v), T(r[2]->*v), T(r[3]->*v)});
     };
     put(kJaLin, &Row::ja_lin), put(kJaAng, &Row::ja_ang), put(kJbLin, &Row::jb_lin), put(kJbAng, &Row::jb_ang);
     put(kBaLin, &Row::ba_lin), put(kBaAng, &Row::ba_ang), put(kBbLin, &Row::bb_lin), put(kBbAng, &Row::bb_ang);
@@ -310,10 +332,11 @@ void fill_batch(std::span<const Row> rows, Layout& L, const Batch& batch) {
 // sect. 6.1.5-6.1.6: w = J u - target + cfm lambda, lambda <- clamp(lambda - w / A_ii, lo, hi), u += B d lambda),
 // and scatters the velocities back; backward takes the block's groups in reverse. Returns the largest
 // |change of lambda|.
-template <int N>
+template <class T, int N>
 __attribute__((always_inline)) inline double update_batches(const Batch* const* batch, const Shape& shape,
-                                                            double* const* data, std::array<double, 6>* velocity,
+                                                            T* const* data, std::array<double, 6>* velocity,
                                                             bool backward) {
+  using Lanes = typename LaneVector<T>::type;
   constexpr int W = kWidth;
   Lanes ua[N][6], ub[N][6];
   for (int n = 0; n < N; ++n) {
@@ -322,21 +345,21 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
     const std::array<double, 6>* vb[W] = {&velocity[batch[n]->b[0]], &velocity[batch[n]->b[1]],
                                           &velocity[batch[n]->b[2]], &velocity[batch[n]->b[3]]};
     for (size_t c = 0; c < 6; ++c) {
-      ua[n][c] = Lanes{(*va[0])[c], (*va[1])[c], (*va[2])[c], (*va[3])[c]};
-      ub[n][c] = Lanes{(*vb[0])[c], (*vb[1])[c], (*vb[2])[c], (*vb[3])[c]};
+      ua[n][c] = Lanes{T((*va[0])[c]), T((*va[1])[c]), T((*va[2])[c]), T((*va[3])[c])};
+      ub[n][c] = Lanes{T((*vb[0])[c]), T((*vb[1])[c]), T((*vb[2])[c]), T((*vb[3])[c])};
     }
   }
-  Lanes residual = {0.0, 0.0, 0.0, 0.0};
+  Lanes residual = {0, 0, 0, 0};
   // Row i of every batch: independent chains side by side, which the processor overlaps.
   auto update_row = [&](int i) {
     for (int n = 0; n < N; ++n) {
-      double* f = data[n] + size_t(i) * kFields * W;
-      auto field = [f](int k) { return load(f + k * kWidth); };
+      T* f = data[n] + size_t(i) * kFields * W;
+      auto field = [f](int k) { return load<T>(f + k * kWidth); };
       Lanes lo, hi;
       const int nr = shape.normal[size_t(i)];
       if (nr >= 0) {
         // Friction box (thesis sect. 4.7): |lambda_t| <= mu lambda_n with the normal impulse of this sweep.
-        hi = field(kMu) * load(data[n] + (size_t(nr) * kFields + kLambda) * W);
+        hi = field(kMu) * load<T>(data[n] + (size_t(nr) * kFields + kLambda) * W);
         lo = -hi;
       } else {
         lo = field(kLo);
@@ -351,8 +374,8 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
       next = next < lo ? lo : next;
       next = next > hi ? hi : next;
       const Lanes d = next - lambda;
-      store(f + kLambda * W, next);
-      const Lanes size = d < 0.0 ? -d : d;
+      store<T>(f + kLambda * W, next);
+      const Lanes size = d < T(0) ? -d : d;
       residual = size > residual ? size : residual;
       for (int c = 0; c < 3; ++c) {
         ua[n][c] += d * field(kBaLin + c);
@@ -374,14 +397,20 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
       if (batch[n]->write_b[size_t(l)])
         for (size_t c = 0; c < 6; ++c) velocity[batch[n]->b[size_t(l)]][c] = ub[n][c][l];
     }
-  return std::max(std::max(residual[0], residual[1]), std::max(residual[2], residual[3]));
+  return double(std::max(std::max(residual[0], residual[1]), std::max(residual[2], residual[3])));
 }
 
 CL_PGS_CLONES double update_batch(const Batch& batch, const Shape& shape, double* data,
                                   std::array<double, 6>* velocity, bool backward) {
   const Batch* b[1] = {&batch};
   double* d[1] = {data};
-  return update_batches<1>(b, shape, d, velocity, backward);
+  return update_batches<double, 1>(b, shape, d, velocity, backward);
+}
+CL_PGS_CLONES double update_batch(const Batch& batch, const Shape& shape, float* data,
+                                  std::array<double, 6>* velocity, bool backward) {
+  const Batch* b[1] = {&batch};
+  float* d[1] = {data};
+  return update_batches<float, 1>(b, shape, d, velocity, backward);
 }
 // Two batches of one level and one shape at once (they commute): twice the independent work per row, so the
 // processor overlaps the two update chains instead of waiting on each multiply-add.
@@ -389,7 +418,13 @@ CL_PGS_CLONES double update_batch_pair(const Batch& x, const Batch& y, const Sha
                                        double* data_y, std::array<double, 6>* velocity, bool backward) {
   const Batch* b[2] = {&x, &y};
   double* d[2] = {data_x, data_y};
-  return update_batches<2>(b, shape, d, velocity, backward);
+  return update_batches<double, 2>(b, shape, d, velocity, backward);
+}
+CL_PGS_CLONES double update_batch_pair(const Batch& x, const Batch& y, const Shape& shape, float* data_x,
+                                       float* data_y, std::array<double, 6>* velocity, bool backward) {
+  const Batch* b[2] = {&x, &y};
+  float* d[2] = {data_x, data_y};
+  return update_batches<float, 2>(b, shape, d, velocity, backward);
 }
 
 // The plain sweep over rows in their given order: asked for, or for row lists the lanes cannot take (see
@@ -447,6 +482,7 @@ class SpinBarrier {
 // each level. Blocks of a level commute, and the largest of the threads' residuals is the largest of all, so the
 // result is the same bit for bit on any number of threads. Every thread takes the same stop decision from the
 // same numbers.
+template <class T>
 struct LaneSolve {
   std::span<Row> rows;
   Layout& L;
@@ -474,7 +510,7 @@ struct LaneSolve {
       for (int l = 0; l < kWidth; ++l) {
         if (batch.first[size_t(l)] < 0) continue;
         for (int i = 0; i < L.shapes[size_t(batch.shape)].rows; ++i)
-          most = std::max(most, std::abs(L.data[batch.data + (size_t(i) * kFields + kLambda) * kWidth + size_t(l)]));
+          most = std::max(most, double(std::abs(data_of<T>(L)[batch.data + (size_t(i) * kFields + kLambda) * kWidth + size_t(l)])));
       }
     }
     return most;
@@ -484,7 +520,7 @@ struct LaneSolve {
     const int levels = int(L.level_batches.size()) - 1;
     for (int level = 0; level < levels; ++level) {
       const auto [first, last] = share(level, p);
-      for (int bi = first; bi < last; ++bi) fill_batch(rows, L, L.batches[size_t(bi)]);
+      for (int bi = first; bi < last; ++bi) fill_batch<T>(rows, L, L.batches[size_t(bi)]);
     }
     if (participants > 1) barrier.wait();
     int sweeps = 0;
@@ -503,11 +539,11 @@ struct LaneSolve {
           const Shape& shape = L.shapes[size_t(batch.shape)];
           if (bi + 1 < last && L.batches[size_t(bi) + 1].shape == batch.shape) {
             const Batch& next = L.batches[size_t(bi) + 1];
-            mine = std::max(mine, update_batch_pair(batch, next, shape, L.data.data() + batch.data,
-                                                    L.data.data() + next.data, L.velocity.data(), backward));
+            mine = std::max(mine, update_batch_pair(batch, next, shape, data_of<T>(L).data() + batch.data,
+                                                    data_of<T>(L).data() + next.data, L.velocity.data(), backward));
             ++bi;
           } else {
-            mine = std::max(mine, update_batch(batch, shape, L.data.data() + batch.data, L.velocity.data(), backward));
+            mine = std::max(mine, update_batch(batch, shape, data_of<T>(L).data() + batch.data, L.velocity.data(), backward));
           }
         }
         if (participants > 1) barrier.wait();
@@ -543,7 +579,7 @@ struct LaneSolve {
           const int row = batch.first[size_t(l)];
           if (row < 0) continue;
           for (int i = 0; i < L.shapes[size_t(batch.shape)].rows; ++i)
-            rows[size_t(row + i)].lambda = L.data[batch.data + (size_t(i) * kFields + kLambda) * kWidth + size_t(l)];
+            rows[size_t(row + i)].lambda = double(data_of<T>(L)[batch.data + (size_t(i) * kFields + kLambda) * kWidth + size_t(l)]);
         }
       }
     }
@@ -589,7 +625,8 @@ PgsResult solve_pgs(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSet
     return solve_in_order(rows, u, settings);
   order_blocks(L);
   if (!settings.lanes) return solve_reordered(rows, u, settings, L);
-  plan_batches(L);
+  const bool single = settings.precision == PgsPrecision::Single;
+  plan_batches(L, single);
   L.velocity.resize(L.bodies.size() + 1);
   for (size_t k = 0; k < L.bodies.size(); ++k) {
     const BodyVelocity& b = u[size_t(L.bodies[k])];
@@ -603,19 +640,29 @@ PgsResult solve_pgs(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSet
   if (settings.pool && settings.pool->threads() > 1 && !settings.pool->serial() &&
       int(L.batches.size()) >= kBatchesPerThreadLevel * 2 * levels)
     participants = std::min({settings.pool->threads(), kMaxParticipants, int(L.batches.size()) / (kBatchesPerThreadLevel * levels)});
-  LaneSolve solve(rows, L, settings, participants);
-  if (participants == 1)
-    solve.run(0);
-  else
-    settings.pool->run(participants, [&](int task, int) { solve.run(task); });
+  auto lane_solve = [&](auto& solve) {
+    if (participants == 1)
+      solve.run(0);
+    else
+      settings.pool->run(participants, [&](int task, int) { solve.run(task); });
+    solve.result.threads = participants;
+    return solve.result;
+  };
+  PgsResult result;
+  if (single) {
+    LaneSolve<float> solve(rows, L, settings, participants);
+    result = lane_solve(solve);
+  } else {
+    LaneSolve<double> solve(rows, L, settings, participants);
+    result = lane_solve(solve);
+  }
 
   for (size_t k = 0; k < L.bodies.size(); ++k) {
     if (!L.moved[k]) continue;
     const auto& s = L.velocity[k];
     u[size_t(L.bodies[k])] = {Vec3(s[0], s[1], s[2]), Vec3(s[3], s[4], s[5])};
   }
-  solve.result.threads = participants;
-  return solve.result;
+  return result;
 }
 
 }  // namespace cl

@@ -11,6 +11,10 @@
 
 namespace cl {
 
+// The arithmetic of the vector lanes: double, or float for the rows' fields, the impulses and the velocity
+// updates inside a batch (half the memory a sweep streams; the velocities are kept in double between batches).
+enum class PgsPrecision { Double, Single };
+
 struct PgsSettings {
   int iterations = 10;     // most sweeps over all rows
   double tolerance = 0.0;  // stop once a sweep changes no lambda by more than this (0: always all sweeps)
@@ -40,6 +44,9 @@ struct PgsSettings {
   // points against a fixed body), from a compact copy (see pgs_pair.h): the same result bit for bit as one row
   // at a time, sooner. Taken before the lanes, which cannot put rows of one pair side by side.
   bool pair_runs = true;
+  // Single precision in the vector lanes: a different result (about 7 significant digits per update), sooner on
+  // solves too large for the caches. The one-row paths (lanes off, rows the lanes cannot take) stay in double.
+  PgsPrecision precision = PgsPrecision::Double;
 };
 
 struct PgsResult {

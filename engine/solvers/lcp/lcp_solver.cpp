@@ -44,6 +44,12 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "in Box2D v3) rather than in the contact graph's order: fuller vector lanes, and a large group split among "
        "the world's threads with the same result. Off: the graph's order (a different Gauss-Seidel order, so "
        "slightly different results)"}),
+      T::bind(&S::precision, {"solver_precision", ParamKind::Choice, "", 0, 1, 0,
+       "Arithmetic of the PGS's vector lanes (velocities and projection). double: the reference. float: the rows' "
+       "fields, impulses and velocity updates in single precision, half the memory each sweep streams, which is "
+       "what a large group (thousands of contacts) waits on; results differ from double's in the 7th digit of "
+       "each update (docs/methods/lcp.md lists what the conformance cases give at both)",
+       {"double", "float"}}),
       T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
        "Start PGS from the previous step's impulses of contacts that persist (same feature pair, or within 2 cm)"}),
       T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
@@ -230,6 +236,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   pgs.lanes = set_.vector_lanes;
   pgs.coloured = set_.coloured;
   pgs.pool = ctx.pool;
+  pgs.precision = set_.precision == 1 ? PgsPrecision::Single : PgsPrecision::Double;
   double residual = 0.0;
   int sweeps = 0;
 
@@ -370,6 +377,7 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
   pgs.lanes = set_.vector_lanes;
   pgs.coloured = set_.coloured;
   pgs.pool = ctx.pool;
+  pgs.precision = set_.precision == 1 ? PgsPrecision::Single : PgsPrecision::Double;
   const double allowed = set_.allowed_penetration;
   const double h = ctx.dt;
 

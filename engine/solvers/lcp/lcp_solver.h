@@ -37,7 +37,7 @@ class LcpSolver final : public Solver {
 
   // The parameters as plain fields (see param_specs for units and meaning), read once per step.
   struct Settings {
-    int iterations, correction_iterations, friction_directions, sleep_steps;
+    int iterations, correction_iterations, friction_directions, sleep_steps, precision;
     bool warm_start, shock_propagation, global_correction, sleeping, vector_lanes, coloured;
     double restitution_threshold, allowed_penetration, tolerance, shock_fraction, sleep_energy;
   };

@@ -90,6 +90,26 @@ std::string cell_name(const ::testing::TestParamInfo<Cell>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Cells, Conformance, ::testing::ValuesIn(all_cells()), cell_name);
 
+// lcp's solver_precision=float (single precision in the PGS's lanes) passes every case as double does, within the
+// same tolerances: what float costs in accuracy is printed beside double's figure (docs/methods/lcp.md).
+TEST(ConformanceSweep, LcpInSinglePrecisionPassesEveryCase) {
+  const std::vector<std::pair<std::string, std::string>> single = {{"solver_precision", "float"}};
+  for (const Case& c : cases()) {
+    const bool marked = std::any_of(c.limits.begin(), c.limits.end(), [](const MethodLimit& l) { return l.solver == "lcp"; });
+    if (marked || awaiting_fix(c.name, "lcp")) continue;
+    const CellResult d = run_case(c, "lcp", scene_dir());
+    const CellResult f = run_case(c, "lcp", scene_dir(), single);
+    std::printf("[ float ] %-24s double %-12.6g float %-12.6g (exact %g +- %g %s)\n", c.name.c_str(), d.value, f.value,
+                c.exact, c.tolerance, c.unit.c_str());
+    EXPECT_EQ(f.verdict, Verdict::Pass) << c.name << ": " << f.message;
+    EXPECT_NEAR(f.value, c.exact, c.tolerance) << c.name;
+  }
+  const CellResult bad = run_case(cases()[0], "lcp", scene_dir(), std::vector<std::pair<std::string, std::string>>{
+                                                                       {"solver_precision", "half"}});
+  EXPECT_EQ(bad.verdict, Verdict::Fail);
+  EXPECT_NE(bad.message.find("solver_precision"), std::string::npos) << bad.message;
+}
+
 // Every entry of kAwaitingFix names a cell that exists and is not marked as its method's limit.
 TEST(ConformanceTable, AwaitingFixNamesRealUnmarkedCells) {
   std::set<std::pair<std::string, std::string>> seen;
