@@ -65,8 +65,9 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "between two lower layers that close on it is pushed out instead of left squeezed"}),
       T::bind(&S::sleeping, {"sleeping", ParamKind::Bool, "", 0, 1, 1,
        "Sleepy policy (thesis 6.5): contact groups whose bodies stay calm stop being simulated until disturbed"}),
-      T::bind(&S::sleep_energy, {"sleep_energy", ParamKind::Real, "J/kg", 0, 10, 0.002,
-       "A body is calm while its kinetic energy is below this times its mass and not growing"}),
+      T::bind(&S::sleep_energy, {"sleep_energy", ParamKind::Real, "J/(kg m)", 0, 10, 0.002,
+       "A body is calm while its kinetic energy is below this times its mass and its bounding radius (so similar "
+       "bodies of any size sleep alike) and has not grown over its calm steps"}),
       T::bind(&S::sleep_steps, {"sleep_steps", ParamKind::Integer, "", 1, 1000, 5,
        "Consecutive calm steps before a group falls asleep"})
   });
@@ -445,6 +446,7 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   settings.energy_per_mass = set_.sleep_energy;
   settings.steps = set_.sleep_steps;
   settings.dt = ctx.dt;
+  settings.gravity = ctx.gravity.norm();
   // A running motor keeps its bodies awake even when friction holds them still.
   std::vector<char> driven(ctx.bodies.size(), 0);
   for (const Joint& j : ctx.joints)
