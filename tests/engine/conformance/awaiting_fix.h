@@ -3,6 +3,7 @@
 // taken off this list. The figures are those measured when the list was made.
 #pragma once
 
+#include <cmath>  // NAN
 #include <vector>
 
 namespace cl::conformance {
@@ -14,6 +15,12 @@ struct AwaitingFix {
   double figure;          // the figure measured when the point was listed (NaN: the run stopped)
 };
 
-inline const std::vector<AwaitingFix> kAwaitingFix = {};
+inline const std::vector<AwaitingFix> kAwaitingFix = {
+    {"incline_edge_slide", "implicit-penalty", "1/60 s, 1 m, 1 t", 0.370},
+    {"incline_edge_slide", "volume", "1/60 s, 1 m, 1 t", 0.168},
+    {"incline_edge_slide", "pid-penalty", "1/60 s, 1 m, 1 t", 0.192},
+    {"incline_edge_hold", "implicit-penalty", "1/60 s, 1 m, 1 t", 0.112},
+    {"slow_slide", "volume", "1/60 s, 1 m, 1 t", 0.0772},
+};
 
 }  // namespace cl::conformance
