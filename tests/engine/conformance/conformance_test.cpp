@@ -179,7 +179,8 @@ std::vector<std::string> all_case_names() {
 INSTANTIATE_TEST_SUITE_P(Sweep, SleepingChangesNoOutcome, ::testing::ValuesIn(all_case_names()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
-// Every entry of kAwaitingFix names a point that exists, of a solver not marked as its method's limit, once.
+// Every entry of kAwaitingFix names a point that exists, once, of a solver not marked as its method's limit unless
+// the point's run stopped.
 TEST(ConformanceTable, AwaitingFixNamesRealUnmarkedPoints) {
   std::set<std::tuple<std::string, std::string, std::string>> seen;
   for (const AwaitingFix& a : kAwaitingFix) {
@@ -191,7 +192,9 @@ TEST(ConformanceTable, AwaitingFixNamesRealUnmarkedPoints) {
     const std::vector<Condition> all = sweep_conditions(c->scale);
     EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const Condition& k) { return condition_name(k) == a.condition; }))
         << a.case_name << " has no point " << a.condition;
-    EXPECT_FALSE(marked(*c, a.solver)) << a.case_name << ": both marked and awaiting a fix";
+    // A marked cell's point fails as the method's limit unless its run stopped (no figure), which no mark excuses.
+    EXPECT_TRUE(!marked(*c, a.solver) || std::isnan(a.figure))
+        << a.case_name << " " << a.condition << ": both marked and awaiting a fix, with a figure";
     EXPECT_TRUE(std::isfinite(a.figure) || std::isnan(a.figure));
   }
 }
