@@ -35,13 +35,14 @@ const char* usage_text() {
          "  contactlab SCENE.json --lanes SOLVER,SOLVER[,...]|all [--set LANE.name=value]...   lanes in the viewer\n"
          "  contactlab --list-solvers [--markdown]   solvers and their parameters\n"
          "  contactlab --conformance [--markdown] [--solver NAME] [--case NAME]...\n"
-         "             closed-form mechanics cases under every solver (or NAME) at its defaults\n"
+         "             closed-form mechanics cases under every solver (or NAME) at its defaults, each swept over\n"
+         "             time steps, sizes and masses (one case under one solver: every point of the sweep)\n"
          "  any mode: [--memory-budget SIZE]   memory the scene's meshes may take (512M, 4G; default: half the machine's)\n"
          "exit codes: 0 ok;\n"
          "  2 bad input or environment (a bad scene or option, an output that cannot be written or would overwrite\n"
          "    a file the run reads, no display, missing shaders, over the memory budget, out of memory);\n"
          "  3 the simulation (or, with --compare, a lane) produced a non-finite value or blew up (max_speed);\n"
-         "    with --conformance, some cell fails other than because of its method\n";
+         "    with --conformance, some point fails other than because of its method\n";
 }
 
 namespace {
@@ -522,12 +523,17 @@ int run_conformance(const CommandLine& cmd) {
                  scene_dir.c_str());
     return 2;
   }
-  std::vector<std::string> solvers;
-  if (!cmd.solver.empty()) solvers.push_back(cmd.solver);
-  // Every cell is an independent world: run them on all cores (the figures do not depend on it).
-  const int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
-  const conformance::Matrix m = conformance::run_matrix(scene_dir, solvers, cmd.cases, jobs);
-  const std::string text = cmd.markdown ? conformance::matrix_markdown(m) : conformance::matrix_text(m);
+  conformance::MatrixOptions options;
+  if (!cmd.solver.empty()) options.solvers.push_back(cmd.solver);
+  options.cases = cmd.cases;
+  // Every point is an independent world: run them on all cores (the figures do not depend on it).
+  options.jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  const conformance::Matrix m = conformance::run_matrix(scene_dir, options);
+  // One case under one solver: every point of its sweep, then the summary.
+  const bool points = cmd.cases.size() == 1 && !cmd.solver.empty();
+  const std::string text = cmd.markdown ? conformance::matrix_markdown(m)
+                           : points     ? conformance::matrix_points_text(m) + "\n" + conformance::matrix_text(m)
+                                        : conformance::matrix_text(m);
   std::fputs(text.c_str(), stdout);
   return m.passes() ? 0 : 3;
 }

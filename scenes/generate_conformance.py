@@ -40,25 +40,26 @@ def material(friction, restitution=0):
 
 # --- the incline: a plane through the origin tilted 30 degrees about z, rising towards +x --------------------
 
-def incline_plane(material_name):
-    a = math.radians(INCLINE_DEGREES)
+def incline_plane(material_name, degrees=INCLINE_DEGREES):
+    a = math.radians(degrees)
     return {"name": "incline", "shape": {"type": "plane", "normal": [-math.sin(a), math.cos(a), 0.0], "offset": 0},
             "fixed": True, "material": material_name}
 
 
-def on_incline(height):
+def on_incline(height, degrees=INCLINE_DEGREES):
     """The centre of a body whose lowest point touches the incline at the origin: `height` along the normal."""
-    a = math.radians(INCLINE_DEGREES)
+    a = math.radians(degrees)
     return [-math.sin(a) * height, math.cos(a) * height, 0.0]
 
 
-def incline_box(name, friction, what):
-    # A 1 m cube of 1000 kg turned by the incline's 30 degrees so that its bottom face lies on the plane, at
-    # rest. Friction combines as the geometric mean, so both bodies carry the case's material.
-    bodies = [incline_plane("surface"),
-              g.box("box", [0.5, 0.5, 0.5], on_incline(0.5), orientation=g.quat_axis_angle([0, 0, 1], INCLINE_DEGREES),
-                    material="surface")]
-    return scene(name, f"A 1 m box of 1000 kg released at rest on a 30 degree plane, friction {friction}: {what}",
+def incline_box(name, friction, what, degrees=INCLINE_DEGREES, plane=None):
+    # A 1 m cube of 1000 kg turned by the incline's angle so that its bottom face lies on the plane, at rest.
+    # Friction combines as the geometric mean, so both bodies carry the case's material.
+    bodies = [incline_plane("surface", degrees),
+              g.box("box", [0.5, 0.5, 0.5], on_incline(0.5, degrees),
+                    orientation=g.quat_axis_angle([0, 0, 1], degrees), material="surface")]
+    plane = plane or f"a {degrees:g} degree plane"
+    return scene(name, f"A 1 m box of 1000 kg released at rest on {plane}, friction {friction}: {what}",
                  bodies, materials={"surface": material(friction)})
 
 
@@ -76,6 +77,36 @@ def incline_friction():
 
 def incline_stick():
     return incline_box("incline_stick", 0.7, "above tan 30 = 0.577, static friction holds it: it does not move.")
+
+
+# The edge of sticking: a plane with tan theta = 0.5, friction just under and just over it.
+EDGE_DEGREES = math.degrees(math.atan(0.5))
+EDGE_PLANE = "a plane with tan theta = 0.5 (26.57 degrees)"
+
+
+def incline_edge_slide():
+    a = math.radians(EDGE_DEGREES)
+    acceleration = G * (math.sin(a) - 0.49 * math.cos(a))
+    return incline_box("incline_edge_slide", 0.49,
+                       f"just under tan theta, it slides, slowly: a = g (sin - 0.49 cos) = {acceleration:.4f} m/s^2, "
+                       f"{2 * acceleration:.4f} m/s after 2 s.", EDGE_DEGREES, EDGE_PLANE)
+
+
+def incline_edge_hold():
+    return incline_box("incline_edge_hold", 0.51, "just over tan theta, static friction holds it: it does not move.",
+                       EDGE_DEGREES, EDGE_PLANE)
+
+
+# A slow, steady acceleration: a frictionless plane tilted 0.1 degrees.
+SLOW_DEGREES = 0.1
+
+
+def slow_slide():
+    a = G * math.sin(math.radians(SLOW_DEGREES))
+    return incline_box("slow_slide", 0,
+                       f"it accelerates at g sin 0.1 = {a:.5f} m/s^2 without end, {5 * a:.4f} m/s after 5 s; its "
+                       "kinetic energy stays under a sleeping threshold for seconds, yet it is not at rest.",
+                       SLOW_DEGREES)
 
 
 def rolling_sphere():
@@ -219,6 +250,9 @@ SCENES = {
     "incline_frictionless.json": incline_frictionless,
     "incline_friction.json": incline_friction,
     "incline_stick.json": incline_stick,
+    "incline_edge_slide.json": incline_edge_slide,
+    "incline_edge_hold.json": incline_edge_hold,
+    "slow_slide.json": slow_slide,
     "rolling_sphere.json": rolling_sphere,
     "rolling_flat.json": rolling_flat,
     "slide_stop.json": slide_stop,

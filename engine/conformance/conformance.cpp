@@ -1,11 +1,13 @@
 #include "conformance/conformance.h"
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <fstream>
 #include <stdexcept>
+#include <time.h>
 
+#include "conformance/scaling.h"
 #include "scene/scene.h"
 
 namespace cl::conformance {
@@ -22,12 +24,28 @@ const Joint& CaseRun::joint(std::string_view name) const {
   throw std::runtime_error("the scene has no joint '" + std::string(name) + "'");
 }
 
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+CaseRun::CaseRun(World& world, const Scale& scale, double cpu_budget)
+    : world_(world), scale_(scale), cpu_budget_(cpu_budget), cpu_start_(thread_cpu_seconds()) {}
+
 void CaseRun::until(double t, const std::function<void(const World&)>& each) {
   const double h = world_.settings.dt;
-  while (world_.time() < t - 0.5 * h) {
+  const double end = t * scale_.time();
+  while (world_.time() < end - 0.5 * h) {
     const StepResult step = world_.step();
     if (!step.ok) throw std::runtime_error("step " + std::to_string(world_.step_count()) + ": " + step.error);
     if (each) each(world_);
+    if (cpu_budget_ > 0 && thread_cpu_seconds() - cpu_start_ > cpu_budget_) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "no result within %g s of CPU: at %.3g s of the %.3g s to run (step %d)",
+                    cpu_budget_, world_.time(), end, int(world_.step_count()));
+      throw std::runtime_error(buf);
+    }
   }
 }
 
@@ -35,6 +53,19 @@ const Case* find_case(std::string_view name) {
   for (const Case& c : cases())
     if (c.name == name) return &c;
   return nullptr;
+}
+
+double exact_at(const Case& c, const Condition& condition) {
+  return c.exact * std::pow(scale_of(c.scale, condition).length, c.scale.power);
+}
+
+double tolerance_at(const Case& c, const Condition& condition) {
+  return c.tolerance(condition, scale_of(c.scale, condition));
+}
+
+double CellResult::badness() const {
+  if (!std::isfinite(value) || violated) return std::numeric_limits<double>::infinity();
+  return std::abs(value - exact) / tolerance;
 }
 
 const char* verdict_name(Verdict v) {
@@ -54,33 +85,50 @@ std::string with_unit(double x, const std::string& unit) {
   return unit.empty() ? std::string(buf) : std::string(buf) + " " + unit;
 }
 
+// The case's scene at the condition: read, scaled (scaling.h) and loaded.
+SceneLoadResult load_scaled(const std::string& path, const Scale& scale, double dt) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+  return load_scene_json(scaled_scene(doc, scale, dt), path);
+}
+
 }  // namespace
 
-CellResult run_case(const Case& c, std::string_view solver, const std::string& scene_dir,
-                    std::span<const std::pair<std::string, std::string>> params) {
+CellResult run_case(const Case& c, std::string_view solver, const std::string& scene_dir, const Condition& condition,
+                    const ParamOverrides& params, double cpu_budget) {
   CellResult cell;
   cell.case_name = c.name;
   cell.solver = solver;
-  const auto start = std::chrono::steady_clock::now();
+  cell.condition = condition;
+  cell.exact = exact_at(c, condition);
+  cell.tolerance = tolerance_at(c, condition);
+  const Scale scale = scale_of(c.scale, condition);
+  const double start = thread_cpu_seconds();
   // A failure that stops the run (the scene, the solver, a step, an exception) is never a method's limit.
   bool ran = false;
   Reading reading;
   try {
-    const std::string path = scene_dir + "/" + c.scene;
-    SceneLoadResult loaded = load_scene_file(path);
+    SceneLoadResult loaded = load_scaled(scene_dir + "/" + c.scene, scale, condition.dt);
     if (!loaded.ok()) throw std::runtime_error(loaded.error);
     World& world = loaded.world;
     std::string error;
     if (!world.set_solver(solver, &error)) throw std::runtime_error(error);
     for (const auto& [name, value] : params)
-      if (!world.solver().params().set_from_string(name, value, &error)) throw std::runtime_error(name + ": " + error);
-    CaseRun run(world);
+      if (!world.solver().params().set_from_string(name, value, &error))
+        throw std::runtime_error(name + ": " + error);
+    CaseRun run(world, scale, cpu_budget);
     reading = c.measure(run);
     ran = true;
   } catch (const std::exception& e) {
     cell.message = e.what();
   }
-  cell.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  cell.cpu_seconds = thread_cpu_seconds() - start;  // a point runs on one thread (its world steps on one)
   if (!ran) return cell;
 
   cell.value = reading.value;
@@ -89,15 +137,18 @@ CellResult run_case(const Case& c, std::string_view solver, const std::string& s
     if (!reading.violation.empty()) cell.message += "; " + reading.violation;
     return cell;
   }
-  const double off = reading.value - c.exact;
-  const bool within = std::abs(off) <= c.tolerance;
+  const double off = reading.value - cell.exact;
+  const bool within = std::abs(off) <= cell.tolerance;
   if (within && reading.violation.empty()) {
     cell.verdict = Verdict::Pass;
     return cell;
   }
   if (!within)
-    cell.message = "off by " + with_unit(off, c.unit) + " (tolerance " + with_unit(c.tolerance, c.unit) + ")";
-  if (!reading.violation.empty()) cell.message += (cell.message.empty() ? "" : "; ") + reading.violation;
+    cell.message = "off by " + with_unit(off, c.unit) + " (tolerance " + with_unit(cell.tolerance, c.unit) + ")";
+  if (!reading.violation.empty()) {
+    cell.message += (cell.message.empty() ? "" : "; ") + reading.violation;
+    cell.violated = true;
+  }
   for (const MethodLimit& limit : c.limits) {
     if (limit.solver == solver) {
       cell.verdict = Verdict::MethodLimit;
@@ -105,6 +156,10 @@ CellResult run_case(const Case& c, std::string_view solver, const std::string& s
     }
   }
   return cell;
+}
+
+CellResult run_case(const Case& c, std::string_view solver, const std::string& scene_dir) {
+  return run_case(c, solver, scene_dir, nominal(c.scale));
 }
 
 }  // namespace cl::conformance

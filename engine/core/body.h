@@ -42,6 +42,7 @@ struct Body {
   // Sleepy policy (thesis sect. 6.5): a sleeping body is not simulated until something wakes it.
   bool sleeping = false;
   int calm_steps = 0;         // consecutive steps passing the sleep tests
+  double calm_energy = 0.0;   // kinetic energy at the first of those steps, J
   double last_energy = 0.0;   // kinetic energy at the previous step, J
   Vec3 last_velocity{0, 0, 0};  // linear velocity at the previous step, m/s
 

@@ -48,19 +48,29 @@ int update_sleep(std::vector<Body>& bodies, const ContactGraph& graph, const Sle
     }
     return 0;
   }
-  // Per body: the absolute test (E < tau m) and the relative test (no energy gain), over `steps` steps.
+  // Per body: the absolute test (E < tau m r) and the relative test (no energy gained), over `steps` steps.
   for (int i = 0; i < n; ++i) {
     Body& b = bodies[i];
     if (!b.is_dynamic() || b.sleeping) continue;
-    // The relative test ignores changes at the level of solver noise: energies under 1% of the threshold
-    // count as not gaining (else round-off in a resting stack keeps it awake forever).
     const double e = kinetic_energy(b);
-    const double threshold = settings.energy_per_mass * b.mass;
+    const double threshold = settings.energy_per_mass * b.mass * shape_bounding_radius(b.shape);
     const bool driven = i < int(restless.size()) && restless[i];
     // Kinetic energy alone sleeps a pendulum at its turning point (the thesis's see-saw failure, fig.
     // 6.33): calm also needs the velocity to be changing slowly.
     const bool steady = settings.dt <= 0 || (b.linear_velocity - b.last_velocity).norm() < settings.max_acceleration * settings.dt;
-    const bool calm = !driven && steady && e < threshold && e <= std::max(b.last_energy, 0.01 * threshold);
+    // The relative test looks at the trend over the calm steps (thesis sect. 6.5: the total change of the kinetic
+    // energy over them must not be positive), not at one step: the energy may not exceed what it was at the
+    // first calm step, and that step may not have gained on the one before. A body that accelerates gains at
+    // every step, so it is never calm two steps running. Gains within the solver's round-off do not count:
+    // energies under that of a speed of `noise` g h, a small fraction of what one step of gravity gives, are
+    // noise (a resting wall's bricks move at about 2e-5 g h), else one restless brick of a wall keeps the
+    // whole wall awake. A body accelerating at more than noise g leaves that band in its first step; one slower
+    // than noise g / steps (2e-4 m/s^2 at the defaults) is lost in the round-off.
+    const double noise_speed = settings.noise * settings.gravity * settings.dt;
+    const bool gained = e > 0.5 * b.mass * noise_speed * noise_speed &&
+                        (b.calm_steps > 0 ? e > b.calm_energy : e > b.last_energy);
+    const bool calm = !driven && steady && e < threshold && !gained;
+    if (calm && b.calm_steps == 0) b.calm_energy = e;
     b.last_velocity = b.linear_velocity;
     b.calm_steps = calm ? b.calm_steps + 1 : 0;
     b.last_energy = e;

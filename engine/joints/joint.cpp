@@ -422,7 +422,7 @@ Joint make_joint(JointType type, const std::vector<Body>& bodies, int a, int b, 
 }
 
 void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bodies, double h,
-                std::vector<JointRow>& out, JointRowForm form) {
+                std::vector<JointRow>& out, JointRowForm form, LimitRows limits) {
   if (joint.body_a < 0 || joint.body_b < 0 || size_t(joint.body_a) >= bodies.size() ||
       size_t(joint.body_b) >= bodies.size() || joint.body_a == joint.body_b)
     return;
@@ -482,7 +482,7 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
     const RateRow r = coordinate_rate_row(joint, e);
     const double x = coordinate(joint, e);
     const double rate = r.value(*e.A, *e.B);
-    const double reach = kLimitSlack + 2.0 * h * std::abs(rate);
+    const double reach = limits == LimitRows::Always ? kInf : kLimitSlack + 2.0 * h * std::abs(rate);
     // Lower: dx/dt >= k (lower - x) when past the bound, >= -(x - lower) / h before it (errata 4.9).
     const double below = x - joint.limit.lower;
     if (below < reach) {

@@ -187,12 +187,19 @@ inline constexpr double kLimitSlack = 0.02;
 //    the change of basis); limit and motor rows are always physical.
 enum class JointRowForm { Physical, Decoupled };
 
+// When joint_rows adds a limit's row. Near (default): while the coordinate is near, at or past the bound
+// (kLimitSlack). Always: at every step, speculatively: before the bound its target only keeps the coordinate from
+// passing the bound within the step, so the row carries no impulse unless the step would take it past, however
+// fast it gets there (a velocity-level solver, whose impulses are bounded below by 0, can afford that).
+enum class LimitRows { Near, Always };
+
 // Appends the joint's rows at the current state for a step of h seconds: the equality rows, plus a limit
 // row when the coordinate is near, at or past a bound, plus a motor row when the motor is on with
 // max_force > 0, plus a servo row when the servo is on (see servo_row_target_and_cfm). A joint between two bodies of which none is dynamic adds nothing. Decoupled rows use the
 // bodies' inv_mass and inv_inertia_world as they are (fixed and kinematic bodies count as infinite mass).
 void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bodies, double h,
-                std::vector<JointRow>& out, JointRowForm form = JointRowForm::Decoupled);
+                std::vector<JointRow>& out, JointRowForm form = JointRowForm::Decoupled,
+                LimitRows limits = LimitRows::Near);
 
 // Joint impulses kept from one step to the next, per joint and row slot, to warm start the next step's rows.
 // A row starts from kWarmStart times its slot's last impulse: limit rows come and go, and full-strength warm

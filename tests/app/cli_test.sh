@@ -70,22 +70,17 @@ else
   echo "ok   doc_params"
 fi
 
-# The conformance matrix of docs/conformance.md is the generated one, and the exit code says whether a cell failed.
-"$exe" --conformance --markdown > "$out/conformance.md"
-code=$?
-sed -n '/<!-- conformance:begin -->/,/<!-- conformance:end -->/p' "$conformance_doc" | sed '1d;$d' > "$out/doc_conformance.md"
-if [ ! -s "$out/conformance.md" ] || ! cmp -s "$out/conformance.md" "$out/doc_conformance.md"; then
-  echo "FAIL docs/conformance.md matrix differs from 'contactlab --conformance --markdown':"
-  diff "$out/doc_conformance.md" "$out/conformance.md"; fail=1
-else
-  echo "ok   doc_conformance"
-fi
-# A failing cell reads "<figure> **FAIL** |" (the legend under the table names **FAIL** too).
-if grep -qF '**FAIL** |' "$out/conformance.md"; then want=3; else want=0; fi
-[ "$code" = "$want" ] || { echo "FAIL conformance exit $code, expected $want"; fail=1; }
+# The conformance matrix of docs/conformance.md is held by conformance_doc_test.sh (label conformance_sweep).
 check conformance_one 0 "" -- "$exe" --conformance --solver lcp --case box_rest_drift --case pendulum_period
-grep -qF '2 cells: 2 pass' "$out/conformance_one.out" && grep -q '^pendulum_period ' "$out/conformance_one.out" ||
+grep -qE '^2 cells, 72 points: 72 pass, 0 fail because of the method, 0 FAIL$' "$out/conformance_one.out" &&
+  grep -q '^pendulum_period: ' "$out/conformance_one.out" && grep -q '^  lcp  *pass 36  *worst ' "$out/conformance_one.out" ||
   { echo "FAIL conformance_one output:"; cat "$out/conformance_one.out"; fail=1; }
+# One case under one solver: every point of its sweep, then the summary.
+check conformance_points 0 "" -- "$exe" --conformance --solver lcp --case limit_hold
+grep -q '^limit_hold under lcp: hinge angle after 3 s (rad), pass 36$' "$out/conformance_points.out" &&
+  grep -qE '^  1/1000 s, 4 m, 640 kg: -0.500 \(exact -0.5 \+- 0.01\) pass \[' "$out/conformance_points.out" &&
+  grep -q '^1 cell, 36 points: 36 pass' "$out/conformance_points.out" ||
+  { echo "FAIL conformance_points output:"; cat "$out/conformance_points.out"; fail=1; }
 check unknown_case 2 "unknown conformance case 'nope' (cases: incline_frictionless," -- "$exe" --conformance --case nope
 check case_alone 2 "--case needs --conformance" -- "$exe" --case bounce_apex
 check conformance_scene 2 "takes no scene" -- "$exe" --conformance "$scene"

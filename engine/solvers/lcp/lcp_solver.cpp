@@ -55,8 +55,10 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
       T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
        "Tangent rows per contact: 0 frictionless, 1 along the sliding direction only, 2 the friction box "
        "(bounds +-mu lambda_n, first direction along the sliding velocity)"}),
-      T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0.5,
-       "Approach speeds below this get no restitution, so resting contacts do not jitter"}),
+      T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0,
+       "Approach speeds below this get no restitution. Whatever it is, an approach no faster than one step of the "
+       "contact's own acceleration (a resting contact's: g h under gravity) never bounces, so resting contacts do "
+       "not jitter at any step or size"}),
       T::bind(&S::allowed_penetration, {"allowed_penetration", ParamKind::Real, "m", 0, 0.1, 0.001,
        "Penetration left in place by the projection so touching contacts persist between steps"}),
       T::bind(&S::shock_propagation, {"shock_propagation", ParamKind::Bool, "", 0, 1, 1,
@@ -71,8 +73,9 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "between two lower layers that close on it is pushed out instead of left squeezed"}),
       T::bind(&S::sleeping, {"sleeping", ParamKind::Bool, "", 0, 1, 1,
        "Sleepy policy (thesis 6.5): contact groups whose bodies stay calm stop being simulated until disturbed"}),
-      T::bind(&S::sleep_energy, {"sleep_energy", ParamKind::Real, "J/kg", 0, 10, 0.002,
-       "A body is calm while its kinetic energy is below this times its mass and not growing"}),
+      T::bind(&S::sleep_energy, {"sleep_energy", ParamKind::Real, "J/(kg m)", 0, 10, 0.002,
+       "A body is calm while its kinetic energy is below this times its mass and its bounding radius (so similar "
+       "bodies of any size sleep alike) and has not grown over its calm steps"}),
       T::bind(&S::sleep_steps, {"sleep_steps", ParamKind::Integer, "", 1, 1000, 5,
        "Consecutive calm steps before a group falls asleep"})
   });
@@ -116,13 +119,22 @@ void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, i
   const Vec3 vrel = (vel_[c.b].v + vel_[c.b].w.cross(rb)) - (vel_[c.a].v + vel_[c.a].w.cross(ra));
   const double vn = vrel.dot(c.normal);
   const double gap = -c.depth;
-  // Normal target (thesis sect. 4.5; Newton's law): an impact faster than the threshold bounces back with e * v_n;
-  // a contact still apart may close its gap within the step (linearised gap, nu = -d); a penetrating
-  // one must not approach further (the projection removes the penetration itself).
-  // With shock propagation the layers keep the bounce target found in the first phase.
+  // Normal target (thesis sect. 4.5; Newton's law): an impact bounces back with e * v_n; a contact still apart
+  // may close its gap within the step (linearised gap, nu = -d); a penetrating one must not approach further (the
+  // projection removes the penetration itself). With shock propagation the layers keep the bounce target found in
+  // the first phase.
+  // An impact is an approach the contact had before this step's forces acted, faster than one step of them: a
+  // resting contact's whole approach is the step's own (g h under gravity), and bouncing it would make it
+  // jitter. The step's forces are in vel_ in the part this phase adds (all of them, f under shock propagation).
   if (restitution && vn * h < -std::max(gap, 0.0)) {
-    const double bounce = bounce_speed(vn, c.restitution, set_.restitution_threshold);
-    if (bounce != 0.0) bounce_[k] = -bounce;
+    const Vec3 free_rel = (free_[c.b].v + free_[c.b].w.cross(rb)) - (free_[c.a].v + free_[c.a].w.cross(ra));
+    const double step_approach = free_rel.dot(c.normal);
+    const double before_step = vn - (phase == Phase::First ? set_.shock_fraction : 1.0) * step_approach;
+    const double threshold = std::max(set_.restitution_threshold, std::abs(step_approach));
+    if (before_step < -threshold) {
+      const double bounce = bounce_speed(vn, c.restitution, 0.0);
+      if (bounce != 0.0) bounce_[k] = -bounce;
+    }
   }
   normal.target = bounce_[k] != 0.0 ? -bounce_[k] : -std::max(gap, 0.0) / h;
   // Warm start from the impulses this phase found last step: the layers' own part under shock propagation,
@@ -186,13 +198,17 @@ void LcpSolver::add_contacts(const StepContext& ctx, const std::vector<int>& edg
   });
 }
 
-// Every joint's rows at the start of the step, with the contact group each belongs to.
+// Every joint's rows at the start of the step, with the contact group each belongs to. Limit rows are speculative
+// (LimitRows::Always): a limit's row is there at every step, letting the coordinate reach its bound at the end of
+// the step and no further, and carries an impulse only when the step would take the coordinate past it. A row
+// added only near the bound misses a bar that gravity swings onto its limit within one step from rest (a 2 cm
+// bar at h = 1/30 s swings 0.8 rad in its first step; the rate at the start of the step, 0, says nothing of it).
 void LcpSolver::collect_joint_rows(const StepContext& ctx) {
   joint_rows_.clear();
   joint_row_group_.clear();
   for (int j = 0; j < int(ctx.joints.size()); ++j) {
-    joint_rows(ctx.joints[j], j, ctx.bodies, ctx.dt, joint_rows_);
     const Joint& joint = ctx.joints[j];
+    joint_rows(joint, j, ctx.bodies, ctx.dt, joint_rows_, JointRowForm::Decoupled, LimitRows::Always);
     const int body = ctx.bodies[joint.body_a].is_dynamic() ? joint.body_a : joint.body_b;
     joint_row_group_.resize(joint_rows_.size(), ctx.graph.group_of_body()[body]);
   }
@@ -453,6 +469,7 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   settings.energy_per_mass = set_.sleep_energy;
   settings.steps = set_.sleep_steps;
   settings.dt = ctx.dt;
+  settings.gravity = ctx.gravity.norm();
   // A running motor keeps its bodies awake even when friction holds them still.
   std::vector<char> driven(ctx.bodies.size(), 0);
   for (const Joint& j : ctx.joints)

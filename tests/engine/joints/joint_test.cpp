@@ -339,6 +339,31 @@ TEST(JointJacobian, LimitAndMotorRowsMeasureTheCoordinateRate) {
   }
 }
 
+// LimitRows::Always adds a limit's row however far the bound is, with the target that lets the coordinate reach
+// the bound at the end of the step and no further (-(x - lower) / h); Near leaves a far bound out.
+TEST(JointRows, SpeculativeLimitRowsAreThereAtAnyDistance) {
+  Rng rng(kSeed);
+  for (JointType type : kAllTypes) {
+    if (!joint_type_has_coordinate(type)) continue;
+    SCOPED_TRACE(type_name(type));
+    Joint j;
+    const JointSetup s = random_joint(rng, type, j);
+    j.limit = JointLimit{true, s.x0 - 0.7, s.x0 + 0.9};
+    const double h = 0.01;
+    std::vector<JointRow> near, always;
+    joint_rows(j, 0, s.bodies0, h, near, JointRowForm::Physical);
+    joint_rows(j, 0, s.bodies0, h, always, JointRowForm::Physical, LimitRows::Always);
+    const int n = joint_type_equality_rows(type);
+    ASSERT_EQ(int(near.size()), n);
+    ASSERT_EQ(int(always.size()), n + 2);
+    EXPECT_EQ(always[size_t(n)].kind, kRowLimit);
+    EXPECT_EQ(always[size_t(n)].slot, n);
+    EXPECT_NEAR(always[size_t(n)].target, -0.7 / h, 1e-9);
+    EXPECT_EQ(always[size_t(n + 1)].slot, n + 1);
+    EXPECT_NEAR(always[size_t(n + 1)].target, -0.9 / h, 1e-9);
+  }
+}
+
 // Away from the satisfied pose, the rows whose constraint function is exact everywhere still match: the
 // anchor rows, the hinge-2/universal angle row, and their first-axis rate.
 TEST(JointJacobian, ExactRowsMatchAlsoWhenTheJointIsViolated) {

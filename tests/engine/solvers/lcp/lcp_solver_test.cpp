@@ -153,6 +153,39 @@ TEST(LcpSolver, BallBouncesWithRestitution) {
   }
 }
 
+// Restitution has no absolute speed threshold: two 1 cm balls without gravity meeting at 0.1 m/s with e = 1
+// swap their velocities as two 1 m balls at 5 m/s do.
+TEST(LcpSolver, SlowSmallImpactsBounce) {
+  World w = empty_world();
+  w.settings.gravity = Vec3::Zero();
+  const int mat = add_material(w, 0.0, 1.0);
+  const int a = add_body(w, sphere(0.005), Vec3(-0.02, 0, 0), 1000.0, Quat::Identity(), mat);
+  const int b = add_body(w, sphere(0.005), Vec3(0, 0, 0), 1000.0, Quat::Identity(), mat);
+  w.bodies[a].linear_velocity = Vec3(0.1, 0, 0);
+  for (int s = 0; s < 30; ++s) ASSERT_TRUE(w.step().ok);
+  EXPECT_NEAR(w.bodies[a].linear_velocity.x(), 0.0, 1e-3);
+  EXPECT_NEAR(w.bodies[b].linear_velocity.x(), 0.1, 1e-3);
+}
+
+// A resting contact's approach is one step of gravity, g h: it never bounces, at any step, even with e = 1 (a
+// bounce would throw the box up at g h; what is left is the solver's round-off).
+TEST(LcpSolver, RestingContactsDoNotBounceAtAnyStep) {
+  for (double h : {1.0 / 30, 1.0 / 1000}) {
+    World w = empty_world(h);
+    std::string error;
+    ASSERT_TRUE(w.solver().params().set("sleeping", 0, &error)) << error;
+    const int mat = add_material(w, 0.5, 1.0);
+    add_plane(w, Vec3(0, 1, 0), 0.0, mat);
+    const int box_id = add_body(w, box(Vec3(0.01, 0.01, 0.01)), Vec3(0, 0.01, 0), 1000.0, Quat::Identity(), mat);
+    double fastest = 0.0;
+    for (int s = 0; s < int(1.0 / h); ++s) {
+      ASSERT_TRUE(w.step().ok);
+      fastest = std::max(fastest, std::abs(w.bodies[box_id].linear_velocity.y()));
+    }
+    EXPECT_LT(fastest, 1e-3 * kG * h) << "h = " << h;  // a bounce would leave at g h
+  }
+}
+
 // An isolated pair colliding off centre with friction, no gravity: the impulses are internal, so linear
 // and angular momentum are unchanged.
 TEST(LcpSolver, IsolatedPairConservesMomentum) {
