@@ -33,14 +33,17 @@ std::vector<std::string> files_of(const std::vector<SceneEntry>& entries, const 
 TEST(SceneBrowser, EveryShippedSceneWithItsDescriptionTopicAndMethod) {
   const std::vector<SceneEntry> entries = scan_scenes(CONTACTLAB_SOURCE_DIR);
   const std::vector<std::string> top = list_scene_files(CONTACTLAB_SOURCE_DIR);
-  size_t conformance = 0, models = 0;
+  size_t conformance = 0, models = 0, large = 0;
   for (const auto& f : std::filesystem::directory_iterator(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/conformance"))
     conformance += f.path().extension() == ".json";
   for (const auto& f : std::filesystem::directory_iterator(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/models"))
     models += f.path().extension() == ".json";
+  for (const auto& f : std::filesystem::directory_iterator(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/large"))
+    large += f.path().extension() == ".json";
   ASSERT_GT(conformance, 10u);
+  ASSERT_EQ(large, 2u);  // the 100-row pyramids of the speed benchmarks (scenes/generate_large.py)
   ASSERT_EQ(models, 6u);  // the gripper, walker and arm, each from its URDF and its MJCF
-  ASSERT_EQ(entries.size(), top.size() + conformance + models);
+  ASSERT_EQ(entries.size(), top.size() + conformance + models + large);
   for (size_t i = 0; i < top.size(); ++i) EXPECT_EQ(entries[i].file, top[i]);  // scenes/ first, as listed
   for (const SceneEntry& e : entries) {
     EXPECT_TRUE(e.error.empty()) << e.file << ": " << e.error;

@@ -405,7 +405,7 @@ TEST(RunCase, BadInputIsAFailedCellWithAMessage) {
   EXPECT_EQ(unknown.verdict, Verdict::Fail);
   EXPECT_NE(unknown.message.find("unknown solver 'nope'"), std::string::npos) << unknown.message;
 
-  const CellResult bad_param = run_case(given(1.0), "lcp", scene_dir(), nominal(given(1.0).scale), {{"nope", 1}});
+  const CellResult bad_param = run_case(given(1.0), "lcp", scene_dir(), nominal(given(1.0).scale), {{"nope", "1"}});
   EXPECT_EQ(bad_param.verdict, Verdict::Fail);
   EXPECT_NE(bad_param.message.find("nope"), std::string::npos) << bad_param.message;
 

@@ -546,14 +546,6 @@ TEST(World, ContinuousCollisionLandsATumblingBoxOnAThinPlate) {
     const double depth = w.solver().continuous_depth();
     const bool within = lowest > 0.005 - (depth + std::max(depth, 0.25 * 0.005)) - 1e-3;
     EXPECT_LT(w.bodies[b].linear_velocity.norm(), 0.5);
-    // Not yet under pid-penalty: a box's shell samples the centres of its faces' grid cells, not its corners (the
-    // nearest points here 2.5 cm in from the corner), so the corner the box lands on enters 5.9 mm before a point
-    // of the box touches the plate. It must still never reach through the plate.
-    if (info.name == "pid-penalty") {
-      EXPECT_FALSE(within) << "pid-penalty now lands within its depth: drop its exception";
-      EXPECT_GT(lowest, -0.005);
-      continue;
-    }
     EXPECT_TRUE(within) << "lowest corner " << 1e3 * (0.005 - lowest) << " mm below the plate's top";
   }
 }
