@@ -265,7 +265,7 @@ void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
 }
 
 ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey& pair, int count, double restitution,
-                                                                   double dt, const PairNormal& contact,
+                                                                   double dt, double resting_speed, const PairNormal& contact,
                                                                    double approach, const Touch& touch) const {
   PairGains g;
   if (set_.model == ContactModel::PerPoint) {
@@ -292,10 +292,34 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
   // speed v_in (the pair's approach speed at first touch) the damping is the one that leaves at e v_in from
   // where the contact is now, asked again every step; contacts that began slower than one step of gravity
   // (resting ones) take the mean over the phases of an impact.
-  const double c = restitution > 0.0 && impact > g0 * dt && contact.count > 0
-                       ? impact_damping(K, contact.secant, m, dt, contact.deepest, approach, restitution * impact)
-                       : restitution_damping(K, m, dt, restitution, contact.secant);
-  g.k_d = c / n;
+  // The impact is that of the bodies' points at the pair's centre along its normal: their effective mass there
+  // (the reduced mass for a central impact, less where the bodies turn about the point).
+  double c = std::numeric_limits<double>::quiet_NaN();
+  if (impact > resting_speed && restitution * impact > resting_speed && contact.count > 0) {
+    double inv_effective = 0.0;
+    for (int i : {pair.first, pair.second}) {
+      const IntegratorBody& body = state_[size_t(i)];
+      const Vec3 arm = (contact.point - body.pose.x).cross(contact.normal);
+      inv_effective += body.mass_inverse() + arm.dot(body.pose.inv_inertia * arm);
+    }
+    // The other forces' part of the approach (gravity on a body falling onto a fixed one): the normal pushes b out
+    // of a, so they drive the contact deeper at N . (a_a - a_b).
+    const IntegratorBody& sa = state_[size_t(pair.first)];
+    const IntegratorBody& sb = state_[size_t(pair.second)];
+    const double pull = contact.normal.dot(sa.force * sa.mass_inverse() - sb.force * sb.mass_inverse());
+    c = impact_damping(K, contact.secant, 1.0 / inv_effective, dt, contact.deepest, approach, restitution * impact,
+                       pull);
+  }
+  // A resting contact (or an impact whose rebound is spent, or too slow to lift against gravity) has no rebound
+  // to keep: its damping never falls below zero.
+  if (std::isnan(c)) c = std::max(0.0, restitution_damping(K, m, dt, restitution, contact.secant));
+  // Damping below zero is the part of backward Euler's own damping taken back: the step with damping c < 0 on
+  // the pair's approach coordinate is the step with no damping and the penalty gradient scaled by 1 + c / (K h)
+  // (both give (m + h c + h^2 K) v' = m v - h K_s x in the reduced model), which is what the solver steps: a
+  // negative damping along the distance gradients would outweigh a gradient that is smaller along them (a
+  // ball's cap: its points push along their own normals) and amplify the step.
+  g.implicitness = c < 0.0 ? 1.0 + c / (K * dt) : 1.0;
+  g.k_d = std::max(c, 0.0) / n;
   g.depth_damping = true;
   // Anchors are explicit (as the paper's): a spring of angular frequency omega with critical damping, omega
   // the contact's own sqrt(g0 / penetration) but at most 0.5 / h so that the explicit spring stays stable
@@ -451,6 +475,8 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     }
   }
 
+  // A pair that first touched slower than one step of the world's gravity gives is resting, not impacting.
+  const double resting_speed = ctx.gravity.norm() * ctx.dt;
   for (auto& [pair, pp] : points_) {
     const auto [ia, ib] = pair;
     if (pp.a_in_b.empty() && pp.b_in_a.empty()) continue;
@@ -468,7 +494,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     // The approach speed at first touch and the stiffness, kept while the pair touches.
     Touch& touch = touches_.try_emplace(pair, Touch{std::max(0.0, approach), 0.0}).first->second;
     if (set_.model == ContactModel::Physical) pair_stiffness(pair, contact, penetration, touch);
-    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, contact, approach, touch);
+    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, resting_speed, contact, approach, touch);
     const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;
     const BodyPose& pb = state_[ib].pose;
@@ -504,6 +530,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
       f.d_vel += s.d_vel;
       f.points += s.points;
     }
+    if (gains.implicitness < 1.0) f.d_pos *= gains.implicitness;  // the depth damping has no position gradient
     rows += count;
     forces_.push_back(f);
     if (set_.model == ContactModel::PerPoint) friction_forces(ctx, pair, material.friction, gains);

@@ -112,6 +112,7 @@ class ImplicitPenaltySolver final : public Solver {
     double k = 0.0;          // N/m: penalty stiffness
     double k_d = 0.0;        // N s/m: damping
     bool depth_damping = false;  // damping of the depth's rate only (add_depth_damping), else eq. 41
+    double implicitness = 1.0;   // the share of the penalty gradient stepped implicitly (pair_gains)
     double anchor_k = 0.0;   // N/m: static friction anchor spring
     double anchor_c = 0.0;   // N s/m: damping of a held anchor on the tangential velocity
   };
@@ -120,7 +121,7 @@ class ImplicitPenaltySolver final : public Solver {
     double impact = 0.0;     // m/s: its approach speed at first touch
     double stiffness = 0.0;  // N/m: its total stiffness K (pair_stiffness); 0 until the first set
   };
-  PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt,
+  PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt, double resting_speed,
                        const implicit_penalty::PairNormal& contact, double approach, const Touch& touch) const;
   // Sets touch.stiffness, the pair's total stiffness K of the physical model, for the mean depth `penetration`.
   void pair_stiffness(const PairKey& pair, const implicit_penalty::PairNormal& contact, double penetration,

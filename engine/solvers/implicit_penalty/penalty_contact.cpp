@@ -1,6 +1,7 @@
 #include "solvers/implicit_penalty/penalty_contact.h"
 
 #include <cmath>
+#include <limits>
 
 namespace cl::implicit_penalty {
 
@@ -301,13 +302,22 @@ double restitution_damping_ratio(double e) {
   return -l / std::sqrt(M_PI * M_PI + l * l);
 }
 
-double rebound_speed(double K, double secant, double c, double m, double h, double depth, double approach) {
+double rebound_speed(double K, double secant, double c, double m, double h, double depth, double approach,
+                     double pull) {
   double x = -depth, v = -approach;
-  for (int steps = 0; x < 0.0 && steps < 10000; ++steps) {
+  // The contact's energy with the spring of the force, K_s x^2 / 2 + m v^2 / 2: a step that damps less than
+  // nothing (A < m below) may raise it, and a contact that keeps raising it never comes out (it is driven
+  // deeper, faster) or comes out faster than any damping asked: that is a rebound without bound.
+  const double start = 0.5 * m * v * v + 0.5 * secant * K * x * x;
+  const double A = m + h * c + h * h * K;
+  if (!(A > 0.0)) return std::numeric_limits<double>::infinity();
+  int steps = 0;
+  for (; x < 0.0 && steps < 10000; ++steps) {
     // Eq. 15-17 for one body on the spring: m (v' - v) = h (F + dF/dx h v' + dF/dv v') with F = -K_s x,
     // dF/dx = -K (the gradient at a fixed set of points), dF/dv = -c: (m + h c + h^2 K) v' = m v - h K_s x.
-    v = (m * v - h * secant * K * x) / (m + h * c + h * h * K);
+    v = (m * v - h * secant * K * x - h * m * pull) / A;
     x += h * v;
+    if (start > 0.0 && 0.5 * m * v * v + 0.5 * secant * K * x * x > 1e6 * start) return std::numeric_limits<double>::infinity();
   }
   return std::max(0.0, v);
 }
@@ -348,10 +358,24 @@ double restitution_damping(double K, double m, double h, double e, double secant
   return damping_for(-K * h * (1.0 - 1e-9), continuous, e, false, [&](double c) { return discrete_restitution(K, c, m, h, secant); });
 }
 
-double impact_damping(double K, double secant, double m, double h, double depth, double approach, double target) {
-  const double continuous = 2.0 * std::sqrt(K * m);
-  return damping_for(-K * h - 0.5 * m / h, continuous, target, true,
-                     [&](double c) { return rebound_speed(K, secant, c, m, h, depth, approach); });
+double impact_damping(double K, double secant, double m, double h, double depth, double approach, double target,
+                      double pull) {
+  const auto rebound = [&](double c) { return rebound_speed(K, secant, c, m, h, depth, approach, pull); };
+  // Held (the other forces keep it in, or no rebound is left to give): not an impact any more. Backward Euler
+  // without damping is the step that lets it out most readily without taking back any of its own damping.
+  const double undamped = rebound(0.0);
+  if (!(target > 0.0) || undamped <= 0.0) return std::numeric_limits<double>::quiet_NaN();
+  if (undamped > target) return damping_for(0.0, 2.0 * std::sqrt(K * m), target, true, rebound);
+  // Backward Euler keeps less than asked: take back some of its damping, at most down to where a step of the
+  // reduced model doubles the speed (m + h c + h^2 K = m / 2). Between there and 0 the rebound falls as c grows
+  // (where the model diverges it is unbounded).
+  double lo = -K * h - 0.5 * m / h, hi = 0.0;
+  if (rebound(lo) <= target) return lo;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (rebound(mid) > target ? lo : hi) = mid;
+  }
+  return hi;
 }
 
 }  // namespace cl::implicit_penalty

@@ -101,7 +101,9 @@ double restitution_damping_ratio(double e);
 // a rebound. At c = -K h the step is symplectic Euler on K_s, which keeps the energy (factor 1).
 // rebound_speed: the speed at which x leaves 0 after stepping from depth `depth` (m) at approach speed
 // `approach` (m/s), with m the pair's reduced mass (kg) and c (N s/m) constant.
-double rebound_speed(double K, double secant, double c, double m, double h, double depth, double approach);
+// `pull` (m/s^2): the acceleration with which the other forces (gravity, applied forces) drive the contact deeper.
+double rebound_speed(double K, double secant, double c, double m, double h, double depth, double approach,
+                     double pull = 0.0);
 
 // The rebound ratio of that contact arriving at speed 1, the mean over 8 phases of where in a step the
 // contact begins.
@@ -117,8 +119,11 @@ double restitution_damping(double K, double m, double h, double e, double secant
 // at `target` (m/s): for an impact the solver asks e times the approach speed it met at first touch, and asks
 // again every step of the contact from where the contact then is, so where in a step the impact began (which
 // moves the phase-averaged rebound by up to 20 % at sqrt(K / m) h near 1) and the secant changing as points
-// enter are followed. Searched as restitution_damping.
-double impact_damping(double K, double secant, double m, double h, double depth, double approach, double target);
+// enter are followed. Searched from 0 up while backward Euler without damping leaves faster than `target`, else
+// below 0 down to -K h - m / 2h (where a step of the model doubles the speed). NaN when the contact does not come
+// out even undamped (the other forces, `pull`, hold it) or `target` is 0: no rebound is left to shape.
+double impact_damping(double K, double secant, double m, double h, double depth, double approach, double target,
+                      double pull = 0.0);
 
 // The same force with the roles of a and b exchanged: a <-> b, the wrench's and both Jacobians' rows and columns
 // reordered ([F_a, tau_a, F_b, tau_b] -> [F_b, tau_b, F_a, tau_a], likewise the variables); points kept. So the
