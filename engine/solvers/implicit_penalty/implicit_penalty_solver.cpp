@@ -113,8 +113,9 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
        "Newton steps of a mass-weighted projection of the positions back onto the joint constraints after each "
        "step (0: Baumgarte stabilisation alone, as the paper)"}),
       T::bind(&S::baumgarte, {"baumgarte", ParamKind::Real, "", 0, 1.8, 1,
-       "alpha h of the joints' Baumgarte stabilisation Cddot + alpha Cdot + beta C = 0 with critical damping "
-       "beta = alpha^2 / 4 (eq. 56): 1 removes drift fastest (a quarter left per step), above 1.8 it diverges"}),
+       "alpha h of the joints' Baumgarte stabilisation with critical damping beta = alpha^2 / 4 (eq. 56), at the "
+       "velocity level: the step asks W v(t+h) = (1 - alpha h) Cdot - h beta C; 1 removes drift fastest (a quarter "
+       "left per step), above 1.8 it diverges"}),
       T::bind(&S::limit_stiffness, {"limit_stiffness", ParamKind::Real, "N/m", 0, 1e9, 1e5,
        "Joint limits as penalty springs (our addition; the paper has none): past a slider's bound (N/m) or a "
        "hinge's (the same number in N m/rad) a one-sided spring of this stiffness pushes the coordinate back, "

@@ -22,7 +22,8 @@
 //   servos     PD forces along sliders, with gradients                                 (eq. 65)
 //   groups     per contact group (joints join groups): G dS = h Z                      (eq. 15-18)
 //              with joints, [G -h W^T; J 0] [dS; lambda] = [h Z; -h d] through the Schur complement and an
-//              SVD pseudo-inverse, Baumgarte-stabilised constraints                     (eq. 52-64, 66)
+//              SVD pseudo-inverse, Baumgarte-stabilised constraints at the velocity level (eq. 52-64, 66;
+//              without eq. 58's velocity products, see baumgarte_bias)
 //   update     P += dP, L += dL, x += h v, rotation by h V w                             (eq. 2-13)
 //   joints     optionally projected back onto their constraints (our addition, `joint_projection`)
 #pragma once
