@@ -361,11 +361,14 @@ double restitution_damping(double K, double m, double h, double e, double secant
 double impact_damping(double K, double secant, double m, double h, double depth, double approach, double target,
                       double pull) {
   const auto rebound = [&](double c) { return rebound_speed(K, secant, c, m, h, depth, approach, pull); };
-  // Held (the other forces keep it in, or no rebound is left to give): not an impact any more. Backward Euler
-  // without damping is the step that lets it out most readily without taking back any of its own damping.
-  const double undamped = rebound(0.0);
-  if (!(target > 0.0) || undamped <= 0.0) return std::numeric_limits<double>::quiet_NaN();
-  if (undamped > target) return damping_for(0.0, 2.0 * std::sqrt(K * m), target, true, rebound);
+  // Spent: without any damping, in continuous time, the contact would leave at no more than half of `target`
+  // (from its kinetic energy and its spring's, less the work against the other forces on the way out), or it
+  // is held in: the body has come to rest on it (a box that hit on an edge and fell flat). Taking back the
+  // step's own damping then would lift a resting body. (A contact in the middle of an impact whose search
+  // already takes back the step's damping keeps about its target.)
+  const double leaving = approach * approach + secant * K * depth * depth / m - 2.0 * pull * depth;
+  if (!(target > 0.0) || leaving <= 0.25 * target * target) return std::numeric_limits<double>::quiet_NaN();
+  if (rebound(0.0) > target) return damping_for(0.0, 2.0 * std::sqrt(K * m), target, true, rebound);
   // Backward Euler keeps less than asked: take back some of its damping, at most down to where a step of the
   // reduced model doubles the speed (m + h c + h^2 K = m / 2). Between there and 0 the rebound falls as c grows
   // (where the model diverges it is unbounded).

@@ -120,8 +120,9 @@ double restitution_damping(double K, double m, double h, double e, double secant
 // again every step of the contact from where the contact then is, so where in a step the impact began (which
 // moves the phase-averaged rebound by up to 20 % at sqrt(K / m) h near 1) and the secant changing as points
 // enter are followed. Searched from 0 up while backward Euler without damping leaves faster than `target`, else
-// below 0 down to -K h - m / 2h (where a step of the model doubles the speed). NaN when the contact does not come
-// out even undamped (the other forces, `pull`, hold it) or `target` is 0: no rebound is left to shape.
+// below 0 down to -K h - m / 2h (where a step of the model doubles the speed). NaN when `target` is 0, or when
+// the contact, undamped in continuous time, would leave at no more than half of `target` (its kinetic and spring
+// energy less the work against `pull` on the way out): no rebound is left to shape.
 double impact_damping(double K, double secant, double m, double h, double depth, double approach, double target,
                       double pull = 0.0);
 

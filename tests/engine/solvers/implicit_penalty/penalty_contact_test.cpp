@@ -515,6 +515,21 @@ TEST(PenaltyContact, ImpactDampingGivesTheReboundFromWhereTheContactIs) {
   EXPECT_TRUE(std::isnan(impact_damping(K, 1.0, m, h, 0.01, 1.0, 0.5, 1000 * 9.81)));
 }
 
+// Mid-impact at sqrt(K / m) h = 2.3 (a 1 m ball of 524 kg 5 cm into the ground at h = 1/60, already leaving at
+// 0.69 m/s): backward Euler without damping would hold it in (its own damping and gravity), but the contact's
+// energy, undamped in continuous time, would let it out at 3.4 m/s, more than the 3.09 asked: so the damping is
+// found (below zero) and gives the rebound asked. Taking "held by backward Euler" for "spent" had kept the ball
+// in; a contact that could leave at no more than half the target even undamped has spent its rebound.
+TEST(PenaltyContact, ImpactDampingKeepsAReboundWhoseEnergyAllowsIt) {
+  const double K = 5.137e6, m = 523.6, h = 1.0 / 60, g = 9.81;
+  EXPECT_EQ(rebound_speed(K, 0.5, 0.0, m, h, 0.05, -0.69, g), 0.0);
+  const double c = impact_damping(K, 0.5, m, h, 0.05, -0.69, 3.09, g);
+  ASSERT_TRUE(std::isfinite(c));
+  EXPECT_LT(c, 0.0);
+  EXPECT_NEAR(rebound_speed(K, 0.5, c, m, h, 0.05, -0.69, g), 3.09, 1e-3);
+  EXPECT_TRUE(std::isnan(impact_damping(K, 0.5, m, h, 0.05, -0.69, 7.0, g)));
+}
+
 // Issue 33: at h = 1 ms (sqrt(K / m) h = 0.1) backward Euler keeps 0.86 of an elastic rebound, so the damping that
 // gives e = 1 lies below zero; the search reached down to -K h - m / 2h, where the model's step doubles the
 // speed and the contact is driven deeper without end. That run never came out, was read as no rebound, so
