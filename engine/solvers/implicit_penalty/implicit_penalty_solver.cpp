@@ -332,10 +332,12 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
 }
 
 // The total stiffness K of a touching pair of the physical model: it holds a body resting on a fixed one under
-// standard gravity at the mean depth `penetration` (K d_mean = m g0). The mass a contact carries is its upper
-// body's and everything stacked on it (find_loads): a box at the bottom of a tower of twenty is held at
-// `penetration` as a single box is, instead of sinking twenty times deeper; a pair outside any stack carries
-// its reduced mass.
+// standard gravity at the mean depth `penetration` (K d_mean = m g0). The mass a contact carries is the weight
+// passed down through it from the stack above (find_loads), at least the pair's reduced mass: a box at the
+// bottom of a tower of twenty is held at `penetration` as a single box is, instead of sinking twenty times
+// deeper. Before, a pair took the whole mass of its group at and above its stack height, so two bricks side by
+// side at the bottom of a 10-row wall were a spring sized by the whole wall pushing them apart (1e8 to 1e10
+// N/m), and with friction on those faces the wall blew up at step 9.
 // The stiffness is the contact's own while it lasts: a spring whose stiffness rises by dK while it is
 // compressed to the mean depth d gains dK d^2 / 2 from nothing. So K is set at the pair's first touch, and
 // follows the load afterwards only downwards (which releases energy) or while the mean depth is at most
@@ -348,7 +350,8 @@ void ImplicitPenaltySolver::pair_stiffness(const PairKey& pair, const PairNormal
   const double inv_mass = state_[pair.first].mass_inverse() + state_[pair.second].mass_inverse();
   if (inv_mass <= 0.0) return;
   const double m = 1.0 / inv_mass;
-  const double carried = std::max({m, std::min(load_[pair.first], load_[pair.second])});
+  const auto it = carried_.find(pair);
+  const double carried = std::max(m, it != carried_.end() ? it->second : 0.0);
   const double K = carried * kStandardGravity / penetration;
   const double mean_depth = contact.count > 0 ? contact.secant * contact.deepest : 0.0;
   if (touch.stiffness == 0.0 || K < touch.stiffness || mean_depth <= penetration) touch.stiffness = K;
@@ -411,10 +414,10 @@ double ImplicitPenaltySolver::pair_penetration(const StepContext& ctx, const Pai
   return std::clamp(least / (set_.stack_margin * H * layers), kLeastPenetration, p);
 }
 
-// The mass each body carries down through its contacts: the mass of the bodies of its contact group whose stack
-// height (graph distance from a fixed or kinematic body, ContactGraph::height_of_body) is at least its own. A
-// pair's upper body has the smaller of its two bodies' loads. Bodies outside a stack (floating groups, fixed
-// bodies) carry nothing here.
+// The mass of the bodies of each body's contact group whose stack height (graph distance from a fixed or
+// kinematic body, ContactGraph::height_of_body) is at least its own, and its centre (for the stacks' rule,
+// pair_penetration); and the weight each touching pair carries (carried_). Bodies outside a stack (floating
+// groups, fixed bodies) carry nothing here.
 void ImplicitPenaltySolver::find_loads(const StepContext& ctx) {
   const std::vector<int>& height = ctx.graph.height_of_body();
   load_.assign(ctx.bodies.size(), 0.0);
@@ -444,6 +447,57 @@ void ImplicitPenaltySolver::find_loads(const StepContext& ctx) {
   }
   for (size_t i = 0; i < ctx.bodies.size(); ++i)
     if (!ctx.bodies[i].is_dynamic()) load_[i] = std::numeric_limits<double>::infinity();
+
+  // The weight each touching pair carries, passed down the stack from the top: a body's own mass and what rests
+  // on it go to the pairs that hold it from below (with a body of a lower stack height, or a fixed one), shared
+  // by how much each pair's normal points up (against gravity). A pair of bodies of one height (bricks side by
+  // side in a wall) carries none of it: its normal is across the load.
+  carried_.clear();
+  const double g = ctx.gravity.norm();
+  if (g <= 0.0) return;
+  const Vec3 up = -ctx.gravity / g;
+  struct Support {
+    PairKey pair;
+    double weight;
+    int below;  // the holding body, -1 when it has no unknowns
+  };
+  std::vector<std::vector<Support>> supports(ctx.bodies.size());
+  const auto height_of = [&](int i) {
+    return ctx.bodies[size_t(i)].is_dynamic() ? (size_t(i) < height.size() ? height[size_t(i)] : ContactGraph::kUnreached)
+                                               : 0;
+  };
+  for (const auto& [pair, pp] : points_) {
+    const int ha = height_of(pair.first), hb = height_of(pair.second);
+    if (ha == hb || std::max(ha, hb) >= ContactGraph::kUnreached) continue;
+    const PairNormal n = pair_normal(state_[size_t(pair.first)].pose, state_[size_t(pair.second)].pose, pp.a_in_b,
+                                     pp.b_in_a);
+    if (n.count == 0) continue;
+    // The normal pushes b out of a: it holds b up from a by N . up, a up from b by -N . up.
+    const bool b_above = hb > ha;
+    const double weight = (b_above ? 1.0 : -1.0) * n.normal.dot(up);
+    if (weight <= 0.0) continue;
+    const int above = b_above ? pair.second : pair.first, below = b_above ? pair.first : pair.second;
+    supports[size_t(above)].push_back({pair, weight, ctx.bodies[size_t(below)].is_dynamic() ? below : -1});
+  }
+  std::vector<double> resting(ctx.bodies.size(), 0.0);  // kg: the weight resting on each body from above
+  for (const ContactGroup& group : ctx.graph.groups()) {
+    if (group.floating) continue;
+    by_height.clear();
+    for (int b : group.bodies)
+      if (ctx.bodies[size_t(b)].is_dynamic()) by_height.push_back({height_of(b), b});
+    std::sort(by_height.begin(), by_height.end(), std::greater<>());
+    for (const auto& [h, b] : by_height) {
+      double total_weight = 0.0;
+      for (const Support& s : supports[size_t(b)]) total_weight += s.weight;
+      if (total_weight <= 0.0) continue;
+      const double load = ctx.bodies[size_t(b)].mass + resting[size_t(b)];
+      for (const Support& s : supports[size_t(b)]) {
+        const double share = load * s.weight / total_weight;
+        carried_[s.pair] += share;
+        if (s.below >= 0) resting[size_t(s.below)] += share;
+      }
+    }
+  }
 }
 
 // Contact forces of every touching pair: b's points in a's field and a's points in b's field, added into one

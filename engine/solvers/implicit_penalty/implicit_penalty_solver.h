@@ -164,6 +164,7 @@ class ImplicitPenaltySolver final : public Solver {
   std::vector<Vec3> momentum_;  // angular momentum L(t+h) of each dynamic body
   std::vector<double> load_;  // kg: the mass of each body's contact group at or above its stack height
   std::vector<Vec3> load_centre_;  // m: the centre of mass of those bodies
+  std::map<PairKey, double> carried_;  // kg: the weight each touching pair holds up (find_loads)
   std::map<PairKey, PairGains> gains_;  // of the last velocity stage, for the friction rows
   std::vector<Row> friction_rows_;
   std::vector<BodyVelocity> velocities_;
