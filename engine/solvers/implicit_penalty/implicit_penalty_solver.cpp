@@ -556,6 +556,16 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     // A sphere's spin moves none of its surface, so it does not change the depths the damping resists.
     const bool round_a = ctx.bodies[size_t(ia)].shape.type == ShapeType::Sphere;
     const bool round_b = ctx.bodies[size_t(ib)].shape.type == ShapeType::Sphere;
+    // The physical model pushes a round body along its own normal, through its centre or axis, where the other
+    // body's points would push it off it (add_point_forces); two round bodies' normals meet near their line of
+    // centres, and keep the paper's.
+    const auto round_shape = [&](int i) {
+      const ShapeType t = ctx.bodies[size_t(i)].shape.type;
+      return t == ShapeType::Sphere || t == ShapeType::Capsule;
+    };
+    const bool physical = set_.model == ContactModel::Physical;
+    const bool round_field_a = physical && round_shape(ia) && !round_shape(ib);
+    const bool round_field_b = physical && round_shape(ib) && !round_shape(ia);
     // b's points in a's field into f, a's in b's into g (each as its own sum), then g added to f: the two sums
     // are independent, so a pair with many points on both sides has them summed on two of the world's threads.
     const std::vector<PenetratingPoint>& b_in_a = pp.b_in_a;
@@ -565,11 +575,11 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     f.b = g.a = ib;
     auto side = [&](int which) {
       if (which == 0) {
-        add_point_forces(pa, pb, b_in_a, gains.k, k_d, set_.gradients, f);
-        if (gains.depth_damping) add_depth_damping(pa, pb, b_in_a, gains.k_d, f, round_a, round_b);
+        add_point_forces(pa, pb, b_in_a, gains.k, k_d, set_.gradients, f, round_field_a);
+        if (gains.depth_damping) add_depth_damping(pa, pb, b_in_a, gains.k_d, f, round_a, round_b, contact.normal);
       } else if (!a_in_b.empty()) {
-        add_point_forces(pb, pa, a_in_b, gains.k, k_d, set_.gradients, g);
-        if (gains.depth_damping) add_depth_damping(pb, pa, a_in_b, gains.k_d, g, round_b, round_a);
+        add_point_forces(pb, pa, a_in_b, gains.k, k_d, set_.gradients, g, round_field_b);
+        if (gains.depth_damping) add_depth_damping(pb, pa, a_in_b, gains.k_d, g, round_b, round_a, -contact.normal);
       }
     };
     if (ctx.pool && ctx.pool->threads() > 1 && std::min(a_in_b.size(), b_in_a.size()) >= kLeastSplitSidePoints) {

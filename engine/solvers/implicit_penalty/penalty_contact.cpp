@@ -50,9 +50,9 @@ void add_column(Mat12& D, int c, const Mat3& N, const Mat3& SaN, const Mat3& SN)
 }  // namespace
 
 void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
-                      double k, double k_d, GradientMode mode, PairForce& sum) {
+                      double k, double k_d, GradientMode mode, PairForce& sum, bool along_field_gradient) {
   if (penetrating.empty()) return;
-  const bool exact = mode == GradientMode::Exact;
+  const bool exact = mode == GradientMode::Exact && !along_field_gradient;
   const bool damped = k_d != 0.0;
   const Vec3 c = points.x - field.x;
   // Relative velocity of A's and B's material points at P = x_B + s (eq. 41):
@@ -65,7 +65,14 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
   for (const PenetratingPoint& p : penetrating) {
     // Handle and contact point (eq. 21): s = R_B r_B, P = x_B + s, s_a = R_A r_A = P - x_A = s + c.
     const Vec3 s = points.R * p.r_b;
-    const Vec3 n = points.R * p.n_b;  // B's outward normal (the paper's N^ is the inward one: F_A = k d N^)
+    // B's outward normal (the paper's N^ is the inward one: F_A = k d N^); or A's inward one, the opposite of its
+    // unit distance gradient.
+    Vec3 n = points.R * p.n_b;
+    if (along_field_gradient) {
+      const Vec3 g = field.R * p.g_a;
+      const double len = g.norm();
+      if (len > 1e-12) n = -g / len;
+    }
     // World gradient of A's distance (eq. 23); the approximation takes the unit normal direction instead.
     const Vec3 G = exact ? Vec3(field.R * p.g_a) : Vec3(-n);
     // Force on B: penalty (eq. 19) and damping (eq. 41); A gets the opposite (eq. 20, 42).
@@ -194,8 +201,9 @@ PairForce swapped(const PairForce& f) {
 }
 
 void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
-                       double k_d, PairForce& sum, bool field_round, bool points_round) {
+                       double k_d, PairForce& sum, bool field_round, bool points_round, const Vec3& push) {
   if (penetrating.empty() || k_d == 0.0) return;
+  if (points_round && !(push.squaredNorm() > 0.0)) return;
   const Vec3 c = points.x - field.x;
   // The rotation that moves the shapes: a round body's spin about its centre moves none of its surface.
   const Vec3 w_field = field_round ? Vec3::Zero() : field.w, w_points = points_round ? Vec3::Zero() : points.w;
@@ -218,8 +226,9 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
     Vec3 G = field.R * p.g_a;
     const double len = G.norm();
     if (len < 1e-12) continue;
-    G /= len;
-    const Vec3 s = points.R * p.r_b;
+    // A round points body is damped along the pair's normal through its centre.
+    G = points_round ? push : Vec3(G / len);
+    const Vec3 s = points_round ? Vec3::Zero() : Vec3(points.R * p.r_b);
     const Vec3 sa = s + c;
     const Vec3 u = u0 + omega.cross(s);
     const Vec3 F = (k_d * G.dot(u)) * G;

@@ -366,9 +366,10 @@ TEST(PenaltyContact, DepthDampingLetsARoundBodyRoll) {
     points[size_t(i)].d = ball.x.y() + 0.5 * n.y();
     points[size_t(i)].g_a = Vec3(0, 1, 0);
   }
+  const Vec3 up(0, 1, 0);  // the pair's normal: the plane pushes the ball up
   PairForce material, round;
   add_depth_damping(plane, ball, points, kDamping, material);
-  add_depth_damping(plane, ball, points, kDamping, round, false, true);
+  add_depth_damping(plane, ball, points, kDamping, round, false, true, up);
   EXPECT_GT(std::abs(material.wrench[11]), 1e-3 * kDamping);  // torque about z on the ball
   EXPECT_LT(round.wrench.norm(), 1e-12);
   EXPECT_TRUE((round.d_vel.block<12, 3>(0, 9).isZero(0.0)));
@@ -377,8 +378,48 @@ TEST(PenaltyContact, DepthDampingLetsARoundBodyRoll) {
   ball.v = Vec3(0, -1, 0);
   ball.w = Vec3::Zero();
   PairForce sinking;
-  add_depth_damping(plane, ball, points, kDamping, sinking, false, true);
+  add_depth_damping(plane, ball, points, kDamping, sinking, false, true, up);
   EXPECT_NEAR(sinking.wrench[7], 2.0 * kDamping, 1e-12);
+  // By a box's edge the field's gradients turn sideways at the ball's points, off its centre; the damping still
+  // pushes the ball through its centre, along the pair's normal, and so never turns it.
+  for (PenetratingPoint& p : points) p.g_a = Vec3(0.3, 1, 0.6).normalized();
+  const Vec3 normal = Vec3(0.2, 1, 0.5).normalized();
+  ball.v = Vec3(0.4, -1, -0.7);
+  PairForce by_edge;
+  add_depth_damping(plane, ball, points, kDamping, by_edge, false, true, normal);
+  EXPECT_LT(by_edge.wrench.segment<3>(9).norm(), 1e-12);
+  EXPECT_NEAR(by_edge.wrench.segment<3>(6).cross(normal).norm(), 0.0, 1e-9 * kDamping);
+  EXPECT_GT(by_edge.wrench.segment<3>(6).norm(), kDamping);
+}
+
+// A box's top-face points inside a ball by the box's edge: along the box's normal (eq. 19) their forces pass off
+// the ball's centre and turn it; along the ball's own inward normal (along_field_gradient) they pass through it.
+TEST(PenaltyContact, AlongTheFieldGradientARoundFieldIsNotTurned) {
+  BodyPose ball, box;
+  ball.x = Vec3(0, 0.45, 0.35);
+  box.x = Vec3(0, -0.5, 0);
+  std::vector<PenetratingPoint> points;
+  for (double z : {0.38, 0.42, 0.46}) {
+    PenetratingPoint p;
+    p.r_b = Vec3(0, 0.5, z);  // on the box's top face, box frame
+    p.n_b = Vec3(0, 1, 0);
+    const Vec3 from_centre = box.x + p.r_b - ball.x;
+    p.d = from_centre.norm() - 0.5;  // the ball's signed distance (radius 0.5)
+    p.g_a = from_centre.normalized();
+    ASSERT_LT(p.d, 0.0);
+    points.push_back(p);
+  }
+  PairForce paper, along;
+  paper.a = along.a = 0;
+  paper.b = along.b = 1;
+  add_point_forces(ball, box, points, 1e5, 0.0, GradientMode::Exact, paper);
+  add_point_forces(ball, box, points, 1e5, 0.0, GradientMode::Exact, along, true);
+  EXPECT_GT(paper.wrench.segment<3>(3).norm(), 1.0);    // torque on the ball
+  EXPECT_LT(along.wrench.segment<3>(3).norm(), 1e-10);
+  // Each force is k d times the ball's inward normal on the box: the box is pushed out of the ball.
+  Vec3 expected = Vec3::Zero();
+  for (const PenetratingPoint& p : points) expected += 1e5 * -p.d * p.g_a;
+  EXPECT_LT((along.wrench.segment<3>(6) - expected).norm(), 1e-9 * expected.norm());
 }
 
 // add_depth_damping sums only the blocks of V = -k_d sum r r^T that are not negations of others when the sum
@@ -402,14 +443,15 @@ TEST(PenaltyContact, DepthDampingGradientIsThePointsOuterProductsBitForBit) {
         PairForce f;
         if (!start_zero) f.d_vel = Mat12::Constant(0.25);
         Mat12 expected = f.d_vel;
-        add_depth_damping(a, b, points, kDamping, f, field_round, points_round);
+        const Vec3 push = Vec3(0.3, -0.5, 0.8).normalized();  // a round points body's pair normal
+        add_depth_damping(a, b, points, kDamping, f, field_round, points_round, push);
         const Vec3 c = b.x - a.x;
         for (const PenetratingPoint& p : points) {
           Vec3 G = a.R * p.g_a;
           const double len = G.norm();
           if (len < 1e-12) continue;
-          G /= len;
-          const Vec3 s = b.R * p.r_b;
+          G = points_round ? push : Vec3(G / len);
+          const Vec3 s = points_round ? Vec3::Zero() : Vec3(b.R * p.r_b);
           Vec12 r;
           r << G, field_round ? Vec3::Zero() : Vec3((s + c).cross(G)), -G,
               points_round ? Vec3::Zero() : Vec3(-s.cross(G));
