@@ -52,7 +52,7 @@ void add_column(Mat12& D, int c, const Mat3& N, const Mat3& SaN, const Mat3& SN)
 void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
                       double k, double k_d, GradientMode mode, PairForce& sum, bool along_field_gradient) {
   if (penetrating.empty()) return;
-  const bool exact = mode == GradientMode::Exact && !along_field_gradient;
+  const bool exact = mode == GradientMode::Exact;
   const bool damped = k_d != 0.0;
   const Vec3 c = points.x - field.x;
   // Relative velocity of A's and B's material points at P = x_B + s (eq. 41):
@@ -120,9 +120,13 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
 
   if (exact) {
     // The rotating normal (eq. 24, 34): k d dn/dtheta_B = -k d [n]x, summed: N3 = -[sum k d n]x, and
-    // sum [s]x (-k d [n]x) = -(Pfs - tr(Pfs) I).
-    Mat3 N3 = -skew(M.fp);
-    Mat3 SN3 = -skew_products(M.Pfs);
+    // sum [s]x (-k d [n]x) = -(Pfs - tr(Pfs) I). Along the field's gradient the direction is A's face normal,
+    // which turns with A instead (a plane's or box face's normal is fixed in A's frame): the same sums, in the
+    // column of theta_A.
+    const Mat3 turning = -skew(M.fp), turning_moment = -skew_products(M.Pfs);
+    if (along_field_gradient) add_column(D, 3, turning, turning_moment + C * turning, turning_moment);
+    Mat3 N3 = along_field_gradient ? Mat3::Zero() : turning;
+    Mat3 SN3 = along_field_gradient ? Mat3::Zero() : turning_moment;
     if (damped) {
       // Damping through the moving lever arms and the turning angular velocities (eq. 45-48):
       //   du/dx_A = -[w_A]x,  du/dtheta_A = -[s_a]x W_A,  du/dx_B = [w_A]x,

@@ -44,13 +44,13 @@ void add_point_force(const BodyPose& field, const BodyPose& points, const Penetr
 // gradient blocks are built once from sums over the points (they are products of per-point vectors with
 // per-pair matrices), so a point costs a few 3 x 3 outer products (about 20 ns, against about 480 ns for a
 // call of add_point_force, which assembles the 12 x 12 blocks every time). Use this for a pair's points.
-// With `along_field_gradient` (our change, for a round field body: a sphere or capsule), each force acts along
-// A's inward normal, -G / |G|, instead of B's: through A's centre (or axis), as the contact force on a round
-// body does. B's normals, as eq. 19 has them, put B's points' forces off A's centre wherever B's surface is not
-// parallel to A's (a box's edge in a ball): a 0.4 m ball dropped on a box's edge at 7 m/s was spun to 24 rad/s
-// in two steps, 4.9 kJ from nothing. A round body's medial axis is its centre (or axis), deep inside, so the
-// direction is continuous wherever the paper's argument for B's normal (sec. 6) applies. The gradients are then
-// the approximate ones (the direction turns with A's curvature, which they leave out), whatever `mode`.
+// With `along_field_gradient` (our change; which points take it: the solver's field_direction), each force acts
+// along A's inward normal, -G / |G|, instead of B's: normal to A's surface, and for a round A through its centre
+// (or axis), as a contact force on A does. B's normals, as eq. 19 has them, tilt the force wherever B's surface
+// is not parallel to A's: a ball on a box's edge was pushed off its centre and spun (a 0.4 m ball dropped at
+// 7 m/s: 24 rad/s in two steps, 4.9 kJ from nothing), a box tilted on a floor was pushed along it. The exact
+// gradients then turn the direction with A (a plane's or a box face's normal is fixed in A's frame) instead of
+// with B; a round A's normal also turns with its curvature, which they leave out (use the approximate ones).
 void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
                       double k, double k_d, GradientMode mode, PairForce& sum, bool along_field_gradient = false);
 
