@@ -95,8 +95,8 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
       T::bind(&S::gradients, {"gradients", ParamKind::Choice, "", 0, 1, 0,
        "exact: the paper's contact gradients with rotating normals (eq. 22-51); approximate: the symmetric "
        "gradients of Barbic and James that the paper's Fig. 12 compares against (physical model: points pushed "
-       "along a plane's or a round body's normal, or a ball's through its centre, take the approximate ones "
-       "under either)",
+       "along a plane's or a round body's normal, a ball pushed through its centre and the points of a pair with "
+       "a mesh take the approximate ones under either)",
        {"exact", "approximate"}}),
       T::bind(&S::integrator, {"integrator", ParamKind::Choice, "", 0, 1, 0,
        "implicit: semi-implicit backward Euler on the 6n x 6n system (eq. 15-18); explicit: symplectic Euler on "
