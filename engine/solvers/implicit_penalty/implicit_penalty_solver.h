@@ -85,6 +85,10 @@ class ImplicitPenaltySolver final : public Solver {
   // collide(), its shell queries on `pool`'s threads when given.
   void collide_pair(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out, TaskPool* pool);
   enum class ContactModel { Physical, PerPoint };
+  static constexpr double kStandardGravity = 9.81;  // m/s^2: g0 of the physical model's stiffness
+  // m: the least mean depth of the physical model, the parameter `penetration`'s lower bound and the floor of the
+  // stacks' rule (pair_penetration).
+  static constexpr double kLeastPenetration = 1e-5;
   struct Settings {
     ContactModel model;
     double penetration, penetration_ratio, skin, stack_margin;
@@ -128,6 +132,7 @@ class ImplicitPenaltySolver final : public Solver {
   };
   PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt, double resting_speed,
                        const implicit_penalty::PairNormal& contact, double approach, const Touch& touch) const;
+  // The pair's stiffness (pair_stiffness.cpp).
   // Sets touch.stiffness, the pair's total stiffness K of the physical model, for the mean depth `penetration`.
   void pair_stiffness(const PairKey& pair, const implicit_penalty::PairNormal& contact, double penetration,
                       Touch& touch) const;

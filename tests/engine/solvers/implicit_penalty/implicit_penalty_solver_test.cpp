@@ -462,8 +462,7 @@ TEST(ImplicitPenaltySolver, AHeavyBodyLandingOnALightBallIsHeldByItsContactWithT
       const double ball_mass = w.bodies[size_t(ball)].mass;
       const double box_density = 40.0 * ball_mass / std::pow(2.0 * r, 3);
       const double drop = 2.0 * r;
-      const int box = test::add_body(w, test::box(Vec3(r, r, r)), Vec3(0, 3.0 * r + drop, 0), box_density,
-                                     Quat::Identity(), mat);
+      test::add_body(w, test::box(Vec3(r, r, r)), Vec3(0, 3.0 * r + drop, 0), box_density, Quat::Identity(), mat);
       const double v = std::sqrt(2.0 * 9.81 * drop);
       const double p = std::min(1e-3, 0.005 * 2.0 * r);
       const double allowed = p + std::sqrt(p * p + v * v * p / 9.81) + v * h;
