@@ -9,6 +9,7 @@
 #include <Eigen/SVD>
 #include <string>
 
+#include "solvers/implicit_penalty/patch_friction.h"
 #include "solvers/implicit_penalty/penalty_joints.h"
 #include "telemetry/telemetry.h"
 #include <cmath>
@@ -18,8 +19,6 @@ namespace cl {
 using namespace implicit_penalty;
 
 namespace {
-
-constexpr double kStandardGravity = 9.81;  // m/s^2: g0 of the physical model's stiffness
 
 // The method's own stages (Solver::sub_stages), in step order.
 enum Stage { kShellQueries, kForces, kAssembly, kLinearSolve, kFrictionPgs, kJointProjection };
@@ -35,9 +34,6 @@ constexpr SubStage kStages[] = {
 // Points on each side of a pair from which its two sides' forces are summed on two threads.
 constexpr size_t kLeastSplitSidePoints = 1024;
 
-// m: the least mean depth of the physical model, the parameter `penetration`'s lower bound and the floor of the
-// stacks' rule (pair_penetration).
-constexpr double kLeastPenetration = 1e-5;
 
 }  // namespace
 
@@ -58,16 +54,20 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
   using T = ParamTable<S>;
   static const T table({
       T::bind(&S::model, {"contact_model", ParamKind::Choice, "", 0, 1, 0,
-       "physical: each touching pair has stiffness K = m_eff g0 / penetration (m_eff the pair's reduced mass, "
-       "g0 = 9.81 m/s^2) and the damping that gives its material's restitution e (the damping with which the "
-       "contact as backward Euler steps it, force K times the mean depth, leaves at e times its speed at first "
-       "touch; README, How implicit-penalty steps), both shared among its penetrating points, damping on the "
-       "depth rate only (a sphere's spin left out), Coulomb friction rows after the implicit step; "
-       "per_point: the paper's stiffness, damping and friction_stiffness per point",
+       "physical: each touching pair has stiffness K = m g0 / penetration (m the weight it carries, at least the "
+       "pair's reduced mass, g0 = 9.81 m/s^2) and the damping that gives its material's restitution e (the "
+       "damping with which the contact as backward Euler steps it, force K times the mean depth, leaves at e "
+       "times its speed at first touch), both shared among its penetrating points, damping on the depth rate only "
+       "(a sphere's spin left out), one Coulomb friction patch per pair after the implicit step; per_point: the "
+       "paper's stiffness, damping and friction_stiffness per point",
        {"physical", "per_point"}}),
       T::bind(&S::penetration, {"penetration", ParamKind::Real, "m", kLeastPenetration, 0.1, 1e-3,
        "physical model: the mean depth at which a body resting on a fixed one under standard gravity is held "
-       "(sets K = m_eff g0 / penetration)"}),
+       "(sets K = m g0 / penetration; at most penetration_ratio of the smaller body)"}),
+      T::bind(&S::penetration_ratio, {"penetration_ratio", ParamKind::Real, "", 1e-4, 0.1, 0.005,
+       "physical model: the resting depth is at most this fraction of the smaller body's least extent (a box's "
+       "shortest edge, a ball's diameter), so that a small body sinks and tilts under friction no more, for its "
+       "size, than a large one"}),
       T::bind(&S::skin, {"skin", ParamKind::Real, "m", 0, 0.01, 2e-4,
        "physical model: the springs act from this gap on, as if each body's distance field were grown by it: a "
        "pair placed exactly touching (its nearest shell points a fraction of a millimetre apart) carries its "
@@ -89,7 +89,9 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
        "tangential (eq. 41-42)"}),
       T::bind(&S::gradients, {"gradients", ParamKind::Choice, "", 0, 1, 0,
        "exact: the paper's contact gradients with rotating normals (eq. 22-51); approximate: the symmetric "
-       "gradients of Barbic and James that the paper's Fig. 12 compares against",
+       "gradients of Barbic and James that the paper's Fig. 12 compares against (physical model: points pushed "
+       "along a plane's or a round body's normal, a ball pushed through its centre and the points of a pair with "
+       "a mesh take the approximate ones under either)",
        {"exact", "approximate"}}),
       T::bind(&S::integrator, {"integrator", ParamKind::Choice, "", 0, 1, 0,
        "implicit: semi-implicit backward Euler on the 6n x 6n system (eq. 15-18); explicit: symplectic Euler on "
@@ -109,12 +111,16 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
        "Spacing of the point shells of spheres, boxes and capsules (a mesh is resampled evenly at its distance "
        "grid's cell size, set by its `resolution`); physical model: spheres and capsules of radius R at most "
        "sqrt(R penetration), so about 12 points hold a resting ball"}),
+      T::bind(&S::box_points, {"box_points", ParamKind::Integer, "", 3, 64, 8,
+       "physical model: a box's point shell has at most this many points along its longest edge (its spacing "
+       "widened beyond point_spacing to fit) and at least 3 along its shortest (narrowed to fit)"}),
       T::bind(&S::projection, {"joint_projection", ParamKind::Integer, "", 0, 10, 2,
        "Newton steps of a mass-weighted projection of the positions back onto the joint constraints after each "
        "step (0: Baumgarte stabilisation alone, as the paper)"}),
       T::bind(&S::baumgarte, {"baumgarte", ParamKind::Real, "", 0, 1.8, 1,
-       "alpha h of the joints' Baumgarte stabilisation Cddot + alpha Cdot + beta C = 0 with critical damping "
-       "beta = alpha^2 / 4 (eq. 56): 1 removes drift fastest (a quarter left per step), above 1.8 it diverges"}),
+       "alpha h of the joints' Baumgarte stabilisation with critical damping beta = alpha^2 / 4 (eq. 56), at the "
+       "velocity level: the step asks W v(t+h) = (1 - alpha h) Cdot - h beta C; 1 removes drift fastest (a quarter "
+       "left per step), above 1.8 it diverges"}),
       T::bind(&S::limit_stiffness, {"limit_stiffness", ParamKind::Real, "N/m", 0, 1e9, 1e5,
        "Joint limits as penalty springs (our addition; the paper has none): past a slider's bound (N/m) or a "
        "hinge's (the same number in N m/rad) a one-sided spring of this stiffness pushes the coordinate back, "
@@ -158,15 +164,9 @@ void ImplicitPenaltySolver::reset() {
   touches_.clear();
 }
 
-// The physical model holds a ball of radius R at a deepest depth of 2 `penetration` (K times the mean depth of
-// its cap, half the deepest), where its contact patch has radius a = sqrt(2 R 2 penetration); a shell spacing of
-// sqrt(R penetration) puts pi a^2 / spacing^2 = 4 pi, about 12, points in it. Coarser, a ball rests on 2 to 5
-// points that enter and leave as it rolls, each jump of the pair's point count moving the force (a rolling
-// ball then gains or loses speed), and two balls meet on shells not symmetric about their line of centres.
-double ImplicitPenaltySolver::shell_spacing(const Shape& shape) const {
-  return set_.model == ContactModel::Physical ? round_shell_spacing(shape, set_.point_spacing, set_.penetration)
-                                              : set_.point_spacing;
-}
+namespace {
+bool round_body(const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; }
+}  // namespace
 
 // Narrow phase of this method: each body's points inside the other's signed distance (sec. 4.1, 6). The points
 // are kept for the solve; the world gets one contact per point for the graph, the groups and the viewer,
@@ -195,7 +195,11 @@ void ImplicitPenaltySolver::collide_pair(const std::vector<Body>& bodies, int ia
   // the pairs within its contact margin. Pairs with a mesh keep their points inside only: with the skin,
   // scenes/volume_pile.json blew up at step 453 (README, How implicit-penalty steps).
   const bool meshes = a.shape.type == ShapeType::Mesh || b.shape.type == ShapeType::Mesh;
-  const double skin = set_.model == ContactModel::Physical && !meshes ? std::min(set_.skin, margin) : 0.0;
+  // Collided with the larger of `skin` and `penetration`: a pair that comes to rest on its first touch keeps
+  // up to its penetration of it (contact_forces).
+  const double skin = set_.model == ContactModel::Physical && !meshes && set_.skin > 0.0
+                          ? std::min(std::max(set_.skin, set_.penetration), margin)
+                          : 0.0;
   pp.skin = skin;
   // The pair's caches: found under the lock (std::map keeps an entry in place), then used by this thread alone (a
   // pair is collided once per narrow phase).
@@ -205,9 +209,16 @@ void ImplicitPenaltySolver::collide_pair(const std::vector<Body>& bodies, int ia
     caches = &shell_caches_[{ia, ib}];
     caches->used = true;
   }
-  if (auto shell = penalty_shell(a.shape, shell_spacing(a.shape)))
+  // Between a round body and a box (physical model), the round body's points alone: its shell is the finer (a
+  // ball's at most sqrt(R penetration), a box's fitted to at most box_points along its longest edge) and the box's
+  // distance is exact, while the box's coarse points enter the ball already deep by its curvature, the force
+  // jumping as each does (a 0.4 m ball dropped on a 1 m box's edge gained 445 J of its 9.9 kJ at 8 points per edge).
+  const bool one_sided = set_.model == ContactModel::Physical &&
+                         ((round_body(a.shape) && b.shape.type == ShapeType::Box) ||
+                          (round_body(b.shape) && a.shape.type == ShapeType::Box));
+  if (auto shell = penalty_shell(a.shape, shell_spacing(a.shape)); shell && !(one_sided && a.shape.type == ShapeType::Box))
     find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b, skin, &caches->a_in_b, pool);
-  if (auto shell = penalty_shell(b.shape, shell_spacing(b.shape)))
+  if (auto shell = penalty_shell(b.shape, shell_spacing(b.shape)); shell && !(one_sided && b.shape.type == ShapeType::Box))
     find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a, skin, &caches->b_in_a, pool);
   auto emit = [&](const PenetratingPoint& p, const Body& owner, const Mat3& r, bool b_points) {
     Contact c;
@@ -265,7 +276,7 @@ void ImplicitPenaltySolver::solve_velocities(StepContext& ctx) {
 }
 
 ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey& pair, int count, double restitution,
-                                                                   double dt, const PairNormal& contact,
+                                                                   double dt, double resting_speed, const PairNormal& contact,
                                                                    double approach, const Touch& touch) const {
   PairGains g;
   if (set_.model == ContactModel::PerPoint) {
@@ -292,10 +303,34 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
   // speed v_in (the pair's approach speed at first touch) the damping is the one that leaves at e v_in from
   // where the contact is now, asked again every step; contacts that began slower than one step of gravity
   // (resting ones) take the mean over the phases of an impact.
-  const double c = restitution > 0.0 && impact > g0 * dt && contact.count > 0
-                       ? impact_damping(K, contact.secant, m, dt, contact.deepest, approach, restitution * impact)
-                       : restitution_damping(K, m, dt, restitution, contact.secant);
-  g.k_d = c / n;
+  // The impact is that of the bodies' points at the pair's centre along its normal: their effective mass there
+  // (the reduced mass for a central impact, less where the bodies turn about the point).
+  double c = std::numeric_limits<double>::quiet_NaN();
+  if (impact > resting_speed && restitution * impact > resting_speed && contact.count > 0) {
+    double inv_effective = 0.0;
+    for (int i : {pair.first, pair.second}) {
+      const IntegratorBody& body = state_[size_t(i)];
+      const Vec3 arm = (contact.point - body.pose.x).cross(contact.normal);
+      inv_effective += body.mass_inverse() + arm.dot(body.pose.inv_inertia * arm);
+    }
+    // The other forces' part of the approach (gravity on a body falling onto a fixed one): the normal pushes b out
+    // of a, so they drive the contact deeper at N . (a_a - a_b).
+    const IntegratorBody& sa = state_[size_t(pair.first)];
+    const IntegratorBody& sb = state_[size_t(pair.second)];
+    const double pull = contact.normal.dot(sa.force * sa.mass_inverse() - sb.force * sb.mass_inverse());
+    c = impact_damping(K, contact.secant, 1.0 / inv_effective, dt, contact.deepest, approach, restitution * impact,
+                       pull);
+  }
+  // A resting contact (or an impact whose rebound is spent, or too slow to lift against gravity) has no rebound
+  // to keep: its damping never falls below zero.
+  if (std::isnan(c)) c = std::max(0.0, restitution_damping(K, m, dt, restitution, contact.secant));
+  // Damping below zero is the part of backward Euler's own damping taken back: the step with damping c < 0 on
+  // the pair's approach coordinate is the step with no damping and the penalty gradient scaled by 1 + c / (K h)
+  // (both give (m + h c + h^2 K) v' = m v - h K_s x in the reduced model), which is what the solver steps: a
+  // negative damping along the distance gradients would outweigh a gradient that is smaller along them (a
+  // ball's cap: its points push along their own normals) and amplify the step.
+  g.implicitness = c < 0.0 ? 1.0 + c / (K * dt) : 1.0;
+  g.k_d = std::max(c, 0.0) / n;
   g.depth_damping = true;
   // Anchors are explicit (as the paper's): a spring of angular frequency omega with critical damping, omega
   // the contact's own sqrt(g0 / penetration) but at most 0.5 / h so that the explicit spring stays stable
@@ -306,120 +341,68 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
   return g;
 }
 
-// The total stiffness K of a touching pair of the physical model: it holds a body resting on a fixed one under
-// standard gravity at the mean depth `penetration` (K d_mean = m g0). The mass a contact carries is its upper
-// body's and everything stacked on it (find_loads): a box at the bottom of a tower of twenty is held at
-// `penetration` as a single box is, instead of sinking twenty times deeper; a pair outside any stack carries
-// its reduced mass.
-// The stiffness is the contact's own while it lasts: a spring whose stiffness rises by dK while it is
-// compressed to the mean depth d gains dK d^2 / 2 from nothing. So K is set at the pair's first touch, and
-// follows the load afterwards only downwards (which releases energy) or while the mean depth is at most
-// `penetration` (a rise then adds at most what the added weight does over one `penetration`). A body landing
-// on a stack whose lower contacts are deep from their own impacts (meshes through each other by centimetres)
-// then loads them as springs of fixed stiffness; re-setting K from the new load there pumped a stack of tori
-// (scenes/torus_stack.json) to megajoules.
-void ImplicitPenaltySolver::pair_stiffness(const PairKey& pair, const PairNormal& contact, double penetration,
-                                          Touch& touch) const {
-  const double inv_mass = state_[pair.first].mass_inverse() + state_[pair.second].mass_inverse();
-  if (inv_mass <= 0.0) return;
-  const double m = 1.0 / inv_mass;
-  const double carried = std::max({m, std::min(load_[pair.first], load_[pair.second])});
-  const double K = carried * kStandardGravity / penetration;
-  const double mean_depth = contact.count > 0 ? contact.secant * contact.deepest : 0.0;
-  if (touch.stiffness == 0.0 || K < touch.stiffness || mean_depth <= penetration) touch.stiffness = K;
+namespace {
+
+// Which of the points of a body of shape `points` inside a body of shape `field` the physical model pushes along
+// the field's gradient, the field body's own normal there, instead of their own normal (eq. 19; our change, see
+// add_point_forces). The paper takes the point's normal so that the force stays continuous where a deep point
+// crosses the field's medial axis (sec. 6). A plane has none, and a sphere's or capsule's is its centre or axis,
+// deep inside: their points all take the field's direction (unless the points' body is round too: two round
+// bodies' normals meet near their line of centres and keep the paper's). A box's medial planes reach its edges:
+// there a point takes the field's direction while it is within 45 degrees of its own inward normal, that is
+// while it is on the face's side of the medial plane, and its own beyond, so that the direction does not turn
+// by 90 degrees where the gradient turns from one face to the next. A mesh's field keeps the paper's.
+// Along its own normal, a box tilted by the pitch of a push over a floor (1.8 degrees) was pushed forward by 3 N
+// of its 98 N weight, and slid a third too fast; a ball on a box's edge was pushed off its centre and spun.
+// A round points body on a plane or a box (Centre) is pushed along the field's direction through its centre (or
+// axis), as a ball's contact force is: each point's force acts at the ball's surface point facing the field,
+// centre - R G (see through_centre). Along its own normals (which pass through the centre too) the forces of the
+// cap's sampled points do not sum to the face's normal: a 1.4 kg ball under a 56 kg box landing at 2.3 m/s
+// (scenes/pile.json's light ball under a heavy box) was shot out sideways at 8 m/s within one step, and with
+// friction the pair gained 2.4 kJ. At its own points along the field's direction the sampling's asymmetry spun it.
+enum class FieldDirection { None, All, Agreeing, Centre };
+
+FieldDirection field_direction(const Shape& field, const Shape& points) {
+  const auto round = [](const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; };
+  if (round(points))
+    return field.type == ShapeType::Box ? FieldDirection::Centre : FieldDirection::None;
+  if (field.type == ShapeType::Plane || round(field)) return FieldDirection::All;
+  if (field.type == ShapeType::Box) return FieldDirection::Agreeing;
+  return FieldDirection::None;
 }
 
-// A stack of compliant contacts is a column of elastic joints under its own weight, which buckles (Greenhill's
-// heavy column) unless the joints are stiff enough against tilting: with the parameter penetration at 1 mm a
-// column of twenty 10 cm boxes has an unstable mode (growing at 8 per second at h = 1/60 s, 4.4 per second in a
-// linear analysis of the continuous model) that bends it into an S and topples it. A contact j whose patch has the second moment J_j (about its centre, the least over the
-// tangent directions) and stiffness K_j = W_j / p_j (W_j its load) resists a tilt with K_j J_j per radian,
-// while its load, whose centre lies H_j above it, topples with W_j H_j per radian. Writing each body's tilt as
-// the sum of the joints' relative tilts below it, Cauchy-Schwarz bounds the weight's energy by the joints' when
-// the sum over the joints of a column of W_j H_j / (K_j J_j) = H_j p_j / J_j is below 1; with
-// p_j = J_j / (c H_j n) for a stack of n layers the sum is at most 1 / c. Round bodies (spheres, capsules)
-// roll instead of tilting on their contacts and keep `penetration`, as do pairs outside any stack and pairs with
-// a mesh (with this rule on them scenes/volume_pile.json blew up at step 36 and scenes/torus_stack.json reached
-// 1.57 MJ; that pile is fragile under this method anyway: at penetration 1.01 mm it blows up at step 183).
-double ImplicitPenaltySolver::pair_penetration(const StepContext& ctx, const PairKey& pair,
-                                              const PairPoints& points) const {
-  const double p = set_.penetration;
-  if (set_.stack_margin <= 0.0) return p;
-  auto round = [&](int i) {
-    const ShapeType t = ctx.bodies[size_t(i)].shape.type;
-    return t == ShapeType::Sphere || t == ShapeType::Capsule;
-  };
-  if (round(pair.first) || round(pair.second)) return p;
-  auto mesh = [&](int i) { return ctx.bodies[size_t(i)].shape.type == ShapeType::Mesh; };
-  if (mesh(pair.first) || mesh(pair.second)) return p;
-  const int upper = load_[size_t(pair.first)] <= load_[size_t(pair.second)] ? pair.first : pair.second;
-  const std::vector<int>& group_of = ctx.graph.group_of_body();
-  if (!(load_[size_t(upper)] > 0.0) || !std::isfinite(load_[size_t(upper)]) || size_t(upper) >= group_of.size() ||
-      group_of[size_t(upper)] < 0)
-    return p;
-  const int layers = ctx.graph.groups()[size_t(group_of[size_t(upper)])].layer_count;
-  const PairNormal contact =
-      pair_normal(state_[size_t(pair.first)].pose, state_[size_t(pair.second)].pose, points.a_in_b, points.b_in_a);
-  if (layers <= 0 || contact.count == 0) return p;
-  // The patch: the pair's points (both sides), about their centre, in the tangent plane.
-  Vec3 centre = Vec3::Zero();
-  int n = 0;
-  auto each_point = [&](auto&& f) {
-    for (const PenetratingPoint& q : points.a_in_b) f(state_[size_t(pair.first)].pose, q);
-    for (const PenetratingPoint& q : points.b_in_a) f(state_[size_t(pair.second)].pose, q);
-  };
-  each_point([&](const BodyPose& owner, const PenetratingPoint& q) {
-    centre += owner.x + owner.R * q.r_b;
-    ++n;
-  });
-  centre /= double(n);
-  Mat3 second = Mat3::Zero();
-  each_point([&](const BodyPose& owner, const PenetratingPoint& q) {
-    const Vec3 r = owner.x + owner.R * q.r_b - centre;
-    second += r * r.transpose();
-  });
-  const Mat3 tangent = Mat3::Identity() - contact.normal * contact.normal.transpose();
-  const Mat3 J = tangent * (second / double(n)) * tangent;
-  const double least = Eigen::SelfAdjointEigenSolver<Mat3>(J, Eigen::EigenvaluesOnly).eigenvalues()(1);
-  const double H = std::abs((load_centre_[size_t(upper)] - centre).dot(contact.normal));
-  if (H <= 0.0) return p;
-  return std::clamp(least / (set_.stack_margin * H * layers), kLeastPenetration, p);
-}
+// A sphere or capsule: it rolls on its contacts (no tilt friction rows).
+bool round_shape(const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; }
 
-// The mass each body carries down through its contacts: the mass of the bodies of its contact group whose stack
-// height (graph distance from a fixed or kinematic body, ContactGraph::height_of_body) is at least its own. A
-// pair's upper body has the smaller of its two bodies' loads. Bodies outside a stack (floating groups, fixed
-// bodies) carry nothing here.
-void ImplicitPenaltySolver::find_loads(const StepContext& ctx) {
-  const std::vector<int>& height = ctx.graph.height_of_body();
-  load_.assign(ctx.bodies.size(), 0.0);
-  load_centre_.assign(ctx.bodies.size(), Vec3::Zero());
-  std::vector<std::pair<int, int>> by_height;  // (height, body)
-  for (const ContactGroup& group : ctx.graph.groups()) {
-    if (group.floating) continue;
-    by_height.clear();
-    for (int b : group.bodies)
-      if (ctx.bodies[size_t(b)].is_dynamic() && size_t(b) < height.size()) by_height.push_back({height[size_t(b)], b});
-    std::sort(by_height.begin(), by_height.end(), std::greater<>());
-    double above = 0.0;
-    Vec3 moment = Vec3::Zero();
-    for (size_t i = 0; i < by_height.size();) {
-      size_t j = i;
-      for (; j < by_height.size() && by_height[j].first == by_height[i].first; ++j) {
-        const Body& b = ctx.bodies[size_t(by_height[j].second)];
-        above += b.mass;
-        moment += b.mass * b.position;
-      }
-      for (size_t k = i; k < j; ++k) {
-        load_[size_t(by_height[k].second)] = above;
-        load_centre_[size_t(by_height[k].second)] = moment / above;
-      }
-      i = j;
+// The points of a round body (radius `radius`) moved to where their forces act through its centre or axis: the point
+// of its surface facing the field, axis - radius G (G the field's unit gradient at the point, the axis point its
+// own P - radius n), keeping each point's depth and gradient. Its normal becomes -G, so the lever arm on the round
+// body is parallel to the force and it takes no torque from the field's push; under the approximate gradients its
+// spin then moves none of the force, as a ball's does not (a capsule's axis point still turns with it).
+void through_centre(const BodyPose& field, const BodyPose& points, double radius,
+                    std::span<const PenetratingPoint> list, std::vector<PenetratingPoint>& out) {
+  out.clear();
+  for (const PenetratingPoint& p : list) {
+    const Vec3 G = field.R * p.g_a;
+    const double len = G.norm();
+    PenetratingPoint q = p;
+    if (len > 1e-12) {
+      const Vec3 g = G / len;
+      const Vec3 s = points.R * p.r_b, n = points.R * p.n_b;
+      q.r_b = points.R.transpose() * (s - radius * n - radius * g);
+      q.n_b = points.R.transpose() * (-g);
     }
+    out.push_back(q);
   }
-  for (size_t i = 0; i < ctx.bodies.size(); ++i)
-    if (!ctx.bodies[i].is_dynamic()) load_[i] = std::numeric_limits<double>::infinity();
 }
+
+// The field's gradient at the point lies within 45 degrees of the point's inward normal.
+bool agrees_with_field(const BodyPose& field, const BodyPose& points, const PenetratingPoint& p) {
+  const Vec3 G = field.R * p.g_a;
+  return -(points.R * p.n_b).dot(G) >= std::sqrt(0.5) * G.norm();
+}
+
+}  // namespace
 
 // Contact forces of every touching pair: b's points in a's field and a's points in b's field, added into one
 // PairForce (sec. 4.1: "compute contact forces and gradients twice ... and add the results").
@@ -451,30 +434,52 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     }
   }
 
+  // A pair that first touched slower than one step of the world's gravity gives is resting, not impacting.
+  const double resting_speed = ctx.gravity.norm() * ctx.dt;
   for (auto& [pair, pp] : points_) {
     const auto [ia, ib] = pair;
     if (pp.a_in_b.empty() && pp.b_in_a.empty()) continue;
+    // The approach speed at first touch, the skin and the stiffness, kept while the pair touches. A pair that
+    // comes to touch resting (slower than one step of gravity) springs from its penetration's gap on, so that a
+    // body placed touching carries its whole load from its first step (K times that depth is its load): with
+    // the 0.2 mm skin alone it carried a fifth of it, and a box placed on a plane of tan 0.5 with mu 0.51 slid
+    // in the steps its contact took to settle (friction bounded by a fifth of its load) and went on creeping.
+    // An impact keeps `skin`: where in a step an impact begins moves its rebound.
+    auto found = touches_.find(pair);
+    if (found == touches_.end()) {
+      const PairNormal first = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
+      const double speed = first.count > 0 ? approach_speed(state_[ia].pose, state_[ib].pose, first) : 0.0;
+      Touch t;
+      t.impact = std::max(0.0, speed);
+      t.skin = t.impact > resting_speed ? set_.skin : pp.skin;
+      found = touches_.emplace(pair, t).first;
+    }
+    Touch& touch = found->second;
     double penetration = set_.penetration;
     if (set_.model == ContactModel::Physical) {
       // A skin deeper than the pair's penetration would push a pair placed touching with more than its load.
       penetration = pair_penetration(ctx, pair, pp);
-      trim_skin(pp, std::min(pp.skin, penetration));
+      trim_skin(pp, std::min({pp.skin, penetration, touch.skin}));
     }
     const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
     if (count == 0) continue;
     const PairMaterial& material = material_of.at(pair);
     const PairNormal contact = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
     const double approach = contact.count > 0 ? approach_speed(state_[ia].pose, state_[ib].pose, contact) : 0.0;
-    // The approach speed at first touch and the stiffness, kept while the pair touches.
-    Touch& touch = touches_.try_emplace(pair, Touch{std::max(0.0, approach), 0.0}).first->second;
     if (set_.model == ContactModel::Physical) pair_stiffness(pair, contact, penetration, touch);
-    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, contact, approach, touch);
+    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, resting_speed, contact, approach, touch);
     const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;
     const BodyPose& pb = state_[ib].pose;
     // A sphere's spin moves none of its surface, so it does not change the depths the damping resists.
     const bool round_a = ctx.bodies[size_t(ia)].shape.type == ShapeType::Sphere;
     const bool round_b = ctx.bodies[size_t(ib)].shape.type == ShapeType::Sphere;
+    // Which of a side's points the physical model pushes along the field's gradient (field_directed).
+    const bool physical = set_.model == ContactModel::Physical;
+    const Shape& shape_a = ctx.bodies[size_t(ia)].shape;
+    const Shape& shape_b = ctx.bodies[size_t(ib)].shape;
+    const FieldDirection direction_in_a = physical ? field_direction(shape_a, shape_b) : FieldDirection::None;
+    const FieldDirection direction_in_b = physical ? field_direction(shape_b, shape_a) : FieldDirection::None;
     // b's points in a's field into f, a's in b's into g (each as its own sum), then g added to f: the two sums
     // are independent, so a pair with many points on both sides has them summed on two of the world's threads.
     const std::vector<PenetratingPoint>& b_in_a = pp.b_in_a;
@@ -482,13 +487,46 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     PairForce f, g;
     f.a = g.b = ia;
     f.b = g.a = ib;
+    // One side's penalty forces: its points split by their force's direction, each part summed on its own. Those
+    // pushed along the field's direction take the approximate gradients: the exact ones (eq. 31-40: the moving
+    // lever arms, not symmetric) made a single box tumbling onto its corner on a plane gain energy at h = 1/60
+    // (74 kg at 12 rad/s: 310 J to 850 J within 80 steps; scenes/pile.json's box_14: 1.8 kJ to 31 kJ in a step),
+    // the approximate ones never; a round field's normal also turns with its curvature, which they leave out.
+    // Points along their own normals (eq. 19) take the parameter's gradients, but in a pair with a mesh (physical
+    // model) the approximate ones: with the exact ones scenes/mesh_pile.json gained 30 kJ (one piece thrown at
+    // 142 m/s within a step), scenes/volume_pile.json 6 kJ, nested bowls and stacked tori blew up; with the
+    // approximate ones none of them gains energy.
+    const bool mesh_pair = shape_a.type == ShapeType::Mesh || shape_b.type == ShapeType::Mesh;
+    const GradientMode own_gradients = physical && mesh_pair ? GradientMode::Approximate : set_.gradients;
+    auto penalty = [&](const BodyPose& field, const BodyPose& points, const std::vector<PenetratingPoint>& list,
+                       FieldDirection direction, const Shape& field_shape, const Shape& points_shape,
+                       PairForce& sum) {
+      if (direction == FieldDirection::None) {
+        add_point_forces(field, points, list, gains.k, k_d, own_gradients, sum);
+        return;
+      }
+      thread_local std::vector<PenetratingPoint> along, own;
+      if (direction == FieldDirection::Centre) {
+        through_centre(field, points, points_shape.radius, list, along);
+        add_point_forces(field, points, along, gains.k, k_d, GradientMode::Approximate, sum, true);
+        return;
+      }
+      along.clear();
+      own.clear();
+      for (const PenetratingPoint& p : list)
+        (direction == FieldDirection::All || agrees_with_field(field, points, p) ? along : own).push_back(p);
+      const bool flat_or_round = field_shape.type == ShapeType::Plane || round_shape(field_shape);
+      add_point_forces(field, points, along, gains.k, k_d, flat_or_round ? GradientMode::Approximate : set_.gradients,
+                       sum, true);
+      add_point_forces(field, points, own, gains.k, k_d, own_gradients, sum);
+    };
     auto side = [&](int which) {
       if (which == 0) {
-        add_point_forces(pa, pb, b_in_a, gains.k, k_d, set_.gradients, f);
-        if (gains.depth_damping) add_depth_damping(pa, pb, b_in_a, gains.k_d, f, round_a, round_b);
+        penalty(pa, pb, b_in_a, direction_in_a, shape_a, shape_b, f);
+        if (gains.depth_damping) add_depth_damping(pa, pb, b_in_a, gains.k_d, f, round_a, round_b, contact.normal);
       } else if (!a_in_b.empty()) {
-        add_point_forces(pb, pa, a_in_b, gains.k, k_d, set_.gradients, g);
-        if (gains.depth_damping) add_depth_damping(pb, pa, a_in_b, gains.k_d, g, round_b, round_a);
+        penalty(pb, pa, a_in_b, direction_in_b, shape_b, shape_a, g);
+        if (gains.depth_damping) add_depth_damping(pb, pa, a_in_b, gains.k_d, g, round_b, round_a, -contact.normal);
       }
     };
     if (ctx.pool && ctx.pool->threads() > 1 && std::min(a_in_b.size(), b_in_a.size()) >= kLeastSplitSidePoints) {
@@ -504,6 +542,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
       f.d_vel += s.d_vel;
       f.points += s.points;
     }
+    if (gains.implicitness < 1.0) f.d_pos *= gains.implicitness;  // the depth damping has no position gradient
     rows += count;
     forces_.push_back(f);
     if (set_.model == ContactModel::PerPoint) friction_forces(ctx, pair, material.friction, gains);
@@ -581,81 +620,9 @@ void ImplicitPenaltySolver::friction_forces(const StepContext& ctx, const PairKe
   old_anchors.swap(anchors);
 }
 
-namespace {
-
-// One side of a touching pair for the friction rows: the points of `owner` in the field of `field`.
-struct FrictionSide {
-  const std::vector<PenetratingPoint>* points;
-  int field, owner;
-  const Body* bf;
-  const Body* bo;
-  Mat3 Rf, Ro;
-  double mu;
-  double k, k_d;  // the pair's gains (per point)
-};
-
-// The rows of one penetrating point of `side` (see coulomb_friction): false when the point gets none; otherwise,
-// with `out`, its normal row at out[0], placed at `normal_index` in the row list, and its two tangent rows after
-// it, prepared (B and the inverse diagonal) with `masses`.
-bool friction_point_rows(const FrictionSide& side, const PenetratingPoint& p, double h, double slip_speed,
-                         double dynamic_ratio, std::span<const InverseMass> masses, int normal_index, Row* out) {
-  const Body& bf = *side.bf;
-  const Body& bo = *side.bo;
-  const Vec3 point = bo.position + side.Ro * p.r_b;
-  // The point's depth changes along the field's gradient, so its normal impulse and its tangent plane are taken
-  // about that. A point whose own normal (the penalty force's direction, eq. 19) is more than 45 degrees from
-  // the gradient gets no friction: a side face dipping into the other body, or a point by the field body's edge
-  // where the gradient turns to a side face; a tangent plane about either would hold the bodies' approach by
-  // friction (a tower of boxes then falls).
-  Vec3 normal = side.Rf * p.g_a;
-  const double len = normal.norm();
-  if (len < 1e-12 || -(side.Ro * p.n_b).dot(normal) < std::sqrt(0.5) * len) return false;
-  normal /= len;
-  const Vec3 ro = point - bo.position, rf = point - bf.position;
-  const Vec3 v_rel = (bo.linear_velocity + bo.angular_velocity.cross(ro)) -
-                     (bf.linear_velocity + bf.angular_velocity.cross(rf));
-  const double v_n = v_rel.dot(normal);
-  const double f = side.k * std::abs(p.d) - (side.k * h + side.k_d) * v_n;
-  if (f <= 0.0) return false;
-  if (!out) return true;
-  const Vec3 v_t = v_rel - v_n * normal;
-  const double speed = v_t.norm();
-  const bool sliding = speed > slip_speed;
-  const Vec3 t1 = sliding ? Vec3(v_t / speed) : normal.unitOrthogonal();
-  const Vec3 t2 = normal.cross(t1);
-  Row normal_row;  // holds the normal impulse; no Jacobian, so the solve never moves it
-  normal_row.a = side.field;
-  normal_row.b = side.owner;
-  normal_row.lambda = normal_row.lo = normal_row.hi = h * f;
-  out[0] = normal_row;
-  prepare(out[0], masses);
-  int k = 1;
-  for (const Vec3& t : {t1, t2}) {
-    Row& r = out[k++];
-    r = point_row(side.field, side.owner, rf, ro, t);
-    r.normal_row = normal_index;
-    r.mu = sliding ? dynamic_ratio * side.mu : side.mu;
-    r.follows = true;
-    prepare(r, masses);
-  }
-  return true;
-}
-
-// Points per task when the friction rows are built on the world's threads.
-constexpr size_t kFrictionChunk = 1024;
-
-}  // namespace
-
-// Coulomb friction of the physical model, at the velocity level after the implicit step. Each penetrating point
-// gets two tangent rows (in the plane of its own surface) (the shared constraint rows) whose bounds are +-mu times the normal impulse the point
-// delivered in the step: h f with f = k |d| - (k h + k_d) v_n, the backward Euler force at the end of the step
-// (depth |d| - h v_n, damping -k_d v_n, v_n the separating speed at the new velocities), and zero for a point
-// that leaves. The normal impulse sits in a row without a Jacobian, so the solve only reads it as the friction
-// rows' bound. Sliding points (tangential speed above slip_speed) take the dynamic coefficient. The rows'
-// impulses change the velocities; the momenta and the rotation of the position stage follow them.
-// Each row is prepared as it is written, while it is in the cache. On several threads (the world's pool, for
-// many points) the points are cut into chunks: a first pass counts each chunk's points with rows, a second
-// writes each chunk's rows at its place, so the list is the one a single thread writes.
+// Coulomb friction of the physical model, at the velocity level after the implicit step: one patch per touching
+// pair (patch_friction.h), its rows solved by the shared projected Gauss-Seidel. The rows' impulses change the
+// velocities; the momenta and the rotation of the position stage follow them.
 void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
   const double h = ctx.dt;
   std::map<PairKey, double> friction_of;
@@ -664,75 +631,31 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
   velocities_.resize(n);
   for (size_t i = 0; i < n; ++i) velocities_[i] = {ctx.bodies[i].linear_velocity, ctx.bodies[i].angular_velocity};
   load_inverse_masses(ctx.bodies, inverse_masses_);
-  std::vector<FrictionSide> sides;
-  size_t points = 0;
+  friction_rows_.resize(kPatchRows * points_.size());
+  size_t at = 0;
   for (const auto& [pair, pp] : points_) {
     auto it = friction_of.find(pair);
     auto g = gains_.find(pair);
     if (it == friction_of.end() || it->second <= 0.0 || g == gains_.end()) continue;
-    auto add_side = [&](const std::vector<PenetratingPoint>& list, int field, int owner) {
-      const Body& bf = ctx.bodies[size_t(field)];
-      const Body& bo = ctx.bodies[size_t(owner)];
-      sides.push_back({&list, field, owner, &bf, &bo, bf.rotation(), bo.rotation(), it->second, g->second.k,
-                       g->second.k_d});
-      points += list.size();
-    };
-    add_side(pp.a_in_b, pair.second, pair.first);
-    add_side(pp.b_in_a, pair.first, pair.second);
+    const PatchSide sides[2] = {{&pp.a_in_b, pair.second, pair.first}, {&pp.b_in_a, pair.first, pair.second}};
+    PatchFrictionSettings settings;
+    settings.k = g->second.k;
+    settings.k_d = g->second.k_d;
+    settings.mu = it->second;
+    settings.dynamic_ratio = set_.dynamic_ratio;
+    settings.slip_speed = set_.slip_speed;
+    settings.h = h;
+    settings.rolls = round_shape(ctx.bodies[size_t(pair.first)].shape) || round_shape(ctx.bodies[size_t(pair.second)].shape);
+    if (patch_friction_rows(pair.first, pair.second, sides, ctx.bodies, settings, inverse_masses_, int(at),
+                            friction_rows_.data() + at))
+      at += kPatchRows;
   }
-  const double slip = set_.slip_speed, dynamic = set_.dynamic_ratio;
-  const std::span<const InverseMass> masses = inverse_masses_;
-  // The list keeps its length from step to step (resize constructs only rows beyond it, and shrinking destroys
-  // nothing costly): every row that is used is written whole.
-  if (!ctx.pool || ctx.pool->threads() < 2 || points < 2 * kFrictionChunk) {
-    friction_rows_.resize(3 * points);
-    size_t at = 0;
-    for (const FrictionSide& side : sides)
-      for (const PenetratingPoint& p : *side.points)
-        if (friction_point_rows(side, p, h, slip, dynamic, masses, int(at), friction_rows_.data() + at)) at += 3;
-    friction_rows_.resize(at);
-  } else {
-    struct Chunk {
-      const FrictionSide* side;
-      size_t first, last;  // points [first, last) of the side
-      size_t kept = 0;     // of them with rows
-      size_t at = 0;       // the place of the chunk's first row
-    };
-    std::vector<Chunk> chunks;
-    for (const FrictionSide& side : sides)
-      for (size_t first = 0; first < side.points->size(); first += kFrictionChunk)
-        chunks.push_back({&side, first, std::min(side.points->size(), first + kFrictionChunk)});
-    ctx.pool->run(int(chunks.size()), [&](int task, int) {
-      Chunk& c = chunks[size_t(task)];
-      for (size_t i = c.first; i < c.last; ++i)
-        c.kept += friction_point_rows(*c.side, (*c.side->points)[i], h, slip, dynamic, masses, 0, nullptr) ? 1 : 0;
-    });
-    size_t total = 0;
-    for (Chunk& c : chunks) {
-      c.at = total;
-      total += 3 * c.kept;
-    }
-    friction_rows_.resize(total);
-    Row* rows = friction_rows_.data();
-    ctx.pool->run(int(chunks.size()), [&](int task, int) {
-      const Chunk& c = chunks[size_t(task)];
-      size_t at = c.at;
-      for (size_t i = c.first; i < c.last; ++i)
-        if (friction_point_rows(*c.side, (*c.side->points)[i], h, slip, dynamic, masses, int(at), rows + at)) at += 3;
-    });
-  }
+  friction_rows_.resize(at);
   if (friction_rows_.empty()) return;
   PgsSettings pgs;
   pgs.iterations = set_.friction_iterations;
   pgs.symmetric = true;
-  pgs.pool = ctx.pool;  // the lanes' levels and the one-pair path's copy of its rows on the world's threads
-  // Rows of one touching pair all move the same body, so the lanes (constraints/pgs.h) would update them one
-  // block per level with three lanes of four empty; where one pair holds most of the rows (a bolt in its
-  // thread: 14,000 points) the lanes are off, and solve_pgs streams a pair against a still body from compact
-  // rows (constraints/pgs_pair.h) or sweeps one row at a time, both giving the same result bit for bit.
-  size_t largest_pair = 0;
-  for (const auto& [pair, pp] : points_) largest_pair = std::max(largest_pair, pp.a_in_b.size() + pp.b_in_a.size());
-  pgs.lanes = 3 * largest_pair * 2 < friction_rows_.size();
+  pgs.pool = ctx.pool;  // the lanes' levels on the world's threads
   sweep_residuals_.clear();
   pgs.residuals = &sweep_residuals_;
   const PgsResult result = solve_pgs(friction_rows_, velocities_, pgs);
@@ -797,6 +720,7 @@ void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {
 
   groups_ = groups;
   group_joints_ = group_joints;
+
   std::vector<int> slot(n, -1);
   GroupSystem system;
   Eigen::VectorXd dS;

@@ -4,25 +4,29 @@
 //   contacts   every body carries a point shell and a signed distance; for each touching pair, the points of
 //              each body inside the other's field give penalty forces F = k d N along the point's normal,
 //              with damping, and their exact gradients                                 (sec. 4.1-4.2, eq. 19-51)
-//              contact_model physical (default): depths from the other body's surface grown by `skin`, so
-//              that a pair placed touching carries its load from its first step (pairs with a mesh: none);
-//              the pair's stiffness K = m g0 / p (m the mass it carries: its upper body and what is stacked
-//              above, at least the reduced mass; p = penetration, or less in a stack so that its column of
-//              compliant contacts cannot buckle (stack_margin; not for round or mesh pairs); set at first
-//              touch, raised afterwards only while the contact is shallow) and its
-//              damping from the restitution are shared among its penetrating points (eq. 77 with N0 = 1);
-//              damping acts on the depth's rate only. per_point: the paper's k and k_d per point, eq. 41's damping on the
-//              whole relative velocity, k scaled down past N0 points (eq. 77)
+//              contact_model physical (default): depths from the other body's surface grown by `skin` (a pair
+//              touching at rest: by its penetration), so that a pair placed touching carries its load from its
+//              first step (pairs with a mesh: none); a box's shell fitted to its size (box_points); the pair's
+//              stiffness K = m g0 / p (m the weight passed down through it from the stack above, at least the
+//              reduced mass; p = penetration, at most penetration_ratio of the smaller body, or less in a stack
+//              so that its column of compliant contacts cannot buckle (stack_margin; not for round or mesh
+//              pairs); set at first touch, raised afterwards only while the contact is shallow) and its damping
+//              from the restitution are shared among its penetrating points (eq. 77 with N0 = 1); damping acts
+//              on the depth's rate only; forces on a plane, a round body or a box face act along the field
+//              body's normal (field_direction). per_point: the paper's k and k_d per point, eq. 41's damping on
+//              the whole relative velocity, k scaled down past N0 points (eq. 77)
 //   friction   per_point: anchored springs per contact point, released into Coulomb sliding and re-anchored
 //              when the sliding stops, integrated explicitly                           (sec. 4, [14])
-//              physical: after the implicit step, Coulomb friction rows at the penetrating points, bounded by
-//              mu times the normal impulse each point delivered in that step, solved by the shared
-//              projected Gauss-Seidel (our change: explicit anchors take their normal force from the depth at
-//              the start of the step, which overshoots after an impact or a tilt; a box then stops short)
+//              physical: after the implicit step, one friction patch per pair (patch_friction.h): tangent and
+//              twist rows bounded by mu times the pair's normal impulse in the step, tilt rows bounded by it
+//              times the patch's reach, solved by the shared projected Gauss-Seidel (our change: explicit
+//              anchors take their normal force from the depth at the start of the step, which overshoots after
+//              an impact or a tilt; a box then stops short)
 //   servos     PD forces along sliders, with gradients                                 (eq. 65)
 //   groups     per contact group (joints join groups): G dS = h Z                      (eq. 15-18)
 //              with joints, [G -h W^T; J 0] [dS; lambda] = [h Z; -h d] through the Schur complement and an
-//              SVD pseudo-inverse, Baumgarte-stabilised constraints                     (eq. 52-64, 66)
+//              SVD pseudo-inverse, Baumgarte-stabilised constraints at the velocity level (eq. 52-64, 66;
+//              without eq. 58's velocity products, see baumgarte_bias)
 //   update     P += dP, L += dL, x += h v, rotation by h V w                             (eq. 2-13)
 //   joints     optionally projected back onto their constraints (our addition, `joint_projection`)
 #pragma once
@@ -81,13 +85,17 @@ class ImplicitPenaltySolver final : public Solver {
   // collide(), its shell queries on `pool`'s threads when given.
   void collide_pair(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out, TaskPool* pool);
   enum class ContactModel { Physical, PerPoint };
+  static constexpr double kStandardGravity = 9.81;  // m/s^2: g0 of the physical model's stiffness
+  // m: the least mean depth of the physical model, the parameter `penetration`'s lower bound and the floor of the
+  // stacks' rule (pair_penetration).
+  static constexpr double kLeastPenetration = 1e-5;
   struct Settings {
     ContactModel model;
-    double penetration, skin, stack_margin;
+    double penetration, penetration_ratio, skin, stack_margin;
     double stiffness, damping, friction_stiffness, dynamic_ratio, slip_speed, point_spacing, baumgarte;
     double limit_stiffness, limit_damping;
     int friction_iterations;
-    int threshold, projection;
+    int threshold, projection, box_points;
     implicit_penalty::GradientMode gradients;
     implicit_penalty::Integrator integrator;
   };
@@ -112,6 +120,7 @@ class ImplicitPenaltySolver final : public Solver {
     double k = 0.0;          // N/m: penalty stiffness
     double k_d = 0.0;        // N s/m: damping
     bool depth_damping = false;  // damping of the depth's rate only (add_depth_damping), else eq. 41
+    double implicitness = 1.0;   // the share of the penalty gradient stepped implicitly (pair_gains)
     double anchor_k = 0.0;   // N/m: static friction anchor spring
     double anchor_c = 0.0;   // N s/m: damping of a held anchor on the tangential velocity
   };
@@ -119,9 +128,11 @@ class ImplicitPenaltySolver final : public Solver {
   struct Touch {
     double impact = 0.0;     // m/s: its approach speed at first touch
     double stiffness = 0.0;  // N/m: its total stiffness K (pair_stiffness); 0 until the first set
+    double skin = 0.0;       // m: the gap its springs act from (at most; contact_forces)
   };
-  PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt,
+  PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt, double resting_speed,
                        const implicit_penalty::PairNormal& contact, double approach, const Touch& touch) const;
+  // The pair's stiffness (pair_stiffness.cpp).
   // Sets touch.stiffness, the pair's total stiffness K of the physical model, for the mean depth `penetration`.
   void pair_stiffness(const PairKey& pair, const implicit_penalty::PairNormal& contact, double penetration,
                       Touch& touch) const;
@@ -130,6 +141,7 @@ class ImplicitPenaltySolver final : public Solver {
   double pair_penetration(const StepContext& ctx, const PairKey& pair, const PairPoints& points) const;
   static void trim_skin(PairPoints& points, double skin);
   double shell_spacing(const Shape& shape) const;  // m: the point shell spacing of a body of this shape
+  double shape_penetration(const Shape& shape) const;  // m: the resting depth for a body of this shape
   void find_loads(const StepContext& ctx);
   void contact_forces(const StepContext& ctx);
   void friction_forces(const StepContext& ctx, const PairKey& pair, double mu, const PairGains& gains);
@@ -162,6 +174,7 @@ class ImplicitPenaltySolver final : public Solver {
   std::vector<Vec3> momentum_;  // angular momentum L(t+h) of each dynamic body
   std::vector<double> load_;  // kg: the mass of each body's contact group at or above its stack height
   std::vector<Vec3> load_centre_;  // m: the centre of mass of those bodies
+  std::map<PairKey, double> carried_;  // kg: the weight each touching pair holds up (find_loads)
   std::map<PairKey, PairGains> gains_;  // of the last velocity stage, for the friction rows
   std::vector<Row> friction_rows_;
   std::vector<BodyVelocity> velocities_;

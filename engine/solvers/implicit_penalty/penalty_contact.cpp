@@ -1,6 +1,7 @@
 #include "solvers/implicit_penalty/penalty_contact.h"
 
 #include <cmath>
+#include <limits>
 
 namespace cl::implicit_penalty {
 
@@ -49,7 +50,7 @@ void add_column(Mat12& D, int c, const Mat3& N, const Mat3& SaN, const Mat3& SN)
 }  // namespace
 
 void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
-                      double k, double k_d, GradientMode mode, PairForce& sum) {
+                      double k, double k_d, GradientMode mode, PairForce& sum, bool along_field_gradient) {
   if (penetrating.empty()) return;
   const bool exact = mode == GradientMode::Exact;
   const bool damped = k_d != 0.0;
@@ -64,7 +65,14 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
   for (const PenetratingPoint& p : penetrating) {
     // Handle and contact point (eq. 21): s = R_B r_B, P = x_B + s, s_a = R_A r_A = P - x_A = s + c.
     const Vec3 s = points.R * p.r_b;
-    const Vec3 n = points.R * p.n_b;  // B's outward normal (the paper's N^ is the inward one: F_A = k d N^)
+    // B's outward normal (the paper's N^ is the inward one: F_A = k d N^); or A's inward one, the opposite of its
+    // unit distance gradient.
+    Vec3 n = points.R * p.n_b;
+    if (along_field_gradient) {
+      const Vec3 g = field.R * p.g_a;
+      const double len = g.norm();
+      if (len > 1e-12) n = -g / len;
+    }
     // World gradient of A's distance (eq. 23); the approximation takes the unit normal direction instead.
     const Vec3 G = exact ? Vec3(field.R * p.g_a) : Vec3(-n);
     // Force on B: penalty (eq. 19) and damping (eq. 41); A gets the opposite (eq. 20, 42).
@@ -112,9 +120,13 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
 
   if (exact) {
     // The rotating normal (eq. 24, 34): k d dn/dtheta_B = -k d [n]x, summed: N3 = -[sum k d n]x, and
-    // sum [s]x (-k d [n]x) = -(Pfs - tr(Pfs) I).
-    Mat3 N3 = -skew(M.fp);
-    Mat3 SN3 = -skew_products(M.Pfs);
+    // sum [s]x (-k d [n]x) = -(Pfs - tr(Pfs) I). Along the field's gradient the direction is A's face normal,
+    // which turns with A instead (a plane's or box face's normal is fixed in A's frame): the same sums, in the
+    // column of theta_A.
+    const Mat3 turning = -skew(M.fp), turning_moment = -skew_products(M.Pfs);
+    if (along_field_gradient) add_column(D, 3, turning, turning_moment + C * turning, turning_moment);
+    Mat3 N3 = along_field_gradient ? Mat3::Zero() : turning;
+    Mat3 SN3 = along_field_gradient ? Mat3::Zero() : turning_moment;
     if (damped) {
       // Damping through the moving lever arms and the turning angular velocities (eq. 45-48):
       //   du/dx_A = -[w_A]x,  du/dtheta_A = -[s_a]x W_A,  du/dx_B = [w_A]x,
@@ -193,8 +205,9 @@ PairForce swapped(const PairForce& f) {
 }
 
 void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
-                       double k_d, PairForce& sum, bool field_round, bool points_round) {
+                       double k_d, PairForce& sum, bool field_round, bool points_round, const Vec3& push) {
   if (penetrating.empty() || k_d == 0.0) return;
+  if (points_round && !(push.squaredNorm() > 0.0)) return;
   const Vec3 c = points.x - field.x;
   // The rotation that moves the shapes: a round body's spin about its centre moves none of its surface.
   const Vec3 w_field = field_round ? Vec3::Zero() : field.w, w_points = points_round ? Vec3::Zero() : points.w;
@@ -217,8 +230,9 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
     Vec3 G = field.R * p.g_a;
     const double len = G.norm();
     if (len < 1e-12) continue;
-    G /= len;
-    const Vec3 s = points.R * p.r_b;
+    // A round points body is damped along the pair's normal through its centre.
+    G = points_round ? push : Vec3(G / len);
+    const Vec3 s = points_round ? Vec3::Zero() : Vec3(points.R * p.r_b);
     const Vec3 sa = s + c;
     const Vec3 u = u0 + omega.cross(s);
     const Vec3 F = (k_d * G.dot(u)) * G;
@@ -301,13 +315,22 @@ double restitution_damping_ratio(double e) {
   return -l / std::sqrt(M_PI * M_PI + l * l);
 }
 
-double rebound_speed(double K, double secant, double c, double m, double h, double depth, double approach) {
+double rebound_speed(double K, double secant, double c, double m, double h, double depth, double approach,
+                     double pull) {
   double x = -depth, v = -approach;
-  for (int steps = 0; x < 0.0 && steps < 10000; ++steps) {
+  // The contact's energy with the spring of the force, K_s x^2 / 2 + m v^2 / 2: a step that damps less than
+  // nothing (A < m below) may raise it, and a contact that keeps raising it never comes out (it is driven
+  // deeper, faster) or comes out faster than any damping asked: that is a rebound without bound.
+  const double start = 0.5 * m * v * v + 0.5 * secant * K * x * x;
+  const double A = m + h * c + h * h * K;
+  if (!(A > 0.0)) return std::numeric_limits<double>::infinity();
+  int steps = 0;
+  for (; x < 0.0 && steps < 10000; ++steps) {
     // Eq. 15-17 for one body on the spring: m (v' - v) = h (F + dF/dx h v' + dF/dv v') with F = -K_s x,
     // dF/dx = -K (the gradient at a fixed set of points), dF/dv = -c: (m + h c + h^2 K) v' = m v - h K_s x.
-    v = (m * v - h * secant * K * x) / (m + h * c + h * h * K);
+    v = (m * v - h * secant * K * x - h * m * pull) / A;
     x += h * v;
+    if (start > 0.0 && 0.5 * m * v * v + 0.5 * secant * K * x * x > 1e6 * start) return std::numeric_limits<double>::infinity();
   }
   return std::max(0.0, v);
 }
@@ -348,10 +371,27 @@ double restitution_damping(double K, double m, double h, double e, double secant
   return damping_for(-K * h * (1.0 - 1e-9), continuous, e, false, [&](double c) { return discrete_restitution(K, c, m, h, secant); });
 }
 
-double impact_damping(double K, double secant, double m, double h, double depth, double approach, double target) {
-  const double continuous = 2.0 * std::sqrt(K * m);
-  return damping_for(-K * h - 0.5 * m / h, continuous, target, true,
-                     [&](double c) { return rebound_speed(K, secant, c, m, h, depth, approach); });
+double impact_damping(double K, double secant, double m, double h, double depth, double approach, double target,
+                      double pull) {
+  const auto rebound = [&](double c) { return rebound_speed(K, secant, c, m, h, depth, approach, pull); };
+  // Spent: without any damping, in continuous time, the contact would leave at no more than half of `target`
+  // (from its kinetic energy and its spring's, less the work against the other forces on the way out), or it
+  // is held in: the body has come to rest on it (a box that hit on an edge and fell flat). Taking back the
+  // step's own damping then would lift a resting body. (A contact in the middle of an impact whose search
+  // already takes back the step's damping keeps about its target.)
+  const double leaving = approach * approach + secant * K * depth * depth / m - 2.0 * pull * depth;
+  if (!(target > 0.0) || leaving <= 0.25 * target * target) return std::numeric_limits<double>::quiet_NaN();
+  if (rebound(0.0) > target) return damping_for(0.0, 2.0 * std::sqrt(K * m), target, true, rebound);
+  // Backward Euler keeps less than asked: take back some of its damping, at most down to where a step of the
+  // reduced model doubles the speed (m + h c + h^2 K = m / 2). Between there and 0 the rebound falls as c grows
+  // (where the model diverges it is unbounded).
+  double lo = -K * h - 0.5 * m / h, hi = 0.0;
+  if (rebound(lo) <= target) return lo;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (rebound(mid) > target ? lo : hi) = mid;
+  }
+  return hi;
 }
 
 }  // namespace cl::implicit_penalty

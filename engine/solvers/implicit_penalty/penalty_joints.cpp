@@ -15,39 +15,33 @@ namespace {
 // Singular values of S below this fraction of the largest are dropped (eq. 64: epsilon = 1e-10).
 constexpr double kSvdTruncation = 1e-10;
 
-// Second time derivative of a vector r = R r0 fixed in a body, without the wdot part: w x (w x r) (eq. 67).
-Vec3 centripetal(const Vec3& w, const Vec3& r) { return w.cross(w.cross(r)); }
-
 // Writes rows one at a time into a JointConstraint sized by penalty_joint_rows.
 struct RowWriter {
   JointConstraint& out;
   int row = 0;
 
-  void add(double c, const Vec3& a_lin, const Vec3& a_ang, const Vec3& b_lin, const Vec3& b_ang, double q) {
+  void add(double c, const Vec3& a_lin, const Vec3& a_ang, const Vec3& b_lin, const Vec3& b_ang) {
     out.C[row] = c;
     out.Wa.row(row) << a_lin.transpose(), a_ang.transpose();
     out.Wb.row(row) << b_lin.transpose(), b_ang.transpose();
-    out.q[row] = q;
     ++row;
   }
   // Three rows of a vector constraint c with dc = A_lin dx_a + A_ang dtheta_a + B_lin dx_b + B_ang dtheta_b;
   // component `skip` (0..2) is left out when >= 0.
-  void add3(const Vec3& c, const Mat3& a_lin, const Mat3& a_ang, const Mat3& b_lin, const Mat3& b_ang, const Vec3& q,
-            int skip = -1) {
+  void add3(const Vec3& c, const Mat3& a_lin, const Mat3& a_ang, const Mat3& b_lin, const Mat3& b_ang, int skip = -1) {
     for (int i = 0; i < 3; ++i) {
       if (i == skip) continue;
-      add(c[i], a_lin.row(i).transpose(), a_ang.row(i).transpose(), b_lin.row(i).transpose(), b_ang.row(i).transpose(),
-          q[i]);
+      add(c[i], a_lin.row(i).transpose(), a_ang.row(i).transpose(), b_lin.row(i).transpose(), b_ang.row(i).transpose());
     }
   }
 };
 
 // Ball-and-socket at the body points X_a, X_b (eq. 52): C = x_a + R_a X_a - x_b - R_b X_b,
-// W_a = [I, -[r_a]x], W_b = [-I, [r_b]x], q = w_a x (w_a x r_a) - w_b x (w_b x r_b).
+// W_a = [I, -[r_a]x], W_b = [-I, [r_b]x].
 void point_rows(RowWriter& w, const BodyPose& a, const BodyPose& b, const Vec3& Xa, const Vec3& Xb, int skip = -1) {
   const Vec3 ra = a.R * Xa, rb = b.R * Xb;
   const Mat3 I = Mat3::Identity();
-  w.add3(a.x + ra - b.x - rb, I, -skew(ra), -I, skew(rb), centripetal(a.w, ra) - centripetal(b.w, rb), skip);
+  w.add3(a.x + ra - b.x - rb, I, -skew(ra), -I, skew(rb), skip);
 }
 
 // Rotation match of the first two columns (eq. 53, 66), measured in b's frame: R_b^T (R_a Q - R_b)(:, k) = 0,
@@ -57,43 +51,37 @@ void point_rows(RowWriter& w, const BodyPose& a, const BodyPose& b, const Vec3& 
 // conserved also while the joint is violated) and the 6 rows have rank 3 exactly; in the world frame the
 // rows would have rank up to 6 off the constraint, with singular values of the size of the error that the
 // SVD keeps, and their large multipliers made a tumbling welded pair lose most of its angular momentum.
-// q = R_b^T ((w_a - w_b) x (w_a x c_a) - w_b x ((w_a - w_b) x c_a)) (eq. 67 with d/dt R_b^T = -R_b^T [w_b]x).
 void rotation_match_rows(RowWriter& w, const BodyPose& a, const BodyPose& b, const Mat3& Q) {
   const Mat3 RaQ = a.R * Q;
   const Mat3 RbT = b.R.transpose();
   const Mat3 Z = Mat3::Zero();
-  const Vec3 wr = a.w - b.w;
   for (int k = 0; k < 2; ++k) {
     const Vec3 ca = RaQ.col(k);
     const Mat3 Wang = RbT * skew(ca);
-    w.add3(RbT * ca - Vec3::Unit(k), Z, -Wang, Z, Wang, RbT * (wr.cross(a.w.cross(ca)) - b.w.cross(wr.cross(ca))));
+    w.add3(RbT * ca - Vec3::Unit(k), Z, -Wang, Z, Wang);
   }
 }
 
 // The two axes keep their angle (universal, hinge-2): C = u_a . u_b - cos(phi0), u_a = R_a s, u_b = R_b s2;
-// dC = (u_a x u_b) . (dtheta_a - dtheta_b); q = (w_a x (w_a x u_a)) . u_b + 2 (w_a x u_a) . (w_b x u_b) +
-// u_a . (w_b x (w_b x u_b)).
+// dC = (u_a x u_b) . (dtheta_a - dtheta_b).
 void axes_angle_row(RowWriter& w, const BodyPose& a, const BodyPose& b, const Vec3& s_a, const Vec3& s2_b,
                     double angle) {
   const Vec3 ua = a.R * s_a, ub = b.R * s2_b;
   const Vec3 n = ua.cross(ub);
-  const double q = centripetal(a.w, ua).dot(ub) + 2.0 * a.w.cross(ua).dot(b.w.cross(ub)) + ua.dot(centripetal(b.w, ub));
-  w.add(ua.dot(ub) - std::cos(angle), Vec3::Zero(), n, Vec3::Zero(), -n, q);
+  w.add(ua.dot(ub) - std::cos(angle), Vec3::Zero(), n, Vec3::Zero(), -n);
 }
 
 // Slider, eq. 54 with the joint axis: for t = R_a T (T across the axis, fixed in a) and d = x_b - x_a,
-// C = t . d - T . (X_a - Q X_b); W_a = [-t, t x d], W_b = [t, 0];
-// q = (w_a x (w_a x t)) . d + 2 (w_a x t) . (v_b - v_a).
+// C = t . d - T . (X_a - Q X_b); W_a = [-t, t x d], W_b = [t, 0].
 void slider_cross_rows(RowWriter& w, const Joint& j, const BodyPose& a, const BodyPose& b) {
   const Vec3 s = j.axis_a.normalized();
   Vec3 T[2];
   tangent_basis(s, T[0], T[1]);
   const Vec3 offset = j.anchor_a - j.relative_rotation.toRotationMatrix() * j.anchor_b;
-  const Vec3 d = b.x - a.x, dv = b.v - a.v;
+  const Vec3 d = b.x - a.x;
   for (const Vec3& Tk : T) {
     const Vec3 t = a.R * Tk;
-    const double q = centripetal(a.w, t).dot(d) + 2.0 * a.w.cross(t).dot(dv);
-    w.add(t.dot(d) - Tk.dot(offset), -t, t.cross(d), t, Vec3::Zero(), q);
+    w.add(t.dot(d) - Tk.dot(offset), -t, t.cross(d), t, Vec3::Zero());
   }
 }
 
@@ -192,7 +180,6 @@ bool joint_constraint(const Joint& joint, const BodyPose& a, const BodyPose& b, 
   const int m = penalty_joint_rows(joint);
   if (m == 0) return fail(why, "joint type " + std::string(joint_type_name(joint.type)) + " is not supported");
   out.C.setZero(m);
-  out.q.setZero(m);
   out.Wa.setZero(m, 6);
   out.Wb.setZero(m, 6);
   RowWriter w{out};
@@ -230,19 +217,14 @@ bool joint_constraint(const Joint& joint, const BodyPose& a, const BodyPose& b, 
       break;
   }
   if (w.row != m) return fail(why, "internal: row count mismatch");
-  if (!out.C.allFinite() || !out.Wa.allFinite() || !out.Wb.allFinite() || !out.q.allFinite())
+  if (!out.C.allFinite() || !out.Wa.allFinite() || !out.Wb.allFinite())
     return fail(why, "joint " + joint.name + ": non-finite constraint value");
   return true;
 }
 
-Eigen::VectorXd baumgarte_bias(const JointConstraint& c, const BodyPose& a, const BodyPose& b, double alpha,
-                               bool a_moves, bool b_moves) {
+Eigen::VectorXd baumgarte_bias(const JointConstraint& c, const BodyPose& a, const BodyPose& b, double alpha) {
   const double beta = 0.25 * alpha * alpha;  // critical damping (section 5)
-  Eigen::VectorXd d = alpha * c.rate(a, b) + beta * c.C + c.q;
-  // -B_i Jdot_i w_i of eq. 61: wdot = I^-1 (Ldot - w x L), so W_ang wdot carries -W_ang I^-1 (w x L).
-  if (a_moves) d -= c.Wa.rightCols<3>() * (a.inv_inertia * a.w.cross(a.L));
-  if (b_moves) d -= c.Wb.rightCols<3>() * (b.inv_inertia * b.w.cross(b.L));
-  return d;
+  return alpha * c.rate(a, b) + beta * c.C;
 }
 
 bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<int>& group_joints,
@@ -287,7 +269,7 @@ bool assemble_joint_system(const std::vector<Joint>& joints, const std::vector<i
     const int r = c.rows();
     out.C.segment(row, r) = c.C;
     out.Cdot.segment(row, r) = c.rate(pa, pb);
-    out.d.segment(row, r) = baumgarte_bias(c, pa, pb, alpha, ka >= 0, kb >= 0);
+    out.d.segment(row, r) = baumgarte_bias(c, pa, pb, alpha);
     // J_k = [W_k,lin / m_k, W_k,ang I_k^-1] (eq. 60): the acceleration per unit of Pdot, Ldot.
     const auto place = [&](int k, const RowsX6& Wk, const Body& body, const BodyPose& p) {
       if (k < 0) return;

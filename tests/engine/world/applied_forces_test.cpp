@@ -143,13 +143,7 @@ TEST(AppliedForces, ExtremeRangesStayFinite) {
 
 // Methods whose box pushed at its centre over a floor with friction does not slide at (F - mu m g) / m, with why:
 // the test skips them with their figure, and fails once they pass.
-const std::map<std::string, std::string> kSlidingPushAwaitingFix = {
-    {"implicit-penalty",
-     "accelerates about a third fast (friction about 45.5 N of 49.05 N). The error grows with the push's pitching moment (the same "
-     "push on a flat 0.6 x 0.1 x 0.6 m box: 2% fast), so the likely cause is the load shifted onto the leading edge, "
-     "whose points the physical model's Coulomb rows may leave out (a point whose own normal is more than 45 degrees "
-     "from the floor's gradient gets no friction)"},
-};
+const std::map<std::string, std::string> kSlidingPushAwaitingFix = {};
 
 class AppliedForcesUnder : public ::testing::TestWithParam<std::string> {
  protected:

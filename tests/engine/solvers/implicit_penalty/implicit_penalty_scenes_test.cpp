@@ -107,5 +107,24 @@ TEST(ImplicitPenaltyScenes, TorusStackGainsNoEnergy) {
   EXPECT_LT(gain, 1.0);  // J
 }
 
+// Thirty meshes poured into a box gain no energy: in a pair with a mesh the points along their own normals take the
+// approximate gradients. With the exact ones (eq. 31-40, not symmetric) a piece was thrown at 142 m/s at step 34,
+// the pile's energy from 2.5 kJ to 32 kJ. Allowed: the shipped-scene test's 1% of what the run dissipates and 0.1% of
+// the potential energy's size.
+TEST(ImplicitPenaltyScenes, MeshPileGainsNoEnergy) {
+  World w = load("mesh_pile.json");
+  std::string error;
+  ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+  const double start = w.kinetic_energy() + w.potential_energy(), potential = std::abs(w.potential_energy());
+  double highest = start, lowest = start;
+  for (int i = 0; i < 60; ++i) {
+    ASSERT_TRUE(w.step().ok) << "step " << i;
+    const double e = w.kinetic_energy() + w.potential_energy();
+    highest = std::max(highest, e);
+    lowest = std::min(lowest, e);
+  }
+  EXPECT_LE(highest - start, 0.01 * (start - lowest) + 1e-3 * potential);
+}
+
 }  // namespace
 }  // namespace cl

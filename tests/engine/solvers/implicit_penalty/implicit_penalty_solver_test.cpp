@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -85,7 +86,8 @@ TEST(ImplicitPenaltySolver, IsolatedPairConservesMomentum) {
   EXPECT_LT(linear_coarse, 1e-12);
   EXPECT_LT(linear_fine, 1e-12);
   EXPECT_LT(angular_coarse, 0.05);
-  EXPECT_LT(angular_fine, angular_coarse / 3.0);  // first order in h
+  // First order in h, or kept to rounding (the ball is pushed through its centre along the box's normal).
+  EXPECT_LT(angular_fine, std::max(angular_coarse / 3.0, 1e-12));
 }
 
 // A swinging hinged bar (pendulum) keeps its hinge: the joint error stays under 1e-6 of the bar's length
@@ -212,8 +214,9 @@ TEST(ImplicitPenaltySolver, GroupsAreConnectedComponents) {
   EXPECT_EQ(one.last_stats().groups, 1);
 }
 
-// A box placed exactly on the ground has no point below it; with the skin (the default) its contact carries it
-// from the first step, without it the box falls freely for one step (speed g h).
+// A box placed exactly on the ground has no point below it; with the skin (the default) its contact, touching at
+// rest, springs from its penetration's gap and carries its whole load from the first step; without it the box
+// falls freely for one step (speed g h).
 TEST(ImplicitPenaltySolver, SkinCarriesATouchingBodyFromItsFirstStep) {
   auto first_step_speed = [](const char* skin) {
     World w = load(std::string(R"({"format": 1, "dt": 0.016666666666666666, "solver": {"type": "implicit-penalty",
@@ -224,7 +227,7 @@ TEST(ImplicitPenaltySolver, SkinCarriesATouchingBodyFromItsFirstStep) {
   };
   const double gh = 9.81 / 60.0;
   EXPECT_NEAR(first_step_speed("0"), gh, 1e-9);
-  EXPECT_LT(first_step_speed("0.0002"), 0.2 * gh);
+  EXPECT_LT(first_step_speed("0.0002"), 1e-3 * gh);
 }
 
 // A column of twenty 10 cm boxes of 1 kg on compliant contacts buckles at penetration 1 mm (an S-shaped mode grows
@@ -273,12 +276,246 @@ TEST(ImplicitPenaltySolver, StiffContactStableOnlyImplicitly) {
   }
 }
 
+// A chain of 20 capsules on ball joints (scenes/chain20.json) falls from the horizontal and whips; nothing in it
+// adds energy. With the velocity-product terms of eq. 58 taken at the start of the step, its links turning at
+// 40 rad/s (h w = 0.3) gained 1.6 MJ in 135 steps and blew up (issue 30).
+TEST(ImplicitPenaltySolver, SwingingChainGainsNoEnergy) {
+  std::string bodies = R"({"name": "anchor", "shape": {"type": "sphere", "radius": 0.05}, "fixed": true,
+      "position": [0, 11, -0.3]})";
+  std::string joints = R"({"type": "ball", "bodies": ["anchor", "link_0"], "anchor": [0, 11, 0]})";
+  for (int i = 0; i < 20; ++i) {
+    const std::string name = "link_" + std::to_string(i);
+    bodies += R"(, {"name": ")" + name + R"(", "shape": {"type": "capsule", "radius": 0.05, "half_height": 0.15},
+        "density": 1000, "position": [)" + std::to_string(0.25 + 0.5 * i) + R"(, 11, 0],
+        "orientation": [0.7071067811865476, 0, 0, 0.7071067811865475]})";
+    if (i > 0)
+      joints += R"(, {"type": "ball", "bodies": ["link_)" + std::to_string(i - 1) + R"(", ")" + name +
+                R"("], "anchor": [)" + std::to_string(0.5 * i) + R"(, 11, 0]})";
+  }
+  World w = load(R"({"format": 1, "dt": 0.008333333333333333, "solver": {"type": "implicit-penalty"},
+      "bodies": [)" + bodies + R"(], "joints": [)" + joints + "]}");
+  const double start = w.kinetic_energy() + w.potential_energy();
+  double most = start;
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_TRUE(w.step().ok) << "step " << i;
+    most = std::max(most, w.kinetic_energy() + w.potential_energy());
+  }
+  // Rounding only: the chain's energy is about 6 kJ.
+  EXPECT_LE(most - start, 1e-9 * std::abs(start));
+}
+
+// Issue 33, at the edge of sticking on a plane of tan 0.5, for boxes of 2 cm to 4 m and steps of 1/30 to 1/1000 s:
+// at mu 0.49 a box slides, slowly, at a = g (sin - mu cos) = 0.0877 m/s^2; at mu 0.51 it holds. And at 20 degrees
+// with mu 0.2 a box slides at g (sin - 0.2 cos) whatever its size (a 5 cm box at h = 2 ms had reached 1.822 m/s of
+// 1.512 after 1 s). Before: with the points' own friction rows, bounded by each point's share, it slid 60% too
+// fast at mu 0.49 and crept 19 mm in 2 s at mu 0.51; a 2 cm box, one point per face, tumbled down.
+TEST(ImplicitPenaltySolver, BoxOnAnInclineSlidesOrHoldsAtTheEdgeOfSticking) {
+  const double g = 9.81, t05 = std::atan(0.5);
+  struct Case {
+    double theta, mu, seconds;
+  };
+  for (const Case c : {Case{t05, 0.49, 2.0}, Case{t05, 0.51, 2.0}, Case{20.0 * M_PI / 180.0, 0.2, 1.0}})
+    for (double half : {0.01, 0.025, 0.5, 2.0})
+      for (double h : {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000}) {
+        World w;
+        ASSERT_TRUE(w.set_solver("implicit-penalty", nullptr));
+        w.settings.dt = h;
+        const int mat = test::add_material(w, c.mu, 0.0);
+        const Vec3 n(-std::sin(c.theta), std::cos(c.theta), 0);
+        test::add_plane(w, n, 0.0, mat);
+        const Quat q(Eigen::AngleAxisd(c.theta, Vec3(0, 0, 1)));
+        const int box = test::add_body(w, test::box(Vec3(half, half, half)), n * half, 1000.0, q, mat);
+        const Vec3 start = w.bodies[size_t(box)].position;
+        for (int i = 0; i < int(std::lround(c.seconds / h)); ++i) ASSERT_TRUE(w.step().ok);
+        const Body& b = w.bodies[size_t(box)];
+        const double a = g * (std::sin(c.theta) - c.mu * std::cos(c.theta));
+        const std::string at = "mu " + std::to_string(c.mu) + " half " + std::to_string(half) + " h " + std::to_string(h);
+        if (a > 0) {
+          // One step of the acceleration (the conformance inclines' tolerance), and 2% of the speed: the contact
+          // settles in its first steps (its period 2 pi sqrt(p / g) is 63 ms at 1 mm) while its friction is
+          // bounded by a normal force not yet at its load.
+          EXPECT_NEAR(b.linear_velocity.norm(), a * c.seconds, a * h + 0.02 * a * c.seconds) << at;
+        } else {
+          // Held: within 1% of the box (the conformance case incline_stick's tolerance), and at rest.
+          EXPECT_LT((b.position - start).norm(), 0.02 * half) << at;
+          EXPECT_LT(b.linear_velocity.norm(), 1e-3) << at;
+        }
+      }
+}
+
+// A frictionless ball dropped onto a fixed box's edge (the default scene's balls on its pyramid): nothing can turn
+// it, as every contact force on a frictionless ball passes through its centre. Before, the damping along the box's
+// gradients at the ball's points (off its centre by the edge) spun it to 64 rad/s within five steps, 38 kJ from
+// nothing, and the box's points pushed it along the box's normals, off its centre too. It leaves the box and
+// comes to rest on the ground with less energy than it started with; within its impact on the edge (first found
+// 4 cm deep, a step's travel) the spring it entered gives back a step's worth more than the impact paid for it
+// (3%), which the next step's damping takes: a known limit of a spring met within a step (see contact_forces).
+TEST(ImplicitPenaltySolver, FrictionlessBallOnABoxEdgeIsNotSpunUp) {
+  World w = load(R"({"format": 1, "dt": 0.016666666666666666, "solver": {"type": "implicit-penalty"},
+      "materials": {"default": {"friction": 0, "restitution": 0}}, "bodies": [)" + ground() + R"(,
+      {"name": "box", "shape": {"type": "box", "half_extents": [0.5, 0.5, 0.5]}, "fixed": true, "position": [0, 0.5, 0]},
+      {"name": "ball", "shape": {"type": "sphere", "radius": 0.4}, "density": 1000, "position": [0.5, 2.5, 0.8],
+       "linear_velocity": [0, -5, 0]}]})");
+  const double start = w.kinetic_energy() + w.potential_energy();
+  double spin = 0.0;
+  for (int i = 0; i < 120; ++i) {
+    ASSERT_TRUE(w.step().ok) << "step " << i;
+    spin = std::max(spin, w.bodies[2].angular_velocity.norm());
+  }
+  EXPECT_LE(w.kinetic_energy() + w.potential_energy(), start);
+  EXPECT_LT(spin, 1e-6);
+}
+
+// Restitution at every step and size (issue 33): a ball dropped 4 radii onto the ground rebounds to e^2 of its
+// drop and never higher. Before, at h = 1 ms the impact's damping reached below what the step can take back
+// (-K h - m / 2h, where the reduced model's step doubles the speed): the model's rebound there never came out, was
+// read as none, and the lowest damping was taken, so the ball was driven into the ground (a 1 m ball with e 0.5
+// past 1,000 m/s at step 647). Negative damping along the distance gradients also outweighed the smaller gradient
+// of a ball's cap (its points push along their own normals): a 0.2 m ball with e 0.8 at h = 1/30 left at 5.5
+// times its speed.
+TEST(ImplicitPenaltySolver, BallReboundsToItsRestitutionAndNoHigherAtEveryStepAndSize) {
+  for (double r : {0.01, 0.1, 0.5, 2.0})
+    for (double e : {0.5, 0.8, 1.0})
+      for (double h : {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000}) {
+        World w;
+        ASSERT_TRUE(w.set_solver("implicit-penalty", nullptr));
+        w.settings.dt = h;
+        const int mat = test::add_material(w, 0.5, e);
+        test::add_plane(w, Vec3(0, 1, 0), 0.0, mat);
+        const double drop = 4 * r, v = std::sqrt(2 * 9.81 * drop);
+        const int ball = test::add_body(w, test::sphere(r), Vec3(0, r + drop, 0), 1000.0, Quat::Identity(), mat);
+        bool rising = false;
+        double apex = 0.0;
+        const int steps = int(3.0 * std::sqrt(2 * drop / 9.81) / h) + 10;
+        for (int i = 0; i < steps; ++i) {
+          ASSERT_TRUE(w.step().ok) << "r " << r << " e " << e << " h " << h;
+          const Body& b = w.bodies[size_t(ball)];
+          if (b.linear_velocity.y() > 0) rising = true;
+          if (rising) apex = std::max(apex, b.position.y() - r);
+          if (rising && b.linear_velocity.y() < 0) break;
+        }
+        // The discrete impact comes up to a step late, with up to g h more speed: the apex moves by e^2 v h (the
+        // conformance case bounce_apex's tolerance); and 1% of the drop for the contact's own spring; below e = 1
+        // 3% of the speed (6% of the height) for the cap's points' sampling of its mean depth (as head-on below).
+        const double tolerance = e * e * v * h + 0.01 * drop + (e < 1.0 ? 0.06 * e * e * drop : 0.0);
+        EXPECT_LE(apex, e * e * drop + tolerance) << "r " << r << " e " << e << " h " << h;
+        // Where the impact lasts several steps (h <= 5 ms; sqrt(K / m) h = 0.5 at the default penetration), it
+        // rebounds to e; at longer steps backward Euler's own damping may keep more (Xu et al. 2014, sect. 7).
+        if (h <= 0.005) {
+          EXPECT_GE(apex, e * e * drop - tolerance) << "r " << r << " e " << e << " h " << h;
+        }
+      }
+}
+
+// Two equal balls meeting head-on without gravity leave with momentum kept and their relative speed times e, never
+// more: before, at h = 1 ms, balls with e = 1 left at 1.58 times their approach speed.
+TEST(ImplicitPenaltySolver, HeadOnBallsLeaveAtTheirRestitutionAndNoFasterAtEveryStepAndSize) {
+  for (double r : {0.01, 0.25, 2.0})
+    for (double e : {0.0, 0.5, 1.0})
+      for (double h : {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000}) {
+        World w;
+        ASSERT_TRUE(w.set_solver("implicit-penalty", nullptr));
+        w.settings.dt = h;
+        w.settings.gravity = Vec3::Zero();
+        const int mat = test::add_material(w, 0.0, e);
+        const int a = test::add_body(w, test::sphere(r), Vec3(-3 * r, 0, 0), 1000.0, Quat::Identity(), mat);
+        const int b = test::add_body(w, test::sphere(r), Vec3(0, 0, 0), 1000.0, Quat::Identity(), mat);
+        const double v = 8 * r;
+        w.bodies[size_t(a)].linear_velocity = Vec3(v, 0, 0);
+        for (int i = 0; i < int(1.0 / h); ++i) ASSERT_TRUE(w.step().ok) << "r " << r << " e " << e << " h " << h;
+        const double va = w.bodies[size_t(a)].linear_velocity.x(), vb = w.bodies[size_t(b)].linear_velocity.x();
+        EXPECT_NEAR(va + vb, v, 1e-9 * v);
+        // The cap's penetrating points (130 at the deepest for the 25 cm balls) sample its mean depth, so the
+        // force, to a few per cent, and the damping asked every step follows that force as it is: an elastic pair
+        // parts at most 2% faster, others within 3% of e. Where sqrt(K / m) h passes 2 (the 1 cm balls, held at
+        // penetration_ratio 0.005 of their diameter, 0.1 mm: sqrt(K / m) = 313 / s, from h = 1/100 s on) the
+        // impact is over within a step or two, entered anywhere in it, and the damping shapes it only in part: 30%.
+        const double omega = std::sqrt(9.81 / std::min(1e-3, 0.005 * 2 * r));
+        const double allowed = e == 1.0 ? 0.02 : omega * h > 2.0 ? 0.3 : 0.03;
+        EXPECT_LE(vb - va, e * v + allowed * v) << "r " << r << " e " << e << " h " << h;
+        if (h <= 0.005) {
+          EXPECT_GE(vb - va, e * v - 0.05 * v) << "r " << r << " e " << e << " h " << h;
+        }
+      }
+}
+
+// A heavy box (40 times the ball's mass) dropped onto a light ball resting on the ground: the ball's contact with
+// the ground must take the box's weight and stop it. Its stiffness was set for the ball's own weight at first touch
+// and kept while the contact was deeper than `penetration`; a ball resting at its penetration was as often just
+// below it, so the box landed on a spring 40 times too soft: scenes/pile.json's 1.8 kg ball under a 74 kg box went
+// 0.28 m into the ground (exit 3 at step 30, through the plane).
+// Closed form: the contact holding both at mean depth p (K = (M + m) g / p) stops them from the box's speed v at
+// p + sqrt(p^2 + v^2 p / g) (energy); the discrete impact may begin up to a step late, v h deeper.
+// And the ball is pushed along the box's face normal through its centre: along its own normals, the forces of its
+// sampled cap did not sum to the face's normal, and the 1.4 kg ball under the 56 kg box (r = 0.15 m) was shot out
+// sideways at 8 m/s within one step (with friction the pair gained 2.4 kJ at h = 1/30): the energy check.
+TEST(ImplicitPenaltySolver, AHeavyBodyLandingOnALightBallIsHeldByItsContactWithTheGround) {
+  for (double r : {0.02, 0.15, 1.0, 2.0})
+    for (double h : {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000}) {
+      World w;
+      ASSERT_TRUE(w.set_solver("implicit-penalty", nullptr));
+      w.settings.dt = h;
+      const int mat = test::add_material(w, 0.5, 0.0);
+      test::add_plane(w, Vec3(0, 1, 0), 0.0, mat);
+      const double ball_density = 100.0;
+      const int ball = test::add_body(w, test::sphere(r), Vec3(0, r, 0), ball_density, Quat::Identity(), mat);
+      const double ball_mass = w.bodies[size_t(ball)].mass;
+      const double box_density = 40.0 * ball_mass / std::pow(2.0 * r, 3);
+      const double drop = 2.0 * r;
+      test::add_body(w, test::box(Vec3(r, r, r)), Vec3(0, 3.0 * r + drop, 0), box_density, Quat::Identity(), mat);
+      const double v = std::sqrt(2.0 * 9.81 * drop);
+      const double p = std::min(1e-3, 0.005 * 2.0 * r);
+      const double allowed = p + std::sqrt(p * p + v * v * p / 9.81) + v * h;
+      const double start = w.kinetic_energy() + w.potential_energy();
+      double deepest = 0.0, highest = start;
+      const int steps = int(std::lround(1.5 / h));
+      for (int i = 0; i < steps; ++i) {
+        ASSERT_TRUE(w.step().ok) << "r " << r << " h " << h << " step " << i;
+        deepest = std::max(deepest, r - w.bodies[size_t(ball)].position.y());
+        highest = std::max(highest, w.kinetic_energy() + w.potential_energy());
+      }
+      EXPECT_LE(deepest, allowed) << "r " << r << " h " << h;
+      EXPECT_LE(highest - start, 1e-3 * std::abs(start)) << "r " << r << " h " << h;
+    }
+}
+
+// A box tumbling onto its corner on a plane gains no energy, at every step and size. The exact gradients of its
+// points (pushed along the plane's normal) made a 74 kg box spinning at 12 rad/s gain energy at h = 1/60 (310 J to
+// 850 J within 80 steps, for two of twelve orientations), and one of scenes/pile.json 29 kJ in a step.
+TEST(ImplicitPenaltySolver, BoxTumblingOntoItsCornerGainsNoEnergyAtEveryStepAndSize) {
+  const Quat orientations[] = {Quat(0.3, -0.5, 0.7, 0.4), Quat(-0.2, 0.9, 0.3, -0.1), Quat(0.6, 0.1, -0.4, 0.8),
+                               Quat(0.1, 0.2, 0.3, 0.9), Quat(0.8, -0.3, -0.3, 0.2), Quat(-0.5, -0.5, 0.5, 0.1)};
+  for (double size : {0.2, 1.0, 4.0, 20.0})  // times 0.084 x 0.103 x 0.112 m: 1.7 cm .. 2.2 m
+    for (double h : {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000})
+      for (const Quat& q : orientations) {
+        World w;
+        ASSERT_TRUE(w.set_solver("implicit-penalty", nullptr));
+        w.settings.dt = h;
+        const int mat = test::add_material(w, 0.5, 0.0);
+        test::add_plane(w, Vec3(0, 1, 0), 0.0, mat);
+        const Vec3 half = size * Vec3(0.084, 0.103, 0.112);
+        const int box = test::add_body(w, test::box(half), Vec3(0, 2.0 * half.norm(), 0), 1000.0, q.normalized(), mat);
+        Body& b = w.bodies[size_t(box)];
+        b.linear_velocity = Vec3(0.2, -1.0, 0.2) * std::sqrt(size);
+        b.angular_velocity = Vec3(12.2, -1.4, -7.3) / std::sqrt(size);
+        const double start = w.kinetic_energy() + w.potential_energy();
+        double highest = start;
+        for (int i = 0; i < int(std::lround(2.0 / h)); ++i) {
+          ASSERT_TRUE(w.step().ok) << "size " << size << " h " << h;
+          highest = std::max(highest, w.kinetic_energy() + w.potential_energy());
+        }
+        EXPECT_LE(highest - start, 1e-3 * std::abs(start)) << "size " << size << " h " << h << " q " << q.coeffs().transpose();
+      }
+}
+
 // Exact and approximate gradients give the same forces but different linearisations: a tilted box dropping on
-// a plane follows different paths.
+// a fixed slab follows different paths (on a plane the points push along its normal with the approximate ones
+// under either).
 TEST(ImplicitPenaltySolver, GradientModesDiffer) {
   auto run = [](const char* mode) {
     World w = load(std::string(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty",
-        "params": {"gradients": ")") + mode + R"("}}, "bodies": [)" + ground() + R"(,
+        "params": {"gradients": ")") + mode + R"("}}, "bodies": [
+        {"name": "slab", "shape": {"type": "box", "half_extents": [2, 0.1, 2]}, "fixed": true, "position": [0, -0.1, 0]},
         {"name": "box", "shape": {"type": "box", "half_extents": [0.3, 0.1, 0.2]}, "density": 500,
          "position": [0, 0.35, 0], "orientation": [0.96, 0.2, 0.1, 0.15]}]})");
     for (int i = 0; i < 60; ++i) EXPECT_TRUE(w.step().ok);
@@ -287,13 +524,12 @@ TEST(ImplicitPenaltySolver, GradientModesDiffer) {
   EXPECT_GT((run("exact") - run("approximate")).norm(), 1e-6);
 }
 
-// A pair with thousands of points has its two sides' contact forces summed on two of the world's threads, and its
-// Coulomb friction rows built there in chunks (a count, then each chunk's rows at its place): the same sums and
-// rows as on one thread, so the same motion bit for bit. A wide box sliding and turning on a fixed slab, both
-// shells at 1 cm point spacing: about 6,400 points of each inside the other.
+// A pair with thousands of points has its two sides' contact forces summed on two of the world's threads: the
+// same sums as on one thread, so the same motion bit for bit. A wide box sliding and turning on a fixed slab, both
+// shells at 64 points along their longest edges: about 1,800 points of each inside the other.
 TEST(ImplicitPenaltySolver, ForcesAndFrictionRowsOnTwoThreadsAreThoseOfOne) {
   World one = load(R"({"format": 1, "dt": 0.01, "materials": {"default": {"friction": 0.5, "restitution": 0}},
-      "solver": {"type": "implicit-penalty", "params": {"point_spacing": 0.01}}, "bodies": [
+      "solver": {"type": "implicit-penalty", "params": {"point_spacing": 0.01, "box_points": 64}}, "bodies": [
       {"name": "slab", "shape": {"type": "box", "half_extents": [0.6, 0.1, 0.6]}, "fixed": true,
        "position": [0, -0.1, 0]},
       {"name": "box", "shape": {"type": "box", "half_extents": [0.4, 0.1, 0.4]}, "density": 500,
@@ -307,9 +543,8 @@ TEST(ImplicitPenaltySolver, ForcesAndFrictionRowsOnTwoThreadsAreThoseOfOne) {
     ASSERT_TRUE(two.step().ok);
     least = std::min(least, one.contacts().size());
   }
-  // Far past 1,024 points a side, below which one thread sums the forces, and two chunks of 1,024 points, below
-  // which it builds the rows.
-  EXPECT_GT(least, 8000u);
+  // Past 1,024 points a side, below which one thread sums the forces.
+  EXPECT_GT(least, 3000u);
   const Body& a = one.bodies[1];
   const Body& b = two.bodies[1];
   EXPECT_EQ(std::memcmp(a.position.data(), b.position.data(), sizeof(double) * 3), 0);
@@ -357,8 +592,8 @@ TEST(ImplicitPenaltySolver, HingeMotorReachesItsSpeedOnlyWithEnoughForce) {
 // Coulomb friction PGS (contact_model physical), and the larger of the solves' residual |G dS - h Z| and the
 // friction PGS's last change, N s. A 64 kg box resting on the ground with friction 0.5: one group, so one direct
 // solve, plus under the physical model the friction sweeps (at least one, at most friction_iterations: the PGS
-// stops at a sweep that changes nothing); the residual is the direct solve's rounding, far below the weight's
-// impulse per step, and not zero.
+// stops at a sweep that changes nothing); the residual is the direct solve's rounding (and the friction sweeps'
+// last change), far below the weight's impulse per step.
 TEST(ImplicitPenaltySolver, ReportsItsSolvesAndTheirResidual) {
   for (const char* model : {"physical", "per_point"}) {
     SCOPED_TRACE(model);
@@ -378,7 +613,7 @@ TEST(ImplicitPenaltySolver, ReportsItsSolvesAndTheirResidual) {
     } else {
       EXPECT_EQ(s.iterations, 1);
     }
-    EXPECT_GT(s.residual, 0.0);
+    EXPECT_GE(s.residual, 0.0);
     EXPECT_LT(s.residual, 1e-12 * weight_impulse);
   }
 }

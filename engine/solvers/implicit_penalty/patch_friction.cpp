@@ -1,0 +1,131 @@
+#include "solvers/implicit_penalty/patch_friction.h"
+
+#include <cmath>
+
+namespace cl::implicit_penalty {
+
+namespace {
+
+// The normal force a point delivered at the end of the step (see patch_friction.h), 0 for none, with the unit
+// direction that pushes b out of a and the point's world position.
+struct PointForce {
+  double f = 0.0;
+  Vec3 push{0, 0, 0};
+  Vec3 at{0, 0, 0};
+};
+
+PointForce point_force(const PatchSide& side, const PenetratingPoint& p, int b, const std::vector<Body>& bodies,
+                       const Mat3& Rf, const Mat3& Ro, const PatchFrictionSettings& s) {
+  const Body& bf = bodies[size_t(side.field)];
+  const Body& bo = bodies[size_t(side.owner)];
+  PointForce out;
+  Vec3 G = Rf * p.g_a;
+  const double len = G.norm();
+  if (len < 1e-12 || -(Ro * p.n_b).dot(G) < std::sqrt(0.5) * len) return out;
+  G /= len;
+  const Vec3 point = bo.position + Ro * p.r_b;
+  const Vec3 v_rel = (bo.linear_velocity + bo.angular_velocity.cross(point - bo.position)) -
+                     (bf.linear_velocity + bf.angular_velocity.cross(point - bf.position));
+  const double v_n = v_rel.dot(G);
+  const double f = s.k * std::abs(p.d) - (s.k * s.h + s.k_d) * v_n;
+  if (!(f > 0.0)) return out;
+  out.f = f;
+  out.push = side.owner == b ? G : Vec3(-G);  // G pushes the owner out of the field body
+  out.at = point;
+  return out;
+}
+
+}  // namespace
+
+bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const std::vector<Body>& bodies,
+                         const PatchFrictionSettings& s, std::span<const InverseMass> masses, int normal_index,
+                         Row* out) {
+  double total = 0.0;
+  Vec3 pushes = Vec3::Zero(), moment = Vec3::Zero();
+  for (const PatchSide& side : sides) {
+    const Mat3 Rf = bodies[size_t(side.field)].rotation(), Ro = bodies[size_t(side.owner)].rotation();
+    for (const PenetratingPoint& p : *side.points) {
+      const PointForce pf = point_force(side, p, b, bodies, Rf, Ro, s);
+      if (pf.f <= 0.0) continue;
+      total += pf.f;
+      pushes += pf.f * pf.push;
+      moment += pf.f * pf.at;
+    }
+  }
+  if (!(total > 0.0) || pushes.norm() < 1e-6 * total) return false;
+  const Vec3 normal = pushes.normalized();
+  const Vec3 centre = moment / total;
+  // The tangent directions: along the sliding, or any.
+  const Body& A = bodies[size_t(a)];
+  const Body& B = bodies[size_t(b)];
+  const Vec3 ra = centre - A.position, rb = centre - B.position;
+  const Vec3 v_rel = (B.linear_velocity + B.angular_velocity.cross(rb)) - (A.linear_velocity + A.angular_velocity.cross(ra));
+  const Vec3 v_t = v_rel - v_rel.dot(normal) * normal;
+  const double speed = v_t.norm();
+  const bool sliding = speed > s.slip_speed;
+  const Vec3 t1 = sliding ? Vec3(v_t / speed) : normal.unitOrthogonal();
+  const Vec3 t2 = normal.cross(t1);
+  // The pressure's mean lever about the centre in the tangent plane (the twist's), and the patch's reach from the
+  // centre along each tangent (the tilts', about the other): a second pass, it needs the centre.
+  double lever = 0.0, along[2] = {0.0, 0.0};
+  for (const PatchSide& side : sides) {
+    const Mat3 Rf = bodies[size_t(side.field)].rotation(), Ro = bodies[size_t(side.owner)].rotation();
+    for (const PenetratingPoint& p : *side.points) {
+      const PointForce pf = point_force(side, p, b, bodies, Rf, Ro, s);
+      if (pf.f <= 0.0) continue;
+      const Vec3 r = pf.at - centre;
+      lever += pf.f * (r - r.dot(normal) * normal).norm();
+      along[0] = std::max(along[0], std::abs(r.dot(t1)));
+      along[1] = std::max(along[1], std::abs(r.dot(t2)));
+    }
+  }
+  lever /= total;
+
+  const double spin = (B.angular_velocity - A.angular_velocity).dot(normal);
+  const bool turning = std::abs(spin) * lever > s.slip_speed;
+
+  Row normal_row;  // holds the normal impulse; no Jacobian, so the solve never moves it
+  normal_row.a = a;
+  normal_row.b = b;
+  normal_row.lambda = normal_row.lo = normal_row.hi = s.h * total;
+  out[0] = normal_row;
+  prepare(out[0], masses);
+  int k = 1;
+  for (const Vec3& t : {t1, t2}) {
+    Row& r = out[k++];
+    r = point_row(a, b, ra, rb, t);
+    r.normal_row = normal_index;
+    r.mu = sliding ? s.dynamic_ratio * s.mu : s.mu;
+    r.follows = true;
+    prepare(r, masses);
+  }
+  Row& twist = out[3];
+  twist = Row{};
+  twist.a = a;
+  twist.b = b;
+  twist.ja_ang = -normal;
+  twist.jb_ang = normal;
+  twist.normal_row = normal_index;
+  twist.mu = (turning ? s.dynamic_ratio * s.mu : s.mu) * lever;
+  twist.follows = true;
+  prepare(twist, masses);
+  // The tilts: the bodies' relative turn about t2 (which tilts the patch along t1) and about t1, each bounded by
+  // the normal impulse times the patch's reach along the direction it tilts, the moment of the pressure shifted
+  // to the patch's edge (no friction coefficient: the pressure shifting across the patch holds it).
+  for (int q = 0; q < 2; ++q) {
+    Row& tilt = out[4 + q];
+    tilt = Row{};
+    tilt.a = a;
+    tilt.b = b;
+    const Vec3 axis = q == 0 ? t2 : t1;
+    tilt.ja_ang = -axis;
+    tilt.jb_ang = axis;
+    tilt.normal_row = normal_index;
+    tilt.mu = s.rolls ? 0.0 : along[q];
+    tilt.follows = true;
+    prepare(tilt, masses);
+  }
+  return true;
+}
+
+}  // namespace cl::implicit_penalty
