@@ -77,47 +77,15 @@ void draw_welcome(AppState& app) {
     ImGui::BulletText("F1: every key and mouse control. Tab hides the panels.");
     ImGui::Spacing();
     if (ImGui::Button("Start")) open = false;
+    ImGui::SameLine();
+    ImGui::TextDisabled("(the scene waits at its start until then)");
   }
   ImGui::End();
   if (!open) {
     app.ui.welcome = false;
+    if (app.sim.step_error.empty()) app.sim.playing = true;  // held at its start until now
     mark_welcomed();
   }
-}
-
-void draw_error_toast(AppState& app) {
-  // Every current error of the panels, whole and wrapped, at the bottom of the middle above the Compare panel,
-  // until closed (a new message shows again). The panel that caused it keeps showing it too.
-  const std::pair<const char*, const std::string*> sources[] = {
-      {"Scene", &app.scene.error},     {"Simulation stopped", &app.sim.step_error}, {"Solver", &app.solver.error},
-      {"Compare", &app.compare.error}, {"Stats", &app.stats.error},                   {"Script", &app.script.error}};
-  std::vector<std::pair<const char*, const std::string*>> shown;
-  for (const auto& s : sources)
-    if (!s.second->empty() &&
-        std::find(app.ui.dismissed.begin(), app.ui.dismissed.end(), *s.second) == app.ui.dismissed.end())
-      shown.push_back(s);
-  if (shown.empty()) return;
-  const ImVec2 display = ImGui::GetIO().DisplaySize;
-  const float middle_x = kPanelWidth + 2.0f * kMargin;
-  const float width = std::min(620.0f, std::max(display.x - 2.0f * middle_x, 260.0f));
-  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, display.y - compare_panel_height(app) - 3.0f * kMargin - 60.0f),
-                          ImGuiCond_Always, ImVec2(0.5f, 1.0f));
-  ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
-  ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0.0f), ImVec2(width, 0.6f * display.y));
-  ImGui::SetNextWindowBgAlpha(0.92f);
-  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
-                                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoTitleBar;
-  if (ImGui::Begin("##errors", nullptr, flags)) {
-    for (size_t i = 0; i < shown.size(); ++i) {
-      ImGui::PushID(int(i));
-      ImGui::TextColored(kErrorColor, "%s", shown[i].first);
-      ImGui::SameLine(ImGui::GetContentRegionAvail().x - 20.0f);
-      if (ImGui::SmallButton("x")) app.ui.dismissed.push_back(*shown[i].second);
-      colored_wrapped(kErrorColor, *shown[i].second);
-      ImGui::PopID();
-    }
-  }
-  ImGui::End();
 }
 
 }  // namespace cl::viewer
