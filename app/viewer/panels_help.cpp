@@ -32,6 +32,7 @@ void draw_help_overlay(AppState& app) {
         {".", "one step (while paused)"},
         {"R", "reset the scene (every lane)"},
         {"F", "frame the selected body (with none selected, the scene)"},
+        {"C", "the camera follows the selected body (C again, or with nothing selected, frees it)"},
         {"F2", "compare every method: a lane for each, side by side from the scene's start"},
         {"V", "comparison: split cells or ghosts over lane 1"},
         {"Tab", "hide / show the panels"},
@@ -70,11 +71,16 @@ void draw_welcome(AppState& app) {
     ImGui::TextWrapped("Four published contact methods for rigid bodies on one scene: lcp (velocity LCP), "
                        "implicit-penalty, volume and pid-penalty. Watch them, drag bodies, and compare.");
     ImGui::Spacing();
-    ImGui::BulletText("Scene menu or Page Down: another scene (its description shows at the top).");
-    ImGui::BulletText("Solver menu: the same scene under another method.");
-    ImGui::BulletText("F2 (Compare menu, Every method): every method side by side; V overlays them.");
-    ImGui::BulletText("Left-drag a body to pull it; right-drag orbits, the wheel zooms.");
-    ImGui::BulletText("F1: every key and mouse control. Tab hides the panels.");
+    // Bullets that wrap (BulletText does not: a long line ran past the window's edge at 1280x720).
+    for (const char* line : {"Scene menu or Page Down: another scene (its description shows above the view).",
+                             "Solver menu: the same scene under another method.",
+                             "F2 (Compare menu, Every method): every method side by side; V overlays them.",
+                             "Left-drag a body to pull it; right-drag orbits, the wheel zooms; C follows the "
+                             "selected body.",
+                             "F1: every key and mouse control. Tab hides the panels."}) {
+      ImGui::Bullet();
+      ImGui::TextWrapped("%s", line);
+    }
     ImGui::Spacing();
     if (ImGui::Button("Start")) open = false;
     ImGui::SameLine();
