@@ -221,8 +221,10 @@ void plot_grid(std::span<const PlotSpec> plots, ImVec2 size) {
   const ImGuiStyle& style = ImGui::GetStyle();
   for (size_t i = 0; i < shown.size(); ++i) {
     const int column = int(i) % std::max(g.columns, 1);
-    if (column > 0) ImGui::SameLine(0.0f, 0.0f);
-    const float w = g.cell_width - (column + 1 == g.columns ? style.ScrollbarSize : 0.0f);
+    // A gap between the cells, so that one plot's average and maximum do not run into the next one's heading.
+    constexpr float kGap = 14.0f;
+    if (column > 0) ImGui::SameLine(0.0f, kGap);
+    const float w = g.cell_width - kGap - (column + 1 == g.columns ? style.ScrollbarSize : 0.0f);
     ImGui::BeginChild(shown[i]->id.c_str(), ImVec2(w, g.cell_height - style.ItemSpacing.y), false,
                       ImGuiWindowFlags_NoScrollbar);
     // Heading, plot, the x axis' labels: the plot takes what the two text lines leave.

@@ -75,6 +75,12 @@ ScaledUnit scale_unit(const std::string& unit, double largest) {
 
 std::string short_number(double v) {
   char text[32];
+  // Whole numbers up to a million as they are ("48200", shorter than "4.82e+04"), rounded to 3 significant digits.
+  if (std::isfinite(v) && std::abs(v) >= 1000.0 && std::abs(v) < 1e6) {
+    const double step = std::pow(10.0, std::floor(std::log10(std::abs(v))) - 2.0);
+    std::snprintf(text, sizeof text, "%.0f", std::round(v / step) * step);
+    return text;
+  }
   std::snprintf(text, sizeof text, "%.3g", v);
   return text;
 }

@@ -37,7 +37,7 @@ struct ScaledUnit {
 };
 ScaledUnit scale_unit(const std::string& unit, double largest);
 
-// A value with 3 significant digits, no trailing zeros ("0.25", "1.5e+03").
+// A value with 3 significant digits, no trailing zeros ("0.25", "43600", "1.5e+06").
 std::string short_number(double v);
 
 // A grid for `count` plots in an area `width` x `height`: the number of columns whose cells come closest to

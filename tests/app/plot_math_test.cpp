@@ -91,5 +91,18 @@ TEST(PlotMath, EightPlotsFitTheComparePanelAtBothSizes) {
   EXPECT_EQ(plot_grid_shape(0, 300.0f, 100.0f, 200.0f, 56.0f, 3.0f).rows, 0);
 }
 
+// Summaries beside a plot: 3 significant digits, counts in the thousands without an exponent.
+TEST(PlotMath, ShortNumbers) {
+  EXPECT_EQ(short_number(0.25), "0.25");
+  EXPECT_EQ(short_number(29.7), "29.7");
+  EXPECT_EQ(short_number(365.0), "365");
+  EXPECT_EQ(short_number(43612.0), "43600");
+  EXPECT_EQ(short_number(48249.0), "48200");
+  EXPECT_EQ(short_number(-1234.0), "-1230");
+  EXPECT_EQ(short_number(999999.0), "1000000");
+  EXPECT_EQ(short_number(7.7e9), "7.7e+09");
+  EXPECT_EQ(short_number(0.000388), "0.000388");
+}
+
 }  // namespace
 }  // namespace cl::viewer
