@@ -285,7 +285,7 @@ void draw_body_tab(AppState& app, int i) {
   const World& world = app.scene.world;
   const Body& b = world.bodies[i];
   const Shape& s = b.shape;
-  if (begin_two_column_table("body", "orientation")) {
+  if (begin_two_column_table("body", "distance grid")) {  // the longest name of its rows
     table_row("name", "%s  (#%d)", b.name.empty() ? "(unnamed)" : b.name.c_str(), i);
     table_row("kind", "%s", body_kind_name(b.kind));
     switch (s.type) {
@@ -313,13 +313,16 @@ void draw_body_tab(AppState& app, int i) {
         table_row("triangles", "%zu  (%zu vertices)", m.mesh.triangles.size(), m.mesh.vertices.size());
         table_row("shell points", "%zu", m.points.size());
         const auto nodes = m.sdf.node_counts();
-        table_row("distance grid", "%d x %d x %d nodes, cell %.3g m", nodes[0], nodes[1], nodes[2], m.sdf.cell_size());
+        // One quantity per row, so that a narrow column wraps between them rather than inside a number.
+        table_row("distance grid", "%d x %d x %d nodes", nodes[0], nodes[1], nodes[2]);
         if (ImGui::IsItemHovered()) {
           ImGui::SetTooltip("Signed distance grid of the mesh (negative inside), %d cells along the longest side.",
                             m.options.sdf_resolution);
         }
+        table_row("grid cell", "%.3g m", m.sdf.cell_size());
         const Vec3 size = m.properties.local_bounds.hi - m.properties.local_bounds.lo;
-        table_row("size", "%.3g x %.3g x %.3g m (radius %.3g m)", size.x(), size.y(), size.z(), m.properties.bounding_radius);
+        table_row("size", "%.3g x %.3g x %.3g m", size.x(), size.y(), size.z());
+        table_row("radius", "%.3g m (bounding sphere)", m.properties.bounding_radius);
         table_row("volume", "%.4g m^3", m.properties.volume);
         break;
       }

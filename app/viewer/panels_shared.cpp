@@ -57,7 +57,7 @@ void table_row(const char* name, const char* fmt, ...) {
   ImGui::TableSetColumnIndex(1);
   va_list args;
   va_start(args, fmt);
-  ImGui::TextV(fmt, args);
+  ImGui::TextWrappedV(fmt, args);  // a long value wraps within its column rather than being cut at the panel's edge
   va_end(args);
 }
 
