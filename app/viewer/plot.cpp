@@ -62,26 +62,21 @@ PlotFrame begin_plot(const char* id, const char* title, const char* unit) {
 
 bool plot_lines(const char* id, const char* title, const char* unit, std::span<const PlotSeries> series, float height,
                 bool legend) {
-  // The values in a unit with a prefix that suits them (m -> mm), the summaries and the robust range.
-  double largest = 0.0;
+  // The values in a unit with a prefix that suits them (m -> mm), the summaries and the robust range. The prefix
+  // suits the range shown, not a spike above it (a 1 s step among 0.4 ms ones keeps the plot in ms).
   std::vector<double> all;
   std::vector<SeriesSummary> summaries;
+  int n = 0;
   for (const PlotSeries& s : series) {
     summaries.push_back(s.history != nullptr ? summarize(*s.history) : SeriesSummary{});
     if (s.history == nullptr) continue;
-    for (int i = 0; i < s.history->count; ++i) {
-      const double v = s.history->at(i);
-      if (std::isfinite(v)) largest = std::max(largest, std::abs(v));
-    }
-  }
-  const ScaledUnit scaled = scale_unit(unit, largest);
-  const double k = scaled.factor;
-  int n = 0;
-  for (const PlotSeries& s : series) {
-    if (s.history == nullptr) continue;
     n = std::max(n, s.history->count);
-    for (int i = 0; i < s.history->count; ++i) all.push_back(k * s.history->at(i));
+    for (int i = 0; i < s.history->count; ++i) all.push_back(s.history->at(i));
   }
+  const PlotRange raw = robust_range(all);
+  const ScaledUnit scaled = scale_unit(unit, std::max(std::abs(raw.lo), std::abs(raw.hi)));
+  const double k = scaled.factor;
+  for (double& v : all) v *= k;
   PlotRange range = robust_range(all);
   const std::vector<double> ticks = nice_ticks(range.lo, range.hi, 3);
   if (!range.clipped && !ticks.empty()) range.hi = std::max(range.hi, ticks.back());
