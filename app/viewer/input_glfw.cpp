@@ -14,45 +14,21 @@ namespace {
 InputQueue* queue_of(GLFWwindow* window) { return static_cast<InputQueue*>(glfwGetWindowUserPointer(window)); }
 
 void on_key(GLFWwindow* window, int key, int scancode, int action, int mods) {
-  InputEvent e;
-  e.type = InputEvent::Type::Key;
-  e.code = key;
-  e.scancode = scancode;
-  e.action = action;
-  e.mods = mods;
-  queue_of(window)->push(e);
+  queue_of(window)->push({.type = InputEvent::Type::Key, .code = key, .scancode = scancode, .action = action, .mods = mods});
 }
 
-void on_char(GLFWwindow* window, unsigned int c) {
-  InputEvent e;
-  e.type = InputEvent::Type::Char;
-  e.ch = c;
-  queue_of(window)->push(e);
-}
+void on_char(GLFWwindow* window, unsigned int c) { queue_of(window)->push({.type = InputEvent::Type::Char, .ch = c}); }
 
 void on_button(GLFWwindow* window, int button, int action, int mods) {
-  InputEvent e;
-  e.type = InputEvent::Type::Button;
-  e.code = button;
-  e.action = action;
-  e.mods = mods;
-  queue_of(window)->push(e);
+  queue_of(window)->push({.type = InputEvent::Type::Button, .code = button, .action = action, .mods = mods});
 }
 
 void on_cursor(GLFWwindow* window, double x, double y) {
-  InputEvent e;
-  e.type = InputEvent::Type::Move;
-  e.x = x;
-  e.y = y;
-  queue_of(window)->push(e);
+  queue_of(window)->push({.type = InputEvent::Type::Move, .x = x, .y = y});
 }
 
 void on_scroll(GLFWwindow* window, double dx, double dy) {
-  InputEvent e;
-  e.type = InputEvent::Type::Scroll;
-  e.x = dx;
-  e.y = dy;
-  queue_of(window)->push(e);
+  queue_of(window)->push({.type = InputEvent::Type::Scroll, .x = dx, .y = dy});
 }
 
 void on_enter(GLFWwindow* window, int entered) {

@@ -12,29 +12,9 @@
 namespace cl::viewer {
 namespace {
 
-InputEvent key(int code, int action) {
-  InputEvent e;
-  e.type = InputEvent::Type::Key;
-  e.code = code;
-  e.action = action;
-  return e;
-}
-
-InputEvent button(int b, int action) {
-  InputEvent e;
-  e.type = InputEvent::Type::Button;
-  e.code = b;
-  e.action = action;
-  return e;
-}
-
-InputEvent move(double x, double y) {
-  InputEvent e;
-  e.type = InputEvent::Type::Move;
-  e.x = x;
-  e.y = y;
-  return e;
-}
+InputEvent key(int code, int action) { return {.type = InputEvent::Type::Key, .code = code, .action = action}; }
+InputEvent button(int b, int action) { return {.type = InputEvent::Type::Button, .code = b, .action = action}; }
+InputEvent move(double x, double y) { return {.type = InputEvent::Type::Move, .x = x, .y = y}; }
 
 TEST(InputQueue, SixTapsBetweenTwoFramesAreSixPressesInTwelveFrames) {
   InputQueue q;
