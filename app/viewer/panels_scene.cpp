@@ -76,12 +76,20 @@ void draw_scene_panel(AppState& app) {
               "load, the error shows below and the current scene stays. Browse: every scene by the method it is "
               "written for, with a picture and its description (Scene menu, Browse scenes).");
 
+  // A path longer than its field shows whole in a tooltip (the field scrolls only while it is edited).
+  auto whole_on_hover = [](const std::string& path) {
+    if (ImGui::IsItemHovered() && !ImGui::IsItemActive() &&
+        ImGui::CalcTextSize(path.c_str()).x > ImGui::GetItemRectSize().x - 2.0f * ImGui::GetStyle().FramePadding.x)
+      wrapped_tooltip(path.c_str());
+  };
   const bool open = ImGui::InputText("##open", &scene.open_path, ImGuiInputTextFlags_EnterReturnsTrue);
+  whole_on_hover(scene.open_path);
   ImGui::SameLine();
   if (ImGui::Button("Open") || open) open_and_report(app, resolve_scene_path(scene.root, scene.open_path));
   help_marker("Open a scene file by path: relative to the current directory, or a name in scenes/.");
 
   const bool save = ImGui::InputText("##save", &scene.save_path, ImGuiInputTextFlags_EnterReturnsTrue);
+  whole_on_hover(scene.save_path);
   ImGui::SameLine();
   if (ImGui::Button("Save as") || save) save_and_report(app);
   help_marker("Write the current state of the world (bodies where they are now, the solver and its "
@@ -100,7 +108,11 @@ void draw_scene_panel(AppState& app) {
   help_marker("On Reset and Reload, keep the solver, its parameters and dt chosen in the panels, so "
               "methods can be compared from the same start. Untick to also restore the scene's settings.");
 
-  if (!scene.error.empty()) colored_wrapped(kErrorColor, scene.error);
+  if (!scene.error.empty()) {
+    // One line: the panel is too short for a whole message, which the header above the view shows (and the tooltip).
+    ImGui::TextColored(kErrorColor, "%s", fit_text(scene.error, ImGui::GetContentRegionAvail().x).c_str());
+    if (ImGui::IsItemHovered()) wrapped_tooltip(scene.error.c_str());
+  }
   if (!scene.message.empty()) colored_wrapped(kOkColor, scene.message);
   for (const std::string& w : scene.warnings) colored_wrapped(kWarningColor, w);
   ImGui::End();
