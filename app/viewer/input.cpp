@@ -73,19 +73,39 @@ void handle_keys(AppState& app) {
     }
   }
   // Function keys and Tab are not letters, so servos never compete for them.
-  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) app.ui.help = !app.ui.help;
-  if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !app.script.laying) app.ui.help = false;
-  if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) app.ui.hidden = !app.ui.hidden;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) {
+    app.ui.help = !app.ui.help;
+    log_action(app, app.ui.help ? "F1: help shown" : "F1: help hidden");
+  }
+  if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !app.script.laying && app.ui.help) {
+    app.ui.help = false;
+    log_action(app, "Esc: help hidden");
+  }
+  if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) {
+    app.ui.hidden = !app.ui.hidden;
+    log_action(app, app.ui.hidden ? "Tab: panels hidden" : "Tab: panels shown");
+  }
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) app.ui.screenshot_requested = true;
   if (ImGui::IsKeyPressed(GLFW_KEY_F9, false)) app.ui.recording_video = !app.ui.recording_video;
-  if (ImGui::IsKeyPressed(GLFW_KEY_F2, false)) compare_every_method_and_report(app);
+  if (ImGui::IsKeyPressed(GLFW_KEY_F2, false)) {
+    compare_every_method_and_report(app);
+    log_action(app, "F2: " + std::to_string(lane_count(app)) + " lanes");
+  }
   if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN, false)) open_neighbour_and_report(app, 1);
   if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP, false)) open_neighbour_and_report(app, -1);
   // ImGui 1.86 indexes keys by the GLFW key codes the backend reports.
-  if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && app.sim.step_error.empty()) app.sim.playing = !app.sim.playing;
+  if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && app.sim.step_error.empty()) {
+    app.sim.playing = !app.sim.playing;
+    log_action(app, app.sim.playing ? "space: play" : "space: pause");
+  }
   if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD) && !app.sim.playing) step_once(app);
   if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) reset_scene(app);
   if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) frame_scene(app);
+  if (ImGui::IsKeyPressed(GLFW_KEY_C, false)) {
+    toggle_follow(app);
+    log_action(app, app.view.follow >= 0 ? "C: following " + app.scene.world.bodies[size_t(app.view.follow)].name
+                                         : "C: camera free");
+  }
   if (ImGui::IsKeyPressed(GLFW_KEY_V, false) && lane_count(app) > 1)
     app.compare.layout = app.compare.layout == CompareLayout::Split ? CompareLayout::Overlay : CompareLayout::Split;
 }

@@ -92,6 +92,15 @@ float draw_main_menu(AppState& app) {
       if (ImGui::IsItemHovered()) wrapped_tooltip((std::string(o.help) + "\n(--view " + o.token + ")").c_str());
     }
     ImGui::Separator();
+    // The camera follows the selected body (session.h, toggle_follow); checked while it follows one.
+    const int selected = app.pick.selected;
+    const bool can_follow = app.view.follow >= 0 ||
+                            (selected >= 0 && selected < int(world.bodies.size()) &&
+                             world.bodies[size_t(selected)].shape.type != ShapeType::Plane);
+    if (ImGui::MenuItem("Follow the selected body", "C", app.view.follow >= 0, can_follow)) toggle_follow(app);
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      wrapped_tooltip("The camera moves with the selected body, keeping your orbit, zoom and pan (select a body "
+                      "first; C does the same).");
     if (ImGui::MenuItem("Hide the panels", "Tab")) app.ui.hidden = true;
     ImGui::EndMenu();
   }

@@ -6,10 +6,15 @@ namespace {
 
 constexpr OverlayToggle kOverlays[] = {
     {"contacts", "contact points", "contact points (beyond 3,000 contacts every k-th is drawn)",
-     "Yellow dots at the contact points of the last step (faint where hidden behind a body). Beyond 3,000 contacts "
+     "Yellow dots at the contact points of the last step, hidden where a body is in front of them (see 'contacts "
+     "through bodies'). Beyond 3,000 contacts "
      "every k-th is drawn (with its normal and impulses), so dense sets stay legible; the Stats panel says 1 in how "
      "many.",
      &ViewState::show_contacts},
+    {"through", "contacts through bodies", "contact points, normals and impulses also behind bodies, faint",
+     "Also draw the contact points, normals and impulses that bodies hide, faint: the contacts under a pile or "
+     "behind a wall. Off, they are depth-tested like the bodies.",
+     &ViewState::contacts_through},
     {"normals", "contact normals", "each contact's normal, `normal_length` long",
      "Cyan lines along each contact normal, from body a towards body b.", &ViewState::show_normals},
     {"impulses", "impulses", "normal (red) and friction (orange) impulses of the last step",

@@ -10,21 +10,33 @@
 
 namespace cl::viewer {
 
+namespace {
+
+// The 3D view's part of the window as laid out this frame; a scene framed on load (the camera as frame_scene left
+// it) is framed again when it changes, so that the bodies fill what is visible in every view mode.
+void set_scene_area(AppState& app, const ScreenRect& area) {
+  if (area == app.ui.scene_area) return;
+  app.ui.scene_area = area;
+  if (app.camera == app.ui.auto_framed) frame_scene(app);
+}
+
+}  // namespace
+
 void draw_panels(AppState& app) {
-  if (app.ui.hidden) {  // Tab: the view alone, with what it must not hide (lane labels, warnings, errors)
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  app.ui.lane_label_height = ImGui::GetTextLineHeight() + 6.0f;
+  if (app.ui.hidden) {  // Tab: the view alone, below what it must not hide (warnings, the legend, errors)
     app.ui.menu_height = 0.0f;
+    const float header = draw_header(app, 0.0f, 0.0f, display.x);
+    set_scene_area(app, {0.0f, header, display.x, std::max(display.y - header, 50.0f)});
     draw_lane_labels(app);
-    draw_unsupported_banner(app);
-    draw_error_toast(app);
-    ImGui::GetForegroundDrawList()->AddText(ImVec2(kMargin, kMargin), IM_COL32(200, 200, 200, 160),
-                                            "Tab: show the panels   F1: help");
     draw_help_overlay(app);
     return;
   }
-  // The menu bar, then two columns along the window edges below it, leaving the middle for the scene.
-  // FirstUseEver: the user may move and resize them afterwards.
+  // The menu bar, then two columns along the window edges below it and the Compare panel along the bottom under the
+  // middle and the right column, leaving the middle to the 3D view. The left column's panels are placed once
+  // (FirstUseEver: the user may move and resize them); everything else is laid out every frame.
   const float menu = app.ui.menu_height = draw_main_menu(app);
-  const ImVec2 display = ImGui::GetIO().DisplaySize;
   const float right = display.x - kPanelWidth - kMargin;
   const float top = menu + kMargin;  // where the panels start
   auto place = [](float x, float y, float h) {
@@ -40,13 +52,27 @@ void draw_panels(AppState& app) {
   place(kMargin, top + 306.0f + hint, std::max(display.y - top - 314.0f - hint, 150.0f));
   draw_solver_panel(app);
 
-  // The right column: Stats, Inspector and View stacked from the top, never over each other. A collapsed panel
-  // takes its title bar; an open View takes up to half the column, the Stats up to 444 pixels, the Inspector
+  // Compare: along the bottom from the left column to the window's right edge; with lanes as tall as the user drags
+  // its top edge (compare_panel_height).
+  const float middle_x = kPanelWidth + 2.0f * kMargin, middle_width = std::max(display.x - 2.0f * middle_x, 200.0f);
+  const float compare_height = compare_panel_height(app);
+  const float compare_top = display.y - compare_height - kMargin;
+  ImGui::SetNextWindowPos(ImVec2(middle_x, compare_top), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(display.x - middle_x - kMargin, compare_height), ImGuiCond_Always);
+  ImGui::SetNextWindowCollapsed(lane_count(app) < 2, ImGuiCond_FirstUseEver);
+  if ((lane_count(app) > 1 && app.ui.scene_area.width == 0) || app.view.expand_compare_panel) {
+    ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always);  // lanes from the file or --lanes, or --view compare
+    app.view.expand_compare_panel = false;
+  }
+  draw_compare_panel(app, compare_height);
+
+  // The right column above it: Stats, Inspector and View stacked from the top, never over each other. A collapsed
+  // panel takes its title bar; an open View takes up to half the column, the Stats up to 444 pixels, the Inspector
   // the rest (at least 120). Laid out every frame from which panels were open in the last one.
   {
     const float title = ImGui::GetFrameHeight();
     const float gap = kMargin;
-    const float column = display.y - top - kMargin - 2.0f * gap;
+    const float column = compare_top - top - gap - 2.0f * gap;
     const UiState& ui = app.ui;
     const float view_h = ui.view_open ? std::max(title, std::min(372.0f, 0.5f * column)) : title;
     const float inspector_min = ui.inspector_open ? 120.0f : title;
@@ -65,43 +91,24 @@ void draw_panels(AppState& app) {
     draw_view_panel(app);
   }
 
-  // Servos: at the top between the two columns, as tall as their rows (at most 8 before the table scrolls).
-  const auto rows = static_cast<float>(std::min<size_t>(servo_count, 8));
-  const float row = ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2.0f;
-  const float servo_width = std::min(560.0f, std::max(display.x - 2.0f * (kPanelWidth + 2.0f * kMargin), 300.0f));
-  ImGui::SetNextWindowPos(ImVec2(0.5f * (display.x - servo_width), top), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(servo_width, ImGui::GetFrameHeightWithSpacing() * 2.0f + ImGui::GetTextLineHeightWithSpacing() +
-                                                   row * rows + 2.0f * ImGui::GetStyle().WindowPadding.y),
-                           ImGuiCond_FirstUseEver);
-  if (!app.ui.browser) draw_servos_panel(app);  // the browser holds the middle while it is open
-
-  // Compare: along the bottom between the columns, open once there are lanes. The split layout divides the
-  // middle above it among the lanes.
-  const float middle_x = kPanelWidth + 2.0f * kMargin, middle_width = std::max(display.x - 2.0f * middle_x, 200.0f);
-  const float compare_height = compare_panel_height(app);
-  ImGui::SetNextWindowPos(ImVec2(middle_x, display.y - compare_height - kMargin), ImGuiCond_Always);
-  ImGui::SetNextWindowSize(ImVec2(middle_width, compare_height), ImGuiCond_Always);
-  ImGui::SetNextWindowCollapsed(lane_count(app) < 2, ImGuiCond_FirstUseEver);
-  if ((lane_count(app) > 1 && app.compare.area_width == 0) || app.view.expand_compare_panel) {
-    ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always);  // lanes from the file or --lanes, or --view compare
-    app.view.expand_compare_panel = false;
+  // The middle, from the top: the Servos panel (as tall as its rows, at most 8 before the table scrolls), the header
+  // (description, banners, legend, errors), then the 3D view down to the Compare panel.
+  float y = top;
+  if (!app.ui.browser && servo_count > 0) {  // the browser holds the middle while it is open
+    const auto rows = static_cast<float>(std::min<size_t>(servo_count, 8));
+    const float row = ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2.0f;
+    const float servo_height = ImGui::GetFrameHeightWithSpacing() * 2.0f + ImGui::GetTextLineHeightWithSpacing() +
+                               row * rows + 2.0f * ImGui::GetStyle().WindowPadding.y;
+    ImGui::SetNextWindowPos(ImVec2(middle_x, y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(middle_width, servo_height), ImGuiCond_Always);
+    y += draw_servos_panel(app) + kMargin;
   }
-  draw_compare_panel(app);
-  app.compare.area_x = middle_x;
-  app.compare.area_y = menu;
-  app.compare.area_width = middle_width;
-  app.compare.area_height = std::max(display.y - menu - compare_height - 2.0f * kMargin, 100.0f);
+  const float header = draw_header(app, middle_x, y, middle_width);
+  if (header > 0.0f) y += header + kMargin;
+  set_scene_area(app, {middle_x, y, middle_width, std::max(compare_top - kMargin - y, 60.0f)});
   draw_lane_labels(app);
-  draw_unsupported_banner(app);
-  if (!app.ui.browser) draw_scene_description(app);
-  draw_error_toast(app);
   draw_welcome(app);
   draw_help_overlay(app);  // last: on top of every panel
-  if (!app.ui.screenshot_message.empty()) {
-    ImGui::GetForegroundDrawList()->AddText(ImVec2(middle_x + kMargin, display.y - compare_height - 3.0f * kMargin -
-                                                   2.0f * ImGui::GetTextLineHeight()),
-                                            IM_COL32(210, 230, 210, 230), app.ui.screenshot_message.c_str());
-  }
 }
 
 }  // namespace cl::viewer

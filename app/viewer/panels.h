@@ -2,7 +2,8 @@
 // One file per window or group of windows: panels.cpp (where they go), menu_bar.cpp, panels_scene.cpp (Scene,
 // Simulation, the scene's description, the scene browser), panels_solver.cpp (Solver, the unsupported banner),
 // panels_view.cpp, panels_stats.cpp, panels_inspector.cpp, panels_servos.cpp, panels_compare.cpp (Compare, the lane
-// labels), panels_help.cpp (F1 help, welcome, error toast); what they share in panels_shared.h and param_widget.h.
+// labels), panels_header.cpp (the header above the view), panels_help.cpp (F1 help, welcome); what they share in
+// panels_shared.h, param_widget.h and slider.h.
 #pragma once
 
 #include <cstdint>
@@ -23,16 +24,18 @@ void draw_view_panel(AppState& app);        // overlays (contacts, contact graph
 void draw_stats_panel(AppState& app);       // fps, stage timings, counters (groups, layers, sleeping), recording
 void draw_inspector_panel(AppState& app);   // the selected body (Body and Script tabs) or joint (state and
                                             // live limit / motor / softness edits)
-void draw_servos_panel(AppState& app);      // every joint servo: coordinate, target slider, key bindings
-                                            // (only drawn when the scene has servos)
-void draw_unsupported_banner(AppState& app);  // what the active solver does not honour in this scene
-void draw_compare_panel(AppState& app);     // comparison lanes: add, remove, method and parameters per lane,
-                                            // split or overlaid view, per-lane plots
-void draw_lane_labels(AppState& app);       // each lane's solver and settings over its cell (or as a legend)
+float draw_servos_panel(AppState& app);     // every joint servo: coordinate, target slider, key bindings
+                                            // (only drawn when the scene has servos); returns its height (0: none)
+// Comparison lanes: add, remove, method and parameters per lane, split or overlaid view; their plots as a grid
+// that fits the panel's `height`.
+void draw_compare_panel(AppState& app, float height);
+void draw_lane_labels(AppState& app);       // each lane's solver and settings in the strip above its split cell
+// The header above the 3D view at (x, y), `width` wide: the scene's description (whole, or folded to one line), the
+// hint while the panels are hidden, what the active solver does not honour, the overlaid comparison's legend, every
+// current error until closed, the last screenshot message. Returns its height (0 when it has nothing to show).
+float draw_header(AppState& app, float x, float y, float width);
 void draw_help_overlay(AppState& app);      // F1: every key and mouse control
 void draw_welcome(AppState& app);           // the first launch's welcome, until closed
-void draw_error_toast(AppState& app);       // every current error, whole, until closed
-void draw_scene_description(AppState& app); // the scene's description once per load, until closed
 // The scene browser (UiState::browser): the scenes of scenes/ grouped by the method they start with, each with its
 // thumbnail (`thumbnail` gives its GL texture, 0 while it is being drawn), name, description and methods, narrowed
 // by the search box; a click opens the scene. Between the panel columns, over the 3D view.

@@ -22,56 +22,78 @@ ImU32 lane_u32(int lane, float alpha = 1.0f) {
   return ImGui::ColorConvertFloat4ToU32(ImVec4(c[0], c[1], c[2], alpha));
 }
 
-// One plot with a curve per lane of the chosen LanePlots member.
-void lane_plot(AppState& app, const char* id, const char* title, const char* unit, History LanePlots::*member,
-               float height, bool skip_first = false) {
-  std::vector<PlotSeries> series;
-  for (int i = skip_first ? 1 : 0; i < lane_count(app); ++i)
-    series.push_back({std::to_string(i + 1) + " " + std::string(lane_world(app, i).solver().name()), lane_u32(i),
-                      &(app.compare.plots[size_t(i)].*member)});
-  plot_lines(id, title, unit, series, height);
+// One plot of the grid: a curve per lane of the chosen LanePlots member (from lane 2 with `skip_first`).
+struct LanePlotKind {
+  const char* id;
+  const char* title;
+  const char* unit;
+  History LanePlots::*member;
+  bool skip_first = false;
+};
+
+// The Compare panel's plots, in the grid's order; a new one (another metric of LanePlots) slots in here.
+constexpr LanePlotKind kLanePlots[] = {
+    {"ms", "step time", "ms", &LanePlots::step_ms},
+    {"pen", "max penetration", "m", &LanePlots::max_penetration},
+    {"mpen", "mean penetration", "m", &LanePlots::mean_penetration},
+    {"ke", "kinetic energy", "J", &LanePlots::kinetic_energy},
+    {"contacts", "contacts", "", &LanePlots::contacts},
+    {"it", "iterations", "", &LanePlots::iterations},
+    {"res", "residual (solver's unit)", "", &LanePlots::residual},
+    {"div", "off lane 1, max", "m", &LanePlots::divergence_max, true},    // the divergence: the distance between
+    {"divm", "off lane 1, mean", "m", &LanePlots::divergence_mean, true},  // a body and itself in lane 1
+};
+
+std::vector<PlotSpec> lane_plot_specs(AppState& app) {
+  std::vector<PlotSpec> out;
+  for (const LanePlotKind& kind : kLanePlots) {
+    PlotSpec spec{kind.id, kind.title, kind.unit, {}};
+    for (int i = kind.skip_first ? 1 : 0; i < lane_count(app); ++i)
+      spec.series.push_back({std::to_string(i + 1) + " " + std::string(lane_world(app, i).solver().name()), lane_u32(i),
+                             &(app.compare.plots[size_t(i)].*kind.member)});
+    out.push_back(std::move(spec));
+  }
+  return out;
 }
 
 }  // namespace
 
 void draw_lane_labels(AppState& app) {
-  if (lane_count(app) < 2) return;
+  if (!split_view(app)) return;  // overlaid: the legend is in the header (panels_header.cpp)
   ImDrawList* draw = ImGui::GetBackgroundDrawList();
   const float line = ImGui::GetTextLineHeight();
   for (int i = 0; i < lane_count(app); ++i) {
-    std::string label = std::to_string(i + 1) + "  " + lane_label(lane_world(app, i));
+    const LaneCell c = lane_cell(app, i);
+    const float strip = app.ui.lane_label_height, top = c.y - strip;
+    draw->AddRectFilled(ImVec2(c.x, top), ImVec2(c.x + c.width, c.y), IM_COL32(20, 22, 28, 255));
+    draw->AddRect(ImVec2(c.x, top), ImVec2(c.x + c.width, c.y + c.height), lane_u32(i, 0.8f));
+    // The whole label is in the Compare panel's tooltip; a stopped lane says so after it.
     const std::string& error = lane_error(app, i);
-    if (split_view(app)) {
-      const LaneCell c = lane_cell(app, i);
-      label = fit_text(label, c.width - 20.0f);  // the whole label is in the Compare panel's tooltip
-      draw->AddRect(ImVec2(c.x, c.y), ImVec2(c.x + c.width, c.y + c.height), lane_u32(i, 0.8f));
-      const ImVec2 at(c.x + 6.0f, c.y + 4.0f);
-      draw->AddRectFilled(at, ImVec2(at.x + ImGui::CalcTextSize(label.c_str()).x + 8.0f, at.y + line + 4.0f),
-                          IM_COL32(20, 22, 28, 190), 3.0f);
-      draw->AddText(ImVec2(at.x + 4.0f, at.y + 2.0f), lane_u32(i), label.c_str());
-      if (!error.empty())
-        draw->AddText(nullptr, 0.0f, ImVec2(at.x + 4.0f, at.y + line + 6.0f), IM_COL32(255, 110, 100, 255),
-                      ("stopped: " + error).c_str(), nullptr, c.width - 12.0f);
-    } else {
-      // Overlaid: a legend at the top of the view, lane 1 solid and the others as ghosts in their colour.
-      const float x = app.compare.area_x + 6.0f, y = app.compare.area_y + 4.0f + float(i) * (line + 2.0f);
-      const std::string text = label + (i == 0 ? "  (solid)" : "  (ghost)") + (error.empty() ? "" : "  stopped");
-      draw->AddRectFilled(ImVec2(x, y), ImVec2(x + ImGui::CalcTextSize(text.c_str()).x + 8.0f, y + line + 2.0f),
-                          IM_COL32(20, 22, 28, 190), 3.0f);
-      draw->AddText(ImVec2(x + 4.0f, y + 1.0f), lane_u32(i), text.c_str());
+    const std::string stopped = error.empty() ? "" : "  stopped: " + error;
+    std::string label = std::to_string(i + 1) + "  " + lane_label(lane_world(app, i));
+    label = fit_text(label, c.width - 12.0f);
+    const float y = top + 0.5f * (strip - line);
+    draw->AddText(ImVec2(c.x + 6.0f, y), lane_u32(i), label.c_str());
+    if (!stopped.empty()) {
+      const float x = c.x + 6.0f + ImGui::CalcTextSize(label.c_str()).x;
+      const std::string fitted = fit_text(stopped, c.x + c.width - 6.0f - x);
+      draw->AddText(ImVec2(x, y), IM_COL32(255, 110, 100, 255), fitted.c_str());
     }
   }
 }
 
-void draw_compare_panel(AppState& app) {
+void draw_compare_panel(AppState& app, float height) {
   CompareState& compare = app.compare;
-  compare.panel_open = ImGui::Begin("Compare");
+  compare.panel_open = begin_panel("Compare");
   if (!compare.panel_open) {
     ImGui::End();
     return;
   }
-  keep_on_screen();
   const int lanes = lane_count(app);
+  // The user dragged its top edge: that height from now on.
+  if (lanes > 1 && ImGui::IsMouseDown(ImGuiMouseButton_Left) && std::abs(ImGui::GetWindowSize().y - height) > 0.5f)
+    compare.panel_height = ImGui::GetWindowSize().y;
+  // One row of controls, the lanes' table and parameters folded under it (open with the arrow), the plots below.
   if (lanes > 1) {
     int layout = static_cast<int>(compare.layout);
     ImGui::RadioButton("split", &layout, static_cast<int>(CompareLayout::Split));
@@ -80,7 +102,7 @@ void draw_compare_panel(AppState& app) {
     compare.layout = static_cast<CompareLayout>(layout);
     help_marker("V switches. Split: a cell per lane, one camera. Overlaid: the other lanes' moving bodies as "
                 "translucent ghosts in their lane colour over lane 1.");
-    ImGui::SameLine();
+    ImGui::SameLine(0.0f, 24.0f);
   }
   // The choice offers only the methods the scene admits; a choice the scene refuses (another scene's) falls
   // back to the first admitted method that is not running yet.
@@ -93,7 +115,7 @@ void draw_compare_panel(AppState& app) {
         break;
       }
   }
-  ImGui::SetNextItemWidth(150.0f);
+  ImGui::SetNextItemWidth(140.0f);
   if (ImGui::BeginCombo("##add", compare.add_solver.c_str())) {
     for (const std::string& name : addable)
       if (ImGui::Selectable(name.c_str(), name == compare.add_solver)) compare.add_solver = name;
@@ -112,7 +134,11 @@ void draw_compare_panel(AppState& app) {
               "scripts, pause, step and reset act on every lane. Save as (Scene panel) writes the lanes.");
 
   int remove = -1;
-  if (ImGui::BeginTable("lanes", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+  std::string names;  // the folded node's title: every lane's number and method
+  for (int i = 0; i < lanes; ++i)
+    names += (i == 0 ? "" : ",  ") + std::to_string(i + 1) + " " + std::string(lane_world(app, i).solver().name());
+  const bool table = lanes < 2 || ImGui::TreeNodeEx("##lanes", ImGuiTreeNodeFlags_SpanAvailWidth, "Lanes:  %s", names.c_str());
+  if (table && ImGui::BeginTable("lanes", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("lane", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableSetupColumn("method", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
@@ -148,7 +174,7 @@ void draw_compare_panel(AppState& app) {
   }
   if (remove > 0) remove_lane(app, remove);
   // The extra lanes' parameters (lane 1's are in the Solver panel).
-  for (int i = 1; i < lane_count(app); ++i) {
+  for (int i = 1; table && i < lane_count(app); ++i) {
     ImGui::PushID(1000 + i);
     const std::string header = "lane " + std::to_string(i + 1) + " parameters";
     if (ImGui::TreeNode(header.c_str())) {
@@ -170,19 +196,12 @@ void draw_compare_panel(AppState& app) {
     }
     ImGui::PopID();
   }
+  if (table && lanes > 1) ImGui::TreePop();
   if (!compare.error.empty()) colored_wrapped(kErrorColor, compare.error);
 
-  if (lanes > 1 && ImGui::CollapsingHeader("Plots", ImGuiTreeNodeFlags_DefaultOpen)) {
-    constexpr float kHeight = 70.0f;
-    lane_plot(app, "ms", "step time", "ms", &LanePlots::step_ms, kHeight);
-    lane_plot(app, "pen", "max penetration", "m", &LanePlots::max_penetration, kHeight);
-    lane_plot(app, "mpen", "mean penetration", "m", &LanePlots::mean_penetration, kHeight);
-    lane_plot(app, "ke", "kinetic energy", "J", &LanePlots::kinetic_energy, kHeight);
-    lane_plot(app, "contacts", "contacts", "", &LanePlots::contacts, kHeight);
-    lane_plot(app, "it", "iterations", "", &LanePlots::iterations, kHeight);
-    lane_plot(app, "res", "residual (unit per solver)", "", &LanePlots::residual, kHeight);
-    lane_plot(app, "div", "divergence from lane 1, max", "m", &LanePlots::divergence_max, kHeight, true);
-    lane_plot(app, "divm", "divergence from lane 1, mean", "m", &LanePlots::divergence_mean, kHeight, true);
+  if (lanes > 1) {
+    const std::vector<PlotSpec> plots = lane_plot_specs(app);
+    plot_grid(plots, ImGui::GetContentRegionAvail());
   }
   ImGui::End();
 }

@@ -32,6 +32,7 @@ void draw_help_overlay(AppState& app) {
         {".", "one step (while paused)"},
         {"R", "reset the scene (every lane)"},
         {"F", "frame the selected body (with none selected, the scene)"},
+        {"C", "the camera follows the selected body (C again, or with nothing selected, frees it)"},
         {"F2", "compare every method: a lane for each, side by side from the scene's start"},
         {"V", "comparison: split cells or ghosts over lane 1"},
         {"Tab", "hide / show the panels"},
@@ -70,54 +71,27 @@ void draw_welcome(AppState& app) {
     ImGui::TextWrapped("Four published contact methods for rigid bodies on one scene: lcp (velocity LCP), "
                        "implicit-penalty, volume and pid-penalty. Watch them, drag bodies, and compare.");
     ImGui::Spacing();
-    ImGui::BulletText("Scene menu or Page Down: another scene (its description shows at the top).");
-    ImGui::BulletText("Solver menu: the same scene under another method.");
-    ImGui::BulletText("F2 (Compare menu, Every method): every method side by side; V overlays them.");
-    ImGui::BulletText("Left-drag a body to pull it; right-drag orbits, the wheel zooms.");
-    ImGui::BulletText("F1: every key and mouse control. Tab hides the panels.");
+    // Bullets that wrap (BulletText does not: a long line ran past the window's edge at 1280x720).
+    for (const char* line : {"Scene menu or Page Down: another scene (its description shows above the view).",
+                             "Solver menu: the same scene under another method.",
+                             "F2 (Compare menu, Every method): every method side by side; V overlays them.",
+                             "Left-drag a body to pull it; right-drag orbits, the wheel zooms; C follows the "
+                             "selected body.",
+                             "F1: every key and mouse control. Tab hides the panels."}) {
+      ImGui::Bullet();
+      ImGui::TextWrapped("%s", line);
+    }
     ImGui::Spacing();
     if (ImGui::Button("Start")) open = false;
+    ImGui::SameLine();
+    ImGui::TextDisabled("(the scene waits at its start until then)");
   }
   ImGui::End();
   if (!open) {
     app.ui.welcome = false;
+    if (app.sim.step_error.empty()) app.sim.playing = true;  // held at its start until now
     mark_welcomed();
   }
-}
-
-void draw_error_toast(AppState& app) {
-  // Every current error of the panels, whole and wrapped, at the bottom of the middle above the Compare panel,
-  // until closed (a new message shows again). The panel that caused it keeps showing it too.
-  const std::pair<const char*, const std::string*> sources[] = {
-      {"Scene", &app.scene.error},     {"Simulation stopped", &app.sim.step_error}, {"Solver", &app.solver.error},
-      {"Compare", &app.compare.error}, {"Stats", &app.stats.error},                   {"Script", &app.script.error}};
-  std::vector<std::pair<const char*, const std::string*>> shown;
-  for (const auto& s : sources)
-    if (!s.second->empty() &&
-        std::find(app.ui.dismissed.begin(), app.ui.dismissed.end(), *s.second) == app.ui.dismissed.end())
-      shown.push_back(s);
-  if (shown.empty()) return;
-  const ImVec2 display = ImGui::GetIO().DisplaySize;
-  const float middle_x = kPanelWidth + 2.0f * kMargin;
-  const float width = std::min(620.0f, std::max(display.x - 2.0f * middle_x, 260.0f));
-  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, display.y - compare_panel_height(app) - 3.0f * kMargin - 60.0f),
-                          ImGuiCond_Always, ImVec2(0.5f, 1.0f));
-  ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
-  ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0.0f), ImVec2(width, 0.6f * display.y));
-  ImGui::SetNextWindowBgAlpha(0.92f);
-  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
-                                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoTitleBar;
-  if (ImGui::Begin("##errors", nullptr, flags)) {
-    for (size_t i = 0; i < shown.size(); ++i) {
-      ImGui::PushID(int(i));
-      ImGui::TextColored(kErrorColor, "%s", shown[i].first);
-      ImGui::SameLine(ImGui::GetContentRegionAvail().x - 20.0f);
-      if (ImGui::SmallButton("x")) app.ui.dismissed.push_back(*shown[i].second);
-      colored_wrapped(kErrorColor, *shown[i].second);
-      ImGui::PopID();
-    }
-  }
-  ImGui::End();
 }
 
 }  // namespace cl::viewer

@@ -11,6 +11,7 @@
 #include "core/shape.h"
 #include "scene/mesh_source.h"
 #include "viewer/panels_shared.h"
+#include "viewer/slider.h"
 #include "viewer/script_edit.h"
 #include "viewer/selection.h"
 #include "viewer/servo_control.h"
@@ -131,13 +132,13 @@ void draw_joint_settings_tab(AppState& app, int j) {
                     : "Drive the coordinate's rate to 'speed' with at most 'max force'.");
     ImGui::BeginDisabled(!motor.enabled);
     const double speed_min = angular ? -50.0 : -10.0, speed_max = -speed_min;
-    changed |= ImGui::SliderScalar("speed", ImGuiDataType_Double, &motor.speed, &speed_min, &speed_max,
+    changed |= slider_double("speed", &motor.speed, speed_min, speed_max,
                                    angular ? "%.2f rad/s" : "%.3f m/s");
     help_marker(angular ? "Target angular velocity in rad/s (1 rad/s = 57.3 deg/s); the sign follows the axis "
                           "(right-hand rule). Ctrl+click to type a value."
                         : "Target speed along the axis in m/s. Ctrl+click to type a value.");
     const double force_min = 0.0, force_max = 1e5;
-    changed |= ImGui::SliderScalar("max force", ImGuiDataType_Double, &motor.max_force, &force_min, &force_max,
+    changed |= slider_double("max force", &motor.max_force, force_min, force_max,
                                    angular ? "%.4g N m" : "%.4g N",
                                    ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     help_marker("Largest torque (N m) or force (N) the motor may use to reach its speed; 0 disables it in effect.");
@@ -146,10 +147,10 @@ void draw_joint_settings_tab(AppState& app, int j) {
   ImGui::Separator();
     ImGui::TextDisabled("Softness");
   const double zero = 0.0, one = 1.0, cfm_max = 1.0;
-  changed |= ImGui::SliderScalar("ERP", ImGuiDataType_Double, &erp, &zero, &one, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+  changed |= slider_double("ERP", &erp, zero, one, "%.2f", ImGuiSliderFlags_AlwaysClamp);
   help_marker("Error reduction parameter: the fraction of the joint's position error removed per step "
               "(thesis 4.7). 0 lets errors drift, 1 removes them at once (can be jittery); 0.2 is typical.");
-  changed |= ImGui::SliderScalar("CFM", ImGuiDataType_Double, &cfm, &zero, &cfm_max, "%.3g",
+  changed |= slider_double("CFM", &cfm, zero, cfm_max, "%.3g",
                                  ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
   help_marker("Constraint force mixing: added to the diagonal of the joint's rows (thesis 4.13), making the "
               "joint soft (springy). 0 is rigid.");
@@ -221,7 +222,7 @@ void draw_script_tab(AppState& app, int body) {
   ImGui::PushItemWidth(-150.0f);
   double speed = d.speed;
   const double speed_min = 0.01, speed_max = 50.0;
-  if (ImGui::SliderScalar("speed", ImGuiDataType_Double, &speed, &speed_min, &speed_max, "%.3g m/s",
+  if (slider_double("speed", &speed, speed_min, speed_max, "%.3g m/s",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
     if (applied >= 0) set_script_speed(app, body, speed);  // live, without a jump
     d.speed = speed;
@@ -239,7 +240,7 @@ void draw_script_tab(AppState& app, int body) {
   help_marker("Go round again and again: the path closes from the last point back to the first. Takes "
               "effect on Apply.");
   const double delay_min = 0.0, delay_max = 60.0;
-  ImGui::SliderScalar("start after", ImGuiDataType_Double, &d.delay, &delay_min, &delay_max, "%.2f s",
+  slider_double("start after", &d.delay, delay_min, delay_max, "%.2f s",
                       ImGuiSliderFlags_AlwaysClamp);
   help_marker("Seconds the body waits at the first point: after Apply in the running simulation, and from "
               "the start after Reset and in the saved scene (the script's start_time). Takes effect on Apply.");
@@ -269,7 +270,7 @@ void draw_script_tab(AppState& app, int body) {
   if (applied >= 0 && d.restore_on_clear && !original_known) {
     ImGui::PushItemWidth(-150.0f);
     const double dmin = 1.0, dmax = 20000.0;
-    ImGui::SliderScalar("density", ImGuiDataType_Double, &d.restore_density, &dmin, &dmax, "%.0f kg/m^3",
+    slider_double("density", &d.restore_density, dmin, dmax, "%.0f kg/m^3",
                         ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     help_marker("The scene made this body kinematic, so it has no mass to go back to: Clear gives it this "
                 "density (water 1000, wood ~600, steel ~7800).");
@@ -284,7 +285,7 @@ void draw_body_tab(AppState& app, int i) {
   const World& world = app.scene.world;
   const Body& b = world.bodies[i];
   const Shape& s = b.shape;
-  if (begin_two_column_table("body", "orientation")) {
+  if (begin_two_column_table("body", "distance grid")) {  // the longest name of its rows
     table_row("name", "%s  (#%d)", b.name.empty() ? "(unnamed)" : b.name.c_str(), i);
     table_row("kind", "%s", body_kind_name(b.kind));
     switch (s.type) {
@@ -312,13 +313,16 @@ void draw_body_tab(AppState& app, int i) {
         table_row("triangles", "%zu  (%zu vertices)", m.mesh.triangles.size(), m.mesh.vertices.size());
         table_row("shell points", "%zu", m.points.size());
         const auto nodes = m.sdf.node_counts();
-        table_row("distance grid", "%d x %d x %d nodes, cell %.3g m", nodes[0], nodes[1], nodes[2], m.sdf.cell_size());
+        // One quantity per row, so that a narrow column wraps between them rather than inside a number.
+        table_row("distance grid", "%d x %d x %d nodes", nodes[0], nodes[1], nodes[2]);
         if (ImGui::IsItemHovered()) {
           ImGui::SetTooltip("Signed distance grid of the mesh (negative inside), %d cells along the longest side.",
                             m.options.sdf_resolution);
         }
+        table_row("grid cell", "%.3g m", m.sdf.cell_size());
         const Vec3 size = m.properties.local_bounds.hi - m.properties.local_bounds.lo;
-        table_row("size", "%.3g x %.3g x %.3g m (radius %.3g m)", size.x(), size.y(), size.z(), m.properties.bounding_radius);
+        table_row("size", "%.3g x %.3g x %.3g m", size.x(), size.y(), size.z());
+        table_row("radius", "%.3g m (bounding sphere)", m.properties.bounding_radius);
         table_row("volume", "%.4g m^3", m.properties.volume);
         break;
       }
@@ -393,7 +397,7 @@ void draw_body_inspector(AppState& app, int i) {
 
 void draw_inspector_panel(AppState& app) {
   const World& world = app.scene.world;
-  app.ui.inspector_open = ImGui::Begin("Inspector");
+  app.ui.inspector_open = begin_panel("Inspector");
   if (!app.ui.inspector_open) {
     ImGui::End();
     return;

@@ -12,6 +12,7 @@
 #include <imgui_stdlib.h>
 
 #include "viewer/panels_shared.h"
+#include "viewer/slider.h"
 #include "viewer/scene_browser.h"
 #include "viewer/servo_control.h"
 #include "viewer/session.h"
@@ -49,7 +50,7 @@ void servo_hint(const World& world) {
 
 void draw_scene_panel(AppState& app) {
   SceneState& scene = app.scene;
-  if (!ImGui::Begin("Scene")) {
+  if (!begin_panel("Scene")) {
     ImGui::End();
     return;
   }
@@ -75,12 +76,20 @@ void draw_scene_panel(AppState& app) {
               "load, the error shows below and the current scene stays. Browse: every scene by the method it is "
               "written for, with a picture and its description (Scene menu, Browse scenes).");
 
+  // A path longer than its field shows whole in a tooltip (the field scrolls only while it is edited).
+  auto whole_on_hover = [](const std::string& path) {
+    if (ImGui::IsItemHovered() && !ImGui::IsItemActive() &&
+        ImGui::CalcTextSize(path.c_str()).x > ImGui::GetItemRectSize().x - 2.0f * ImGui::GetStyle().FramePadding.x)
+      wrapped_tooltip(path.c_str());
+  };
   const bool open = ImGui::InputText("##open", &scene.open_path, ImGuiInputTextFlags_EnterReturnsTrue);
+  whole_on_hover(scene.open_path);
   ImGui::SameLine();
   if (ImGui::Button("Open") || open) open_and_report(app, resolve_scene_path(scene.root, scene.open_path));
   help_marker("Open a scene file by path: relative to the current directory, or a name in scenes/.");
 
   const bool save = ImGui::InputText("##save", &scene.save_path, ImGuiInputTextFlags_EnterReturnsTrue);
+  whole_on_hover(scene.save_path);
   ImGui::SameLine();
   if (ImGui::Button("Save as") || save) save_and_report(app);
   help_marker("Write the current state of the world (bodies where they are now, the solver and its "
@@ -99,7 +108,11 @@ void draw_scene_panel(AppState& app) {
   help_marker("On Reset and Reload, keep the solver, its parameters and dt chosen in the panels, so "
               "methods can be compared from the same start. Untick to also restore the scene's settings.");
 
-  if (!scene.error.empty()) colored_wrapped(kErrorColor, scene.error);
+  if (!scene.error.empty()) {
+    // One line: the panel is too short for a whole message, which the header above the view shows (and the tooltip).
+    ImGui::TextColored(kErrorColor, "%s", fit_text(scene.error, ImGui::GetContentRegionAvail().x).c_str());
+    if (ImGui::IsItemHovered()) wrapped_tooltip(scene.error.c_str());
+  }
   if (!scene.message.empty()) colored_wrapped(kOkColor, scene.message);
   for (const std::string& w : scene.warnings) colored_wrapped(kWarningColor, w);
   ImGui::End();
@@ -108,7 +121,7 @@ void draw_scene_panel(AppState& app) {
 void draw_simulation_panel(AppState& app) {
   SimState& sim = app.sim;
   World& world = app.scene.world;
-  if (!ImGui::Begin("Simulation")) {
+  if (!begin_panel("Simulation")) {
     ImGui::End();
     return;
   }
@@ -129,19 +142,19 @@ void draw_simulation_panel(AppState& app) {
   ImGui::Text("t = %.3f s   step %" PRId64, world.time(), world.step_count());
 
   ImGui::PushItemWidth(-110.0f);
-  ImGui::SliderFloat("speed", &sim.speed, 0.05f, 4.0f, "%.2fx",
+  slider_float("speed", &sim.speed, 0.05f, 4.0f, "%.2fx",
                      ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
   help_marker("Simulated seconds per real second. The step size stays dt; only the number of steps per "
               "frame changes (at most 'max steps' per frame, beyond that the simulation slows down).");
   double dt = world.settings.dt;
   const double dt_min = 1e-4, dt_max = 0.05;
-  if (ImGui::SliderScalar("dt", ImGuiDataType_Double, &dt, &dt_min, &dt_max, "%.5f s",
+  if (slider_double("dt", &dt, dt_min, dt_max, "%.5f s",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_NoRoundToFormat)) {
     if (dt > 0.0 && std::isfinite(dt)) world.settings.dt = dt;
   }
   help_marker("Time step h of each World::step, in seconds (1/60 = 0.01667). Smaller steps are more accurate "
               "and cost more steps per second of simulated time.");
-  ImGui::SliderInt("max steps", &sim.max_steps_per_frame, 1, 16, "%d / frame", ImGuiSliderFlags_AlwaysClamp);
+  slider_int("max steps", &sim.max_steps_per_frame, 1, 16, "%d / frame", ImGuiSliderFlags_AlwaysClamp);
   help_marker("Most steps taken in one frame to catch up with real time.");
   ImGui::PopItemWidth();
 
@@ -153,14 +166,12 @@ void draw_simulation_panel(AppState& app) {
       Material& mat = world.materials[m];
       ImGui::PushID(int(m));
       const double zero = 0.0, friction_max = 2.0, one = 1.0;
-      bool changed = ImGui::SliderScalar(("friction " + mat.name).c_str(), ImGuiDataType_Double, &mat.friction, &zero,
-                                         &friction_max, "%.3f", ImGuiSliderFlags_AlwaysClamp);
+      bool changed = slider_double(("friction " + mat.name).c_str(), &mat.friction, zero, friction_max, "%.3f", ImGuiSliderFlags_AlwaysClamp);
       if (ImGui::IsItemHovered()) {
         ImGui::SetTooltip("Coulomb friction coefficient of material \"%s\" (a contact takes the geometric mean "
                           "of its two bodies' materials). Ctrl+click to type a value.", mat.name.c_str());
       }
-      changed |= ImGui::SliderScalar(("restitution " + mat.name).c_str(), ImGuiDataType_Double, &mat.restitution,
-                                     &zero, &one, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+      changed |= slider_double(("restitution " + mat.name).c_str(), &mat.restitution, zero, one, "%.2f", ImGuiSliderFlags_AlwaysClamp);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("Restitution of material \"%s\" (a contact takes the larger).", mat.name.c_str());
       if (changed) {
         for (size_t b = 0; b < world.bodies.size(); ++b)
@@ -176,46 +187,6 @@ void draw_simulation_panel(AppState& app) {
     if (ImGui::Button("Reset to recover")) reset_scene(app);
   }
   ImGui::End();
-}
-
-void draw_scene_description(AppState& app) {
-  UiState& ui = app.ui;
-  const World& world = app.scene.world;
-  // The window's lower edge as drawn: a scene framed on load (the camera as frame_scene left it) is framed again
-  // whenever it changes, so that the bodies fit below the window, and fill the view once it is closed.
-  auto set_bottom = [&app](float bottom) {
-    if (bottom == app.ui.description_bottom) return;
-    app.ui.description_bottom = bottom;
-    if (app.camera == app.ui.auto_framed) frame_scene(app);
-  };
-  if (ui.description_shown == app.scene.generation || world.description.empty()) {
-    set_bottom(0.0f);
-    return;
-  }
-  const ImVec2 display = ImGui::GetIO().DisplaySize;
-  const float middle_x = kPanelWidth + 2.0f * kMargin;
-  const float width = std::min(560.0f, std::max(display.x - 2.0f * middle_x, 260.0f));
-  // Below the Servos panel when the scene has one (it holds the top of the middle).
-  const size_t servos = servo_joints(world).size();
-  const float y = app.ui.menu_height + kMargin + (servos > 0 ? 3.0f * ImGui::GetFrameHeightWithSpacing() +
-                                              float(std::min<size_t>(servos, 8)) * ImGui::GetFrameHeight() + 24.0f
-                                        : 0.0f);
-  // Below the lane labels at the top of the split cells.
-  const float below_labels = split_view(app) ? ImGui::GetTextLineHeight() + 14.0f : 0.0f;
-  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, y + below_labels), ImGuiCond_Always, ImVec2(0.5f, 0.0f));
-  ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
-  ImGui::SetNextWindowBgAlpha(0.85f);
-  bool open = true;
-  const std::string title = world.name + "##description";
-  if (ImGui::Begin(title.c_str(), &open, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
-                                             ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize)) {
-    ImGui::TextWrapped("%s", world.description.c_str());
-    ImGui::TextDisabled("F1: keys and mouse. Close with the x; Scene panel: other scenes.");
-  }
-  const float bottom = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
-  ImGui::End();
-  if (!open) ui.description_shown = app.scene.generation;
-  set_bottom(open ? bottom : 0.0f);
 }
 
 void draw_scene_browser(AppState& app, const std::function<uint32_t(const SceneEntry&)>& thumbnail) {
@@ -270,6 +241,14 @@ void draw_scene_browser(AppState& app, const std::function<uint32_t(const SceneE
         else ImGui::TextUnformatted(e.description.c_str());
         ImGui::PopTextWrapPos();
         ImGui::EndGroup();
+        // A click anywhere on the entry (its description too) opens the scene, as one on its picture or name does.
+        const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+        if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(lo, hi)) {
+          ImGui::GetWindowDrawList()->AddRect(ImVec2(lo.x - 2.0f, lo.y - 2.0f), ImVec2(hi.x + 2.0f, hi.y + 2.0f),
+                                              ImGui::GetColorU32(ImGuiCol_HeaderHovered), 3.0f);
+          if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetIO().MouseDragMaxDistanceSqr[0] < 16.0f)
+            clicked = true;
+        }
         ImGui::PopID();
         ImGui::Spacing();
         if (clicked) to_open = e.path;

@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include "viewer/panels_shared.h"
+#include "viewer/slider.h"
 #include "viewer/param_widget.h"
 #include "viewer/selection.h"
 #include "viewer/servo_control.h"
@@ -15,15 +16,16 @@
 
 namespace cl::viewer {
 
-void draw_servos_panel(AppState& app) {
+float draw_servos_panel(AppState& app) {
   constexpr size_t kServoRowsShown = 8;  // beyond this many servos the table scrolls
   const std::vector<int> servos = servo_joints(app.scene.world);
-  if (servos.empty()) return;
-  if (!ImGui::Begin("Servos")) {
+  if (servos.empty()) return 0.0f;
+  if (!begin_panel("Servos")) {
+    const float collapsed = ImGui::GetWindowSize().y;
     ImGui::End();
-    return;
+    return collapsed;
   }
-  keep_on_screen();
+  const float height = ImGui::GetWindowSize().y;
   ImGui::TextDisabled("Hold a servo's keys while the simulation runs to move its target.");
   help_marker("Each servo drives its joint coordinate (hinge angle, slider displacement) to its target. "
               "While the simulation runs, holding the first key raises the target and the second lowers it, at "
@@ -94,7 +96,7 @@ void draw_servos_panel(AppState& app) {
       ImGui::SetNextItemWidth(-FLT_MIN);
       if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) {
         const double lo_shown = lo * scale, hi_shown = hi * scale;
-        changed = ImGui::SliderScalar("##target", ImGuiDataType_Double, &value, &lo_shown, &hi_shown, fmt.c_str(),
+        changed = slider_double("##target", &value, lo_shown, hi_shown, fmt.c_str(),
                                       ImGuiSliderFlags_AlwaysClamp);
       } else {  // an unbounded range: drag instead (a slider needs both ends)
         changed = ImGui::DragScalar("##target", ImGuiDataType_Double, &value, slider ? 0.005f : 0.5f, nullptr,
@@ -138,6 +140,7 @@ void draw_servos_panel(AppState& app) {
     ImGui::EndTable();
   }
   ImGui::End();
+  return height;
 }
 
 }  // namespace cl::viewer

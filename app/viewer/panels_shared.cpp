@@ -10,8 +10,20 @@ namespace cl::viewer {
 
 float compare_panel_height(const AppState& app) {
   const ImVec2 display = ImGui::GetIO().DisplaySize;
-  if (lane_count(app) > 1) return std::min(0.42f * display.y, 330.0f);
-  return app.compare.panel_open ? 4.0f * ImGui::GetFrameHeightWithSpacing() : ImGui::GetFrameHeight();
+  if (!app.compare.panel_open) return ImGui::GetFrameHeight();
+  if (lane_count(app) < 2) return 4.0f * ImGui::GetFrameHeightWithSpacing();
+  const float chosen = app.compare.panel_height > 0.0f ? app.compare.panel_height
+                                                       : std::clamp(0.4f * display.y, 250.0f, 460.0f);
+  return std::clamp(chosen, 8.0f * ImGui::GetFrameHeight(), std::max(0.75f * display.y, 200.0f));
+}
+
+bool begin_panel(const char* name, bool* open, ImGuiWindowFlags flags) {
+  const bool expanded = ImGui::Begin(name, open, flags);
+  // A click (released where it was pressed) on the title bar, not on its arrow or close button.
+  if (!expanded && ImGui::IsWindowHovered() && !ImGui::IsAnyItemHovered() &&
+      ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetIO().MouseDragMaxDistanceSqr[0] < 16.0f)
+    ImGui::SetWindowCollapsed(false);
+  return expanded;
 }
 
 void colored_wrapped(const ImVec4& color, const std::string& text, bool help_after) {
@@ -45,7 +57,7 @@ void table_row(const char* name, const char* fmt, ...) {
   ImGui::TableSetColumnIndex(1);
   va_list args;
   va_start(args, fmt);
-  ImGui::TextV(fmt, args);
+  ImGui::TextWrappedV(fmt, args);  // a long value wraps within its column rather than being cut at the panel's edge
   va_end(args);
 }
 
@@ -78,7 +90,7 @@ std::string fit_text(const std::string& text, float width) {
 
 void open_and_report(AppState& app, const std::string& path) {
   std::string error;
-  if (!open_scene(app, path, nullptr, &error)) app.scene.error = error;
+  if (!open_scene_keeping_lanes(app, path, &error)) app.scene.error = error;
 }
 
 void reload_and_report(AppState& app) {

@@ -20,9 +20,13 @@ inline constexpr float kMargin = 8.0f;        // between the panels and the wind
 
 inline constexpr double kDeg = 180.0 / 3.14159265358979323846;  // joint angles are shown in degrees
 
-// The Compare panel's height: its title bar while collapsed, room for the lane table and the plots with lanes,
-// for the add-lane row alone without.
+// The Compare panel's height: its title bar while collapsed; with lanes as the user dragged it (at first 42% of the
+// window, 260 to 460 pixels), else room for the add-lane row.
 float compare_panel_height(const AppState& app);
+
+// ImGui::Begin for a panel: a click on a collapsed panel's title bar also expands it (ImGui itself expands on a
+// double click or on the arrow only).
+bool begin_panel(const char* name, bool* open = nullptr, ImGuiWindowFlags flags = 0);
 
 // Wrapped text in a colour; with `help_after`, wrapped short of the right edge by the width of the help marker
 // that follows it on its last line, so that the marker is not cut off.

@@ -15,7 +15,7 @@ namespace cl::viewer {
 
 void draw_solver_panel(AppState& app) {
   World& world = app.scene.world;
-  if (!ImGui::Begin("Solver")) {
+  if (!begin_panel("Solver")) {
     ImGui::End();
     return;
   }
@@ -83,23 +83,4 @@ void draw_solver_panel(AppState& app) {
 
 // What the active solver does not honour in this scene, on top of the scene at the bottom centre, so that a
 // comparison never silently runs a different scene than the file describes (the Solver panel says the same).
-void draw_unsupported_banner(AppState& app) {
-  const std::vector<std::string> unsupported = app.scene.world.unsupported_features();
-  if (unsupported.empty()) return;
-  const ImVec2 display = ImGui::GetIO().DisplaySize;
-  const float width = std::min(640.0f, std::max(display.x - 2.0f * (kPanelWidth + 2.0f * kMargin), 300.0f));
-  // Above the Compare panel at the bottom of the middle.
-  const float above = compare_panel_height(app);
-  ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, display.y - above - 2.0f * kMargin), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
-  ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
-  ImGui::SetNextWindowBgAlpha(0.75f);
-  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                                 ImGuiWindowFlags_NoNav;
-  if (ImGui::Begin("##unsupported", nullptr, flags)) {
-    for (const std::string& w : unsupported) colored_wrapped(kWarningColor, "Not honoured by " + w);
-  }
-  ImGui::End();
-}
-
 }  // namespace cl::viewer

@@ -11,6 +11,7 @@
 
 #include "viewer/panels_shared.h"
 #include "viewer/plot.h"
+#include "viewer/plot_math.h"
 #include "viewer/session.h"
 
 namespace cl::viewer {
@@ -26,7 +27,7 @@ constexpr const char* kStageNames[StatsState::kStages] = {"broad phase", "narrow
 void draw_stats_panel(AppState& app) {
   StatsState& stats = app.stats;
   const World& world = app.scene.world;
-  app.ui.stats_open = ImGui::Begin("Stats");
+  app.ui.stats_open = begin_panel("Stats");
   if (!app.ui.stats_open) {
     ImGui::End();
     return;
@@ -42,24 +43,27 @@ void draw_stats_panel(AppState& app) {
       IM_COL32(120, 200, 255, 255), IM_COL32(255, 170, 80, 255), IM_COL32(170, 130, 255, 255),
       IM_COL32(255, 100, 110, 255), IM_COL32(120, 230, 140, 255), IM_COL32(235, 235, 235, 255)};
   std::vector<PlotSeries> stage_series;
+  // The average and maximum of the whole step only (the stages' are in the read-out under the mouse).
   for (int i = 0; i < StatsState::kStages; ++i)
-    stage_series.push_back({kStageNames[i], kStageColors[size_t(i)], &stats.stage_ms[size_t(i)]});
+    stage_series.push_back({kStageNames[i], kStageColors[size_t(i)], &stats.stage_ms[size_t(i)], i + 1 == StatsState::kStages});
   for (int k = 0; k < stats.sub_stage_count; ++k) {
     const SubStage& sub = stats.sub_stage_names[size_t(k)];
     const ImU32 parent = kStageColors[sub.parent == StepStage::NarrowPhase ? 1 : sub.parent == StepStage::Solve ? 3 : 4];
     stage_series.push_back({std::string(step_stage_name(sub.parent)) + "/" + sub.name, (parent & 0x00FFFFFF) | 0x90000000u,
-                            &stats.sub_stage_ms[size_t(k)]});
+                            &stats.sub_stage_ms[size_t(k)], false});
   }
   plot_lines("stages", "wall time per stage", "ms", stage_series, 80.0f);
   help_marker("Milliseconds spent in each stage of World::step (StepStats.profile) over the last steps, and the "
               "solver's own stages inside narrow phase, solve and integrate (StepStats.sub_stages; the CSV's "
               "<name>_ms columns), fainter in their stage's colour. Hover for the values at a step.");
 
-  // The solver's own counters over the last steps, each on its own axes (their units differ).
+  // The solver's own counters over the last steps, each on its own axes (their units differ); one that has not
+  // changed over them (lcp's threaded_rows on a small scene) is not plotted: the table below gives its value.
   static constexpr std::array<ImU32, 4> kCounterColors = {IM_COL32(255, 210, 90, 255), IM_COL32(120, 220, 255, 255),
                                                           IM_COL32(255, 130, 200, 255), IM_COL32(160, 240, 140, 255)};
   for (int k = 0; k < stats.counter_count; ++k) {
     const SolverCounter& c = stats.counter_names[size_t(k)];
+    if (summarize(stats.counter_values[size_t(k)]).constant()) continue;
     const PlotSeries series[] = {{c.name, kCounterColors[size_t(k) % kCounterColors.size()], &stats.counter_values[size_t(k)]}};
     plot_lines(c.name, c.name, c.unit, series, 34.0f);
   }

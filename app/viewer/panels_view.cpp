@@ -10,6 +10,7 @@
 #include "viewer/debug_view.h"
 #include "viewer/overlays.h"
 #include "viewer/panels_shared.h"
+#include "viewer/slider.h"
 #include "viewer/session.h"
 
 namespace cl::viewer {
@@ -72,7 +73,7 @@ void draw_view_panel(AppState& app) {
     ImGui::SetNextWindowCollapsed(false);
     view.expand_view_panel = false;
   }
-  app.ui.view_open = ImGui::Begin("View");
+  app.ui.view_open = begin_panel("View");
   if (!app.ui.view_open) {
     ImGui::End();
     return;
@@ -80,9 +81,10 @@ void draw_view_panel(AppState& app) {
   ImGui::PushItemWidth(-150.0f);
   if (ImGui::CollapsingHeader("Contacts", ImGuiTreeNodeFlags_DefaultOpen)) {
     overlay_checkbox(view, &ViewState::show_contacts);
+    overlay_checkbox(view, &ViewState::contacts_through);
     overlay_checkbox(view, &ViewState::show_normals);
     if (view.show_normals) {
-      ImGui::SliderFloat("normal length", &view.normal_length, 0.01f, 5.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
+      slider_float("normal length", &view.normal_length, 0.01f, 5.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
       help_marker("Drawn length of the normals, in metres.");
     }
     overlay_checkbox(view, &ViewState::show_impulses);
@@ -90,10 +92,10 @@ void draw_view_panel(AppState& app) {
       ImGui::Checkbox("auto scale", &view.auto_impulse_scale);
       help_marker("Scale so that the largest recent impulse is drawn 'longest' metres long.");
       if (view.auto_impulse_scale) {
-        ImGui::SliderFloat("longest", &view.impulse_length, 0.05f, 5.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
+        slider_float("longest", &view.impulse_length, 0.05f, 5.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
         help_marker("Drawn length of the largest recent impulse.");
       } else {
-        ImGui::SliderFloat("scale", &view.impulse_scale, 1e-3f, 1e3f, "%.3g m/(N s)", ImGuiSliderFlags_Logarithmic);
+        slider_float("scale", &view.impulse_scale, 1e-3f, 1e3f, "%.3g m/(N s)", ImGuiSliderFlags_Logarithmic);
         help_marker("Metres of line per N s of impulse.");
       }
     }
@@ -121,7 +123,7 @@ void draw_view_panel(AppState& app) {
         ImGui::SameLine();
         ImGui::TextUnformatted("image axes");
         help_marker("Which images' intervals to draw: the image along x (rays parallel to x), y or z.");
-        ImGui::SliderInt("most per axis", &view.volume_interval_limit, 100, 200000, "%d",
+        slider_int("most per axis", &view.volume_interval_limit, 100, 200000, "%d",
                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
         help_marker("Intervals drawn per pair and image axis. Beyond this only every k-th pixel row and column "
                     "(in world pixel indices, so the pattern does not flicker) is drawn, the smallest k that "
@@ -129,7 +131,7 @@ void draw_view_panel(AppState& app) {
       }
       overlay_checkbox(view, &ViewState::show_volume_gradients);
       if (view.show_volume_gradients) {
-        ImGui::SliderFloat("longest arrow", &view.gradient_length, 0.005f, 2.0f, "%.3f m",
+        slider_float("longest arrow", &view.gradient_length, 0.005f, 2.0f, "%.3f m",
                            ImGuiSliderFlags_Logarithmic);
         help_marker("Drawn length of the largest gradient of each pair; the pair's others in proportion (a "
                     "box's corner can carry a whole face's share, a fine mesh spreads it over many vertices). "
@@ -175,7 +177,7 @@ void draw_view_panel(AppState& app) {
         ImGui::TextDisabled("no stack layers in this step");
       } else {
         view.layer = std::clamp(view.layer, 0, layers - 1);
-        ImGui::SliderInt("layer", &view.layer, 0, layers - 1, "%d", ImGuiSliderFlags_AlwaysClamp);
+        slider_int("layer", &view.layer, 0, layers - 1, "%d", ImGuiSliderFlags_AlwaysClamp);
         help_marker("Which stack layer to show, counted from the bottom (layer i joins heights i and i+1). "
                     "Every contact group with that many layers shows its layer i. Other bodies are dimmed. "
                     "Shock propagation solves layer by layer from the bottom, holding each layer's bottom "
@@ -191,7 +193,7 @@ void draw_view_panel(AppState& app) {
   if (ImGui::CollapsingHeader("Joints and scripts", ImGuiTreeNodeFlags_DefaultOpen)) {
     overlay_checkbox(view, &ViewState::show_joints);
     if (view.show_joints) {
-      ImGui::SliderFloat("axis length", &view.joint_axis_length, 0.0f, 3.0f,
+      slider_float("axis length", &view.joint_axis_length, 0.0f, 3.0f,
                          view.joint_axis_length > 0.0f ? "%.2f m" : "auto");
       help_marker("Drawn length of the joint axes. 'auto' (0) uses the size of the smaller body of each joint.");
     }
@@ -229,7 +231,7 @@ void draw_view_panel(AppState& app) {
         const int a = std::clamp(view.sdf_axis, 0, 2);
         const float lo = static_cast<float>(box.lo[a]), hi = static_cast<float>(box.hi[a]);
         view.sdf_offset = std::clamp(view.sdf_offset, lo, hi);
-        ImGui::SliderFloat("offset", &view.sdf_offset, lo, hi, "%.3f m", ImGuiSliderFlags_AlwaysClamp);
+        slider_float("offset", &view.sdf_offset, lo, hi, "%.3f m", ImGuiSliderFlags_AlwaysClamp);
         help_marker("Where the plane cuts the axis, from the body's centre of mass (0).");
       } else {
         ImGui::TextDisabled("select a mesh body to see its slice");
@@ -238,10 +240,10 @@ void draw_view_panel(AppState& app) {
   }
 
   if (ImGui::CollapsingHeader("Mouse drag")) {
-    ImGui::SliderFloat("stiffness", &view.drag_stiffness, 1.0f, 2000.0f, "%.0f N/m/kg", ImGuiSliderFlags_Logarithmic);
+    slider_float("stiffness", &view.drag_stiffness, 1.0f, 2000.0f, "%.0f N/m/kg", ImGuiSliderFlags_Logarithmic);
     help_marker("Spring stiffness of the mouse drag per kg of the dragged body (so light and heavy bodies "
                 "feel alike). 100 gives a natural frequency of 10 rad/s.");
-    ImGui::SliderFloat("damping", &view.drag_damping, 0.0f, 100.0f, "%.1f N s/m/kg");
+    slider_float("damping", &view.drag_damping, 0.0f, 100.0f, "%.1f N s/m/kg");
     help_marker("Damping of the drag spring per kg; 2 sqrt(stiffness) is critical damping.");
   }
   ImGui::PopItemWidth();

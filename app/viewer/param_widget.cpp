@@ -7,6 +7,8 @@
 
 #include <imgui.h>
 
+#include "viewer/slider.h"
+
 namespace cl::viewer {
 
 namespace {
@@ -58,11 +60,8 @@ bool param_widget(const ParamSpec& spec, double value, double* out) {
       double v = value;
       const std::string fmt = "%.4g" + unit;
       if (std::isfinite(spec.min) && std::isfinite(spec.max) && spec.max > spec.min) {
-        // Ranges over several decades (tolerances, stiffnesses) need a logarithmic slider to be usable.
-        const bool log = spec.min > 0.0 ? spec.max / spec.min >= 100.0 : spec.max >= 1000.0;
-        ImGuiSliderFlags flags = ImGuiSliderFlags_AlwaysClamp;
-        if (log) flags |= ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_NoRoundToFormat;
-        changed = ImGui::SliderScalar(label, ImGuiDataType_Double, &v, &spec.min, &spec.max, fmt.c_str(), flags);
+        // Logarithmic where the published range spans two decades or more (tolerances, stiffnesses; slider.h).
+        changed = slider_double(label, &v, spec.min, spec.max, fmt.c_str());
       } else {
         changed = ImGui::InputDouble(label, &v, 0.0, 0.0, fmt.c_str(), ImGuiInputTextFlags_EnterReturnsTrue);
       }
@@ -74,9 +73,9 @@ bool param_widget(const ParamSpec& spec, double value, double* out) {
       const double hi = std::min(spec.max, static_cast<double>(INT_MAX / 2));
       int v = static_cast<int>(value);
       const std::string fmt = "%d" + unit;
+      // A slider up to 10,000 values (logarithmic where the range spans two decades, as iterations 1..1000 does).
       if (hi - lo <= 10000.0) {
-        changed = ImGui::SliderInt(label, &v, static_cast<int>(lo), static_cast<int>(hi), fmt.c_str(),
-                                   ImGuiSliderFlags_AlwaysClamp);
+        changed = slider_int(label, &v, static_cast<int>(lo), static_cast<int>(hi), fmt.c_str());
       } else {
         changed = ImGui::InputInt(label, &v, 1, 10, ImGuiInputTextFlags_EnterReturnsTrue);
       }

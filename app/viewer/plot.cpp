@@ -1,8 +1,11 @@
 #include "viewer/plot.h"
 
+#include "viewer/plot_math.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace cl::viewer {
 
@@ -57,52 +60,76 @@ PlotFrame begin_plot(const char* id, const char* title, const char* unit) {
 
 }  // namespace
 
-bool plot_lines(const char* id, const char* title, const char* unit, std::span<const PlotSeries> series, float height) {
-  // Title and unit, then the legend on the same line as far as it fits, else below.
-  const PlotFrame f = begin_plot(id, title, unit);
+bool plot_lines(const char* id, const char* title, const char* unit, std::span<const PlotSeries> series, float height,
+                bool legend) {
+  // The values in a unit with a prefix that suits them (m -> mm), the summaries and the robust range. The prefix
+  // suits the range shown, not a spike above it (a 1 s step among 0.4 ms ones keeps the plot in ms).
+  std::vector<double> all;
+  std::vector<SeriesSummary> summaries;
+  int n = 0;
+  for (const PlotSeries& s : series) {
+    summaries.push_back(s.history != nullptr ? summarize(*s.history) : SeriesSummary{});
+    if (s.history == nullptr) continue;
+    n = std::max(n, s.history->count);
+    for (int i = 0; i < s.history->count; ++i) all.push_back(s.history->at(i));
+  }
+  const PlotRange raw = robust_range(all);
+  const ScaledUnit scaled = scale_unit(unit, std::max(std::abs(raw.lo), std::abs(raw.hi)));
+  const double k = scaled.factor;
+  for (double& v : all) v *= k;
+  PlotRange range = robust_range(all);
+  const std::vector<double> ticks = nice_ticks(range.lo, range.hi, 3);
+  if (!range.clipped && !ticks.empty()) range.hi = std::max(range.hi, ticks.back());
+  const double lo = range.lo, hi = range.hi;
+
+  // Each summarised series' "average / maximum", for a column right of the plot headed on the title's line.
+  std::vector<std::pair<std::string, ImU32>> summary_lines;
+  for (size_t i = 0; i < series.size(); ++i)
+    if (series[i].summary && summaries[i].count > 0)
+      summary_lines.push_back({short_number(k * summaries[i].mean) + " / " + short_number(k * summaries[i].max),
+                               series[i].color});
+  const char* column_head = "avg / max";
+  float column = 0.0f;
+  for (const auto& [text, color] : summary_lines) column = std::max(column, ImGui::CalcTextSize(text.c_str()).x);
+  if (!summary_lines.empty()) column = std::max(column, ImGui::CalcTextSize(column_head).x) + 6.0f;
+
+  // Title and unit, then the legend on the same line as far as it fits (short of the column's head), else below.
+  const PlotFrame f = begin_plot(id, title, scaled.unit.c_str());
   ImDrawList* draw = f.draw;
   const ImVec2 origin = f.origin;
   const float width = f.width, line = f.line;
   const ImU32 dim = f.dim, grid = f.grid;
   float lx = f.heading_end + 12.0f, ly = origin.y;
+  float right = origin.x + width - column;  // the first line's end
   for (const PlotSeries& s : series) {
+    if (!legend) break;
     const float w = ImGui::CalcTextSize(s.label.c_str()).x + 18.0f;
-    if (lx + w > origin.x + width) {
+    if (lx + w > right) {
       lx = origin.x;
       ly += line;
+      right = origin.x + width;
     }
     draw->AddRectFilled(ImVec2(lx, ly + line * 0.3f), ImVec2(lx + 10.0f, ly + line * 0.7f), s.color);
     draw->AddText(ImVec2(lx + 13.0f, ly), dim, s.label.c_str());
     lx += w;
   }
   const float top = ly + line + 4.0f;
-
-  // The range of every series' samples.
-  int n = 0;
-  double lo = 0.0, hi = 0.0;
-  bool any = false;
-  for (const PlotSeries& s : series) {
-    if (s.history == nullptr) continue;
-    n = std::max(n, s.history->count);
-    for (int i = 0; i < s.history->count; ++i) {
-      const double v = s.history->at(i);
-      if (!std::isfinite(v)) continue;
-      lo = any ? std::min(lo, v) : std::min(0.0, v);
-      hi = any ? std::max(hi, v) : v;
-      any = true;
-    }
-  }
-  if (!(hi > lo)) hi = lo + 1.0;
-  const std::vector<double> ticks = nice_ticks(lo, hi, 3);
-  hi = std::max(hi, ticks.empty() ? hi : ticks.back());
+  if (!summary_lines.empty() && f.heading_end + 6.0f < origin.x + width - column + 6.0f)
+    draw->AddText(ImVec2(origin.x + width - column + 6.0f, origin.y), dim, column_head);
 
   // Axes: tick labels on the left, the plot area to their right.
   float label_width = 0.0f;
   for (double t : ticks) label_width = std::max(label_width, ImGui::CalcTextSize(tick_label(t).c_str()).x);
-  const ImVec2 a(origin.x + label_width + 6.0f, top), b(origin.x + width, top + height);
+  const ImVec2 a(origin.x + label_width + 6.0f, top), b(origin.x + std::max(width - column, label_width + 40.0f), top + height);
+  for (size_t i = 0; i < summary_lines.size(); ++i) {
+    const float y = top + float(i) * line;
+    if (y + line > b.y + line) break;  // no room for more
+    draw->AddText(ImVec2(b.x + 6.0f, y), summary_lines[i].second, summary_lines[i].first.c_str());
+  }
   draw->AddRect(a, b, grid);
-  const auto y_of = [&](double v) { return float(b.y - (v - lo) / (hi - lo) * (b.y - a.y)); };
+  const auto y_of = [&](double v) { return float(b.y - (std::min(v, hi) - lo) / (hi - lo) * (b.y - a.y)); };
   for (double t : ticks) {
+    if (t > hi) continue;
     const float y = y_of(t);
     draw->AddLine(ImVec2(a.x, y), ImVec2(b.x, y), grid & 0x60FFFFFF);
     const std::string label = tick_label(t);
@@ -116,18 +143,29 @@ bool plot_lines(const char* id, const char* title, const char* unit, std::span<c
     if (s.history == nullptr || s.history->count < 1) continue;
     const int offset = n - s.history->count;  // a shorter series ends at the right edge too
     for (int i = 1; i < s.history->count; ++i) {
-      const double v0 = s.history->at(i - 1), v1 = s.history->at(i);
+      const double v0 = k * s.history->at(i - 1), v1 = k * s.history->at(i);
       if (!std::isfinite(v0) || !std::isfinite(v1)) continue;
       draw->AddLine(ImVec2(x_of(offset + i - 1), y_of(v0)), ImVec2(x_of(offset + i), y_of(v1)), s.color, 1.5f);
     }
+    // Samples above the range (spikes): a mark at the top edge.
+    if (range.clipped)
+      for (int i = 0; i < s.history->count; ++i)
+        if (k * s.history->at(i) > hi) {
+          const float x = x_of(offset + i);
+          draw->AddTriangleFilled(ImVec2(x - 3.0f, a.y + 6.0f), ImVec2(x + 3.0f, a.y + 6.0f), ImVec2(x, a.y), s.color);
+        }
   }
   draw->PopClipRect();
-  draw->AddText(ImVec2(a.x + 2.0f, b.y + 1.0f), dim, ("-" + std::to_string(History::kLength - 1) + " steps").c_str());
-  const char* now = "now";
-  draw->AddText(ImVec2(b.x - ImGui::CalcTextSize(now).x, b.y + 1.0f), dim, now);
+  // The x axis' ends (in a grid, without a legend, only in the read-out, for room).
+  if (legend) {
+    draw->AddText(ImVec2(a.x + 2.0f, b.y + 1.0f), dim, ("-" + std::to_string(History::kLength - 1) + " steps").c_str());
+    const char* now = "now";
+    draw->AddText(ImVec2(b.x - ImGui::CalcTextSize(now).x, b.y + 1.0f), dim, now);
+  }
 
   // The space the plot took, and the read-out under the mouse.
-  ImGui::Dummy(ImVec2(width, b.y - origin.y + line + 2.0f));
+  const float below = std::max(legend ? line + 2.0f : 2.0f, top + float(summary_lines.size()) * line - b.y);
+  ImGui::Dummy(ImVec2(width, b.y - origin.y + below));
   const bool hovered = ImGui::IsItemHovered();
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (hovered && mouse.x >= a.x && mouse.x <= b.x && n > 0) {
@@ -135,20 +173,69 @@ bool plot_lines(const char* id, const char* title, const char* unit, std::span<c
     draw->AddLine(ImVec2(b.x - float(back) / (History::kLength - 1) * (b.x - a.x), a.y),
                   ImVec2(b.x - float(back) / (History::kLength - 1) * (b.x - a.x), b.y), dim);
     ImGui::BeginTooltip();
-    ImGui::Text("%d steps ago", back);
-    for (const PlotSeries& s : series) {
+    ImGui::Text("%s, %d steps ago", title, back);
+    if (range.clipped) ImGui::TextDisabled("Marks at the top: samples above the range shown (spikes).");
+    for (size_t j = 0; j < series.size(); ++j) {
+      const PlotSeries& s = series[j];
       if (s.history == nullptr) continue;
       const int i = s.history->count - 1 - back;
       ImGui::ColorButton(("##" + s.label).c_str(), ImGui::ColorConvertU32ToFloat4(s.color),
                          ImGuiColorEditFlags_NoTooltip, ImVec2(line, line));
       ImGui::SameLine();
-      if (i >= 0) ImGui::Text("%s: %.4g %s", s.label.c_str(), s.history->at(i), unit);
+      const std::string u = scaled.unit;
+      if (i >= 0)
+        ImGui::Text("%s: %.4g %s   (avg %.3g, max %.3g)", s.label.c_str(), k * s.history->at(i), u.c_str(),
+                    k * summaries[j].mean, k * summaries[j].max);
       else ImGui::TextDisabled("%s: -", s.label.c_str());
     }
     ImGui::EndTooltip();
   }
   ImGui::PopID();
   return hovered;
+}
+
+void plot_grid(std::span<const PlotSpec> plots, ImVec2 size) {
+  // The plots that show something, and the constant ones named instead.
+  std::vector<const PlotSpec*> shown;
+  std::string constant;
+  for (const PlotSpec& p : plots) {
+    bool flat = !p.series.empty();
+    double value = 0.0;
+    for (size_t i = 0; i < p.series.size() && flat; ++i) {
+      const SeriesSummary s = p.series[i].history != nullptr ? summarize(*p.series[i].history) : SeriesSummary{};
+      flat = s.constant() && (i == 0 || s.max == value);
+      value = s.max;
+    }
+    if (flat) constant += (constant.empty() ? "" : ", ") + p.title + " " + short_number(value) + (p.unit.empty() ? "" : " " + p.unit);
+    else shown.push_back(&p);
+  }
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float note = constant.empty() ? 0.0f : line;
+  const GridShape g = plot_grid_shape(int(shown.size()), size.x, size.y - note, 200.0f, 56.0f, 3.0f);
+  ImGui::BeginChild("##grid", size, false);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const int column = int(i) % std::max(g.columns, 1);
+    // A gap between the cells, so that one plot's average and maximum do not run into the next one's heading.
+    constexpr float kGap = 14.0f;
+    if (column > 0) ImGui::SameLine(0.0f, kGap);
+    const float w = g.cell_width - kGap - (column + 1 == g.columns ? style.ScrollbarSize : 0.0f);
+    ImGui::BeginChild(shown[i]->id.c_str(), ImVec2(w, g.cell_height - style.ItemSpacing.y), false,
+                      ImGuiWindowFlags_NoScrollbar);
+    // Heading, plot, the x axis' labels: the plot takes what the two text lines leave.
+    const float plot_h = std::max(g.cell_height - ImGui::GetTextLineHeight() - 14.0f, 24.0f);
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + 4.0f);
+    ImGui::PushItemWidth(w - 12.0f);
+    plot_lines(shown[i]->id.c_str(), shown[i]->title.c_str(), shown[i]->unit.c_str(), shown[i]->series, plot_h, false);
+    ImGui::PopItemWidth();
+    ImGui::EndChild();
+  }
+  if (!constant.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("Not plotted, the same in every lane throughout: %s", constant.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::EndChild();
 }
 
 bool plot_log_sequence(const char* id, const char* title, const char* unit, const char* x_unit,

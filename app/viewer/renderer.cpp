@@ -240,41 +240,47 @@ void Renderer::draw(const AppState& app, int fb_width, int fb_height) {
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
 
+  // The view's part of the window (UiState::scene_area; lane_cell), clipped to it: in the split comparison one cell
+  // per lane, each seen by the same camera and drawn with that lane's own overlays; else one view, the other lanes'
+  // moving bodies as translucent ghosts in their lane colour over lane 1.
+  const float scale = static_cast<float>(fb_width) / std::max(app.viewport_width, 1.0f);
+  auto viewport = [&](const LaneCell& c) {
+    const int x = static_cast<int>(c.x * scale), w = std::max(static_cast<int>(c.width * scale), 1);
+    const int h = std::max(static_cast<int>(c.height * scale), 1);
+    const int y = fb_height - static_cast<int>((c.y + c.height) * scale);
+    glViewport(x, y, w, h);
+    glScissor(x, y, w, h);
+    return app.camera.projection(static_cast<float>(w) / static_cast<float>(h)) * app.camera.view();
+  };
+  glEnable(GL_SCISSOR_TEST);
   if (split_view(app)) {
-    // One cell per lane, each seen by the same camera and drawn with that lane's own overlays.
-    const float scale = static_cast<float>(fb_width) / std::max(app.viewport_width, 1.0f);
     for (int lane = 0; lane < lane_count(app); ++lane) {
-      const LaneCell c = lane_cell(app, lane);
-      const int x = static_cast<int>(c.x * scale), w = static_cast<int>(c.width * scale);
-      const int h = static_cast<int>(c.height * scale);
-      const int y = fb_height - static_cast<int>((c.y + c.height) * scale);
-      glViewport(x, y, w, h);
       world_ = &lane_world(app, lane);
       lane_ = lane;
-      const glm::mat4 view_proj =
-          app.camera.projection(static_cast<float>(w) / static_cast<float>(std::max(h, 1))) * app.camera.view();
+      const LaneCell c = lane_cell(app, lane);
+      const glm::mat4 view_proj = viewport(c);
       draw_planes(app, view_proj);
       draw_bodies(app, view_proj, nullptr);
-      draw_overlays(app, view_proj, static_cast<float>(h));
+      draw_overlays(app, view_proj, c.height * scale);
     }
-    glViewport(0, 0, fb_width, fb_height);
   } else {
     world_ = &app.scene.world;
-    const float aspect = static_cast<float>(fb_width) / static_cast<float>(std::max(fb_height, 1));
-    const glm::mat4 view_proj = app.camera.projection(aspect) * app.camera.view();
+    const LaneCell c = lane_cell(app, 0);
+    const glm::mat4 view_proj = viewport(c);
     draw_planes(app, view_proj);
     draw_bodies(app, view_proj, nullptr);
-    // Overlaid comparison: the other lanes' moving bodies as translucent ghosts in their lane colour.
     for (int lane = 1; lane < lane_count(app); ++lane) {
       world_ = &lane_world(app, lane);
-      const std::array<float, 3> c = lane_color(lane);
-      const glm::vec4 ghost(c[0], c[1], c[2], 0.38f);
+      const std::array<float, 3> color = lane_color(lane);
+      const glm::vec4 ghost(color[0], color[1], color[2], 0.38f);
       draw_bodies(app, view_proj, &ghost);
     }
     world_ = &app.scene.world;
     lane_ = 0;
     draw_overlays(app, view_proj, static_cast<float>(fb_height));
   }
+  glDisable(GL_SCISSOR_TEST);
+  glViewport(0, 0, fb_width, fb_height);
   world_ = &app.scene.world;
   lane_ = 0;
   glBindVertexArray(0);

@@ -100,8 +100,9 @@ class Renderer {
   void add_debug_overlay(const AppState& app);
   // Uploads and draws one batch of lines and points: depth tested in two passes (faint where hidden,
   // solid where visible), or on top of everything.
+  // With `visible_only`, depth tested in one pass (nothing where hidden), nudged towards the eye.
   void draw_line_batch(std::vector<LineVertex>& lines, const std::vector<LineVertex>& points, bool on_top,
-                       const glm::mat4& view_proj, float point_size);
+                       const glm::mat4& view_proj, float point_size, bool visible_only = false);
 
   const World* world_ = nullptr;  // the lane being drawn (draw() sets it)
   int lane_ = 0;                  // its index
@@ -110,7 +111,8 @@ class Renderer {
   GLuint empty_vao_ = 0;              // the ground quad's corners come from gl_VertexID
   GLuint line_vao_ = 0, line_vbo_ = 0;
   std::vector<Instance> scratch_[3];  // per mesh, reused every frame to avoid allocations
-  std::vector<LineVertex> lines_, points_;          // depth tested: contacts, impulses, drag
+  std::vector<LineVertex> lines_, points_;          // depth tested, faint where hidden: selection, drag
+  std::vector<LineVertex> contact_lines_, contact_points_;  // contacts, normals, impulses (ViewState::contacts_through)
   std::vector<LineVertex> top_lines_, top_points_;  // on top: graph, joints, paths (mostly inside bodies)
   std::vector<char> layer_role_;                    // per body, see colored_body
   std::unordered_map<const MeshShape*, CachedMesh> mesh_cache_;

@@ -68,11 +68,18 @@ Vec3 on_circle(const Vec3& center, const Vec3& axis, const Vec3& ref, double r, 
   return center + r * (std::cos(phi) * ref + std::sin(phi) * axis.cross(ref));
 }
 
+// Clip-space depth (times w) by which depth-tested contact marks are drawn nearer the eye than they are: a point
+// on a surface (a contact between a box and the ground) then shows, one a few millimetres behind a wall at a few
+// metres does not (the perspective depth's resolution there, OrbitCamera::projection).
+constexpr float kSurfaceDepthBias = 2e-4f;
+
 }  // namespace
 
 void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, float fb_height) {
   lines_.clear();
   points_.clear();
+  contact_lines_.clear();
+  contact_points_.clear();
   top_lines_.clear();
   top_points_.clear();
   const World& world = *world_;
@@ -82,6 +89,10 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
     lines_.push_back({to_glm(a), color});
     lines_.push_back({to_glm(b), color});
   };
+  auto contact_line = [this](const Vec3& a, const Vec3& b, const glm::vec4& color) {
+    contact_lines_.push_back({to_glm(a), color});
+    contact_lines_.push_back({to_glm(b), color});
+  };
   // Metres of arrow per N s of impulse.
   const double impulse_scale = view.auto_impulse_scale
                                    ? (view.impulse_reference > 0.0f ? view.impulse_length / view.impulse_reference : 0.0)
@@ -90,11 +101,11 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
   for (size_t k = 0; k < world.contacts().size(); k += stride) {
     const Contact& c = world.contacts()[k];
     if (!all_finite(c.position) || !all_finite(c.normal)) continue;
-    if (view.show_contacts) points_.push_back({to_glm(c.position), kContactColor});
-    if (view.show_normals) line(c.position, c.position + view.normal_length * c.normal, kNormalColor);
+    if (view.show_contacts) contact_points_.push_back({to_glm(c.position), kContactColor});
+    if (view.show_normals) contact_line(c.position, c.position + view.normal_length * c.normal, kNormalColor);
     if (view.show_impulses) {
-      line(c.position, c.position + impulse_scale * c.normal_impulse * c.normal, kNormalImpulseColor);
-      line(c.position, c.position + impulse_scale * c.friction_impulse, kFrictionImpulseColor);
+      contact_line(c.position, c.position + impulse_scale * c.normal_impulse * c.normal, kNormalImpulseColor);
+      contact_line(c.position, c.position + impulse_scale * c.friction_impulse, kFrictionImpulseColor);
     }
   }
   const PickState& pick = app.pick;
@@ -136,6 +147,8 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
   no_lines_.clear();
   draw_line_batch(no_lines_, shell_points_, false, view_proj, std::max(2.0f, 2.5f * fb_height / 720.0f));
   draw_line_batch(lines_, points_, false, view_proj, point_size);
+  // Contacts: depth-tested like the bodies (a point on a surface wins against it), or also faint behind them.
+  draw_line_batch(contact_lines_, contact_points_, false, view_proj, point_size, !view.contacts_through);
   draw_line_batch(top_lines_, top_points_, true, view_proj, point_size);
   glDepthFunc(GL_LEQUAL);
   glDepthMask(GL_TRUE);
@@ -144,7 +157,7 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
 }
 
 void Renderer::draw_line_batch(std::vector<LineVertex>& lines, const std::vector<LineVertex>& points, bool on_top,
-                               const glm::mat4& view_proj, float point_size) {
+                               const glm::mat4& view_proj, float point_size, bool visible_only) {
   if (lines.empty() && points.empty()) return;
   const size_t line_count = lines.size();
   lines.insert(lines.end(), points.begin(), points.end());  // one upload: lines, then points
@@ -159,10 +172,12 @@ void Renderer::draw_line_batch(std::vector<LineVertex>& lines, const std::vector
   // Depth tested: two passes, faint where hidden behind bodies (contacts are mostly inside the contact
   // region), solid where visible. On top: one pass without the depth test (graph edges, joint anchors
   // and paths run through the bodies and would otherwise be hidden).
-  const int passes = on_top ? 1 : 2;
+  // Visible only: one depth-tested pass, drawn a little towards the eye so that what lies on a surface shows.
+  const int passes = on_top || visible_only ? 1 : 2;
   if (on_top) glDisable(GL_DEPTH_TEST);
+  set_uniform(p, "u_depth_bias", visible_only ? kSurfaceDepthBias : 0.0f);
   for (int pass = 0; pass < passes; ++pass) {
-    const bool hidden_pass = !on_top && pass == 0;
+    const bool hidden_pass = !on_top && !visible_only && pass == 0;
     glDepthFunc(hidden_pass ? GL_GREATER : GL_LEQUAL);
     set_uniform(p, "u_alpha", hidden_pass ? 0.3f : 1.0f);
     set_uniform(p, "u_round_points", 0);
@@ -410,6 +425,7 @@ void Renderer::draw_slice(const glm::mat4& view_proj) {
   set_uniform(p, "u_view_proj", view_proj);
   set_uniform(p, "u_point_size", 1.0f);
   set_uniform(p, "u_round_points", 0);
+  set_uniform(p, "u_depth_bias", 0.0f);
   // Faint where the body's surface is in front of it, nearly opaque where it is in the open.
   for (int pass = 0; pass < 2; ++pass) {
     glDepthFunc(pass == 0 ? GL_GREATER : GL_LEQUAL);

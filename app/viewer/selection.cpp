@@ -7,6 +7,7 @@
 
 #include "viewer/convert.h"
 #include "viewer/script_edit.h"
+#include "viewer/session.h"
 
 namespace cl::viewer {
 
@@ -30,11 +31,12 @@ void select_joint(AppState& app, int joint) {
 }
 
 bool project_to_window(const AppState& app, const Vec3& point, float* x, float* y) {
-  const float w = std::max(app.viewport_width, 1.0f), h = std::max(app.viewport_height, 1.0f);
+  const LaneCell cell = lane_cell(app, 0);  // the view's part of the window (lane 1's cell when split)
+  const float w = std::max(cell.width, 1.0f), h = std::max(cell.height, 1.0f);
   const glm::vec4 clip = app.camera.projection(w / h) * app.camera.view() * glm::vec4(to_glm(point), 1.0f);
   if (!(clip.w > 1e-6f)) return false;
-  *x = (0.5f * clip.x / clip.w + 0.5f) * w;
-  *y = (0.5f - 0.5f * clip.y / clip.w) * h;
+  *x = cell.x + (0.5f * clip.x / clip.w + 0.5f) * w;
+  *y = cell.y + (0.5f - 0.5f * clip.y / clip.w) * h;
   return std::isfinite(*x) && std::isfinite(*y);
 }
 

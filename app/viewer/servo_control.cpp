@@ -67,6 +67,6 @@ std::string servo_key_label(const JointServo& servo) {
 }
 
 // handle_keys in input.cpp: R reset, F frame the selection or the scene, V split or overlaid lanes.
-std::string viewer_shortcut_keys() { return "rfv"; }
+std::string viewer_shortcut_keys() { return "rfvc"; }
 
 }  // namespace cl::viewer

@@ -1,6 +1,7 @@
 #include "viewer/session.h"
 
 #include <algorithm>
+#include <iostream>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -85,6 +86,18 @@ void compute_bounds(const World& world, Vec3& lo, Vec3& hi, int only_body = -1) 
     largest = std::max(largest, (box.hi - box.lo).maxCoeff());
     ++counted;
   }
+  // A scripted body's whole path (a gripper's lift, a pusher's stroke), so that it stays in the frame.
+  for (const Script& script : world.scripts) {
+    if (only_body >= 0 || script.body < 0 || script.body >= int(world.bodies.size())) continue;
+    const Body& b = world.bodies[size_t(script.body)];
+    const Aabb box = shape_aabb(b.shape, b.position, b.orientation);
+    if (!all_finite(box.lo) || !all_finite(box.hi)) continue;
+    for (const Vec3& p : script.points) {
+      if (!all_finite(p)) continue;
+      lo = lo.cwiseMin(box.lo + (p - b.position));
+      hi = hi.cwiseMax(box.hi + (p - b.position));
+    }
+  }
   if (!(lo.array() <= hi.array()).all()) {  // nothing but planes: look at the origin
     lo = Vec3(-2, 0, -2);
     hi = Vec3(2, 2, 2);
@@ -92,7 +105,7 @@ void compute_bounds(const World& world, Vec3& lo, Vec3& hi, int only_body = -1) 
   }
   const Vec3 center = 0.5 * (lo + hi);
   const Vec3 half = 0.5 * (hi - lo);
-  const Vec3 grown = counted == 1 ? Vec3(half.cwiseMax(Vec3::Constant(1.5 * largest)))
+  const Vec3 grown = counted == 1 && world.scripts.empty() ? Vec3(half.cwiseMax(Vec3::Constant(1.5 * largest)))
                                   : Vec3(half + Vec3::Constant(0.1 * half.maxCoeff()));
   lo = center - grown;
   hi = center + grown;
@@ -309,13 +322,19 @@ bool open_scene(AppState& app, const std::string& path, const ViewerOptions* ove
 
   app.pick.selected = -1;
   app.pick.selected_joint = -1;
+  app.view.follow = -1;
   // A draft belongs to the bodies of the previous scene; keep only the user's preference.
   const bool plane_only = app.script.plane_only;
   app.script = ScriptEditState{};
   app.script.plane_only = plane_only;
   forget_runtime_state(app);
   frame_scene(app);
+  log_action(app, "opened " + path);
   return true;
+}
+
+void log_action(const AppState& app, const std::string& what) {
+  if (app.ui.log_actions) std::cout << "frame " << app.ui.frame << ": " << what << std::endl;
 }
 
 bool open_neighbour_scene(AppState& app, int offset, std::string* error) {
@@ -339,7 +358,7 @@ bool open_neighbour_scene(AppState& app, int offset, std::string* error) {
   const int n = int(files.size());
   const int here = it == files.end() ? (offset > 0 ? -1 : n) : int(it - files.begin());
   const int next = ((here + offset) % n + n) % n;
-  return open_scene(app, (folder / files[size_t(next)]).string(), nullptr, error);
+  return open_scene_keeping_lanes(app, (folder / files[size_t(next)]).string(), error);
 }
 
 void frame_scene(AppState& app, bool whole_window) {
@@ -349,22 +368,32 @@ void frame_scene(AppState& app, bool whole_window) {
   const bool body = selected >= 0 && selected < int(app.scene.world.bodies.size()) &&
                     app.scene.world.bodies[size_t(selected)].shape.type != ShapeType::Plane;
   compute_bounds(app.scene.world, lo, hi, body ? selected : -1);
-  // The panels cover the sides of the window: fit the bodies into the middle part, or into a lane's cell of
-  // the split comparison.
-  const float free_width = whole_window ? 1.0f : 0.55f;
-  const LaneCell cell = lane_cell(app, 0);
-  const bool split = split_view(app);
-  const float aspect = split ? cell.width / std::max(cell.height, 1.0f)
-                             : free_width * app.viewport_width / std::max(app.viewport_height, 1.0f);
-  // The scene's description, shown over the top of the middle after loading: the bodies fit below it.
-  float top = 0.0f;
-  if (!whole_window && app.ui.description_bottom > 0.0f) {
-    top = split ? (app.ui.description_bottom - cell.y) / std::max(cell.height, 1.0f)
-                : app.ui.description_bottom / std::max(app.viewport_height, 1.0f);
-    top = std::clamp(top, 0.0f, 0.6f);  // a window taller than that is the user's to close
-  }
-  app.camera.frame(to_glm(lo), to_glm(hi), aspect, top);
+  // Into the view's part of the window (lane 1's cell of the split comparison), or the whole of it (thumbnails).
+  const LaneCell cell = whole_window ? LaneCell{0, 0, app.viewport_width, app.viewport_height} : lane_cell(app, 0);
+  app.camera.frame(to_glm(lo), to_glm(hi), cell.width / std::max(cell.height, 1.0f));
   if (!whole_window) app.ui.auto_framed = app.camera;
+}
+
+void toggle_follow(AppState& app) {
+  const World& world = app.scene.world;
+  const int b = app.pick.selected;
+  if (app.view.follow >= 0 && (b < 0 || b == app.view.follow)) {
+    app.view.follow = -1;
+    return;
+  }
+  if (b < 0 || b >= int(world.bodies.size()) || world.bodies[size_t(b)].shape.type == ShapeType::Plane) return;
+  app.view.follow = b;
+  app.view.follow_at = world.bodies[size_t(b)].position;
+  app.camera.target = to_glm(app.view.follow_at);  // the body in the middle of the view from now on
+}
+
+void follow_camera(AppState& app) {
+  const int b = app.view.follow;
+  if (b < 0 || b >= int(app.scene.world.bodies.size())) return;
+  const Vec3& p = app.scene.world.bodies[size_t(b)].position;
+  if (!all_finite(p)) return;
+  app.camera.target += to_glm(p - app.view.follow_at);
+  app.view.follow_at = p;
 }
 
 bool reload_scene(AppState& app, std::string* error) {
@@ -599,21 +628,54 @@ std::vector<LaneSpec> lane_specs(const AppState& app) {
   return out;
 }
 
+bool open_scene_keeping_lanes(AppState& app, const std::string& path, std::string* error) {
+  // The lanes' methods and parameters, lane 1's too (its method may not be the new scene's own).
+  std::vector<LaneSpec> kept;
+  if (lane_count(app) > 1) {
+    kept.push_back(LaneSpec{std::string(app.scene.world.solver().name()), {}});
+    for (const LaneSpec& spec : lane_specs(app)) kept.push_back(spec);
+  }
+  if (!open_scene(app, path, nullptr, error)) return false;
+  if (kept.empty() || !app.compare.lanes.empty()) return true;  // the scene's own lanes win
+  // Lane 1 is the scene under its own method: the first kept lane of that method at its defaults is already there.
+  const std::string own(app.scene.world.solver().name());
+  bool own_found = false;
+  std::string refused;
+  for (const LaneSpec& spec : kept) {
+    if (!own_found && spec.solver == own && spec.params.empty()) {
+      own_found = true;
+      continue;
+    }
+    if (lane_count(app) >= kMaxLanes) break;
+    std::string why;
+    if (!add_lane(app, spec, &why)) refused += (refused.empty() ? "" : "; ") + spec.solver + ": " + why;
+  }
+  if (!refused.empty()) app.compare.error = "not every lane could be kept (" + refused + ")";
+  log_action(app, "kept " + std::to_string(lane_count(app)) + " lanes");
+  return true;
+}
+
 void clear_lane_plots(AppState& app) { app.compare.plots.fill(LanePlots{}); }
 
 bool split_view(const AppState& app) { return lane_count(app) > 1 && app.compare.layout == CompareLayout::Split; }
 
 LaneCell lane_cell(const AppState& app, int lane) {
-  if (!split_view(app)) return {0, 0, app.viewport_width, app.viewport_height};
-  const CompareState& c = app.compare;
-  const bool set = c.area_width > 0 && c.area_height > 0;
-  const float x = set ? c.area_x : 0, y = set ? c.area_y : 0;
-  const float w = set ? c.area_width : app.viewport_width, h = set ? c.area_height : app.viewport_height;
+  const ScreenRect& a = app.ui.scene_area;
+  const bool set = a.width > 0 && a.height > 0;
+  const float x = set ? a.x : 0, y = set ? a.y : 0;
+  const float w = set ? a.width : app.viewport_width, h = set ? a.height : app.viewport_height;
+  if (!split_view(app)) return {x, y, w, h};
+  LaneCell c;
   if (lane_count(app) == 2) {  // side by side, or one above the other where the area is taller than wide
-    if (h > w) return {x, y + float(lane) * h / 2, w, h / 2};
-    return {x + float(lane) * w / 2, y, w / 2, h};
+    c = h > w ? LaneCell{x, y + float(lane) * h / 2, w, h / 2} : LaneCell{x + float(lane) * w / 2, y, w / 2, h};
+  } else {
+    c = {x + float(lane % 2) * w / 2, y + float(lane / 2) * h / 2, w / 2, h / 2};  // 2 x 2
   }
-  return {x + float(lane % 2) * w / 2, y + float(lane / 2) * h / 2, w / 2, h / 2};  // 2 x 2
+  // The strip at the cell's top holds the lane's label, outside its view.
+  const float label = std::min(app.ui.lane_label_height, 0.3f * c.height);
+  c.y += label;
+  c.height -= label;
+  return c;
 }
 
 int lane_at(const AppState& app, float x, float y) {

@@ -31,6 +31,11 @@ bool reload_scene(AppState& app, std::string* error);
 // direction (key F; every scene is framed so on load). The bodies fit into the middle of the window, between
 // the panel columns, or with `whole_window` into all of it (thumbnails, which have no panels).
 void frame_scene(AppState& app, bool whole_window = false);
+// Follows the selected body with the camera (key C): the camera's target moves with it, keeping the user's orbit,
+// zoom and pan; with nothing selected, or the followed body selected, the camera is freed instead.
+void toggle_follow(AppState& app);
+// Moves the camera's target by how far the followed body moved since the last call (once per frame).
+void follow_camera(AppState& app);
 // Opens the scene `offset` places after the current one in the scenes/ list (wrapping; -1 the previous). A scene
 // outside the list opens the first (or last). False with *error when it fails to load (the current one stays).
 bool open_neighbour_scene(AppState& app, int offset, std::string* error);
@@ -63,6 +68,8 @@ bool make_output_dir(const AppState& app, std::string* error);
 // The file whose presence says the welcome was shown: $XDG_CONFIG_HOME/contactlab/welcomed (else
 // $HOME/.config/contactlab/welcomed); "" without either variable (then it is never shown).
 std::string welcome_marker_path();
+// With UiState::log_actions (test input), prints "frame N: what" on stdout: what a key, a click or a menu did.
+void log_action(const AppState& app, const std::string& what);
 // Writes the marker (best effort: a read-only home only means the welcome shows again).
 void mark_welcomed();
 
@@ -91,6 +98,10 @@ bool switch_lane_solver(AppState& app, int lane, const std::string& name, std::s
 // The lanes as the scene's "lanes" key saves them: each extra lane's method and the parameters it sets on top
 // of the scene's for that method.
 std::vector<LaneSpec> lane_specs(const AppState& app);
+// Opens another scene as open_scene does and keeps the comparison: the lanes' methods and parameters (lane 1's method
+// too) become lanes of the new scene, from its start, unless the new file has lanes of its own. A method the new
+// scene refuses is dropped and named in compare.error. The Scene panel, the menu, the browser and Page Down use it.
+bool open_scene_keeping_lanes(AppState& app, const std::string& path, std::string* error);
 // Clears every lane's plots (at a reset, a new scene, a lane added, removed or switched).
 void clear_lane_plots(AppState& app);
 // The lane whose split-view cell holds window point (x, y) (ImGui units), and that cell; lane 0 and the whole

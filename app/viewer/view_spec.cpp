@@ -167,6 +167,17 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
       app.camera.target = to_glm(app.scene.world.bodies[body].position);
       continue;
     }
+    if (key == "follow") {  // the camera follows the body (C), as a click on it and C would
+      const int body = app.scene.world.find_body(value);
+      if (body < 0) {
+        *error = "view '" + token + "': no body named '" + value + "'";
+        return false;
+      }
+      select_body(app, body);
+      app.view.follow = -1;
+      toggle_follow(app);
+      continue;
+    }
     if (key == "joint") {
       char* rest = nullptr;
       const long n = std::strtol(value.c_str(), &rest, 10);
@@ -223,7 +234,7 @@ bool apply_view_spec(AppState& app, const std::string& spec, std::string* error)
              "panel (each with an optional leading '-'), volumes=xyz, meshcolor=body|normals, slice=x|y|z[:OFFSET], "
              "color=..., groups, heights, layers, layer=N, select=NAME, joint=N, tab=script|settings, path, "
              "point=X:Y:Z, apply, "
-             "zoom=F, yaw=DEG, pitch=DEG or focus=NAME";
+             "zoom=F, yaw=DEG, pitch=DEG, focus=NAME or follow=NAME";
     return false;
   }
   return true;

@@ -5,10 +5,12 @@
 #include "viewer/viewer.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 #include <vector>
 
 #include <glad/gl.h>
@@ -22,6 +24,7 @@
 #include "core/text.h"
 #include "viewer/capture.h"
 #include "viewer/input.h"
+#include "viewer/input_glfw.h"
 #include "viewer/panels.h"
 #include "viewer/renderer.h"
 #include "viewer/session.h"
@@ -34,6 +37,7 @@ namespace cl {
 namespace {
 
 using viewer::AppState;
+using viewer::InputQueue;
 
 void glfw_error(int code, const char* description) {
   std::cerr << "contactlab: GLFW error " << code << ": " << description << "\n";
@@ -54,8 +58,9 @@ struct WindowSystem {
     if (glfw_ready) glfwTerminate();
   }
 
-  // False with a message on stderr when there is no display or no OpenGL 4.5 core context.
-  bool open(int width, int height, bool visible) {
+  // False with a message on stderr when there is no display or no OpenGL 4.5 core context. The window's input
+  // goes into `queue` (input_glfw.h), which ImGui is fed from a frame at a time.
+  bool open(int width, int height, bool visible, InputQueue* queue) {
     glfwSetErrorCallback(glfw_error);
     if (glfwInit() != GLFW_TRUE) {
       std::cerr << "contactlab: cannot initialise GLFW (no display? under a headless system use "
@@ -90,8 +95,12 @@ struct WindowSystem {
     ImGuiStyle& style = ImGui::GetStyle();
     style.WindowRounding = 4.0f;
     style.FrameRounding = 3.0f;
-    style.Colors[ImGuiCol_WindowBg].w = 0.88f;  // the scene shows through a little
-    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    // Opaque: the 3D view has its own part of the window, and text behind a menu must not read as part of it.
+    style.Colors[ImGuiCol_WindowBg].w = 1.0f;
+    style.Colors[ImGuiCol_PopupBg].w = 1.0f;
+    style.Colors[ImGuiCol_MenuBarBg].w = 1.0f;
+    ImGui_ImplGlfw_InitForOpenGL(window, false);  // our callbacks queue the events (input_glfw.h)
+    install_input_callbacks(window, queue);
     ImGui_ImplOpenGL3_Init("#version 450 core");
     return true;
   }
@@ -168,8 +177,23 @@ int run_viewer(const ViewerOptions& options) {
     std::error_code ec;
     if (!marker.empty() && !std::filesystem::exists(marker, ec)) app.ui.welcome = true;
   }
+  // The welcome holds the simulation at its start until Start is pressed, so that nothing is missed behind it.
+  if (app.ui.welcome) app.sim.playing = false;
+  // Test hooks (tests/app/viewer_input.sh): synthetic input put into the queue after given frames, and frames made
+  // to last at least a given time, as on a scene that draws at 0.5 fps.
+  std::vector<viewer::ScriptedInput> scripted;
+  if (const char* script = std::getenv("CONTACTLAB_TEST_INPUT"); script != nullptr) {
+    if (!viewer::parse_input_script(script, scripted, &error)) {
+      std::cerr << "contactlab: CONTACTLAB_TEST_INPUT: " << error << "\n";
+      return 2;
+    }
+    app.ui.log_actions = true;
+  }
+  const char* frame_ms_env = std::getenv("CONTACTLAB_TEST_FRAME_MS");
+  const int min_frame_ms = frame_ms_env != nullptr ? std::max(0, std::atoi(frame_ms_env)) : 0;
+  InputQueue input;
   WindowSystem system;
-  if (!system.open(options.width, options.height, true)) return 2;  // no display: the environment
+  if (!system.open(options.width, options.height, true, &input)) return 2;  // no display: the environment
   glfwSwapInterval(screenshot ? 0 : 1);
 
   viewer::Renderer renderer;
@@ -191,9 +215,17 @@ int run_viewer(const ViewerOptions& options) {
   std::vector<unsigned char> frame_pixels;
   for (int frame = 0; !glfwWindowShouldClose(system.window); ++frame) {
     const auto frame_start = std::chrono::steady_clock::now();
+    app.ui.frame = frame;
     glfwPollEvents();
+    for (const viewer::ScriptedInput& s : scripted)
+      if (s.frame == frame) viewer::inject_input(system.window, s.event);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    viewer::feed_imgui(system.window, input);
+    // Screenshots show no hover (the X server's cursor may rest over the window), unless input is scripted.
+    if (screenshot && scripted.empty()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    // While input waits in the queue, frames do not step the simulation, so that it drains at the drawing's rate.
+    const bool input_waiting = !input.empty();
     ImGui::NewFrame();
     const ImGuiIO& io = ImGui::GetIO();
 
@@ -201,10 +233,11 @@ int run_viewer(const ViewerOptions& options) {
     const auto step_start = std::chrono::steady_clock::now();
     if (screenshot) {
       // One step per frame regardless of wall time, so a screenshot after N frames is reproducible.
-      if (frame < options.frames) viewer::step_once(app);
-    } else {
+      if (frame < options.frames && !app.ui.welcome) viewer::step_once(app);
+    } else if (!input_waiting) {
       viewer::advance_simulation(app, io.DeltaTime);
     }
+    viewer::follow_camera(app);
     const double step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();
     app.stats.fps.push(io.Framerate);
     viewer::update_impulse_reference(app.view, app.scene.world.contacts());
@@ -288,6 +321,7 @@ int run_viewer(const ViewerOptions& options) {
       return 0;
     }
     glfwSwapBuffers(system.window);
+    if (min_frame_ms > 0) std::this_thread::sleep_until(frame_start + std::chrono::milliseconds(min_frame_ms));
   }
   if (video.active()) std::cout << "recorded " << video.stop() << "\n";
   if (app.stats.recording) {  // don't lose a recording on close

@@ -112,6 +112,9 @@ struct ViewState {
   bool show_sdf_slice = false;      // a slice of the selected mesh body's signed distance grid
   int sdf_axis = 1;                 // 0 x, 1 y, 2 z: the slice is perpendicular to this body axis
   float sdf_offset = 0.0f;          // m from the centre of mass along that axis (clamped to the grid)
+  int follow = -1;                  // the body the camera follows (C, View menu), -1 none
+  Vec3 follow_at{0, 0, 0};          // where that body was when the camera last moved with it
+  bool contacts_through = false;    // contact points, normals and impulses also where bodies hide them (faint)
   bool expand_view_panel = false;   // open the (normally collapsed) View panel once, for screenshots
   bool expand_compare_panel = false;  // the same for the Compare panel
   // Volume contacts: what a volume method computes for its constraints (the DebugLayer kDebugVolume* layers of
@@ -250,11 +253,15 @@ struct CompareState {
   std::array<LanePlots, kMaxLanes> plots; // [0] lane 1
   std::array<Recorder, kMaxLanes - 1> recorders;  // the extra lanes' steps while recording
   std::string add_solver = "implicit-penalty";    // the Compare panel's choice for a new lane
-  // The part of the window the split layout divides among the lanes (ImGui units): the middle between the
-  // panel columns and above the Compare panel, set by draw_panels each frame; the whole window until then.
-  float area_x = 0, area_y = 0, area_width = 0, area_height = 0;
   std::string error;                      // last refused lane change
   bool panel_open = false;                // the Compare panel was expanded last frame (its height follows)
+  float panel_height = 0.0f;              // its height with lanes as the user dragged it (0: the default)
+};
+
+// A rectangle of the window in ImGui units (pixels at 100% scale) from its top-left corner.
+struct ScreenRect {
+  float x = 0, y = 0, width = 0, height = 0;
+  bool operator==(const ScreenRect&) const = default;
 };
 
 // The window's own state: panels shown or hidden, the help overlay, the scene description, screenshots.
@@ -264,16 +271,24 @@ struct UiState {
   bool help = false;                 // F1: every key and mouse control
   bool welcome = false;              // the first launch's welcome (until closed; see welcome_marker_path)
   bool browser = false;              // the scene browser (Scene menu): scenes by method, with thumbnails
-  int description_shown = -1;        // scene generation whose description was closed (it shows once per load)
-  float description_bottom = 0.0f;   // the description window's lower edge, pixels from the top (0: not shown)
+  int description_shown = -1;        // scene generation whose description was folded to one line (else it shows
+                                     // whole above the view, once per load)
+  // The 3D view's part of the window: between the panel columns, below the menu bar, the Servos panel and the
+  // header (description, banners, legend, errors), above the Compare panel; the whole window while unset. The
+  // split comparison divides it into cells, each with a strip of `lane_label_height` for its label at its top.
+  ScreenRect scene_area;
+  float lane_label_height = 0.0f;
+  float header_height = 0.0f;        // of the header above the view, as drawn in the last frame (0: none)
   OrbitCamera auto_framed;           // the camera as frame_scene last left it (the user has not moved it since
-                                     // while they are equal, so a change of the free area may frame it again)
+                                     // while they are equal, so a change of the view's area frames it again)
   bool screenshot_requested = false; // F12: the next drawn frame is written as a PNG
   std::string screenshot_message;    // "saved ..." or the error of the last one (screenshots and videos)
   std::string output_dir = ".";      // where screenshots, videos and recordings go (created when missing)
   bool recording_video = false;      // F9: every drawn frame goes to a video (ffmpeg) or a PNG sequence
   bool video_png = false;            // a PNG sequence even when ffmpeg is there
   std::vector<std::string> dismissed;  // error messages the user closed (shown again only when they change)
+  int frame = 0;                     // frames drawn since the start
+  bool log_actions = false;          // print each shortcut's action and each scene opened (test input, log_action)
   // Which panels of the right column were open (not collapsed) in the last frame: the column is laid out from them.
   bool stats_open = true, inspector_open = true, view_open = false;
 };

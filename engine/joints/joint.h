@@ -97,8 +97,8 @@ struct JointServo {
   double coordinate = std::numeric_limits<double>::quiet_NaN();
 };
 // Keys the viewer uses for its own shortcuts (R reset, F frame the scene, V split or overlaid comparison
-// lanes), which servos may not take.
-inline constexpr std::string_view kServoReservedKeys = "rfv";
+// lanes, C follow a body with the camera), which servos may not take.
+inline constexpr std::string_view kServoReservedKeys = "rfvc";
 bool joint_type_has_servo(JointType t);  // hinge, slider
 // Sets the servo's target, clamped to [servo.lower, servo.upper] (for keyboard control).
 void set_servo_target(JointServo& servo, double target);

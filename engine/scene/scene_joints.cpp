@@ -64,7 +64,7 @@ char read_servo_key(Reader& r, const json& v, const std::string& path) {
   if (!letter && !(c >= '0' && c <= '9')) r.expected(path, what, v);
   const char key = letter && c <= 'Z' ? char(c - 'A' + 'a') : c;
   if (kServoReservedKeys.find(key) != std::string_view::npos) {
-    r.expected(path, "a key the viewer does not already use (R resets the scene, F frames it, V switches the comparison view)", v);
+    r.expected(path, "a key the viewer does not already use (R resets the scene, F frames it, V switches the comparison view, C follows a body)", v);
   }
   return key;
 }

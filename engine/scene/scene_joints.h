@@ -29,7 +29,7 @@
 //                held by a constraint). Optional keyboard control in the viewer: "keys": ["u", "j"], the
 //                key that raises the target and the one that lowers it (single letters a-z or digits 0-9,
 //                either case, saved in lower case; two different keys, none used by another servo of the
-//                scene nor by the viewer itself: kServoReservedKeys, R, F and V), and "rate" > 0, how fast a
+//                scene nor by the viewer itself: kServoReservedKeys, R, F, V, C), and "rate" > 0, how fast a
 //                held key moves the target (rad/s or m/s; default 0.5; only with "keys"). Saving writes
 //                both when the servo has keys
 //     erp        error reduction parameter in [0, 1], default 0.2

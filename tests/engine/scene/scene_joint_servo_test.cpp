@@ -263,16 +263,19 @@ TEST(SceneJointServo, BadKeysAndRatesNameTheFileAndThePointer) {
             "mem.json: /joints/0/servo/keys/1: expected a single letter a-z or digit 0-9, got \"\"");
   EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["u", "U"])"))),
             "mem.json: /joints/0/servo/keys/1: expected a key other than the raising key \"u\", got \"U\"");
-  // The viewer's own shortcuts (R reset, F frame, V the comparison view), in either case.
+  // The viewer's own shortcuts (R reset, F frame, V the comparison view, C follow a body), in either case.
   EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["R", "j"])"))),
             "mem.json: /joints/0/servo/keys/0: expected a key the viewer does not already use (R resets the scene, F "
-            "frames it, V switches the comparison view), got \"R\"");
+            "frames it, V switches the comparison view, C follows a body), got \"R\"");
   EXPECT_EQ(load_error(with(1, "keys", json::parse(R"(["7", "f"])"))),
             "mem.json: /joints/1/servo/keys/1: expected a key the viewer does not already use (R resets the scene, F "
-            "frames it, V switches the comparison view), got \"f\"");
+            "frames it, V switches the comparison view, C follows a body), got \"f\"");
   EXPECT_EQ(load_error(with(1, "keys", json::parse(R"(["7", "V"])"))),
             "mem.json: /joints/1/servo/keys/1: expected a key the viewer does not already use (R resets the scene, F "
-            "frames it, V switches the comparison view), got \"V\"");
+            "frames it, V switches the comparison view, C follows a body), got \"V\"");
+  EXPECT_EQ(load_error(with(1, "keys", json::parse(R"(["7", "C"])"))),
+            "mem.json: /joints/1/servo/keys/1: expected a key the viewer does not already use (R resets the scene, F "
+            "frames it, V switches the comparison view, C follows a body), got \"C\"");
   // A key drives one servo only.
   EXPECT_EQ(load_error(with(1, "keys", json::parse(R"(["J", "8"])"))),
             "mem.json: /joints/1/servo/keys/0: expected a key no other servo uses, got \"j\" (already used by "
