@@ -4,8 +4,9 @@
 // Over a substep h each point's force F = s - e u is taken at the end of the substep: s = (k_p d + k_i I) / r its
 // value at the start, u its normal relative velocity at the end (> 0 separating), and e = (k_v + h k_p) / r, since
 // the depth falls by h u over the substep (backward Euler on eq. 3, linearised in the velocities; the normal, the
-// points and the integral stay those of the start). With the rows' Jacobians J (u = J v) the new velocities solve
-//     (M + h J^T E J) v' = M v* + h J^T s,
+// points and the integral stay those of the start). With the rows' Jacobians J (u = u_0 + J v, u_0 the part a
+// kinematic body's scripted velocity makes) the new velocities solve
+//     (M + h J^T E J) v' = M v* + h J^T (s - e u_0),
 // v* the velocities after the applied forces, gravity and friction. The matrix is symmetric positive definite
 // whatever the gains, so the substep stays the paper's 1 ms where explicit springs of the load's stiffness needed
 // down to 20 us (a stack's lowest contacts carry tens of times the mass of the body they push: sect. IV-C's remark,
@@ -75,18 +76,27 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
   couplings.erase(std::unique(couplings.begin(), couplings.end()), couplings.end());
   if (bodies.empty()) return;
   const int nb = int(bodies.size());
-  // Each row's Jacobian on its two sides, u = J_b . (v_b, w_b) + J_a . (v_a, w_a), and its weight h e.
+  // Each row's Jacobian on its two sides, u = J_b . (v_b, w_b) + J_a . (v_a, w_a), and its weight h e. A side
+  // without unknowns (a kinematic or fixed body) moves as scripted: its part of u is known, u_0, and the row's
+  // force is F = (s - e u_0) - e J v' over the unknowns. Left out, a kinematic ram at 500 m/s read as at rest:
+  // the boxes it pushed were damped towards rest, not towards its speed, and it overran them.
   const size_t nr = springs_.size();
   thread_local std::vector<SystemRow> rows;
+  thread_local std::vector<double> known;  // per row: u_0 (m/s)
   rows.resize(nr);
+  known.assign(nr, 0.0);
   for (size_t r = 0; r < nr; ++r) {
     const SpringRow& row = springs_[r];
     SystemRow& s = rows[r];
+    const Body& A = work[size_t(row.a)];
+    const Body& B = work[size_t(row.b)];
     s.sa = slot[size_t(row.a)];
     s.sb = slot[size_t(row.b)];
-    s.ja << -row.n, -(row.at - work[size_t(row.a)].position).cross(row.n);
-    s.jb << row.n, (row.at - work[size_t(row.b)].position).cross(row.n);
+    s.ja << -row.n, -(row.at - A.position).cross(row.n);
+    s.jb << row.n, (row.at - B.position).cross(row.n);
     s.w = h * row.e;
+    if (s.sa < 0 && A.kind == BodyKind::Kinematic) known[r] -= A.velocity_at(row.at).dot(row.n);
+    if (s.sb < 0 && B.kind == BodyKind::Kinematic) known[r] += B.velocity_at(row.at).dot(row.n);
   }
   // The mass blocks and the momenta M v* of the unknowns.
   thread_local std::vector<Mat6> mass;
@@ -103,7 +113,7 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
   }
   const auto force = [&](size_t r) {  // the row's F = s - e u at v
     const SystemRow& s = rows[r];
-    double u = 0.0;
+    double u = known[r];
     if (s.sa >= 0) u += s.ja.dot(v.segment<6>(6 * s.sa));
     if (s.sb >= 0) u += s.jb.dot(v.segment<6>(6 * s.sb));
     return springs_[r].s - springs_[r].e * u;
@@ -144,7 +154,7 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
   for (int solve = 0; solve < kActiveSetSolves; ++solve) {
     rhs = momentum;
     for (size_t r = 0; r < nr; ++r) {
-      const double impulse = h * (held[r] ? springs_[r].lower : springs_[r].s);
+      const double impulse = h * (held[r] ? springs_[r].lower : springs_[r].s - springs_[r].e * known[r]);
       if (rows[r].sa >= 0) rhs.segment<6>(6 * rows[r].sa) += impulse * rows[r].ja;
       if (rows[r].sb >= 0) rhs.segment<6>(6 * rows[r].sb) += impulse * rows[r].jb;
     }

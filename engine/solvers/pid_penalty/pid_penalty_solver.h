@@ -207,7 +207,7 @@ class PidPenaltySolver final : public Solver {
     int point = -1;      // into the pair's candidates; -1: the damping at the centre of its points
   };
   // Eq. 3's springs and dampers at the recorded rows (springs_), linearly implicit: the new velocities solve
-  // (M + h J^T E J) v' = M v + h J^T s, one sparse symmetric system over the bodies the rows move
+  // (M + h J^T E J) v' = M v + h J^T (s - e u_0), u_0 a kinematic side's known part of u, one sparse symmetric system over the bodies the rows move
   // (implicit_springs.cpp).
   void solve_springs(std::vector<Body>& work, double h);
 

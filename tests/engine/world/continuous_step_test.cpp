@@ -8,21 +8,13 @@
 
 #include "scene/scene.h"
 #include "solvers/registry.h"
+#include "support/scenes.h"
 
 namespace cl {
 namespace {
 
-// A kinematic ram at 500 m/s (under max_speed) along x through a stack of five 0.5 m boxes at x = 0.
-std::string ram_scene(double dt) {
-  std::string bodies = R"({"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0]}, "fixed": true})";
-  for (int i = 0; i < 5; ++i)
-    bodies += R"(, {"name": "b)" + std::to_string(i) + R"(", "shape": {"type": "box", "half_extents": [0.25, 0.25, 0.25]},
-                  "mass": 1, "position": [0, )" + std::to_string(0.25 + 0.5 * i) + ", 0]}";
-  bodies += R"(, {"name": "ram", "shape": {"type": "box", "half_extents": [0.3, 1.5, 0.5]}, "kinematic": true,
-                 "position": [-10, 1.51, 0]})";
-  return R"({"format": 1, "max_speed": 1000, "dt": )" + std::to_string(dt) + R"(, "bodies": [)" + bodies +
-         R"(], "scripts": [{"body": "ram", "path": [[-10, 1.51, 0], [30, 1.51, 0]], "speed": 500, "loop": false}]})";
-}
+// A kinematic ram at 500 m/s (under max_speed) along x from -10 to 30 through a stack of five 0.5 m boxes at x = 0.
+std::string ram_scene(double dt) { return test::ram_scene(dt, -10.0, 30.0, 500.0); }
 
 // Every box ends ahead of the ram (it was pushed, not passed through), or the run stops (exit 3): never a box
 // left behind it or inside it with the run going on.
