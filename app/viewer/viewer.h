@@ -20,6 +20,8 @@ struct ViewerOptions {
   // --lanes "lcp,volume": comparison lanes, the first replacing the scene's solver (as --solver would), the
   // others beside it. Empty: the scene's own "lanes", if any.
   std::string lanes;
+  std::string record_path;  // --record FILE: the run as a replay, written when the viewer closes
+  std::string replay_path;  // --replay FILE: plays the replay (its scene, lanes and edits) with the timeline
 };
 
 // Runs the viewer until the window closes. Returns the process exit code
