@@ -28,6 +28,7 @@
 #include "viewer/panels.h"
 #include "viewer/renderer.h"
 #include "viewer/session.h"
+#include "viewer/timeline.h"
 #include "viewer/thumbnails.h"
 #include "viewer/view_spec.h"
 #include "viewer/debug_view.h"
@@ -147,7 +148,12 @@ int run_viewer(const ViewerOptions& options) {
   const std::string path =
       options.scene_path.empty() ? app.scene.root + "/scenes/default.json" : options.scene_path;
   std::string error;
-  if (!viewer::open_scene(app, path, &options, &error)) {
+  if (!options.replay_path.empty()) {  // --replay: the replay's scene, lanes and edits, played with the timeline
+    if (!viewer::open_replay(app, options.replay_path, &error)) {
+      std::cerr << "contactlab: cannot play the replay: " << escape_for_message(error) << "\n";
+      return 2;
+    }
+  } else if (!viewer::open_scene(app, path, &options, &error)) {
     std::cerr << "contactlab: cannot load scene: " << error << "\n";
     return 2;
   }
@@ -161,6 +167,23 @@ int run_viewer(const ViewerOptions& options) {
   if (!view_spec.empty() && !viewer::apply_view_spec(app, view_spec, &error)) {
     std::cerr << "contactlab: ignoring the rest of the view settings: " << error << "\n";
   }
+
+  // --record: checked (and begun) before the window opens; written when the viewer closes.
+  if (!options.record_path.empty() && !viewer::start_replay_recording(app, options.record_path, &error)) {
+    std::cerr << "contactlab: --record: " << escape_for_message(error) << "\n";
+    return 2;
+  }
+  const auto write_record = [&app]() {
+    std::string why;
+    if (!app.timeline.recording) return true;
+    if (viewer::write_replay_recording(app, &why)) {
+      std::cout << "recorded the replay " << app.timeline.record_path << " (" << app.timeline.record.steps << " steps, "
+                << app.timeline.record.edits.size() << " edits)\n";
+      return true;
+    }
+    std::cerr << "contactlab: " << escape_for_message(why) << "\n";
+    return false;
+  };
 
   const bool screenshot = !options.screenshot_path.empty();
   // The screenshot is checked before the window opens: never the scene or a mesh it reads, never a directory,
@@ -238,6 +261,7 @@ int run_viewer(const ViewerOptions& options) {
       viewer::advance_simulation(app, io.DeltaTime);
     }
     viewer::follow_camera(app);
+    viewer::timeline_frame(app, io.DeltaTime);
     const double step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();
     app.stats.fps.push(io.Framerate);
     viewer::update_impulse_reference(app.view, app.scene.world.contacts());
@@ -304,8 +328,11 @@ int run_viewer(const ViewerOptions& options) {
         std::cerr << "contactlab: " << escape_for_message(why) << "\n";
         return 2;
       }
-      if (video.active()) std::cout << "recorded " << video.stop() << "\n";
-      else if (!app.ui.screenshot_message.empty()) std::cout << app.ui.screenshot_message << "\n";
+      const bool had_video = video.active();
+      if (had_video) std::cout << "recorded " << video.stop() << "\n";
+      if (!write_record()) return 2;
+      if (!app.timeline.message.empty()) std::cout << app.timeline.message << "\n";
+      if (!had_video && !app.ui.screenshot_message.empty()) std::cout << app.ui.screenshot_message << "\n";
       std::cout << "wrote " << options.screenshot_path << " (" << fb_width << "x" << fb_height << ", "
                 << app.scene.world.step_count() << " steps, " << viewer::lane_count(app) << " lanes; median frame "
                 << median(frame_ms) << " ms, of which stepping " << median(stepping_ms) << " ms)\n";
@@ -324,6 +351,7 @@ int run_viewer(const ViewerOptions& options) {
     if (min_frame_ms > 0) std::this_thread::sleep_until(frame_start + std::chrono::milliseconds(min_frame_ms));
   }
   if (video.active()) std::cout << "recorded " << video.stop() << "\n";
+  if (!write_record()) return 2;
   if (app.stats.recording) {  // don't lose a recording on close
     viewer::stop_recording(app);
     if (app.stats.error.empty()) std::cout << "recorded " << app.stats.csv_path << " and " << app.stats.trace_path << "\n";
