@@ -39,7 +39,8 @@ void draw_help_overlay(AppState& app) {
         {"Tab", "hide / show the panels"},
         {"F1", "this help"},
         {"F12", "save a screenshot <scene>-<date>-<time>.png in the output folder (File menu)"},
-        {"F9", "start / stop a video of the window (.mp4 through ffmpeg, else PNG frames) in the output folder"},
+        {"F9", "start / stop a video of the window (.mp4 through ffmpeg, else PNG frames) in the output folder, timed by "
+                "simulated time"},
         {"Page Down, Page Up", "open the next / previous scene of scenes/"},
         {"servo keys", "hold a servo's keys (Servos panel) to move its target"},
         {"Script path mode", "click points, Backspace removes the last, Enter applies, Esc stops"},

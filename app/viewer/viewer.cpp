@@ -235,6 +235,7 @@ int run_viewer(const ViewerOptions& options) {
   int shown_generation = -1;
   std::vector<double> frame_ms, stepping_ms;
   viewer::FrameCapture video;  // F9
+  double video_start = 0.0;    // the simulated time the video starts at, s
   std::vector<unsigned char> frame_pixels;
   for (int frame = 0; !glfwWindowShouldClose(system.window); ++frame) {
     const auto frame_start = std::chrono::steady_clock::now();
@@ -303,23 +304,29 @@ int run_viewer(const ViewerOptions& options) {
                                         ? "saved " + std::filesystem::absolute(png, ec).string()
                                         : folder_error;
     }
-    // F9: every drawn frame into a video (or a PNG sequence), from the frame it is switched on to the one it is
-    // switched off, at 60 frames per second of playback.
+    // F9: a video (or a PNG sequence) from the frame it is switched on to the one it is switched off, timed by
+    // simulated time: at 60 frames per second of playback, frame k shows the simulation kVideoFps^-1 k seconds
+    // after the start, so a video of 3 s of simulation lasts 3 s whatever the speed the window achieved.
     if (app.ui.recording_video && !video.active()) {
       std::string video_error;
       // start() creates the output folder when missing.
-      if (!video.start(viewer::output_name(app, "video"), fb_width, fb_height, 60, app.ui.video_png, &video_error)) {
+      if (!video.start(viewer::output_name(app, "video"), fb_width, fb_height, viewer::kVideoFps, app.ui.video_png,
+                       &video_error)) {
         app.ui.recording_video = false;
         app.ui.screenshot_message = "cannot record: " + video_error;
       }
+      video_start = app.scene.world.time();
     }
     if (!app.ui.recording_video && video.active()) app.ui.screenshot_message = "recorded " + video.stop();
     if (video.active()) {
       std::string video_error;
-      read_frame(fb_width, fb_height, frame_pixels);
-      if (!video.add(frame_pixels, fb_width, fb_height, &video_error)) {
-        app.ui.recording_video = false;
-        app.ui.screenshot_message = video_error;
+      const int due = viewer::video_frames_due(app.scene.world.time() - video_start, viewer::kVideoFps, video.frames());
+      if (due > 0) read_frame(fb_width, fb_height, frame_pixels);
+      for (int k = 0; k < due && video.active(); ++k) {
+        if (!video.add(frame_pixels, fb_width, fb_height, &video_error)) {
+          app.ui.recording_video = false;
+          app.ui.screenshot_message = video_error;
+        }
       }
     }
     if (screenshot && frame + 1 >= frames_to_render) {
