@@ -31,8 +31,9 @@ const char* usage_text() {
          "             [--screenshot FILE.png [--frames N]] [--view LIST] [--size WxH] [--record FILE]\n"
          "  contactlab --headless SCENE.json --steps N [--solver NAME] [--dt H] [--set name=value]...\n"
          "             [--metrics FILE.csv] [--trace FILE.json] [--state FILE.json] [--threads N] [--record FILE]\n"
-         "  contactlab --replay FILE [--headless [--state FILE.json]]   play a recorded run (--record FILE), in the\n"
-         "             viewer with its timeline, or without a window, checking it ends in the recorded state\n"
+         "  contactlab --replay FILE [--headless [--state FILE.json]] [--video FILE.mp4 [--fps N]]   play a recorded\n"
+         "             run (--record FILE) in the viewer with its timeline, without a window checking it ends in the\n"
+         "             recorded state, or into a video timed by simulated time\n"
          "  contactlab --compare SOLVER,SOLVER[,...]|all SCENE.json --steps N [--dt H] [--set LANE.name=value]...\n"
          "             [--metrics FILE.csv] [--threads N]   lanes side by side without a window\n"
          "  contactlab SCENE.json --lanes SOLVER,SOLVER[,...]|all [--set LANE.name=value]...   lanes in the viewer\n"
@@ -159,6 +160,18 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
       if (!path(out.record)) return false;
     } else if (arg == "--replay") {
       if (!path(out.replay)) return false;
+    } else if (arg == "--video") {
+      if (!path(out.video)) return false;
+      if (out.video.size() < 5 || out.video.substr(out.video.size() - 4) != ".mp4") {
+        *error = "--video expects a file name ending in .mp4, got " + quoted(out.video);
+        return false;
+      }
+    } else if (arg == "--fps") {
+      if (!value(v)) return false;
+      if (!parse_int(v, out.fps) || out.fps < 1 || out.fps > 240) {
+        *error = "--fps expects a whole number of frames per second in [1, 240], got " + quoted(v);
+        return false;
+      }
     } else if (arg == "--view") {
       if (!value(v)) return false;
       out.view = v;
@@ -264,6 +277,13 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
         *error = std::string(option) + " is for runs without a window: add --headless (the viewer records from its Stats panel)";
         return false;
       }
+  }
+  if ((given("--video") || given("--fps")) && !out.help) {
+    if (out.replay.empty() || out.headless || given("--screenshot") || (given("--fps") && !given("--video"))) {
+      *error = "--video FILE.mp4 [--fps N] exports a replay to video: give it with --replay FILE, without --headless "
+               "or --screenshot";
+      return false;
+    }
   }
   if (!out.replay.empty() && !out.help) {
     // A replay holds its scene, methods, parameters and steps.

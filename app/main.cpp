@@ -43,6 +43,8 @@ int main(int argc, char** argv) {
     options.lanes = cmd.lanes;
     options.record_path = cmd.record;
     options.replay_path = cmd.replay;
+    options.video_path = cmd.video;
+    options.video_fps = cmd.fps;
     return cl::run_viewer(options);
   } catch (const std::bad_alloc&) {
     // The modes catch this where they know the file and the step; this is the last resort.

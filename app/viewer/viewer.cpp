@@ -186,6 +186,17 @@ int run_viewer(const ViewerOptions& options) {
   };
 
   const bool screenshot = !options.screenshot_path.empty();
+  // --video: a replay exported, one step a frame from its start; checked before the window opens as well.
+  const bool exporting = !options.video_path.empty();
+  if (exporting) {
+    if (const std::string why = viewer::check_output(app, options.video_path, "--video"); !why.empty()) {
+      std::cerr << "contactlab: " << escape_for_message(why) << "\n";
+      return 2;
+    }
+    app.ui.recording_video = true;
+    app.ui.video_png = false;
+  }
+  const int video_fps = exporting ? options.video_fps : viewer::kVideoFps;
   // The screenshot is checked before the window opens: never the scene or a mesh it reads, never a directory,
   // in a folder that takes a new file.
   if (screenshot) {
@@ -258,6 +269,8 @@ int run_viewer(const ViewerOptions& options) {
     if (screenshot) {
       // One step per frame regardless of wall time, so a screenshot after N frames is reproducible.
       if (frame < options.frames && !app.ui.welcome) viewer::step_once(app);
+    } else if (exporting) {
+      if (frame > 0) viewer::step_once(app);  // the first frame shows the replay's start
     } else if (!input_waiting) {
       viewer::advance_simulation(app, io.DeltaTime);
     }
@@ -310,8 +323,13 @@ int run_viewer(const ViewerOptions& options) {
     if (app.ui.recording_video && !video.active()) {
       std::string video_error;
       // start() creates the output folder when missing.
-      if (!video.start(viewer::output_name(app, "video"), fb_width, fb_height, viewer::kVideoFps, app.ui.video_png,
-                       &video_error)) {
+      const std::string base = exporting ? options.video_path.substr(0, options.video_path.size() - 4)
+                                         : viewer::output_name(app, "video");
+      if (!video.start(base, fb_width, fb_height, video_fps, app.ui.video_png, &video_error)) {
+        if (exporting) {
+          std::cerr << "contactlab: --video: " << escape_for_message(video_error) << "\n";
+          return 2;
+        }
         app.ui.recording_video = false;
         app.ui.screenshot_message = "cannot record: " + video_error;
       }
@@ -320,7 +338,9 @@ int run_viewer(const ViewerOptions& options) {
     if (!app.ui.recording_video && video.active()) app.ui.screenshot_message = "recorded " + video.stop();
     if (video.active()) {
       std::string video_error;
-      const int due = viewer::video_frames_due(app.scene.world.time() - video_start, viewer::kVideoFps, video.frames());
+      // The frame at the start (elapsed 0) is the first of an export.
+      const int due = viewer::video_frames_due(app.scene.world.time() - video_start, video_fps, video.frames()) +
+                      (exporting && video.frames() == 0 ? 1 : 0);
       if (due > 0) read_frame(fb_width, fb_height, frame_pixels);
       for (int k = 0; k < due && video.active(); ++k) {
         if (!video.add(frame_pixels, fb_width, fb_height, &video_error)) {
@@ -328,6 +348,18 @@ int run_viewer(const ViewerOptions& options) {
           app.ui.screenshot_message = video_error;
         }
       }
+    }
+    // --video: at the replay's end (or where lane 1 stopped), the video is put in place and the viewer closes.
+    if (exporting && (app.scene.world.step_count() >= app.timeline.replay.steps || !app.sim.step_error.empty())) {
+      const std::string written = video.active() ? video.stop() : std::string();
+      if (written.empty() || written.find("no video") != std::string::npos) {
+        std::cerr << "contactlab: --video: " << (written.empty() ? app.ui.screenshot_message : written) << "\n";
+        return 2;
+      }
+      std::cout << "recorded " << written << " (" << app.scene.world.step_count() << " steps, "
+                << app.scene.world.time() << " s of simulation at " << video_fps << " frames per second)\n";
+      if (!app.timeline.message.empty()) std::cout << app.timeline.message << "\n";
+      return app.sim.step_error.empty() ? 0 : 3;
     }
     if (screenshot && frame + 1 >= frames_to_render) {
       std::string why;
