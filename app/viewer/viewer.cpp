@@ -265,6 +265,7 @@ int run_viewer(const ViewerOptions& options) {
     const ImGuiIO& io = ImGui::GetIO();
 
     viewer::handle_view_input(app);
+    const double time_before_steps = app.scene.world.time();  // a video switched on in this frame starts here
     const auto step_start = std::chrono::steady_clock::now();
     if (screenshot) {
       // One step per frame regardless of wall time, so a screenshot after N frames is reproducible.
@@ -318,8 +319,9 @@ int run_viewer(const ViewerOptions& options) {
                                         : folder_error;
     }
     // F9: a video (or a PNG sequence) from the frame it is switched on to the one it is switched off, timed by
-    // simulated time: at 60 frames per second of playback, frame k shows the simulation kVideoFps^-1 k seconds
-    // after the start, so a video of 3 s of simulation lasts 3 s whatever the speed the window achieved.
+    // simulated time: at 60 frames per second of playback, frame k shows the simulation (k + 1) / 60 s after the
+    // start (the time before the steps of the frame it was switched on in), so a video of 3 s of simulation lasts
+    // 3 s whatever the speed the window achieved.
     if (app.ui.recording_video && !video.active()) {
       std::string video_error;
       // start() creates the output folder when missing.
@@ -333,14 +335,12 @@ int run_viewer(const ViewerOptions& options) {
         app.ui.recording_video = false;
         app.ui.screenshot_message = "cannot record: " + video_error;
       }
-      video_start = app.scene.world.time();
+      video_start = time_before_steps;
     }
     if (!app.ui.recording_video && video.active()) app.ui.screenshot_message = "recorded " + video.stop();
     if (video.active()) {
       std::string video_error;
-      // The frame at the start (elapsed 0) is the first of an export.
-      const int due = viewer::video_frames_due(app.scene.world.time() - video_start, video_fps, video.frames()) +
-                      (exporting && video.frames() == 0 ? 1 : 0);
+      const int due = viewer::video_frames_due(app.scene.world.time() - video_start, video_fps, video.frames());
       if (due > 0) read_frame(fb_width, fb_height, frame_pixels);
       for (int k = 0; k < due && video.active(); ++k) {
         if (!video.add(frame_pixels, fb_width, fb_height, &video_error)) {

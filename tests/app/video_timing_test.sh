@@ -18,9 +18,9 @@ fail=0
 for dt in 0.0333333333333333 0.005; do
   dir="$out/dt_$dt"
   rm -rf "$dir" && mkdir -p "$dir"
-  # 61 frames: the video starts after the first frame's step, so it covers 60 steps.
+  # 60 frames of one step each, the video on from the first: it covers 60 steps.
   (cd "$dir" && xvfb-run -a -s '-screen 0 640x480x24' "$bin" "$root/scenes/two_balls.json" --dt "$dt" \
-     --view video,hideui --size 320x240 --screenshot shot.png --frames 61 > run.out 2> run.err)
+     --view video,hideui --size 320x240 --screenshot shot.png --frames 60 > run.out 2> run.err)
   video=$(ls "$dir"/*.mp4 2> /dev/null | head -1)
   if [ -z "$video" ]; then echo "FAIL dt $dt: no video"; cat "$dir/run.out" "$dir/run.err"; fail=1; continue; fi
   duration=$(ffprobe -v error -show_entries format=duration -of default=noprint_wrappers=1:nokey=1 "$video")
