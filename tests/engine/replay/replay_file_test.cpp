@@ -65,7 +65,9 @@ RecordedRun record_run(int steps) {
       if (s == 40) w->materials[0].friction = 0.9;
       if (s == 45) w->settings.dt = 1.0 / 120.0;
     }
-    if (s == 60) EXPECT_TRUE(run.lanes[1].set_solver("lcp", &error)) << error;
+    if (s == 60) {
+      EXPECT_TRUE(run.lanes[1].set_solver("lcp", &error)) << error;
+    }
     record_edits(before, lanes, run.errors, run.replay.edits);
     std::vector<StepResult> results(2);
     step_lockstep(lanes, pool, results);
