@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "cli_replay.h"
 #include "solvers/registry.h"
 
 #include <algorithm>
@@ -27,9 +28,12 @@ namespace cl {
 const char* usage_text() {
   return "usage:\n"
          "  contactlab [SCENE.json] [--solver NAME] [--dt H] [--set name=value]...\n"
-         "             [--screenshot FILE.png [--frames N]] [--view LIST] [--size WxH]\n"
+         "             [--screenshot FILE.png [--frames N]] [--view LIST] [--size WxH] [--record FILE]\n"
          "  contactlab --headless SCENE.json --steps N [--solver NAME] [--dt H] [--set name=value]...\n"
-         "             [--metrics FILE.csv] [--trace FILE.json] [--state FILE.json] [--threads N]\n"
+         "             [--metrics FILE.csv] [--trace FILE.json] [--state FILE.json] [--threads N] [--record FILE]\n"
+         "  contactlab --replay FILE [--headless [--state FILE.json]] [--video FILE.mp4 [--fps N]]   play a recorded\n"
+         "             run (--record FILE) in the viewer with its timeline, without a window checking it ends in the\n"
+         "             recorded state, or into a video timed by simulated time\n"
          "  contactlab --compare SOLVER,SOLVER[,...]|all SCENE.json --steps N [--dt H] [--set LANE.name=value]...\n"
          "             [--metrics FILE.csv] [--threads N]   lanes side by side without a window\n"
          "  contactlab SCENE.json --lanes SOLVER,SOLVER[,...]|all [--set LANE.name=value]...   lanes in the viewer\n"
@@ -152,6 +156,22 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
       if (!path(out.trace)) return false;
     } else if (arg == "--state") {
       if (!path(out.state)) return false;
+    } else if (arg == "--record") {
+      if (!path(out.record)) return false;
+    } else if (arg == "--replay") {
+      if (!path(out.replay)) return false;
+    } else if (arg == "--video") {
+      if (!path(out.video)) return false;
+      if (out.video.size() < 5 || out.video.substr(out.video.size() - 4) != ".mp4") {
+        *error = "--video expects a file name ending in .mp4, got " + quoted(out.video);
+        return false;
+      }
+    } else if (arg == "--fps") {
+      if (!value(v)) return false;
+      if (!parse_int(v, out.fps) || out.fps < 1 || out.fps > 240) {
+        *error = "--fps expects a whole number of frames per second in [1, 240], got " + quoted(v);
+        return false;
+      }
     } else if (arg == "--view") {
       if (!value(v)) return false;
       out.view = v;
@@ -258,6 +278,35 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
         return false;
       }
   }
+  if ((given("--video") || given("--fps")) && !out.help) {
+    if (out.replay.empty() || out.headless || given("--screenshot") || (given("--fps") && !given("--video"))) {
+      *error = "--video FILE.mp4 [--fps N] exports a replay to video: give it with --replay FILE, without --headless "
+               "or --screenshot";
+      return false;
+    }
+  }
+  if (!out.replay.empty() && !out.help) {
+    // A replay holds its scene, methods, parameters and steps.
+    if (!out.scene.empty()) {
+      *error = "--replay plays the scene the replay holds: give no scene file";
+      return false;
+    }
+    if (!out.params.empty()) {
+      *error = "--set cannot be used with --replay (the replay holds the methods, parameters and steps)";
+      return false;
+    }
+    for (const char* option : {"--solver", "--dt", "--steps", "--lanes", "--compare", "--record", "--metrics",
+                               "--trace", "--list-solvers", "--conformance"})
+      if (given(option)) {
+        *error = std::string(option) + " cannot be used with --replay (the replay holds the methods, parameters and steps)";
+        return false;
+      }
+    return true;
+  }
+  if (!out.record.empty() && !out.help && (!out.compare.empty() || out.list_solvers || out.conformance)) {
+    *error = "--record is for the viewer and --headless runs";
+    return false;
+  }
   if (out.headless && !out.list_solvers && !out.help) {
     if (out.scene.empty()) {
       *error = "--headless needs a scene file";
@@ -333,6 +382,7 @@ OutputPlan run_plan(const CommandLine& cmd) {
   if (!cmd.metrics.empty()) plan.write("--metrics", cmd.metrics);
   if (!cmd.trace.empty()) plan.write("--trace", cmd.trace);
   if (!cmd.state.empty()) plan.write("--state", cmd.state);
+  if (!cmd.record.empty()) plan.write("--record", cmd.record);
   if (!cmd.compare.empty() && !cmd.metrics.empty())
     plan.write("the lanes sidecar of --metrics", sidecar_path(cmd.metrics));
   return plan;
@@ -417,6 +467,9 @@ int run_headless(const CommandLine& cmd) {
   // the end.
   OutputFile state;
   if (!cmd.state.empty() && !state.open(cmd.state, "state file", error)) return fail(error);
+  // --record: the scene's text, the options as edits at step 0, and at the end the state each lane ended in.
+  HeadlessRecording recording;
+  if (!cmd.record.empty() && !start_headless_recording(cmd, world, recording, &error)) return fail(error);
   std::string stopped;
   try {
     for (int s = 0; s < cmd.steps; ++s) {
@@ -437,6 +490,7 @@ int run_headless(const CommandLine& cmd) {
     return fail(error);
   if (!writer.close(&error)) return fail(error);
   if (!cmd.state.empty() && !state.publish(error)) return fail(error);
+  if (recording.active() && !finish_headless_recording(recording, world, stopped, &error)) return fail(error);
   if (!stopped.empty())
     return fail(cmd.scene + ": " + stopped + kept_outputs({cmd.metrics, cmd.trace}, writer.steps()), 3);
   return 0;

@@ -21,6 +21,10 @@ struct CommandLine {
   double dt = 0.0;                                           // --dt H (0: the scene's)
   std::vector<std::pair<std::string, std::string>> params;   // --set name=value
   std::string metrics, trace, state;                         // output files (headless)
+  std::string record;                                        // --record FILE: the run as a replay (viewer, headless)
+  std::string replay;                                        // --replay FILE: play a replay (viewer, or headless)
+  std::string video;                                         // --video FILE.mp4: a replay exported to video
+  int fps = 60;                                              // --fps N: the exported video's frame rate
   std::string screenshot;                                    // --screenshot FILE.png (viewer)
   std::string view;                                          // --view LIST: starting view (viewer)
   int frames = 60;                                           // --frames N (viewer)

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "cli.h"
+#include "cli_replay.h"
 #include "core/output_file.h"
 #include "scene/mesh_source.h"
 #include "viewer/viewer.h"
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
     if (cmd.memory_budget > 0) cl::set_memory_budget(cmd.memory_budget);
     if (cmd.conformance) return cl::run_conformance(cmd);
     if (!cmd.compare.empty()) return cl::run_compare(cmd);
+    if (cmd.headless && !cmd.replay.empty()) return cl::run_replay_headless(cmd);
     if (cmd.headless || cmd.list_solvers) return cl::run_headless(cmd);
 
     cl::ViewerOptions options;
@@ -39,6 +41,10 @@ int main(int argc, char** argv) {
     options.height = cmd.height;
     options.view = cmd.view;
     options.lanes = cmd.lanes;
+    options.record_path = cmd.record;
+    options.replay_path = cmd.replay;
+    options.video_path = cmd.video;
+    options.video_fps = cmd.fps;
     return cl::run_viewer(options);
   } catch (const std::bad_alloc&) {
     // The modes catch this where they know the file and the step; this is the last resort.

@@ -3,6 +3,7 @@
 // frame back (RGB, bottom row first, as OpenGL gives it) and hands it over.
 #pragma once
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,6 +15,18 @@ namespace cl::viewer {
 // earlier file stays.
 bool write_png_file(const std::string& path, int width, int height, const std::vector<unsigned char>& bottom_up_rgb,
                     std::string* error);
+
+// Videos are timed by simulated time: frame k of a video covers [k, k + 1) / fps seconds of simulation after its
+// start. The frames due when `elapsed` seconds of simulation have passed and `written` frames are in the video:
+// none while paused (or stepped back), several when the simulation passed more than one frame's time since the
+// window drew last.
+inline constexpr int kVideoFps = 60;
+inline int video_frames_due(double elapsed, int fps, int written) {
+  if (!(elapsed > 0.0)) return 0;
+  // A hair of tolerance: 3 s at 60 fps is 180 frames, not 179 because 3.0 * 60 came out as 179.99999.
+  const double due = std::floor(elapsed * fps + 1e-6);
+  return due > double(written) ? int(due) - written : 0;
+}
 
 class FrameCapture {
  public:

@@ -14,6 +14,7 @@
 #include "viewer/selection.h"
 #include "viewer/servo_control.h"
 #include "viewer/session.h"
+#include "viewer/timeline.h"
 
 namespace cl::viewer {
 
@@ -98,7 +99,9 @@ void handle_keys(AppState& app) {
     app.sim.playing = !app.sim.playing;
     log_action(app, app.sim.playing ? "space: play" : "space: pause");
   }
-  if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD) && !app.sim.playing) step_once(app);
+  // . and , step forward and back through the history (timeline.h); . at the newest step takes a new one.
+  if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD) && !app.sim.playing) step_forward(app);
+  if (ImGui::IsKeyPressed(GLFW_KEY_COMMA)) step_back(app);
   if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) reset_scene(app);
   if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) frame_scene(app);
   if (ImGui::IsKeyPressed(GLFW_KEY_C, false)) {

@@ -30,6 +30,7 @@ void draw_panels(AppState& app) {
     const float header = draw_header(app, 0.0f, 0.0f, display.x);
     set_scene_area(app, {0.0f, header, display.x, std::max(display.y - header, 50.0f)});
     draw_lane_labels(app);
+    draw_recording_indicator(app);
     draw_help_overlay(app);
     return;
   }
@@ -103,11 +104,15 @@ void draw_panels(AppState& app) {
     ImGui::SetNextWindowSize(ImVec2(middle_width, servo_height), ImGuiCond_Always);
     y += draw_servos_panel(app) + kMargin;
   }
+  // The Timeline (panels_timeline.cpp) between the view and the Compare panel, as wide as the view.
+  const float timeline_top = compare_top - kMargin - timeline_panel_height();
+  draw_timeline_panel(app, middle_x, timeline_top, middle_width);
   const float header = draw_header(app, middle_x, y, middle_width);
   if (header > 0.0f) y += header + kMargin;
-  set_scene_area(app, {middle_x, y, middle_width, std::max(compare_top - kMargin - y, 60.0f)});
+  set_scene_area(app, {middle_x, y, middle_width, std::max(timeline_top - kMargin - y, 60.0f)});
   draw_lane_labels(app);
   draw_welcome(app);
+  draw_recording_indicator(app);
   draw_help_overlay(app);  // last: on top of every panel
 }
 

@@ -2,8 +2,8 @@
 // One file per window or group of windows: panels.cpp (where they go), menu_bar.cpp, panels_scene.cpp (Scene,
 // Simulation, the scene's description, the scene browser), panels_solver.cpp (Solver, the unsupported banner),
 // panels_view.cpp, panels_stats.cpp, panels_inspector.cpp, panels_servos.cpp, panels_compare.cpp (Compare, the lane
-// labels), panels_header.cpp (the header above the view), panels_help.cpp (F1 help, welcome); what they share in
-// panels_shared.h, param_widget.h and slider.h.
+// labels), panels_header.cpp (the header above the view), panels_help.cpp (F1 help, welcome), panels_timeline.cpp
+// (Timeline, REC); what they share in panels_shared.h, param_widget.h and slider.h.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +34,11 @@ void draw_lane_labels(AppState& app);       // each lane's solver and settings i
 // hint while the panels are hidden, what the active solver does not honour, the overlaid comparison's legend, every
 // current error until closed, the last screenshot message. Returns its height (0 when it has nothing to show).
 float draw_header(AppState& app, float x, float y, float width);
+// The Timeline (panels_timeline.cpp): scrubber, step back / forward, keyframes, replays, real-time factor, at
+// (x, y) `width` wide and timeline_panel_height() tall; and "REC ..." over the view while anything records.
+float timeline_panel_height();
+void draw_timeline_panel(AppState& app, float x, float y, float width);
+void draw_recording_indicator(AppState& app);
 void draw_help_overlay(AppState& app);      // F1: every key and mouse control
 void draw_welcome(AppState& app);           // the first launch's welcome, until closed
 // The scene browser (UiState::browser): the scenes of scenes/ grouped by the method they start with, each with its

@@ -26,6 +26,7 @@
 #include "viewer/convert.h"
 #include "viewer/servo_control.h"
 #include "viewer/debug_view.h"
+#include "viewer/timeline.h"
 
 #ifndef CONTACTLAB_SOURCE_DIR
 #define CONTACTLAB_SOURCE_DIR "."
@@ -266,8 +267,9 @@ std::string timestamp() {
 
 }  // namespace
 
-bool open_scene(AppState& app, const std::string& path, const ViewerOptions* overrides, std::string* error) {
-  SceneLoadResult result = load_scene_file(path);
+bool open_scene(AppState& app, const std::string& path, const ViewerOptions* overrides, std::string* error,
+                const std::string* text) {
+  SceneLoadResult result = text ? load_scene_text(*text, path) : load_scene_file(path);
   if (!result.ok()) {
     *error = result.error;
     // The loader names the file in its message; make sure of it for errors from the file system.
@@ -311,6 +313,10 @@ bool open_scene(AppState& app, const std::string& path, const ViewerOptions* ove
   scene.loaded = result.world;
   scene.world = std::move(result.world);
   scene.warnings = std::move(result.warnings);
+  scene.keyframes = std::move(result.keyframes);
+  std::string why;  // the text a replay records (read again: load_scene_file keeps none)
+  if (text) scene.text = *text;
+  else if (!read_text_file(path, scene_io::kMaxSceneBytes, "scene file", scene.text, why)) scene.text.clear();
   app.compare.lanes = std::move(lane_worlds);
   app.compare.lane_errors.assign(app.compare.lanes.size(), std::string());
   app.compare.error.clear();
@@ -477,7 +483,9 @@ bool save_scene_as(AppState& app, const std::string& path, std::string* error, b
   }
   const World saved = world_for_saving(app.scene.world);
   const std::vector<LaneSpec> lanes = lane_specs(app);
-  if (!save_scene_file(saved, path, error, lanes)) return false;
+  std::string start;
+  const std::vector<SceneKeyframe> keyframes = keyframes_for_saving(app, saved, &start);
+  if (!save_scene_file(saved, path, error, lanes, keyframes, start)) return false;
   std::error_code ec;
   const fs::path absolute = fs::absolute(path, ec);
   app.scene.message = "saved to " + (ec ? path : absolute.string()) + (over_open ? " (the old text in " + path + ".bak)" : "");
@@ -490,6 +498,7 @@ bool step_once(AppState& app) {
   drive_held_servos(app, app.scene.world.settings.dt);
   StepResult r;
   if (app.compare.lanes.empty()) {
+    timeline_before_step(app);
     remember_collision_poses(app, 0, app.scene.world);
     r = app.scene.world.step();
   } else {
@@ -504,6 +513,7 @@ bool step_once(AppState& app) {
       worlds.push_back(&compare.lanes[i]);
       lane_of.push_back(int(i) + 1);
     }
+    timeline_before_step(app);  // after the sync: a replay records and replays each lane's edits as it steps
     for (size_t k = 0; k < worlds.size(); ++k) remember_collision_poses(app, lane_of[k], *worlds[k]);
     if (!compare.pool) compare.pool = std::make_shared<TaskPool>(0);
     std::vector<StepResult> results(worlds.size());
@@ -523,9 +533,9 @@ bool step_once(AppState& app) {
     app.sim.step_error = r.error.empty() ? "the step produced non-finite values" : r.error;
     app.pick.dragging = false;
     app.scene.world.clear_drag();
-    return false;
   }
-  return true;
+  timeline_after_step(app);
+  return r.ok;
 }
 
 void advance_simulation(AppState& app, double real_seconds) {

@@ -23,8 +23,10 @@ std::vector<std::string> list_scene_files(const std::string& root);
 std::string resolve_scene_path(const std::string& root, const std::string& typed);
 
 // Loads a scene file and applies the command-line overrides (solver, --set, --dt) when `overrides` is
-// given. On success replaces the current scene; on failure leaves it alone and returns the message.
-bool open_scene(AppState& app, const std::string& path, const ViewerOptions* overrides, std::string* error);
+// given. On success replaces the current scene; on failure leaves it alone and returns the message. With `text`
+// the scene is that text (a replay's), `path` its file's name (meshes are found beside it).
+bool open_scene(AppState& app, const std::string& path, const ViewerOptions* overrides, std::string* error,
+                const std::string* text = nullptr);
 // Reads the current file again (keeping the UI's solver settings if scene.keep_settings_on_reset).
 bool reload_scene(AppState& app, std::string* error);
 // Points the camera at the selected body, or with none at every body (planes excluded), from its current

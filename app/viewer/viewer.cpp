@@ -28,6 +28,7 @@
 #include "viewer/panels.h"
 #include "viewer/renderer.h"
 #include "viewer/session.h"
+#include "viewer/timeline.h"
 #include "viewer/thumbnails.h"
 #include "viewer/view_spec.h"
 #include "viewer/debug_view.h"
@@ -147,7 +148,12 @@ int run_viewer(const ViewerOptions& options) {
   const std::string path =
       options.scene_path.empty() ? app.scene.root + "/scenes/default.json" : options.scene_path;
   std::string error;
-  if (!viewer::open_scene(app, path, &options, &error)) {
+  if (!options.replay_path.empty()) {  // --replay: the replay's scene, lanes and edits, played with the timeline
+    if (!viewer::open_replay(app, options.replay_path, &error)) {
+      std::cerr << "contactlab: cannot play the replay: " << escape_for_message(error) << "\n";
+      return 2;
+    }
+  } else if (!viewer::open_scene(app, path, &options, &error)) {
     std::cerr << "contactlab: cannot load scene: " << error << "\n";
     return 2;
   }
@@ -162,7 +168,35 @@ int run_viewer(const ViewerOptions& options) {
     std::cerr << "contactlab: ignoring the rest of the view settings: " << error << "\n";
   }
 
+  // --record: checked (and begun) before the window opens; written when the viewer closes.
+  if (!options.record_path.empty() && !viewer::start_replay_recording(app, options.record_path, &error)) {
+    std::cerr << "contactlab: --record: " << escape_for_message(error) << "\n";
+    return 2;
+  }
+  const auto write_record = [&app]() {
+    std::string why;
+    if (!app.timeline.recording) return true;
+    if (viewer::write_replay_recording(app, &why)) {
+      std::cout << "recorded the replay " << app.timeline.record_path << " (" << app.timeline.record.steps << " steps, "
+                << app.timeline.record.edits.size() << " edits)\n";
+      return true;
+    }
+    std::cerr << "contactlab: " << escape_for_message(why) << "\n";
+    return false;
+  };
+
   const bool screenshot = !options.screenshot_path.empty();
+  // --video: a replay exported, one step a frame from its start; checked before the window opens as well.
+  const bool exporting = !options.video_path.empty();
+  if (exporting) {
+    if (const std::string why = viewer::check_output(app, options.video_path, "--video"); !why.empty()) {
+      std::cerr << "contactlab: " << escape_for_message(why) << "\n";
+      return 2;
+    }
+    app.ui.recording_video = true;
+    app.ui.video_png = false;
+  }
+  const int video_fps = exporting ? options.video_fps : viewer::kVideoFps;
   // The screenshot is checked before the window opens: never the scene or a mesh it reads, never a directory,
   // in a folder that takes a new file.
   if (screenshot) {
@@ -212,6 +246,7 @@ int run_viewer(const ViewerOptions& options) {
   int shown_generation = -1;
   std::vector<double> frame_ms, stepping_ms;
   viewer::FrameCapture video;  // F9
+  double video_start = 0.0;    // the simulated time the video starts at, s
   std::vector<unsigned char> frame_pixels;
   for (int frame = 0; !glfwWindowShouldClose(system.window); ++frame) {
     const auto frame_start = std::chrono::steady_clock::now();
@@ -230,14 +265,18 @@ int run_viewer(const ViewerOptions& options) {
     const ImGuiIO& io = ImGui::GetIO();
 
     viewer::handle_view_input(app);
+    const double time_before_steps = app.scene.world.time();  // a video switched on in this frame starts here
     const auto step_start = std::chrono::steady_clock::now();
     if (screenshot) {
       // One step per frame regardless of wall time, so a screenshot after N frames is reproducible.
       if (frame < options.frames && !app.ui.welcome) viewer::step_once(app);
+    } else if (exporting) {
+      if (frame > 0) viewer::step_once(app);  // the first frame shows the replay's start
     } else if (!input_waiting) {
       viewer::advance_simulation(app, io.DeltaTime);
     }
     viewer::follow_camera(app);
+    viewer::timeline_frame(app, io.DeltaTime);
     const double step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();
     app.stats.fps.push(io.Framerate);
     viewer::update_impulse_reference(app.view, app.scene.world.contacts());
@@ -279,24 +318,48 @@ int run_viewer(const ViewerOptions& options) {
                                         ? "saved " + std::filesystem::absolute(png, ec).string()
                                         : folder_error;
     }
-    // F9: every drawn frame into a video (or a PNG sequence), from the frame it is switched on to the one it is
-    // switched off, at 60 frames per second of playback.
+    // F9: a video (or a PNG sequence) from the frame it is switched on to the one it is switched off, timed by
+    // simulated time: at 60 frames per second of playback, frame k shows the simulation (k + 1) / 60 s after the
+    // start (the time before the steps of the frame it was switched on in), so a video of 3 s of simulation lasts
+    // 3 s whatever the speed the window achieved.
     if (app.ui.recording_video && !video.active()) {
       std::string video_error;
       // start() creates the output folder when missing.
-      if (!video.start(viewer::output_name(app, "video"), fb_width, fb_height, 60, app.ui.video_png, &video_error)) {
+      const std::string base = exporting ? options.video_path.substr(0, options.video_path.size() - 4)
+                                         : viewer::output_name(app, "video");
+      if (!video.start(base, fb_width, fb_height, video_fps, app.ui.video_png, &video_error)) {
+        if (exporting) {
+          std::cerr << "contactlab: --video: " << escape_for_message(video_error) << "\n";
+          return 2;
+        }
         app.ui.recording_video = false;
         app.ui.screenshot_message = "cannot record: " + video_error;
       }
+      video_start = time_before_steps;
     }
     if (!app.ui.recording_video && video.active()) app.ui.screenshot_message = "recorded " + video.stop();
     if (video.active()) {
       std::string video_error;
-      read_frame(fb_width, fb_height, frame_pixels);
-      if (!video.add(frame_pixels, fb_width, fb_height, &video_error)) {
-        app.ui.recording_video = false;
-        app.ui.screenshot_message = video_error;
+      const int due = viewer::video_frames_due(app.scene.world.time() - video_start, video_fps, video.frames());
+      if (due > 0) read_frame(fb_width, fb_height, frame_pixels);
+      for (int k = 0; k < due && video.active(); ++k) {
+        if (!video.add(frame_pixels, fb_width, fb_height, &video_error)) {
+          app.ui.recording_video = false;
+          app.ui.screenshot_message = video_error;
+        }
       }
+    }
+    // --video: at the replay's end (or where lane 1 stopped), the video is put in place and the viewer closes.
+    if (exporting && (app.scene.world.step_count() >= app.timeline.replay.steps || !app.sim.step_error.empty())) {
+      const std::string written = video.active() ? video.stop() : std::string();
+      if (written.empty() || written.find("no video") != std::string::npos) {
+        std::cerr << "contactlab: --video: " << (written.empty() ? app.ui.screenshot_message : written) << "\n";
+        return 2;
+      }
+      std::cout << "recorded " << written << " (" << app.scene.world.step_count() << " steps, "
+                << app.scene.world.time() << " s of simulation at " << video_fps << " frames per second)\n";
+      if (!app.timeline.message.empty()) std::cout << app.timeline.message << "\n";
+      return app.sim.step_error.empty() ? 0 : 3;
     }
     if (screenshot && frame + 1 >= frames_to_render) {
       std::string why;
@@ -304,8 +367,11 @@ int run_viewer(const ViewerOptions& options) {
         std::cerr << "contactlab: " << escape_for_message(why) << "\n";
         return 2;
       }
-      if (video.active()) std::cout << "recorded " << video.stop() << "\n";
-      else if (!app.ui.screenshot_message.empty()) std::cout << app.ui.screenshot_message << "\n";
+      const bool had_video = video.active();
+      if (had_video) std::cout << "recorded " << video.stop() << "\n";
+      if (!write_record()) return 2;
+      if (!app.timeline.message.empty()) std::cout << app.timeline.message << "\n";
+      if (!had_video && !app.ui.screenshot_message.empty()) std::cout << app.ui.screenshot_message << "\n";
       std::cout << "wrote " << options.screenshot_path << " (" << fb_width << "x" << fb_height << ", "
                 << app.scene.world.step_count() << " steps, " << viewer::lane_count(app) << " lanes; median frame "
                 << median(frame_ms) << " ms, of which stepping " << median(stepping_ms) << " ms)\n";
@@ -324,6 +390,7 @@ int run_viewer(const ViewerOptions& options) {
     if (min_frame_ms > 0) std::this_thread::sleep_until(frame_start + std::chrono::milliseconds(min_frame_ms));
   }
   if (video.active()) std::cout << "recorded " << video.stop() << "\n";
+  if (!write_record()) return 2;
   if (app.stats.recording) {  // don't lose a recording on close
     viewer::stop_recording(app);
     if (app.stats.error.empty()) std::cout << "recorded " << app.stats.csv_path << " and " << app.stats.trace_path << "\n";

@@ -20,6 +20,12 @@ struct ViewerOptions {
   // --lanes "lcp,volume": comparison lanes, the first replacing the scene's solver (as --solver would), the
   // others beside it. Empty: the scene's own "lanes", if any.
   std::string lanes;
+  std::string record_path;  // --record FILE: the run as a replay, written when the viewer closes
+  std::string replay_path;  // --replay FILE: plays the replay (its scene, lanes and edits) with the timeline
+  // --video FILE.mp4 with --replay: the replay played from its start, one step a frame, into a video timed by
+  // simulated time at `video_fps` frames per second; the viewer closes at the replay's end.
+  std::string video_path;
+  int video_fps = 60;
 };
 
 // Runs the viewer until the window closes. Returns the process exit code

@@ -14,6 +14,7 @@
 #include "telemetry/telemetry.h"
 #include "viewer/camera.h"
 #include "viewer/scene_browser.h"
+#include "viewer/timeline_state.h"
 #include "world/world.h"
 
 namespace cl::viewer {
@@ -54,6 +55,8 @@ struct SceneState {
   std::string message;    // last success message ("saved to ...")
   bool confirm_overwrite = false;  // Save as names the open scene: the question is open
   std::vector<std::string> warnings;  // from the last successful load
+  std::vector<SceneKeyframe> keyframes;  // the file's "keyframes" (the timeline's keyframes start from them)
+  std::string text;                      // the file's text as loaded (a replay's scene)
   bool keep_settings_on_reset = true;  // Reset and Reload keep the solver, its parameters and dt chosen in the UI
   int generation = 0;  // bumped on every load so views can notice a new scene
 };
@@ -304,6 +307,7 @@ struct AppState {
   ServoUiState servos;
   CompareState compare;
   DebugViewState debug;
+  TimelineState timeline;  // history, keyframes, replays (timeline.h)
   UiState ui;
   OrbitCamera camera;
   float viewport_width = 1280.0f, viewport_height = 720.0f;  // window size in ImGui units (mouse space)

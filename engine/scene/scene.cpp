@@ -45,7 +45,7 @@ using json = nlohmann::json;
 const std::vector<std::string> kTopKeys = {"format", "name", "description", "topic", "gravity", "dt",
                                            "contact_margin", "max_speed", "max_contacts", "continuous", "threads",
                                            "methods", "solver", "materials", "bodies", "joints", "scripts", "forces",
-                                           "lanes", "models"};
+                                           "lanes", "models", "keyframes", "start"};
 const std::vector<std::string> kLaneKeys = {"solver", "params"};
 const std::vector<std::string> kSolverKeys = {"type", "params", "params_by_solver"};
 const std::vector<std::string> kMaterialKeys = {"friction", "restitution"};
@@ -468,7 +468,8 @@ void read_bodies(Reader& r, const json& doc, World& world) {
   }
 }
 
-World read_scene(Reader& r, const json& doc, const std::string& file_label, std::vector<LaneSpec>& lanes) {
+World read_scene(Reader& r, const json& doc, const std::string& file_label, SceneLoadResult& result) {
+  std::vector<LaneSpec>& lanes = result.lanes;
   if (!doc.is_object()) r.expected("", "a JSON object {\"format\": 1, ...} at the top level", doc);
   const json& format = r.required(doc, "", "format", "1");
   if (!format.is_number() || format.get<double>() != kFormat) {
@@ -495,6 +496,7 @@ World read_scene(Reader& r, const json& doc, const std::string& file_label, std:
   read_joints(r, doc, world);
   read_forces(r, doc, world);
   world.reset_contacts();
+  read_keyframes(r, doc, world, result.keyframes, &result.start_keyframe);
   return world;
 }
 
@@ -599,7 +601,7 @@ SceneLoadResult read_scene_json(const nlohmann::json& doc, const std::string& fi
   try {
     json with_models;  // the scene with its "models" made bodies and joints (model_include.h)
     const bool has_models = include_models(reader, doc, with_models);
-    result.world = read_scene(reader, has_models ? with_models : doc, file_label, result.lanes);
+    result.world = read_scene(reader, has_models ? with_models : doc, file_label, result);
     result.warnings = std::move(reader.warnings());
   } catch (const SceneError& e) {
     result.error = e.what();

@@ -35,6 +35,7 @@
 //   joints          optional array of joints between the bodies (scene_joints.h)
 //   scripts         optional array of paths driving kinematic bodies (scene_scripts.h)
 //   forces          optional array of forces and torques on dynamic bodies over time windows (scene_forces.h)
+//   keyframes, start  optional: saved states of the lanes, and the one the scene starts from (scene_keyframes.h)
 // Any other key, wrong type, non-finite number, out-of-range value or duplicate key is an error.
 // Non-unit quaternions and plane normals are normalised, with a warning when |norm - 1| > 1e-6.
 #pragma once
@@ -47,6 +48,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/lanes.h"
+#include "scene/scene_keyframes.h"
 #include "world/world.h"
 
 namespace cl {
@@ -54,6 +56,8 @@ namespace cl {
 struct SceneLoadResult {
   World world;
   std::vector<LaneSpec> lanes;        // "lanes": the comparison lanes beside the scene's own method
+  std::vector<SceneKeyframe> keyframes;  // "keyframes"
+  int start_keyframe = -1;               // "start": the keyframe the world was set to (its lane 1), -1 for none
   std::vector<std::string> warnings;  // e.g. "scene.json: /bodies/2/orientation: normalised (norm was 2)"
   std::string error;                  // "FILE: /json/path: what was expected, what was found"; empty if ok
   bool ok() const { return error.empty(); }
@@ -67,9 +71,12 @@ SceneLoadResult load_scene_json(const nlohmann::json& doc, const std::string& fi
 
 // The world's description (not its contact cache) in the scene format, with its comparison lanes (each lane's
 // parameters those it sets on top of the scene's for its method); loading it back gives the same world and lanes.
-nlohmann::json scene_to_json(const World& world, std::span<const LaneSpec> lanes = {});
+// With `keyframes` the scene keeps them, and with a `start` name starts from that one.
+nlohmann::json scene_to_json(const World& world, std::span<const LaneSpec> lanes = {},
+                             const std::vector<SceneKeyframe>& keyframes = {}, const std::string& start = {});
 bool save_scene_file(const World& world, const std::string& path, std::string* error,
-                     std::span<const LaneSpec> lanes = {});
+                     std::span<const LaneSpec> lanes = {}, const std::vector<SceneKeyframe>& keyframes = {},
+                     const std::string& start = {});
 // Every parameter of a set, typed as scene files give them (numbers, true/false, choice names).
 nlohmann::ordered_json params_to_json(const ParamSet& set);
 // The sidecar of a comparison CSV: the scene (its file, name and dt), the CSV, and each lane's number (from 1),

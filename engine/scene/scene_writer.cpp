@@ -125,7 +125,8 @@ J lanes_json_as(const World& world, std::span<const LaneSpec> lanes) {
 }
 
 template <class J>
-J world_json(const World& world, std::span<const LaneSpec> lanes = {}) {
+J world_json(const World& world, std::span<const LaneSpec> lanes = {}, const std::vector<SceneKeyframe>& keyframes = {},
+             const std::string& start = {}) {
   J j = J::object();
   j["format"] = kFormat;
   j["name"] = world.name;
@@ -174,13 +175,16 @@ J world_json(const World& world, std::span<const LaneSpec> lanes = {}) {
   if (!world.joints.empty()) j["joints"] = joints_json_as<J>(world);
   if (!world.scripts.empty()) j["scripts"] = scripts_json_as<J>(world);
   if (J forces = forces_json_as<J>(world); !forces.empty()) j["forces"] = std::move(forces);
+  if (!keyframes.empty()) j["keyframes"] = keyframes_json_as<J>(world, keyframes);
+  if (!start.empty()) j["start"] = start;
   return j;
 }
 
 }  // namespace
 
-nlohmann::json scene_to_json(const World& world, std::span<const LaneSpec> lanes) {
-  return world_json<nlohmann::json>(world, lanes);
+nlohmann::json scene_to_json(const World& world, std::span<const LaneSpec> lanes,
+                             const std::vector<SceneKeyframe>& keyframes, const std::string& start) {
+  return world_json<nlohmann::json>(world, lanes, keyframes, start);
 }
 
 nlohmann::ordered_json params_to_json(const ParamSet& set) {
@@ -209,11 +213,12 @@ nlohmann::ordered_json lanes_sidecar_json(const std::string& scene_path, std::sp
   return j;
 }
 
-bool save_scene_file(const World& world, const std::string& path, std::string* error, std::span<const LaneSpec> lanes) {
+bool save_scene_file(const World& world, const std::string& path, std::string* error, std::span<const LaneSpec> lanes,
+                     const std::vector<SceneKeyframe>& keyframes, const std::string& start) {
   try {
     // Written with keys in the documented order (readable diffs), not nlohmann::json's sorted order.
     const std::string text =
-        world_json<nlohmann::ordered_json>(world, lanes).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+        world_json<nlohmann::ordered_json>(world, lanes, keyframes, start).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     std::string why;
     if (write_output_file(path, text, "scene file", why)) return true;
     if (error) *error = why;

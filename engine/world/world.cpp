@@ -63,6 +63,7 @@ bool World::set_solver(std::string_view solver_name, std::string* error) {
     solver_->params() = kept->second;
     kept_params_.erase(kept);
   }
+  ++solver_changes_;
   reset_contacts();  // impulses cached by another method mean nothing to this one
   return true;
 }
@@ -91,10 +92,17 @@ std::vector<std::string> World::unsupported_features() const {
 }
 
 void World::reset_contacts() {
+  ++contact_resets_;
   contacts_.clear();
   previous_contacts_.clear();
   broadphase_.clear();
   graph_.clear();
+}
+
+void World::set_clock(double time, int64_t steps) {
+  time_ = time;
+  step_count_ = steps;
+  reset_contacts();
 }
 
 // One step of the simulation; each stage is timed into the step's profile.

@@ -130,6 +130,13 @@ class World {
   void wake(int body);
   // Forget cached contacts (after bodies were added, removed or teleported).
   void reset_contacts();
+  // Sets the clock (a keyframe restored: time, s, and the steps taken, which applied forces and scripts read) and
+  // forgets the cached contacts, which belong to the poses before.
+  void set_clock(double time, int64_t steps);
+  // How many times set_solver made a new solver and reset_contacts forgot the contacts (set_solver does both): a
+  // replay tells an edit between two steps from the steps themselves by these (replay/edits.h).
+  int64_t solver_changes() const { return solver_changes_; }
+  int64_t contact_resets() const { return contact_resets_; }
 
   // --- drawing -----------------------------------------------------------------------------------
   // The pairs the narrow phase of a step would collide with the bodies at `poses` (this world's bodies with
@@ -210,6 +217,8 @@ class World {
   StepStats stats_;
   double time_ = 0.0;
   int64_t step_count_ = 0;
+  int64_t solver_changes_ = 0;
+  int64_t contact_resets_ = 0;
 };
 
 }  // namespace cl

@@ -83,7 +83,16 @@ VolumeSolver::VolumeSolver() {
   begin_step();
 }
 
-VolumeSolver::VolumeSolver(const VolumeSolver& other) : Solver(other), meshes_(other.meshes_) {}
+// A copy steps on as the original would (a World copied between two steps, world/world.h): it takes the state the
+// next step reads, the joints' warm starts and the pairs' volumes (reused while neither body moves), and the
+// figures shown of the last step; the LDI workspace and the scratch of a step are its own.
+VolumeSolver::VolumeSolver(const VolumeSolver& other)
+    : Solver(other),
+      pairs_(other.pairs_),
+      meshes_(other.meshes_),
+      joint_warm_(other.joint_warm_),
+      last_stab_iterations_(other.last_stab_iterations_),
+      profile_(other.profile_) {}
 
 void VolumeSolver::reset() {
   pairs_.clear();

@@ -48,7 +48,7 @@ namespace cl {
 class VolumeSolver final : public Solver {
  public:
   VolumeSolver();
-  VolumeSolver(const VolumeSolver& other);  // copies parameters only; a new LDI workspace
+  VolumeSolver(const VolumeSolver& other);  // the state a step reads (warm starts, pair cache); a new LDI workspace
   VolumeSolver& operator=(const VolumeSolver&) = delete;
   static std::span<const ParamSpec> param_specs();
 
