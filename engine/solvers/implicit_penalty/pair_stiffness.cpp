@@ -10,6 +10,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "graph/stack_loads.h"
 #include "solvers/implicit_penalty/implicit_penalty_solver.h"
 
 namespace cl {
@@ -137,39 +138,12 @@ double ImplicitPenaltySolver::pair_penetration(const StepContext& ctx, const Pai
   return std::clamp(least / (set_.stack_margin * H * layers), kLeastPenetration, p);
 }
 
-// The mass of the bodies of each body's contact group whose stack height (graph distance from a fixed or
-// kinematic body, ContactGraph::height_of_body) is at least its own, and its centre (for the stacks' rule,
-// pair_penetration); and the weight each touching pair carries (carried_). Bodies outside a stack (floating
+// The mass of the bodies of each body's contact group whose stack height is at least its own, and its centre
+// (graph/stack_loads.h; for the stacks' rule, pair_penetration); and the weight each touching pair carries (carried_). Bodies outside a stack (floating
 // groups, fixed bodies) carry nothing here.
 void ImplicitPenaltySolver::find_loads(const StepContext& ctx) {
   const std::vector<int>& height = ctx.graph.height_of_body();
-  load_.assign(ctx.bodies.size(), 0.0);
-  load_centre_.assign(ctx.bodies.size(), Vec3::Zero());
-  std::vector<std::pair<int, int>> by_height;  // (height, body)
-  for (const ContactGroup& group : ctx.graph.groups()) {
-    if (group.floating) continue;
-    by_height.clear();
-    for (int b : group.bodies)
-      if (ctx.bodies[size_t(b)].is_dynamic() && size_t(b) < height.size()) by_height.push_back({height[size_t(b)], b});
-    std::sort(by_height.begin(), by_height.end(), std::greater<>());
-    double above = 0.0;
-    Vec3 moment = Vec3::Zero();
-    for (size_t i = 0; i < by_height.size();) {
-      size_t j = i;
-      for (; j < by_height.size() && by_height[j].first == by_height[i].first; ++j) {
-        const Body& b = ctx.bodies[size_t(by_height[j].second)];
-        above += b.mass;
-        moment += b.mass * b.position;
-      }
-      for (size_t k = i; k < j; ++k) {
-        load_[size_t(by_height[k].second)] = above;
-        load_centre_[size_t(by_height[k].second)] = moment / above;
-      }
-      i = j;
-    }
-  }
-  for (size_t i = 0; i < ctx.bodies.size(); ++i)
-    if (!ctx.bodies[i].is_dynamic()) load_[i] = std::numeric_limits<double>::infinity();
+  stack_loads(ctx.graph, ctx.bodies, load_, &load_centre_);
 
   // The weight each touching pair carries, passed down the stack from the top: a body's own mass and what rests
   // on it go to the pairs that hold it from below (with a body of a lower stack height, or a fixed one), shared
@@ -202,6 +176,7 @@ void ImplicitPenaltySolver::find_loads(const StepContext& ctx) {
     const int above = b_above ? pair.second : pair.first, below = b_above ? pair.first : pair.second;
     supports[size_t(above)].push_back({pair, weight, ctx.bodies[size_t(below)].is_dynamic() ? below : -1});
   }
+  std::vector<std::pair<int, int>> by_height;  // (height, body), highest first
   std::vector<double> resting(ctx.bodies.size(), 0.0);  // kg: the weight resting on each body from above
   for (const ContactGroup& group : ctx.graph.groups()) {
     if (group.floating) continue;
