@@ -4,10 +4,25 @@
 
 #include <algorithm>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CL_ASAN_ALLOCATOR 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define CL_ASAN_ALLOCATOR 1
+#endif
+#ifdef CL_ASAN_ALLOCATOR
+#include <sanitizer/allocator_interface.h>
+#endif
+
 namespace cl {
 
 uint64_t heap_bytes_in_use() {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#if defined(CL_ASAN_ALLOCATOR)
+  // AddressSanitizer replaces malloc, and glibc's counters then stay at zero: ask its allocator instead.
+  return uint64_t(__sanitizer_get_current_allocated_bytes());
+#elif defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
   const struct mallinfo2 m = mallinfo2();
   return uint64_t(m.uordblks) + uint64_t(m.hblkhd);
 #else
