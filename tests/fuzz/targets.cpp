@@ -54,16 +54,21 @@ std::vector<std::string> split_arguments(const std::uint8_t* data, std::size_t s
   return args;
 }
 
-}  // namespace
-
-void command_line(const std::uint8_t* data, std::size_t size, const std::string&) {
+// The bytes as a command line: arguments split at NUL, parsed into `cmd`. Returns parse_command_line's verdict.
+bool parse_arguments(const std::uint8_t* data, std::size_t size, CommandLine& cmd) {
   std::vector<std::string> args = split_arguments(data, size);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  CommandLine cmd;
   std::string error;
-  parse_command_line(int(args.size()), argv.data(), cmd, &error);
+  return parse_command_line(int(args.size()), argv.data(), cmd, &error);
+}
+
+}  // namespace
+
+void command_line(const std::uint8_t* data, std::size_t size, const std::string&) {
+  CommandLine cmd;
+  parse_arguments(data, size, cmd);
 }
 
 namespace {
@@ -105,14 +110,9 @@ void output_paths(const std::uint8_t* data, std::size_t size, const std::string&
   const fs::path cwd = fs::current_path();
   fs::current_path(box);
 
-  std::vector<std::string> args = split_arguments(data, size);
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
   CommandLine cmd;
-  std::string error;
   int code = 0;
-  if (parse_command_line(int(args.size()), argv.data(), cmd, &error) && !cmd.help && !cmd.list_solvers &&
+  if (parse_arguments(data, size, cmd) && !cmd.help && !cmd.list_solvers &&
       !cmd.conformance && (cmd.headless || !cmd.compare.empty())) {
     cmd.steps = std::min(cmd.steps, 3);  // the outputs are the point, not the run
     cmd.threads = 1;
