@@ -38,8 +38,15 @@ constexpr LanePlotKind kLanePlots[] = {
     {"mpen", "mean penetration", "m", &LanePlots::mean_penetration},
     {"ke", "kinetic energy", "J", &LanePlots::kinetic_energy},
     {"contacts", "contacts", "", &LanePlots::contacts},
-    {"it", "iterations", "", &LanePlots::iterations},
-    {"res", "residual (solver's unit)", "", &LanePlots::residual},
+    {"it", "own iterations (count differs per solver)", "", &LanePlots::iterations},
+    {"res", "own residual (solver's unit)", "", &LanePlots::residual},
+    // The same physics residuals for every method, from its contact report (docs/residuals.md).
+    {"sig", "Signorini: force-weighted gap", "m", &LanePlots::signorini},
+    {"cone", "Coulomb cone violation", "N", &LanePlots::cone},
+    {"diss", "max. dissipation violation", "W", &LanePlots::dissipation},
+    {"compl", "complementarity", "W", &LanePlots::complementarity},
+    {"dE", "energy change per step", "J", &LanePlots::energy_change},
+    {"dP", "momentum error (isolated)", "N s", &LanePlots::momentum_error},
     {"div", "off lane 1, max", "m", &LanePlots::divergence_max, true},    // the divergence: the distance between
     {"divm", "off lane 1, mean", "m", &LanePlots::divergence_mean, true},  // a body and itself in lane 1
 };

@@ -10,6 +10,7 @@
 #include <imgui.h>
 
 #include "viewer/panels_shared.h"
+#include "solvers/registry.h"
 #include "viewer/plot.h"
 #include "viewer/plot_math.h"
 #include "viewer/session.h"
@@ -72,10 +73,32 @@ void draw_stats_panel(AppState& app) {
   // friction PGS): the residual after each sweep, log scale.
   const std::span<const double> convergence = world.solver().convergence();
   if (!convergence.empty()) {
-    const char* residual_unit = world.solver().name() == "volume" ? "N s/m^2" : "N s";
+    const SolverInfo* info = find_solver(world.solver().name());
+    const char* residual_unit = info ? info->residual_unit.c_str() : "";
     // The read-out under the mouse names the sweep and its residual (the largest change of an impulse in it).
     plot_log_sequence("convergence", "residual per sweep, last step", residual_unit, "sweep", convergence,
                       IM_COL32(255, 160, 90, 255), 50.0f);
+  }
+
+  // The physics residuals of the contact report (docs/residuals.md), the same for every method.
+  if (!app.compare.plots.empty()) {
+    const LanePlots& lp = app.compare.plots[0];
+    struct Residual {
+      const char* id;
+      const char* title;
+      const char* unit;
+      const History* history;
+    };
+    const Residual residuals[] = {{"signorini", "Signorini: force-weighted gap", "m", &lp.signorini},
+                                  {"cone", "Coulomb cone violation", "N", &lp.cone},
+                                  {"dissipation", "maximum dissipation violation", "W", &lp.dissipation},
+                                  {"complementarity", "complementarity", "W", &lp.complementarity},
+                                  {"energy_change", "energy change per step", "J", &lp.energy_change},
+                                  {"momentum_error", "momentum error (isolated steps)", "N s", &lp.momentum_error}};
+    for (const Residual& r : residuals) {
+      const PlotSeries series[] = {{r.title, IM_COL32(200, 170, 255, 255), r.history}};
+      plot_lines(r.id, r.title, r.unit, series, 34.0f);
+    }
   }
 
   const StepStats& s = world.last_stats();
