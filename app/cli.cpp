@@ -129,10 +129,18 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
       if (!value(v)) return false;
       for (std::string_view rest = v;;) {
         const size_t comma = rest.find(',');
-        double dt = 0.0;
-        if (!parse_double(rest.substr(0, comma), dt) || dt < kMinDt || dt > kMaxDt) {
-          *error = "--dt expects a time step in [1e-6, 1] seconds (with --sweep a comma-separated list), got " +
-                   quoted(v);
+        // A step is a number of seconds or a fraction of them (1/60).
+        const std::string_view item = rest.substr(0, comma);
+        const size_t slash = item.find('/');
+        double dt = 0.0, denominator = 1.0;
+        const bool ok = slash == std::string_view::npos
+                            ? parse_double(item, dt)
+                            : parse_double(item.substr(0, slash), dt) && parse_double(item.substr(slash + 1), denominator) &&
+                                  denominator > 0.0;
+        dt /= denominator;
+        if (!ok || dt < kMinDt || dt > kMaxDt) {
+          *error = "--dt expects a time step in [1e-6, 1] seconds, got " + quoted(v) +
+                   " (a number or a fraction such as 1/60; with --sweep a comma-separated list)";
           return false;
         }
         out.dts.push_back(dt);
