@@ -1,6 +1,7 @@
 // Accuracy against cost (issue 34): every method over a list of time steps (and of iteration counts where the
 // method has an `iterations` parameter), each run's error and wall time. The error is measured against
-//   - a conformance case's closed form (its own measure and exact value, conformance/cases.cpp), or
+//   - a conformance case's closed form: run_case at the case's nominal size and mass and the sweep's step (the
+//     conformance sweep's own run, with its measure and exact value), or
 //   - for any other scene, a reference run of the same method at dt / 16: the RMS distance of the dynamic bodies'
 //     centres from the reference's after the same simulated time. The same method's fine run, not lcp's, so that
 //     the error is the method's discretisation error in time, the one a smaller step buys back; against lcp it
@@ -32,7 +33,7 @@ struct SweepPoint {
   std::string unit;
   double wall_seconds = 0.0;  // the run's (not the reference's), loading excluded
   double cpu_seconds = 0.0;   // the process's CPU time over the run (all its threads): the cost on a busy machine
-  int steps = 0;
+  int steps = 0;              // steps taken, for a scene (0 for a case: its run does not count them)
   std::string message;        // why the run failed, empty if it did not
 };
 
