@@ -31,22 +31,25 @@ struct LanePlotKind {
   bool skip_first = false;
 };
 
-// The Compare panel's plots, in the grid's order; a new one (another metric of LanePlots) slots in here.
+// The Compare panel's plots, in the grid's order; a new one (another metric of LanePlots) slots in here. Titles
+// short enough for a cell of the grid at 1280 x 720 (about 22 characters with the unit); docs/viewer.md and
+// docs/residuals.md say what each measures: the method's own iterations and residual count and weigh differently
+// per method, the momentum error is that of steps without external forces, the energy change is per step.
 constexpr LanePlotKind kLanePlots[] = {
     {"ms", "step time", "ms", &LanePlots::step_ms},
     {"pen", "max penetration", "m", &LanePlots::max_penetration},
     {"mpen", "mean penetration", "m", &LanePlots::mean_penetration},
     {"ke", "kinetic energy", "J", &LanePlots::kinetic_energy},
     {"contacts", "contacts", "", &LanePlots::contacts},
-    {"it", "own iterations (count differs per solver)", "", &LanePlots::iterations},
-    {"res", "own residual (solver's unit)", "", &LanePlots::residual},
+    {"it", "own iterations", "", &LanePlots::iterations},
+    {"res", "own residual (own unit)", "", &LanePlots::residual},
     // The same physics residuals for every method, from its contact report (docs/residuals.md).
-    {"sig", "Signorini: force-weighted gap", "m", &LanePlots::signorini},
-    {"cone", "Coulomb cone violation", "N", &LanePlots::cone},
-    {"diss", "max. dissipation violation", "W", &LanePlots::dissipation},
+    {"sig", "Signorini gap", "m", &LanePlots::signorini},
+    {"cone", "cone violation", "N", &LanePlots::cone},
+    {"diss", "dissipation viol.", "W", &LanePlots::dissipation},
     {"compl", "complementarity", "W", &LanePlots::complementarity},
-    {"dE", "energy change per step", "J", &LanePlots::energy_change},
-    {"dP", "momentum error (isolated)", "N s", &LanePlots::momentum_error},
+    {"dE", "energy change", "J", &LanePlots::energy_change},
+    {"dP", "momentum error", "N s", &LanePlots::momentum_error},
     {"div", "off lane 1, max", "m", &LanePlots::divergence_max, true},    // the divergence: the distance between
     {"divm", "off lane 1, mean", "m", &LanePlots::divergence_mean, true},  // a body and itself in lane 1
 };
@@ -100,7 +103,7 @@ void draw_compare_panel(AppState& app, float height) {
   // The user dragged its top edge: that height from now on.
   if (lanes > 1 && ImGui::IsMouseDown(ImGuiMouseButton_Left) && std::abs(ImGui::GetWindowSize().y - height) > 0.5f)
     compare.panel_height = ImGui::GetWindowSize().y;
-  // One row of controls, the lanes' table and parameters folded under it (open with the arrow), the plots below.
+  // One row of controls ending in the lanes' table and parameters folded (open with the arrow), the plots below.
   if (lanes > 1) {
     int layout = static_cast<int>(compare.layout);
     ImGui::RadioButton("split", &layout, static_cast<int>(CompareLayout::Split));
@@ -144,7 +147,12 @@ void draw_compare_panel(AppState& app, float height) {
   std::string names;  // the folded node's title: every lane's number and method
   for (int i = 0; i < lanes; ++i)
     names += (i == 0 ? "" : ",  ") + std::to_string(i + 1) + " " + std::string(lane_world(app, i).solver().name());
-  const bool table = lanes < 2 || ImGui::TreeNodeEx("##lanes", ImGuiTreeNodeFlags_SpanAvailWidth, "Lanes:  %s", names.c_str());
+  // Folded, the lanes' names end the row of controls (the plots keep the line), cut to its width.
+  if (lanes > 1) ImGui::SameLine(0.0f, 24.0f);
+  const std::string full = "Lanes:  " + names;
+  const std::string title = fit_text(full, ImGui::GetContentRegionAvail().x - ImGui::GetTreeNodeToLabelSpacing());
+  const bool table = lanes < 2 || ImGui::TreeNodeEx("##lanes", ImGuiTreeNodeFlags_SpanAvailWidth, "%s", title.c_str());
+  if (lanes > 1 && title != full && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", names.c_str());
   if (table && ImGui::BeginTable("lanes", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("lane", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableSetupColumn("method", ImGuiTableColumnFlags_WidthStretch);
