@@ -89,15 +89,30 @@ void draw_stats_panel(AppState& app) {
       const char* unit;
       const History* history;
     };
-    const Residual residuals[] = {{"signorini", "Signorini: force-weighted gap", "m", &lp.signorini},
-                                  {"cone", "Coulomb cone violation", "N", &lp.cone},
-                                  {"dissipation", "maximum dissipation violation", "W", &lp.dissipation},
+    // Named as in the Compare panel's grid.
+    const Residual residuals[] = {{"signorini", "Signorini gap", "m", &lp.signorini},
+                                  {"cone", "cone violation", "N", &lp.cone},
+                                  {"dissipation", "dissipation violation", "W", &lp.dissipation},
                                   {"complementarity", "complementarity", "W", &lp.complementarity},
                                   {"energy_change", "energy change per step", "J", &lp.energy_change},
-                                  {"momentum_error", "momentum error (isolated steps)", "N s", &lp.momentum_error}};
+                                  {"momentum_error", "momentum error", "N s", &lp.momentum_error}};
+    // A residual that has held one value throughout (zero momentum error under gravity's steps, say) is named on a
+    // line under the others, not plotted, so that it does not push the others out of the panel.
+    std::string constant;
     for (const Residual& r : residuals) {
+      double value = 0.0;
+      const History* const history[] = {r.history};
+      if (same_constant(history, &value)) {
+        constant += (constant.empty() ? "" : ", ") + std::string(r.title) + " " + short_number(value) + " " + r.unit;
+        continue;
+      }
       const PlotSeries series[] = {{r.title, IM_COL32(200, 170, 255, 255), r.history}};
-      plot_lines(r.id, r.title, r.unit, series, 34.0f);
+      plot_lines(r.id, r.title, r.unit, series, 34.0f, false);  // one series: the title names it
+    }
+    if (!constant.empty()) {
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("Constant throughout: %s", constant.c_str());
+      ImGui::PopTextWrapPos();
     }
   }
 
