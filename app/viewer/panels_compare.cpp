@@ -22,38 +22,6 @@ ImU32 lane_u32(int lane, float alpha = 1.0f) {
   return ImGui::ColorConvertFloat4ToU32(ImVec4(c[0], c[1], c[2], alpha));
 }
 
-// One plot of the grid: a curve per lane of the chosen LanePlots member (from lane 2 with `skip_first`).
-struct LanePlotKind {
-  const char* id;
-  const char* title;
-  const char* unit;
-  History LanePlots::*member;
-  bool skip_first = false;
-};
-
-// The Compare panel's plots, in the grid's order; a new one (another metric of LanePlots) slots in here. Titles
-// short enough for a cell of the grid at 1280 x 720 (about 22 characters with the unit); docs/viewer.md and
-// docs/residuals.md say what each measures: the method's own iterations and residual count and weigh differently
-// per method, the momentum error is that of steps without external forces, the energy change is per step.
-constexpr LanePlotKind kLanePlots[] = {
-    {"ms", "step time", "ms", &LanePlots::step_ms},
-    {"pen", "max penetration", "m", &LanePlots::max_penetration},
-    {"mpen", "mean penetration", "m", &LanePlots::mean_penetration},
-    {"ke", "kinetic energy", "J", &LanePlots::kinetic_energy},
-    {"contacts", "contacts", "", &LanePlots::contacts},
-    {"it", "own iterations", "", &LanePlots::iterations},
-    {"res", "own residual (own unit)", "", &LanePlots::residual},
-    // The same physics residuals for every method, from its contact report (docs/residuals.md).
-    {"sig", "Signorini gap", "m", &LanePlots::signorini},
-    {"cone", "cone violation", "N", &LanePlots::cone},
-    {"diss", "dissipation viol.", "W", &LanePlots::dissipation},
-    {"compl", "complementarity", "W", &LanePlots::complementarity},
-    {"dE", "energy change", "J", &LanePlots::energy_change},
-    {"dP", "momentum error", "N s", &LanePlots::momentum_error},
-    {"div", "off lane 1, max", "m", &LanePlots::divergence_max, true},    // the divergence: the distance between
-    {"divm", "off lane 1, mean", "m", &LanePlots::divergence_mean, true},  // a body and itself in lane 1
-};
-
 std::vector<PlotSpec> lane_plot_specs(AppState& app) {
   std::vector<PlotSpec> out;
   for (const LanePlotKind& kind : kLanePlots) {

@@ -83,30 +83,18 @@ void draw_stats_panel(AppState& app) {
   // The physics residuals of the contact report (docs/residuals.md), the same for every method.
   if (!app.compare.plots.empty()) {
     const LanePlots& lp = app.compare.plots[0];
-    struct Residual {
-      const char* id;
-      const char* title;
-      const char* unit;
-      const History* history;
-    };
-    // Named as in the Compare panel's grid.
-    const Residual residuals[] = {{"signorini", "Signorini gap", "m", &lp.signorini},
-                                  {"cone", "cone violation", "N", &lp.cone},
-                                  {"dissipation", "dissipation violation", "W", &lp.dissipation},
-                                  {"complementarity", "complementarity", "W", &lp.complementarity},
-                                  {"energy_change", "energy change per step", "J", &lp.energy_change},
-                                  {"momentum_error", "momentum error", "N s", &lp.momentum_error}};
     // A residual that has held one value throughout (zero momentum error under gravity's steps, say) is named on a
     // line under the others, not plotted, so that it does not push the others out of the panel.
     std::string constant;
-    for (const Residual& r : residuals) {
+    for (const LanePlotKind& r : kLanePlots) {
+      if (!r.residual) continue;
       double value = 0.0;
-      const History* const history[] = {r.history};
+      const History* const history[] = {&(lp.*r.member)};
       if (same_constant(history, &value)) {
         constant += (constant.empty() ? "" : ", ") + std::string(r.title) + " " + short_number(value) + " " + r.unit;
         continue;
       }
-      const PlotSeries series[] = {{r.title, IM_COL32(200, 170, 255, 255), r.history}};
+      const PlotSeries series[] = {{r.title, IM_COL32(200, 170, 255, 255), history[0]}};
       plot_lines(r.id, r.title, r.unit, series, 34.0f, false);  // one series: the title names it
     }
     if (!constant.empty()) {
