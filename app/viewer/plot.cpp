@@ -264,10 +264,13 @@ void plot_grid(std::span<const PlotSpec> plots, ImVec2 size) {
     const int column = int(i) % std::max(g.columns, 1);
     return g.cell_width - kGap - (scrolls && column + 1 == g.columns ? style.ScrollbarSize : 0.0f);
   };
-  // One summary column for every cell: the fullest that leaves each plot readable.
+  // One summary column for every cell: the fullest that leaves each plot readable; a cell too narrow even for the
+  // maxima goes without (plot_lines), not every cell with it.
   SummaryColumn most = SummaryColumn::Both;
-  for (size_t i = 0; i < shown.size(); ++i)
-    most = std::max(most, summary_fit(plot_numbers(shown[i]->unit.c_str(), shown[i]->series), cell_width(i) - kIndent));
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const SummaryColumn fit = summary_fit(plot_numbers(shown[i]->unit.c_str(), shown[i]->series), cell_width(i) - kIndent);
+    most = std::max(most, std::min(fit, SummaryColumn::MaxOnly));
+  }
   ImGui::BeginChild("##grid", size, false);
   for (size_t i = 0; i < shown.size(); ++i) {
     if (int(i) % std::max(g.columns, 1) > 0) ImGui::SameLine(0.0f, kGap);
@@ -286,7 +289,6 @@ void plot_grid(std::span<const PlotSpec> plots, ImVec2 size) {
   // The note on one line, cut to the width (in full under the mouse), so that it never makes the grid scroll.
   std::string text;
   if (most == SummaryColumn::MaxOnly) text = "Beside the plots: maxima (avg under the mouse).";
-  else if (most == SummaryColumn::None) text = "Average and maximum: under the mouse.";
   if (!constant.empty()) text += (text.empty() ? "" : "  ") + std::string("Constant in every lane: ") + constant;
   if (!text.empty()) {
     const std::string fitted = fit_text(text, ImGui::GetContentRegionAvail().x);

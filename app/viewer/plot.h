@@ -45,7 +45,8 @@ bool plot_lines(const char* id, const char* title, const char* unit, std::span<c
 
 // Draws `plots` as a grid in an area `size` (ImGui units) at the cursor, cells about twice as wide as tall and at
 // least 165 x 60 pixels (beyond that the area scrolls), without legends (the caller shows what the colours are).
-// Every cell has the same summary column (avg / max, max, or none: the fullest that leaves every plot readable).
+// Every cell has the same summary column (avg / max, else the maxima: the fullest that leaves every plot
+// readable), but for a cell too narrow even for the maxima, which goes without.
 // Plots whose series never change and all hold one value are left out and named on a last line instead.
 void plot_grid(std::span<const PlotSpec> plots, ImVec2 size);
 
