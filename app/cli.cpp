@@ -13,6 +13,7 @@
 
 #include "compare/lanes.h"
 #include "compare/summary.h"
+#include "conformance/accuracy.h"
 #include "conformance/matrix.h"
 #include "core/output_file.h"
 #include "core/output_plan.h"
@@ -37,6 +38,8 @@ const char* usage_text() {
          "  contactlab --compare SOLVER,SOLVER[,...]|all SCENE.json --steps N [--dt H] [--set LANE.name=value]...\n"
          "             [--metrics FILE.csv] [--threads N]   lanes side by side without a window\n"
          "  contactlab SCENE.json --lanes SOLVER,SOLVER[,...]|all [--set LANE.name=value]...   lanes in the viewer\n"
+         "  contactlab --sweep CASE|SCENE.json --dt LIST [--iterations LIST] [--solver NAME] [--set name=value]...\n"
+         "             [--duration T] [--out FILE.csv]   accuracy against cost: every method over the steps\n"
          "  contactlab --list-solvers [--markdown]   solvers and their parameters\n"
          "  contactlab --conformance [--markdown] [--solver NAME] [--case NAME]...\n"
          "             closed-form mechanics cases under every solver (or NAME) at its defaults, each swept over\n"
@@ -124,8 +127,49 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
       }
     } else if (arg == "--dt") {
       if (!value(v)) return false;
-      if (!parse_double(v, out.dt) || out.dt < kMinDt || out.dt > kMaxDt) {
-        *error = "--dt expects a time step in [1e-6, 1] seconds, got " + quoted(v);
+      for (std::string_view rest = v;;) {
+        const size_t comma = rest.find(',');
+        // A step is a number of seconds or a fraction of them (1/60).
+        const std::string_view item = rest.substr(0, comma);
+        const size_t slash = item.find('/');
+        double dt = 0.0, denominator = 1.0;
+        const bool ok = slash == std::string_view::npos
+                            ? parse_double(item, dt)
+                            : parse_double(item.substr(0, slash), dt) && parse_double(item.substr(slash + 1), denominator) &&
+                                  denominator > 0.0;
+        dt /= denominator;
+        if (!ok || dt < kMinDt || dt > kMaxDt) {
+          *error = "--dt expects a time step in [1e-6, 1] seconds, got " + quoted(v) +
+                   " (a number or a fraction such as 1/60; with --sweep a comma-separated list)";
+          return false;
+        }
+        out.dts.push_back(dt);
+        if (comma == std::string_view::npos) break;
+        rest = rest.substr(comma + 1);
+      }
+      out.dt = out.dts.front();
+    } else if (arg == "--iterations") {
+      if (!value(v)) return false;
+      for (std::string_view rest = v;;) {
+        const size_t comma = rest.find(',');
+        int n = 0;
+        if (!parse_int(rest.substr(0, comma), n) || n < 1) {
+          *error = "--iterations expects a comma-separated list of whole numbers >= 1, got " + quoted(v);
+          return false;
+        }
+        out.iterations.push_back(n);
+        if (comma == std::string_view::npos) break;
+        rest = rest.substr(comma + 1);
+      }
+    } else if (arg == "--sweep") {
+      if (!value(v)) return false;
+      out.sweep = v;
+    } else if (arg == "--out") {
+      if (!path(out.out)) return false;
+    } else if (arg == "--duration") {
+      if (!value(v)) return false;
+      if (!parse_double(v, out.duration) || out.duration <= 0.0 || out.duration > 3600.0) {
+        *error = "--duration expects seconds in (0, 3600], got " + quoted(v);
         return false;
       }
     } else if (arg == "--solver") {
@@ -225,6 +269,32 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
   }
   // Options that only one mode reads are refused in the other, never silently ignored.
   const auto given = [&](std::string_view option) { return std::find(seen.begin(), seen.end(), option) != seen.end(); };
+  if (!out.sweep.empty() && !out.help) {
+    for (const char* option : {"--headless", "--compare", "--lanes", "--conformance", "--list-solvers", "--metrics",
+                               "--trace", "--state", "--steps", "--screenshot", "--view", "--frames", "--size"})
+      if (given(option)) {
+        *error = std::string(option) + " cannot be used with --sweep";
+        return false;
+      }
+    if (!out.scene.empty()) {
+      *error = "--sweep names its case or scene itself: no other scene";
+      return false;
+    }
+    if (out.dts.empty()) {
+      *error = "--sweep needs --dt LIST";
+      return false;
+    }
+  } else if (!out.help) {
+    if (out.dts.size() > 1) {
+      *error = "--dt takes one time step (a list only with --sweep)";
+      return false;
+    }
+    for (const char* option : {"--iterations", "--out", "--duration"})
+      if (given(option)) {
+        *error = std::string(option) + " is for --sweep";
+        return false;
+      }
+  }
   if (!out.compare.empty() && !out.help) {
     if (out.headless || out.list_solvers || out.conformance) {
       *error = "--compare runs its lanes without a window on its own: it takes no --headless, --list-solvers or --conformance";
@@ -266,14 +336,14 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
     }
   }
   if (!out.help) {
-    const bool viewer = !out.headless && !out.list_solvers && !out.conformance && out.compare.empty();
+    const bool viewer = !out.headless && !out.list_solvers && !out.conformance && out.compare.empty() && out.sweep.empty();
     for (const char* option : {"--screenshot", "--view", "--frames", "--size"})
       if (!viewer && given(option)) {
         *error = std::string(option) + " is for the viewer: it cannot be used with --headless, --list-solvers or --conformance";
         return false;
       }
     for (const char* option : {"--metrics", "--trace", "--state", "--steps"})
-      if (!out.headless && out.compare.empty() && given(option)) {
+      if (!out.headless && out.compare.empty() && out.sweep.empty() && given(option)) {
         *error = std::string(option) + " is for runs without a window: add --headless (the viewer records from its Stats panel)";
         return false;
       }
@@ -590,6 +660,42 @@ int run_conformance(const CommandLine& cmd) {
                                         : conformance::matrix_text(m);
   std::fputs(text.c_str(), stdout);
   return m.passes() ? 0 : 3;
+}
+
+int run_sweep(const CommandLine& cmd) {
+  conformance::SweepSettings settings;
+  settings.target = cmd.sweep;
+  settings.dts = cmd.dts;
+  settings.iterations = cmd.iterations;
+  if (!cmd.solver.empty()) settings.solvers.push_back(cmd.solver);
+  settings.params = cmd.params;
+  settings.duration = cmd.duration;
+  settings.scene_dir = viewer::resolve_root() + "/scenes/conformance";
+  // Check the output before the runs, as the other modes do.
+  OutputFile file;
+  std::string why;
+  if (!cmd.out.empty() && !file.open(cmd.out, "sweep file", why)) {
+    std::fprintf(stderr, "contactlab: %s\n", escape_for_message(why).c_str());
+    return 2;
+  }
+  std::string error;
+  const std::vector<conformance::SweepPoint> points = conformance::run_sweep(settings, &error);
+  if (!error.empty()) {
+    file.discard();
+    std::fprintf(stderr, "contactlab: --sweep %s\n", escape_for_message(error).c_str());
+    return 2;
+  }
+  const std::string csv = conformance::sweep_csv(settings, points);
+  if (cmd.out.empty()) {
+    std::fputs(csv.c_str(), stdout);
+    return 0;
+  }
+  if (!file.write(csv, why) || !file.finish(why) || !file.publish(why)) {
+    file.discard();
+    std::fprintf(stderr, "contactlab: %s\n", escape_for_message(why).c_str());
+    return 2;
+  }
+  return 0;
 }
 
 }  // namespace cl

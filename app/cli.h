@@ -19,6 +19,11 @@ struct CommandLine {
   int steps = -1;                                            // --steps N (headless, required)
   std::string solver;                                        // --solver NAME
   double dt = 0.0;                                           // --dt H (0: the scene's)
+  std::vector<double> dts;                                   // --dt LIST (with --sweep: every value)
+  std::string sweep;                                         // --sweep CASE_OR_SCENE
+  std::vector<int> iterations;                               // --iterations LIST (with --sweep)
+  std::string out;                                           // --out FILE.csv (with --sweep)
+  double duration = 2.0;                                     // --duration T, s (with --sweep of a scene)
   std::vector<std::pair<std::string, std::string>> params;   // --set name=value
   std::string metrics, trace, state;                         // output files (headless)
   std::string record;                                        // --record FILE: the run as a replay (viewer, headless)
@@ -49,5 +54,8 @@ int run_compare(const CommandLine& cmd);
 // Runs the conformance matrix (every case under every solver, or under --solver only) and prints it. Returns the
 // exit code: 0 every cell passes or fails because of its method, 3 some cell fails, 2 bad input.
 int run_conformance(const CommandLine& cmd);
+// Runs the accuracy-against-cost sweep of --sweep and writes its CSV (to --out, else stdout). Returns the exit
+// code: 0 ok (a failed run is a row with its message), 2 bad input or an output that cannot be written.
+int run_sweep(const CommandLine& cmd);
 
 }  // namespace cl

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     cl::install_output_cleanup();
     if (cmd.memory_budget > 0) cl::set_memory_budget(cmd.memory_budget);
     if (cmd.conformance) return cl::run_conformance(cmd);
+    if (!cmd.sweep.empty()) return cl::run_sweep(cmd);
     if (!cmd.compare.empty()) return cl::run_compare(cmd);
     if (cmd.headless && !cmd.replay.empty()) return cl::run_replay_headless(cmd);
     if (cmd.headless || cmd.list_solvers) return cl::run_headless(cmd);

@@ -10,7 +10,7 @@ bool wants_volume_layers(const ViewState& view) {
   return view.show_volumes || view.show_volume_gradients || view.show_volume_cells;
 }
 
-DebugRequest debug_request(const ViewState& view) {
+DebugRequest debug_request(const ViewState& view, double dt) {
   DebugRequest r;
   r.layers = (view.show_method ? kDebugMethod : 0u) | (view.show_volumes ? kDebugVolumes : 0u) |
              (view.show_volume_gradients ? kDebugVolumeGradients : 0u) |
@@ -18,10 +18,9 @@ DebugRequest debug_request(const ViewState& view) {
   r.volume_axes = view.volume_axes;
   r.max_intervals_per_axis = std::max(1, view.volume_interval_limit);
   r.gradient_length = view.gradient_length;
-  // The Contacts section's scale, so that the volume cells' impulses read like the contacts' own.
-  r.impulse_scale = view.auto_impulse_scale
-                        ? (view.impulse_reference > 0.0f ? view.impulse_length / view.impulse_reference : 0.0)
-                        : view.impulse_scale;
+  // The Contacts section's force scale over the step, so that the volume cells' impulses read like the contact
+  // forces (an impulse J over the step h is the force J / h).
+  r.impulse_scale = dt > 0.0 ? view.force_arrow_scale() / dt : 0.0;
   return r;
 }
 
@@ -61,7 +60,7 @@ struct DrawRecorder final : DebugDraw {
 
 void refresh_lane(AppState& app, int lane, DebugRecording& rec) {
   const World& world = lane_world(app, lane);
-  const DebugRequest request = debug_request(app.view);
+  const DebugRequest request = debug_request(app.view, app.scene.world.settings.dt);
   // The poses to draw at: the last step's collision stage when asked for and kept for that very step.
   const std::vector<Body>* poses = &world.bodies;
   bool stage = false;

@@ -10,7 +10,7 @@ namespace cl::viewer {
 
 // The request of the view's toggles: the method's own layer, the volume layers with their options, and the
 // impulse scale of the Contacts section.
-DebugRequest debug_request(const ViewState& view);
+DebugRequest debug_request(const ViewState& view, double dt);
 // True while a toggle asks for a volume layer (intersection volumes, gradients or cells).
 bool wants_volume_layers(const ViewState& view);
 // Before a lane's step (step_once calls it): keeps the poses of the step's collision stage while the view draws

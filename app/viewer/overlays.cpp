@@ -8,18 +8,20 @@ constexpr OverlayToggle kOverlays[] = {
     {"contacts", "contact points", "contact points (beyond 3,000 contacts every k-th is drawn)",
      "Yellow dots at the contact points of the last step, hidden where a body is in front of them (see 'contacts "
      "through bodies'). Beyond 3,000 contacts "
-     "every k-th is drawn (with its normal and impulses), so dense sets stay legible; the Stats panel says 1 in how "
+     "every k-th is drawn (with its normal and force arrows), so dense sets stay legible; the Stats panel says 1 in how "
      "many.",
      &ViewState::show_contacts},
-    {"through", "contacts through bodies", "contact points, normals and impulses also behind bodies, faint",
-     "Also draw the contact points, normals and impulses that bodies hide, faint: the contacts under a pile or "
+    {"through", "contacts through bodies", "contact points, normals and force arrows also behind bodies, faint",
+     "Also draw the contact points, normals and force arrows that bodies hide, faint: the contacts under a pile or "
      "behind a wall. Off, they are depth-tested like the bodies.",
      &ViewState::contacts_through},
     {"normals", "contact normals", "each contact's normal, `normal_length` long",
      "Cyan lines along each contact normal, from body a towards body b.", &ViewState::show_normals},
-    {"impulses", "impulses", "normal (red) and friction (orange) impulses of the last step",
-     "Red: normal impulse of each contact in the last step, along the normal. Orange: friction impulse. Length "
-     "proportional to the impulse (N s).",
+    {"impulses", "contact forces", "normal (red) and friction (orange) forces of the last step, on body b",
+     "Each contact the method reported in the last step (its contact report, docs/residuals.md): red, the normal "
+     "force on body b; orange, the friction force; averaged over the step (an impulse method's impulse / h, a "
+     "penalty method's applied forces). Length proportional to the force: the View panel states the scale in N "
+     "per metre.",
      &ViewState::show_impulses},
     {"method", "method's own drawing",
      "what the solver draws of its last step (`pid-penalty`: pair states, bottom polygons, P, I and D parts)",

@@ -22,28 +22,6 @@ ImU32 lane_u32(int lane, float alpha = 1.0f) {
   return ImGui::ColorConvertFloat4ToU32(ImVec4(c[0], c[1], c[2], alpha));
 }
 
-// One plot of the grid: a curve per lane of the chosen LanePlots member (from lane 2 with `skip_first`).
-struct LanePlotKind {
-  const char* id;
-  const char* title;
-  const char* unit;
-  History LanePlots::*member;
-  bool skip_first = false;
-};
-
-// The Compare panel's plots, in the grid's order; a new one (another metric of LanePlots) slots in here.
-constexpr LanePlotKind kLanePlots[] = {
-    {"ms", "step time", "ms", &LanePlots::step_ms},
-    {"pen", "max penetration", "m", &LanePlots::max_penetration},
-    {"mpen", "mean penetration", "m", &LanePlots::mean_penetration},
-    {"ke", "kinetic energy", "J", &LanePlots::kinetic_energy},
-    {"contacts", "contacts", "", &LanePlots::contacts},
-    {"it", "iterations", "", &LanePlots::iterations},
-    {"res", "residual (solver's unit)", "", &LanePlots::residual},
-    {"div", "off lane 1, max", "m", &LanePlots::divergence_max, true},    // the divergence: the distance between
-    {"divm", "off lane 1, mean", "m", &LanePlots::divergence_mean, true},  // a body and itself in lane 1
-};
-
 std::vector<PlotSpec> lane_plot_specs(AppState& app) {
   std::vector<PlotSpec> out;
   for (const LanePlotKind& kind : kLanePlots) {
@@ -93,7 +71,7 @@ void draw_compare_panel(AppState& app, float height) {
   // The user dragged its top edge: that height from now on.
   if (lanes > 1 && ImGui::IsMouseDown(ImGuiMouseButton_Left) && std::abs(ImGui::GetWindowSize().y - height) > 0.5f)
     compare.panel_height = ImGui::GetWindowSize().y;
-  // One row of controls, the lanes' table and parameters folded under it (open with the arrow), the plots below.
+  // One row of controls ending in the lanes' table and parameters folded (open with the arrow), the plots below.
   if (lanes > 1) {
     int layout = static_cast<int>(compare.layout);
     ImGui::RadioButton("split", &layout, static_cast<int>(CompareLayout::Split));
@@ -137,7 +115,12 @@ void draw_compare_panel(AppState& app, float height) {
   std::string names;  // the folded node's title: every lane's number and method
   for (int i = 0; i < lanes; ++i)
     names += (i == 0 ? "" : ",  ") + std::to_string(i + 1) + " " + std::string(lane_world(app, i).solver().name());
-  const bool table = lanes < 2 || ImGui::TreeNodeEx("##lanes", ImGuiTreeNodeFlags_SpanAvailWidth, "Lanes:  %s", names.c_str());
+  // Folded, the lanes' names end the row of controls (the plots keep the line), cut to its width.
+  if (lanes > 1) ImGui::SameLine(0.0f, 24.0f);
+  const std::string full = "Lanes:  " + names;
+  const std::string title = fit_text(full, ImGui::GetContentRegionAvail().x - ImGui::GetTreeNodeToLabelSpacing());
+  const bool table = lanes < 2 || ImGui::TreeNodeEx("##lanes", ImGuiTreeNodeFlags_SpanAvailWidth, "%s", title.c_str());
+  if (lanes > 1 && title != full && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", names.c_str());
   if (table && ImGui::BeginTable("lanes", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("lane", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableSetupColumn("method", ImGuiTableColumnFlags_WidthStretch);

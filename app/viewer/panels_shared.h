@@ -24,6 +24,40 @@ inline constexpr double kDeg = 180.0 / 3.14159265358979323846;  // joint angles 
 // window, 260 to 460 pixels), else room for the add-lane row.
 float compare_panel_height(const AppState& app);
 
+// One plot of the grid: a curve per lane of the chosen LanePlots member (from lane 2 with `skip_first`).
+struct LanePlotKind {
+  const char* id;
+  const char* title;
+  const char* unit;
+  History LanePlots::*member;
+  bool skip_first = false;
+  bool residual = false;  // a physics residual of the contact report: also in the Stats panel, for lane 1
+};
+
+// The Compare panel's plots (panels_compare.cpp) in the grid's order, the residuals also the Stats panel's
+// (panels_stats.cpp); a new one (another metric of LanePlots) slots in here. Titles short enough for a cell of
+// the grid at 1280 x 720 (about 22 characters with the unit); docs/viewer.md and docs/residuals.md say what each
+// measures: the method's own iterations and residual count and weigh differently per method, the momentum error
+// is that of steps without external forces, the energy change is per step.
+inline constexpr LanePlotKind kLanePlots[] = {
+    {"ms", "step time", "ms", &LanePlots::step_ms},
+    {"pen", "max penetration", "m", &LanePlots::max_penetration},
+    {"mpen", "mean penetration", "m", &LanePlots::mean_penetration},
+    {"ke", "kinetic energy", "J", &LanePlots::kinetic_energy},
+    {"contacts", "contacts", "", &LanePlots::contacts},
+    {"it", "own iterations", "", &LanePlots::iterations},
+    {"res", "own residual (own unit)", "", &LanePlots::residual},
+    // The same physics residuals for every method, from its contact report (docs/residuals.md).
+    {"sig", "Signorini gap", "m", &LanePlots::signorini, false, true},
+    {"cone", "cone violation", "N", &LanePlots::cone, false, true},
+    {"diss", "dissipation viol.", "W", &LanePlots::dissipation, false, true},
+    {"compl", "complementarity", "W", &LanePlots::complementarity, false, true},
+    {"dE", "energy change", "J", &LanePlots::energy_change, false, true},
+    {"dP", "momentum error", "N s", &LanePlots::momentum_error, false, true},
+    {"div", "off lane 1, max", "m", &LanePlots::divergence_max, true},    // the divergence: the distance between
+    {"divm", "off lane 1, mean", "m", &LanePlots::divergence_mean, true},  // a body and itself in lane 1
+};
+
 // ImGui::Begin for a panel: a click on a collapsed panel's title bar also expands it (ImGui itself expands on a
 // double click or on the arrow only).
 bool begin_panel(const char* name, bool* open = nullptr, ImGuiWindowFlags flags = 0);

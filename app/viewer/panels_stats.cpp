@@ -10,6 +10,7 @@
 #include <imgui.h>
 
 #include "viewer/panels_shared.h"
+#include "solvers/registry.h"
 #include "viewer/plot.h"
 #include "viewer/plot_math.h"
 #include "viewer/session.h"
@@ -72,10 +73,35 @@ void draw_stats_panel(AppState& app) {
   // friction PGS): the residual after each sweep, log scale.
   const std::span<const double> convergence = world.solver().convergence();
   if (!convergence.empty()) {
-    const char* residual_unit = world.solver().name() == "volume" ? "N s/m^2" : "N s";
+    const SolverInfo* info = find_solver(world.solver().name());
+    const char* residual_unit = info ? info->residual_unit.c_str() : "";
     // The read-out under the mouse names the sweep and its residual (the largest change of an impulse in it).
     plot_log_sequence("convergence", "residual per sweep, last step", residual_unit, "sweep", convergence,
                       IM_COL32(255, 160, 90, 255), 50.0f);
+  }
+
+  // The physics residuals of the contact report (docs/residuals.md), the same for every method.
+  if (!app.compare.plots.empty()) {
+    const LanePlots& lp = app.compare.plots[0];
+    // A residual that has held one value throughout (zero momentum error under gravity's steps, say) is named on a
+    // line under the others, not plotted, so that it does not push the others out of the panel.
+    std::string constant;
+    for (const LanePlotKind& r : kLanePlots) {
+      if (!r.residual) continue;
+      double value = 0.0;
+      const History* const history[] = {&(lp.*r.member)};
+      if (same_constant(history, &value)) {
+        constant += (constant.empty() ? "" : ", ") + std::string(r.title) + " " + short_number(value) + " " + r.unit;
+        continue;
+      }
+      const PlotSeries series[] = {{r.title, IM_COL32(200, 170, 255, 255), history[0]}};
+      plot_lines(r.id, r.title, r.unit, series, 34.0f, false);  // one series: the title names it
+    }
+    if (!constant.empty()) {
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("Constant throughout: %s", constant.c_str());
+      ImGui::PopTextWrapPos();
+    }
   }
 
   const StepStats& s = world.last_stats();

@@ -89,15 +89,17 @@ void draw_view_panel(AppState& app) {
     }
     overlay_checkbox(view, &ViewState::show_impulses);
     if (view.show_impulses) {
-      ImGui::Checkbox("auto scale", &view.auto_impulse_scale);
-      help_marker("Scale so that the largest recent impulse is drawn 'longest' metres long.");
-      if (view.auto_impulse_scale) {
-        slider_float("longest", &view.impulse_length, 0.05f, 5.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
-        help_marker("Drawn length of the largest recent impulse.");
+      ImGui::Checkbox("auto scale", &view.auto_force_scale);
+      help_marker("Scale so that the largest recent contact force is drawn 'longest' metres long.");
+      if (view.auto_force_scale) {
+        slider_float("longest", &view.force_length, 0.05f, 5.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
+        help_marker("Drawn length of the largest recent contact force.");
       } else {
-        slider_float("scale", &view.impulse_scale, 1e-3f, 1e3f, "%.3g m/(N s)", ImGuiSliderFlags_Logarithmic);
-        help_marker("Metres of line per N s of impulse.");
+        slider_float("scale", &view.force_scale, 1e-5f, 1e1f, "%.3g m/N", ImGuiSliderFlags_Logarithmic);
+        help_marker("Metres of arrow per newton of contact force.");
       }
+      const double scale = view.force_arrow_scale();
+      if (scale > 0.0) ImGui::Text("arrows: %.4g N per metre", 1.0 / scale);
     }
   }
 

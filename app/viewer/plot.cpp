@@ -1,10 +1,10 @@
 #include "viewer/plot.h"
 
+#include "viewer/panels_shared.h"
 #include "viewer/plot_math.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <utility>
 
 namespace cl::viewer {
@@ -23,11 +23,7 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
   return out;
 }
 
-std::string tick_label(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", v);
-  return text;
-}
+std::string tick_label(double v) { return short_number(v); }
 
 namespace {
 
@@ -52,46 +48,90 @@ PlotFrame begin_plot(const char* id, const char* title, const char* unit) {
               ImGui::GetColorU32(ImGuiCol_TextDisabled),
               ImGui::GetColorU32(ImGuiCol_Border),
               0.0f};
-  const std::string heading = std::string(title) + (unit[0] != '\0' ? std::string(", ") + unit : std::string());
+  // A heading longer than the plot is wide ends in "..." (the read-out under the mouse names the plot in full).
+  const std::string heading =
+      fit_text(std::string(title) + (unit[0] != '\0' ? std::string(", ") + unit : std::string()), f.width);
   f.draw->AddText(f.origin, f.text, heading.c_str());
   f.heading_end = f.origin.x + ImGui::CalcTextSize(heading.c_str()).x;
   return f;
 }
 
-}  // namespace
-
-bool plot_lines(const char* id, const char* title, const char* unit, std::span<const PlotSeries> series, float height,
-                bool legend) {
-  // The values in a unit with a prefix that suits them (m -> mm), the summaries and the robust range. The prefix
-  // suits the range shown, not a spike above it (a 1 s step among 0.4 ms ones keeps the plot in ms).
-  std::vector<double> all;
+// What a plot shows besides its curves: the values in a unit with a prefix that suits them (m -> mm; the prefix
+// suits the range shown, not a spike above it: a 1 s step among 0.4 ms ones keeps the plot in ms), the robust
+// range and its ticks, the tick labels' width, and each summarised series' "average / maximum" and maximum alone.
+using SummaryLines = std::vector<std::pair<std::string, ImU32>>;
+struct PlotNumbers {
   std::vector<SeriesSummary> summaries;
-  int n = 0;
+  ScaledUnit scaled;
+  PlotRange range;
+  std::vector<double> ticks;
+  float label_width = 0.0f;
+  SummaryLines both, maxima;
+  int n = 0;  // the longest series' samples
+};
+
+PlotNumbers plot_numbers(const char* unit, std::span<const PlotSeries> series) {
+  PlotNumbers p;
+  std::vector<double> all;
   for (const PlotSeries& s : series) {
-    summaries.push_back(s.history != nullptr ? summarize(*s.history) : SeriesSummary{});
+    p.summaries.push_back(s.history != nullptr ? summarize(*s.history) : SeriesSummary{});
     if (s.history == nullptr) continue;
-    n = std::max(n, s.history->count);
+    p.n = std::max(p.n, s.history->count);
     for (int i = 0; i < s.history->count; ++i) all.push_back(s.history->at(i));
   }
   const PlotRange raw = robust_range(all);
-  const ScaledUnit scaled = scale_unit(unit, std::max(std::abs(raw.lo), std::abs(raw.hi)));
-  const double k = scaled.factor;
+  p.scaled = scale_unit(unit, std::max(std::abs(raw.lo), std::abs(raw.hi)));
+  const double k = p.scaled.factor;
   for (double& v : all) v *= k;
-  PlotRange range = robust_range(all);
-  const std::vector<double> ticks = nice_ticks(range.lo, range.hi, 3);
-  if (!range.clipped && !ticks.empty()) range.hi = std::max(range.hi, ticks.back());
-  const double lo = range.lo, hi = range.hi;
-
-  // Each summarised series' "average / maximum", for a column right of the plot headed on the title's line.
-  std::vector<std::pair<std::string, ImU32>> summary_lines;
+  p.range = robust_range(all);
+  p.ticks = nice_ticks(p.range.lo, p.range.hi, 3);
+  if (!p.range.clipped && !p.ticks.empty()) p.range.hi = std::max(p.range.hi, p.ticks.back());
+  for (double t : p.ticks) p.label_width = std::max(p.label_width, ImGui::CalcTextSize(tick_label(t).c_str()).x);
   for (size_t i = 0; i < series.size(); ++i)
-    if (series[i].summary && summaries[i].count > 0)
-      summary_lines.push_back({short_number(k * summaries[i].mean) + " / " + short_number(k * summaries[i].max),
-                               series[i].color});
-  const char* column_head = "avg / max";
-  float column = 0.0f;
-  for (const auto& [text, color] : summary_lines) column = std::max(column, ImGui::CalcTextSize(text.c_str()).x);
-  if (!summary_lines.empty()) column = std::max(column, ImGui::CalcTextSize(column_head).x) + 6.0f;
+    if (series[i].summary && p.summaries[i].count > 0) {
+      const SeriesSummary& m = p.summaries[i];
+      p.both.push_back({short_number(k * m.mean) + " / " + short_number(k * m.max), series[i].color});
+      p.maxima.push_back({short_number(k * m.max), series[i].color});
+    }
+  return p;
+}
+
+const char* column_head(SummaryColumn c) { return c == SummaryColumn::Both ? "avg / max" : "max"; }
+
+// The summary column's width: its widest line or its head, and a gap before it.
+float column_width(const SummaryLines& lines, SummaryColumn c) {
+  float w = 0.0f;
+  for (const auto& [text, color] : lines) w = std::max(w, ImGui::CalcTextSize(text.c_str()).x);
+  return lines.empty() || c == SummaryColumn::None ? 0.0f : std::max(w, ImGui::CalcTextSize(column_head(c)).x) + 6.0f;
+}
+
+// The fullest summary column that leaves the plot at least kMinPlot wide in `width` (fit_summary_column).
+constexpr float kMinPlot = 70.0f;
+SummaryColumn summary_fit(const PlotNumbers& p, float width) {
+  return fit_summary_column(width, p.label_width + 6.0f, column_width(p.both, SummaryColumn::Both),
+                            column_width(p.maxima, SummaryColumn::MaxOnly), kMinPlot);
+}
+
+}  // namespace
+
+bool plot_lines(const char* id, const char* title, const char* unit, std::span<const PlotSeries> series, float height,
+                bool legend, SummaryColumn most) {
+  const PlotNumbers numbers = plot_numbers(unit, series);
+  const std::vector<SeriesSummary>& summaries = numbers.summaries;
+  const ScaledUnit& scaled = numbers.scaled;
+  const double k = scaled.factor;
+  const PlotRange& range = numbers.range;
+  const std::vector<double>& ticks = numbers.ticks;
+  const double lo = range.lo, hi = range.hi;
+  const float label_width = numbers.label_width;
+  const int n = numbers.n;
+  // The summary column right of the plot, headed on the title's line: at most `most`, and no more than leaves the
+  // plot kMinPlot wide.
+  const SummaryColumn fit =
+      std::max(most, summary_fit(numbers, std::max(ImGui::GetContentRegionAvail().x, 120.0f)));  // None > MaxOnly > Both
+  const SummaryLines none;
+  const SummaryLines& summary_lines = fit == SummaryColumn::Both ? numbers.both : fit == SummaryColumn::MaxOnly ? numbers.maxima : none;
+  const float column = column_width(summary_lines, fit);
 
   // Title and unit, then the legend on the same line as far as it fits (short of the column's head), else below.
   const PlotFrame f = begin_plot(id, title, scaled.unit.c_str());
@@ -113,27 +153,34 @@ bool plot_lines(const char* id, const char* title, const char* unit, std::span<c
     draw->AddText(ImVec2(lx + 13.0f, ly), dim, s.label.c_str());
     lx += w;
   }
-  const float top = ly + line + 4.0f;
+  const float top = ly + line + (legend ? 4.0f : 2.0f);
   if (!summary_lines.empty() && f.heading_end + 6.0f < origin.x + width - column + 6.0f)
-    draw->AddText(ImVec2(origin.x + width - column + 6.0f, origin.y), dim, column_head);
+    draw->AddText(ImVec2(origin.x + width - column + 6.0f, origin.y), dim, column_head(fit));
 
   // Axes: tick labels on the left, the plot area to their right.
-  float label_width = 0.0f;
-  for (double t : ticks) label_width = std::max(label_width, ImGui::CalcTextSize(tick_label(t).c_str()).x);
   const ImVec2 a(origin.x + label_width + 6.0f, top), b(origin.x + std::max(width - column, label_width + 40.0f), top + height);
-  for (size_t i = 0; i < summary_lines.size(); ++i) {
-    const float y = top + float(i) * line;
-    if (y + line > b.y + line) break;  // no room for more
-    draw->AddText(ImVec2(b.x + 6.0f, y), summary_lines[i].second, summary_lines[i].first.c_str());
+  // The summary lines down to the plot's bottom edge (a grid's cell ends there), or a line below it.
+  const float summary_end = legend ? b.y + line : b.y + 2.0f;
+  size_t summarised = 0;
+  for (; summarised < summary_lines.size(); ++summarised) {
+    const float y = top + float(summarised) * line;
+    if (y + line > summary_end) break;  // no room for more
+    draw->AddText(ImVec2(b.x + 6.0f, y), summary_lines[summarised].second, summary_lines[summarised].first.c_str());
   }
   draw->AddRect(a, b, grid);
   const auto y_of = [&](double v) { return float(b.y - (std::min(v, hi) - lo) / (hi - lo) * (b.y - a.y)); };
+  // Tick labels centred on their lines but kept within the plot's height (nothing above it or below it to clip),
+  // from the bottom up, one that would overlap the one below it left out.
+  float label_top = b.y + line;
   for (double t : ticks) {
     if (t > hi) continue;
     const float y = y_of(t);
     draw->AddLine(ImVec2(a.x, y), ImVec2(b.x, y), grid & 0x60FFFFFF);
     const std::string label = tick_label(t);
-    draw->AddText(ImVec2(a.x - 4.0f - ImGui::CalcTextSize(label.c_str()).x, y - line * 0.5f), dim, label.c_str());
+    const float ly0 = std::clamp(y - line * 0.5f, a.y, std::max(a.y, b.y - line));
+    if (ly0 + line > label_top) continue;
+    draw->AddText(ImVec2(a.x - 4.0f - ImGui::CalcTextSize(label.c_str()).x, ly0), dim, label.c_str());
+    label_top = ly0;
   }
   const auto x_of = [&](int i) {  // sample i of n, the newest at the right edge
     return float(b.x - (double(n - 1 - i) / std::max(History::kLength - 1, 1)) * (b.x - a.x));
@@ -164,7 +211,7 @@ bool plot_lines(const char* id, const char* title, const char* unit, std::span<c
   }
 
   // The space the plot took, and the read-out under the mouse.
-  const float below = std::max(legend ? line + 2.0f : 2.0f, top + float(summary_lines.size()) * line - b.y);
+  const float below = std::max(legend ? line + 2.0f : 2.0f, top + float(summarised) * line - b.y);
   ImGui::Dummy(ImVec2(width, b.y - origin.y + below));
   const bool hovered = ImGui::IsItemHovered();
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -199,41 +246,54 @@ void plot_grid(std::span<const PlotSpec> plots, ImVec2 size) {
   std::vector<const PlotSpec*> shown;
   std::string constant;
   for (const PlotSpec& p : plots) {
-    bool flat = !p.series.empty();
+    std::vector<const History*> histories;
+    for (const PlotSeries& s : p.series) histories.push_back(s.history);
     double value = 0.0;
-    for (size_t i = 0; i < p.series.size() && flat; ++i) {
-      const SeriesSummary s = p.series[i].history != nullptr ? summarize(*p.series[i].history) : SeriesSummary{};
-      flat = s.constant() && (i == 0 || s.max == value);
-      value = s.max;
-    }
-    if (flat) constant += (constant.empty() ? "" : ", ") + p.title + " " + short_number(value) + (p.unit.empty() ? "" : " " + p.unit);
+    if (same_constant(histories, &value)) constant += (constant.empty() ? "" : ", ") + p.title + " " + short_number(value) + (p.unit.empty() ? "" : " " + p.unit);
     else shown.push_back(&p);
   }
-  const float line = ImGui::GetTextLineHeightWithSpacing();
-  const float note = constant.empty() ? 0.0f : line;
-  const GridShape g = plot_grid_shape(int(shown.size()), size.x, size.y - note, 200.0f, 56.0f, 3.0f);
-  ImGui::BeginChild("##grid", size, false);
+  // A last line for the note (what stands beside the plots where they are only maxima, the constant plots).
+  const float note = ImGui::GetTextLineHeightWithSpacing();
+  const GridShape g = plot_grid_shape(int(shown.size()), size.x, size.y - note, 165.0f, 60.0f, 3.0f);
   const ImGuiStyle& style = ImGui::GetStyle();
-  for (size_t i = 0; i < shown.size(); ++i) {
+  // A gap between the cells, so that one plot's average and maximum do not run into the next one's heading; the
+  // last column leaves room for the scroll bar.
+  constexpr float kGap = 14.0f, kIndent = 4.0f;
+  const bool scrolls = float(g.rows) * g.cell_height > size.y - note + 0.5f;
+  const auto cell_width = [&](size_t i) {
     const int column = int(i) % std::max(g.columns, 1);
-    // A gap between the cells, so that one plot's average and maximum do not run into the next one's heading.
-    constexpr float kGap = 14.0f;
-    if (column > 0) ImGui::SameLine(0.0f, kGap);
-    const float w = g.cell_width - kGap - (column + 1 == g.columns ? style.ScrollbarSize : 0.0f);
+    return g.cell_width - kGap - (scrolls && column + 1 == g.columns ? style.ScrollbarSize : 0.0f);
+  };
+  // One summary column for every cell: the fullest that leaves each plot readable; a cell too narrow even for the
+  // maxima goes without (plot_lines), not every cell with it.
+  SummaryColumn most = SummaryColumn::Both;
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const SummaryColumn fit = summary_fit(plot_numbers(shown[i]->unit.c_str(), shown[i]->series), cell_width(i) - kIndent);
+    most = std::max(most, std::min(fit, SummaryColumn::MaxOnly));
+  }
+  ImGui::BeginChild("##grid", size, false);
+  for (size_t i = 0; i < shown.size(); ++i) {
+    if (int(i) % std::max(g.columns, 1) > 0) ImGui::SameLine(0.0f, kGap);
+    const float w = cell_width(i);
     ImGui::BeginChild(shown[i]->id.c_str(), ImVec2(w, g.cell_height - style.ItemSpacing.y), false,
                       ImGuiWindowFlags_NoScrollbar);
-    // Heading, plot, the x axis' labels: the plot takes what the two text lines leave.
-    const float plot_h = std::max(g.cell_height - ImGui::GetTextLineHeight() - 14.0f, 24.0f);
-    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + 4.0f);
+    // Heading and plot (without legend, the x axis has no labels): the plot takes what the heading leaves.
+    const float plot_h = std::max(g.cell_height - style.ItemSpacing.y - ImGui::GetTextLineHeight() - 4.0f, 24.0f);
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + kIndent);
     ImGui::PushItemWidth(w - 12.0f);
-    plot_lines(shown[i]->id.c_str(), shown[i]->title.c_str(), shown[i]->unit.c_str(), shown[i]->series, plot_h, false);
+    plot_lines(shown[i]->id.c_str(), shown[i]->title.c_str(), shown[i]->unit.c_str(), shown[i]->series, plot_h, false,
+               most);
     ImGui::PopItemWidth();
     ImGui::EndChild();
   }
-  if (!constant.empty()) {
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("Not plotted, the same in every lane throughout: %s", constant.c_str());
-    ImGui::PopTextWrapPos();
+  // The note on one line, cut to the width (in full under the mouse), so that it never makes the grid scroll.
+  std::string text;
+  if (most == SummaryColumn::MaxOnly) text = "Beside the plots: maxima (avg under the mouse).";
+  if (!constant.empty()) text += (text.empty() ? "" : "  ") + std::string("Constant in every lane: ") + constant;
+  if (!text.empty()) {
+    const std::string fitted = fit_text(text, ImGui::GetContentRegionAvail().x);
+    ImGui::TextDisabled("%s", fitted.c_str());
+    if (fitted != text && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
   }
   ImGui::EndChild();
 }

@@ -11,6 +11,7 @@
 
 #include <imgui.h>
 
+#include "viewer/plot_math.h"
 #include "viewer/viewer_state.h"
 
 namespace cl::viewer {
@@ -36,12 +37,16 @@ std::string tick_label(double v);
 // Draws one plot `height` pixels high across the available width. `unit` follows the title ("step time, ms").
 // The y range is robust_range's (plot_math.h); the x axis is the step, counted back from the newest (0 at the
 // right edge). The series' average and maximum ("avg / max") stand right of the plot, one line each for those with
-// `summary`; with `legend`, the series' labels follow the title. Returns true while the mouse is over it.
+// `summary` (only their maxima, or nothing, where the plot would otherwise be narrower than 70 pixels, and never
+// more than `most`); with `legend`, the series' labels follow the title. A title longer than the width ends in
+// "...". Returns true while the mouse is over it.
 bool plot_lines(const char* id, const char* title, const char* unit, std::span<const PlotSeries> series, float height,
-                bool legend = true);
+                bool legend = true, SummaryColumn most = SummaryColumn::Both);
 
 // Draws `plots` as a grid in an area `size` (ImGui units) at the cursor, cells about twice as wide as tall and at
-// least 170 x 70 pixels (beyond that the area scrolls), without legends (the caller shows what the colours are).
+// least 165 x 60 pixels (beyond that the area scrolls), without legends (the caller shows what the colours are).
+// Every cell has the same summary column (avg / max, else the maxima: the fullest that leaves every plot
+// readable), but for a cell too narrow even for the maxima, which goes without.
 // Plots whose series never change and all hold one value are left out and named on a last line instead.
 void plot_grid(std::span<const PlotSpec> plots, ImVec2 size);
 

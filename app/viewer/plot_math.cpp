@@ -106,4 +106,20 @@ GridShape plot_grid_shape(int count, float width, float height, float min_width,
   return g;
 }
 
+SummaryColumn fit_summary_column(float width, float labels, float both, float max_only, float min_plot) {
+  if (width - labels - both >= min_plot) return SummaryColumn::Both;
+  if (width - labels - max_only >= min_plot) return SummaryColumn::MaxOnly;
+  return SummaryColumn::None;
+}
+
+bool same_constant(std::span<const History* const> histories, double* value) {
+  if (histories.empty()) return false;
+  for (size_t i = 0; i < histories.size(); ++i) {
+    const SeriesSummary s = histories[i] != nullptr ? summarize(*histories[i]) : SeriesSummary{};
+    if (!s.constant() || (i > 0 && s.max != *value)) return false;
+    *value = s.max;
+  }
+  return true;
+}
+
 }  // namespace cl::viewer

@@ -49,4 +49,15 @@ struct GridShape {
 };
 GridShape plot_grid_shape(int count, float width, float height, float min_width, float min_height, float aspect);
 
+// What stands right of a plot `width` wide: every series' "avg / max" (`both` wide), else only its maximum
+// (`max_only` wide), else nothing, whichever is the fullest that leaves at least `min_plot` for the plot after its
+// tick labels (`labels` wide). A narrow cell of a grid keeps its plot readable; the read-out under the mouse
+// still gives both.
+enum class SummaryColumn { Both, MaxOnly, None };  // in this order: std::max gives the sparser
+SummaryColumn fit_summary_column(float width, float labels, float both, float max_only, float min_plot);
+
+// Whether the histories (at least one) never change and all hold the same value (`*value`): a plot of them shows
+// a flat line that says less than its value in words.
+bool same_constant(std::span<const History* const> histories, double* value);
+
 }  // namespace cl::viewer

@@ -138,15 +138,15 @@ glm::vec3 body_color(const Body& body, int index) {
   return kPalette[static_cast<size_t>(index) % kPalette.size()];
 }
 
-void update_impulse_reference(ViewState& view, const ContactList& contacts) {
+void update_force_reference(ViewState& view, const ContactReport& report) {
   float largest = 0.0f;
-  for (const Contact& c : contacts) {
-    largest = std::max({largest, static_cast<float>(std::abs(c.normal_impulse)),
-                        static_cast<float>(c.friction_impulse.norm())});
+  for (const ReportedContact& c : report.contacts) {
+    largest = std::max({largest, static_cast<float>(c.normal_force.norm()),
+                        static_cast<float>(c.friction_force.norm())});
   }
   if (!std::isfinite(largest)) return;
   // Rises at once, decays over a second or two at 60 frames per second.
-  view.impulse_reference = std::max(largest, view.impulse_reference * 0.98f);
+  view.force_reference = std::max(largest, view.force_reference * 0.98f);
 }
 
 Renderer::~Renderer() {

@@ -38,9 +38,9 @@ glm::vec3 body_color(const Body& body, int index);
 glm::vec3 colored_body(const AppState& app, const World& world, int index, int max_height,
                        const std::vector<char>& layer_role);
 
-// The automatic impulse scale follows a slowly decaying maximum of the contact impulses, so the arrows
+// The automatic force scale follows a slowly decaying maximum of the reported contact forces, so the arrows
 // keep a readable length without flickering from step to step. Call once per frame.
-void update_impulse_reference(ViewState& view, const ContactList& contacts);
+void update_force_reference(ViewState& view, const ContactReport& report);
 
 class Renderer {
  public:

@@ -93,20 +93,24 @@ void Renderer::draw_overlays(const AppState& app, const glm::mat4& view_proj, fl
     contact_lines_.push_back({to_glm(a), color});
     contact_lines_.push_back({to_glm(b), color});
   };
-  // Metres of arrow per N s of impulse.
-  const double impulse_scale = view.auto_impulse_scale
-                                   ? (view.impulse_reference > 0.0f ? view.impulse_length / view.impulse_reference : 0.0)
-                                   : view.impulse_scale;
+  // Metres of arrow per N of contact force (the View panel states it).
+  const double force_scale = view.force_arrow_scale();
   const size_t stride = contact_draw_stride(world.contacts().size());
   for (size_t k = 0; k < world.contacts().size(); k += stride) {
     const Contact& c = world.contacts()[k];
     if (!all_finite(c.position) || !all_finite(c.normal)) continue;
     if (view.show_contacts) contact_points_.push_back({to_glm(c.position), kContactColor});
     if (view.show_normals) contact_line(c.position, c.position + view.normal_length * c.normal, kNormalColor);
-    if (view.show_impulses) {
-      contact_line(c.position, c.position + impulse_scale * c.normal_impulse * c.normal, kNormalImpulseColor);
-      contact_line(c.position, c.position + impulse_scale * c.friction_impulse, kFrictionImpulseColor);
-    }
+  }
+  // The forces every method reports (World::contact_report), on b, at their points of application; depth-tested
+  // like the contacts.
+  const std::vector<ReportedContact>& reported = world.contact_report().contacts;
+  const size_t force_stride = contact_draw_stride(reported.size());
+  for (size_t k = 0; view.show_impulses && k < reported.size(); k += force_stride) {
+    const ReportedContact& c = reported[k];
+    if (!all_finite(c.point) || !all_finite(c.normal_force) || !all_finite(c.friction_force)) continue;
+    contact_line(c.point, c.point + force_scale * c.normal_force, kNormalImpulseColor);
+    contact_line(c.point, c.point + force_scale * c.friction_force, kFrictionImpulseColor);
   }
   const PickState& pick = app.pick;
   if (pick.selected >= 0 && pick.selected < static_cast<int>(world.bodies.size())) {

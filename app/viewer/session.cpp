@@ -151,7 +151,7 @@ void forget_runtime_state(AppState& app) {
   app.scene.world.clear_drag();
   if (app.pick.selected >= static_cast<int>(app.scene.world.bodies.size())) app.pick.selected = -1;
   if (app.pick.selected_joint >= static_cast<int>(app.scene.world.joints.size())) app.pick.selected_joint = -1;
-  app.view.impulse_reference = 0.0f;
+  app.view.force_reference = 0.0f;
   app.compare.lane_errors.assign(app.compare.lanes.size(), std::string());
   for (World& lane : app.compare.lanes) lane.clear_drag();
   clear_lane_plots(app);
@@ -220,6 +220,12 @@ void record_lane_step(AppState& app, int lane) {
   p.contacts.push(float(s.contacts));
   p.iterations.push(float(s.iterations));
   p.residual.push(float(s.residual));
+  p.signorini.push(float(s.residuals.signorini));
+  p.cone.push(float(s.residuals.cone));
+  p.dissipation.push(float(s.residuals.dissipation));
+  p.complementarity.push(float(s.residuals.complementarity));
+  p.energy_change.push(float(s.energy_change));
+  p.momentum_error.push(std::isnan(s.momentum_error) ? 0.0f : float(s.momentum_error));
   if (lane > 0) {  // against lane 1 (lane 1's own would be 0)
     const Divergence d = divergence(w, app.scene.world);
     p.divergence_max.push(float(d.max));
@@ -559,7 +565,7 @@ void advance_simulation(AppState& app, double real_seconds) {
 
 bool switch_solver(AppState& app, const std::string& name, std::string* error) {
   if (!app.scene.world.set_solver(name, error)) return false;
-  app.view.impulse_reference = 0.0f;
+  app.view.force_reference = 0.0f;
   app.compare.plots[0] = LanePlots{};
   return true;
 }

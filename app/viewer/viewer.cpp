@@ -279,7 +279,7 @@ int run_viewer(const ViewerOptions& options) {
     viewer::timeline_frame(app, io.DeltaTime);
     const double step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();
     app.stats.fps.push(io.Framerate);
-    viewer::update_impulse_reference(app.view, app.scene.world.contacts());
+    viewer::update_force_reference(app.view, app.scene.world.contact_report());
     viewer::refresh_debug_drawing(app);  // the solvers' drawing at the poses just stepped to, for panels and drawing
     viewer::draw_panels(app);
     viewer::draw_scene_browser(app, [&thumbnails](const viewer::SceneEntry& e) { return thumbnails.texture(e); });

@@ -85,16 +85,20 @@ enum class MeshColoring : int { Body = 0, Normals };
 struct ViewState {
   bool show_contacts = true;
   bool show_normals = false;
-  bool show_impulses = false;
+  bool show_impulses = true;        // the contact force arrows (overlay "impulses"), from the contact report
   bool show_method = true;         // the method's own drawing (Solver::draw_debug; pid-penalty's pair states)
   bool show_grid = true;
   bool show_shadows = true;
   bool wireframe = false;
   float normal_length = 0.25f;     // m
-  bool auto_impulse_scale = true;  // the largest recent impulse is drawn `impulse_length` long
-  float impulse_length = 0.6f;     // m, with the automatic scale
-  float impulse_scale = 1.0f;      // m per N s, without it
-  float impulse_reference = 0.0f;  // N s: slowly decaying maximum for the automatic scale
+  bool auto_force_scale = true;    // the largest recent contact force is drawn `force_length` long
+  float force_length = 0.6f;       // m, with the automatic scale
+  float force_scale = 0.01f;       // m per N, without it
+  float force_reference = 0.0f;    // N: slowly decaying maximum for the automatic scale
+  // Metres of arrow per newton of contact force, as drawn now (0 before any force was seen).
+  double force_arrow_scale() const {
+    return auto_force_scale ? (force_reference > 0.0f ? double(force_length) / force_reference : 0.0) : force_scale;
+  }
   float drag_stiffness = 100.0f;   // N/m per kg of the dragged body
   float drag_damping = 12.0f;      // N s/m per kg
 
@@ -246,6 +250,9 @@ enum class CompareLayout : int { Split = 0, Overlay };
 struct LanePlots {
   History step_ms, max_penetration, mean_penetration, kinetic_energy, contacts, iterations, residual;
   History divergence_max, divergence_mean;  // m, against lane 1
+  // The physics residuals from the contact report (docs/residuals.md): m, N, W, W, J, N s (momentum: 0 where
+  // not measured).
+  History signorini, cone, dissipation, complementarity, energy_change, momentum_error;
 };
 
 struct CompareState {

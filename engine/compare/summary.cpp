@@ -1,7 +1,10 @@
 #include "compare/summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+
+#include "solvers/registry.h"
 
 namespace cl {
 
@@ -34,6 +37,12 @@ void ComparisonSummary::add(const Lanes& lanes) {
     a.sum_mean_pen += s.mean_penetration;
     a.sum_iterations += s.iterations;
     a.residual = s.residual;
+    a.sum_residuals.signorini += s.residuals.signorini;
+    a.sum_residuals.cone += s.residuals.cone;
+    a.sum_residuals.dissipation += s.residuals.dissipation;
+    a.sum_residuals.complementarity += s.residuals.complementarity;
+    if (!std::isnan(s.momentum_error)) a.momentum = std::max(a.momentum, s.momentum_error);
+    if (!std::isnan(s.angular_momentum_error)) a.angular_momentum = std::max(a.angular_momentum, s.angular_momentum_error);
   }
 }
 
@@ -54,6 +63,16 @@ std::vector<LaneSummary> ComparisonSummary::lanes(const Lanes& lanes) const {
     s.mean_penetration = a.sum_mean_pen / n;
     s.iterations_mean = a.sum_iterations / n;
     s.residual_last = a.residual;
+    if (const SolverInfo* info = find_solver(w.solver().name())) {
+      s.iterations_unit = info->iterations_unit;
+      s.residual_unit = info->residual_unit;
+    }
+    s.signorini = a.sum_residuals.signorini / n;
+    s.cone = a.sum_residuals.cone / n;
+    s.dissipation = a.sum_residuals.dissipation / n;
+    s.complementarity = a.sum_residuals.complementarity / n;
+    s.momentum_error = a.momentum >= 0.0 ? a.momentum : std::nan("");
+    s.angular_momentum_error = a.angular_momentum >= 0.0 ? a.angular_momentum : std::nan("");
     s.energy_start = a.energy_start;
     s.energy_end = total_energy(w);
     s.divergence = divergence(w, lanes.world(0));
@@ -65,21 +84,34 @@ std::vector<LaneSummary> ComparisonSummary::lanes(const Lanes& lanes) const {
 std::string comparison_table(const std::string& scene, double dt, int64_t steps,
                              const std::vector<LaneSummary>& lanes) {
   std::string out;
-  char buf[512];
+  char buf[1024];
   std::snprintf(buf, sizeof buf, "%s: %lld steps of %g s, %zu lanes\n", scene.c_str(), (long long)steps, dt,
                 lanes.size());
   out += buf;
-  std::snprintf(buf, sizeof buf, "%-4s %-32s %9s %9s %11s %11s %12s %12s %11s %11s %9s %11s\n", "lane", "solver",
-                "ms med", "ms p95", "max pen mm", "mean pen mm", "E start J", "E drift J", "div max m",
-                "div mean m", "iters", "residual");
+  // One number format (%.4g) throughout; every column with its unit. Each method's own iterations and residual
+  // are labelled with what they count, which differs between methods (docs/solvers.md).
+  std::snprintf(buf, sizeof buf, "%-4s %-32s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n",
+                "lane", "solver", "ms med", "ms p95", "max pen mm", "mean pen mm", "E start J", "E drift J",
+                "div max m", "div mean m", "signor mm", "cone N", "dissip W", "compl W", "mom N s", "angmom Nms",
+                "own iterations / step, own residual (unit)");
   out += buf;
+  auto measured = [](double v) {
+    char text[32];
+    if (std::isnan(v)) return std::string("-");
+    std::snprintf(text, sizeof text, "%.4g", v);
+    return std::string(text);
+  };
   for (size_t i = 0; i < lanes.size(); ++i) {
     const LaneSummary& l = lanes[i];
     std::string label = l.label.size() > 32 ? l.label.substr(0, 29) + "..." : l.label;
-    std::snprintf(buf, sizeof buf, "%-4zu %-32s %9.3f %9.3f %11.4g %11.4g %12.5g %12.4g %11.4g %11.4g %9.1f %11.4g%s\n",
+    std::snprintf(buf, sizeof buf,
+                  "%-4zu %-32s %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g "
+                  "%10s %10s  %.4g %s, %.4g %s%s\n",
                   i + 1, label.c_str(), l.ms_median, l.ms_p95, l.max_penetration * 1e3, l.mean_penetration * 1e3,
                   l.energy_start, l.energy_end - l.energy_start, l.divergence.max, l.divergence.mean,
-                  l.iterations_mean, l.residual_last, l.stopped ? "  STOPPED" : "");
+                  l.signorini * 1e3, l.cone, l.dissipation, l.complementarity, measured(l.momentum_error).c_str(),
+                  measured(l.angular_momentum_error).c_str(), l.iterations_mean, l.iterations_unit.c_str(),
+                  l.residual_last, l.residual_unit.c_str(), l.stopped ? "  STOPPED" : "");
     out += buf;
   }
   for (size_t i = 0; i < lanes.size(); ++i) {

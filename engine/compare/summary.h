@@ -26,8 +26,17 @@ struct LaneSummary {
   double energy_start = 0.0;       // J: kinetic plus potential energy before the first step
   double energy_end = 0.0;         // J: after the last step taken
   Divergence divergence;           // m: at the end, against lane 1 (0 for lane 1 itself)
-  double iterations_mean = 0.0;    // the solver's iterations per step (what they count is per solver)
-  double residual_last = 0.0;      // the solver's residual at the last step (its unit is per solver)
+  double iterations_mean = 0.0;    // the solver's iterations per step (what they count: iterations_unit)
+  double residual_last = 0.0;      // the solver's residual at the last step (in residual_unit)
+  std::string iterations_unit, residual_unit;  // SolverInfo's, for the lane's method
+  // The physics residuals (docs/residuals.md), each the mean over the steps of its value per step.
+  double signorini = 0.0;          // m
+  double cone = 0.0;               // N
+  double dissipation = 0.0;        // W
+  double complementarity = 0.0;    // W
+  // The largest momentum errors over the steps where they were measured (NaN: none was).
+  double momentum_error = 0.0;          // N s
+  double angular_momentum_error = 0.0;  // N m s
 };
 
 // Collects the lanes' figures as they step. Call begin() before the first step and add() after each.
@@ -42,6 +51,8 @@ class ComparisonSummary {
   struct Acc {
     std::vector<double> ms;
     double max_pen = 0.0, sum_mean_pen = 0.0, sum_iterations = 0.0, residual = 0.0, energy_start = 0.0;
+    ContactResiduals sum_residuals;
+    double momentum = -1.0, angular_momentum = -1.0;  // -1: not measured
     int64_t steps = 0;
   };
   std::vector<Acc> acc_;

@@ -14,24 +14,26 @@ std::span<const SolverInfo> solver_registry() {
   static const std::array<SolverInfo, 4> registry = {{
       {"lcp", "velocity-level LCP, projected Gauss-Seidel, friction box, error correction by projection",
        "Erleben 2004, Stable, Robust, and Versatile Multibody Dynamics Animation (PhD thesis)",
-       LcpSolver::param_specs(),
+       "PGS sweeps", "N s", LcpSolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new LcpSolver()); }},
       {"implicit-penalty",
        "point shells against signed distance fields, exact contact gradients, semi-implicit backward Euler "
        "per contact group, joints by Lagrange multipliers with an SVD Schur complement, PD servos",
        "Xu, Zhao, Barbic 2014, Implicit Multibody Penalty-Based Distributed Contact",
-       ImplicitPenaltySolver::param_specs(),
+       "solves + PGS sweeps", "N s", ImplicitPenaltySolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new ImplicitPenaltySolver()); }},
       {"volume",
        "intersection volumes as unilateral constraints (mono, or per cell), exact for box, sphere and plane pairs "
        "and from layered depth images for meshes and capsules, friction on the volume contact, velocity MLCP by "
        "projected Gauss-Seidel, position post-stabilisation to a regulated volume",
-       "Allard et al. 2010, Volume Contact Constraints at Arbitrary Resolution", VolumeSolver::param_specs(),
+       "Allard et al. 2010, Volume Contact Constraints at Arbitrary Resolution",
+       "PGS sweeps", "N s/m^2", VolumeSolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new VolumeSolver()); }},
       {"pid-penalty",
        "impulses for impacts, PID penalty forces on the bottom of the penetration volume for resting contact "
        "(point shells against signed distance fields), substeps of 1 ms, joints by the shared rows",
-       "Drumwright 2008, A Fast and Stable Penalty Method for Rigid Body Simulation", PidPenaltySolver::param_specs(),
+       "Drumwright 2008, A Fast and Stable Penalty Method for Rigid Body Simulation",
+       "substeps", "m/s", PidPenaltySolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new PidPenaltySolver()); }},
   }};
   return registry;

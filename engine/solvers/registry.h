@@ -16,6 +16,10 @@ struct SolverInfo {
   std::string name;
   std::string method;  // one line: what the method is
   std::string paper;   // the paper, short citation (docs/references.md gives the full one)
+  // What SolverStats::iterations counts and the unit of SolverStats::residual (the labels of the --compare
+  // columns; docs/solvers.md's "What the solvers report" says them in full).
+  std::string iterations_unit;
+  std::string residual_unit;
   std::span<const ParamSpec> params;
   std::function<std::unique_ptr<Solver>()> make;
 };

@@ -15,6 +15,7 @@
 #include "joints/joint.h"
 #include "solvers/debug_draw.h"
 #include "solvers/params.h"
+#include "telemetry/contact_report.h"
 #include "telemetry/telemetry.h"
 
 namespace cl {
@@ -104,6 +105,10 @@ class Solver {
   // Whether continuous collision also stops a fast body at another dynamic body (else only at fixed and
   // kinematic ones, as Box2D v3 does by default for all but its bullets).
   virtual bool continuous_between_dynamic_bodies() const { return true; }
+  // The contact report of the step just taken (telemetry/contact_report.h), called by World::step after
+  // integrate_positions with the bodies at the end of the step: each contact the method acted through, with the
+  // force it applied averaged over the step (docs/residuals.md). `out` comes cleared. Every method fills it.
+  virtual void report_contacts(const StepContext& ctx, ContactReport& out) const = 0;
   // Called when the solver takes over a running world: drop anything cached from another method.
   virtual void reset() {}
   // What this method, at its current parameters, does not honour in a scene with these features: one sentence

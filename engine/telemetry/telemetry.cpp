@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 #include <string_view>
@@ -41,7 +42,17 @@ namespace {
 constexpr const char* kCsvColumns =
     "step,time,wall_ms,broad_phase_ms,narrow_phase_ms,graph_ms,solve_ms,integrate_ms,"
     "pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,mean_penetration,"
-    "kinetic_energy,potential_energy";
+    "kinetic_energy,potential_energy,signorini_m,adhesion_N,cone_N,dissipation_W,complementarity_W,normal_force_N,"
+    "energy_change_J,momentum_error_Ns,angular_momentum_error_Nms";
+
+// A measure, or nothing for one not measured (NaN).
+struct Measured {
+  double v;
+};
+std::ostream& operator<<(std::ostream& out, Measured m) {
+  if (!std::isnan(m.v)) out << m.v;
+  return out;
+}
 
 void csv_header(std::ostream& out, const std::vector<SolverColumn>& extra, std::string_view leading = {}) {
   out.precision(10);
@@ -59,6 +70,10 @@ void csv_row(std::ostream& out, const StepStats& s, const std::vector<SolverColu
       << p.graph << ',' << p.solve << ',' << p.integrate << ',' << s.pairs << ',' << s.contacts << ','
       << s.groups << ',' << s.layers << ',' << s.sleeping << ',' << s.iterations << ',' << s.residual << ','
       << s.max_penetration << ',' << s.mean_penetration << ',' << s.kinetic_energy << ',' << s.potential_energy;
+  const ContactResiduals& r = s.residuals;
+  out << ',' << r.signorini << ',' << r.adhesion << ',' << r.cone << ',' << r.dissipation << ',' << r.complementarity
+      << ',' << r.normal_force << ',' << s.energy_change << ',' << Measured{s.momentum_error} << ','
+      << Measured{s.angular_momentum_error};
   const auto stages = s.sub_stages.stages();
   const auto counters = s.counters.counters();
   for (const SolverColumn& c : extra) {

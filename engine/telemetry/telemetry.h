@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/output_file.h"
+#include "telemetry/residuals.h"
 
 namespace cl {
 
@@ -109,6 +110,13 @@ struct StepStats {
   double mean_penetration = 0.0; // m: the mean depth of the penetrating contacts (World::mean_penetration)
   double kinetic_energy = 0.0;   // J
   double potential_energy = 0.0; // J
+  // The physics residuals of the step, from the method's contact report (docs/residuals.md).
+  ContactResiduals residuals;
+  double energy_change = 0.0;    // J: kinetic plus potential energy after the step minus before
+  // |P(t+h) - P(t)|, N s, and |L(t+h) - L(t)| about the origin, N m s, when no external force acts on the
+  // bodies in the step (no gravity, applied force, drag, fixed or kinematic contact, joint to one); else NaN.
+  double momentum_error = kNotMeasured;
+  double angular_momentum_error = kNotMeasured;
   SubStages sub_stages;          // the solver's own stages, nested in profile's narrow_phase, solve and integrate
   SolverCounters counters;       // the solver's own counters (docs/solvers.md, "What the solvers report")
 };
@@ -159,7 +167,8 @@ class Recorder {
 
   // Columns: step,time,wall_ms,broad_phase_ms,narrow_phase_ms,graph_ms,solve_ms,integrate_ms,
   //          pairs,contacts,groups,layers,sleeping,iterations,residual,max_penetration,mean_penetration,
-  //          kinetic_energy,potential_energy
+  //          kinetic_energy,potential_energy,signorini_m,adhesion_N,cone_N,dissipation_W,complementarity_W,
+  //          normal_force_N,energy_change_J,momentum_error_Ns,angular_momentum_error_Nms (empty when not measured)
   // then <name>_ms for every solver sub-stage and <name> for every solver counter of any row, in order of first
   // appearance (empty in rows whose solver has no such stage or counter).
   bool write_csv(const std::string& path, std::string* error) const;

@@ -118,6 +118,8 @@ StepResult World::step() {
     apply_forces(forces, bodies, step_count_, time_, settings.dt);
     apply_drag();
     solver_->begin_step();
+    const double energy_before = kinetic_energy() + potential_energy();
+    const MomentumSample momentum_before = momentum();
     bool found = false;
     {
       ScopedTimer t(stats.profile.broad_phase);
@@ -145,6 +147,18 @@ StepResult World::step() {
       solver_->integrate_positions(ctx);
       if (settings.continuous && check_finite("integrate", result)) continuous_collision();
     }
+    report_.clear();
+    report_.dt = settings.dt;
+    if (found && result.ok) {
+      solver_->report_contacts(ctx, report_);
+      stats.residuals = contact_residuals(report_);
+      if (isolated()) {
+        const MomentumSample after = momentum();
+        stats.momentum_error = (after.linear - momentum_before.linear).norm();
+        stats.angular_momentum_error = (after.angular - momentum_before.angular).norm();
+      }
+    }
+    stats.energy_change = kinetic_energy() + potential_energy() - energy_before;
     if (result.ok && check_finite("integrate", result) && check_speed("integrate", result))
       check_not_through_planes("integrate", result);
     update_servo_coordinates(joints, bodies);  // hinge servos count whole turns
@@ -458,6 +472,30 @@ double World::potential_energy() const {
   for (const Body& b : bodies)
     if (b.is_dynamic()) e -= b.mass * settings.gravity.dot(b.position);
   return e;
+}
+
+bool World::isolated() const {
+  if (!settings.gravity.isZero(0.0) || !forces.empty() || drag_.body >= 0) return false;
+  for (const Body& b : bodies)
+    if (b.is_dynamic() && (!b.force.isZero(0.0) || !b.torque.isZero(0.0))) return false;
+  for (const Contact& c : contacts_)
+    if (!bodies[size_t(c.a)].is_dynamic() || !bodies[size_t(c.b)].is_dynamic()) return false;
+  for (const Joint& j : joints)
+    if ((j.body_a >= 0 && !bodies[size_t(j.body_a)].is_dynamic()) ||
+        (j.body_b >= 0 && !bodies[size_t(j.body_b)].is_dynamic()) || j.body_a < 0 || j.body_b < 0)
+      return false;
+  return true;
+}
+
+MomentumSample World::momentum() const {
+  MomentumSample m;
+  for (const Body& b : bodies)
+    if (b.is_dynamic()) {
+      const Vec3 p = b.mass * b.linear_velocity;
+      m.linear += p;
+      m.angular += b.position.cross(p) + b.inertia_world() * b.angular_velocity;
+    }
+  return m;
 }
 
 double World::max_penetration() const {

@@ -120,6 +120,9 @@ class World {
   int64_t step_count() const { return step_count_; }
   const ContactList& contacts() const { return contacts_; }
   const StepStats& last_stats() const { return stats_; }
+  // What the method reported of each contact in the last step (Solver::report_contacts): forces averaged over
+  // the step, relative velocities at its end. The residuals of StepStats come from it.
+  const ContactReport& contact_report() const { return report_; }
   // The bodies continuous collision stopped short of their step's end in the last step, by index.
   const std::vector<int>& last_swept_stops() const { return swept_stops_; }
   // Contact group of each body in the last step, -1 for a body in none (see ContactGraph::group_of_body).
@@ -171,6 +174,10 @@ class World {
   void continuous_collision();
   void apply_drag();
   bool check_finite(const char* stage, StepResult& result) const;
+  // True when nothing outside the dynamic bodies acts on them in this step (no gravity, applied force or drag,
+  // no contact with a fixed or kinematic body, no joint to one): their momentum is then conserved.
+  bool isolated() const;
+  MomentumSample momentum() const;
   bool check_speed(const char* stage, StepResult& result) const;
   bool check_not_through_planes(const char* stage, StepResult& result) const;
   // The parameters of the named method as this world has them: the active solver's, or those kept for it; null
@@ -215,6 +222,7 @@ class World {
   BroadPhase swept_broadphase_;  // continuous collision's, over the boxes the bodies sweep in a step
   DragSpring drag_;
   StepStats stats_;
+  ContactReport report_;
   double time_ = 0.0;
   int64_t step_count_ = 0;
   int64_t solver_changes_ = 0;

@@ -25,7 +25,7 @@ for doc in "$cli_doc" "$solvers_doc" "$conformance_doc"; do
 done
 # The metrics columns are exactly those docs/cli.md lists: the fixed ones, then the solver's own stages as its
 # row of "What the solvers report" (docs/solvers.md) lists them.
-doc_columns=$(grep -o '`step,time,[a-z_,]*`' "$cli_doc" | tr -d '`')
+doc_columns=$(grep -o '`step,time,[A-Za-z_,]*`' "$cli_doc" | tr -d '`')
 stage_columns() {  # stage_columns SOLVER: the documented <stage>_ms columns of that solver
   sed -n '/<!-- solver-report:begin -->/,/<!-- solver-report:end -->/p' "$solvers_doc" | grep "^| \`$1\` |" |
     grep -o '`[a-z_]*_ms[a-z_,]*`' | tr -d '`'
@@ -188,5 +188,23 @@ cmp -s "$scene" "$out/kept.lanes.json" || { echo "FAIL compare_sidecar_overwrite
 # A lane that blows up stops with exit 3, naming the lane; the others run to the end and the table is printed.
 check compare_blowup 3 "lane 1 (lcp): blow-up: body 'slug'" -- "$exe" --compare lcp,volume "$out/fast.json" --steps 5
 grep -qF "STOPPED" "$out/compare_blowup.out" || { echo "FAIL compare_blowup table:"; cat "$out/compare_blowup.out"; fail=1; }
+# The table labels the residuals and each method's own figures with their units (docs/residuals.md).
+for want in "cone N" "compl W" "mom N s" "PGS sweeps," "N s/m^2"; do
+  grep -qF -- "$want" "$out/compare_one_thread.out" || { echo "FAIL compare table lacks '$want'"; fail=1; }
+done
+
+# --sweep: one row per method and step against the case's closed form, CSV to --out; lists only with --sweep.
+check sweep 0 "" -- "$exe" --sweep incline_friction --dt 1/60,1/100 --solver lcp --iterations 5,10 --out "$out/sweep.csv"
+[ "$(head -1 "$out/sweep.csv")" = "target,reference,solver,dt,iterations,error,unit,wall_s,cpu_s,steps,message" ] &&
+  [ "$(grep -c '^incline_friction,closed form,lcp,' "$out/sweep.csv")" = 4 ] &&
+  grep -q '^incline_friction,closed form,lcp,0.01,10,[0-9.e-]*,m/s,[0-9.e-]*,[0-9.e-]*,0,$' "$out/sweep.csv" ||
+  { echo "FAIL sweep.csv:"; cat "$out/sweep.csv"; fail=1; }
+check sweep_scene 0 "" -- "$exe" --sweep "$scene" --dt 1/60 --solver lcp --duration 0.5 --out "$out/sweep_scene.csv"
+grep -q '^.*sphere_and_box.json,same method at dt/16,lcp,0.0166667,,[0-9.e-]*,m,' "$out/sweep_scene.csv" ||
+  { echo "FAIL sweep_scene.csv:"; cat "$out/sweep_scene.csv"; fail=1; }
+check sweep_unknown 2 "is no conformance case, and does not load as a scene" -- "$exe" --sweep no_such_case --dt 1/60
+check sweep_no_dt 2 "--sweep needs --dt LIST" -- "$exe" --sweep incline_friction
+check dt_list 2 "--dt takes one time step" -- "$exe" --headless "$scene" --steps 1 --dt 1/60,1/30
+check iterations_alone 2 "--iterations is for --sweep" -- "$exe" --headless "$scene" --steps 1 --iterations 5
 
 exit $fail

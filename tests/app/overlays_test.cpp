@@ -39,7 +39,7 @@ TEST(Overlays, LabelsAndFieldsAreUniqueAndFound) {
     EXPECT_FALSE(std::string(o.help).empty());
     EXPECT_EQ(find_overlay(o.field), &o) << "another overlay switches the same field";
   }
-  EXPECT_EQ(find_overlay(&ViewState::auto_impulse_scale), nullptr);  // a View panel switch that is not an overlay
+  EXPECT_EQ(find_overlay(&ViewState::auto_force_scale), nullptr);  // a View panel switch that is not an overlay
 }
 
 std::string read_source(const std::string& relative) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -72,16 +73,17 @@ TEST(PlotMath, UnitsTakeThePrefixOfTheirValues) {
   EXPECT_EQ(scale_unit("m", 0.0).unit, "m");
 }
 
-TEST(PlotMath, EightPlotsFitTheComparePanelAtBothSizes) {
-  // The plot area of the Compare panel at 1280x720 and at 1920x1080 (panels.cpp: 40% of the height, less the
-  // controls; the width between the left column and the window's edge).
-  for (const auto& [w, h] : {std::pair{890.0f, 205.0f}, std::pair{1550.0f, 360.0f}}) {
-    for (int n : {8, 9}) {
-      const GridShape g = plot_grid_shape(n, w, h, 200.0f, 56.0f, 3.0f);
+TEST(PlotMath, FifteenPlotsFitTheComparePanelAtBothSizes) {
+  // The plot area of the Compare panel at 1280x720 and at 1920x1080 (panels_shared.cpp: 40% of the height, less
+  // the row of controls; the width between the left column and the window's edge; measured in the viewer: 900 x
+  // 230 and 1540 x 374), less the grid's note line (17 pixels). Every plot of the panel without scrolling.
+  for (const auto& [w, h] : {std::pair{900.0f, 213.0f}, std::pair{1540.0f, 357.0f}}) {
+    for (int n : {13, 14, 15}) {
+      const GridShape g = plot_grid_shape(n, w, h, 165.0f, 60.0f, 3.0f);
       EXPECT_GE(g.columns * g.rows, n);
       EXPECT_LE(float(g.rows) * g.cell_height, h + 1e-3f) << n << " plots in " << w << " x " << h;
-      EXPECT_GE(g.cell_width, 200.0f);
-      EXPECT_GE(g.cell_height, 56.0f);
+      EXPECT_GE(g.cell_width, 165.0f);
+      EXPECT_GE(g.cell_height, 60.0f);
     }
   }
   // Too little room: the rows keep their least height and the grid scrolls.
@@ -89,6 +91,44 @@ TEST(PlotMath, EightPlotsFitTheComparePanelAtBothSizes) {
   EXPECT_EQ(tall.columns, 1);
   EXPECT_EQ(tall.cell_height, 56.0f);
   EXPECT_EQ(plot_grid_shape(0, 300.0f, 100.0f, 200.0f, 56.0f, 3.0f).rows, 0);
+}
+
+// Beside a plot: "avg / max" where the plot keeps its least width, else the maxima, else nothing.
+TEST(PlotMath, SummaryColumnGivesWayToThePlot) {
+  // A cell of 176 pixels at 1280x720, tick labels 30 wide: "0.00437 / 0.0932" (118) leaves 28, "0.0932" (48) 98.
+  EXPECT_EQ(fit_summary_column(176.0f, 30.0f, 118.0f, 48.0f, 70.0f), SummaryColumn::MaxOnly);
+  EXPECT_EQ(fit_summary_column(304.0f, 30.0f, 118.0f, 48.0f, 70.0f), SummaryColumn::Both);  // at 1920x1080
+  EXPECT_EQ(fit_summary_column(140.0f, 30.0f, 118.0f, 48.0f, 70.0f), SummaryColumn::None);
+  EXPECT_EQ(fit_summary_column(218.0f, 30.0f, 118.0f, 48.0f, 70.0f), SummaryColumn::Both);  // exactly 70 left
+  // The grid takes the sparsest of its cells' columns for all of them.
+  EXPECT_EQ(std::max(SummaryColumn::Both, SummaryColumn::MaxOnly), SummaryColumn::MaxOnly);
+  EXPECT_EQ(std::max(SummaryColumn::None, SummaryColumn::MaxOnly), SummaryColumn::None);
+}
+
+// A plot is named instead of drawn only when every series holds one value throughout, the same in all of them.
+TEST(PlotMath, SameConstantAcrossSeries) {
+  History zero, zero2, moving, other;
+  for (int i = 0; i < 30; ++i) {
+    zero.push(0.0);
+    zero2.push(0.0);
+    moving.push(i == 29 ? 1e-9 : 0.0);
+    other.push(2.0);
+  }
+  double value = -1.0;
+  const History* const both_zero[] = {&zero, &zero2};
+  EXPECT_TRUE(same_constant(both_zero, &value));
+  EXPECT_EQ(value, 0.0);
+  const History* const one_moves[] = {&zero, &moving};
+  EXPECT_FALSE(same_constant(one_moves, &value));
+  const History* const two_values[] = {&zero, &other};
+  EXPECT_FALSE(same_constant(two_values, &value));
+  const History* const single[] = {&other};
+  EXPECT_TRUE(same_constant(single, &value));
+  EXPECT_EQ(value, 2.0);
+  History empty;
+  const History* const none[] = {&empty};
+  EXPECT_FALSE(same_constant(none, &value));  // no samples yet: plotted (empty), not named
+  EXPECT_FALSE(same_constant(std::span<const History* const>{}, &value));
 }
 
 // Summaries beside a plot: 3 significant digits, counts in the thousands without an exponent.

@@ -77,7 +77,7 @@ TEST(ViewSpec, ViewSpecSetsVolumeOverlays) {
   AppState app = open_default();
   std::string error;
   EXPECT_FALSE(wants_volume_layers(app.view));
-  EXPECT_EQ(debug_request(app.view).layers, unsigned(kDebugMethod));  // the method's own drawing is on by default
+  EXPECT_EQ(debug_request(app.view, 1.0 / 60.0).layers, unsigned(kDebugMethod));  // the method's own drawing is on by default
   ASSERT_TRUE(apply_view_spec(app, "volumes=xz,gradients,cells", &error)) << error;
   EXPECT_TRUE(app.view.show_volumes);
   EXPECT_TRUE(app.view.volume_axes[0]);
@@ -86,7 +86,7 @@ TEST(ViewSpec, ViewSpecSetsVolumeOverlays) {
   EXPECT_TRUE(app.view.show_volume_gradients);
   EXPECT_TRUE(app.view.show_volume_cells);
   EXPECT_FALSE(app.view.volume_last_stage);
-  const DebugRequest r = debug_request(app.view);
+  const DebugRequest r = debug_request(app.view, 1.0 / 60.0);
   EXPECT_EQ(r.layers, unsigned(kDebugMethod | kDebugVolumes | kDebugVolumeGradients | kDebugVolumeCells));
   EXPECT_EQ(r.volume_axes, (std::array<bool, 3>{true, false, true}));
   EXPECT_EQ(r.max_intervals_per_axis, app.view.volume_interval_limit);
@@ -94,7 +94,7 @@ TEST(ViewSpec, ViewSpecSetsVolumeOverlays) {
   EXPECT_FALSE(app.view.show_volume_gradients);
   EXPECT_TRUE(app.view.volume_last_stage);
   EXPECT_EQ(app.view.volume_axes, (std::array<bool, 3>{true, true, true}));
-  EXPECT_EQ(debug_request(app.view).layers, unsigned(kDebugVolumes | kDebugVolumeCells));
+  EXPECT_EQ(debug_request(app.view, 1.0 / 60.0).layers, unsigned(kDebugVolumes | kDebugVolumeCells));
   EXPECT_FALSE(apply_view_spec(app, "volumes=w", &error));
   EXPECT_NE(error.find("volumes=w"), std::string::npos) << error;
   EXPECT_FALSE(apply_view_spec(app, "volumes=", &error));

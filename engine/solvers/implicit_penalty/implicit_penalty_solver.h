@@ -60,6 +60,7 @@ class ImplicitPenaltySolver final : public Solver {
   bool concurrent_collide() const override { return true; }
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
+  void report_contacts(const StepContext& ctx, ContactReport& out) const override;
   // Touching, where the physical model's springs already act (from `skin` outside the surfaces on); without a
   // skin, or under the per-point model, the depth at which a resting load is held, `penetration`.
   double continuous_depth() const override {

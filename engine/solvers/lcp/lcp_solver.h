@@ -30,6 +30,7 @@ class LcpSolver final : public Solver {
   void begin_step() override;
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
+  void report_contacts(const StepContext& ctx, ContactReport& out) const override;
   // The penetration the error correction leaves in place: a contact there is found whatever the margin.
   double continuous_depth() const override { return set_.allowed_penetration; }
   void reset() override { joint_warm_.clear(); }

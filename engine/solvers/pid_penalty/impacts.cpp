@@ -129,6 +129,7 @@ void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
       B.angular_velocity += Ib * rb.cross(j);
       A.linear_velocity -= ia * j;
       A.angular_velocity -= Ia * ra.cross(j);
+      add_to_report(pair, t.normal, j, t.centre);
       // The other pairs of a body this impulse moved are struck (Fig. 2: a third body strikes a resting pair).
       for (const int body : {t.a, t.b}) {
         if (!work[size_t(body)].is_dynamic()) continue;

@@ -178,6 +178,7 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     if (!record) continue;
     pair.deepest = deepest;
     pair.normal_force = total;
+    pair.friction_force = ft;
     pair.centre = centre;
     pair.twist_stiffness = twist_stiffness;
     pair.twist_limit = twist_limit;

@@ -215,7 +215,11 @@ double PidPenaltySolver::stable_substep(const std::vector<Body>& bodies) {
 
 void PidPenaltySolver::solve_velocities(StepContext& ctx) {
   const size_t n = ctx.bodies.size();
-  for (auto& [key, pair] : pairs_) pair.present = false;
+  for (auto& [key, pair] : pairs_) {
+    pair.present = false;
+    pair.step_impulse = pair.step_point_sum = Vec3::Zero();
+    pair.step_weight = 0.0;
+  }
   views_.clear();
   // Every contact comes from this method's collide (World::set_solver drops the contacts of another), which keeps
   // the pair; a pair without contacts this step has separated.
@@ -301,10 +305,13 @@ void PidPenaltySolver::end_substep(const std::vector<Body>& work, double h) {
   for (auto& [key, pair] : pairs_) {
     if (pair.mode != Mode::Penalty) continue;
     pair.integral = keep * pair.integral + fraction * pair.deepest;
-    if (pair.normal_force <= 0.0 || pair.friction <= 0.0) continue;
     const Body& A = work[size_t(key.first)];
     const Body& B = work[size_t(key.second)];
     const Vec3 n = contact_normal(work, pair, motions_, key);
+    // The substep's contact force for the report: the springs' and, but under RK4, the implicit damping's.
+    const double applied = pair.normal_force + (set_.integrator == Integrator::Rk4 ? 0.0 : pair.damping_force);
+    if (applied > 0.0) add_to_report(pair, n, h * (applied * n + pair.friction_force), pair.centre);
+    if (pair.normal_force <= 0.0 || pair.friction <= 0.0) continue;
     const Vec3 u = B.velocity_at(pair.centre) - A.velocity_at(pair.centre);
     pair.stretch += h * (u - n.dot(u) * n);
     pair.stretch -= n.dot(pair.stretch) * n;

@@ -61,6 +61,7 @@ class PidPenaltySolver final : public Solver {
   // edge, was put back at the start of the step, step after step: the straight line between its poses dips its
   // edge 30 um below the ground, past the quarter of its half thickness allowed without.
   double continuous_depth() const override;
+  void report_contacts(const StepContext& ctx, ContactReport& out) const override;
   void reset() override;
   // unsupported(): the default, nothing: materials (restitution through the impacts) and joints (the shared rows).
 
@@ -165,7 +166,15 @@ class PidPenaltySolver final : public Solver {
     // The rows solve_springs held at their bound in the last substep (SpringRow::point, ascending): the next
     // substep's solve starts from them.
     std::vector<int> held;
+    Vec3 friction_force{0, 0, 0};   // N, on b, of the last recorded force evaluation
+    // The step's impulse on b (impacts' impulses, penalty forces times their substeps), N s, and the sum of the
+    // points it acted at weighted by its normal part, for the contact report (pid_penalty_report.cpp).
+    Vec3 step_impulse{0, 0, 0};
+    Vec3 step_point_sum{0, 0, 0};
+    double step_weight = 0.0;
   };
+  // Adds an impulse on b acting at `point` to the pair's step total (the contact report's).
+  static void add_to_report(Pair& pair, const Vec3& normal, const Vec3& impulse, const Vec3& point);
   using PairKey = std::pair<int, int>;
 
   // The state the forces are evaluated at (a substep's start, or an RK4 stage).

@@ -61,6 +61,7 @@ class VolumeSolver final : public Solver {
   bool concurrent_collide() const override { return false; }
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
+  void report_contacts(const StepContext& ctx, ContactReport& out) const override;
   // The depth post-stabilisation keeps, at least half a pixel: a layer that deep over a contact patch crosses
   // pixel centres, so the images see a volume and its row stops the approach.
   double continuous_depth() const override { return std::max(set_.rest_depth, 0.5) * set_.pixel_size; }

@@ -27,7 +27,9 @@ std::string temp_path(const std::string& name) {
 
 const std::string kFixed =
     "step,time,wall_ms,broad_phase_ms,narrow_phase_ms,graph_ms,solve_ms,integrate_ms,pairs,contacts,groups,"
-    "layers,sleeping,iterations,residual,max_penetration,mean_penetration,kinetic_energy,potential_energy";
+    "layers,sleeping,iterations,residual,max_penetration,mean_penetration,kinetic_energy,potential_energy,"
+    "signorini_m,adhesion_N,cone_N,dissipation_W,complementarity_W,normal_force_N,energy_change_J,"
+    "momentum_error_Ns,angular_momentum_error_Nms";
 
 }  // namespace
 
