@@ -54,6 +54,7 @@ constexpr int kBatchesPerThreadLevel = 8;   // each thread's least share of a le
 struct Shape {
   int rows = 0;
   uint32_t starts = 0;  // bit i: row i leads a group
+  uint32_t disc = 0;    // bit i: row i is the second of a disc pair (Row::cone), updated with row i - 1
   std::array<int8_t, kMaxBlockRows> normal{};
   bool operator==(const Shape&) const = default;
 };
@@ -156,6 +157,7 @@ bool build_blocks(std::span<const Row> rows, size_t body_count, bool coloured, L
     shape.rows = block.rows;
     for (int i = block.rows; i < kMaxBlockRows; ++i) shape.normal[size_t(i)] = -1;
     shape.starts &= (uint32_t(1) << block.rows) - 1;
+    shape.disc &= (uint32_t(1) << block.rows) - 1;
     const auto it = std::find(L.shapes.begin(), L.shapes.end(), shape);
     block.shape = int(it - L.shapes.begin());
     if (it == L.shapes.end()) L.shapes.push_back(shape);
@@ -183,9 +185,16 @@ bool build_blocks(std::span<const Row> rows, size_t body_count, bool coloured, L
     const Block& block = L.blocks.back();
     if (r.normal_row >= 0 && (r.normal_row < block.first || size_t(r.normal_row) >= i)) return false;
     const int at = int(i) - block.first;
+    // A disc pair: First right before Second in the block, both friction rows of one normal row.
+    const bool first = r.cone == FrictionCone::First, second = r.cone == FrictionCone::Second;
+    if ((first || second) && r.normal_row < 0) return false;
+    if (first && (i + 1 >= rows.size() || rows[i + 1].cone != FrictionCone::Second)) return false;
+    if (second && (at == 0 || rows[i - 1].cone != FrictionCone::First || rows[i - 1].normal_row != r.normal_row))
+      return false;
     shape.normal[size_t(at)] = int8_t(r.normal_row >= 0 ? r.normal_row - block.first : -1);
-    if (at == 0) shape.starts = 0;
+    if (at == 0) shape.starts = shape.disc = 0;
     if (!r.follows) shape.starts |= uint32_t(1) << at;
+    if (second) shape.disc |= uint32_t(1) << at;
     if (r.moves_a()) L.moved[size_t(block.a)] = 1;
     if (r.moves_b()) L.moved[size_t(block.b)] = 1;
   }
@@ -350,8 +359,55 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
     }
   }
   Lanes residual = {0, 0, 0, 0};
+  // Rows i - 1 and i of every batch, a disc pair (relax_disc in pgs_sweep.h, operation for operation).
+  auto update_disc = [&](int i) {
+    for (int n = 0; n < N; ++n) {
+      T* f1 = data[n] + size_t(i - 1) * kFields * W;
+      T* f2 = data[n] + size_t(i) * kFields * W;
+      const Lanes radius = load<T>(f2 + kMu * W) * load<T>(data[n] + (size_t(shape.normal[size_t(i)]) * kFields + kLambda) * W);
+      Lanes x[2], l[2], step[2];
+      T* const fs[2] = {f1, f2};
+      {
+        // disc_steps (pgs_sweep.h): min(inv_1, inv_2) as std::min takes it, or each row's own where it is 0.
+        const Lanes inv1 = load<T>(f1 + kInvDiag * W), inv2 = load<T>(f2 + kInvDiag * W);
+        const Lanes c = inv2 < inv1 ? inv2 : inv1;
+        const Lanes zero = {0, 0, 0, 0};
+        step[0] = c > zero ? c : inv1;
+        step[1] = c > zero ? c : inv2;
+      }
+      for (int k = 0; k < 2; ++k) {
+        const T* f = fs[k];
+        auto field = [f](int j) { return load<T>(f + j * kWidth); };
+        auto dot = [&](int j, const Lanes* u) { return field(j) * u[0] + field(j + 1) * u[1] + field(j + 2) * u[2]; };
+        const Lanes value = dot(kJaLin, ua[n]) + dot(kJaAng, ua[n] + 3) + dot(kJbLin, ub[n]) + dot(kJbAng, ub[n] + 3);
+        l[k] = field(kLambda);
+        x[k] = l[k] - step[k] * (value - field(kTarget) + field(kCfm) * l[k]);
+      }
+      const Lanes norm2 = x[0] * x[0] + x[1] * x[1];
+      Lanes root;
+      for (int lane = 0; lane < W; ++lane) root[lane] = std::sqrt(norm2[lane]);
+      const Lanes one = {1, 1, 1, 1};
+      const Lanes k = norm2 > radius * radius ? radius / root : one;
+      for (int j = 0; j < 2; ++j) {
+        const Lanes next = x[j] * k;
+        const Lanes d = next - l[j];
+        store<T>(fs[j] + kLambda * W, next);
+        const Lanes size = d < T(0) ? -d : d;
+        residual = size > residual ? size : residual;
+        const T* f = fs[j];
+        for (int c = 0; c < 3; ++c) {
+          ua[n][c] += d * load<T>(f + (kBaLin + c) * W);
+          ua[n][3 + c] += d * load<T>(f + (kBaAng + c) * W);
+          ub[n][c] += d * load<T>(f + (kBbLin + c) * W);
+          ub[n][3 + c] += d * load<T>(f + (kBbAng + c) * W);
+        }
+      }
+    }
+  };
   // Row i of every batch: independent chains side by side, which the processor overlaps.
   auto update_row = [&](int i) {
+    if (shape.disc >> i & 1u) return update_disc(i);
+    if (i + 1 < shape.rows && (shape.disc >> (i + 1) & 1u)) return;  // a disc pair's first row: with the second
     for (int n = 0; n < N; ++n) {
       T* f = data[n] + size_t(i) * kFields * W;
       auto field = [f](int k) { return load<T>(f + k * kWidth); };

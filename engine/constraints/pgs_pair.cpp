@@ -55,7 +55,7 @@ struct CompactRow {
   int32_t index;    // the row's place in the caller's list (its impulse is lam[index])
   int32_t normal;   // the row whose impulse bounds this one (+-mu lam[normal]), or -1 for [lo, hi]
   int32_t lead;     // 1 when it leads its group (a row and the rows that follow it) among the kept rows
-  int32_t unused;
+  int32_t cone;     // Row::cone: 0 box, 1 first of a disc pair, 2 second (updated with the row before it)
 };
 
 struct Run {
@@ -98,30 +98,70 @@ double sweep_run(const CompactRow* rows, size_t count, double* lam, BodyVelocity
   double v0 = moving.v.x(), v1 = moving.v.y(), v2 = moving.v.z();
   double w0 = moving.w.x(), w1 = moving.w.y(), w2 = moving.w.z();
   double residual = 0.0;
-  auto update = [&](const CompactRow& r) {
-    double lo = r.lo, hi = r.hi;
-    if (r.normal >= 0) {
-      hi = r.mu * lam[r.normal];
-      lo = -hi;
-    }
+  // The unbounded update x = lambda - step w of row r, w = J u - target + cfm lambda (step: 1 / A_ii, or a disc
+  // pair's, disc_steps).
+  auto unbounded = [&](const CompactRow& r, double step) {
     const double lin = dot3(r.j, v0, v1, v2), ang = dot3(r.j + 3, w0, w1, w2);
     double value;
     if constexpr (kSide == Frozen::kA)
       value = r.k0 + lin + ang;  // ((J_a u_a) + J_b,lin u_b,v) + J_b,ang u_b,w
     else
       value = lin + ang + r.k0 + r.k1;  // ((J_a,lin u_a,v + J_a,ang u_a,w) + J_b,lin u_b,v) + J_b,ang u_b,w
-    double& lambda = lam[r.index];
+    const double lambda = lam[r.index];
     double w;
     if constexpr (kNoBias) {
       // (value - 0) + 0 lambda, without two operations on the chain from the velocity: value - (+0) is value in
       // every case, and adding 0 lambda (a zero; a non-finite lambda ends in the other paths) can only turn a -0
       // into +0. A zero w's sign changes nothing: lambda - w / A_ii then equals lambda in value, so the clamp
-      // gives lo or hi as it would, or a value equal to lambda, and d == 0 leaves everything as it was.
+      // gives lo or hi as it would, or a value equal to lambda, and d == 0 leaves everything as it was (in a
+      // disc pair, x differs at most in the sign of a zero, and so do x k and d).
       w = value;
     } else {
       w = value - r.target + r.cfm * lambda;
     }
-    const double x = lambda - r.inv_diag * w;
+    return lambda - step * w;
+  };
+  auto apply = [&](const CompactRow& r, double d) {
+    v0 += d * r.m[0];
+    v1 += d * r.m[1];
+    v2 += d * r.m[2];
+    w0 += d * r.m[3];
+    w1 += d * r.m[4];
+    w2 += d * r.m[5];
+  };
+  auto update = [&](size_t i) {
+    const CompactRow& r = rows[i];
+    if (r.cone == 1) return;  // a disc pair's first row: updated with its second
+    if (r.cone == 2) {
+      // The disc pair rows[i - 1], rows[i] (relax_disc in pgs_sweep.h, operation for operation).
+      const CompactRow& f = rows[i - 1];
+      const double radius = r.normal >= 0 ? r.mu * lam[r.normal] : r.hi;
+      double c1, c2;
+      disc_steps(f.inv_diag, r.inv_diag, c1, c2);
+      const double x1 = unbounded(f, c1), x2 = unbounded(r, c2);
+      const double norm2 = x1 * x1 + x2 * x2;
+      const double k = norm2 > radius * radius ? radius / std::sqrt(norm2) : 1.0;
+      double& l1 = lam[f.index];
+      double& l2 = lam[r.index];
+      const double d1 = x1 * k - l1, d2 = x2 * k - l2;
+      if (d1 != 0.0) {
+        l1 = x1 * k;
+        apply(f, d1);
+      }
+      if (d2 != 0.0) {
+        l2 = x2 * k;
+        apply(r, d2);
+      }
+      residual = std::max(residual, std::max(std::abs(d1), std::abs(d2)));
+      return;
+    }
+    double lo = r.lo, hi = r.hi;
+    if (r.normal >= 0) {
+      hi = r.mu * lam[r.normal];
+      lo = -hi;
+    }
+    double& lambda = lam[r.index];
+    const double x = unbounded(r, r.inv_diag);
     // d = clamp(x, lo, hi) - lambda with the subtraction taken on each of std::clamp's three outcomes: the same
     // operand minus lambda, so the same bits, but lo - lambda and hi - lambda do not wait for w, and x - lambda
     // runs beside the comparisons instead of after a max and a min (the chain from one row to the next is this
@@ -129,19 +169,13 @@ double sweep_run(const CompactRow* rows, size_t count, double* lam, BodyVelocity
     const double d = x < lo ? lo - lambda : hi < x ? hi - lambda : x - lambda;
     if (d == 0.0) return;
     lambda = std::clamp(x, lo, hi);
-    v0 += d * r.m[0];
-    v1 += d * r.m[1];
-    v2 += d * r.m[2];
-    w0 += d * r.m[3];
-    w1 += d * r.m[4];
-    w2 += d * r.m[5];
+    apply(r, d);
     residual = std::max(residual, std::abs(d));
   };
   if (!backward) {
-    for (size_t i = 0; i < count; ++i) update(rows[i]);
+    for (size_t i = 0; i < count; ++i) update(i);
   } else {
-    backward_by_groups(size_t(0), count, [&](size_t i) { return rows[i].lead != 0; },
-                       [&](size_t i) { update(rows[i]); });
+    backward_by_groups(size_t(0), count, [&](size_t i) { return rows[i].lead != 0; }, update);
   }
   moving.v = Vec3(v0, v1, v2);
   moving.w = Vec3(w0, w1, w2);
@@ -162,7 +196,7 @@ CompactRow* copy_compact(std::span<const Row> rows, const Work& W, size_t first,
     // per 4,096 rows against 0.031 in place).
     CompactRow& c = *out++;
     c.k1 = 0.0;
-    c.unused = 0;
+    c.cone = int32_t(r.cone);
     const Vec3& jl = side_a ? r.jb_lin : r.ja_lin;
     const Vec3& ja = side_a ? r.jb_ang : r.ja_ang;
     const Vec3& ml = side_a ? r.bb_lin : r.ba_lin;

@@ -8,9 +8,11 @@
 // with the complementarity conditions of a boxed LCP: w = 0 when lo < lambda < hi, w >= 0 at lambda = lo and
 // w <= 0 at lambda = hi. lambda is an impulse (N s, N m s, or the row's own unit, e.g. pressure x time for a
 // volume row) and changes the velocities by u += M^-1 J^T lambda. A friction row names its normal row: its
-// bounds are then +-mu lambda_normal, re-read at every update (thesis sect. 6.1.4, SOR-LCP-3).
+// bounds are then +-mu lambda_normal, re-read at every update (thesis sect. 6.1.4, SOR-LCP-3), or, for a pair of
+// contact's pair of tangent rows (FrictionCone), the pair's impulse lies in the disc of radius mu lambda_normal.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <span>
 #include <vector>
@@ -29,6 +31,20 @@ struct InverseMass {
 // Every body's inverse mass properties (thesis sect. 5.2.5: fixed and kinematic bodies have infinite mass).
 void load_inverse_masses(const std::vector<Body>& bodies, std::vector<InverseMass>& out);
 
+// How a friction row's impulse is bounded. Box: +-mu lambda_n on its own (thesis sect. 6.1.4, a four-sided
+// pyramid for two tangent rows, whose diagonal reaches sqrt(2) mu lambda_n). A disc pair, a contact's two tangent
+// rows next to each other (First, then Second, with the same normal row and mu): the two impulses are found
+// together and held in the disc of radius mu lambda_n, Coulomb's cone |lambda_t| <= mu lambda_n in every tangent
+// direction (see relax_disc in pgs_sweep.h).
+enum class FrictionCone : uint8_t { Box, First, Second };
+
+// The cone of a contact's tangent row k of `count` (its rows in order after the normal row): the two of a pair
+// form a disc pair when `disc` is asked for, else (and for a single tangent row) each has its box.
+inline FrictionCone tangent_cone(int k, int count, bool disc) {
+  if (!disc || count != 2) return FrictionCone::Box;
+  return k == 0 ? FrictionCone::First : FrictionCone::Second;
+}
+
 struct Row {
   static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
@@ -41,6 +57,7 @@ struct Row {
   // Solved right after the row before it in both sweep directions: a friction row after its normal row, a
   // joint's rows after its first (see PgsSettings::symmetric).
   bool follows = false;
+  FrictionCone cone = FrictionCone::Box;  // friction row: alone in its box, or half of a disc pair
   double mu = 0.0;      // friction row: the coefficient of friction
   double lambda = 0.0;  // the impulse; the initial value is the warm start
 

@@ -12,7 +12,7 @@ namespace cl {
 std::span<const SolverInfo> solver_registry() {
   // Each contact method registers here once it is implemented; the others are planned.
   static const std::array<SolverInfo, 4> registry = {{
-      {"lcp", "velocity-level LCP, projected Gauss-Seidel, friction box, error correction by projection",
+      {"lcp", "velocity-level LCP, projected Gauss-Seidel, Coulomb friction cone, error correction by projection",
        "Erleben 2004, Stable, Robust, and Versatile Multibody Dynamics Animation (PhD thesis)",
        "PGS sweeps", "N s", LcpSolver::param_specs(),
        [] { return std::unique_ptr<Solver>(new LcpSolver()); }},

@@ -53,8 +53,13 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
       T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
        "Start PGS from the previous step's impulses of contacts that persist (same feature pair, or within 2 cm)"}),
       T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
-       "Tangent rows per contact: 0 frictionless, 1 along the sliding direction only, 2 the friction box "
-       "(bounds +-mu lambda_n, first direction along the sliding velocity)"}),
+       "Tangent rows per contact: 0 frictionless, 1 along the sliding direction only, 2 two directions, the "
+       "first along the sliding velocity, bounded as friction_cone says"}),
+      T::bind(&S::friction_cone, {"friction_cone", ParamKind::Choice, "", 0, 1, 0,
+       "How a contact's two tangent rows bound its friction. circle: together, in the disc of radius mu lambda_n "
+       "(Coulomb's law in every direction). box: each in +-mu lambda_n alone (the thesis's four-sided pyramid, "
+       "6.1.4), which lets the friction reach sqrt(2) mu lambda_n between the two directions",
+       {"circle", "box"}}),
       T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0,
        "Approach speeds below this get no restitution. Whatever it is, an approach no faster than one step of the "
        "contact's own acceleration (a resting contact's: g h under gravity) never bounces, so resting contacts do "
@@ -157,6 +162,7 @@ void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, i
     friction.normal_row = first;
     friction.follows = true;
     friction.mu = c.friction;
+    friction.cone = tangent_cone(f, friction_rows, set_.friction_cone == 0);
     friction.lambda = warm ? friction0.dot(t[f]) : 0.0;
     prepare(friction, masses_);
     put(friction);

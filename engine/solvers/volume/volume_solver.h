@@ -86,7 +86,7 @@ class VolumeSolver final : public Solver {
   struct Settings {
     double pixel_size, cell_size, rim_width, rest_depth, tolerance, restitution_threshold;
     bool multi_volume, warm_start, stack_layers, sphere_region_rows, speculative, exact_primitives;
-    int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, threads, combine;
+    int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, friction_cone, threads, combine;
     ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
   };
   // The settings of the current parameter values (the cell size at least the pixel size).

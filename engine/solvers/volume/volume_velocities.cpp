@@ -174,12 +174,14 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
       }
       for (int f = 0; f < set_.friction_directions; ++f) {
         // Eq. 21 chained to the rigid DOFs: [S t^T, (M x t)^T] per body; the friction pyramid as a box,
-        // |beta_i| <= mu rho (eq. 8-10 with the symmetric basis of eq. 21).
+        // |beta_i| <= mu rho (eq. 8-10 with the symmetric basis of eq. 21), or (friction_cone circle) the two
+        // directions' beta in the disc of radius mu rho, the cone the pyramid approximates.
         Row friction = make_row(a, b, c.area_sum[0] * t[f], c.area_moment[0].cross(t[f]),
                                 c.area_sum[1] * t[f], c.area_moment[1].cross(t[f]));
         friction.normal_row = normal_row;
         friction.follows = true;
         friction.mu = contact.friction;
+        friction.cone = tangent_cone(f, set_.friction_directions, set_.friction_cone == 0);
         const double s1 = c.area_sum[1];
         friction.lambda = set_.warm_start && contact.persisted && s1 != 0 ? contact.friction_impulse.dot(t[f]) / s1 : 0.0;
         rows_.push_back(friction);
@@ -318,6 +320,7 @@ void VolumeSolver::add_speculative_rows(StepContext& ctx, int begin, int end) {
       friction.normal_row = normal_row;
       friction.follows = true;
       friction.mu = c.friction;
+      friction.cone = tangent_cone(f, set_.friction_directions, set_.friction_cone == 0);
       friction.lambda = warm ? c.friction_impulse.dot(t[f]) : 0.0;
       rows_.push_back(friction);
       row_contact_.push_back(k);

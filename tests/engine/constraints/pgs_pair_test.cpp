@@ -25,7 +25,7 @@ double rnd() { return 2.0 * std::rand() / RAND_MAX - 1.0; }
 // `points` points between `field` and `owner`, each a normal row and two friction rows that follow it. With
 // `impulse_rows`, the normal row is the implicit-penalty friction's: no Jacobian, its impulse fixed by lo = hi =
 // lambda (inert). Otherwise it is a contact's normal row (lo = 0, a target, sometimes soft) that the sweeps move.
-void add_points(Problem& p, int field, int owner, int points, bool impulse_rows) {
+void add_points(Problem& p, int field, int owner, int points, bool impulse_rows, bool disc = false) {
   for (int k = 0; k < points; ++k) {
     const Vec3 n = Vec3(0.3 * rnd(), 1.0, 0.3 * rnd()).normalized();
     const Vec3 rf(rnd(), rnd(), rnd()), ro(rnd(), rnd(), rnd());
@@ -45,11 +45,12 @@ void add_points(Problem& p, int field, int owner, int points, bool impulse_rows)
     prepare(normal, p.masses);
     p.rows.push_back(normal);
     const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
-    for (const Vec3& t : {t1, t2}) {
-      Row f = point_row(field, owner, rf, ro, t);
+    for (int j = 0; j < 2; ++j) {
+      Row f = point_row(field, owner, rf, ro, j == 0 ? t1 : t2);
       f.normal_row = first;
       f.follows = true;
       f.mu = k % 3 == 0 ? 0.3 : 0.6;
+      f.cone = tangent_cone(j, 2, disc);
       f.lambda = 0.001 * rnd();
       prepare(f, p.masses);
       p.rows.push_back(f);
@@ -92,7 +93,9 @@ void expect_pair_runs_match(const Problem& base, int iterations, double toleranc
     // solve_pgs dispatches to the same path by default.
     Problem via = base;
     apply_impulses(via.rows, via.u);
-    solve_pgs(via.rows, via.u, PgsSettings{iterations, tolerance, symmetric});
+    PgsSettings by_default{iterations, tolerance, symmetric};
+    by_default.relative = relative;
+    solve_pgs(via.rows, via.u, by_default);
     for (size_t i = 0; i < via.rows.size(); ++i) EXPECT_EQ(via.rows[i].lambda, pair.rows[i].lambda) << "row " << i;
   }
 }
@@ -132,6 +135,23 @@ TEST(PgsPair, RowsCopiedOnTwoThreadsGiveTheOneRowResult) {
   ASSERT_GE(p.rows.size(), 12000u);  // several pieces per run
   TaskPool pool(2);
   expect_pair_runs_match(p, 6, 0.0, false, &pool);
+}
+
+// Each point's friction rows a disc pair (Row::cone), against inert normal rows (the bounds folded into the
+// compact rows) and moving ones, on one and on two threads: the same result as one row at a time.
+TEST(PgsPair, DiscPairsGiveTheOneRowResult) {
+  std::srand(24);
+  Problem p;
+  add_points(p, 0, 1, 60, true, true);
+  add_points(p, 1, 0, 40, false, true);
+  add_points(p, 1, 2, 3, false, true);
+  expect_pair_runs_match(p, 20);
+  expect_pair_runs_match(p, 40, 1e-3, true);
+  Problem large;
+  add_points(large, 0, 1, 2500, true, true);
+  add_points(large, 1, 0, 1500, false, true);
+  TaskPool pool(2);
+  expect_pair_runs_match(large, 6, 0.0, false, &pool);
 }
 
 // Lists where the path does not pay or cannot keep the one-row result are left to the other paths, untouched.

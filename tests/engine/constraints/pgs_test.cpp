@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <string>
 #include <utility>
 
 #include <Eigen/Dense>
@@ -64,6 +66,67 @@ TEST(Pgs, FrictionRowIsBoundedByMuTimesTheNormalImpulse) {
     EXPECT_NEAR(s.u[1].v.x(), mu < 1 ? 4.5 : 0.0, 1e-12) << "mu " << mu;
     EXPECT_LE(std::abs(rows[1].lambda), mu * rows[0].lambda + 1e-12);
   }
+}
+
+// A contact's two friction rows as a disc pair: a body sliding at 45 degrees between them (3 m/s along each) and
+// pressed by 4 N s loses mu * 4 N s of momentum opposite its sliding (mu 0.25: 1 N s, 0.5 m/s of 2 kg), the same
+// as along one axis; as two boxes (each +-mu lambda_n) it loses sqrt(2) times that. With mu 10 it stops, the
+// friction inside the disc. Contact at the centre of mass with an isotropic body: the two rows do not couple,
+// so the first sweep is exact.
+TEST(Pgs, DiscPairHoldsFrictionInCoulombsCircle) {
+  for (FrictionCone cone : {FrictionCone::First, FrictionCone::Box})
+    for (double mu : {0.25, 10.0}) {
+      TwoBodies s;
+      s.u[1].v = Vec3(3, -2, 3);
+      std::vector<Row> rows{normal_row(), point_row(0, 1, Vec3::Zero(), Vec3::Zero(), Vec3::UnitX()),
+                            point_row(0, 1, Vec3::Zero(), Vec3::Zero(), Vec3::UnitZ())};
+      for (int k = 1; k <= 2; ++k) {
+        rows[size_t(k)].normal_row = 0;
+        rows[size_t(k)].follows = true;
+        rows[size_t(k)].mu = mu;
+        rows[size_t(k)].cone = tangent_cone(k - 1, 2, cone != FrictionCone::Box);
+      }
+      for (Row& r : rows) prepare(r, s.masses);
+      solve_pgs(rows, s.u, {20, 0.0, false});
+      const double friction = std::hypot(rows[1].lambda, rows[2].lambda);
+      const std::string at = std::string(cone == FrictionCone::Box ? "box" : "disc") + ", mu " + std::to_string(mu);
+      EXPECT_NEAR(rows[0].lambda, 4.0, 1e-12) << at;
+      if (mu > 1) {
+        EXPECT_NEAR(s.u[1].v.x(), 0.0, 1e-12) << at;
+        EXPECT_NEAR(s.u[1].v.z(), 0.0, 1e-12) << at;
+        EXPECT_LT(friction, mu * rows[0].lambda) << at;
+      } else if (cone == FrictionCone::Box) {
+        EXPECT_NEAR(friction, std::sqrt(2.0) * mu * rows[0].lambda, 1e-12) << at;
+      } else {
+        EXPECT_NEAR(friction, mu * rows[0].lambda, 1e-12) << at;
+        EXPECT_NEAR(s.u[1].v.x(), 3.0 - 0.5 / std::sqrt(2.0), 1e-12) << at;
+        EXPECT_NEAR(s.u[1].v.z(), 3.0 - 0.5 / std::sqrt(2.0), 1e-12) << at;
+      }
+    }
+}
+
+// A disc pair without a normal impulse holds nothing, and a lone row marked as a pair's half is still a friction
+// row bounded by its normal row's impulse times mu in every path.
+TEST(Pgs, DiscPairWithoutNormalImpulseHoldsNothing) {
+  TwoBodies s;
+  s.u[1].v = Vec3(3, 1, -2);  // separating: lambda_n stays 0
+  std::vector<Row> rows{normal_row(), point_row(0, 1, Vec3::Zero(), Vec3::Zero(), Vec3::UnitX()),
+                        point_row(0, 1, Vec3::Zero(), Vec3::Zero(), Vec3::UnitZ())};
+  for (int k = 1; k <= 2; ++k) {
+    rows[size_t(k)].normal_row = 0;
+    rows[size_t(k)].follows = true;
+    rows[size_t(k)].mu = 0.5;
+    rows[size_t(k)].cone = tangent_cone(k - 1, 2, true);
+    rows[size_t(k)].lambda = 0.3;  // a stale warm start
+  }
+  for (Row& r : rows) prepare(r, s.masses);
+  apply_impulses(rows, s.u);
+  solve_pgs(rows, s.u, {5, 0.0, false});
+  EXPECT_EQ(rows[0].lambda, 0.0);
+  EXPECT_EQ(rows[1].lambda, 0.0);
+  EXPECT_EQ(rows[2].lambda, 0.0);
+  EXPECT_NEAR(s.u[1].v.x(), 3.0, 1e-12);
+  EXPECT_NEAR(s.u[1].v.z(), -2.0, 1e-12);
 }
 
 // A soft row (CFM) solves (A + cfm) lambda = -(J u - target): the spring-damper form of thesis sect. 4.15.
@@ -165,7 +228,8 @@ struct BlockProblem {
   std::vector<Row> rows;
 };
 
-BlockProblem blocks(int bodies, int fixed, const std::vector<std::pair<int, int>>& pairs, unsigned seed) {
+BlockProblem blocks(int bodies, int fixed, const std::vector<std::pair<int, int>>& pairs, unsigned seed,
+                    bool disc = false) {
   BlockProblem p;
   std::srand(seed);
   auto rnd = [] { return 2.0 * std::rand() / RAND_MAX - 1.0; };
@@ -183,11 +247,12 @@ BlockProblem blocks(int bodies, int fixed, const std::vector<std::pair<int, int>
     prepare(normal, p.masses);
     p.rows.push_back(normal);
     Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
-    for (const Vec3& t : {t1, t2}) {
-      Row f = point_row(a, b, ra, rb, t);
+    for (int j = 0; j < 2; ++j) {
+      Row f = point_row(a, b, ra, rb, j == 0 ? t1 : t2);
       f.normal_row = first;
       f.follows = true;
       f.mu = 0.5;
+      f.cone = tangent_cone(j, 2, disc);
       prepare(f, p.masses);
       p.rows.push_back(f);
     }
@@ -262,6 +327,41 @@ TEST(Pgs, LanesOfARandomNetworkGiveTheOneRowResult) {
   expect_lanes_match(p, 10);
 }
 
+// The same with each contact's friction rows a disc pair (Row::cone): the lanes update the pair as the one-row
+// path does, operation for operation, in both sweep directions.
+TEST(Pgs, LanesGiveTheOneRowResultWithDiscPairs) {
+  std::vector<std::pair<int, int>> independent, sharing, random;
+  for (int i = 0; i < 9; ++i) independent.push_back({0, 1 + i});
+  expect_lanes_match(blocks(10, 1, independent, 7, true), 6);
+  for (int i = 0; i < 100; ++i) sharing.push_back({1, 2 + (i / 10) % 7});
+  expect_lanes_match(blocks(9, 1, sharing, 11, true), 3);
+  std::srand(3);
+  while (random.size() < 300) {
+    const int a = std::rand() % 60, b = std::rand() % 60;
+    if (a != b && (a >= 5 || b >= 5)) random.push_back({a, b});
+  }
+  BlockProblem p = blocks(60, 5, random, 5, true);
+  for (size_t i = 0; i < p.rows.size(); ++i) {
+    if (i % 7 == 0) p.rows[i].cfm = 0.01;
+    p.rows[i].lambda = p.rows[i].normal_row < 0 ? 0.1 * double(i % 5) : 0.02 * double(i % 3) - 0.02;
+  }
+  for (size_t i = 0; i < p.rows.size(); ++i) prepare(p.rows[i], p.masses);
+  apply_impulses(p.rows, p.u);
+  expect_lanes_match(p, 10);
+  // After a solve every pair's impulse lies in its disc (up to the rounding of the scaling), some on its rim.
+  solve_pgs(p.rows, p.u, PgsSettings{10, 0.0, false});
+  int on_rim = 0;
+  for (const Row& r : p.rows)
+    if (r.cone == FrictionCone::Second) {
+      const Row& f = (&r)[-1];
+      const double radius = r.mu * p.rows[size_t(r.normal_row)].lambda;
+      const double friction = std::hypot(f.lambda, r.lambda);
+      EXPECT_LE(friction, radius * (1 + 1e-14));  // a few roundings of 1.1e-16 each
+      on_rim += friction > radius * (1 - 1e-12) && radius > 0;
+    }
+  EXPECT_GT(on_rim, 10);
+}
+
 // Row lists the lanes cannot take are swept one row at a time: a friction row whose normal row is in another
 // block, and a row between a body and itself.
 TEST(Pgs, UnusualRowListsAreSweptOneRowAtATime) {
@@ -276,7 +376,7 @@ TEST(Pgs, UnusualRowListsAreSweptOneRowAtATime) {
 
 // A random network of `contacts` single contacts among `bodies` bodies (the first 5 fixed), no two consecutive
 // contacts between the same pair, warm started: each contact is a block of its own.
-BlockProblem network(int bodies, int contacts, unsigned seed) {
+BlockProblem network(int bodies, int contacts, unsigned seed, bool disc = false) {
   std::vector<std::pair<int, int>> pairs;
   std::srand(seed);
   while (int(pairs.size()) < contacts) {
@@ -284,7 +384,7 @@ BlockProblem network(int bodies, int contacts, unsigned seed) {
     if (a == b || (a < 5 && b < 5) || (!pairs.empty() && pairs.back() == std::pair(a, b))) continue;
     pairs.push_back({a, b});
   }
-  BlockProblem p = blocks(bodies, 5, pairs, seed + 1);
+  BlockProblem p = blocks(bodies, 5, pairs, seed + 1, disc);
   for (size_t i = 0; i < p.rows.size(); ++i)
     if (p.rows[i].normal_row < 0) p.rows[i].lambda = 0.1 * double(i % 5);
   apply_impulses(p.rows, p.u);
@@ -315,7 +415,9 @@ std::pair<BlockProblem, BlockProblem> solved_coloured(const BlockProblem& base, 
 // contact moving one of its moving bodies has, and the sweep is then an ordinary Gauss-Seidel sweep over the
 // contacts sorted by (colour, given order). Checked against that order built here and swept one row at a time.
 TEST(Pgs, ColouredSweepsAreGaussSeidelInColourOrder) {
-  const BlockProblem base = network(40, 200, 21);
+  for (bool disc : {false, true}) {
+  SCOPED_TRACE(disc ? "disc pairs" : "boxes");
+  const BlockProblem base = network(40, 200, 21, disc);
   std::vector<std::vector<int>> colours_of(base.masses.size());
   auto moving = [&](int body) { return base.masses[size_t(body)].linear != 0.0; };
   std::vector<std::pair<int, int>> order;  // (colour, contact)
@@ -358,6 +460,7 @@ TEST(Pgs, ColouredSweepsAreGaussSeidelInColourOrder) {
     }
     expect_identical(coloured, lanes);
   }
+  }
 }
 
 // A body in more blocks than there are colours (300 contacts on one moving body): the coloured sweep keeps the
@@ -375,10 +478,10 @@ TEST(Pgs, ColouredSweepsOfABodyInMoreBlocksThanColoursKeepTheGivenOrder) {
 // A network large enough to be split between two threads gives the one-thread result bit for bit, forward,
 // symmetric and with a relative tolerance that stops it early.
 TEST(Pgs, TwoThreadsGiveTheResultOfOne) {
-  const BlockProblem base = network(1000, 5000, 31);
   TaskPool pool(2);
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 4; ++variant) {
     SCOPED_TRACE(variant);
+    const BlockProblem base = network(1000, 5000, 31, variant == 3);  // 3: disc pairs
     BlockProblem one = base, two = base;
     PgsSettings settings{12, 0.0, variant == 1};
     settings.coloured = true;
@@ -406,8 +509,10 @@ TEST(Pgs, TwoThreadsGiveTheResultOfOne) {
 // Single precision in the lanes (PgsSettings::precision): the coloured solve of a large network is split between
 // two threads with the one-thread result bit for bit, as in double.
 TEST(Pgs, SinglePrecisionOnTwoThreadsGivesTheResultOfOne) {
-  const BlockProblem base = network(1000, 5000, 37);
   TaskPool pool(2);
+  for (bool disc : {false, true}) {
+  SCOPED_TRACE(disc ? "disc pairs" : "boxes");
+  const BlockProblem base = network(1000, 5000, 37, disc);
   BlockProblem one = base, two = base;
   PgsSettings settings{12, 0.0, false};
   settings.coloured = true;
@@ -418,14 +523,16 @@ TEST(Pgs, SinglePrecisionOnTwoThreadsGivesTheResultOfOne) {
   EXPECT_EQ(a.threads, 1);
   EXPECT_EQ(b.threads, 2);
   expect_identical(one, two);
+  }
 }
 
 // Single precision solves the same problem as double to about float's precision: every impulse and velocity
 // within 1e-4 of the largest (10 sweeps of rounding in 24 bits), and not bit for bit (the float path ran).
 TEST(Pgs, SinglePrecisionIsDoublePrecisionToFloatRounding) {
-  const BlockProblem base = network(200, 800, 41);
-  for (bool symmetric : {false, true}) {
-    SCOPED_TRACE(symmetric ? "symmetric" : "forward");
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool symmetric = variant == 1;
+    SCOPED_TRACE(variant == 0 ? "forward" : variant == 1 ? "symmetric" : "forward, disc pairs");
+    const BlockProblem base = network(200, 800, 41, variant == 2);
     BlockProblem d = base, f = base;
     PgsSettings settings{10, 0.0, symmetric};
     settings.coloured = true;
