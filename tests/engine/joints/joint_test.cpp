@@ -1078,11 +1078,12 @@ TEST(JointRows, NothingBetweenTwoBodiesThatCannotMove) {
   EXPECT_TRUE(rows.empty());
 }
 
-// A hinge motor of practically unbounded force (1e30 N m) never drives the door through its limit under the
-// methods whose joints are these rows (lcp, volume, pid-penalty), at 1/30 to 1/1000 s: with the motor aiming at a
-// rate the limit allows, the two rows no longer ask opposite rates of the solver.
+// A hinge motor of practically unbounded force (1e30 N m) never drives the door through its limit under any
+// method, at 1/30 to 1/1000 s: with the motor aiming at a rate the limit allows (the motor row's target), the
+// motor and limit rows no longer ask opposite rates of the solver (lcp, volume, pid-penalty), and the implicit
+// motor damper of implicit-penalty no longer outweighs its limit spring.
 TEST(JointMotor, AnUnboundedMotorStopsAtTheLimit) {
-  for (const char* solver : {"lcp", "volume", "pid-penalty"})
+  for (const char* solver : {"lcp", "volume", "pid-penalty", "implicit-penalty"})
     for (double h : {1.0 / 30, 1.0 / 240, 1.0 / 1000}) {
       World w;
       using namespace cl::test;
