@@ -66,7 +66,8 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "contact's own acceleration (a resting contact's: g h under gravity) never bounces, so resting contacts do "
        "not jitter at any step or size"}),
       T::bind(&S::allowed_penetration, {"allowed_penetration", ParamKind::Real, "m", 0, 0.1, 0.001,
-       "Penetration left in place by the projection so touching contacts persist between steps"}),
+       "Penetration left in place by the projection so touching contacts persist between steps; at most a "
+       "tenth of the thinner body's half thickness, so a thin sheet rests on the ground"}),
       T::bind(&S::shock_propagation, {"shock_propagation", ParamKind::Bool, "", 0, 1, 1,
        "Velocity-based shock propagation (thesis 6.4): after a dynamics step of fraction f, solve stack "
        "layers bottom-up with each layer's lower bodies held fixed, for the velocities and the projection"}),
