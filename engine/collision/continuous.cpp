@@ -54,13 +54,16 @@ Impact time_of_impact(Body a, const StepMotion& ma, Body b, const StepMotion& mb
   // A pair touching at the start counts as in contact even if the solver found none there (a box's corner
   // between the points of a point shell): stopping it again at the same place would hold it there for good.
   in_contact = in_contact || impact.distance0 <= tolerance;
-  const double target =
-      !in_contact ? std::min(impact.distance0, 0.0) - depth
-                  : std::min(impact.distance0, 0.0) - std::max(depth, 0.25 * std::min(half_thickness(a.shape), half_thickness(b.shape)));
-  // A pair the solver had no contact for is put where it overlaps by `depth` (more than at the start), but only
+  // A new contact overlaps by `depth`, but by no more than half the thinner body's half thickness: a 0.2 mm sheet
+  // landing 1 mm deep (lcp's allowed_penetration) was wholly through the ground in the step it landed.
+  const double thin = std::min(half_thickness(a.shape), half_thickness(b.shape));
+  const double new_depth = std::min(depth, 0.5 * thin);
+  const double target = !in_contact ? std::min(impact.distance0, 0.0) - new_depth
+                                    : std::min(impact.distance0, 0.0) - std::max(depth, 0.25 * thin);
+  // A pair the solver had no contact for is put where it overlaps by new_depth (more than at the start), but only
   // if it would go on deeper by as much again (at least ten tolerances) within the step: one that merely
   // settles a little deeper (a ball rolling on in its own rest depth) is left where its step took it.
-  const double trigger = in_contact ? target : target - std::max(depth, 10.0 * tolerance);
+  const double trigger = in_contact ? target : target - std::max(new_depth, 10.0 * tolerance);
   double t = 0.0;
   double distance = impact.distance0;
   double place_at = -1.0;  // the fraction at which the target was reached, while advancing to the trigger

@@ -438,7 +438,10 @@ bool motor_force(const Joint& joint, const std::vector<Body>& bodies, double h, 
   out.a = joint.body_a;
   out.b = joint.body_b;
   double c = gain / (inv_inertia * h);
-  double f = c * (g.dot(u) - joint.motor.speed);
+  // The motor aims at the shared motor row's target: its speed, clamped near a limit of the coordinate it drives
+  // to a rate the limit allows (joints/joint.h). Aimed at its own speed, a motor of 1e30 N m outweighed the
+  // limit's finite spring (limit_force) and drove a hinge 0.3 rad past its bound.
+  double f = c * (g.dot(u) - row->target);
   const double cap = joint.motor.max_force;
   if (std::abs(f) > cap) {
     f = std::clamp(f, -cap, cap);

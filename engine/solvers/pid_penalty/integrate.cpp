@@ -39,6 +39,34 @@ void PidPenaltySolver::solve_joints(StepContext& ctx, std::vector<Body>& work, d
   }
   velocities_.resize(work.size());
   for (size_t i = 0; i < work.size(); ++i) velocities_[i] = {work[i].linear_velocity, work[i].angular_velocity};
+  // The joints are solved with the contacts' impulses (our addition; Drumwright, sect. II and III: impulses where a
+  // contact must stop an approach at once, penalty forces for resting contact). A motor of max_force 1e30 N m is
+  // an impulsive load: the finite PD forces of eq. 3 cannot return it within a substep, and it drove a door
+  // through a fixed post. So at each point where a penalty pair's forces act on a body of a joint, a unilateral
+  // row (lambda >= 0) keeps the joints from making the point approach faster than the forces left it,
+  // J u >= min(v_n, 0), an inelastic impact's impulse in the joints' own solve. Its rows come after the joints', so
+  // each sweep ends with them: the joints' impulses never push a body into a contact, and what the contacts return
+  // bounds what a motor achieves. They only stop approaches, so they take energy away, never add it.
+  std::vector<char> jointed(work.size(), 0);
+  for (const Joint& joint : ctx.joints)
+    for (int i : {joint.body_a, joint.body_b})
+      if (i >= 0 && size_t(i) < work.size()) jointed[size_t(i)] = 1;
+  const auto contact_row = [&](int a, int b, const Vec3& at, const Vec3& n) {
+    if (!jointed[size_t(a)] && !jointed[size_t(b)]) return;
+    Row row = point_row(a, b, at - work[size_t(a)].position, at - work[size_t(b)].position, n);
+    row.lo = 0.0;
+    prepare(row, masses_);
+    if (row.inv_diag == 0.0) return;
+    row.target = std::min(row.value(velocities_[size_t(a)], velocities_[size_t(b)]), 0.0);
+    rows_.push_back(row);
+  };
+  // The points are the substep's force evaluation's: its springs (implicit Euler) or dampers (semi-implicit Euler);
+  // the RK4 integrator keeps none, and leaves the contacts out of the joints' solve.
+  if (set_.integrator == Integrator::ImplicitEuler)
+    for (const SpringRow& spring : springs_)
+      if (spring.point >= 0) contact_row(spring.a, spring.b, spring.at, spring.n);
+  if (set_.integrator == Integrator::SemiImplicitEuler)
+    for (const DampedPoint& point : damped_) contact_row(point.a, point.b, point.at, point.n);
   apply_impulses(rows_, velocities_);
   solve_pgs(rows_, velocities_, {set_.joint_iterations, 0.0, false});
   for (size_t i = 0; i < work.size(); ++i)

@@ -62,7 +62,8 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
       T::bind(&S::stabilization_sweeps, {"stabilization_sweeps", ParamKind::Integer, "", 1, 1000, 20,
        "Projected Gauss-Seidel sweeps of each position MLCP (eq. 18-19)"}),
       T::bind(&S::rest_depth, {"rest_depth", ParamKind::Real, "pixels", 0, 10, 0.5,
-       "Depth kept by post-stabilisation, in pixels: eps_V = rest_depth * pixel_size * contact area (sect. 4.3)"}),
+       "Depth kept by post-stabilisation, in pixels: eps_V = rest_depth * pixel_size * contact area (sect. 4.3), "
+       "the depth at most a tenth of the thinner body's half thickness"}),
       T::bind(&S::combine, {"axis_combination", ParamKind::Choice, "", 0, 1, 1,
        "How the three images' volumes combine: mean (the paper's) or normal-weighted (exact for thin resting "
        "layers aligned with an axis; same gradient)",

@@ -90,4 +90,21 @@ TEST(Continuous, PairOverlappingAtTheStartMayGoDeeperButNotThrough) {
   EXPECT_EQ(unseen.t, impact.t);  // overlapping at the start counts as in contact
 }
 
+// A 0.2 mm sheet falling 10 cm in the step onto the ground, for a solver whose contacts start 1 mm deep: the new
+// contact overlaps by half the sheet's half thickness at most, so the sheet lands with its middle above the ground
+// (1 mm deep it was wholly through).
+TEST(Continuous, ANewContactOverlapsAThinBodyByHalfItsHalfThickness) {
+  const double half = 1e-4;
+  const Body sheet = make_body(box(Vec3(0.5, half, 0.5)), Vec3(0, 0.05, 0), Quat::Identity(), 1000.0);
+  const Body floor = ground();
+  const double depth = 0.001, tolerance = 1e-5;
+  const StepMotion m = moving(sheet, Vec3(0, -0.05, 0), Quat::Identity());
+  const Impact impact = time_of_impact(sheet, m, floor, StepMotion(floor), false, depth, tolerance);
+  ASSERT_TRUE(impact.hit);
+  Body at = sheet;
+  m.place(at, impact.t);
+  EXPECT_NEAR(pair_distance(at, floor, 1.0), -0.5 * half, tolerance);
+  EXPECT_GT(at.position.y(), 0.0);
+}
+
 }  // namespace cl

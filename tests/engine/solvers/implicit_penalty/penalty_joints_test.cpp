@@ -20,6 +20,7 @@
 
 #include "support/builders.h"
 #include "support/random.h"
+#include "world/world.h"
 
 namespace cl::implicit_penalty {
 namespace {
@@ -900,6 +901,32 @@ TEST(PenaltyJoints, AssemblyPlacesColumnsByUnknownIndex) {
   std::string why;
   EXPECT_FALSE(assemble_joint_system(joints, {5}, bodies, unknown, 2, alpha, sys, &why));
   EXPECT_FALSE(why.empty());
+}
+
+// A hinge motor of practically unbounded torque (1e30 N m) against the hinge's limit, at 1/30 to 1/1000 s
+// (motor_force): the motor aims at the rate the shared limit rows allow (joints/joint.h), so at the bound it
+// holds the door there instead of outweighing the limit's finite spring (it drove it 0.3 rad past).
+TEST(PenaltyJointsPhysics, AnUnboundedMotorStopsAtTheLimit) {
+  for (double h : {1.0 / 30, 1.0 / 240, 1.0 / 1000}) {
+    World w;
+    const int post = test::add_body(w, test::box(Vec3(0.1, 1, 0.1)), Vec3(-0.65, 1.07, 0), 0.0, Quat::Identity(), 0,
+                                    BodyKind::Fixed);
+    const int door = test::add_body(w, test::box(Vec3(0.5, 1, 0.025)), Vec3(0, 1.07, 0), 20.0);
+    Joint j = make_joint(JointType::Hinge, w.bodies, post, door, Vec3(-0.5, 1.07, 0), Vec3::UnitY(), Vec3::UnitX());
+    j.limit = JointLimit{true, 0.0, 0.5};
+    j.motor = JointMotor{true, 1.0, 1e30};
+    w.joints.push_back(j);
+    std::string error;
+    ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+    w.settings.dt = h;
+    double most = 0.0;
+    for (int s = 0; s < int(1.5 / h); ++s) {
+      ASSERT_TRUE(w.step().ok);
+      most = std::max(most, joint_coordinate(w.joints[0], w.bodies));
+    }
+    EXPECT_LT(most, 0.5 + 0.02) << "h " << h;
+    EXPECT_NEAR(joint_coordinate(w.joints[0], w.bodies), 0.5, 0.02) << "h " << h;
+  }
 }
 
 }  // namespace

@@ -292,6 +292,23 @@ TEST(LcpSolver, RestingStackContactsPersist) {
   }
 }
 
+// A 0.2 mm sheet dropped flat or tilted comes to rest lying on the ground at 1/30 to 1/1000 s: the projection
+// leaves a contact at most a tenth of the thinner body's half thickness deep (allowed_penetration, 1 mm, is
+// five times the sheet), so it is held with less than half its half thickness in the ground. With the full
+// millimetre it sank wholly through (exit 3).
+TEST(LcpSolver, AThinSheetRestsOnTheGround) {
+  constexpr double ht = SheetDrop::kHalfThickness;
+  for (double dt : {1.0 / 30, 1.0 / 60, 1.0 / 200, 1.0 / 1000})
+    for (bool tilted : {false, true}) {
+      const SheetDrop d = drop_sheet("lcp", dt, tilted);
+      SCOPED_TRACE(testing::Message() << "dt " << dt << (tilted ? " tilted" : " flat"));
+      ASSERT_TRUE(d.ok) << d.error;
+      EXPECT_LT(d.deepest, 0.5 * ht);                 // resting on the ground, not in it
+      EXPECT_GT(d.shallowest, -2.0 * ht - 0.5 * ht);  // lying flat: no corner higher than its thickness
+      EXPECT_LT(d.speed, 0.01);
+    }
+}
+
 // With warm starting the five-box column settles under plain PGS; without it 10 sweeps leave it sinking
 // for longer.
 TEST(LcpSolver, WarmStartingHelpsAStackConverge) {
