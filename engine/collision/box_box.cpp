@@ -168,16 +168,29 @@ int collide_box_box(const Vec3& pa, const Quat& qa, const Vec3& ha, const Vec3& 
   double best_edge = -1e300;
   Vec3 edge_axis = Vec3::Zero();
   int edge_i = 0, edge_j = 0;
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 3; ++i) {
+    // e_i x r_j has no component along i: its components i1, i2 are -r(i2, j) and r(i1, j). Only those two enter
+    // the length, the projections and R^T axis (a zero term adds nothing), so each is two products, not three.
+    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
     for (int j = 0; j < 3; ++j) {
-      Vec3 axis = Vec3::Unit(i).cross(r.col(j));
-      const double len = axis.norm();
+      const double u1 = -r(i2, j), u2 = r(i1, j);
+      const double len = std::sqrt(u1 * u1 + u2 * u2);
       if (len < 1e-6) continue;  // parallel edges: covered by the face axes
-      axis /= len;
-      const double sep = std::abs(t.dot(axis)) - (ha.dot(axis.cwiseAbs()) + hb.dot((r.transpose() * axis).cwiseAbs()));
+      const double a1 = u1 / len, a2 = u2 / len;
+      const Vec3 in_b = r.row(i1).transpose() * a1 + r.row(i2).transpose() * a2;  // the axis in B's frame
+      const double sep = std::abs(t[i1] * a1 + t[i2] * a2) -
+                         (ha[i1] * std::abs(a1) + ha[i2] * std::abs(a2) + hb.dot(in_b.cwiseAbs()));
       if (sep > margin) return 0;
-      if (sep > best_edge) { best_edge = sep; edge_axis = axis; edge_i = i; edge_j = j; }
+      if (sep > best_edge) {
+        best_edge = sep;
+        edge_axis = Vec3::Zero();
+        edge_axis[i1] = a1;
+        edge_axis[i2] = a2;
+        edge_i = i;
+        edge_j = j;
+      }
     }
+  }
 
   // Prefer A's faces, then B's, then edges: a rival axis must be clearly better to win (coherence).
   const double scale = std::min(ha.minCoeff(), hb.minCoeff());

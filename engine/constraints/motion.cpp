@@ -16,6 +16,9 @@ namespace {
 // Turns the principal frame q by angle t about its own axis k and the principal-frame momentum p by -t about
 // the same axis, so that the world momentum q p q^-1 stays as it was.
 void turn_about_axis(Quat& q, Vec3& p, int k, double t) {
+  // No turn (an axis whose moment equals the reference one: every axis of a cube, two of a symmetric top) leaves
+  // q and p as they are, bit for bit: cos 0 = 1, sin 0 = 0.
+  if (t == 0.0) return;
   const double c = std::cos(t), s = std::sin(t);
   const int i = (k + 1) % 3, j = (k + 2) % 3;
   const double pi = p[i], pj = p[j];
