@@ -9,7 +9,6 @@
 #include <Eigen/SVD>
 #include <string>
 
-#include "solvers/implicit_penalty/box_rim.h"
 #include "solvers/implicit_penalty/patch_friction.h"
 #include "solvers/implicit_penalty/penalty_joints.h"
 #include "telemetry/telemetry.h"
@@ -217,15 +216,10 @@ void ImplicitPenaltySolver::collide_pair(const std::vector<Body>& bodies, int ia
   const bool one_sided = set_.model == ContactModel::Physical &&
                          ((round_body(a.shape) && b.shape.type == ShapeType::Box) ||
                           (round_body(b.shape) && a.shape.type == ShapeType::Box));
-  const bool rim = set_.model == ContactModel::Physical;  // a box's corners and edges on a plane (box_rim.h)
-  if (auto shell = penalty_shell(a.shape, shell_spacing(a.shape)); shell && !(one_sided && a.shape.type == ShapeType::Box)) {
+  if (auto shell = penalty_shell(a.shape, shell_spacing(a.shape)); shell && !(one_sided && a.shape.type == ShapeType::Box))
     find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b, skin, &caches->a_in_b, pool);
-    if (rim) find_rim_points(b.shape, b.position, rb, a.shape, a.position, ra, *shell, pp.a_in_b, skin);
-  }
-  if (auto shell = penalty_shell(b.shape, shell_spacing(b.shape)); shell && !(one_sided && b.shape.type == ShapeType::Box)) {
+  if (auto shell = penalty_shell(b.shape, shell_spacing(b.shape)); shell && !(one_sided && b.shape.type == ShapeType::Box))
     find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a, skin, &caches->b_in_a, pool);
-    if (rim) find_rim_points(a.shape, a.position, ra, b.shape, b.position, rb, *shell, pp.b_in_a, skin);
-  }
   auto emit = [&](const PenetratingPoint& p, const Body& owner, const Mat3& r, bool b_points) {
     Contact c;
     c.a = ia;
