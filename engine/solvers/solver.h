@@ -109,6 +109,10 @@ class Solver {
   // integrate_positions with the bodies at the end of the step: each contact the method acted through, with the
   // force it applied averaged over the step (docs/residuals.md). `out` comes cleared. Every method fills it.
   virtual void report_contacts(const StepContext& ctx, ContactReport& out) const = 0;
+  // Whether continuous collision puts a stopped body back together with the dynamic bodies it touches (its
+  // contact group in this step), so that a body resting on it is not left in it by the part of the step it is
+  // put back: a penalty method's springs would push that overlap out with energy no motion put in.
+  virtual bool continuous_moves_touching() const { return false; }
   // Called when the solver takes over a running world: drop anything cached from another method.
   virtual void reset() {}
   // What this method, at its current parameters, does not honour in a scene with these features: one sentence

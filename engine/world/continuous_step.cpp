@@ -17,15 +17,15 @@ constexpr double kSweepTolerance = 1e-4;
 
 }  // namespace
 
-// Each dynamic body that moved more than the contact margin (surfaces closer than that had contacts at the start
-// of the step) is swept along its step, together with the bodies joints tie it to (so the joints are not pulled
-// apart), against the other bodies on their motion of this step; the group is put back at the first fraction of
-// the step at which one of them would overlap something by more than it may (collision/continuous.h): a pair the
-// solver had no contact for, by the solver's continuous_depth, where its next narrow phase will have one; a pair
-// it had contacts for only short of passing through. The velocities are kept, less the gravity of the part of
-// the step not travelled: the contact is the solver's to resolve by its own law (bounce, stop, friction) in the
-// next step, as Box2D v3 does with a body at its time of impact. Bodies that move less, such as resting stacks,
-// are not touched.
+// Each dynamic body that moved more than the contact margin (surfaces closer than that had contacts at the start of
+// the step) is swept along its step, together with the bodies joints tie it to (so the joints are not pulled apart)
+// and, when the solver asks (continuous_moves_touching), those it touches, against the other bodies on their motion
+// of this step; the group is put back at the first fraction of the step at which one of them would overlap something
+// by more than it may (collision/continuous.h): a pair the solver had no contact for, by the solver's
+// continuous_depth, where its next narrow phase will have one; a pair it had contacts for only short of passing
+// through. The velocities are kept, less the gravity of the part of the step not travelled: the contact is the
+// solver's to resolve by its own law (bounce, stop, friction) in the next step, as Box2D v3 does with a body at its
+// time of impact. Bodies that move less, such as resting stacks, are not touched.
 //
 // A kinematic body follows its script whatever it meets, so it is never put back: a dynamic body in its way is
 // pushed instead. From the fraction of the step at which they would overlap, the body (with its joint group) is
@@ -54,6 +54,14 @@ void World::continuous_collision() {
     const int ra = find(j.body_a), rb = find(j.body_b);
     if (ra != rb) root[std::max(ra, rb)] = std::min(ra, rb);
   }
+  // With the solver's continuous_moves_touching, the dynamic bodies in contact in this step join one group too.
+  const bool moves_touching = solver_->continuous_moves_touching();
+  if (moves_touching)
+    for (const Contact& c : contacts_) {
+      if (c.a < 0 || c.b < 0 || !bodies[size_t(c.a)].is_dynamic() || !bodies[size_t(c.b)].is_dynamic()) continue;
+      const int ra = find(c.a), rb = find(c.b);
+      if (ra != rb) root[std::max(ra, rb)] = std::min(ra, rb);
+    }
   for (size_t i = 0; i < n; ++i) root[i] = find(int(i));  // flattened: root[i] is i's group from here on
   // The dynamic bodies of each group in index order (a counting sort by root), and whether one of them moved far
   // enough to need sweeping; the kinematic bodies that did.
@@ -148,7 +156,9 @@ void World::continuous_collision() {
       motions_[m].place(bodies[m], t);
       // The part of the step's gravity it had no time to use: the body falls on from the contact as far into
       // the next step as it would have without continuous collision, not faster.
-      bodies[m].linear_velocity -= (1.0 - t) * settings.dt * settings.gravity;
+      // A member joined by its contacts that moved less than the margin (at rest, touching) had no fall to undo.
+      if (!moves_touching || motions_[m].reach() > least_motion)
+        bodies[m].linear_velocity -= (1.0 - t) * settings.dt * settings.gravity;
       bodies[m].update_world_inertia();
       motions_[m].position1 = bodies[m].position;
       motions_[m].orientation1 = bodies[m].orientation;

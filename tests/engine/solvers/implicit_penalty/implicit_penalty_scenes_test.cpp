@@ -126,5 +126,28 @@ TEST(ImplicitPenaltyScenes, MeshPileGainsNoEnergy) {
   EXPECT_LE(highest - start, 0.01 * (start - lowest) + 1e-3 * potential);
 }
 
+// A plank tips on its pivot under a 125 kg box and lands on the ground at 5 m/s. Its corner has no shell point (0.75 m
+// face cells), so the world's continuous collision put it back at the ground at each step while the box on it fell
+// on into it: 2118 J from 1366 J at step 37. With the box put back with it, no energy is created at the scene's step
+// and from 1/60 to 1/1000 s. Awaiting a fix: at 1/30 s it gains 197 J. Allowed: the shipped-scene test's 1% of
+// what the run dissipates.
+TEST(ImplicitPenaltyScenes, SeesawGainsNoEnergy) {
+  for (const double dt : {1.0 / 60, 0.01, 1.0 / 200, 1.0 / 1000}) {
+    World w = load("seesaw.json");
+    w.settings.dt = dt;
+    std::string error;
+    ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+    const double start = w.kinetic_energy() + w.potential_energy();
+    double highest = start, lowest = start;
+    for (int i = 0; i < int(std::lround(3.0 / dt)); ++i) {
+      ASSERT_TRUE(w.step().ok) << "dt " << dt << " step " << i;
+      const double e = w.kinetic_energy() + w.potential_energy();
+      highest = std::max(highest, e);
+      lowest = std::min(lowest, e);
+    }
+    EXPECT_LE(highest - start, 0.01 * (start - lowest)) << "dt " << dt;
+  }
+}
+
 }  // namespace
 }  // namespace cl
