@@ -384,7 +384,7 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
         x[k] = l[k] - step[k] * (value - field(kTarget) + field(kCfm) * l[k]);
       }
       const Lanes norm2 = x[0] * x[0] + x[1] * x[1];
-      Lanes root;
+      Lanes root = norm2;  // every lane set (those past W too), then the square roots of the W in use
       for (int lane = 0; lane < W; ++lane) root[lane] = std::sqrt(norm2[lane]);
       const Lanes one = {1, 1, 1, 1};
       const Lanes k = norm2 > radius * radius ? radius / root : one;
