@@ -235,6 +235,10 @@ class PidPenaltySolver final : public Solver {
   void collide_primitives(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out);
   // collide() for pairs with a mesh: point shells against distance fields (appendix I).
   void collide_shells(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out);
+  // kg: the pair's least effective mass along the tangent plane of n at `at` (world), the bodies' turning included
+  // (the stability bounds of the explicit friction spring and damper).
+  static double tangent_mass(const Body& a, const Body& b, const Motion& A, const Motion& B, const Vec3& at,
+                             const Vec3& n);
   static Vec3 line_of_action(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key,
                              const Vec3& n, const Vec3& p);
   Drift drift(const std::vector<Body>& bodies, const std::vector<Motion>& m, const PairKey& key,

@@ -99,6 +99,8 @@ VolumeSolver::VolumeSolver(const VolumeSolver& other)
       pairs_(other.pairs_),
       meshes_(other.meshes_),
       joint_warm_(other.joint_warm_),
+      last_dt_(other.last_dt_),
+      last_gravity_(other.last_gravity_),
       last_stab_iterations_(other.last_stab_iterations_),
       profile_(other.profile_) {}
 
@@ -107,6 +109,7 @@ void VolumeSolver::reset() {
   rows_.clear();
   blocks_.clear();
   joint_warm_.clear();
+  last_dt_ = last_gravity_ = 0.0;
   profile_ = {};
 }
 

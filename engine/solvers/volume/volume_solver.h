@@ -225,6 +225,10 @@ class VolumeSolver final : public Solver {
   // other contacts' feature is the index of their volume in the pair's list.
   static constexpr uint32_t kSpeculativeFeature = 1u << 31;
   void add_speculative_rows(StepContext& ctx, int begin, int end);
+  // m: how far the next step can close the gap between a and b (volume_contacts.cpp); the reach of its speculative
+  // contacts where it exceeds the world's contact margin.
+  double step_reach(const Body& a, const Body& b) const;
+  double last_dt_ = 0.0, last_gravity_ = 0.0;  // s, m/s^2: of the last solve_velocities
   void solve_impacts(StepContext& ctx);
   std::vector<Row> impact_rows_;  // one row per flat pair with an impact (solve_impacts)
   void classify_groups(const StepContext& ctx);

@@ -12,6 +12,8 @@ using namespace volume_stages;
 void VolumeSolver::solve_velocities(StepContext& ctx) {
   const size_t n = ctx.bodies.size();
   vel_.resize(n);
+  last_dt_ = ctx.dt;  // the next narrow phase's reach (step_reach)
+  last_gravity_ = ctx.gravity.norm();
   load_inverse_masses(ctx.bodies, masses_);
   classify_groups(ctx);
   // Prediction: the unconstrained velocities u* = u + h M^-1 f_ext (Algorithm 1, "prediction" step of 4.3),

@@ -461,17 +461,18 @@ TEST(VolumeSolver, MultiVolumeColumnsHoldATallBoxUntilItsTippingAngle) {
 // A 0.2 mm sheet dropped flat or tilted comes to rest lying on the ground at 1/30 to 1/1000 s: post-stabilisation
 // keeps at most a tenth of the thinner body's half thickness of mean depth (rest_depth's half pixel, 5 mm, is 25
 // times the sheet, so no volume of it was ever pushed out), with less than half its half thickness in the
-// ground. It came to rest half in the ground (flat) or tilted through it. Known fault left: at 1/30 s the tilted
-// sheet keeps rocking from edge to edge (docs/faults.md), never in the ground.
+// ground. It came to rest half in the ground (flat) or tilted through it. Tilted at 1/30 s it kept rocking from
+// edge to edge at 0.03 J, never resting: its far edge, 14 mm up, was beyond the 10 mm contact margin while each
+// step's gravity turned it down 16 mm about the near edge; speculative contacts now reach as far as the step can
+// close (VolumeSolver::step_reach).
 TEST(VolumeSolver, AThinSheetRestsOnTheGround) {
   constexpr double ht = SheetDrop::kHalfThickness;
-  for (double dt : {1.0 / 30, 1.0 / 60, 1.0 / 200, 1.0 / 1000})
+  for (double dt : {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000})
     for (bool tilted : {false, true}) {
       const SheetDrop d = drop_sheet("volume", dt, tilted);
       SCOPED_TRACE(testing::Message() << "dt " << dt << (tilted ? " tilted" : " flat"));
       ASSERT_TRUE(d.ok) << d.error;
       EXPECT_LT(d.deepest, 0.5 * ht);  // on the ground, not in it
-      if (tilted && dt > 1.0 / 60) continue;
       EXPECT_GT(d.shallowest, -2.0 * ht - 0.5 * ht);  // lying flat: no corner higher than its thickness
       EXPECT_LT(d.speed, 0.01);
     }
