@@ -98,9 +98,9 @@ VolumeSolver::VolumeSolver(const VolumeSolver& other)
     : Solver(other),
       pairs_(other.pairs_),
       meshes_(other.meshes_),
-      joint_warm_(other.joint_warm_),
       last_dt_(other.last_dt_),
       last_gravity_(other.last_gravity_),
+      joint_warm_(other.joint_warm_),
       last_stab_iterations_(other.last_stab_iterations_),
       profile_(other.profile_) {}
 
