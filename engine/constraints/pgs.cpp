@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "constraints/pgs_pair.h"
@@ -151,15 +152,21 @@ bool build_blocks(std::span<const Row> rows, size_t body_count, bool coloured, L
     L.generation = 1;
   }
   Shape shape;
+  int last_shape = -1;
   auto close = [&] {
     if (L.blocks.empty()) return;
     Block& block = L.blocks.back();
     shape.rows = block.rows;
-    for (int i = block.rows; i < kMaxBlockRows; ++i) shape.normal[size_t(i)] = -1;
+    std::memset(shape.normal.data() + block.rows, -1, size_t(kMaxBlockRows - block.rows));
     shape.starts &= (uint32_t(1) << block.rows) - 1;
     shape.disc &= (uint32_t(1) << block.rows) - 1;
+    // Most blocks have the shape of the block before them (a contact's normal and friction rows): tried first.
+    if (last_shape >= 0 && L.shapes[size_t(last_shape)] == shape) {
+      block.shape = last_shape;
+      return;
+    }
     const auto it = std::find(L.shapes.begin(), L.shapes.end(), shape);
-    block.shape = int(it - L.shapes.begin());
+    block.shape = last_shape = int(it - L.shapes.begin());
     if (it == L.shapes.end()) L.shapes.push_back(shape);
   };
   for (size_t i = 0; i < rows.size(); ++i) {

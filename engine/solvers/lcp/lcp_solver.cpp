@@ -412,27 +412,56 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
   const double allowed = set_.allowed_penetration;
   const double h = ctx.dt;
 
+  // Contact k's point of application on each body and its depth now: the detected depth carried forward by the
+  // contact's relative motion in the position update.
+  auto depth_of = [&](const Contact& c, Vec3& ra, Vec3& rb) {
+    const Body& A = ctx.bodies[c.a];
+    const Body& B = ctx.bodies[c.b];
+    ra = c.position - A.position, rb = c.position - B.position;
+    const Vec3 moved = h * ((B.linear_velocity + B.angular_velocity.cross(rb)) -
+                            (A.linear_velocity + A.angular_velocity.cross(ra)));
+    return c.depth - c.normal.dot(moved);
+  };
+  // J dx >= d - allowed: separate by the excess depth. The depth left is at most a tenth of the thinner body's
+  // half thickness (collision/continuous.h): a 0.2 mm sheet left the full allowed_penetration (1 mm) deep is
+  // wholly through the ground, where the contact's normal no longer pushes it back.
+  auto excess_of = [&](const Contact& c, double depth) {
+    const double left = std::min(allowed, kThinAllowed * std::min(half_thickness(ctx.bodies[c.a].shape),
+                                                                  half_thickness(ctx.bodies[c.b].shape)));
+    return depth - left;
+  };
+  // Whether a contact of these edges is deeper than it may be.
+  auto any_excess = [&](const std::vector<int>& edges) {
+    for (int e : edges) {
+      const GraphEdge& edge = ctx.graph.edges()[e];
+      for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) {
+        Vec3 ra, rb;
+        if (excess_of(ctx.contacts[k], depth_of(ctx.contacts[k], ra, rb)) > 0.0) return true;
+      }
+    }
+    return false;
+  };
+  bool displaced = false;  // whether a solve of this group has run, and may have moved bodies (vel_ is 0 until then)
+
   auto solve_contacts = [&](const std::vector<int>& edges) {
+    // Before any displacement, a row whose contact is within its allowed depth has w = J dx - target = -target >= 0
+    // at lambda = 0, and its update keeps lambda at 0. With every row so, the PGS would do one sweep that changes
+    // nothing (a settled stack's layers, every step): the rows are not built and the solve is skipped, with the
+    // same result bit for bit.
+    if (!displaced && !any_excess(edges)) return;
+    displaced = true;
     rows_.clear();
     for (int e : edges) {
       const GraphEdge& edge = ctx.graph.edges()[e];
       for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) {
         const Contact& c = ctx.contacts[k];
-        const Body& A = ctx.bodies[c.a];
-        const Body& B = ctx.bodies[c.b];
-        const Vec3 ra = c.position - A.position, rb = c.position - B.position;
-        const Vec3 moved = h * ((B.linear_velocity + B.angular_velocity.cross(rb)) -
-                                (A.linear_velocity + A.angular_velocity.cross(ra)));
-        const double depth = c.depth - c.normal.dot(moved);
+        Vec3 ra, rb;
+        const double depth = depth_of(c, ra, rb);
         Row r = point_row(c.a, c.b, ra, rb, c.normal);
         r.lo = 0.0;
         prepare(r, masses_);
         if (r.inv_diag == 0.0) continue;
-        // J dx >= d - allowed: separate by the excess depth. The depth left is at most a tenth of the thinner body's
-        // half thickness (collision/continuous.h): a 0.2 mm sheet left the full allowed_penetration (1 mm) deep is
-        // wholly through the ground, where the contact's normal no longer pushes it back.
-        const double left = std::min(allowed, kThinAllowed * std::min(half_thickness(A.shape), half_thickness(B.shape)));
-        r.target = depth - left;
+        r.target = excess_of(c, depth);
         rows_.push_back(r);
       }
     }

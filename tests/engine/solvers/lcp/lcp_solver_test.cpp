@@ -292,6 +292,39 @@ TEST(LcpSolver, RestingStackContactsPersist) {
   }
 }
 
+// The projection (thesis sect. 4.16) of a settled stack whose contacts are all within allowed_penetration does no
+// sweep: the step is the one without it (correction_iterations = 0) bit for bit, sweeps included. A contact pushed
+// deeper than allowed is still projected out, at any step and size.
+TEST(LcpSolver, ProjectionSkipsAStackWithinTheAllowedDepth) {
+  for (double size : {0.02, 1.0, 4.0})
+    for (double dt : {1.0 / 30, 1.0 / 60, 1.0 / 1000}) {
+      SCOPED_TRACE(testing::Message() << "size " << size << " dt " << dt);
+      World w = empty_world(dt);
+      ASSERT_TRUE(w.solver().params().set("sleeping", 0, nullptr));
+      add_plane(w);
+      for (int i = 0; i < 5; ++i) add_body(w, box(Vec3::Constant(0.5 * size)), Vec3(0, size * (0.5 + i), 0));
+      for (int s = 0; s < int(2.0 / dt); ++s) ASSERT_TRUE(w.step().ok);
+      auto without_projection = [](World v) {
+        EXPECT_TRUE(v.solver().params().set("correction_iterations", 0, nullptr));
+        return v;
+      };
+      World with = w, without = without_projection(w);
+      ASSERT_TRUE(with.step().ok);
+      ASSERT_TRUE(without.step().ok);
+      EXPECT_EQ(with.last_stats().iterations, without.last_stats().iterations);
+      for (size_t i = 0; i < w.bodies.size(); ++i) EXPECT_EQ(with.bodies[i].position, without.bodies[i].position) << i;
+
+      // A tenth of a box into the one below: deeper than the depth a contact keeps (1 mm, or 5 % of a small box).
+      const double push = 0.1 * size, excess = push - std::min(0.001, 0.05 * size);
+      w.bodies.back().position.y() -= push;
+      with = w, without = without_projection(w);
+      ASSERT_TRUE(with.step().ok);
+      ASSERT_TRUE(without.step().ok);
+      EXPECT_GT(with.last_stats().iterations, without.last_stats().iterations);
+      EXPECT_GT(with.bodies.back().position.y(), without.bodies.back().position.y() + 0.5 * excess);
+    }
+}
+
 // A 0.2 mm sheet dropped flat or tilted comes to rest lying on the ground at 1/30 to 1/1000 s: the projection
 // leaves a contact at most a tenth of the thinner body's half thickness deep (allowed_penetration, 1 mm, is
 // five times the sheet), so it is held with less than half its half thickness in the ground. With the full
