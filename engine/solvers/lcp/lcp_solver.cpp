@@ -489,14 +489,8 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   settings.steps = set_.sleep_steps;
   settings.dt = ctx.dt;
   settings.gravity = ctx.gravity.norm();
-  // A running motor keeps its bodies awake even when friction holds them still.
-  std::vector<char> driven(ctx.bodies.size(), 0);
-  for (const Joint& j : ctx.joints)
-    if (j.motor.enabled && j.motor.speed != 0.0 && j.motor.max_force > 0.0) {
-      if (j.body_a >= 0) driven[j.body_a] = 1;
-      if (j.body_b >= 0) driven[j.body_b] = 1;
-    }
-  ctx.stats.sleeping = update_sleep(ctx.bodies, ctx.graph, settings, driven);
+  // A running motor keeps its bodies awake even when friction holds them still, and a servo until it rests.
+  ctx.stats.sleeping = update_sleep(ctx.bodies, ctx.graph, settings, restless_bodies(ctx.joints, ctx.bodies));
 }
 
 // lcp honours every scene feature; only a parameter can switch one off.
