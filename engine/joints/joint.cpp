@@ -535,6 +535,25 @@ double servo_row_bound(const Joint& joint, double h) {
   return joint.servo.max_force * h;
 }
 
+bool joint_drive_restless(const Joint& joint, const std::vector<Body>& bodies) {
+  if (joint.motor.enabled && joint.motor.speed != 0.0 && joint.motor.max_force > 0.0) return true;
+  if (!joint.servo.enabled || !joint_type_has_servo(joint.type)) return false;
+  const Eval e = evaluate(joint, bodies);
+  if (!servo_is_pd(joint)) return std::abs(wrap_angle(servo_goal(joint.servo) - coordinate(joint, e))) > kServoRestTravel;
+  if (!(joint.servo.stiffness > 0)) return false;  // a pure damper drives nothing
+  const double rate = coordinate_rate_row(joint, e).value(*e.A, *e.B);
+  return std::abs(rate) * joint.servo.damping / joint.servo.stiffness > kServoRestTravel;
+}
+
+std::vector<char> restless_bodies(const std::vector<Joint>& joints, const std::vector<Body>& bodies) {
+  std::vector<char> out(bodies.size(), 0);
+  for (const Joint& j : joints)
+    if (joint_drive_restless(j, bodies))
+      for (int i : {j.body_a, j.body_b})
+        if (i >= 0 && size_t(i) < out.size()) out[size_t(i)] = 1;
+  return out;
+}
+
 double joint_coordinate(const Joint& joint, const std::vector<Body>& bodies) {
   return coordinate(joint, evaluate(joint, bodies));
 }

@@ -234,6 +234,16 @@ bool servo_row_target_and_cfm(const Joint& joint, const std::vector<Body>& bodie
                               double& cfm);
 // The bound on the servo row's impulse, h max_force for a PD servo (infinity for the rigid hinge).
 double servo_row_bound(const Joint& joint, double h);
+// A drive that is still moving its joint, which the sleepy policy (thesis sect. 6.5) must not put to sleep: a
+// running motor (speed != 0, max_force > 0), or a servo not yet at rest. A PD servo with stiffness k and damping c
+// approaches its rest (its target, less the sag of its load) as a first-order system of time constant c / k, so at
+// the rate dx/dt it still has |dx/dt| c / k to go: the servo is restless while that exceeds kServoRestTravel. Its
+// approach slows ever more as it nears, and slow is not at rest: a lift of time constant 2 s fell asleep 3 cm
+// short of its rest. A rigid hinge servo is restless while its angle is further than that from its target.
+inline constexpr double kServoRestTravel = 1e-4;  // m (slider) or rad (hinge)
+bool joint_drive_restless(const Joint& joint, const std::vector<Body>& bodies);
+// Flags (1) both bodies of every joint whose drive is restless, for the sleepy policy's `restless`.
+std::vector<char> restless_bodies(const std::vector<Joint>& joints, const std::vector<Body>& bodies);
 // Keeps the unwrapped angle of every hinge servo (JointServo::coordinate) up to date with the bodies' poses;
 // World::step calls it after each position update.
 void update_servo_coordinates(std::vector<Joint>& joints, const std::vector<Body>& bodies);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "collision/continuous.h"
+#include "joints/motor_solve.h"
 
 namespace cl {
 
@@ -272,13 +273,15 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   int sweeps = 0;
 
   // Warm start u += B lambda0, the sweeps, then the contact impulses added to the step's totals.
+  // The motors among the rows are held for the second half of the sweeps (joints/motor_solve.h).
+  std::vector<int> motors;
   auto solve_rows = [&](bool layers) {
     if (rows_.empty()) return;
     apply_impulses(rows_, vel_);
     sweep_residuals_.clear();
     PgsSettings recorded = pgs;
     recorded.residuals = &sweep_residuals_;
-    const PgsResult result = solve_pgs(rows_, vel_, recorded);
+    const PgsResult result = solve_pgs_holding_motors(rows_, motors, vel_, recorded);
     if (result.threads > 1) counters_.add(kCountThreadedRows, double(rows_.size()));
     merge_convergence(sweep_residuals_);
     sweeps += result.sweeps;
@@ -314,11 +317,13 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       Row row = joint_rows_[r];
       prepare(row, masses_);
       row.lambda = set_.warm_start ? joint_warm_.guess(joint_rows_[r]) : 0.0;
+      if (joint_rows_[r].kind == kRowMotor) motors.push_back(int(rows_.size()));
       rows_.push_back(row);
       joint_rows.push_back(int(r));
     }
     add_contacts(ctx, group.edges, shock ? Phase::First : Phase::Whole);
     solve_rows(false);
+    motors.clear();
     for (int r : joint_rows) joint_warm_.forget(joint_rows_[size_t(r)].joint);  // slots absent now restart at 0
     for (size_t i = 0; i < joint_rows.size(); ++i) joint_warm_.keep(joint_rows_[size_t(joint_rows[i])], rows_[i].lambda);
   }
@@ -518,14 +523,8 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   settings.steps = set_.sleep_steps;
   settings.dt = ctx.dt;
   settings.gravity = ctx.gravity.norm();
-  // A running motor keeps its bodies awake even when friction holds them still.
-  std::vector<char> driven(ctx.bodies.size(), 0);
-  for (const Joint& j : ctx.joints)
-    if (j.motor.enabled && j.motor.speed != 0.0 && j.motor.max_force > 0.0) {
-      if (j.body_a >= 0) driven[j.body_a] = 1;
-      if (j.body_b >= 0) driven[j.body_b] = 1;
-    }
-  ctx.stats.sleeping = update_sleep(ctx.bodies, ctx.graph, settings, driven);
+  // A running motor keeps its bodies awake even when friction holds them still, and a servo until it rests.
+  ctx.stats.sleeping = update_sleep(ctx.bodies, ctx.graph, settings, restless_bodies(ctx.joints, ctx.bodies));
 }
 
 // lcp honours every scene feature; only a parameter can switch one off.

@@ -245,6 +245,7 @@ class VolumeSolver final : public Solver {
   std::vector<int> layer_row_source_;  // index in rows_ of each layer row
   std::vector<int> block_of_contact_;
   std::vector<JointRow> joint_rows_;
+  std::vector<int> motor_rows_;  // indices of the motor rows in rows_ (joints/motor_solve.h)
   JointWarmStart joint_warm_;
   int last_stab_iterations_ = 0;
   Profile profile_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "joints/motor_solve.h"
 #include "solvers/volume/volume_stages.h"
 
 namespace cl {
@@ -235,7 +236,9 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   // load (forward sweeps only loaded a gripped block's low-z cells first, and the friction's torque about the
   // grip axis tipped it over as it slipped).
   sweep_residuals_.clear();
-  const PgsResult result = solve_pgs(rows_, vel_, pgs_settings(set_.iterations, &sweep_residuals_));
+  // The joints' motors are held for the second half of the sweeps (joints/motor_solve.h).
+  motor_row_indices(joint_rows_, 0, motor_rows_);
+  const PgsResult result = solve_pgs_holding_motors(rows_, motor_rows_, vel_, pgs_settings(set_.iterations, &sweep_residuals_));
   merge_convergence(sweep_residuals_);
   ctx.stats.iterations += result.sweeps;
   profile_.solve_s += seconds_since(t1);

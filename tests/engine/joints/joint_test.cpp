@@ -1108,15 +1108,28 @@ TEST(JointMotor, AnUnboundedMotorStopsAtTheLimit) {
 }
 
 // A hinge motor of practically unbounded torque (1e30 N m) drives a door against a fixed post in its swing, with
-// no limit: under every method, at 1/500 and 1/1000 s, the door stops at the post rather than passing through it.
-// Its face meets the post's corner at 0.37 rad and would reach the post's middle at 0.46 rad. Known faults left
-// (docs/faults.md): at 1/240 s and coarser pid-penalty, and at 1/100 s and coarser lcp and volume, still let it
-// through.
+// no limit: under every method and at every step from 1/30 to 1/1000 s the door stops at the post rather than
+// passing through it. Its face meets the post's corner at 0.37 rad; it may end inside the post by at most the
+// post's half width plus one step's travel at the post (0.7 m x 1 rad/s x h), never at the post's middle
+// (0.46 rad), and it stays there (no creep over the last half second beyond a millimetre at the post).
 TEST(JointMotor, AnUnboundedMotorNeverDrivesThroughAFixedContact) {
+  using test::DoorAgainstPost;
   for (const char* solver : {"lcp", "volume", "pid-penalty", "implicit-penalty"})
-    for (double h : {1.0 / 500, 1.0 / 1000}) {
-      const double most = test::door_against_post(solver, h);
-      EXPECT_LT(most, 0.45) << solver << " h " << h;
+    for (double h : {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 240, 1.0 / 500, 1.0 / 1000}) {
+      const DoorAgainstPost door = test::door_against_post(solver, h);
+      const double reach = DoorAgainstPost::kPostReach;
+      const double bound = std::min(DoorAgainstPost::kTouch + (DoorAgainstPost::kPostHalf + reach * h) / reach,
+                                    DoorAgainstPost::kMiddle);
+      EXPECT_LT(door.most, bound) << solver << " h " << h;
+      EXPECT_GT(door.last, DoorAgainstPost::kTouch - 0.01) << solver << " h " << h << ": the door stops short";
+      EXPECT_TRUE(door.ok) << solver << " h " << h;
+      // Known fault (docs/faults.md), listed so that this fails once it is fixed: under pid-penalty at 1/500 s the
+      // door, held at the post, still creeps into it (2.4 mm over the last half second).
+      const bool creeps = std::string(solver) == "pid-penalty" && h == 1.0 / 500;
+      if (creeps)
+        EXPECT_GE(door.late_travel * reach, 1e-3) << solver << " h " << h << ": fixed, take it off the list";
+      else
+        EXPECT_LT(door.late_travel * reach, 1e-3) << solver << " h " << h << ": the door creeps";
     }
 }
 
