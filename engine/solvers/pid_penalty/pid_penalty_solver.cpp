@@ -130,6 +130,12 @@ double PidPenaltySolver::gain_mass(const PairKey& key, const Body& a, const Body
         (pair.normal_of_b ? b : a).rotation() * pair.normal_local));
     if (n > 0 && H > 0.0) depth = std::min(depth, pair.patch_moment / (kStackMargin * H * n));
   }
+  // Neither bound shallower than a load falls in one substep, g h^2: the linearly implicit springs keep the
+  // points, lever arms and normal of the substep's start, and a depth passed within the substep puts their
+  // stiffness on a geometry that is gone (per kilogram of the load at most 1 / h^2). In a pile a 9 kg box on the
+  // edge of a 6 kg one (three bottom points nearly in a line, J = 2.3e-6 m^2; n = 6, H = 1.8 m) was to hold its
+  // 2,800 kg load 1e-7 m deep, gains of 2.6e7 kg for 15 kg of bodies, and the pair was thrown at 1e15 m/s.
+  depth = std::max(depth, kStandardGravity * set_.substep * set_.substep);
   return carried * std::max(1.0, kStandardGravity / (set_.kp * depth));
 }
 

@@ -484,4 +484,37 @@ TEST(PidPenaltySolver, TheShippedGripperLiftsItsBox) {
     EXPECT_GT(w.bodies[size_t(box)].position.y(), start + 0.1) << "dt " << dt;
   }
 }
+
+// The stack rule sizes a pair's gains to hold its load no deeper than J / (c H n), J the patch's least second
+// moment; on a nearly degenerate patch (a box on an edge, here a column of six 10 cm boxes on a rail 2 mm wide,
+// J = 1e-6 m^2) that asked for 3e-7 m and gains of 3,500 times the load, and under a pile (a box on another's edge,
+// J = 2.3e-6 m^2) for 1e-7 m, a stiffness the substep cannot resolve: the pair was thrown at 1e15 m/s. The depth
+// is held no shallower than the load falls in a substep, g h^2, so k_p stays within 1 / h^2 per kilogram of load.
+TEST(PidPenaltySolver, StackOnANarrowPatchKeepsGainsTheSubstepResolves) {
+  const double h = PidPenaltySolver().params().get("substep").value();
+  World w = pid_world_at(1.0 / 60);
+  add_plane(w);
+  const int rail = add_body(w, box(Vec3(0.001, 0.05, 0.1)), Vec3(0, 0.05, 0), 1000.0, Quat::Identity(), 0,
+                            BodyKind::Fixed);
+  double load = 0.0;
+  for (int i = 0; i < 6; ++i) {
+    const int id = add_body(w, box(Vec3(0.05, 0.05, 0.05)), Vec3(0, 0.15 + 0.1 * i, 0));
+    load += w.bodies[size_t(id)].mass;
+  }
+  run_for(w, 0.1);
+  bool found = false;
+  for (const PidPenaltySolver::PairView& v : pid(w).pair_views()) {
+    if (v.a != rail && v.b != rail) continue;
+    int r = 0;
+    for (const auto& p : v.bottom) r += p.loaded ? 1 : 0;
+    for (const auto& p : v.bottom) {
+      if (!p.loaded || p.depth <= 0.0) continue;
+      found = true;
+      const double kp = p.p * r / p.depth;  // N/m: the pair's k_p (p = k_p d / r)
+      EXPECT_LE(kp, 1.001 * load / (h * h)) << "depth " << p.depth;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
 }  // namespace cl
