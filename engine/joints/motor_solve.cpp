@@ -18,8 +18,10 @@ PgsResult solve_pgs_holding_motors(std::span<Row> rows, std::span<const int> mot
   half.iterations = (settings.iterations + 1) / 2;
   PgsResult result = solve_pgs(rows, u, half);
   // Hold each motor at its impulse: bounds closed on it, opened again after the sweeps.
-  std::vector<std::pair<double, double>> bounds;
-  bounds.reserve(motors.size());
+  // The motors' own bounds, kept to reopen them: a buffer reused across calls (pid-penalty solves its joints every
+  // substep).
+  thread_local std::vector<std::pair<double, double>> bounds;
+  bounds.clear();
   for (int i : motors) {
     Row& r = rows[size_t(i)];
     bounds.emplace_back(r.lo, r.hi);
