@@ -169,15 +169,8 @@ done
 # The viewer's exits: no display is the environment (exit 2), never exit 1.
 check no_display 2 "cannot initialise GLFW" -- env -u DISPLAY -u WAYLAND_DISPLAY "$exe" "$scene"
 check bad_display 2 "cannot initialise GLFW" -- env -u WAYLAND_DISPLAY DISPLAY=:97531 "$exe" "$scene"
-# The display: the one the tests run on (the README runs ctest under xvfb-run), else an Xvfb of our own. Never a
-# nested xvfb-run: its own clean-up can fail after the command ran and turn the command's exit code into 5.
-if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null 2>&1; then
-  Xvfb -displayfd 9 -screen 0 1280x720x24 -nolisten tcp 9>"$out/xvfb.display" >"$out/xvfb.log" 2>&1 &
-  xvfb_pid=$!
-  trap 'kill "$xvfb_pid" 2>/dev/null' EXIT
-  for _ in $(seq 100); do [ -s "$out/xvfb.display" ] && break; sleep 0.1; done
-  [ -s "$out/xvfb.display" ] && export DISPLAY=":$(head -n 1 "$out/xvfb.display")"
-fi
+. "$(dirname "$0")/test_display.sh"
+use_test_display "$out"
 if [ -n "${DISPLAY:-}" ]; then
   mkdir -p "$out/home_without_shaders/scenes"
   check missing_shaders 2 "cannot build the shaders" -- env CONTACTLAB_HOME="$out/home_without_shaders" "$exe" "$scene" --screenshot "$out/x.png" --frames 1

@@ -2,24 +2,26 @@
 # Videos are timed by simulated time (app/viewer/capture.h, video_frames_due): a video recorded while the viewer
 # steps at 1/30 s and one recorded at 1/200 s each last, by ffprobe, the simulated time they cover (to one frame,
 # 1/60 s), however many frames the window drew; and a replay exported to video at a chosen frame rate lasts the
-# simulated time it covers. Under a virtual X server, in screenshot mode (one step a frame).
+# simulated time it covers. On the tests' X display (tests/app/test_display.sh), in screenshot mode (one step a frame).
 #
 # Usage: tests/app/video_timing_test.sh PATH/TO/contactlab OUTPUT_DIR
-# Exit 0 on success, 1 on failure, 77 (ctest SKIP_RETURN_CODE) without xvfb-run, ffmpeg or ffprobe.
+# Exit 0 on success, 1 on failure, 77 (ctest SKIP_RETURN_CODE) without an X display (or Xvfb), ffmpeg or ffprobe.
 set -u
 bin=$(realpath "$1")
 out=$2
 mkdir -p "$out" || exit 1
-for tool in xvfb-run ffmpeg ffprobe; do
+for tool in ffmpeg ffprobe; do
   command -v "$tool" > /dev/null || { echo "SKIP: $tool not found" >&2; exit 77; }
 done
+. "$(dirname "$0")/test_display.sh"
+use_test_display "$out" || { echo "SKIP: no X display and no Xvfb" >&2; exit 77; }
 root=${CONTACTLAB_HOME:-$(cd "$(dirname "$0")/../.." && pwd)}
 fail=0
 for dt in 0.0333333333333333 0.005; do
   dir="$out/dt_$dt"
   rm -rf "$dir" && mkdir -p "$dir"
   # 60 frames of one step each, the video on from the first: it covers 60 steps.
-  (cd "$dir" && xvfb-run -a -s '-screen 0 640x480x24' "$bin" "$root/scenes/two_balls.json" --dt "$dt" \
+  (cd "$dir" && "$bin" "$root/scenes/two_balls.json" --dt "$dt" \
      --view video,hideui --size 320x240 --screenshot shot.png --frames 60 > run.out 2> run.err)
   video=$(ls "$dir"/*.mp4 2> /dev/null | head -1)
   if [ -z "$video" ]; then echo "FAIL dt $dt: no video"; cat "$dir/run.out" "$dir/run.err"; fail=1; continue; fi
@@ -37,7 +39,7 @@ dir="$out/export"
 rm -rf "$dir" && mkdir -p "$dir"
 "$bin" --headless "$root/scenes/two_balls.json" --steps 60 --dt 0.01 --record "$dir/run.replay.json" > /dev/null 2>&1 ||
   { echo "FAIL export: the run was not recorded"; fail=1; }
-xvfb-run -a -s '-screen 0 640x480x24' "$bin" --replay "$dir/run.replay.json" --video "$dir/run.mp4" --fps 25 \
+"$bin" --replay "$dir/run.replay.json" --video "$dir/run.mp4" --fps 25 \
   --view hideui --size 320x240 > "$dir/run.out" 2> "$dir/run.err"
 if [ -f "$dir/run.mp4" ]; then
   duration=$(ffprobe -v error -show_entries format=duration -of default=noprint_wrappers=1:nokey=1 "$dir/run.mp4")

@@ -7,7 +7,7 @@
 # scene's description in the scene browser opens that scene. The viewer logs what each key and click did.
 #
 # Usage: tests/app/viewer_input.sh PATH/TO/contactlab OUTPUT_DIR
-# Exit 0 on success, 1 on failure, 77 (ctest SKIP_RETURN_CODE) when xvfb-run is not installed.
+# Exit 0 on success, 1 on failure, 77 (ctest SKIP_RETURN_CODE) without an X display or Xvfb.
 set -u
 if [ $# -ne 2 ]; then
   echo "usage: $0 PATH/TO/contactlab OUTPUT_DIR" >&2
@@ -19,8 +19,9 @@ root=${CONTACTLAB_HOME:-$(cd "$(dirname "$0")/../.." && pwd)}
 export CONTACTLAB_HOME=$root
 mkdir -p "$out" || exit 1
 unset CONTACTLAB_VIEW
-if ! command -v xvfb-run > /dev/null; then
-  echo "SKIP: xvfb-run not found (apt-get install xvfb)" >&2
+. "$(dirname "$0")/test_display.sh"
+if ! use_test_display "$out"; then
+  echo "SKIP: no X display and no Xvfb (apt-get install xvfb)" >&2
   exit 77
 fi
 
@@ -31,8 +32,7 @@ for i in 1 2 3 4 5 6; do taps="$taps;8:key=space"; done
 script="2:key=f1;5:key=f1$taps;22:click=650:252"
 log="$out/viewer_input.stdout"
 start=$(date +%s)
-CONTACTLAB_TEST_FRAME_MS=2000 CONTACTLAB_TEST_INPUT="$script" xvfb-run -a -s '-screen 0 1280x720x24' \
-  "$bin" "$root/scenes/default.json" --view browser --screenshot "$out/viewer_input.png" --frames 27 \
+CONTACTLAB_TEST_FRAME_MS=2000 CONTACTLAB_TEST_INPUT="$script" "$bin" "$root/scenes/default.json" --view browser --screenshot "$out/viewer_input.png" --frames 27 \
   > "$log" 2> "$out/viewer_input.stderr"
 rc=$?
 echo "viewer ran $(( $(date +%s) - start )) s, exit $rc"

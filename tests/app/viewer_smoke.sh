@@ -8,7 +8,7 @@
 # CONTACTLAB_VIEW is reported without stopping the viewer.
 #
 # Usage: tests/app/viewer_smoke.sh PATH/TO/contactlab OUTPUT_DIR
-# Exit 0 on success, 1 on failure, 77 (ctest SKIP_RETURN_CODE) when xvfb-run is not installed.
+# Exit 0 on success, 1 on failure, 77 (ctest SKIP_RETURN_CODE) without an X display or Xvfb.
 set -u
 
 if [ $# -ne 2 ]; then
@@ -22,8 +22,9 @@ root=${CONTACTLAB_HOME:-$(cd "$(dirname "$0")/../.." && pwd)}
 mkdir -p "$out" || exit 1
 unset CONTACTLAB_VIEW  # the first screenshot is of the plain viewer
 
-if ! command -v xvfb-run > /dev/null; then
-  echo "SKIP: xvfb-run not found (apt-get install xvfb)" >&2
+. "$(dirname "$0")/test_display.sh"
+if ! use_test_display "$out"; then
+  echo "SKIP: no X display and no Xvfb (apt-get install xvfb)" >&2
   exit 77
 fi
 
@@ -37,8 +38,7 @@ check() {  # check DESCRIPTION CONDITION...
 # --- 1. a screenshot of the default scene ------------------------------------------------------------
 png="$out/viewer_smoke_default.png"
 rm -f "$png"
-xvfb-run -a -s '-screen 0 1280x720x24' \
-  "$bin" "$root/scenes/default.json" --screenshot "$png" --frames 30 > "$out/viewer_smoke.stdout" 2> "$out/viewer_smoke.stderr"
+"$bin" "$root/scenes/default.json" --screenshot "$png" --frames 30 > "$out/viewer_smoke.stdout" 2> "$out/viewer_smoke.stderr"
 rc=$?
 check "viewer exits 0 (got $rc)" test "$rc" -eq 0
 [ "$rc" -eq 0 ] || cat "$out/viewer_smoke.stderr" >&2
@@ -78,8 +78,7 @@ fi
 
 # --- 2. a scene file that does not exist --------------------------------------------------------------
 missing="$out/no-such-scene.json"
-xvfb-run -a -s '-screen 0 1280x720x24' \
-  "$bin" "$missing" --screenshot "$out/viewer_smoke_missing.png" --frames 2 > /dev/null 2> "$out/viewer_smoke_missing.stderr"
+"$bin" "$missing" --screenshot "$out/viewer_smoke_missing.png" --frames 2 > /dev/null 2> "$out/viewer_smoke_missing.stderr"
 rc=$?
 check "missing scene exits 2 (got $rc)" test "$rc" -eq 2
 check "stderr names the missing file" grep -qF "$missing" "$out/viewer_smoke_missing.stderr"
@@ -91,8 +90,7 @@ check "no screenshot for a missing scene" test ! -e "$out/viewer_smoke_missing.p
 overlay() {  # overlay NAME SCENE VIEW
   local shot="$out/viewer_smoke_$1.png"
   rm -f "$shot"
-  CONTACTLAB_VIEW=$3 xvfb-run -a -s '-screen 0 1280x720x24' \
-    "$bin" "$root/scenes/$2" --screenshot "$shot" --frames 30 > "$out/viewer_smoke_$1.stdout" 2> "$out/viewer_smoke_$1.stderr"
+  CONTACTLAB_VIEW=$3 "$bin" "$root/scenes/$2" --screenshot "$shot" --frames 30 > "$out/viewer_smoke_$1.stdout" 2> "$out/viewer_smoke_$1.stderr"
   local rc=$?
   check "$1: viewer exits 0 (got $rc)" test "$rc" -eq 0
   [ "$rc" -eq 0 ] || cat "$out/viewer_smoke_$1.stderr" >&2
@@ -120,7 +118,7 @@ view_shot() {
   shift 4
   local shot="$out/viewer_smoke_$name.png"
   rm -f "$shot"
-  xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/$scene" "$@" --screenshot "$shot" \
+  "$bin" "$root/scenes/$scene" "$@" --screenshot "$shot" \
     --frames "$frames" --view "$view" > "$out/viewer_smoke_$name.stdout" 2> "$out/viewer_smoke_$name.stderr"
   local rc=$?
   check "$name: viewer exits 0 (got $rc)" test "$rc" -eq 0
@@ -227,7 +225,7 @@ fi
 lanes_shot() {  # lanes_shot NAME VIEW
   local shot="$out/viewer_smoke_$1.png"
   rm -f "$shot"
-  xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/incline.json" --lanes lcp,implicit-penalty,volume \
+  "$bin" "$root/scenes/incline.json" --lanes lcp,implicit-penalty,volume \
     --set 2.penetration=0.002 --screenshot "$shot" --frames 40 --view "$2" > "$out/viewer_smoke_$1.stdout" 2> "$out/viewer_smoke_$1.stderr"
   local rc=$?
   check "$1: viewer exits 0 (got $rc)" test "$rc" -eq 0
@@ -260,7 +258,7 @@ lanes_shot lanes_overlay "overlay"
 # A user's scene that names its methods (no shipped scene does) refuses a lane under another one.
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["methods"] = ["lcp"]; json.dump(d, open(sys.argv[2], "w"))' \
   "$root/scenes/sphere_and_box.json" "$out/lcp_only.json"
-xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$out/lcp_only.json" --lanes lcp,volume \
+"$bin" "$out/lcp_only.json" --lanes lcp,volume \
   --screenshot "$out/viewer_smoke_lanes_refused.png" --frames 2 > /dev/null 2> "$out/viewer_smoke_lanes_refused.stderr"
 rc=$?
 check "a lane the scene refuses exits 2 (got $rc)" test "$rc" -eq 2
@@ -270,7 +268,7 @@ check "stderr names the lane and the scene's methods" grep -qF "lane 2: scene 's
 # --- 3d. the help overlay (F1) and the hidden panels (Tab), against the plain view of the same run ------------
 ui_shot() {  # ui_shot NAME VIEW
   rm -f "$out/viewer_smoke_$1.png"
-  xvfb-run -a -s '-screen 0 1280x720x24' "$bin" "$root/scenes/sphere_and_box.json" --screenshot "$out/viewer_smoke_$1.png" \
+  "$bin" "$root/scenes/sphere_and_box.json" --screenshot "$out/viewer_smoke_$1.png" \
     --frames 5 --view "$2" > /dev/null 2> "$out/viewer_smoke_$1.stderr"
   check "$1: viewer exits 0" test $? -eq 0
 }
@@ -363,8 +361,7 @@ PY
 fi
 
 # --- 4. a mistaken CONTACTLAB_VIEW is reported, and the viewer still runs ---------------------------------
-CONTACTLAB_VIEW="graph,no-such-overlay" xvfb-run -a -s '-screen 0 1280x720x24' \
-  "$bin" "$root/scenes/sphere_and_box.json" --screenshot "$out/viewer_smoke_badview.png" --frames 3 \
+CONTACTLAB_VIEW="graph,no-such-overlay" "$bin" "$root/scenes/sphere_and_box.json" --screenshot "$out/viewer_smoke_badview.png" --frames 3 \
   > /dev/null 2> "$out/viewer_smoke_badview.stderr"
 rc=$?
 check "bad view settings still exit 0 (got $rc)" test "$rc" -eq 0
