@@ -1,0 +1,180 @@
+// DART (Debian's libdart-dev 6.12, double precision): dart::simulation::World with a BoxedLcpConstraintSolver whose
+// primary solver is the Dantzig pivoting solver (an exact boxed LCP per constrained group, from ODE's dLCP), one step
+// of the scene's dt per step. Every body is a skeleton of one body node on a free joint (fixed ones not mobile).
+#include <dart/collision/dart/DARTCollisionDetector.hpp>
+#include <dart/collision/fcl/FCLCollisionDetector.hpp>
+#include <dart/config.hpp>
+#include <dart/constraint/BoxedLcpConstraintSolver.hpp>
+#include <dart/constraint/DantzigBoxedLcpSolver.hpp>
+#include <dart/constraint/PgsBoxedLcpSolver.hpp>
+#include <dart/dynamics/BodyNode.hpp>
+#include <dart/dynamics/BoxShape.hpp>
+#include <dart/dynamics/CapsuleShape.hpp>
+#include <dart/dynamics/FreeJoint.hpp>
+#include <dart/dynamics/ShapeNode.hpp>
+#include <dart/dynamics/Skeleton.hpp>
+#include <dart/dynamics/SphereShape.hpp>
+#include <dart/simulation/World.hpp>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "peer.h"
+
+namespace peers {
+
+namespace {
+
+namespace dd = dart::dynamics;
+
+// A fixed plane becomes a box this wide and deep below the plane (DART's FCL detector has no half space in its
+// mesh mode, and its own detector has no plane): its top face is the plane.
+constexpr double kGroundHalfWidth = 1000.0;
+constexpr double kGroundHalfDepth = 10.0;
+// The most contacts one collision query returns (DART's default, 1,000, is less than a 1,000-body pile has).
+constexpr std::size_t kMaxContacts = 200000;
+
+// Which collision detector DART runs (CONTACTLAB_PEERS_DART_COLLISION in the environment, to compare them):
+// "fcl-mesh" (DART's default: FCL on tessellated primitives, DART's contact points), "fcl" (FCL's analytic
+// primitives) or "dart" (DART's own, after ODE's: boxes and spheres only).
+std::string collision_choice() {
+  const char* env = std::getenv("CONTACTLAB_PEERS_DART_COLLISION");
+  return env && *env ? env : "fcl-mesh";
+}
+
+Eigen::Isometry3d pose_of(const cl::Vec3& position, const cl::Quat& orientation) {
+  Eigen::Isometry3d t = Eigen::Isometry3d::Identity();
+  t.linear() = orientation.toRotationMatrix();
+  t.translation() = position;
+  return t;
+}
+
+class DartPeer final : public Peer {
+ public:
+  std::string name() const override { return "dart"; }
+  std::string version() const override { return std::string("DART ") + DART_VERSION; }
+
+  bool build(const cl::World& w, const PeerSettings& settings, std::string* error) override {
+    world_ = dart::simulation::World::create("contactlab");
+    world_->setGravity(w.settings.gravity);
+    world_->setTimeStep(w.settings.dt);
+    // Dantzig first; where it fails on a group, DART's projected Gauss-Seidel at the peers' iteration count.
+    auto pgs = std::make_shared<dart::constraint::PgsBoxedLcpSolver>();
+    dart::constraint::PgsBoxedLcpSolver::Option pgs_option;
+    pgs_option.mMaxIteration = settings.iterations;
+    pgs->setOption(pgs_option);
+    world_->setConstraintSolver(std::make_unique<dart::constraint::BoxedLcpConstraintSolver>(
+        std::make_shared<dart::constraint::DantzigBoxedLcpSolver>(), pgs));
+    dart::constraint::ConstraintSolver* solver = world_->getConstraintSolver();
+    const std::string detector = collision_choice();
+    if (detector == "dart") {
+      solver->setCollisionDetector(dart::collision::DARTCollisionDetector::create());
+    } else if (detector == "fcl" || detector == "fcl-mesh") {
+      auto fcl = dart::collision::FCLCollisionDetector::create();
+      fcl->setPrimitiveShapeType(detector == "fcl" ? dart::collision::FCLCollisionDetector::PRIMITIVE
+                                                   : dart::collision::FCLCollisionDetector::MESH);
+      fcl->setContactPointComputationMethod(dart::collision::FCLCollisionDetector::DART);
+      solver->setCollisionDetector(fcl);
+    } else {
+      *error = "dart: CONTACTLAB_PEERS_DART_COLLISION=" + detector + ": expected fcl-mesh, fcl or dart";
+      return false;
+    }
+    solver->getCollisionOption().maxNumContacts = kMaxContacts;
+
+    bodies_.assign(w.bodies.size(), nullptr);
+    for (size_t i = 0; i < w.bodies.size(); ++i) {
+      const cl::Body& b = w.bodies[i];
+      if (detector == "dart" && b.shape.type == cl::ShapeType::Capsule) {
+        *error = "dart: body '" + b.name + "': DART's own collision detector has no capsule";
+        return false;
+      }
+      dd::ShapePtr shape;
+      Eigen::Isometry3d pose = pose_of(b.position, b.orientation);
+      Eigen::Isometry3d shape_offset = Eigen::Isometry3d::Identity();
+      switch (b.shape.type) {
+        case cl::ShapeType::Plane: {
+          cl::Vec3 n;
+          double d = 0;
+          world_plane(b, n, d);
+          shape = std::make_shared<dd::BoxShape>(2 * Eigen::Vector3d(kGroundHalfWidth, kGroundHalfWidth, kGroundHalfDepth));
+          // The box's z axis along the plane's normal, its top face (z = half depth) on the plane.
+          pose = pose_of(n.normalized() * (d / n.norm() - kGroundHalfDepth), rotation_from_z(n));
+          break;
+        }
+        case cl::ShapeType::Sphere: shape = std::make_shared<dd::SphereShape>(b.shape.radius); break;
+        case cl::ShapeType::Box: shape = std::make_shared<dd::BoxShape>(2 * b.shape.half_extents); break;
+        // DART's capsule lies along its z axis, `height` between the hemisphere centres; ContactLab's along y.
+        case cl::ShapeType::Capsule:
+          shape = std::make_shared<dd::CapsuleShape>(b.shape.radius, 2 * b.shape.half_height);
+          shape_offset.linear() = rotation_from_z(cl::Vec3::UnitY()).toRotationMatrix();
+          break;
+        case cl::ShapeType::Mesh: *error = "dart: mesh shapes are not converted"; return false;
+      }
+      dd::SkeletonPtr skeleton = dd::Skeleton::create("body" + std::to_string(i));
+      dd::BodyNode* node = skeleton->createJointAndBodyNodePair<dd::FreeJoint>().second;
+      dd::ShapeNode* shape_node =
+          node->createShapeNodeWith<dd::CollisionAspect, dd::DynamicsAspect>(shape);
+      shape_node->setRelativeTransform(shape_offset);
+      const cl::Material& m = w.materials[size_t(b.material)];
+      shape_node->getDynamicsAspect()->setFrictionCoeff(m.friction);
+      shape_node->getDynamicsAspect()->setRestitutionCoeff(m.restitution);
+      if (b.is_dynamic()) {
+        // ContactLab's mass and body-frame inertia about the centre of mass (the body's origin).
+        node->setInertia(dd::Inertia(b.mass, Eigen::Vector3d::Zero(), b.inertia_body));
+      }
+      auto* joint = static_cast<dd::FreeJoint*>(node->getParentJoint());
+      joint->setTransform(pose);
+      if (b.is_dynamic()) {
+        joint->setLinearVelocity(b.linear_velocity);
+        joint->setAngularVelocity(b.angular_velocity);
+        bodies_[i] = node;
+      } else {
+        skeleton->setMobile(false);
+      }
+      world_->addSkeleton(skeleton);
+    }
+    notes_ = {"dart: World with BoxedLcpConstraintSolver: Dantzig (exact, pivoting; no iteration count), PGS at " +
+              std::to_string(settings.iterations) + " iterations where Dantzig fails; collision detector " +
+              (detector == "fcl-mesh" ? std::string("FCL on tessellated primitives (DART's default)")
+               : detector == "fcl"    ? std::string("FCL's analytic primitives")
+                                      : std::string("DART's own")) +
+              ", planes as a 2 km box; contact ERP 0.01, CFM 1e-5, at most 0.001 m/s of error reduction (its "
+              "defaults); friction the smaller and restitution the product of a pair's (DART's rules); no sleeping"};
+    return true;
+  }
+
+  bool step(PeerContacts& contacts, std::string* error) override {
+    world_->step();
+    // The collision result of this step: found at its start, before the positions were integrated.
+    for (const dart::collision::Contact& c : world_->getLastCollisionResult().getContacts())
+      contacts.add(c.penetrationDepth);
+    contacts.finish();
+    (void)error;
+    return true;
+  }
+
+  void read_state(std::vector<PeerBodyState>& out) const override {
+    out.resize(bodies_.size());
+    for (size_t i = 0; i < bodies_.size(); ++i) {
+      const dd::BodyNode* node = bodies_[i];
+      if (!node) continue;  // fixed: the caller keeps the scene's pose
+      const Eigen::Isometry3d& t = node->getWorldTransform();
+      out[i].position = t.translation();
+      out[i].orientation = cl::Quat(t.linear());
+      out[i].linear_velocity = node->getLinearVelocity();
+      out[i].angular_velocity = node->getAngularVelocity();
+    }
+  }
+
+ private:
+  dart::simulation::WorldPtr world_;
+  std::vector<dd::BodyNode*> bodies_;  // by ContactLab body index; null for fixed bodies
+};
+
+}  // namespace
+
+std::unique_ptr<Peer> make_dart_peer() { return std::make_unique<DartPeer>(); }
+
+}  // namespace peers
