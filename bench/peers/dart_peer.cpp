@@ -5,6 +5,7 @@
 #include <dart/collision/fcl/FCLCollisionDetector.hpp>
 #include <dart/config.hpp>
 #include <dart/constraint/BoxedLcpConstraintSolver.hpp>
+#include <dart/constraint/ContactConstraint.hpp>
 #include <dart/constraint/DantzigBoxedLcpSolver.hpp>
 #include <dart/constraint/PgsBoxedLcpSolver.hpp>
 #include <dart/dynamics/BodyNode.hpp>
@@ -16,6 +17,7 @@
 #include <dart/dynamics/SphereShape.hpp>
 #include <dart/simulation/World.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -39,10 +41,9 @@ constexpr std::size_t kMaxContacts = 200000;
 // Which collision detector DART runs: FCL with its analytic primitives. Its box-box test (after ODE's) gives up to
 // four points on a face, as DART's own detector does (tower20: 80 contact points under both, 1.3 mm of drift in
 // 5 s with FCL and 1.5 mm with DART's own), and unlike DART's own it collides cylinders with boxes (capsules,
-// below). DART's default, FCL on
-// tessellated primitives, does not hold a box: tower20 sinks 1 m into itself, and a sphere resting on a box rolls
-// 0.10 m in 10 s from facet to facet (2.7 um with the analytic sphere). CONTACTLAB_PEERS_DART_COLLISION=fcl|dart|
-// fcl-mesh in the environment chooses another, to compare them.
+// below). DART's default, FCL on tessellated primitives, does not hold a box: tower20 sinks 1 m into itself, and a
+// sphere resting on a box rolls 0.10 m in 10 s from facet to facet (2.7 um on the analytic sphere).
+// CONTACTLAB_PEERS_DART_COLLISION=fcl|dart|fcl-mesh in the environment chooses another, to compare them.
 std::string collision_choice() {
   const char* env = std::getenv("CONTACTLAB_PEERS_DART_COLLISION");
   return env && *env ? env : "fcl";
@@ -149,14 +150,19 @@ class DartPeer final : public Peer {
       }
       world_->addSkeleton(skeleton);
     }
+    using dart::constraint::ContactConstraint;
+    char defaults[160];
+    std::snprintf(defaults, sizeof defaults,
+                  "contact ERP %g, CFM %g, error allowance %g m, at most %g m/s of error reduction (its defaults)",
+                  ContactConstraint::getErrorReductionParameter(), ContactConstraint::getConstraintForceMixing(),
+                  ContactConstraint::getErrorAllowance(), ContactConstraint::getMaxErrorReductionVelocity());
     notes_ = {"dart: World with BoxedLcpConstraintSolver: Dantzig (exact, pivoting; no iteration count), PGS at " +
               std::to_string(settings.iterations) + " iterations where Dantzig fails; collision detector " +
               (detector == "fcl-mesh" ? std::string("FCL on tessellated primitives")
                : detector == "fcl"    ? std::string("FCL with analytic primitives")
                                       : std::string("DART's own")) +
-              " (a capsule as a cylinder and two spheres: DART 6.12's FCL has no capsule)" +
-              ", planes as a 2 km box; contact ERP 0.01, CFM 1e-5, at most 0.001 m/s of error reduction (its "
-              "defaults); friction the smaller and restitution the product of a pair's (DART's rules); no sleeping"};
+              " (a capsule as a cylinder and two spheres: DART 6.12's FCL has no capsule), planes as a 2 km box; " +
+              defaults + "; friction the smaller and restitution the product of a pair's (DART's rules); no sleeping"};
     return true;
   }
 
