@@ -31,8 +31,9 @@ namespace {
 
 namespace dd = dart::dynamics;
 
-// A fixed plane becomes a box this wide and deep below the plane (DART's FCL detector has no half space in its
-// mesh mode, and its own detector has no plane): its top face is the plane.
+// A fixed plane becomes a box this wide and deep below the plane, its top face on the plane, so that every
+// collision detector of CONTACTLAB_PEERS_DART_COLLISION takes it alike (DART's own collides planes with cylinders
+// only).
 constexpr double kGroundHalfWidth = 1000.0;
 constexpr double kGroundHalfDepth = 10.0;
 // The most contacts one collision query returns (DART's default, 1,000, is less than a 1,000-body pile has).
@@ -103,7 +104,8 @@ class DartPeer final : public Peer {
           cl::Vec3 n;
           double d = 0;
           world_plane(b, n, d);
-          shape = std::make_shared<dd::BoxShape>(2 * Eigen::Vector3d(kGroundHalfWidth, kGroundHalfWidth, kGroundHalfDepth));
+          shape = std::make_shared<dd::BoxShape>(
+              2 * Eigen::Vector3d(kGroundHalfWidth, kGroundHalfWidth, kGroundHalfDepth));
           // The box's z axis along the plane's normal, its top face (z = half depth) on the plane.
           pose = pose_of(n.normalized() * (d / n.norm() - kGroundHalfDepth), rotation_from_z(n));
           break;
