@@ -1,5 +1,5 @@
 // contactlab_peers: one scene (or several) stepped by each ContactLab method and by each peer engine of this
-// build (Bullet, ODE, MuJoCo), like for like, and a table of what each did: the step's wall time (median and
+// build (Bullet, ODE, MuJoCo, DART), like for like, and a table of what each did: the step's wall time (median and
 // 95th percentile), the largest distance a body ends from its start, the deepest and the mean penetration and
 // the energies at the end. See docs/performance.md, "Peers".
 //
@@ -34,6 +34,9 @@ std::unique_ptr<Peer> make_ode_peer();
 #ifdef CONTACTLAB_PEER_MUJOCO
 std::unique_ptr<Peer> make_mujoco_peer();
 #endif
+#ifdef CONTACTLAB_PEER_DART
+std::unique_ptr<Peer> make_dart_peer();
+#endif
 
 std::vector<std::unique_ptr<Peer>> make_peers() {
   std::vector<std::unique_ptr<Peer>> out;
@@ -45,6 +48,9 @@ std::vector<std::unique_ptr<Peer>> make_peers() {
 #endif
 #ifdef CONTACTLAB_PEER_MUJOCO
   out.push_back(make_mujoco_peer());
+#endif
+#ifdef CONTACTLAB_PEER_DART
+  out.push_back(make_dart_peer());
 #endif
   return out;
 }
@@ -421,7 +427,7 @@ class PeerLane : public Lane {
 
   bool start() override {
     static const std::vector<std::pair<std::string, std::string>> kSolverName = {
-        {"bullet", "sequential-impulse"}, {"ode", "quickstep"}, {"mujoco", "newton"}};
+        {"bullet", "sequential-impulse"}, {"ode", "quickstep"}, {"mujoco", "newton"}, {"dart", "dantzig"}};
     run.engine = peer_->name();
     for (const auto& [engine, solver] : kSolverName)
       if (engine == run.engine) run.method = solver;

@@ -167,6 +167,7 @@ class MujocoPeer final : public Peer {
   }
 
   std::string run_summary() const override {
+    if (!model_) return {};  // declined or failed to build: nothing ran
     return "mujoco: at most " + std::to_string(most_contacts_) + " contacts (room for " + std::to_string(model_->nconmax) +
            ") and " + std::to_string(most_rows_) + " constraint rows (room for " + std::to_string(model_->njmax) + ") in a step";
   }

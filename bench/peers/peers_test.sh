@@ -51,6 +51,50 @@ for engine in $(awk -F, 'NR > 1 && $2 != "contactlab" { print $2 }' "$tmp/runs.c
   fi
 done
 
+# A scene MuJoCo declines (its dense arrays over --mujoco-max-gb) is a skipped run, not a failure: exit 0.
+if grep -q '^sphere_and_box,mujoco,' "$tmp/runs.csv"; then
+  "$exe" "$scenes/pyramid20.json" --steps 1 --methods none --engines mujoco --mujoco-max-gb 0.001 --csv "$tmp/declined.csv" \
+    >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  [[ $code -eq 0 ]] || fail "mujoco declining pyramid20: exit $code: $(head -c 300 "$tmp/err")"
+  grep -q '^pyramid20,mujoco,newton,211,[^,]*,0,10,skipped,' "$tmp/declined.csv" ||
+    fail "mujoco declining pyramid20: $(cat "$tmp/declined.csv")"
+fi
+
+# DART (when built): a capsule lying on the ground and a box on a turned plane (normal z and offset 0.5 in its body frame,
+# turned to y up at 0.5 m; DART gets it as a box below the plane) rest where lcp rests them, the capsule through FCL (DART's own detector has no
+# capsule), the box through DART's own; an unknown detector in CONTACTLAB_PEERS_DART_COLLISION is a failed run.
+if grep -q '^sphere_and_box,dart,' "$tmp/runs.csv"; then
+  cat >"$tmp/capsule.json" <<'JSON'
+{"format": 1, "name": "capsule_rest", "gravity": [0, -9.81, 0], "dt": 0.016666666666666666,
+ "bodies": [
+  {"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0], "offset": 0}, "fixed": true},
+  {"name": "capsule", "shape": {"type": "capsule", "radius": 0.2, "half_height": 0.5}, "density": 1000,
+   "position": [0, 0.2, 0], "orientation": [0.7071067811865476, 0, 0, 0.7071067811865476]}]}
+JSON
+  cat >"$tmp/turned.json" <<'JSON'
+{"format": 1, "name": "turned_plane", "gravity": [0, -9.81, 0], "dt": 0.016666666666666666,
+ "bodies": [
+  {"name": "ground", "shape": {"type": "plane", "normal": [0, 0, 1], "offset": 0.5}, "fixed": true,
+   "orientation": [0.7071067811865476, -0.7071067811865476, 0, 0]},
+  {"name": "box", "shape": {"type": "box", "half_extents": [0.25, 0.25, 0.25]}, "density": 1000,
+   "position": [0, 0.75, 0]}]}
+JSON
+  for scene in capsule turned; do
+    "$exe" "$tmp/$scene.json" --steps 120 --methods lcp --engines dart --csv "$tmp/$scene.csv" >"$tmp/out" 2>"$tmp/err"
+    code=$?
+    [[ $code -eq 0 ]] || fail "dart $scene: exit $code: $(head -c 300 "$tmp/err") $(tail -c 300 "$tmp/out")"
+    drift=$(awk -F, '$2 == "dart" { print $11 }' "$tmp/$scene.csv")
+    awk -v d="$drift" 'BEGIN { exit !(d != "" && d < 0.01) }' || fail "dart $scene: drift $drift m, expected under 1 cm"
+  done
+  CONTACTLAB_PEERS_DART_COLLISION=bogus "$exe" "$scenes/sphere_and_box.json" --steps 1 --methods none --engines dart \
+    >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  [[ $code -eq 3 ]] || fail "dart with CONTACTLAB_PEERS_DART_COLLISION=bogus: exit $code, expected 3"
+  grep -q "CONTACTLAB_PEERS_DART_COLLISION=bogus: expected fcl-mesh, fcl or dart" "$tmp/out" ||
+    fail "dart bogus detector: $(tail -c 300 "$tmp/out")"
+fi
+
 # --set reaches the methods that have the parameter and names itself in the method column; a parameter no method
 # run has, or a value out of range, is refused before anything runs.
 "$exe" "$scenes/sphere_and_box.json" --steps 5 --methods lcp,pid-penalty --engines none --set friction_directions=1 \

@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 # Each engine and method's colour: ContactLab's methods in blues and greens, the peers in warm colours.
 COLOURS = {
     "lcp": "#1f4e99", "implicit-penalty": "#4a90d9", "volume": "#2a9d8f", "pid-penalty": "#8ecae6",
-    "bullet": "#e76f51", "ode": "#f4a261", "mujoco": "#9b2226",
+    "bullet": "#e76f51", "ode": "#f4a261", "mujoco": "#9b2226", "dart": "#6d597a",
 }
 PANELS = [("wall_ms_median", "ms per step (median)"), ("drift", "drift: largest body displacement (m)"),
           ("max_penetration", "deepest penetration (m)")]

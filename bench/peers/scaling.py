@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
 """Scaling curves beside the peers (issue 37): ms per step against body count for pyramids of 10 to 5,050 boxes of
 1 m (zero gaps, the layout of pyramid20 and large_pyramid), under ContactLab's `lcp` on one and on two world
-threads and under every peer engine of the build (Bullet, ODE, MuJoCo), each run with every body awake and 10
+threads and under every peer engine of the build (Bullet, ODE, MuJoCo, DART), each run with every body awake and 10
 iterations. Each run steps in turn with a Bullet run (contactlab_peers --interleave), so the shared machine's load
 falls on both alike, and ratio_to_bullet is each lane's median over that Bullet's.
 
 Usage: /usr/bin/python3 bench/peers/scaling.py [CONTACTLAB_PEERS] [--steps N] [--budget S] [--rows 4,9,...] [--csv FILE]
-                                     [--plot FILE]
+                                     [--plot FILE] [--mujoco-rows N] [--dart-rows N] [--only mujoco|dart]
   default CSV bench/results/peers_scaling.csv, plot docs/images/peers_scaling.svg (needs python3-matplotlib,
-  Debian's, hence /usr/bin/python3); --plot-only redraws the plot from the CSV
+  Debian's, hence /usr/bin/python3); --plot-only redraws the plot from the CSV; --only ENGINE runs that engine's
+  lane alone (with its Bullet) and puts its rows into the CSV there is in place of its old ones, the command added
+  to the CSV's header
 
 The pyramids are written into a temporary folder by scenes/generate_large.py's helpers. MuJoCo 2.2.2 declines the
 large ones (its dense constraint arrays; contactlab_peers --mujoco-max-gb) and takes seconds a step from 210 boxes
-on, so it runs only up to --mujoco-rows (default 20), on its own.
+on, so it runs only up to --mujoco-rows (default 20), on its own. DART's Dantzig solver builds and factors a dense LCP of
+every contact row of a touching group (about 3 rows per contact point), seconds a step from 105 boxes on, so it runs
+up to --dart-rows (default 14), interleaved with a Bullet run of its own for its ratio.
 """
 import argparse
 import csv
@@ -52,13 +56,13 @@ def main():
     ap.add_argument("--csv", default=os.path.join(ROOT, "bench", "results", "peers_scaling.csv"))
     ap.add_argument("--plot", default=os.path.join(ROOT, "docs", "images", "peers_scaling.svg"))
     ap.add_argument("--mujoco-rows", type=int, default=20, help="largest pyramid MuJoCo runs")
+    ap.add_argument("--dart-rows", type=int, default=14, help="largest pyramid DART runs")
+    ap.add_argument("--only", choices=("mujoco", "dart"), help="run this engine's lane alone, into the CSV there is")
     ap.add_argument("--plot-only", action="store_true", help="plot the CSV there is, without running anything")
     a = ap.parse_args()
     if a.plot_only:
-        with open(a.csv, encoding="utf-8") as f:
-            head = [next(f) for _ in range(2)]
-            steps = head[1].split("--steps ")[1].split()[0]
-            plot([dict(r, boxes=int(r["boxes"])) for r in csv.DictReader(f)], a.plot, steps)
+        head, rows = read_csv(a.csv)
+        plot(rows, a.plot, head[1].split("--steps ")[1].split()[0])
         return
     rows_list = [int(x) for x in a.rows.split(",")]
     out_rows = []
@@ -73,6 +77,10 @@ def main():
             runs = [("lcp:threads=1", "bullet,ode"), ("lcp:threads=2", "bullet")]
             if rows <= a.mujoco_rows:
                 runs.append(("none", "mujoco"))
+            if rows <= a.dart_rows:
+                runs.append(("none", "bullet,dart"))
+            if a.only:
+                runs = [r for r in runs if a.only in r[1]]
             for k, (methods, engines) in enumerate(runs):
                 out = os.path.join(tmp, f"runs{rows}_{k}.csv")
                 run([a.exe, path, "--steps", str(a.steps), "--methods", methods, "--engines", engines, "--interleave",
@@ -82,22 +90,40 @@ def main():
                         lane = r["engine"]
                         if lane == "contactlab":
                             lane = "lcp, 2 threads" if "threads=2" in r["method"] else "lcp, 1 thread"
-                        elif k == 1:
-                            continue  # Bullet's second run: only the ratio of the two-thread lane uses it
+                        elif lane == "bullet" and (k > 0 or a.only):
+                            continue  # a further Bullet run: only the ratio of the lane beside it uses it
                         out_rows.append({"lane": lane, "rows": rows, "boxes": int(r["bodies"]) - 1, **{
                             k2: r[k2] for k2 in ("steps", "status", "wall_ms_median", "wall_ms_p95", "ratio_to_bullet",
                                                  "cpu_ms_median", "drift", "contacts")}})
+    machine = (f"machine: {platform.node() or 'dev VM'}, {os.cpu_count()} hardware threads, "
+               f"load average {os.getloadavg()[0]:.1f} at the end; {datetime.date.today()}")
+    command = (f"command: /usr/bin/python3 bench/peers/scaling.py --steps {a.steps} --budget {a.budget:g} --rows {a.rows} "
+               f"--mujoco-rows {a.mujoco_rows} --dart-rows {a.dart_rows}" + (f" --only {a.only}" if a.only else ""))
+    head = [f"# {machine}\n", f"# {command}\n"]
+    steps = a.steps
+    if a.only:
+        # The other lanes' rows stay, in their order; this engine's rows follow them.
+        head, old = read_csv(a.csv)
+        head = [h for h in head if not h.startswith(f"# --only {a.only}:")] + [f"# --only {a.only}: {command}; {machine}\n"]
+        out_rows = [r for r in old if r["lane"] != a.only] + out_rows
+        steps = head[1].split("--steps ")[1].split()[0]
     os.makedirs(os.path.dirname(a.csv), exist_ok=True)
     with open(a.csv, "w", encoding="utf-8", newline="") as f:
-        f.write(f"# machine: {platform.node() or 'dev VM'}, {os.cpu_count()} hardware threads, "
-                f"load average {os.getloadavg()[0]:.1f} at the end; {datetime.date.today()}\n")
-        f.write(f"# command: /usr/bin/python3 bench/peers/scaling.py --steps {a.steps} --budget {a.budget:g} --rows {a.rows} "
-                f"--mujoco-rows {a.mujoco_rows}\n")
+        f.writelines(head)
         w = csv.DictWriter(f, fieldnames=list(out_rows[0].keys()))
         w.writeheader()
         w.writerows(out_rows)
     print("wrote", a.csv)
-    plot(out_rows, a.plot, a.steps)
+    plot(out_rows, a.plot, steps)
+
+
+def read_csv(path):
+    """The CSV's header comments ('#' lines) and its rows, boxes as numbers."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.readlines()
+    head = [x for x in lines if x.startswith("#")]
+    rows = [dict(r, boxes=int(r["boxes"])) for r in csv.DictReader(x for x in lines if not x.startswith("#"))]
+    return head, rows
 
 
 def plot(out_rows, path, steps):
