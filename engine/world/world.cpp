@@ -10,6 +10,7 @@
 
 #include "collision/narrowphase.h"
 #include "world/contact_matching.h"
+#include "world/contact_recycling.h"
 #include "solvers/registry.h"
 
 namespace cl {
@@ -287,17 +288,24 @@ bool World::find_contacts(StepResult& result) {
   std::vector<GraphEdge>& edges = graph_.edges();
   pair_work_.clear();
   to_collide_.clear();
-  size_t kept = 0;  // contacts of unmoved pairs
+  size_t kept = 0;  // contacts of unmoved and recycled pairs
+  const double recycle = solver_->recycle_distance();
   for (int i = 0; i < int(edges.size()); ++i) {
     const GraphEdge& e = edges[size_t(i)];
     if ((e.events & kVanishedProximity) || std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b}))
       continue;
-    if (!ContactGraph::unmoved(e, bodies)) {
+    const bool unmoved = ContactGraph::unmoved(e, bodies);
+    // A pair that moved less than the method's recycle distance since its contacts were computed keeps them,
+    // re-projected to the bodies' poses (world/contact_recycling.h).
+    const bool recycled = !unmoved && recycle > 0.0 && e.anchored &&
+                          relative_motion(e, bodies) <= recycle_limit(recycle, bodies[e.a], bodies[e.b]);
+    if (!unmoved && !recycled) {
       pair_work_.push_back({i, int(to_collide_.size()), 0, 0});
       to_collide_.push_back(i);
     } else {
       const auto [first, last] = previous_of(e.a, e.b);
-      pair_work_.push_back({i, -1, size_t(first - previous_contacts_.begin()), size_t(last - previous_contacts_.begin())});
+      pair_work_.push_back(
+          {i, -1, size_t(first - previous_contacts_.begin()), size_t(last - previous_contacts_.begin()), recycled});
       kept += size_t(last - first);
     }
   }
@@ -347,18 +355,24 @@ bool World::find_contacts(StepResult& result) {
     const double friction = std::sqrt(ma.friction * mb.friction);
     const double restitution = std::max(ma.restitution, mb.restitution);
     if (work.found < 0) {
+      const size_t first = contacts_.size();
       for (size_t k = work.kept_first; k < work.kept_last; ++k) {
         contacts_.push_back(previous_contacts_[k]);
         contacts_.back().persisted = true;
         contacts_.back().friction = friction;
         contacts_.back().restitution = restitution;
       }
+      if (work.recycled)
+        recycle_contacts(bodies[e.a], bodies[e.b], contacts_.data() + first, contacts_.data() + contacts_.size());
       continue;
     }
     const ContactList& found = found_[size_t(work.found)];
     ContactGraph::remember_placement(e, bodies);
     const size_t first = contacts_.size();
     contacts_.insert(contacts_.end(), found.begin(), found.end());
+    e.anchored = recycle > 0.0;
+    if (e.anchored)
+      anchor_contacts(bodies[e.a], bodies[e.b], contacts_.data() + first, contacts_.data() + contacts_.size());
     // A list already strictly increasing (implicit-penalty's points come in feature order) has only this order:
     // the sort would leave it as it is.
     const auto begin = contacts_.begin() + std::ptrdiff_t(first);
