@@ -17,6 +17,17 @@ namespace cl {
 
 namespace {
 
+// Whether a pair's contacts of this step have the same features as `previous` (the pair's contacts of the last
+// step), in any order.
+template <class Range>
+bool same_features(const ContactList& found, const Range& previous) {
+  const auto [first, last] = previous;
+  if (size_t(last - first) != found.size()) return false;
+  for (const Contact& c : found)
+    if (std::none_of(first, last, [&](const Contact& p) { return p.feature == c.feature; })) return false;
+  return true;
+}
+
 bool contact_less(const Contact& x, const Contact& y) {
   if (x.a != y.a) return x.a < y.a;
   if (x.b != y.b) return x.b < y.b;
@@ -370,7 +381,10 @@ bool World::find_contacts(StepResult& result) {
     ContactGraph::remember_placement(e, bodies);
     const size_t first = contacts_.size();
     contacts_.insert(contacts_.end(), found.begin(), found.end());
-    e.anchored = recycle > 0.0;
+    // Recycled later only once two narrow phases in a row agree on the pair's features: a manifold found at an exact
+    // alignment (a box set down across two others, its supports' corners on its edges) misses points that the
+    // narrow phase finds as soon as the bodies have moved at all, and is not kept.
+    e.anchored = recycle > 0.0 && same_features(found, previous_of(e.a, e.b));
     if (e.anchored)
       anchor_contacts(bodies[e.a], bodies[e.b], contacts_.data() + first, contacts_.data() + contacts_.size());
     // A list already strictly increasing (implicit-penalty's points come in feature order) has only this order:

@@ -80,7 +80,8 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "Contacts of a pair whose bodies moved less than this relative to each other since the narrow phase last "
        "computed them are recycled: re-projected from where they sit on both bodies, with the depth updated, instead "
        "of computed again (no point of either body moved further, so no depth is off by more). At most a tenth of "
-       "the thinner body's half thickness; meshes are always collided. 0: every pair that moved is collided"}),
+       "the thinner body's half thickness; pairs of boxes and planes only (a rolling body's contact moves over its "
+       "surface). 0: every pair that moved is collided"}),
       T::bind(&S::shock_propagation, {"shock_propagation", ParamKind::Bool, "", 0, 1, 1,
        "Velocity-based shock propagation (thesis 6.4): after a dynamics step of fraction f, solve stack "
        "layers bottom-up with each layer's lower bodies held fixed, for the velocities and the projection"}),
