@@ -35,6 +35,7 @@ struct GraphEdge {
   bool cached = false;
   Vec3 cached_position_a{0, 0, 0}, cached_position_b{0, 0, 0};
   Quat cached_orientation_a = Quat::Identity(), cached_orientation_b = Quat::Identity();
+  bool anchored = false;    // the contacts computed at the cached poses carry their anchors (contact_recycling.h)
   bool touching() const { return contact_count > 0; }
 };
 

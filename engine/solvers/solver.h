@@ -92,6 +92,10 @@ class Solver {
     (void)pool;
     collide(bodies, ia, ib, margin, out);
   }
+  // How far a pair's bodies may move relative to each other, m, before the world computes its contacts again rather
+  // than recycling those it computed last (world/contact_recycling.h); 0, the default: every pair that moved is
+  // collided. Read after begin_step().
+  virtual double recycle_distance() const { return 0.0; }
   // Velocity stage: gravity, external forces and contact impulses give the new velocities u(t+h).
   virtual void solve_velocities(StepContext& ctx) = 0;
   // Position stage: advance positions with the new velocities and correct errors.

@@ -53,6 +53,13 @@ void match_previous_contacts(const ContactList& previous, ContactList& current) 
     while (pair_end < previous.size() && previous[pair_end].a == current[i].a &&
            previous[pair_end].b == current[i].b)
       ++pair_end;
+    // A pair whose contacts all continue their own (kept or recycled, World::find_contacts) has nothing to match.
+    if (std::all_of(current.begin() + std::ptrdiff_t(i), current.begin() + std::ptrdiff_t(j),
+                    [](const Contact& c) { return c.persisted; })) {
+      i = j;
+      pair_begin = pair_end;
+      continue;
+    }
     auto inherit = [&](Contact& c, size_t k) {
       continue_contact(c, previous[k]);
       claimed[k] = 1;

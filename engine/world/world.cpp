@@ -10,11 +10,23 @@
 
 #include "collision/narrowphase.h"
 #include "world/contact_matching.h"
+#include "world/contact_recycling.h"
 #include "solvers/registry.h"
 
 namespace cl {
 
 namespace {
+
+// Whether a pair's contacts of this step have the same features as `previous` (the pair's contacts of the last
+// step), in any order.
+template <class Range>
+bool same_features(const ContactList& found, const Range& previous) {
+  const auto [first, last] = previous;
+  if (size_t(last - first) != found.size()) return false;
+  for (const Contact& c : found)
+    if (std::none_of(first, last, [&](const Contact& p) { return p.feature == c.feature; })) return false;
+  return true;
+}
 
 bool contact_less(const Contact& x, const Contact& y) {
   if (x.a != y.a) return x.a < y.a;
@@ -287,17 +299,24 @@ bool World::find_contacts(StepResult& result) {
   std::vector<GraphEdge>& edges = graph_.edges();
   pair_work_.clear();
   to_collide_.clear();
-  size_t kept = 0;  // contacts of unmoved pairs
+  size_t kept = 0;  // contacts of unmoved and recycled pairs
+  const double recycle = solver_->recycle_distance();
   for (int i = 0; i < int(edges.size()); ++i) {
     const GraphEdge& e = edges[size_t(i)];
     if ((e.events & kVanishedProximity) || std::binary_search(joined.begin(), joined.end(), BodyPair{e.a, e.b}))
       continue;
-    if (!ContactGraph::unmoved(e, bodies)) {
+    const bool unmoved = ContactGraph::unmoved(e, bodies);
+    // A pair that moved less than the method's recycle distance since its contacts were computed keeps them,
+    // re-projected to the bodies' poses (world/contact_recycling.h).
+    const bool recycled = !unmoved && recycle > 0.0 && e.anchored &&
+                          relative_motion(e, bodies) <= recycle_limit(recycle, bodies[e.a], bodies[e.b]);
+    if (!unmoved && !recycled) {
       pair_work_.push_back({i, int(to_collide_.size()), 0, 0});
       to_collide_.push_back(i);
     } else {
       const auto [first, last] = previous_of(e.a, e.b);
-      pair_work_.push_back({i, -1, size_t(first - previous_contacts_.begin()), size_t(last - previous_contacts_.begin())});
+      pair_work_.push_back(
+          {i, -1, size_t(first - previous_contacts_.begin()), size_t(last - previous_contacts_.begin()), recycled});
       kept += size_t(last - first);
     }
   }
@@ -347,18 +366,27 @@ bool World::find_contacts(StepResult& result) {
     const double friction = std::sqrt(ma.friction * mb.friction);
     const double restitution = std::max(ma.restitution, mb.restitution);
     if (work.found < 0) {
+      const size_t first = contacts_.size();
       for (size_t k = work.kept_first; k < work.kept_last; ++k) {
         contacts_.push_back(previous_contacts_[k]);
         contacts_.back().persisted = true;
         contacts_.back().friction = friction;
         contacts_.back().restitution = restitution;
       }
+      if (work.recycled)
+        recycle_contacts(bodies[e.a], bodies[e.b], contacts_.data() + first, contacts_.data() + contacts_.size());
       continue;
     }
     const ContactList& found = found_[size_t(work.found)];
     ContactGraph::remember_placement(e, bodies);
     const size_t first = contacts_.size();
     contacts_.insert(contacts_.end(), found.begin(), found.end());
+    // Recycled later only once two narrow phases in a row agree on the pair's features: a manifold found at an exact
+    // alignment (a box set down across two others, its supports' corners on its edges) misses points that the
+    // narrow phase finds as soon as the bodies have moved at all, and is not kept.
+    e.anchored = recycle > 0.0 && same_features(found, previous_of(e.a, e.b));
+    if (e.anchored)
+      anchor_contacts(bodies[e.a], bodies[e.b], contacts_.data() + first, contacts_.data() + contacts_.size());
     // A list already strictly increasing (implicit-penalty's points come in feature order) has only this order:
     // the sort would leave it as it is.
     const auto begin = contacts_.begin() + std::ptrdiff_t(first);

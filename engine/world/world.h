@@ -199,12 +199,13 @@ class World {
   SolverHolder solver_;
   Workers workers_;
   // The narrow phase's pairs in edge order (find_contacts): each either keeps last step's contacts
-  // previous_contacts_[kept_first, kept_last) or is collided into found_[found]; to_collide_ lists the edges of the
-  // latter, in the order of found_.
+  // previous_contacts_[kept_first, kept_last) (re-projected when `recycled`) or is collided into found_[found];
+  // to_collide_ lists the edges of the latter, in the order of found_.
   struct PairWork {
     int edge = 0;
     int found = -1;
     size_t kept_first = 0, kept_last = 0;
+    bool recycled = false;
   };
   std::vector<PairWork> pair_work_;
   std::vector<int> to_collide_;

@@ -33,6 +33,7 @@ class LcpSolver final : public Solver {
   void report_contacts(const StepContext& ctx, ContactReport& out) const override;
   // The penetration the error correction leaves in place: a contact there is found whatever the margin.
   double continuous_depth() const override { return set_.allowed_penetration; }
+  double recycle_distance() const override { return set_.recycle_distance; }
   void reset() override { joint_warm_.clear(); }
   std::vector<std::string> unsupported(const SceneFeatures& scene) const override;
 
@@ -40,7 +41,7 @@ class LcpSolver final : public Solver {
   struct Settings {
     int iterations, correction_iterations, friction_directions, friction_cone, sleep_steps, precision;
     bool warm_start, shock_propagation, global_correction, sleeping, vector_lanes, coloured;
-    double restitution_threshold, allowed_penetration, tolerance, shock_fraction, sleep_energy;
+    double restitution_threshold, allowed_penetration, tolerance, shock_fraction, sleep_energy, recycle_distance;
   };
 
  private:
