@@ -35,9 +35,11 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "(relative, so the stop does not depend on the unit of mass; 0: always all sweeps)"}),
       T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
        "Start the velocity PGS from the previous step's impulses of volume contacts that persist"}),
-      T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0.5,
-       "A volume contact whose bodies approach faster than this bounces (its volume must shrink at e times the "
-       "rate it grew, Newton's law); slower approaches get no restitution, so resting contacts do not jitter"}),
+      T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0,
+       "A contact whose bodies approached, before the step's forces acted, faster than this and than one step of "
+       "those forces (g h under gravity) bounces (its volume must shrink at e times the rate it grew, Newton's "
+       "law); slower approaches get no restitution, so resting contacts, whose approach is the step's own, do not "
+       "jitter (as under lcp)"}),
       T::bind(&S::speculative, {"speculative_contacts", ParamKind::Bool, "", 0, 1, 1,
        "A pair closer than the world's contact_margin whose volumes do not intersect, or only by less than the "
        "depth post-stabilisation keeps (half a pixel), gets the shared narrow phase's point contacts still apart or "
