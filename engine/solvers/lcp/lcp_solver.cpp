@@ -76,13 +76,13 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
       T::bind(&S::allowed_penetration, {"allowed_penetration", ParamKind::Real, "m", 0, 0.1, 0.001,
        "Penetration left in place by the projection so touching contacts persist between steps; at most a "
        "tenth of the thinner body's half thickness, so a thin sheet rests on the ground"}),
-      T::bind(&S::recycle_distance, {"recycle_distance", ParamKind::Real, "m", 0, 0.01, 0,
+      T::bind(&S::recycle_distance, {"recycle_distance", ParamKind::Real, "m", 0, 0.01, 0.0005,
        "Contacts of a pair whose bodies moved less than this relative to each other since the narrow phase last "
        "computed them are recycled: re-projected from where they sit on both bodies, with the depth updated, instead "
        "of computed again (no point of either body moved further, so no depth is off by more). At most a tenth of "
        "the thinner body's half thickness; pairs of boxes and planes only (a rolling body's contact moves over its "
-       "surface). 0 (the default): every pair that moved is collided; 0.0005 saves about half the narrow phase of a "
-       "resting pyramid (docs/performance.md)"}),
+       "surface). 0: every pair that moved is collided; 0.0005 (the default) saves about half the narrow phase of "
+       "a resting pyramid (docs/performance.md)"}),
       T::bind(&S::shock_propagation, {"shock_propagation", ParamKind::Bool, "", 0, 1, 1,
        "Velocity-based shock propagation (thesis 6.4): after a dynamics step of fraction f, solve stack "
        "layers bottom-up with each layer's lower bodies held fixed, for the velocities and the projection"}),
