@@ -79,6 +79,10 @@ class LcpSolver final : public Solver {
   std::vector<BodyVelocity> vel_;
   std::vector<InverseMass> masses_;
   std::vector<BodyVelocity> free_;
+  // Per body: its pose at the start of the position update, so that the projection moves each contact point
+  // with its body's whole rigid motion of the step.
+  std::vector<Vec3> start_position_;
+  std::vector<Quat> start_orientation_;
   // Rows of the current phase: the group's joint rows first, then its contacts' rows.
   std::vector<Row> rows_;
   std::vector<ContactBlock> blocks_;
