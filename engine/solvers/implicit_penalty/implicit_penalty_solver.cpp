@@ -9,6 +9,7 @@
 #include <Eigen/SVD>
 #include <string>
 
+#include "solvers/implicit_penalty/definite_stiffness.h"
 #include "solvers/implicit_penalty/patch_friction.h"
 #include "solvers/implicit_penalty/penalty_joints.h"
 #include "solvers/implicit_penalty/round_pair.h"
@@ -523,15 +524,21 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
         if (gains.depth_damping) add_depth_damping(pb, pa, a_in_b, gains.k_d, g, round_b, round_a, -contact.normal);
       }
     };
-    if (physical && round_shape(shape_a) && round_shape(shape_b)) {
+    const bool box_ball = (shape_a.type == ShapeType::Sphere && shape_b.type == ShapeType::Box) ||
+                          (shape_a.type == ShapeType::Box && shape_b.type == ShapeType::Sphere);
+    if (physical && ((round_shape(shape_a) && round_shape(shape_b)) || box_ball)) {
       // Two round bodies: the points' K times mean depth along the line of their centres or axes (round_pair.h),
       // with the approximate gradients: the exact ones' turning line (negative stiffness force / D) outweighed a
-      // 4 mg ball's m / h^2 off-centre under a 2 cm ball (h = 1/100 s): 1.25 J from 0.013 J in a step.
+      // 4 mg ball's m / h^2 off-centre under a 2 cm ball (h = 1/100 s): 1.25 J from 0.013 J in a step. A ball and a
+      // box: along the line from the box's closest point to the ball's centre (add_box_ball_force).
       double depth = 0.0;
       for (const auto* list : {&a_in_b, &b_in_a})
         for (const PenetratingPoint& p : *list) depth -= p.d;
-      add_round_pair_force(pa, pb, round_axes(shape_a, pa, shape_b, pb), gains.k * depth, gains.k * count,
-                           gains.k_d * count, GradientMode::Approximate, contact.normal, f);
+      if (box_ball)
+        add_box_ball_force(shape_a, pa, shape_b, pb, gains.k * depth, gains.k * count, gains.k_d * count, f);
+      else
+        add_round_pair_force(pa, pb, round_axes(shape_a, pa, shape_b, pb), gains.k * depth, gains.k * count,
+                             gains.k_d * count, GradientMode::Approximate, contact.normal, f);
       f.points = count;  // g stays empty
     } else if (ctx.pool && ctx.pool->threads() > 1 && std::min(a_in_b.size(), b_in_a.size()) >= kLeastSplitSidePoints) {
       ctx.pool->run(2, [&](int task, int) { side(task); });
@@ -546,6 +553,8 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
       f.d_vel += s.d_vel;
       f.points += s.points;
     }
+    if (physical && set_.gradients == GradientMode::Exact)  // their geometric stiffness made definite
+      make_definite(f.d_pos, end_metric(state_[ia], state_[ib]), end_metric(state_[ib], state_[ia]));
     if (gains.implicitness < 1.0) f.d_pos *= gains.implicitness;  // the depth damping has no position gradient
     rows += count;
     forces_.push_back(f);

@@ -132,7 +132,13 @@ double ImplicitPenaltySolver::pair_penetration(const StepContext& ctx, const Pai
   });
   const Mat3 tangent = Mat3::Identity() - contact.normal * contact.normal.transpose();
   const Mat3 J = tangent * (second / double(n)) * tangent;
-  const double least = Eigen::SelfAdjointEigenSolver<Mat3>(J, Eigen::EigenvaluesOnly).eigenvalues()(1);
+  const Vec3 spread = Eigen::SelfAdjointEigenSolver<Mat3>(J, Eigen::EigenvaluesOnly).eigenvalues();
+  const double least = spread(1);
+  // A point or a line of points (a corner or an edge on the other body) has no second moment across it, and no
+  // stiffness makes it resist a tilt about it: the rule would take the least penetration, K a hundred times the
+  // load's, for nothing. A box's corner meeting a 2.5 kg brick under a 125 kg box then met 1.2e8 N/m, 409 kN at
+  // 3.2 mm, and threw the brick at 30 m/s.
+  if (!(least > 1e-3 * spread(2))) return p;
   const double H = std::abs((load_centre_[size_t(upper)] - centre).dot(contact.normal));
   if (H <= 0.0) return p;
   return std::clamp(least / (set_.stack_margin * H * layers), kLeastPenetration, p);
