@@ -143,12 +143,13 @@ ImplicitPenaltySolver::ImplicitPenaltySolver() {
 
 namespace {
 // The method's own counters (StepStats::counters).
-enum Counter { kCountLinearSolves, kCountLinearResidual, kCountFrictionSweeps, kCountJointNewtonSteps };
+enum Counter { kCountLinearSolves, kCountLinearResidual, kCountFrictionSweeps, kCountJointNewtonSteps, kCountShellPoints };
 constexpr SolverCounter kCounters[] = {
     {"linear_solves", ""},           // direct solves of the backward Euler system (one per contact group)
     {"linear_residual", "N s"},      // the largest |G dS - rhs| of those solves
     {"friction_sweeps", ""},         // projected Gauss-Seidel sweeps of the Coulomb rows
     {"joint_newton_steps", ""},      // Newton steps of the joint projection
+    {"shell_points", ""},            // penetrating shell points acting (the world counts one contact per pair)
 };
 }  // namespace
 
@@ -167,8 +168,7 @@ void ImplicitPenaltySolver::reset() {
 }
 
 // Narrow phase of this method: each body's points inside the other's signed distance (sec. 4.1, 6). The points
-// are kept for the solve; the world gets one contact per point for the graph, the groups and the viewer,
-// the normal from a to b and the depth -d.
+// are kept for the solve; the world gets one contact per touching pair (below).
 // Reentrant (concurrent_collide): the pair's points are found into this thread's lists and stored in points_ under
 // the solver's lock; points_ is ordered by pair, so what the solve reads does not depend on the order pairs came in.
 void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) {
@@ -218,19 +218,8 @@ void ImplicitPenaltySolver::collide_pair(const std::vector<Body>& bodies, int ia
     find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b, skin, &caches->a_in_b, pool);
   if (auto shell = penalty_shell(b.shape, shell_spacing(b.shape)); shell && !(one_sided && b.shape.type == ShapeType::Box))
     find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a, skin, &caches->b_in_a, pool);
-  auto emit = [&](const PenetratingPoint& p, const Body& owner, const Mat3& r, bool b_points) {
-    Contact c;
-    c.a = ia;
-    c.b = ib;
-    c.position = owner.position + r * p.r_b;
-    const Vec3 n = r * p.n_b;     // outward normal of the point's body
-    c.normal = b_points ? -n : n;  // b is pushed along its inward normal; a along its inward -normal
-    c.depth = -(p.d + skin);  // below the body's own surface: negative for a point within the skin
-    c.feature = anchor_key(b_points, p.index);
-    out.push_back(c);
-  };
-  for (const PenetratingPoint& p : pp.a_in_b) emit(p, a, ra, false);
-  for (const PenetratingPoint& p : pp.b_in_a) emit(p, b, rb, true);
+  // The world gets one contact per touching pair, not one per point (pair_contact.h).
+  if (!pp.a_in_b.empty() || !pp.b_in_a.empty()) out.push_back(pair_contact(ia, ib, a, ra, pp.a_in_b, b, rb, pp.b_in_a, skin));
   const bool touching = !pp.a_in_b.empty() || !pp.b_in_a.empty();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard<std::mutex> lock(collide_lock_.mutex);
@@ -458,6 +447,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     }
     const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
     if (count == 0) continue;
+    counters_.add(kCountShellPoints, count);
     const PairMaterial& material = material_of.at(pair);
     const PairNormal contact = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
     const double approach = contact.count > 0 ? approach_speed(state_[ia].pose, state_[ib].pose, contact) : 0.0;

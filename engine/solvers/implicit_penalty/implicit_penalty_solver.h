@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "solvers/implicit_penalty/implicit_integrator.h"
+#include "solvers/implicit_penalty/pair_contact.h"
 #include "solvers/implicit_penalty/penalty_contact.h"
 #include "collision/shell_points.h"
 #include "constraints/pgs.h"
@@ -118,7 +119,7 @@ class ImplicitPenaltySolver final : public Solver {
   };
   using PairKey = std::pair<int, int>;
   // Key of one penetrating point's anchor: the point's index, with bit 31 set for b's points.
-  static uint32_t anchor_key(bool b_points, int index) { return (b_points ? 0x80000000u : 0u) | uint32_t(index); }
+  static uint32_t anchor_key(bool b_points, int index) { return implicit_penalty::shell_point_key(b_points, index); }
 
   // The gains of one touching pair with `count` penetrating points, per point.
   struct PairGains {
