@@ -676,9 +676,6 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
   }
 }
 
-// The motors' damping gain: the backward Euler step closes 100/101 of the gap to the motor speed per step.
-constexpr double kMotorGain = 100.0;
-
 // The paper's contact islands are the world's contact groups (dynamic bodies joined by touching pairs and joints;
 // fixed and kinematic bodies insulate); every dynamic body outside any of them is a group of its own here.
 void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {

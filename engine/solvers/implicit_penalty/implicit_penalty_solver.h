@@ -149,6 +149,7 @@ class ImplicitPenaltySolver final : public Solver {
   double shell_spacing(const Shape& shape) const;  // m: the point shell spacing of a body of this shape
   double shape_penetration(const Shape& shape) const;  // m: the resting depth for a body of this shape
   void find_loads(const StepContext& ctx);
+  void motor_loads(const StepContext& ctx);  // the motors' push on the contacts they drive, into carried_
   void contact_forces(const StepContext& ctx);
   void friction_forces(const StepContext& ctx, const PairKey& pair, double mu, const PairGains& gains);
   void solve_groups(StepContext& ctx);
@@ -180,7 +181,7 @@ class ImplicitPenaltySolver final : public Solver {
   std::vector<Vec3> momentum_;  // angular momentum L(t+h) of each dynamic body
   std::vector<double> load_;  // kg: the mass of each body's contact group at or above its stack height
   std::vector<Vec3> load_centre_;  // m: the centre of mass of those bodies
-  std::map<PairKey, double> carried_;  // kg: the weight each touching pair holds up (find_loads)
+  std::map<PairKey, double> carried_;  // kg: the weight each touching pair holds up, and the motors' push (find_loads)
   std::map<PairKey, PairGains> gains_;  // of the last velocity stage, for the friction rows
   std::vector<Row> friction_rows_;
   std::vector<BodyVelocity> velocities_;
