@@ -3,7 +3,7 @@
 // step's change of the bodies' positions, rotations and velocities; the explicit integrator applies the force at
 // the start), plus the Coulomb friction rows' impulses / h (contact_model physical) or the anchors' forces
 // (per_point). It acts at the centroid of the pair's penetrating points, in the direction of the deepest one's
-// normal.
+// normal: the pair's one contact.
 #include <algorithm>
 #include <map>
 
@@ -50,31 +50,14 @@ void ImplicitPenaltySolver::report_contacts(const StepContext& ctx, ContactRepor
       const PairKey key{std::min(r.a, r.b), std::max(r.a, r.b)};
       sum_of(key) += (r.lambda / ctx.dt) * (r.b == key.second ? r.jb_lin : r.ja_lin);
     }
+  // Each touching pair has one contact (pair_contact.h): at the centroid of its penetrating points, along the
+  // deepest one's normal.
   for (const auto& [key, force] : force_on_b) {
-    // The centroid of the pair's penetrating points (all of its points when none penetrates).
-    Vec3 sum = Vec3::Zero(), all = Vec3::Zero();
-    int n = 0, m = 0;
-    Vec3 normal = Vec3::Zero();
-    double deepest = -1e300;
     auto it = std::lower_bound(ctx.contacts.begin(), ctx.contacts.end(), key, [](const Contact& c, const PairKey& k) {
       return c.a != k.first ? c.a < k.first : c.b < k.second;
     });
-    for (; it != ctx.contacts.end() && it->a == key.first && it->b == key.second; ++it) {
-      const Contact& c = *it;
-      all += c.position;
-      ++m;
-      if (c.depth > 0.0) {
-        sum += c.position;
-        ++n;
-      }
-      if (c.depth > deepest) {
-        deepest = c.depth;
-        normal = c.normal;
-      }
-    }
-    if (m == 0) continue;
-    const Vec3 point = n > 0 ? Vec3(sum / n) : Vec3(all / m);
-    report_pair(ctx.bodies, ctx.contacts, key.first, key.second, &point, normal, force, out);
+    if (it == ctx.contacts.end() || it->a != key.first || it->b != key.second) continue;
+    report_pair(ctx.bodies, ctx.contacts, key.first, key.second, &it->position, it->normal, force, out);
   }
 }
 

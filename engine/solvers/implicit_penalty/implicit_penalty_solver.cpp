@@ -9,6 +9,7 @@
 #include <Eigen/SVD>
 #include <string>
 
+#include "solvers/implicit_penalty/definite_stiffness.h"
 #include "solvers/implicit_penalty/patch_friction.h"
 #include "solvers/implicit_penalty/penalty_joints.h"
 #include "solvers/implicit_penalty/round_pair.h"
@@ -142,12 +143,13 @@ ImplicitPenaltySolver::ImplicitPenaltySolver() {
 
 namespace {
 // The method's own counters (StepStats::counters).
-enum Counter { kCountLinearSolves, kCountLinearResidual, kCountFrictionSweeps, kCountJointNewtonSteps };
+enum Counter { kCountLinearSolves, kCountLinearResidual, kCountFrictionSweeps, kCountJointNewtonSteps, kCountShellPoints };
 constexpr SolverCounter kCounters[] = {
     {"linear_solves", ""},           // direct solves of the backward Euler system (one per contact group)
     {"linear_residual", "N s"},      // the largest |G dS - rhs| of those solves
     {"friction_sweeps", ""},         // projected Gauss-Seidel sweeps of the Coulomb rows
     {"joint_newton_steps", ""},      // Newton steps of the joint projection
+    {"shell_points", ""},            // penetrating shell points acting (the world counts one contact per pair)
 };
 }  // namespace
 
@@ -166,8 +168,7 @@ void ImplicitPenaltySolver::reset() {
 }
 
 // Narrow phase of this method: each body's points inside the other's signed distance (sec. 4.1, 6). The points
-// are kept for the solve; the world gets one contact per point for the graph, the groups and the viewer,
-// the normal from a to b and the depth -d.
+// are kept for the solve; the world gets one contact per touching pair (below).
 // Reentrant (concurrent_collide): the pair's points are found into this thread's lists and stored in points_ under
 // the solver's lock; points_ is ordered by pair, so what the solve reads does not depend on the order pairs came in.
 void ImplicitPenaltySolver::collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) {
@@ -217,19 +218,8 @@ void ImplicitPenaltySolver::collide_pair(const std::vector<Body>& bodies, int ia
     find_penetrating_points(b.shape, b.position, rb, *shell, a.position, ra, pp.a_in_b, skin, &caches->a_in_b, pool);
   if (auto shell = penalty_shell(b.shape, shell_spacing(b.shape)); shell && !(one_sided && b.shape.type == ShapeType::Box))
     find_penetrating_points(a.shape, a.position, ra, *shell, b.position, rb, pp.b_in_a, skin, &caches->b_in_a, pool);
-  auto emit = [&](const PenetratingPoint& p, const Body& owner, const Mat3& r, bool b_points) {
-    Contact c;
-    c.a = ia;
-    c.b = ib;
-    c.position = owner.position + r * p.r_b;
-    const Vec3 n = r * p.n_b;     // outward normal of the point's body
-    c.normal = b_points ? -n : n;  // b is pushed along its inward normal; a along its inward -normal
-    c.depth = -(p.d + skin);  // below the body's own surface: negative for a point within the skin
-    c.feature = anchor_key(b_points, p.index);
-    out.push_back(c);
-  };
-  for (const PenetratingPoint& p : pp.a_in_b) emit(p, a, ra, false);
-  for (const PenetratingPoint& p : pp.b_in_a) emit(p, b, rb, true);
+  // The world gets one contact per touching pair, not one per point (pair_contact.h).
+  if (!pp.a_in_b.empty() || !pp.b_in_a.empty()) out.push_back(pair_contact(ia, ib, a, ra, pp.a_in_b, b, rb, pp.b_in_a, skin));
   const bool touching = !pp.a_in_b.empty() || !pp.b_in_a.empty();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard<std::mutex> lock(collide_lock_.mutex);
@@ -457,6 +447,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     }
     const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
     if (count == 0) continue;
+    counters_.add(kCountShellPoints, count);
     const PairMaterial& material = material_of.at(pair);
     const PairNormal contact = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
     const double approach = contact.count > 0 ? approach_speed(state_[ia].pose, state_[ib].pose, contact) : 0.0;
@@ -523,15 +514,21 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
         if (gains.depth_damping) add_depth_damping(pb, pa, a_in_b, gains.k_d, g, round_b, round_a, -contact.normal);
       }
     };
-    if (physical && round_shape(shape_a) && round_shape(shape_b)) {
+    const bool box_ball = (shape_a.type == ShapeType::Sphere && shape_b.type == ShapeType::Box) ||
+                          (shape_a.type == ShapeType::Box && shape_b.type == ShapeType::Sphere);
+    if (physical && ((round_shape(shape_a) && round_shape(shape_b)) || box_ball)) {
       // Two round bodies: the points' K times mean depth along the line of their centres or axes (round_pair.h),
       // with the approximate gradients: the exact ones' turning line (negative stiffness force / D) outweighed a
-      // 4 mg ball's m / h^2 off-centre under a 2 cm ball (h = 1/100 s): 1.25 J from 0.013 J in a step.
+      // 4 mg ball's m / h^2 off-centre under a 2 cm ball (h = 1/100 s): 1.25 J from 0.013 J in a step. A ball and a
+      // box: along the line from the box's closest point to the ball's centre (add_box_ball_force).
       double depth = 0.0;
       for (const auto* list : {&a_in_b, &b_in_a})
         for (const PenetratingPoint& p : *list) depth -= p.d;
-      add_round_pair_force(pa, pb, round_axes(shape_a, pa, shape_b, pb), gains.k * depth, gains.k * count,
-                           gains.k_d * count, GradientMode::Approximate, contact.normal, f);
+      if (box_ball)
+        add_box_ball_force(shape_a, pa, shape_b, pb, gains.k * depth, gains.k * count, gains.k_d * count, f);
+      else
+        add_round_pair_force(pa, pb, round_axes(shape_a, pa, shape_b, pb), gains.k * depth, gains.k * count,
+                             gains.k_d * count, GradientMode::Approximate, contact.normal, f);
       f.points = count;  // g stays empty
     } else if (ctx.pool && ctx.pool->threads() > 1 && std::min(a_in_b.size(), b_in_a.size()) >= kLeastSplitSidePoints) {
       ctx.pool->run(2, [&](int task, int) { side(task); });
@@ -546,6 +543,8 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
       f.d_vel += s.d_vel;
       f.points += s.points;
     }
+    if (physical && set_.gradients == GradientMode::Exact)  // their geometric stiffness made definite
+      make_definite(f.d_pos, end_metric(state_[ia], state_[ib]), end_metric(state_[ib], state_[ia]));
     if (gains.implicitness < 1.0) f.d_pos *= gains.implicitness;  // the depth damping has no position gradient
     rows += count;
     forces_.push_back(f);
@@ -676,9 +675,6 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
     rotation_[i] = h * (state_[i].rotation_map * b.angular_velocity);
   }
 }
-
-// The motors' damping gain: the backward Euler step closes 100/101 of the gap to the motor speed per step.
-constexpr double kMotorGain = 100.0;
 
 // The paper's contact islands are the world's contact groups (dynamic bodies joined by touching pairs and joints;
 // fixed and kinematic bodies insulate); every dynamic body outside any of them is a group of its own here.

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "solvers/implicit_penalty/implicit_integrator.h"
+#include "solvers/implicit_penalty/pair_contact.h"
 #include "solvers/implicit_penalty/penalty_contact.h"
 #include "collision/shell_points.h"
 #include "constraints/pgs.h"
@@ -118,7 +119,7 @@ class ImplicitPenaltySolver final : public Solver {
   };
   using PairKey = std::pair<int, int>;
   // Key of one penetrating point's anchor: the point's index, with bit 31 set for b's points.
-  static uint32_t anchor_key(bool b_points, int index) { return (b_points ? 0x80000000u : 0u) | uint32_t(index); }
+  static uint32_t anchor_key(bool b_points, int index) { return implicit_penalty::shell_point_key(b_points, index); }
 
   // The gains of one touching pair with `count` penetrating points, per point.
   struct PairGains {
@@ -148,6 +149,7 @@ class ImplicitPenaltySolver final : public Solver {
   double shell_spacing(const Shape& shape) const;  // m: the point shell spacing of a body of this shape
   double shape_penetration(const Shape& shape) const;  // m: the resting depth for a body of this shape
   void find_loads(const StepContext& ctx);
+  void motor_loads(const StepContext& ctx);  // the motors' push on the contacts they drive, into carried_
   void contact_forces(const StepContext& ctx);
   void friction_forces(const StepContext& ctx, const PairKey& pair, double mu, const PairGains& gains);
   void solve_groups(StepContext& ctx);
@@ -179,7 +181,7 @@ class ImplicitPenaltySolver final : public Solver {
   std::vector<Vec3> momentum_;  // angular momentum L(t+h) of each dynamic body
   std::vector<double> load_;  // kg: the mass of each body's contact group at or above its stack height
   std::vector<Vec3> load_centre_;  // m: the centre of mass of those bodies
-  std::map<PairKey, double> carried_;  // kg: the weight each touching pair holds up (find_loads)
+  std::map<PairKey, double> carried_;  // kg: the weight each touching pair holds up, and the motors' push (find_loads)
   std::map<PairKey, PairGains> gains_;  // of the last velocity stage, for the friction rows
   std::vector<Row> friction_rows_;
   std::vector<BodyVelocity> velocities_;

@@ -412,36 +412,55 @@ bool limit_force(const Joint& joint, const BodyPose& a, const BodyPose& b, doubl
   return false;
 }
 
-bool motor_force(const Joint& joint, const std::vector<Body>& bodies, double h, double gain, PairForce& out) {
-  out.clear();
+namespace {
+
+// The motor row of a joint's motor (its Jacobian g over [v_a, w_a, v_b, w_b] and the rate it aims at), the
+// bodies' velocities u and the damper's gain c = gain I / h (I = 1 / (g^T M^-1 g)). False without a motor or
+// when neither body moves.
+struct MotorDrive {
+  Vec12 g, u;
+  double target = 0.0, c = 0.0;
+};
+bool motor_drive(const Joint& joint, const std::vector<Body>& bodies, double h, double gain, MotorDrive& out) {
   if (!joint.motor.enabled || h <= 0.0) return false;
   std::vector<JointRow> rows;
   joint_rows(joint, -1, bodies, h, rows);
   const auto row = std::find_if(rows.begin(), rows.end(), [](const JointRow& r) { return r.kind == kRowMotor; });
   if (row == rows.end()) return false;
-  Vec12 g;
-  g << row->ja_lin, row->ja_ang, row->jb_lin, row->jb_ang;
+  out.g << row->ja_lin, row->ja_ang, row->jb_lin, row->jb_ang;
   // g^T M^-1 g over the bodies that move.
   double inv_inertia = 0.0;
   const int ends[2] = {joint.body_a, joint.body_b};
-  Vec12 u = Vec12::Zero();
+  out.u.setZero();
   for (int e = 0; e < 2; ++e) {
     if (ends[e] < 0) continue;
     const Body& b = bodies[size_t(ends[e])];
-    u.segment<3>(6 * e) = b.linear_velocity;
-    u.segment<3>(6 * e + 3) = b.angular_velocity;
+    out.u.segment<3>(6 * e) = b.linear_velocity;
+    out.u.segment<3>(6 * e + 3) = b.angular_velocity;
     if (!b.is_dynamic()) continue;
-    const Vec3 lin = g.segment<3>(6 * e), ang = g.segment<3>(6 * e + 3);
+    const Vec3 lin = out.g.segment<3>(6 * e), ang = out.g.segment<3>(6 * e + 3);
     inv_inertia += b.inv_mass * lin.squaredNorm() + ang.dot(b.inv_inertia_world * ang);
   }
   if (inv_inertia <= 0.0) return false;
-  out.a = joint.body_a;
-  out.b = joint.body_b;
-  double c = gain / (inv_inertia * h);
   // The motor aims at the shared motor row's target: its speed, clamped near a limit of the coordinate it drives
   // to a rate the limit allows (joints/joint.h). Aimed at its own speed, a motor of 1e30 N m outweighed the
   // limit's finite spring (limit_force) and drove a hinge 0.3 rad past its bound.
-  double f = c * (g.dot(u) - row->target);
+  out.target = row->target;
+  out.c = gain / (inv_inertia * h);
+  return true;
+}
+
+}  // namespace
+
+bool motor_force(const Joint& joint, const std::vector<Body>& bodies, double h, double gain, PairForce& out) {
+  out.clear();
+  MotorDrive drive;
+  if (!motor_drive(joint, bodies, h, gain, drive)) return false;
+  out.a = joint.body_a;
+  out.b = joint.body_b;
+  const Vec12& g = drive.g;
+  double c = drive.c;
+  double f = c * (g.dot(drive.u) - drive.target);
   const double cap = joint.motor.max_force;
   if (std::abs(f) > cap) {
     f = std::clamp(f, -cap, cap);
@@ -450,6 +469,37 @@ bool motor_force(const Joint& joint, const std::vector<Body>& bodies, double h, 
   out.wrench = -f * g;
   out.d_vel = -c * g * g.transpose();
   return true;
+}
+
+bool motor_push(const Joint& joint, const std::vector<Body>& bodies, double h, double gain, MotorPush& out) {
+  out = MotorPush{};
+  MotorDrive drive;
+  if (!motor_drive(joint, bodies, h, gain, drive)) return false;
+  // Held still, the damper pushes with c |target| toward the target rate, at most max_force.
+  out.force = std::copysign(std::min(joint.motor.max_force, drive.c * std::abs(drive.target)), drive.target);
+  const int ends[2] = {joint.body_a, joint.body_b};
+  const Vec3 anchors[2] = {joint.anchor_a, joint.anchor_b};
+  for (int e = 0; e < 2; ++e) {
+    out.body[e] = ends[e];
+    out.lin[e] = drive.g.segment<3>(6 * e);
+    out.ang[e] = drive.g.segment<3>(6 * e + 3);
+    if (ends[e] >= 0) {
+      const Body& b = bodies[size_t(ends[e])];
+      out.anchor[e] = b.position + b.orientation * anchors[e];
+    }
+  }
+  return out.force != 0.0;
+}
+
+double MotorPush::load(int which, const Vec3& p, const Vec3& into) const {
+  Vec3 v = Vec3::Zero();  // the point's velocity per unit of the coordinate's rate
+  for (int e = 0; e < 2; ++e)
+    if (which >= 0 && body[e] == which) v += lin[e] + ang[e].cross(p - anchor[e]);
+  const double rate = into.dot(v), speed = v.norm();
+  // The point's rate into the contact per unit of the coordinate's rate, signed by the way the motor pushes.
+  const double lever = std::copysign(1.0, force) * rate;
+  if (!(lever > 0.0) || speed < kLeastSpeed) return 0.0;
+  return std::abs(force) * lever / (speed * speed);
 }
 
 }  // namespace cl::implicit_penalty

@@ -171,7 +171,29 @@ bool coordinate_force(const Joint& joint, const BodyPose& a, const BodyPose& b, 
 // bounded by max_force (then a constant force, no gradient). The backward Euler step closes gain / (1 + gain)
 // of the gap to the motor speed per step, as far as max_force allows; the turning of the axis with the bodies
 // is left out of the gradient. `bodies` for the inverse masses. False (out cleared) without a motor.
+// The motors' damping gain: the backward Euler step closes 100/101 of the gap to the motor speed per step.
+constexpr double kMotorGain = 100.0;
 bool motor_force(const Joint& joint, const std::vector<Body>& bodies, double h, double gain, PairForce& out);
+
+// How hard a joint's velocity motor (motor_force) presses the contacts of the bodies it drives (our addition, for
+// the physical model's stiffness, pair_stiffness): held still, its damper pushes with force = c |target| toward its
+// target rate (c = gain I / h), at most max_force, signed as the target. A point p of a driven body moves with the
+// velocity v per unit of the coordinate's rate (a hinge: u x (p - anchor), m/rad; a slider: its axis), so the motor
+// pushes it with |force| / |v| along v (the force whose work balances the motor's), and a contact there with the
+// normal n (into the contact) carries the part along n: |force| (n . v) / |v|^2. That is the contact's load, as
+// gravity's weight is a resting contact's. A contact across the motion (a driven wheel on the ground) carries none.
+struct MotorPush {
+  static constexpr double kLeastSpeed = 1e-3;  // m per unit rate: a point on the axis is not driven
+  int body[2] = {-1, -1};
+  Vec3 lin[2] = {Vec3::Zero(), Vec3::Zero()}, ang[2] = {Vec3::Zero(), Vec3::Zero()};  // the motor row's Jacobian
+  Vec3 anchor[2] = {Vec3::Zero(), Vec3::Zero()};  // the joint point on each body (world)
+  double force = 0.0;                               // N or N m
+  // The force (N) along `into` (the direction in which the point's motion deepens the contact) with which the
+  // motor presses the point p of body `which`; 0 when the motor drives p out of the contact or not at all.
+  double load(int which, const Vec3& p, const Vec3& into) const;
+};
+// False (out cleared) when the joint has no motor or its motor pushes with no force.
+bool motor_push(const Joint& joint, const std::vector<Body>& bodies, double h, double gain, MotorPush& out);
 
 // Joint limits as penalty forces (our addition; the paper has none): past a bound of the hinge angle or slider
 // displacement, a one-sided spring-damper f = k (x - bound) + c xdot that pushes the coordinate back and

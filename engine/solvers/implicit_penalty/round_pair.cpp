@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace cl::implicit_penalty {
 
@@ -54,6 +55,31 @@ RoundAxes round_axes(const Shape& shape_a, const BodyPose& a, const Shape& shape
     }
   }
   return RoundAxes{a0 + s * d1, b0 + t * d2};
+}
+
+RoundAxes box_ball_axes(const Shape& box, const BodyPose& box_pose, const Vec3& centre, Vec3& outward) {
+  const Vec3& h = box.half_extents;
+  const Vec3 local = box_pose.R.transpose() * (centre - box_pose.x);
+  const Vec3 clamped = local.cwiseMax(-h).cwiseMin(h);
+  // The nearest face: the least clearance h_i - |local_i| (the face the centre is nearest to when inside).
+  int axis = 0;
+  double least = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 3; ++i) {
+    const double clearance = h[i] - std::abs(local[i]);
+    if (clearance < least) least = clearance, axis = i;
+  }
+  outward = box_pose.R * (local[axis] < 0.0 ? Vec3(-Vec3::Unit(axis)) : Vec3(Vec3::Unit(axis)));
+  return RoundAxes{box_pose.x + box_pose.R * clamped, centre};
+}
+
+void add_box_ball_force(const Shape& shape_a, const BodyPose& a, const Shape& shape_b, const BodyPose& b, double force,
+                        double stiffness, double damping, PairForce& sum) {
+  const bool box_first = shape_a.type == ShapeType::Box;
+  Vec3 outward;
+  const RoundAxes found = box_first ? box_ball_axes(shape_a, a, b.x, outward) : box_ball_axes(shape_b, b, a.x, outward);
+  const RoundAxes axes = box_first ? found : RoundAxes{found.b, found.a};
+  add_round_pair_force(a, b, axes, force, stiffness, damping, GradientMode::Approximate,
+                       box_first ? outward : Vec3(-outward), sum);
 }
 
 void add_round_pair_force(const BodyPose& a, const BodyPose& b, const RoundAxes& axes, double force,

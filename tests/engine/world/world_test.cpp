@@ -82,7 +82,9 @@ void expect_same_on_one_and_two_threads(World one, int steps) {
   World two = one;
   one.settings.threads = 1;
   two.settings.threads = 2;
-  size_t most = 0;  // contacts: the narrow phase had pairs to share between the threads
+  // Contacts, or the shell points of a method that has one contact per touching pair (implicit-penalty's counter
+  // shell_points): the narrow phase had work to share between the threads.
+  size_t most = 0;
   for (int s = 0; s < steps; ++s) {
     const StepResult r1 = one.step(), r2 = two.step();
     // A method may stop on this pile of overlapping heavy bodies (implicit-penalty blows up at step 28): on both
@@ -98,6 +100,8 @@ void expect_same_on_one_and_two_threads(World one, int steps) {
           << "step " << s << ", contact " << k;
     }
     most = std::max(most, one.contacts().size());
+    for (const SolverCounter& c : one.last_stats().counters.counters())
+      if (std::string(c.name) == "shell_points") most = std::max(most, size_t(c.value));
     if (!r1.ok) break;
   }
   EXPECT_TRUE(same_state(one, two));
@@ -537,21 +541,19 @@ TEST(World, ContinuousCollisionLandsATumblingBoxOnAThinPlate) {
     }
     std::printf("[ box on plate ] %-16s lowest corner %.2f mm below the plate's top, at rest %.2f m/s\n",
                 info.name.c_str(), 1e3 * (0.005 - lowest), w.bodies[b].linear_velocity.norm());
-    // Awaiting a fix under implicit-penalty: its point shells (4 cm apart on boxes) do not see the box's corner in
-    // the plate until it is centimetres deep, so the box, stopped again at every step with its speed, hangs at the
-    // plate until its springs take hold. Since the method's rework for the shipped scenes (stiffness from the load,
-    // one friction patch per pair) they throw it through the plate: it ends 3.9 m below at 45 m/s (cause not yet
-    // found). This check fails as soon as it lands on the plate again.
-    if (info.name == "implicit-penalty") {
-      EXPECT_LT(w.bodies[b].position.y(), 0.005) << "implicit-penalty lands on the plate now: drop its exception";
-      continue;
-    }
     EXPECT_GT(w.bodies[b].position.y(), 0.005) << "below the plate";
     // Put in at the method's depth, then a contact may deepen by that or a quarter of the plate's half thickness.
     const double depth = w.solver().continuous_depth();
     const bool within = lowest > 0.005 - (depth + std::max(depth, 0.25 * 0.005)) - 1e-3;
     EXPECT_LT(w.bodies[b].linear_velocity.norm(), 0.5);
-    EXPECT_TRUE(within) << "lowest corner " << 1e3 * (0.005 - lowest) << " mm below the plate's top";
+    // Known fault under implicit-penalty, listed so that this fails once it is fixed: the box lands and rests on
+    // the plate (before the definite exact gradients it fell through), but its corner reaches 15.9 mm below the
+    // 10 mm plate's top on landing. Cause not yet established; the likely one is that the point shells do not see
+    // a corner in the plate until it is centimetres deep (a point sits on the corner only where the spacing allows).
+    if (info.name == "implicit-penalty")
+      EXPECT_FALSE(within) << "implicit-penalty holds the corner at the plate now: drop its exception";
+    else
+      EXPECT_TRUE(within) << "lowest corner " << 1e3 * (0.005 - lowest) << " mm below the plate's top";
   }
 }
 

@@ -929,5 +929,72 @@ TEST(PenaltyJointsPhysics, AnUnboundedMotorStopsAtTheLimit) {
   }
 }
 
+// How hard a motor presses a contact of a body it drives (MotorPush, our addition): held still, the damper pushes
+// with c |speed| = 100 I / h |speed| (I = 1 / (g^T M^-1 g), here the door's moment about its centre's vertical,
+// as motor_force), at most max_force; a point at 0.7 m from the hinge's axis carries the torque over its lever,
+// tau / 0.7, where its motion runs straight into the contact, the part along the normal of the force along its
+// motion where the normal is oblique, and none where the motion leaves the contact, runs across it, or the point
+// lies on the axis.
+TEST(PenaltyJoints, AMotorPressesAContactByItsTorqueOverTheLever) {
+  std::vector<Body> bodies;
+  bodies.push_back(make_body(test::box(Vec3(0.1, 1, 0.1)), Vec3(-0.65, 0, 0), Quat::Identity(), 0, BodyKind::Fixed));
+  bodies.push_back(make_body(test::box(Vec3(0.5, 1, 0.025)), Vec3(0, 0, 0), Quat::Identity(), 20.0));
+  Joint j = make_joint(JointType::Hinge, bodies, 0, 1, Vec3(-0.5, 0, 0), Vec3::UnitY(), Vec3::UnitX());
+  const double h = 0.01;
+  j.motor = JointMotor{true, 2.0, 1e30};
+  MotorPush push;
+  ASSERT_TRUE(motor_push(j, bodies, h, kMotorGain, push));
+  const double I = 1.0 / bodies[1].inv_inertia_world(1, 1);
+  EXPECT_NEAR(push.force, kMotorGain * I / h * 2.0, 1e-9 * push.force);
+
+  j.motor = JointMotor{true, 1.0, 50.0};  // bounded: 50 N m
+  ASSERT_TRUE(motor_push(j, bodies, h, kMotorGain, push));
+  EXPECT_DOUBLE_EQ(push.force, 50.0);
+  // A positive rate turns the door from +x toward -z (about +y).
+  const Vec3 p(0.2, 0.3, 0.0);  // 0.7 m from the axis
+  EXPECT_NEAR(push.load(1, p, -Vec3::UnitZ()), 50.0 / 0.7, 1e-9);
+  EXPECT_NEAR(push.load(1, p, Vec3(1, 0, -1).normalized()), 50.0 / 0.7 / std::sqrt(2.0), 1e-9);
+  EXPECT_EQ(push.load(1, p, Vec3::UnitZ()), 0.0);   // the motion leaves the contact
+  EXPECT_EQ(push.load(1, p, Vec3::UnitX()), 0.0);   // across the motion
+  EXPECT_EQ(push.load(1, Vec3(-0.5, 0.4, 0), -Vec3::UnitZ()), 0.0);  // on the axis
+  EXPECT_EQ(push.load(2, p, -Vec3::UnitZ()), 0.0);  // not a body of the joint
+  j.motor = JointMotor{true, -1.0, 50.0};  // the other way
+  ASSERT_TRUE(motor_push(j, bodies, h, kMotorGain, push));
+  EXPECT_NEAR(push.load(1, p, Vec3::UnitZ()), 50.0 / 0.7, 1e-9);
+  EXPECT_EQ(push.load(1, p, -Vec3::UnitZ()), 0.0);
+  j.motor = JointMotor{true, 0.0, 50.0};  // a motor holding still pushes with nothing
+  EXPECT_FALSE(motor_push(j, bodies, h, kMotorGain, push));
+}
+
+// A slider motor of practically unbounded force (1e30 N) drives a 10 cm box of 1 kg at 0.5 m/s into a fixed wall,
+// no gravity: at every step from 1/30 to 1/1000 s the contact holds it at the physical model's depth (the box's
+// penetration, 0.5 mm here, at most twice that at its deepest) instead of at the depth where the contact's spring
+// sized by the box's weight balances the motor's damper, 100 m v / (h K) (0.15 m at 1/60 s: through the wall).
+TEST(PenaltyJointsPhysics, AnUnboundedSliderMotorStopsAtAWall) {
+  for (double h : {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 240, 1.0 / 500, 1.0 / 1000}) {
+    World w;
+    w.settings.gravity = Vec3::Zero();
+    w.settings.dt = h;
+    const int base = test::add_body(w, test::box(Vec3(0.1, 0.1, 0.1)), Vec3(-1, 0, 0), 0.0, Quat::Identity(), 0,
+                                    BodyKind::Fixed);
+    const int box = test::add_body(w, test::box(Vec3(0.05, 0.05, 0.05)), Vec3(0, 0, 0), 1000.0);
+    test::add_body(w, test::box(Vec3(0.1, 0.5, 0.5)), Vec3(0.25, 0, 0), 0.0, Quat::Identity(), 0, BodyKind::Fixed);
+    Joint j = make_joint(JointType::Slider, w.bodies, base, box, Vec3(0, 0, 0), Vec3::UnitX(), Vec3::UnitY());
+    j.motor = JointMotor{true, 0.5, 1e30};
+    w.joints.push_back(j);
+    std::string error;
+    ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+    double deepest = 0.0;
+    for (int s = 0; s < int(std::lround(1.0 / h)); ++s) {
+      ASSERT_TRUE(w.step().ok) << "h " << h;
+      deepest = std::max(deepest, w.bodies[size_t(box)].position.x() + 0.05 - 0.15);
+    }
+    const double depth = w.bodies[size_t(box)].position.x() + 0.05 - 0.15;
+    EXPECT_LT(deepest, 2.0 * 5e-4 + 0.5 * h) << "h " << h;  // at most one step's travel at the first touch
+    EXPECT_GT(depth, 0.0) << "h " << h;
+    EXPECT_LT(depth, 2.0 * 5e-4) << "h " << h;
+  }
+}
+
 }  // namespace
 }  // namespace cl::implicit_penalty

@@ -92,6 +92,25 @@ TEST(RoundPair, ForceActsThroughTheCentresAndTheAxes) {
   EXPECT_NEAR(axes.b.z(), 0.15, 1e-12);
 }
 
+// A ball and a box: the closest point of the box to the centre, and inside it the nearest face's normal.
+TEST(RoundPair, BoxBallAxesAreTheClosestPointAndTheNearestFace) {
+  const Quat q(Eigen::AngleAxisd(0.5, Vec3(1, 2, 0.5).normalized()));
+  const BodyPose box = pose(Vec3(0.3, 1.0, -0.2), q);
+  const Shape shape = test::box(Vec3(0.5, 0.25, 0.25));
+  Vec3 outward;
+  // Beyond a corner: the corner itself.
+  const Vec3 corner = box.x + box.R * Vec3(0.5, 0.25, -0.25);
+  const Vec3 centre = corner + box.R * Vec3(0.3, 0.2, -0.1);
+  RoundAxes axes = implicit_penalty::box_ball_axes(shape, box, centre, outward);
+  EXPECT_LT((axes.a - corner).norm(), 1e-12);
+  EXPECT_LT((axes.b - centre).norm(), 1e-12);
+  // Inside, nearest the +y face.
+  const Vec3 inside = box.x + box.R * Vec3(0.1, 0.2, 0.0);
+  axes = implicit_penalty::box_ball_axes(shape, box, inside, outward);
+  EXPECT_LT((axes.a - inside).norm(), 1e-12);
+  EXPECT_LT((outward - box.R * Vec3::UnitY()).norm(), 1e-12);
+}
+
 struct Balls {
   World w;
   int light = -1, heavy = -1;
