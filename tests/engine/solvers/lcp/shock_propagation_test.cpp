@@ -113,33 +113,42 @@ TEST(Sleeping, StackFallsAsleepSoonerForLowerRestitution) {
   EXPECT_EQ(elastic, 100000);  // e = 1 keeps the stack bouncing (the thesis's blows up)
 }
 
+// With contact recycling off, a sleeping pair keeps the contacts of its last narrow phase as they are; with it (the
+// default), it keeps them re-projected to its unchanged poses (tests/engine/world/contact_recycling_test.cpp).
 TEST(Sleeping, SleepingBodiesStayPutAndWakeWhenHit) {
-  World w = load("sleepy_stack.json");
-  for (int s = 0; s < 300; ++s) ASSERT_TRUE(w.step().ok);
-  ASSERT_EQ(w.last_stats().sleeping, 10);
-  const World asleep = w;
-  for (int s = 0; s < 50; ++s) ASSERT_TRUE(w.step().ok);
-  for (size_t i = 0; i < w.bodies.size(); ++i) EXPECT_EQ(w.bodies[i].position, asleep.bodies[i].position);
-  // Their contacts are reused without a narrow phase: every touching pair is unmoved since it was collided.
-  for (const GraphEdge& e : w.graph().edges()) {
-    if (e.touching()) {
-      EXPECT_TRUE(ContactGraph::unmoved(e, w.bodies)) << e.a << "-" << e.b;
+  for (const double recycle : {0.0, 0.0005}) {
+    SCOPED_TRACE(recycle);
+    World w = load("sleepy_stack.json");
+    ASSERT_TRUE(w.solver().params().set("recycle_distance", recycle, nullptr));
+    for (int s = 0; s < 300; ++s) ASSERT_TRUE(w.step().ok);
+    ASSERT_EQ(w.last_stats().sleeping, 10);
+    const World asleep = w;
+    for (int s = 0; s < 50; ++s) ASSERT_TRUE(w.step().ok);
+    for (size_t i = 0; i < w.bodies.size(); ++i) EXPECT_EQ(w.bodies[i].position, asleep.bodies[i].position);
+    // Their contacts are reused without a narrow phase: without recycling, every touching pair is unmoved since it
+    // was collided.
+    if (recycle == 0.0) {
+      for (const GraphEdge& e : w.graph().edges()) {
+        if (e.touching()) {
+          EXPECT_TRUE(ContactGraph::unmoved(e, w.bodies)) << e.a << "-" << e.b;
+        }
+      }
     }
-  }
 
-  // A ball thrown at the top box wakes the whole stack.
-  Body ball;
-  ball.name = "ball";
-  ball.shape.type = ShapeType::Sphere;
-  ball.shape.radius = 0.3;
-  ball.set_mass_properties(1000, 0);
-  ball.position = w.bodies.back().position + Vec3(-2.0, 0, 0);
-  ball.linear_velocity = Vec3(15, 0, 0);
-  w.bodies.push_back(ball);
-  w.reset_contacts();
-  for (int s = 0; s < 30; ++s) ASSERT_TRUE(w.step().ok);
-  EXPECT_LT(w.last_stats().sleeping, 10);
-  EXPECT_GT(w.bodies[w.bodies.size() - 2].linear_velocity.norm(), 0.1);  // the top box was knocked
+    // A ball thrown at the top box wakes the whole stack.
+    Body ball;
+    ball.name = "ball";
+    ball.shape.type = ShapeType::Sphere;
+    ball.shape.radius = 0.3;
+    ball.set_mass_properties(1000, 0);
+    ball.position = w.bodies.back().position + Vec3(-2.0, 0, 0);
+    ball.linear_velocity = Vec3(15, 0, 0);
+    w.bodies.push_back(ball);
+    w.reset_contacts();
+    for (int s = 0; s < 30; ++s) ASSERT_TRUE(w.step().ok);
+    EXPECT_LT(w.last_stats().sleeping, 10);
+    EXPECT_GT(w.bodies[w.bodies.size() - 2].linear_velocity.norm(), 0.1);  // the top box was knocked
+  }
 }
 
 TEST(Sleeping, CanBeTurnedOff) {
