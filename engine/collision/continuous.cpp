@@ -10,12 +10,37 @@ namespace cl {
 
 StepMotion::StepMotion(const Body& b)
     : position0(b.position), position1(b.position), orientation0(b.orientation), orientation1(b.orientation),
-      radius(shape_bounding_radius(b.shape)) {}
+      radius(shape_bounding_radius(b.shape)),
+      turning_radius(b.shape.type == ShapeType::Sphere ? 0.0 : radius) {}
 
-double StepMotion::reach() const {
+double StepMotion::turn_reach() const {
+  if (turning_radius == 0.0) return 0.0;
   const double angle = orientation0.angularDistance(orientation1);
-  return (position1 - position0).norm() + (angle > 0.0 ? angle * radius : 0.0);
+  return angle > 0.0 ? angle * turning_radius : 0.0;
 }
+
+double StepMotion::reach() const { return (position1 - position0).norm() + turn_reach(); }
+
+namespace {
+
+// How much the pair can close over the step, m: a bound on how fast their distance falls as t runs from 0 to 1
+// (conservative advancement, Mirtich 1996). Against a plane (a fixed body) the distance is the least of n . x - d
+// over the other body's points, so only its translation towards the plane and its turning count: a body sliding
+// or rolling along the plane closes on it by nothing. Without that, a 2 cm ball rolling 14 cm a step along a
+// plane it touches advanced by its 2.5 mm allowance per 17 cm of reach, ran out of advances short of the step's end
+// and was put back as if it had hit, losing the gravity of the rest of the step (4 to 8 % of its speed after 1 s
+// at 1/30 s on 60 to 75 degree slopes).
+double closing_reach(const Body& a, const StepMotion& ma, const Body& b, const StepMotion& mb) {
+  const auto towards_plane = [](const Body& plane, const StepMotion& m) {
+    const Vec3 n = plane.orientation * plane.shape.normal;  // out of the half space
+    return std::max(0.0, -(m.position1 - m.position0).dot(n)) + m.turn_reach();
+  };
+  if (a.shape.type == ShapeType::Plane && b.shape.type != ShapeType::Plane) return towards_plane(a, mb);
+  if (b.shape.type == ShapeType::Plane && a.shape.type != ShapeType::Plane) return towards_plane(b, ma);
+  return ma.reach() + mb.reach();
+}
+
+}  // namespace
 
 void StepMotion::place(Body& b, double t) const {
   b.position = position(t);
@@ -36,7 +61,7 @@ double half_thickness(const Shape& s) {
 Impact time_of_impact(Body a, const StepMotion& ma, Body b, const StepMotion& mb, bool in_contact, double depth,
                       double tolerance) {
   Impact impact;
-  const double reach = ma.reach() + mb.reach();
+  const double reach = closing_reach(a, ma, b, mb);
   if (!(reach > tolerance)) return impact;
   // Bounding spheres first: their centres move on straight lines, so their closest approach in the step is
   // exact, and a pair whose spheres stay apart by more than any target cannot overlap (most pairs a sweep meets).

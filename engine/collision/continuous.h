@@ -12,6 +12,9 @@ struct StepMotion {
   Vec3 position0{0, 0, 0}, position1{0, 0, 0};
   Quat orientation0 = Quat::Identity(), orientation1 = Quat::Identity();
   double radius = 0.0;  // of the body about its origin (shape_bounding_radius)
+  // The radius whose turning moves the body's surface: the bounding radius, but 0 for a sphere, whose surface
+  // turns onto itself about its centre (a ball rolling at 400 rad/s closes on nothing by turning).
+  double turning_radius = 0.0;
 
   StepMotion() = default;
   // A body that stays where it is (its motion over the step not known yet).
@@ -19,9 +22,11 @@ struct StepMotion {
 
   Vec3 position(double t) const { return position0 + t * (position1 - position0); }
   Quat orientation(double t) const { return orientation0.slerp(t, orientation1); }
-  // The farthest any point of the body moves over the step, m: a bound on how much it can close on anything
-  // (|dx| plus the turned angle times the radius; a plane, which never turns, only its translation).
+  // How far the body's surface can move over the step, m: a bound on how much it can close on anything
+  // (|dx| plus the turned angle times the turning radius; a plane, which never turns, only its translation).
   double reach() const;
+  // The part of the turn in reach(): the turned angle times the turning radius, m.
+  double turn_reach() const;
   // Puts the body at the pose of the fraction t of the step.
   void place(Body& b, double t) const;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "collision/continuous.h"
+#include "collision/relative_motion.h"
 
 namespace cl {
 
@@ -17,24 +18,8 @@ constexpr double kThinRecycle = 0.1;
 double relative_motion(const GraphEdge& e, const std::vector<Body>& bodies) {
   const Body& a = bodies[size_t(e.a)];
   const Body& b = bodies[size_t(e.b)];
-  const double ra = shape_bounding_radius(a.shape), rb = shape_bounding_radius(b.shape);
-  // The inner body's pose in the outer one's frame, now and at the cache: x_i = q_o^-1 (p_i - p_o), q = q_o^-1 q_i.
-  const bool b_inner = rb <= ra;
-  const Vec3& p_o = b_inner ? a.position : b.position;
-  const Vec3& p_i = b_inner ? b.position : a.position;
-  const Quat& q_o = b_inner ? a.orientation : b.orientation;
-  const Quat& q_i = b_inner ? b.orientation : a.orientation;
-  const Vec3& p_o0 = b_inner ? e.cached_position_a : e.cached_position_b;
-  const Vec3& p_i0 = b_inner ? e.cached_position_b : e.cached_position_a;
-  const Quat& q_o0 = b_inner ? e.cached_orientation_a : e.cached_orientation_b;
-  const Quat& q_i0 = b_inner ? e.cached_orientation_b : e.cached_orientation_a;
-  const Vec3 t = q_o.conjugate() * (p_i - p_o);
-  const Vec3 t0 = q_o0.conjugate() * (p_i0 - p_o0);
-  // The turn between the two relative orientations: |vec| of (q_o0^-1 q_i0)^-1 (q_o^-1 q_i) is sin(theta / 2), and
-  // a point at r from the inner body's origin moves 2 sin(theta / 2) r with it.
-  const Quat turn = (q_o0.conjugate() * q_i0).conjugate() * (q_o.conjugate() * q_i);
-  const double r = std::min(ra, rb);
-  return (t - t0).norm() + 2.0 * turn.vec().norm() * r;
+  return relative_motion(a.shape, a.position, a.orientation, e.cached_position_a, e.cached_orientation_a, b.shape,
+                         b.position, b.orientation, e.cached_position_b, e.cached_orientation_b);
 }
 
 double recycle_limit(double distance, const Body& a, const Body& b) {

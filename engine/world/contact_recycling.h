@@ -11,9 +11,7 @@
 namespace cl {
 
 // The most any point of one body of the pair has moved relative to the other since the edge's cached poses
-// (ContactGraph::remember_placement), m: |dt| + 2 sin(theta / 2) r for the relative translation dt and turn theta
-// of the body with the smaller bounding radius r, expressed in the other's frame. An upper bound on how much any
-// distance between a point of a and a point of b has changed.
+// (ContactGraph::remember_placement), m: collision/relative_motion.h.
 double relative_motion(const GraphEdge& e, const std::vector<Body>& bodies);
 
 // The motion up to which a pair's contacts are recycled: `distance`, at most a tenth of the thinner body's half

@@ -139,9 +139,18 @@ void World::continuous_collision() {
       work.push_back({root[m], m, j});
     }
   std::sort(work.begin(), work.end());
+  // A group put back where it meets a dynamic body, which then moves on over the rest of the step (its own motion,
+  // or as far as it was put back itself).
+  struct Follower {
+    int group, other;
+    Vec3 towards;  // from the group's body to the other's centre where they met, m
+    Vec3 met;      // the other's centre where they met
+  };
+  std::vector<Follower> followers;
   for (size_t w = 0; w < work.size();) {
     const int r = work[w].group;
     double t = 1.0;
+    int hit_body = -1, hit_other = -1;  // the pair that meets first
     for (; w < work.size() && work[w].group == r; ++w) {
       const int m = work[w].body, j = work[w].other;
       const bool in_contact = has_contacts(m, j);
@@ -149,9 +158,13 @@ void World::continuous_collision() {
       // speed against its other contacts; only a fixed or kinematic body must not be passed through.
       if (in_contact && bodies[j].is_dynamic()) continue;
       const Impact impact = time_of_impact(bodies[m], motions_[m], bodies[j], motions_[j], in_contact, depth, tolerance);
-      if (impact.hit) t = std::min(t, impact.t);
+      if (impact.hit && impact.t < t) t = impact.t, hit_body = m, hit_other = j;
     }
     if (t >= 1.0) continue;
+    if (bodies[size_t(hit_other)].is_dynamic()) {
+      const Vec3 met = motions_[size_t(hit_other)].position(t);
+      followers.push_back({r, hit_other, met - motions_[size_t(hit_body)].position(t), met});
+    }
     for (int m : members(r)) {
       motions_[m].place(bodies[m], t);
       // The part of the step's gravity it had no time to use: the body falls on from the contact as far into
@@ -163,6 +176,24 @@ void World::continuous_collision() {
       motions_[m].position1 = bodies[m].position;
       motions_[m].orientation1 = bodies[m].orientation;
       swept_stops_.push_back(m);
+    }
+  }
+  // Left where it met a dynamic body that moves on away from it, a group ends the step apart from it: its next
+  // narrow phase has no contact for the pair, the method never meets the impact, and the group, which keeps its
+  // speed, is put back again in the next step. In a falling pile a box faster than the capsule under it went on
+  // 8 m/s fast at the capsule's pace, and the ball resting on it, at its own speed, 0.2 m into it (pid-penalty,
+  // pile1000). The group follows the other body's retreat along the line between them, so the pair ends the step
+  // touching as where it met and the method resolves the impact in the next step by its own law. A body that
+  // moves on towards the group, or across, is not followed: that is the next step's contact too.
+  for (const Follower& f : followers) {
+    const double length = f.towards.norm();
+    if (!(length > 0.0)) continue;
+    const Vec3 along = f.towards / length;
+    const double retreat = (motions_[size_t(f.other)].position1 - f.met).dot(along);
+    if (!(retreat > 0.0)) continue;
+    for (int m : members(f.group)) {
+      bodies[m].position += retreat * along;
+      motions_[m].position1 = bodies[m].position;
     }
   }
   // Then kinematic bodies push the dynamic bodies in their way (where they were put back, if they were), in

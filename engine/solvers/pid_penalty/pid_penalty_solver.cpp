@@ -250,6 +250,7 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
   const double h = ctx.dt / substeps;
   residual_ = 0.0;
   for (int s = 0; s < substeps; ++s) {
+    reread_moved_pairs(work_);
     impacts(work_, h);
     count_penalty_pairs(work_);
     if (s + 1 == substeps) begin_views(work_);  // the last substep's force evaluation fills them

@@ -1,7 +1,8 @@
 // `pid-penalty`: Drumwright, "A fast and stable penalty method for rigid body simulation": impulses for impacts,
 // multi-point PID penalty forces for resting contact.
 //
-// Narrow phase (appendix I-A), contact_points.cpp. Pairs with a mesh: every body carries a point shell
+// Narrow phase (appendix I-A), contact_points.cpp, at the world's step and again within it for a pair whose bodies
+// have moved relative to each other by more than the contact margin since (reread_moved_pairs). Pairs with a mesh: every body carries a point shell
 // (collision/shell_points.h, shared with `implicit-penalty`); a pair's candidate points are each body's points
 // inside, or within the world's contact margin of, the other's signed distance; the normal is eq. 4's
 // minimum-translation facet normal. Pairs of primitives (our change, for speed): the candidates are the shared
@@ -269,13 +270,18 @@ class PidPenaltySolver final : public Solver {
   void push_forces(const StepContext& ctx, std::vector<Body>& work, double h);
   // A pair's state for a new narrow phase: its candidates cleared, the bodies' poses they are measured from.
   Pair& renew_pair(const PairKey& key, const Body& a, const Body& b);
+  // The narrow phase again, at the substep's poses, for each pair whose bodies have moved relative to each other by
+  // more than the contact margin since its candidates were found (contact_points.cpp).
+  void reread_moved_pairs(const std::vector<Body>& work);
   void substep_implicit(StepContext& ctx, std::vector<Body>& work, double h);
   void substep_rk4(StepContext& ctx, std::vector<Body>& work, double h);
   void end_substep(const std::vector<Body>& work, double h);
   void begin_views(const std::vector<Body>& bodies);
 
   Settings set_{};
+  double margin_ = 0.0;  // m: the world's contact margin, as the step's collide() was given it
   std::map<PairKey, Pair> pairs_;
+  std::vector<PairKey> moved_pairs_;  // reread_moved_pairs' pairs of the substep
   std::vector<DampedPoint> damped_;  // of the substep's force evaluation
   std::vector<SpringRow> springs_;   // of the substep's force evaluation (implicit integrator)
   pid_penalty::SpringSystem spring_system_;  // solve_springs' system and its factorization
