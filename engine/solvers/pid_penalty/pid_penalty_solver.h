@@ -192,7 +192,6 @@ class PidPenaltySolver final : public Solver {
     double kv_normal = 0.0;  // N s/m: k_v without the explicit bound (the normal damping, integrated implicitly)
     double kt = 0.0;         // N/m: the friction spring's stiffness, k_p within the explicit bound
   };
-  struct Pair;
   // A point where the derivative term of eq. 1 acts, damped implicitly after the substep's velocity update.
   struct DampedPoint {
     Pair* pair = nullptr;
