@@ -58,6 +58,8 @@ double half_thickness(const Shape& s) {
   return 0.0;
 }
 
+double thinner_half_thickness(const Shape& a, const Shape& b) { return std::min(half_thickness(a), half_thickness(b)); }
+
 Impact time_of_impact(Body a, const StepMotion& ma, Body b, const StepMotion& mb, bool in_contact, double depth,
                       double tolerance) {
   Impact impact;
@@ -81,7 +83,7 @@ Impact time_of_impact(Body a, const StepMotion& ma, Body b, const StepMotion& mb
   in_contact = in_contact || impact.distance0 <= tolerance;
   // A new contact overlaps by `depth`, but by no more than half the thinner body's half thickness: a 0.2 mm sheet
   // landing 1 mm deep (lcp's allowed_penetration) was wholly through the ground in the step it landed.
-  const double thin = std::min(half_thickness(a.shape), half_thickness(b.shape));
+  const double thin = thinner_half_thickness(a.shape, b.shape);
   const double new_depth = std::min(depth, 0.5 * thin);
   const double target = !in_contact ? std::min(impact.distance0, 0.0) - new_depth
                                     : std::min(impact.distance0, 0.0) - std::max(depth, 0.25 * thin);

@@ -40,6 +40,8 @@ struct Impact {
 // Half the thickness of a shape's thinnest part, m: the radius of a sphere or capsule, a box's least half
 // extent, a mesh's least half side of its bounds; infinite for a plane.
 double half_thickness(const Shape& s);
+// The thinner of two shapes' half thicknesses, m: what a pair's depth allowances are measured against.
+double thinner_half_thickness(const Shape& a, const Shape& b);
 
 // The first fraction t of the step at which bodies a and b, moving by ma and mb, overlap by more than they may,
 // to within `tolerance` m of distance and never past it. A pair that was not `in_contact` at the start of the

@@ -12,6 +12,8 @@
 // contact's pair of tangent rows (FrictionCone), the pair's impulse lies in the disc of radius mu lambda_normal.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -88,6 +90,14 @@ struct Row {
 // bounce) for approaches slower than `threshold`, so that resting contacts, which approach at about g h per
 // step, do not jitter.
 inline double bounce_speed(double vn, double e, double threshold) { return vn < -threshold && e > 0.0 ? -e * vn : 0.0; }
+
+// The bounce of a contact that approaches at vn now (m/s, < 0 approaching) if it is an impact, else 0: an impact
+// is an approach the contact had before the step's forces acted (`before_step`), faster than `threshold` and than
+// one step of those forces (`step_approach`, g h under gravity). A resting contact's whole approach is the step's
+// own, so it never bounces, at any step and size.
+inline double impact_bounce(double before_step, double vn, double step_approach, double e, double threshold) {
+  return before_step < -std::max(threshold, std::abs(step_approach)) ? bounce_speed(vn, e, 0.0) : 0.0;
+}
 
 // The row along `dir` at a contact point: J u = (v_b + w_b x r_b - v_a - w_a x r_a) . dir, the relative velocity
 // of b's point minus a's (the "j - i" convention of thesis eqs. 4.165-4.166). r_a, r_b: from each body's centre

@@ -25,7 +25,7 @@ double relative_motion(const GraphEdge& e, const std::vector<Body>& bodies) {
 double recycle_limit(double distance, const Body& a, const Body& b) {
   auto flat = [](const Shape& s) { return s.type == ShapeType::Box || s.type == ShapeType::Plane; };
   if (distance <= 0.0 || !flat(a.shape) || !flat(b.shape)) return 0.0;
-  return std::min(distance, kThinRecycle * std::min(half_thickness(a.shape), half_thickness(b.shape)));
+  return std::min(distance, kThinRecycle * thinner_half_thickness(a.shape, b.shape));
 }
 
 void anchor_contacts(const Body& a, const Body& b, Contact* first, Contact* last) {

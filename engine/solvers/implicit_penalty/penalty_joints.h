@@ -164,6 +164,9 @@ bool servo_force(const Joint& joint, const BodyPose& a, const BodyPose& b, PairF
 bool coordinate_force(const Joint& joint, const BodyPose& a, const BodyPose& b, double k, double c, double goal,
                       double lo, double hi, PairForce& out);
 
+// The motors' damping gain: the backward Euler step closes 100/101 of the gap to the motor speed per step.
+constexpr double kMotorGain = 100.0;
+
 // A joint's velocity motor as an implicit damper (our addition; the paper has none), for every joint with a
 // motor row in joints/joint.h (hinge, slider, hinge-2 and universal): with the motor row's Jacobian g (the
 // shared joint geometry; g . u is the rate the motor drives) and the effective inertia I = 1 / (g^T M^-1 g),
@@ -171,8 +174,6 @@ bool coordinate_force(const Joint& joint, const BodyPose& a, const BodyPose& b, 
 // bounded by max_force (then a constant force, no gradient). The backward Euler step closes gain / (1 + gain)
 // of the gap to the motor speed per step, as far as max_force allows; the turning of the axis with the bodies
 // is left out of the gradient. `bodies` for the inverse masses. False (out cleared) without a motor.
-// The motors' damping gain: the backward Euler step closes 100/101 of the gap to the motor speed per step.
-constexpr double kMotorGain = 100.0;
 bool motor_force(const Joint& joint, const std::vector<Body>& bodies, double h, double gain, PairForce& out);
 
 // How hard a joint's velocity motor (motor_force) presses the contacts of the bodies it drives (our addition, for

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+
+#include "collision/narrowphase.h"
 
 namespace cl::implicit_penalty {
 
@@ -61,14 +62,10 @@ RoundAxes box_ball_axes(const Shape& box, const BodyPose& box_pose, const Vec3& 
   const Vec3& h = box.half_extents;
   const Vec3 local = box_pose.R.transpose() * (centre - box_pose.x);
   const Vec3 clamped = local.cwiseMax(-h).cwiseMin(h);
-  // The nearest face: the least clearance h_i - |local_i| (the face the centre is nearest to when inside).
-  int axis = 0;
-  double least = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < 3; ++i) {
-    const double clearance = h[i] - std::abs(local[i]);
-    if (clearance < least) least = clearance, axis = i;
-  }
-  outward = box_pose.R * (local[axis] < 0.0 ? Vec3(-Vec3::Unit(axis)) : Vec3(Vec3::Unit(axis)));
+  // The box's distance gradient at the centre: inside, the normal of the nearest face.
+  Vec3 gradient;
+  box_signed_distance(h, local, &gradient);
+  outward = box_pose.R * gradient;
   return RoundAxes{box_pose.x + box_pose.R * clamped, centre};
 }
 

@@ -27,8 +27,9 @@ RoundAxes round_axes(const Shape& shape_a, const BodyPose& a, const Shape& shape
 
 // A ball and a box: the closest point of the box to the ball's centre (world) as `a`, the centre as `b`, the exact
 // direction of their analytic distance (Ericson, Real-Time Collision Detection 5.1.4, the point clamped into the box
-// in its frame). A centre inside the box has no direction (a == b); `outward` is then the normal of the box's
-// nearest face, which the pair takes instead (add_round_pair_force's fallback).
+// in its frame). `outward`: the box's distance gradient at the centre (box_signed_distance); a centre inside the
+// box has no direction (a == b), and the pair takes that gradient, its nearest face's normal, instead
+// (add_round_pair_force's fallback).
 RoundAxes box_ball_axes(const Shape& box, const BodyPose& box_pose, const Vec3& centre, Vec3& outward);
 
 // A ball and a box (either as a): add_round_pair_force along box_ball_axes, with the approximate gradients (our

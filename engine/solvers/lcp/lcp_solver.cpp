@@ -152,11 +152,8 @@ void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, i
     const Vec3 free_rel = (free_[c.b].v + free_[c.b].w.cross(rb)) - (free_[c.a].v + free_[c.a].w.cross(ra));
     const double step_approach = free_rel.dot(c.normal);
     const double before_step = vn - (phase == Phase::First ? set_.shock_fraction : 1.0) * step_approach;
-    const double threshold = std::max(set_.restitution_threshold, std::abs(step_approach));
-    if (before_step < -threshold) {
-      const double bounce = bounce_speed(vn, c.restitution, 0.0);
-      if (bounce != 0.0) bounce_[k] = -bounce;
-    }
+    const double bounce = impact_bounce(before_step, vn, step_approach, c.restitution, set_.restitution_threshold);
+    if (bounce != 0.0) bounce_[k] = -bounce;
   }
   normal.target = bounce_[k] != 0.0 ? -bounce_[k] : -std::max(gap, 0.0) / h;
   // Warm start from the impulses this phase found last step: the layers' own part under shock propagation,
@@ -449,8 +446,8 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
   // half thickness (collision/continuous.h): a 0.2 mm sheet left the full allowed_penetration (1 mm) deep is
   // wholly through the ground, where the contact's normal no longer pushes it back.
   auto excess_of = [&](const Contact& c, double depth) {
-    const double left = std::min(allowed, kThinAllowed * std::min(half_thickness(ctx.bodies[c.a].shape),
-                                                                  half_thickness(ctx.bodies[c.b].shape)));
+    const double left =
+        std::min(allowed, kThinAllowed * thinner_half_thickness(ctx.bodies[c.a].shape, ctx.bodies[c.b].shape));
     return depth - left;
   };
   // Whether a contact of these edges is deeper than it may be.

@@ -63,20 +63,16 @@ void PidPenaltySolver::reread_moved_pairs(const std::vector<Body>& work) {
     unused.clear();
     collide(work, key.first, key.second, margin_, unused);
     if (pairs_.count(key)) continue;
-    kept.points.clear();
-    kept.bottom.clear();
-    kept.held.clear();
-    kept.normal_point = -1;
-    kept.patch_moment = 0.0;
-    kept.mode = Mode::Separated;
-    kept.integral = 0.0;
-    kept.stretch = Vec3::Zero();
-    kept.twist = 0.0;
-    kept.xa0 = work[size_t(key.first)].position;
-    kept.xb0 = work[size_t(key.second)].position;
-    kept.qa0 = work[size_t(key.first)].orientation;
-    kept.qb0 = work[size_t(key.second)].orientation;
+    // Found apart: kept as separated, measured from these poses, its spring history gone.
     pairs_.emplace(key, std::move(kept));
+    Pair& pair = renew_pair(key, work[size_t(key.first)], work[size_t(key.second)]);
+    pair.bottom.clear();
+    pair.normal_point = -1;
+    pair.patch_moment = 0.0;
+    pair.mode = Mode::Separated;
+    pair.integral = 0.0;
+    pair.stretch = Vec3::Zero();
+    pair.twist = 0.0;
   }
 }
 

@@ -116,7 +116,7 @@ double PidPenaltySolver::gain_mass(const PairKey& key, const Body& a, const Body
   // A thin body: at most kThinDepth of the thinner body's half thickness (a 0.2 mm sheet held 1 mm deep is
   // through the ground, and the world's continuous collision, which lets a contact deepen by a quarter of that in a
   // step, put a sheet landing on its edge back at the step's start, step after step).
-  double depth = kThinDepth * std::min(half_thickness(a.shape), half_thickness(b.shape));  // m
+  double depth = kThinDepth * thinner_half_thickness(a.shape, b.shape);  // m
   // A stack: a column of compliant contacts buckles under its own weight (Greenhill's heavy column) unless each
   // contact is stiff enough against tilting: a patch of second moment J (least over the tangent directions) held at
   // depth d resists a tilt with (W / d) J per radian while its load W, whose centre lies H above it, topples it

@@ -43,7 +43,7 @@ void VolumeSolver::integrate_positions(StepContext& ctx) {
         // more than a tenth of the thinner body's half thickness (our addition): a 0.2 mm sheet is all volume
         // below rest_depth's half pixel (5 mm), so eps_V never let a row push it out, and it came to rest half
         // in the ground, or tilted through it.
-        const double thin = std::min(half_thickness(ctx.bodies[size_t(a)].shape), half_thickness(ctx.bodies[size_t(b)].shape));
+        const double thin = thinner_half_thickness(ctx.bodies[size_t(a)].shape, ctx.bodies[size_t(b)].shape);
         const double eps = std::min(set_.rest_depth * set_.pixel_size, kThinRestDepth * thin) * c.area;
         Row row = make_row(a, b, -c.linear[0], -c.angular[0], -c.linear[1], -c.angular[1]);
         if (row.inv_diag == 0.0) continue;

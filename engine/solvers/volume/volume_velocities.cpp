@@ -157,8 +157,8 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
       const double push = sum.lin[1].norm();  // force per unit rho on b, m^2
       if (push > 0.0) {
         const double vn = row.value(before[0], before[1]) / push;
-        const double step_approach = std::abs(row.value(step_change[0], step_change[1])) / push;
-        row.target = push * bounce_speed(vn, first_contact.restitution, std::max(set_.restitution_threshold, step_approach));
+        const double step_approach = row.value(step_change[0], step_change[1]) / push;
+        row.target = push * impact_bounce(vn, vn, step_approach, first_contact.restitution, set_.restitution_threshold);
       }
       row.lambda = sum.warm && push > 0 ? sum.impulse / push : 0.0;
       return row;
@@ -323,10 +323,10 @@ void VolumeSolver::add_speculative_rows(StepContext& ctx, int begin, int end) {
     // than the threshold.
     const Body& ba = ctx.bodies[size_t(c.a)];
     const Body& bb = ctx.bodies[size_t(c.b)];
-    const double vn_before = ((bb.linear_velocity + bb.angular_velocity.cross(rb)) - (ba.linear_velocity + ba.angular_velocity.cross(ra))).dot(c.normal);
-    const Vec3 free_rel = (free_[size_t(c.b)].v + free_[size_t(c.b)].w.cross(rb)) - (free_[size_t(c.a)].v + free_[size_t(c.a)].w.cross(ra));
-    const double threshold = std::max(set_.restitution_threshold, std::abs(free_rel.dot(c.normal)));
-    const double bounce = vn * h < -gap && vn_before < -threshold ? bounce_speed(vn, c.restitution, 0.0) : 0.0;
+    const double vn_before = normal.value({ba.linear_velocity, ba.angular_velocity}, {bb.linear_velocity, bb.angular_velocity});
+    const double step_approach = normal.value(free_[size_t(c.a)], free_[size_t(c.b)]);
+    const double bounce =
+        vn * h < -gap ? impact_bounce(vn_before, vn, step_approach, c.restitution, set_.restitution_threshold) : 0.0;
     normal.target = bounce > 0.0 ? bounce : -gap / h;
     normal.lambda = warm ? c.normal_impulse : 0.0;
     const int normal_row = int(rows_.size());
