@@ -2,11 +2,18 @@
 # can fail after the command ran and turn the command's exit code into 5, and two xvfb-run -a started at once by
 # ctest -j2 can race for one display number.
 #
-# use_test_display OUT_DIR: keeps $DISPLAY when it is set (the README runs ctest under xvfb-run at 1280x720),
+# use_test_display OUT_DIR [own]: keeps $DISPLAY when it is set (the README runs ctest under xvfb-run at 1280x720),
 # else starts an Xvfb of its own at 1280x720 (-displayfd: the server itself takes a free display number), exports
-# DISPLAY and stops the server when the script exits. Returns 1 when there is no display and no Xvfb.
+# DISPLAY and stops the server when the script exits. With "own", always a server of its own: a test that feeds the
+# viewer synthetic input needs a screen no other test's window shares, since a window of ctest -j2's other test
+# mapped over the viewer takes the pointer and the focus, and ImGui clears the keys held when the focus goes.
+# Returns 1 when there is no display (or, with "own", no Xvfb).
 use_test_display() {
-  [ -n "${DISPLAY:-}" ] && return 0
+  if [ "${2:-}" = own ]; then
+    unset DISPLAY
+  elif [ -n "${DISPLAY:-}" ]; then
+    return 0
+  fi
   command -v Xvfb > /dev/null 2>&1 || return 1
   local out=$1
   rm -f "$out/xvfb.display"
