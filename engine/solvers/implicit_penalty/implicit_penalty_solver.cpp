@@ -123,13 +123,15 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
        "alpha h of the joints' Baumgarte stabilisation with critical damping beta = alpha^2 / 4 (eq. 56), at the "
        "velocity level: the step asks W v(t+h) = (1 - alpha h) Cdot - h beta C; 1 removes drift fastest (a quarter "
        "left per step), above 1.8 it diverges"}),
-      T::bind(&S::limit_stiffness, {"limit_stiffness", ParamKind::Real, "N/m", 0, 1e9, 1e5,
-       "Joint limits as penalty springs (our addition; the paper has none): past a slider's bound (N/m) or a "
-       "hinge's (the same number in N m/rad) a one-sided spring of this stiffness pushes the coordinate back, "
-       "integrated implicitly with its gradients (0: limits ignored)"}),
-      T::bind(&S::limit_damping, {"limit_damping", ParamKind::Real, "N s/m", 0, 1e7, 100,
-       "Damping of the joint-limit springs on the coordinate's rate (N s/m, for hinges N m s/rad); they push, "
-       "never pull"})
+      T::bind(&S::limit_stiffness, {"limit_stiffness", ParamKind::Real, "", 0, 1e6, 1000,
+       "Joint limits as penalty springs (our addition; the paper has none): past a hinge's or slider's bound a "
+       "one-sided spring pushes the coordinate back, integrated implicitly with its gradients; its stiffness k "
+       "in units of I / h^2 (I the inertia of the coordinate under the joint, h the step), so a load tau rests "
+       "tau h^2 / (limit_stiffness I) past the bound at every mass, size and step (0: limits ignored)"}),
+      T::bind(&S::limit_damping, {"limit_damping", ParamKind::Real, "", 0, 100, 1,
+       "Damping ratio of the joint-limit springs, c = 2 limit_damping sqrt(k I): at 1 the step's map of the "
+       "depth has a double eigenvalue 1 / (1 + sqrt(limit_stiffness)), so a coordinate comes to rest on its "
+       "limit without bouncing; the springs push, never pull"})
   });
   return table;
 }
@@ -706,7 +708,10 @@ void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {
     PairForce motor;
     if (motor_force(joint, ctx.bodies, ctx.dt, kMotorGain, motor)) forces_.push_back(motor);
     PairForce limit;
-    if (set_.limit_stiffness > 0 && limit_force(joint, pa, pb, set_.limit_stiffness, set_.limit_damping, limit))
+    double stiffness = 0.0, damping = 0.0;
+    if (joint.limit.enabled &&
+        limit_gains(joint, pa, pb, ctx.bodies, ctx.dt, set_.limit_stiffness, set_.limit_damping, stiffness, damping) &&
+        limit_force(joint, pa, pb, stiffness, damping, limit))
       forces_.push_back(limit);
   }
   // Forces by group: a force belongs to the group of whichever of its bodies is dynamic.

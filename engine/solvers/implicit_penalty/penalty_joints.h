@@ -169,11 +169,14 @@ constexpr double kMotorGain = 100.0;
 
 // A joint's velocity motor as an implicit damper (our addition; the paper has none), for every joint with a
 // motor row in joints/joint.h (hinge, slider, hinge-2 and universal): with the motor row's Jacobian g (the
-// shared joint geometry; g . u is the rate the motor drives) and the effective inertia I = 1 / (g^T M^-1 g),
-//   f = c (g . u - speed),  c = gain I / h,  wrench -f g,  d_vel = -c g g^T,
-// bounded by max_force (then a constant force, no gradient). The backward Euler step closes gain / (1 + gain)
-// of the gap to the motor speed per step, as far as max_force allows; the turning of the axis with the bodies
-// is left out of the gradient. `bodies` for the inverse masses. False (out cleared) without a motor.
+// shared joint geometry; g . u is the rate the motor drives), the gap r = g . u - speed and the effective
+// inertia I = 1 / (g^T M^-1 g),
+//   f = c r,  c = min(gain I / h, max_force / |r|),  wrench -f g,  d_vel = -c g g^T,
+// unless max_force for the whole step, h max_force / I, does not close the gap: then the constant force
+// max_force toward the speed (no gradient). The backward Euler step (eq. 15) of the damper closes
+// h c / (I + h c) of the gap, gain / (1 + gain) when the bound allows, and never passes the speed, at every
+// mass, size and step; the turning of the axis with the bodies is left out of the gradient. `bodies` for the
+// inverse masses. False (out cleared) without a motor.
 bool motor_force(const Joint& joint, const std::vector<Body>& bodies, double h, double gain, PairForce& out);
 
 // How hard a joint's velocity motor (motor_force) presses the contacts of the bodies it drives (our addition, for
@@ -197,9 +200,25 @@ struct MotorPush {
 bool motor_push(const Joint& joint, const std::vector<Body>& bodies, double h, double gain, MotorPush& out);
 
 // Joint limits as penalty forces (our addition; the paper has none): past a bound of the hinge angle or slider
-// displacement, a one-sided spring-damper f = k (x - bound) + c xdot that pushes the coordinate back and
-// never pulls, with exact gradients so that it is integrated implicitly like the contacts. k in N/m or
-// N m/rad, c in N s/m or N m s/rad. False (out cleared) when the joint has no limits or is within them.
+// displacement, a spring-damper f = k (x - bound) + c xdot that pushes the coordinate back, with exact gradients
+// so that it is integrated implicitly like the contacts (eq. 15); its damper also resists the coordinate's
+// leaving while it is past the bound, so that it comes to rest on the bound instead of bouncing off, and within
+// the bounds nothing acts. k in N/m or N m/rad, c in N s/m or N m s/rad (limit_gains). False (out cleared) when
+// the joint has no limits or is within them.
 bool limit_force(const Joint& joint, const BodyPose& a, const BodyPose& b, double k, double c, PairForce& out);
+
+// The gains of a limit for the inertia it holds and the step (our addition, like the limit): with I the effective
+// inertia of the coordinate under the joint's own rows, I^-1 = g^T (M^-1 - M^-1 W^T (W M^-1 W^T)^+ W M^-1) g
+// (g the coordinate's gradient as in coordinate_force, W the rows of joint_constraint; the free g^T M^-1 g when
+// the rows lock the coordinate),
+//   k = stiffness I / h^2,   c = 2 damping_ratio sqrt(k I).
+// On the coordinate alone the backward Euler step (eq. 15) then maps the depth p and w = h pdot past the bound
+// by a matrix of trace (2 + 2 zeta kappa) / D and determinant 1 / D, D = 1 + kappa^2 + 2 zeta kappa, kappa^2 =
+// stiffness: at damping_ratio 1 its eigenvalue is 1 / (1 + kappa) twice, so a coordinate that enters the
+// limit comes to rest on it without bouncing off and loses all but 1 / (1 + kappa) of its depth per step, and
+// a load tau on it rests at a depth tau h^2 / (stiffness I), whatever the mass, size and step. False (k = c = 0)
+// for a joint other than a hinge or slider, h <= 0, stiffness <= 0, or no dynamic body.
+bool limit_gains(const Joint& joint, const BodyPose& a, const BodyPose& b, const std::vector<Body>& bodies, double h,
+                 double stiffness, double damping_ratio, double& k, double& c);
 
 }  // namespace cl::implicit_penalty

@@ -152,8 +152,9 @@ TEST(ImplicitPenaltySolver, OverflowingJointSystemStopsTheStep) {
 }
 
 // Joint limits as penalty springs (our addition): a bar hinged at one end falls from level until its lower
-// limit at -0.5 rad catches it; it rests there, past the limit by the static deflection m g (L/2) cos / k, and
-// a slider's upper limit stops a cart pulled along the rail. With limit_stiffness 0 the limits are ignored.
+// limit at -0.5 rad catches it; it rests there, past the limit by the static deflection m g (L/2) cos / k with
+// k = limit_stiffness I / h^2 (I = m (L^2 + 0.01 L^2) / 12 + m L^2 / 4 about the hinge, limit_gains), and a
+// slider's upper limit stops a cart pulled along the rail. With limit_stiffness 0 the limits are ignored.
 TEST(ImplicitPenaltySolver, JointLimitsHold) {
   const auto bar = [&](double limit_stiffness) {
     World w = load(R"({"format": 1, "dt": 0.005, "solver": {"type": "implicit-penalty", "params": {"limit_stiffness": )" +
@@ -172,9 +173,10 @@ TEST(ImplicitPenaltySolver, JointLimitsHold) {
     }
     return std::pair(joint_coordinate(w.joints[0], w.bodies), lowest);
   };
-  const double m = 500 * 1.0 * 0.1 * 0.1, k = 1e5;
-  const auto [rest, lowest] = bar(k);
-  EXPECT_NEAR(rest, -0.5 - m * 9.81 * 0.5 * std::cos(0.5) / k, 1e-4);
+  const double m = 500 * 1.0 * 0.1 * 0.1, stiffness = 1000, h = 0.005;
+  const double k = stiffness * m * (1.01 / 12 + 0.25) / (h * h);
+  const auto [rest, lowest] = bar(stiffness);
+  EXPECT_NEAR(rest, -0.5 - m * 9.81 * 0.5 * std::cos(0.5) / k, 1e-7);
   EXPECT_GT(lowest, -0.52) << "caught, with little overshoot";
   EXPECT_LT(bar(0).second, -1.2) << "no limit: it swings on down";
 
@@ -187,8 +189,9 @@ TEST(ImplicitPenaltySolver, JointLimitsHold) {
                   "limits": {"lower": -0.1, "upper": 0.2},
                   "servo": {"target": 0.6, "stiffness": 2000, "damping": 400}}]})");
   for (int i = 0; i < 300; ++i) ASSERT_TRUE(w.step().ok);
-  // The servo pulls with 2000 (0.6 - 0.2) = 800 N against the limit spring: 800 / 1e5 = 8 mm past it.
-  EXPECT_NEAR(w.bodies[1].position.x(), 0.2 + 800.0 / 1e5, 1e-3);
+  // The servo pulls with 2000 (0.6 - 0.2) = 800 N against the limit spring of 1000 m / h^2 (the 4 kg cart at
+  // h = 0.01 s): 800 / 4e7 = 0.02 mm past it.
+  EXPECT_NEAR(w.bodies[1].position.x(), 0.2 + 800.0 / (1000 * 4.0 / (0.01 * 0.01)), 1e-7);
 }
 
 // A slider's 8 constraint rows (3 redundant) and a servo: the SVD solve copes, the carriage slides to the servo

@@ -996,5 +996,87 @@ TEST(PenaltyJointsPhysics, AnUnboundedSliderMotorStopsAtAWall) {
   }
 }
 
+// The conditions the physics must hold under: steps 1/30 .. 1/1000 s, sizes 2 cm .. 4 m, masses 10 g .. 100 t.
+constexpr double kSweepSteps[] = {1.0 / 30, 1.0 / 60, 1.0 / 120, 1.0 / 250, 1.0 / 500, 1.0 / 1000};
+constexpr double kSweepSizes[] = {0.02, 0.1, 1.0, 4.0};
+constexpr double kSweepMasses[] = {0.01, 1.0, 1e5};
+
+// A velocity motor bounded by max_force (motor_force) on a cube of edge L and mass m hinged through its centre,
+// at every step, size and mass: its torque I a (I = m L^2 / 6, a = 12 / L rad/s^2) spins it up at a, so the
+// rate is a t until it reaches the speed 3 / sqrt(L) rad/s (0.25 sqrt(L) s), within the one step's a h, and it
+// never passes the speed (a backward Euler damper does not overshoot its target rate); 10 steps later it turns
+// at the speed to 0.1%. The bound was decided on the damper's force at the start of the step, gain + 1 times its
+// force at the end: a motor one step short of its speed pushed its whole bound for the whole step and swung
+// between the speed and h a above it (40 instead of 21.2 rad/s at 1/30 s, 2 cm).
+TEST(PenaltyJointsPhysics, ABoundedMotorReachesItsSpeedWithoutPassingIt) {
+  for (double h : kSweepSteps)
+    for (double L : kSweepSizes)
+      for (double m : kSweepMasses) {
+        World w;
+        w.settings.gravity = Vec3::Zero();
+        const int frame = test::add_body(w, test::box(Vec3::Constant(0.1 * L)), Vec3(0, 0, -2 * L), 0.0,
+                                         Quat::Identity(), 0, BodyKind::Fixed);
+        const int cube = test::add_body(w, test::box(Vec3::Constant(0.5 * L)), Vec3::Zero(), m / (L * L * L));
+        Joint j = make_joint(JointType::Hinge, w.bodies, frame, cube, Vec3::Zero(), Vec3::UnitZ(), Vec3::UnitX());
+        const double I = m * L * L / 6.0, a = 12.0 / L, speed = 3.0 / std::sqrt(L);
+        j.motor = JointMotor{true, speed, a * I};
+        w.joints.push_back(j);
+        std::string error;
+        ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+        w.settings.dt = h;
+        const int reach = int(std::ceil(speed / (a * h)));
+        double most = 0.0, off = 0.0;
+        for (int s = 1; s <= reach + 10; ++s) {
+          ASSERT_TRUE(w.step().ok);
+          const double rate = joint_rate(w.joints[0], w.bodies);
+          most = std::max(most, rate);
+          off = std::max(off, std::abs(rate - std::min(a * s * h, speed)));
+        }
+        const std::string at = "h " + std::to_string(h) + ", L " + std::to_string(L) + ", m " + std::to_string(m);
+        EXPECT_LE(most, speed * (1 + 1e-6)) << at;
+        EXPECT_LE(off, a * h * (1 + 1e-6)) << at;
+        EXPECT_NEAR(joint_rate(w.joints[0], w.bodies), speed, 1e-3 * speed) << at;
+      }
+}
+
+// A joint limit (limit_gains, limit_force) holding a bar of length L and mass m hinged at one end, released level
+// onto its lower limit at -0.5 rad, at every step, size and mass. Its stiffness is limit_stiffness I / h^2 with I
+// the bar's inertia about the hinge, m L^2 (1/4 + 1.01/12), so its weight's torque tau = m g (L/2) cos(0.5) rests
+// it tau h^2 / (limit_stiffness I) past the bound (7e-4 rad at 1/30 s, 2 cm; a fixed 1e5 N m/rad let a 100 t bar
+// of 1 m through to -1 rad). Critically damped, it stops the bar within about a step of its impact rate w
+// (I w^2 / 2 = m g (L/2) sin 0.5) past the bound and does not throw it back off the limit.
+TEST(PenaltyJointsPhysics, ALimitHoldsABarAtTheDepthOfItsWeightAtEveryScale) {
+  for (double h : kSweepSteps)
+    for (double L : kSweepSizes)
+      for (double m : kSweepMasses) {
+        World w;
+        const int frame = test::add_body(w, test::box(Vec3::Constant(0.05 * L)), Vec3(0, 0, -L), 0.0,
+                                         Quat::Identity(), 0, BodyKind::Fixed);
+        const int bar = test::add_body(w, test::box(Vec3(0.5 * L, 0.05 * L, 0.05 * L)), Vec3(0.5 * L, 0, 0),
+                                       m / (0.01 * L * L * L));
+        Joint j = make_joint(JointType::Hinge, w.bodies, frame, bar, Vec3::Zero(), Vec3::UnitZ(), Vec3::UnitX());
+        j.limit = JointLimit{true, -0.5, 0.5};
+        w.joints.push_back(j);
+        std::string error;
+        ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
+        w.settings.dt = h;
+        const double stiffness = *w.solver().params().get("limit_stiffness");
+        const double g = 9.81, I = m * L * L * (0.25 + 1.01 / 12.0);
+        const double depth = m * g * 0.5 * L * std::cos(0.5) * h * h / (stiffness * I);
+        const double impact = std::sqrt(m * g * L * std::sin(0.5) / I);
+        double lowest = 0.0, after = -kPi;  // the deepest angle, and the highest once it reached the bound
+        for (int s = 0; s < int(std::ceil(2.0 * std::sqrt(L) / h)); ++s) {
+          ASSERT_TRUE(w.step().ok);
+          const double x = joint_coordinate(w.joints[0], w.bodies);
+          if (lowest <= -0.5) after = std::max(after, x);
+          lowest = std::min(lowest, x);
+        }
+        const std::string at = "h " + std::to_string(h) + ", L " + std::to_string(L) + ", m " + std::to_string(m);
+        EXPECT_NEAR(joint_coordinate(w.joints[0], w.bodies), -0.5 - depth, 0.01 * depth + 1e-9) << at;
+        EXPECT_GT(lowest, -0.5 - depth - 1.5 * impact * h) << at;
+        EXPECT_LT(after, -0.5 + 1e-9) << at;
+      }
+}
+
 }  // namespace
 }  // namespace cl::implicit_penalty
