@@ -125,13 +125,14 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
        "left per step), above 1.8 it diverges"}),
       T::bind(&S::limit_stiffness, {"limit_stiffness", ParamKind::Real, "", 0, 1e6, 1000,
        "Joint limits as penalty springs (our addition; the paper has none): past a hinge's or slider's bound a "
-       "one-sided spring pushes the coordinate back, integrated implicitly with its gradients; its stiffness k "
+       "spring pushes the coordinate back, integrated implicitly with its gradients; its stiffness k "
        "in units of I / h^2 (I the inertia of the coordinate under the joint, h the step), so a load tau rests "
        "tau h^2 / (limit_stiffness I) past the bound at every mass, size and step (0: limits ignored)"}),
       T::bind(&S::limit_damping, {"limit_damping", ParamKind::Real, "", 0, 100, 1,
        "Damping ratio of the joint-limit springs, c = 2 limit_damping sqrt(k I): at 1 the step's map of the "
        "depth has a double eigenvalue 1 / (1 + sqrt(limit_stiffness)), so a coordinate comes to rest on its "
-       "limit without bouncing; the springs push, never pull"})
+       "limit without bouncing, the damper also holding a coordinate that leaves past its bound; within the "
+       "bounds nothing acts"})
   });
   return table;
 }
