@@ -323,8 +323,19 @@ void VolumeSolver::collide(const std::vector<Body>& bodies, int ia, int ib, doub
       // many shell samples, and with them the stacked tori still rocked after 4 s (0.36 J).
       const double reach = meshes ? margin : std::max(margin, step_reach(bodies[size_t(ia)], bodies[size_t(ib)]));
       cl::collide(bodies, ia, ib, reach, out);
-      if (!pc.constraints.empty())
-        out.erase(std::remove_if(out.begin() + long(first), out.end(), [touching](const Contact& c) { return c.depth > touching; }),
+      // A pair of primitives keeps all its points while one of them is still apart or touching: the points that
+      // hold one face are kept or dropped together. Dropped one by one as each passed 2^-16 pixel, the corner that
+      // went in first left the face on its three other corners and a thin layer of volumes, and 20 sweeps of that
+      // mixed set did not balance it: a box released at rest on friction 0.51 at tan theta 0.5 (dt 1/30 s), in
+      // by 4e-7 m at one corner after its first step, rocked for five steps and slid 1.1 mm at 2 cm (0.84 mm at
+      // 1 m); with its four corners beside the layer it stays within 2e-9 m at every size. The points are there
+      // only while the whole intersection is thinner than the half pixel (above), so a body resting at that
+      // depth, or gripped deeper, has none.
+      const auto in = [touching](const Contact& c) { return c.depth > touching; };
+      const bool face_touching =
+          !meshes && std::any_of(out.begin() + long(first), out.end(), [&](const Contact& c) { return !in(c); });
+      if (!pc.constraints.empty() && !face_touching)
+        out.erase(std::remove_if(out.begin() + long(first), out.end(), in),
                   out.end());
       for (size_t k = first; k < out.size(); ++k) out[k].feature |= kSpeculativeFeature;
     }

@@ -327,7 +327,14 @@ void VolumeSolver::add_speculative_rows(StepContext& ctx, int begin, int end) {
     const double step_approach = normal.value(free_[size_t(c.a)], free_[size_t(c.b)]);
     const double bounce =
         vn * h < -gap ? impact_bounce(vn_before, vn, step_approach, c.restitution, set_.restitution_threshold) : 0.0;
-    normal.target = bounce > 0.0 ? bounce : -gap / h;
+    // The row turns the bodies back at the gap, before they touch: leaving it at e v, the bounce of Newton's law at
+    // the contact, they rose the gap higher than the rebound does (a ball at 1/250 s turned 7.7 mm above the
+    // ground and its apex was 8.7 mm too high, 17 % of the rebound). They leave at the speed the rebound has when
+    // it passes the gap again, against the step's forces along the normal (a = g under gravity):
+    // sqrt((e v)^2 - 2 a gap), the energy of the bounce at the contact; 0 when the rebound does not reach the gap.
+    const double toward = std::max(-step_approach / h, 0.0);  // m/s^2 the step's forces close the gap at
+    const double leave = bounce > 0.0 ? std::sqrt(std::max(bounce * bounce - 2.0 * toward * gap, 0.0)) : 0.0;
+    normal.target = bounce > 0.0 ? leave : -gap / h;
     normal.lambda = warm ? c.normal_impulse : 0.0;
     const int normal_row = int(rows_.size());
     normal_row_of_[size_t(k)] = normal_row;

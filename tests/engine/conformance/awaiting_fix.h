@@ -2,7 +2,7 @@
 // runs, its cell's test reports it as skipped with its figure, and the test fails once it passes, so that it is
 // taken off this list. The figures are those measured when the list was made (NAN: no figure, the run took more
 // than its CPU budget). Listed: the nominal point of every method, pid-penalty's whole sweep but the points of
-// tower20_light at 1/250 to 1/1000 s, and volume's whole sweep. The sweep of implicit-penalty is not listed yet:
+// tower20_light at 1/250 to 1/1000 s; volume's whole sweep passes. The sweep of implicit-penalty is not listed yet:
 // its ConformanceSweep tests (registered with CONTACTLAB_CONFORMANCE_SWEEP=ON) fail until it is.
 #pragma once
 
@@ -121,11 +121,6 @@ inline const std::vector<AwaitingFix> kAwaitingFix = {
     {"tower20_light", "pid-penalty", "1/120 s, 4 m, 64 t", NAN},
     {"mass_ratio", "pid-penalty", "1/500 s, 4 m, 64 t", NAN},
     {"mass_ratio", "pid-penalty", "1/1000 s, 4 m, 64 t", NAN},
-    // volume: the 2 cm box placed touching rocks when its thin first volume appears beside its point rows (step 2;
-    // cold-started rows, 20 sweeps; 1.5e-8 m at 40 sweeps); the bounce from a speculative point row turns the ball
-    // back at its gap (7.7 mm above the ground) and moves it e v h further up within the same step.
-    {"incline_edge_hold", "volume", "1/30 s, 2 cm, 8 g", 0.00108},
-    {"bounce_apex", "volume", "1/250 s, 10 cm, 524 g", 0.0587},
 };
 
 }  // namespace cl::conformance
