@@ -433,7 +433,10 @@ namespace cl {
 // is wide on an incline of friction 1 tips over its lower edge when tan theta passes width / height = 1/3
 // (18.4 degrees), when its weight's line leaves the contact: at 15 degrees it stands, at 22 it tips (the rim
 // columns hold the pressure within 5 % of the edges, so it stands up to 17.6 degrees). Mono-volume (one row,
-// whose moment is the whole contact surface's) does not hold it: at 15 degrees it falls too.
+// whose moment is the whole contact surface's) does not hold it: at 15 degrees it falls too. (Mono-volume with
+// speculative contacts stands at 15 degrees: the box's four corners keep their point rows beside its thin
+// volume, since the points of a face are kept together, and hold it as point contacts do; the volume's own row
+// is checked here, without them.)
 TEST(VolumeSolver, MultiVolumeColumnsHoldATallBoxUntilItsTippingAngle) {
   for (const bool multi : {true, false})
     for (const double degrees : {15.0, 22.0}) {
@@ -443,6 +446,9 @@ TEST(VolumeSolver, MultiVolumeColumnsHoldATallBoxUntilItsTippingAngle) {
       std::string error;
       ASSERT_TRUE(w.set_solver("volume", &error)) << error;
       ASSERT_TRUE(w.solver().params().set("multi_volume", multi ? 1 : 0, &error)) << error;
+      if (!multi) {
+        ASSERT_TRUE(w.solver().params().set("speculative_contacts", 0, &error)) << error;
+      }
       const double angle = degrees * M_PI / 180;
       const Vec3 n(-std::sin(angle), std::cos(angle), 0);
       const int m = add_material(w, 1.0, 0.0);
