@@ -33,6 +33,9 @@ namespace {
 constexpr int kActiveSetSolves = 2;
 // How far below its least force (in its pair's mean point force) a row's force may fall before it is held there.
 constexpr double kPullSlack = 0.01;
+// How far (a fraction of Coulomb's limit) a sliding pair's friction may lie from mu times the normal force of the
+// solve before the system is solved again with it.
+constexpr double kCoulombSlack = 1e-3;
 
 }  // namespace
 
@@ -53,7 +56,15 @@ void PidPenaltySolver::substep_implicit(StepContext& ctx, std::vector<Body>& wor
 
 void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
   for (auto& entry : pairs_) entry.second.damping_force = 0.0;
-  for (const SpringRow& row : springs_) row.pair->normal_force = 0.0;
+  // Each friction pair's Coulomb limit at the last substep's normal force (the start of its active set below).
+  thread_local std::vector<double> last_limit;
+  last_limit.resize(springs_.size());
+  for (size_t r = 0; r < springs_.size(); ++r)
+    last_limit[r] = springs_[r].pair->friction * std::max(springs_[r].pair->normal_force + springs_[r].pair->pressed, 0.0);
+  for (const SpringRow& row : springs_) {
+    row.pair->normal_force = 0.0;
+    if (row.pair->friction_rows) row.pair->friction_force = Vec3::Zero();
+  }
   if (springs_.empty()) return;
   // The unknowns: a 6-block (v, w) per dynamic body of a pair, in the order of the pairs, and the blocks the pairs
   // couple. They change only when pairs come or go (the world's step), so the system's ordering is kept over the
@@ -126,9 +137,15 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
   // each solve then frees or holds each row as its force at the solution asks, until none changes (or
   // kActiveSetSolves).
   thread_local std::vector<char> held;
-  thread_local std::vector<double> slack;
+  thread_local std::vector<double> slack, hold;  // hold: the force a held row takes (N)
   held.assign(nr, 0);
   slack.assign(nr, 0.0);
+  hold.resize(nr);
+  bool friction = false;
+  for (size_t r = 0; r < nr; ++r) {
+    hold[r] = springs_[r].lower;
+    friction |= springs_[r].point <= kFrictionRow;
+  }
   for (size_t r = 0, first = 0; r <= nr; ++r) {
     if (r < nr && springs_[r].pair == springs_[first].pair) continue;
     double sum = 0.0;
@@ -151,18 +168,87 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
     const std::vector<int>& last = springs_[r].pair->held;
     if (springs_[r].point >= 0 && std::binary_search(last.begin(), last.end(), springs_[r].point)) set(r, true);
   }
-  for (int solve = 0; solve < kActiveSetSolves; ++solve) {
+  // A pair that slips faster than the last substep's friction limit could stop within this one (its slip times its
+  // least tangential mass over h) starts sliding, its friction at that limit against the slip: started sticking,
+  // the solve's stopping force (a box pushed at 5 m/s: a hundred times its weight) and its torque lift and press
+  // the points of the bodies it touches, and the active set built on them made a pushed stack rattle apart.
+  for (size_t f = 0; f + 1 < nr; ++f) {
+    const SpringRow& row = springs_[f];
+    if (row.point != kFrictionRow) continue;
+    const Body& A = work[size_t(row.a)];
+    const Body& B = work[size_t(row.b)];
+    const Vec3 u = B.velocity_at(row.at) - A.velocity_at(row.at);
+    const Eigen::Vector2d slip(u.dot(row.n), u.dot(springs_[f + 1].n));
+    const Vec3 normal = row.n.cross(springs_[f + 1].n);
+    const double mass = tangent_mass(A, B, {A.position}, {B.position}, row.at, normal);
+    if (!(slip.norm() * mass / h > last_limit[f]) || !(slip.norm() > 0.0)) continue;
+    const Eigen::Vector2d F = -last_limit[f] * slip / slip.norm();
+    hold[f] = F.x();
+    hold[f + 1] = F.y();
+    set(f, true);
+    set(f + 1, true);
+  }
+  const auto value = [&](size_t r) { return held[r] ? hold[r] : force(r); };
+  // Coulomb's law on each pair's friction rows (a pair's rows lie together, its two friction rows last): where their
+  // force at the solution passes mu times the pair's normal force at it, both are held at mu N along it (sliding),
+  // and where a sliding pair's slip turns along its friction, freed (sticking). True if a row changed.
+  // A pair whose friction changes is marked in `moved_friction` (its rows'): that solve tells nothing of which of
+  // its points lift.
+  thread_local std::vector<char> moved_friction;
+  const auto coulomb = [&]() {
+    bool changed = false;
+    moved_friction.assign(nr, 0);
+    for (size_t r = 0, first = 0; r <= nr; ++r) {
+      if (r < nr && springs_[r].pair == springs_[first].pair) continue;
+      const size_t f = r - 2;  // its first friction row, if it has them
+      if (r - first >= 2 && springs_[f].point == kFrictionRow) {
+        const bool before = changed;
+        changed = false;
+        double N = 0.0;
+        for (size_t k = first; k < f; ++k) N += value(k);
+        // N counts what the joints' contact rows pressed in the last substep: a gripper's fingers squeeze its box
+        // through them (solve_joints), and held by the springs' part alone the box slid out as they lifted.
+        const double limit = springs_[f].pair->friction * std::max(N + springs_[f].pair->pressed, 0.0);
+        const Eigen::Vector2d F(value(f), value(f + 1));
+        if (held[f]) {
+          const Eigen::Vector2d u(force(f), force(f + 1));  // -e times the slip, along the friction if it slides
+          if (u.dot(F) <= 0.0) {
+            changed |= set(f, false);
+            changed |= set(f + 1, false);
+          } else if (F.norm() > 0.0) {  // the limit of the normal force now; solved again if it moved
+            const Eigen::Vector2d now = F * (limit / F.norm());
+            changed |= (now - F).norm() > kCoulombSlack * limit;
+            hold[f] = now.x();
+            hold[f + 1] = now.y();
+          }
+        } else if (F.norm() > limit) {
+          const double scale = F.norm() > 0.0 ? limit / F.norm() : 0.0;
+          hold[f] = F.x() * scale;
+          hold[f + 1] = F.y() * scale;
+          changed |= set(f, true);
+          changed |= set(f + 1, true);
+        }
+        if (changed) std::fill(moved_friction.begin() + long(first), moved_friction.begin() + long(r), 1);
+        changed |= before;
+      }
+      first = r;
+    }
+    return changed;
+  };
+  const int solves = kActiveSetSolves + (friction ? 3 : 0);
+  for (int solve = 0; solve < solves; ++solve) {
     rhs = momentum;
     for (size_t r = 0; r < nr; ++r) {
-      const double impulse = h * (held[r] ? springs_[r].lower : springs_[r].s - springs_[r].e * known[r]);
+      const double impulse = h * (held[r] ? hold[r] : springs_[r].s - springs_[r].e * known[r]);
       if (rows[r].sa >= 0) rhs.segment<6>(6 * rows[r].sa) += impulse * rows[r].ja;
       if (rows[r].sb >= 0) rhs.segment<6>(6 * rows[r].sb) += impulse * rows[r].jb;
     }
     counters_.add(kCountSpringSolves, 1);
     if (!spring_system_.factor(mass, rows, couplings)) return;  // cannot happen with positive masses
     spring_system_.solve(rhs, v);
-    bool changed = false;
+    bool changed = coulomb();
     for (size_t r = 0; r < nr; ++r) {
+      if (springs_[r].point <= kFrictionRow || moved_friction[r]) continue;
       const double F = force(r), lower = springs_[r].lower;
       changed |= set(r, held[r] ? F < lower + slack[r] : F < lower - slack[r]);
     }
@@ -176,10 +262,14 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
   for (const SpringRow& row : springs_) row.pair->held.clear();
   for (size_t r = 0; r < nr; ++r) {
     const SpringRow& row = springs_[r];
-    const double F = held[r] ? row.lower : force(r);
-    if (held[r]) row.pair->held.push_back(row.point);
-    row.pair->normal_force += F;
-    row.pair->damping_force += F - row.s;
+    const double F = value(r);
+    if (row.point <= kFrictionRow) {
+      row.pair->friction_force += F * row.n;
+    } else {
+      if (held[r] && row.point >= 0) row.pair->held.push_back(row.point);
+      row.pair->normal_force += F;
+      row.pair->damping_force += F - row.s;
+    }
     if (rows[r].sa >= 0) moved[size_t(rows[r].sa)] = 1;
     if (rows[r].sb >= 0) moved[size_t(rows[r].sb)] = 1;
   }

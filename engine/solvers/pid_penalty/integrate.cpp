@@ -17,6 +17,7 @@ namespace cl {
 using namespace pid_penalty;
 
 void PidPenaltySolver::solve_joints(StepContext& ctx, std::vector<Body>& work, double h) {
+  for (auto& entry : pairs_) entry.second.pressed = 0.0;
   if (ctx.joints.empty()) return;
   ScopedSubStage timer(sub_stages_, kJoints);
   joint_rows_.clear();
@@ -79,8 +80,10 @@ void PidPenaltySolver::solve_joints(StepContext& ctx, std::vector<Body>& work, d
   // is (damping_force): Coulomb's limit of the next substep's friction counts it. Without it, a gripper whose
   // fingers' servos squeeze a box through these rows held it by the penalty forces' part alone, and the box slid
   // out of the fingers as they lifted (0.049 m after 6 s; 0.271 m without the rows).
-  for (size_t k = 0; k < row_pairs.size(); ++k)
+  for (size_t k = 0; k < row_pairs.size(); ++k) {
     row_pairs[k]->damping_force += rows_[joint_rows_.size() + k].lambda / h;
+    row_pairs[k]->pressed += rows_[joint_rows_.size() + k].lambda / h;
+  }
   for (size_t i = 0; i < work.size(); ++i)
     if (work[i].is_dynamic()) {
       work[i].linear_velocity = velocities_[i].v;

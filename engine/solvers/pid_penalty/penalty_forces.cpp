@@ -157,6 +157,26 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
       if (pair.friction > 0.0) {
         const Vec3 u = B.velocity_at(centre) - A.velocity_at(centre);
         const Vec3 ut = u - n.dot(u) * n;
+        const double share = bound_share(key);
+        // Under the implicit integrator the tangential friction is solved with the normal springs (solve_springs):
+        // two rows at the centre that stop its slip, held to Coulomb's limit of the same solve's normal force. The
+        // explicit spring below serves the other integrators, and pairs with a body of a joint: the joints' solve
+        // comes after the springs' and moves a finger back from where the rows took it with its box, so a gripper's
+        // box slid out of its light fingers a fraction of a substep's fall per substep (its friction, a spring on
+        // the slip, builds over the substeps to hold it).
+        const bool rows = set_.friction == FrictionModel::Rows && springs && !jointed_[size_t(ia)] &&
+                          !jointed_[size_t(ib)];
+        pair.friction_rows = rows;
+        if (rows) {
+          // The rows' spring on the pair's accumulated slip (its stretch, held within Coulomb's limit at the end of
+          // each substep) keeps what a joint undoes after the solve: a gripper's light fingers, which the rows move
+          // with the box and the joints then move back, let the box slip out by a constant fraction per substep.
+          const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
+          const double e = kFrictionLock * pair.gain_mass / h;
+          const Vec3 spring = -g.kp * (pair.stretch - n.dot(pair.stretch) * n);
+          springs_.push_back({&pair, ia, ib, centre, t1, spring.dot(t1), e, 0.0, kFrictionRow});
+          springs_.push_back({&pair, ia, ib, centre, t2, spring.dot(t2), e, 0.0, kFrictionRow - 1});
+        } else if (!springs || !pair.friction_rows) {
         Vec3 stretch = pair.stretch + elapsed * ut;
         stretch -= n.dot(stretch) * n;
         // The friction spring and damper are explicit, held to the stability bounds on the pair's effective mass
@@ -169,7 +189,6 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
         // ball under a 10 kg plate was 3.5 times past the bound, and the ball spun up to 4.7 rad/s in place; in a
         // falling pile two boxes touching by a corner, whose gains carried the pile's load (a Coulomb limit of 1e6
         // N), spun each other up from 40 rad/s to 1e11 rad/s within a step (pile1000).
-        const double share = bound_share(key);
         double kt = g.kt, ct = g.kv;
         if (round || r < 2) {
           const double tangential = tangent_mass(bodies[size_t(ia)], bodies[size_t(ib)], A, B, centre, n);
@@ -187,6 +206,7 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
         torque[size_t(ib)] += (centre - B.x).cross(ft);
         force[size_t(ia)] -= ft;
         torque[size_t(ia)] -= (centre - A.x).cross(ft);
+        }
         // Torsional friction: the normal forces spread over the polygon resist turning about n as springs at the
         // points would, k_p sum f_i r_i^2 / sum f_i about the centre, up to mu sum f_i r_i when the patch spins
         // (Coulomb at every point). One spring at the centre has no lever: a box spinning on the ground kept
@@ -223,7 +243,7 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     if (!record) continue;
     pair.deepest = deepest;
     pair.normal_force = total;
-    pair.friction_force = ft;
+    if (!springs || !pair.friction_rows) pair.friction_force = ft;  // else solve_springs sets it
     pair.centre = centre;
     pair.twist_stiffness = twist_stiffness;
     pair.twist_limit = twist_limit;

@@ -58,6 +58,12 @@ const ParamTable<PidPenaltySolver::Settings>& PidPenaltySolver::table() {
        "where a contact's stiffness needs it; rk4: the paper's fourth-order Runge-Kutta on the penalty and applied "
        "forces (four force evaluations per substep; substeps shortened likewise)",
        {"implicit_euler", "semi_implicit_euler", "rk4"}}),
+      T::bind(&S::friction, {"friction", ParamKind::Choice, "", 0, 1, 0,
+       "spring: a tangential spring-damper on each pair's accumulated slip at the centre of its normal forces, "
+       "saturated at mu times the normal force (explicit); rows (implicit_euler only): two rows at that centre solved "
+       "with the normal springs, that stop the slip, held to mu times the same solve's normal force by the active "
+       "set (Coulomb at the velocity level; pairs with a body of a joint keep the spring)",
+       {"spring", "rows"}}),
       T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", kLeastShellSpacing, 1, 0.05,
        "Pairs with a mesh: spacing of the point shells of the boxes and capsules they meet (at most a third of a "
        "box's shortest edge); spheres and capsules also at most sqrt(r x 1 mm) so a cap 1 mm deep holds a point; "
@@ -113,9 +119,10 @@ double PidPenaltySolver::gain_mass(const PairKey& key, const Body& a, const Body
   if (set_.kp <= 0.0) return carried;
   // The depth the load would be held at, g / k_p per kilogram, is bounded twice over; where a bound is shallower
   // the pair takes the gains that hold its load that deep.
-  // A thin body: at most kThinDepth of the thinner body's half thickness (a 0.2 mm sheet held 1 mm deep is
-  // through the ground, and the world's continuous collision, which lets a contact deepen by a quarter of that in a
-  // step, put a sheet landing on its edge back at the step's start, step after step).
+  // A small or thin body: at most kThinDepth of the thinner body's half thickness, so the resting depth scales with
+  // the body (a 0.2 mm sheet held 1 mm deep is through the ground, and the world's continuous collision, which lets
+  // a contact deepen by a quarter of that in a step, put a sheet landing on its edge back at the step's start, step
+  // after step; a 2 cm box rested 4 % of its size deep).
   double depth = kThinDepth * thinner_half_thickness(a.shape, b.shape);  // m
   // A stack: a column of compliant contacts buckles under its own weight (Greenhill's heavy column) unless each
   // contact is stiff enough against tilting: a patch of second moment J (least over the tangent directions) held at
@@ -239,6 +246,10 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
   std::erase_if(pairs_, [](const auto& kv) { return !kv.second.present; });
 
   for (Body& b : ctx.bodies) b.sleeping = false;  // this method does not sleep bodies
+  jointed_.assign(n, 0);
+  for (const Joint& joint : ctx.joints)
+    for (const int i : {joint.body_a, joint.body_b})
+      if (i >= 0 && size_t(i) < n) jointed_[size_t(i)] = 1;
   work_ = ctx.bodies;
   stack_loads(ctx.graph, ctx.bodies, loads_, &load_centres_);
   layers_.assign(n, 0);
@@ -258,6 +269,11 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
     else if (set_.integrator == Integrator::ImplicitEuler) substep_implicit(ctx, work_, h);
     else substep_euler(ctx, work_, h);
     end_substep(work_, h);
+  }
+  if (set_.integrator == Integrator::ImplicitEuler) {  // the friction the last substep's solve found
+    size_t index = 0;
+    for (const auto& entry : pairs_)
+      if (index < views_.size()) views_[index++].friction = entry.second.friction_force;
   }
   for (size_t i = 0; i < n; ++i) {
     if (!ctx.bodies[i].is_dynamic()) continue;
@@ -319,12 +335,19 @@ void PidPenaltySolver::end_substep(const std::vector<Body>& work, double h) {
     const double applied = pair.normal_force + (set_.integrator == Integrator::Rk4 ? 0.0 : pair.damping_force);
     if (applied > 0.0) add_to_report(pair, n, h * (applied * n + pair.friction_force), pair.centre);
     if (pair.normal_force <= 0.0 || pair.friction <= 0.0) continue;
-    const Vec3 u = B.velocity_at(pair.centre) - A.velocity_at(pair.centre);
-    pair.stretch += h * (u - n.dot(u) * n);
-    pair.stretch -= n.dot(pair.stretch) * n;
-    const Gains g = pair_gains(key, pair, A, B, h);
-    const double limit = pair.friction * pair.normal_force;
-    if (g.kt * pair.stretch.norm() > limit) pair.stretch *= limit / (g.kt * pair.stretch.norm());
+    {
+      // The friction spring's stretch: the pair's slip at its centre over the substep (the joints' part included),
+      // its force within Coulomb's limit (under the implicit integrator that of the rows' normal force and what the
+      // joints pressed, and the spring is the friction rows' k_p).
+      const bool rows = set_.integrator == Integrator::ImplicitEuler && pair.friction_rows;
+      const Vec3 u = B.velocity_at(pair.centre) - A.velocity_at(pair.centre);
+      pair.stretch += h * (u - n.dot(u) * n);
+      pair.stretch -= n.dot(pair.stretch) * n;
+      const Gains g = pair_gains(key, pair, A, B, h);
+      const double k = rows ? g.kp : g.kt;
+      const double limit = pair.friction * (pair.normal_force + (rows ? pair.pressed : 0.0));
+      if (k * pair.stretch.norm() > limit) pair.stretch *= std::max(limit, 0.0) / (k * pair.stretch.norm());
+    }
     pair.twist += h * (B.angular_velocity - A.angular_velocity).dot(n);
     if (pair.twist_stiffness * std::abs(pair.twist) > pair.twist_limit)
       pair.twist = std::copysign(pair.twist_limit / pair.twist_stiffness, pair.twist);

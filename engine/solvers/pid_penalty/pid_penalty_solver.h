@@ -97,11 +97,13 @@ class PidPenaltySolver final : public Solver {
   enum class PointMode { MultiPoint, DeepestPoint };
   enum class Integrator { ImplicitEuler, SemiImplicitEuler, Rk4 };
   enum class GainModel { Load, Masses };
+  enum class FrictionModel { Spring, Rows };
   struct Settings {
     PointMode points;
     GainModel gains;
     double kp, kv, ki, forgetting, impact_speed, substep, least_substep, point_spacing, point_damping;
     Integrator integrator;
+    FrictionModel friction;
     int impact_passes, joint_iterations;
   };
   static const ParamTable<Settings>& table();
@@ -167,6 +169,8 @@ class PidPenaltySolver final : public Solver {
     // The rows solve_springs held at their bound in the last substep (SpringRow::point, ascending): the next
     // substep's solve starts from them.
     std::vector<int> held;
+    bool friction_rows = false;  // its friction is solved with its springs (solve_springs), else a spring on its slip
+    double pressed = 0.0;  // N: what the joints' contact rows pressed in the last substep (solve_joints)
     Vec3 friction_force{0, 0, 0};   // N, on b, of the last recorded force evaluation
     // The step's impulse on b (impacts' impulses, penalty forces times their substeps), N s, and the sum of the
     // points it acted at weighted by its normal part, for the contact report (pid_penalty_report.cpp).
@@ -287,6 +291,7 @@ class PidPenaltySolver final : public Solver {
   std::vector<double> loads_;  // kg per body: stack_loads of the step (graph/stack_loads.h)
   std::vector<Vec3> load_centres_;  // per body: the centre of mass of its load
   std::vector<int> layers_;  // per body: the stack layers of its contact group (0 outside a stack)
+  std::vector<char> jointed_;  // per body: a joint holds it (its pairs' friction stays the explicit spring)
   std::vector<int> penalty_pairs_;  // per body: its pairs in penalty mode this substep (dynamic bodies only)
   std::vector<Body> work_;  // the bodies as the substeps move them (the world's keep the start of the step)
   std::vector<Motion> motions_;

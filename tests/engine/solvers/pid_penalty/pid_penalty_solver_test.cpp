@@ -517,4 +517,24 @@ TEST(PidPenaltySolver, StackOnANarrowPatchKeepsGainsTheSubstepResolves) {
   EXPECT_TRUE(found);
 }
 
+// The resting depth scales with the body: a box or a ball of 2 cm rests at most 1 % of its size deep (the contact's
+// depth is held at a hundredth of the half thickness; at a tenth a 2 cm ball sank 1.4 mm, 7 % of its size), and a
+// 1 m box no deeper than g / k_p (1 mm), at every world step from 1/30 to 1/1000 s.
+TEST(PidPenaltySolver, ARestingBodySinksAFractionOfItsSize) {
+  for (const double size : {0.02, 1.0})
+    for (const bool ball : {false, true})
+      for (const double dt : {1.0 / 30, 1.0 / 120, 1.0 / 1000}) {
+        World w;
+        w.settings.dt = dt;
+        std::string error;
+        ASSERT_TRUE(w.set_solver("pid-penalty", &error)) << error;
+        add_plane(w);
+        const int id = add_body(w, ball ? sphere(size / 2) : box(Vec3::Constant(size / 2)), Vec3(0, size / 2, 0));
+        for (int s = 0; s < int(std::lround(1.0 / dt)); ++s) ASSERT_TRUE(w.step().ok);
+        const double depth = size / 2 - w.bodies[size_t(id)].position.y();
+        EXPECT_LT(depth, std::min(0.01 * size, 1e-3)) << (ball ? "ball " : "box ") << size << " m, dt " << dt;
+        EXPECT_GT(depth, 0.0);
+      }
+}
+
 }  // namespace cl
