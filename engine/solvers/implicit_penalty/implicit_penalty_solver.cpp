@@ -438,7 +438,10 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
       const double speed = first.count > 0 ? approach_speed(state_[ia].pose, state_[ib].pose, first) : 0.0;
       Touch t;
       t.impact = std::max(0.0, speed);
-      t.skin = t.impact > resting_speed ? set_.skin : pp.skin;
+      // A resting pair's load is the part of its weight along its normal (m g cos theta on an incline): its
+      // springs act from the gap at which K (set for m g0, pair_stiffness) carries that part.
+      const double g_along = first.count > 0 ? std::abs(first.normal.dot(ctx.gravity)) / kStandardGravity : 1.0;
+      t.skin = t.impact > resting_speed ? set_.skin : pp.skin * std::min(1.0, g_along);
       found = touches_.emplace(pair, t).first;
     }
     Touch& touch = found->second;
@@ -651,7 +654,11 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
     settings.dynamic_ratio = set_.dynamic_ratio;
     settings.slip_speed = set_.slip_speed;
     settings.h = h;
-    settings.rolls = round_shape(ctx.bodies[size_t(pair.first)].shape) || round_shape(ctx.bodies[size_t(pair.second)].shape);
+    const Shape& shape_a = ctx.bodies[size_t(pair.first)].shape;
+    const Shape& shape_b = ctx.bodies[size_t(pair.second)].shape;
+    settings.rolls = round_shape(shape_a) || round_shape(shape_b);
+    settings.radius_a = round_shape(shape_a) ? shape_a.radius : 0.0;
+    settings.radius_b = round_shape(shape_b) ? shape_b.radius : 0.0;
     if (patch_friction_rows(pair.first, pair.second, sides, ctx.bodies, settings, inverse_masses_, int(at),
                             friction_rows_.data() + at))
       at += kPatchRows;
