@@ -135,6 +135,9 @@ class ImplicitPenaltySolver final : public Solver {
     double impact = 0.0;     // m/s: its approach speed at first touch
     double stiffness = 0.0;  // N/m: its total stiffness K (pair_stiffness); 0 until the first set
     double skin = 0.0;       // m: the gap its springs act from (at most; contact_forces)
+    // The share of its weight a pair that first touched at rest carries along its normal, |g . N| / g0 (at most
+    // 1; 1 after an impact): its springs act from `penetration` times this, where K carries that share.
+    double load_share = 1.0;
   };
   PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt, double resting_speed,
                        const implicit_penalty::PairNormal& contact, double approach, const Touch& touch) const;
