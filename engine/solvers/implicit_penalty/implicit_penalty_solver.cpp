@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <chrono>
 
 #include <Eigen/Eigenvalues>
@@ -11,6 +12,7 @@
 
 #include "solvers/implicit_penalty/definite_stiffness.h"
 #include "solvers/implicit_penalty/patch_friction.h"
+#include "solvers/implicit_penalty/plane_ball.h"
 #include "solvers/implicit_penalty/penalty_joints.h"
 #include "solvers/implicit_penalty/round_pair.h"
 #include "telemetry/telemetry.h"
@@ -444,8 +446,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
       // points' mean depth is that gap; a round body's cap holds a mean depth of about half its deepest, so it
       // carries less than its load from that gap anyway and keeps the whole of it (a ball placed on a 30 degree
       // plane still sinks into its contact for its first steps, see docs/methods/implicit-penalty.md).
-      if (t.impact <= resting_speed && first.count > 0 && !round_shape(ctx.bodies[size_t(ia)].shape) &&
-          !round_shape(ctx.bodies[size_t(ib)].shape))
+      if (t.impact <= resting_speed && first.count > 0)
         t.load_share = std::min(1.0, std::abs(first.normal.dot(ctx.gravity)) / kStandardGravity);
       found = touches_.emplace(pair, t).first;
     }
@@ -454,16 +455,31 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     if (set_.model == ContactModel::Physical) {
       // A skin deeper than the pair's penetration would push a pair placed touching with more than its load.
       penetration = pair_penetration(ctx, pair, pp);
-      trim_skin(pp, std::min({pp.skin, penetration * touch.load_share, touch.skin}));
+      const bool round_pair = round_shape(ctx.bodies[size_t(ia)].shape) || round_shape(ctx.bodies[size_t(ib)].shape);
+      trim_skin(pp, std::min({pp.skin, penetration * (round_pair ? 1.0 : touch.load_share), touch.skin}));
     }
     const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
     if (count == 0) continue;
     counters_.add(kCountShellPoints, count);
     const PairMaterial& material = material_of.at(pair);
-    const PairNormal contact = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
+    PairNormal contact = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
     const double approach = contact.count > 0 ? approach_speed(state_[ia].pose, state_[ib].pose, contact) : 0.0;
+    // A ball on a plane (physical model): its exact depth below the plane grown by the pair's skin, the mean depth
+    // of its cap half of it (plane_ball.h). A resting ball springs from the gap at which K carries its load.
+    std::optional<PlaneBall> exact;
+    if (set_.model == ContactModel::Physical) {
+      const double exact_skin = touch.impact > resting_speed ? pp.skin : 2.0 * penetration * touch.load_share;
+      exact = plane_ball(ctx.bodies[size_t(ia)].shape, state_[ia].pose, ctx.bodies[size_t(ib)].shape,
+                         state_[ib].pose, exact_skin);
+      if (exact) {
+        contact.deepest = std::max(exact->depth, 0.0);
+        contact.secant = kCapSecant;
+        contact.normal = exact->normal;
+      }
+    }
     if (set_.model == ContactModel::Physical) pair_stiffness(pair, contact, penetration, touch);
-    const PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, resting_speed, contact, approach, touch);
+    PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, resting_speed, contact, approach, touch);
+    if (exact) gains.exact = *exact;
     const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;
     const BodyPose& pb = state_[ib].pose;
@@ -527,7 +543,12 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     };
     const bool box_ball = (shape_a.type == ShapeType::Sphere && shape_b.type == ShapeType::Box) ||
                           (shape_a.type == ShapeType::Box && shape_b.type == ShapeType::Sphere);
-    if (physical && ((round_shape(shape_a) && round_shape(shape_b)) || box_ball)) {
+    if (exact) {
+      // A ball on a plane: K times its cap's mean depth, through its centre along the plane's normal.
+      add_round_pair_force(pa, pb, exact->axes, gains.k * count * kCapSecant * std::max(exact->depth, 0.0),
+                           gains.k * count, gains.k_d * count, GradientMode::Approximate, exact->normal, f);
+      f.points = count;  // g stays empty
+    } else if (physical && ((round_shape(shape_a) && round_shape(shape_b)) || box_ball)) {
       // Two round bodies: the points' K times mean depth along the line of their centres or axes (round_pair.h),
       // with the approximate gradients: the exact ones' turning line (negative stiffness force / D) outweighed a
       // 4 mg ball's m / h^2 off-centre under a 2 cm ball (h = 1/100 s): 1.25 J from 0.013 J in a step. A ball and a
@@ -664,6 +685,15 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
     settings.rolls = round_shape(shape_a) || round_shape(shape_b);
     settings.radius_a = round_shape(shape_a) ? shape_a.radius : 0.0;
     settings.radius_b = round_shape(shape_b) ? shape_b.radius : 0.0;
+    if (const std::optional<PlaneBall>& exact = g->second.exact) {
+      // A ball on a plane: its normal force at the end of the step from its exact depth, as its springs push.
+      const Body& A = ctx.bodies[size_t(pair.first)];
+      const Body& B = ctx.bodies[size_t(pair.second)];
+      const double separating = exact->normal.dot(B.linear_velocity - A.linear_velocity);
+      const double K = g->second.k * double(pp.a_in_b.size() + pp.b_in_a.size());
+      const double c = g->second.k_d * double(pp.a_in_b.size() + pp.b_in_a.size());
+      settings.normal_force = std::max(0.0, K * kCapSecant * std::max(exact->depth, 0.0) - (K * h + c) * separating);
+    }
     if (patch_friction_rows(pair.first, pair.second, sides, ctx.bodies, settings, inverse_masses_, int(at),
                             friction_rows_.data() + at))
       at += kPatchRows;

@@ -33,11 +33,13 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "solvers/implicit_penalty/implicit_integrator.h"
 #include "solvers/implicit_penalty/pair_contact.h"
+#include "solvers/implicit_penalty/plane_ball.h"
 #include "solvers/implicit_penalty/penalty_contact.h"
 #include "collision/shell_points.h"
 #include "constraints/pgs.h"
@@ -129,6 +131,7 @@ class ImplicitPenaltySolver final : public Solver {
     double implicitness = 1.0;   // the share of the penalty gradient stepped implicitly (pair_gains)
     double anchor_k = 0.0;   // N/m: static friction anchor spring
     double anchor_c = 0.0;   // N s/m: damping of a held anchor on the tangential velocity
+    std::optional<implicit_penalty::PlaneBall> exact;  // a ball on a plane: its exact depth (plane_ball.h)
   };
   // What a touching pair keeps from step to step while it touches (forgotten when it separates).
   struct Touch {

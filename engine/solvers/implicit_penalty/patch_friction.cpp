@@ -29,7 +29,9 @@ PointForce point_force(const PatchSide& side, const PenetratingPoint& p, int b, 
   const Vec3 v_rel = (bo.linear_velocity + bo.angular_velocity.cross(point - bo.position)) -
                      (bf.linear_velocity + bf.angular_velocity.cross(point - bf.position));
   const double v_n = v_rel.dot(G);
-  const double f = s.k * std::abs(p.d) - (s.k * s.h + s.k_d) * v_n;
+  // With the pair's normal force given (normal_force), the points only place the patch: weighted by their depth,
+  // so that a ball held by its exact depth keeps its friction while its few cap points are barely inside.
+  const double f = s.normal_force >= 0.0 ? s.k * std::abs(p.d) : s.k * std::abs(p.d) - (s.k * s.h + s.k_d) * v_n;
   if (!(f > 0.0)) return out;
   out.f = f;
   out.push = side.owner == b ? G : Vec3(-G);  // G pushes the owner out of the field body
@@ -111,7 +113,7 @@ bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const s
   Row normal_row;  // holds the normal impulse; no Jacobian, so the solve never moves it
   normal_row.a = a;
   normal_row.b = b;
-  normal_row.lambda = normal_row.lo = normal_row.hi = s.h * total;
+  normal_row.lambda = normal_row.lo = normal_row.hi = s.h * (s.normal_force >= 0.0 ? s.normal_force : total);
   out[0] = normal_row;
   prepare(out[0], masses);
   int k = 1;

@@ -45,6 +45,9 @@ struct PatchFrictionSettings {
   // m: the radius of a and of b where that body is round (sphere, capsule), else 0: the patch's rows act at the
   // round body's surface point facing the other body (see patch_friction_rows)
   double radius_a = 0.0, radius_b = 0.0;
+  // N: when >= 0, the pair's normal force at the end of the step in place of its points' sum (a ball on a plane,
+  // whose force comes from its exact depth, plane_ball.h)
+  double normal_force = -1.0;
   double mu = 0.0;               // the pair's friction coefficient
   double dynamic_ratio = 1.0;    // sliding friction over static
   double slip_speed = 0.0;       // m/s: faster than this the patch slides
