@@ -200,8 +200,12 @@ void ImplicitPenaltySolver::collide_pair(const std::vector<Body>& bodies, int ia
   const bool meshes = a.shape.type == ShapeType::Mesh || b.shape.type == ShapeType::Mesh;
   // Collided with the larger of `skin` and `penetration`: a pair that comes to rest on its first touch keeps
   // up to its penetration of it (contact_forces).
+  // A ball on a plane takes its exact depth (plane_ball.h) from a gap of up to twice `penetration` (a resting one,
+  // whose cap's mean depth is half its deepest): it is collided from there, so that its points are found wherever
+  // its exact depth acts.
+  const bool exact = set_.model == ContactModel::Physical && plane_ball_pair(a.shape, b.shape);
   const double skin = set_.model == ContactModel::Physical && !meshes && set_.skin > 0.0
-                          ? std::min(std::max(set_.skin, set_.penetration), margin)
+                          ? std::min((exact ? 2.0 : 1.0) * std::max(set_.skin, set_.penetration), margin)
                           : 0.0;
   pp.skin = skin;
   // The pair's caches: found under the lock (std::map keeps an entry in place), then used by this thread alone (a
@@ -434,6 +438,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     // the 0.2 mm skin alone it carried a fifth of it, and a box placed on a plane of tan 0.5 with mu 0.51 slid
     // in the steps its contact took to settle (friction bounded by a fifth of its load) and went on creeping.
     // An impact keeps `skin`: where in a step an impact begins moves its rebound.
+    std::optional<PlaneBall> exact;  // a ball on a plane (physical model): its exact depth
     auto found = touches_.find(pair);
     if (found == touches_.end()) {
       const PairNormal first = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
@@ -456,7 +461,20 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
       // A skin deeper than the pair's penetration would push a pair placed touching with more than its load.
       penetration = pair_penetration(ctx, pair, pp);
       const bool round_pair = round_shape(ctx.bodies[size_t(ia)].shape) || round_shape(ctx.bodies[size_t(ib)].shape);
-      trim_skin(pp, std::min({pp.skin, penetration * (round_pair ? 1.0 : touch.load_share), touch.skin}));
+      const double skin = std::min({pp.skin, penetration * (round_pair ? 1.0 : touch.load_share), touch.skin});
+      // A ball on a plane: its exact depth below the plane grown by the skin, the mean depth of its cap half of it
+      // (plane_ball.h); a resting ball springs from the gap at which K carries its load. Its points stay as found
+      // (they place its friction patch). It touches while that depth is positive, and while it does not (within
+      // its points' gap) nothing acts and it is forgotten, so that its next touch is a new impact: the restitution's
+      // damping (impact_damping) is planned on the steps that start inside, and a step more at a depth of nothing
+      // (found by the points, or not, by how the shell lies) moved a 2 cm ball's rebound by a third.
+      exact = plane_ball(ctx.bodies[size_t(ia)].shape, state_[ia].pose, ctx.bodies[size_t(ib)].shape, state_[ib].pose,
+                         touch.impact > resting_speed ? skin : 2.0 * penetration * touch.load_share);
+      if (exact && !(exact->depth > 0.0)) {
+        touches_.erase(found);
+        continue;
+      }
+      if (!exact) trim_skin(pp, skin);
     }
     const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
     if (count == 0) continue;
@@ -464,18 +482,10 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     const PairMaterial& material = material_of.at(pair);
     PairNormal contact = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
     const double approach = contact.count > 0 ? approach_speed(state_[ia].pose, state_[ib].pose, contact) : 0.0;
-    // A ball on a plane (physical model): its exact depth below the plane grown by the pair's skin, the mean depth
-    // of its cap half of it (plane_ball.h). A resting ball springs from the gap at which K carries its load.
-    std::optional<PlaneBall> exact;
-    if (set_.model == ContactModel::Physical) {
-      const double exact_skin = touch.impact > resting_speed ? pp.skin : 2.0 * penetration * touch.load_share;
-      exact = plane_ball(ctx.bodies[size_t(ia)].shape, state_[ia].pose, ctx.bodies[size_t(ib)].shape,
-                         state_[ib].pose, exact_skin);
-      if (exact) {
-        contact.deepest = std::max(exact->depth, 0.0);
-        contact.secant = kCapSecant;
-        contact.normal = exact->normal;
-      }
+    if (exact) {
+      contact.deepest = exact->depth;
+      contact.secant = kCapSecant;
+      contact.normal = exact->normal;
     }
     if (set_.model == ContactModel::Physical) pair_stiffness(pair, contact, penetration, touch);
     PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, resting_speed, contact, approach, touch);
@@ -545,7 +555,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
                           (shape_a.type == ShapeType::Box && shape_b.type == ShapeType::Sphere);
     if (exact) {
       // A ball on a plane: K times its cap's mean depth, through its centre along the plane's normal.
-      add_round_pair_force(pa, pb, exact->axes, gains.k * count * kCapSecant * std::max(exact->depth, 0.0),
+      add_round_pair_force(pa, pb, exact->axes, gains.k * count * kCapSecant * exact->depth,
                            gains.k * count, gains.k_d * count, GradientMode::Approximate, exact->normal, f);
       f.points = count;  // g stays empty
     } else if (physical && ((round_shape(shape_a) && round_shape(shape_b)) || box_ball)) {

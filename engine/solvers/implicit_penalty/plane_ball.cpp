@@ -2,6 +2,11 @@
 
 namespace cl::implicit_penalty {
 
+bool plane_ball_pair(const Shape& a, const Shape& b) {
+  return (a.type == ShapeType::Plane && b.type == ShapeType::Sphere) ||
+         (a.type == ShapeType::Sphere && b.type == ShapeType::Plane);
+}
+
 std::optional<PlaneBall> plane_ball(const Shape& shape_a, const BodyPose& a, const Shape& shape_b, const BodyPose& b,
                                     double skin) {
   const bool plane_first = shape_a.type == ShapeType::Plane && shape_b.type == ShapeType::Sphere;

@@ -24,6 +24,9 @@ struct PlaneBall {
   double depth = 0.0;         // m: r - the centre's height above the plane, plus the skin (< 0: clear of it)
 };
 
+// A plane and a sphere, in either order.
+bool plane_ball_pair(const Shape& a, const Shape& b);
+
 // The pair (a, b) as a plane and a sphere (either as a), the plane grown by `skin` (m); none for other shapes.
 std::optional<PlaneBall> plane_ball(const Shape& shape_a, const BodyPose& a, const Shape& shape_b, const BodyPose& b,
                                     double skin);
