@@ -690,11 +690,7 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
     settings.dynamic_ratio = set_.dynamic_ratio;
     settings.slip_speed = set_.slip_speed;
     settings.h = h;
-    const Shape& shape_a = ctx.bodies[size_t(pair.first)].shape;
-    const Shape& shape_b = ctx.bodies[size_t(pair.second)].shape;
-    settings.rolls = round_shape(shape_a) || round_shape(shape_b);
-    settings.radius_a = round_shape(shape_a) ? shape_a.radius : 0.0;
-    settings.radius_b = round_shape(shape_b) ? shape_b.radius : 0.0;
+    settings.rolls = round_shape(ctx.bodies[size_t(pair.first)].shape) || round_shape(ctx.bodies[size_t(pair.second)].shape);
     if (const std::optional<PlaneBall>& exact = g->second.exact) {
       // A ball on a plane: its normal force at the end of the step from its exact depth, as its springs push.
       const Body& A = ctx.bodies[size_t(pair.first)];
@@ -702,7 +698,9 @@ void ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
       const double separating = exact->normal.dot(B.linear_velocity - A.linear_velocity);
       const double K = g->second.k * double(pp.a_in_b.size() + pp.b_in_a.size());
       const double c = g->second.k_d * double(pp.a_in_b.size() + pp.b_in_a.size());
-      settings.normal_force = std::max(0.0, K * kCapSecant * std::max(exact->depth, 0.0) - (K * h + c) * separating);
+      settings.normal_force = std::max(0.0, K * kCapSecant * exact->depth - (K * h + c) * separating);
+      // The ball's lowest point toward the plane (axes: the lowest point and the centre, in the pair's order).
+      settings.centre = ctx.bodies[size_t(pair.first)].shape.type == ShapeType::Sphere ? exact->axes.b : exact->axes.a;
     }
     if (patch_friction_rows(pair.first, pair.second, sides, ctx.bodies, settings, inverse_masses_, int(at),
                             friction_rows_.data() + at))

@@ -1,8 +1,6 @@
 #include "solvers/implicit_penalty/patch_friction.h"
 
-#include <algorithm>
 #include <cmath>
-#include <tuple>
 
 namespace cl::implicit_penalty {
 
@@ -39,16 +37,6 @@ PointForce point_force(const PatchSide& side, const PenetratingPoint& p, int b, 
   return out;
 }
 
-// The point of a round body's centre or axis nearest `p` (world): a sphere's centre, the nearest point of a
-// capsule's segment.
-Vec3 round_axis_point(const Body& body, const Vec3& p) {
-  if (body.shape.type != ShapeType::Capsule) return body.position;
-  const Vec3 half = body.rotation() * Vec3(0, body.shape.half_height, 0);
-  const double len2 = half.squaredNorm();
-  const double t = len2 > 0.0 ? std::clamp((p - body.position).dot(half) / len2, -1.0, 1.0) : 0.0;
-  return body.position + t * half;
-}
-
 }  // namespace
 
 bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const std::vector<Body>& bodies,
@@ -68,19 +56,9 @@ bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const s
   }
   if (!(total > 0.0) || pushes.norm() < 1e-6 * total) return false;
   const Vec3 normal = pushes.normalized();
-  Vec3 centre = moment / total;
-  // A round body touches a rigid one at its surface point facing it, radius r from its centre or axis along the
-  // normal, not at the pressure's centre d deep inside it: v = w r there is rolling without slipping.
-  {
-    Vec3 surface = Vec3::Zero();
-    int round = 0;
-    for (const auto& [index, radius, out] : {std::tuple{a, s.radius_a, 1.0}, std::tuple{b, s.radius_b, -1.0}}) {
-      if (!(radius > 0.0)) continue;
-      surface += round_axis_point(bodies[size_t(index)], centre) + out * radius * normal;
-      ++round;
-    }
-    if (round > 0) centre = surface / double(round);
-  }
+  // A ball on a plane touches it at its surface point facing it, not at the pressure's centre d deep inside it:
+  // v = w r there is rolling without slipping.
+  const Vec3 centre = s.normal_force >= 0.0 ? s.centre : Vec3(moment / total);
   // The tangent directions: along the sliding, or any.
   const Body& A = bodies[size_t(a)];
   const Body& B = bodies[size_t(b)];

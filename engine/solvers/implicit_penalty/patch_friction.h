@@ -6,9 +6,9 @@
 // the backward Euler force at the end of the step (depth |d| - h v_n, damping -k_d v_n, v_n the separating
 // speed along the field's gradient at the new velocities), and none if it leaves (f <= 0). The patch gathers
 // them: its normal impulse N = sum h f, its centre c = sum f P / sum f (the centre of the pressure), its normal
-// the f-weighted mean of the directions that push b out of a (a round body's patch is moved to its own surface
-// point facing the other body, where it touches a rigid one: a ball sunk by d into a plane, held at the pressure's
-// centre, rolled with v = w (r - d), its surface point at r slipping by w d), and its radius r = sum f |P - c|_t / sum f (the
+// the f-weighted mean of the directions that push b out of a (a ball on a plane: its own surface point facing the
+// plane, where it touches a rigid one: a ball sunk by d into a plane, held at the pressure's centre, rolled with
+// v = w (r - d), its surface point at r slipping by w d), and its radius r = sum f |P - c|_t / sum f (the
 // mean lever of the pressure about c in the tangent plane). Its rows (the shared constraint rows, solved by the
 // shared projected Gauss-Seidel): a normal row without Jacobian holding N, two tangent rows at c bounded by
 // +-mu N, and a twist row about the normal bounded by +-mu r N, the torsional friction of the pressure if all
@@ -42,12 +42,11 @@ struct PatchSide {
 struct PatchFrictionSettings {
   double k = 0.0, k_d = 0.0;     // the pair's penalty stiffness and damping per point (N/m, N s/m)
   bool rolls = false;            // a round body (sphere, capsule) in the pair: no tilt rows, it rolls
-  // m: the radius of a and of b where that body is round (sphere, capsule), else 0: the patch's rows act at the
-  // round body's surface point facing the other body (see patch_friction_rows)
-  double radius_a = 0.0, radius_b = 0.0;
-  // N: when >= 0, the pair's normal force at the end of the step in place of its points' sum (a ball on a plane,
-  // whose force comes from its exact depth, plane_ball.h)
+  // A ball on a plane, whose force comes from its exact depth (plane_ball.h): its normal force at the end of the
+  // step (N) in place of its points' sum, and the patch's point, the ball's surface point facing the plane, in
+  // place of the centre of their pressure (see patch_friction_rows). normal_force < 0: none given.
   double normal_force = -1.0;
+  Vec3 centre{0, 0, 0};
   double mu = 0.0;               // the pair's friction coefficient
   double dynamic_ratio = 1.0;    // sliding friction over static
   double slip_speed = 0.0;       // m/s: faster than this the patch slides
