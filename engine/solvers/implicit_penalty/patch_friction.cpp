@@ -44,6 +44,9 @@ bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const s
                          Row* out) {
   double total = 0.0;
   Vec3 pushes = Vec3::Zero(), moment = Vec3::Zero();
+  // The points that push, kept for the second pass (below) in their order.
+  thread_local std::vector<PointForce> pushing;
+  pushing.clear();
   for (const PatchSide& side : sides) {
     const Mat3 Rf = bodies[size_t(side.field)].rotation(), Ro = bodies[size_t(side.owner)].rotation();
     for (const PenetratingPoint& p : *side.points) {
@@ -52,6 +55,7 @@ bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const s
       total += pf.f;
       pushes += pf.f * pf.push;
       moment += pf.f * pf.at;
+      pushing.push_back(pf);
     }
   }
   if (!(total > 0.0) || pushes.norm() < 1e-6 * total) return false;
@@ -72,16 +76,11 @@ bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const s
   // The pressure's mean lever about the centre in the tangent plane (the twist's), and the patch's reach from the
   // centre along each tangent (the tilts', about the other): a second pass, it needs the centre.
   double lever = 0.0, along[2] = {0.0, 0.0};
-  for (const PatchSide& side : sides) {
-    const Mat3 Rf = bodies[size_t(side.field)].rotation(), Ro = bodies[size_t(side.owner)].rotation();
-    for (const PenetratingPoint& p : *side.points) {
-      const PointForce pf = point_force(side, p, b, bodies, Rf, Ro, s);
-      if (pf.f <= 0.0) continue;
-      const Vec3 r = pf.at - centre;
-      lever += pf.f * (r - r.dot(normal) * normal).norm();
-      along[0] = std::max(along[0], std::abs(r.dot(t1)));
-      along[1] = std::max(along[1], std::abs(r.dot(t2)));
-    }
+  for (const PointForce& pf : pushing) {
+    const Vec3 r = pf.at - centre;
+    lever += pf.f * (r - r.dot(normal) * normal).norm();
+    along[0] = std::max(along[0], std::abs(r.dot(t1)));
+    along[1] = std::max(along[1], std::abs(r.dot(t2)));
   }
   lever /= total;
 
