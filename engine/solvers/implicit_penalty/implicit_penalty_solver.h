@@ -157,9 +157,9 @@ class ImplicitPenaltySolver final : public Solver {
   void find_loads(const StepContext& ctx);
   void motor_loads(const StepContext& ctx);  // the motors' push on the contacts they drive, into carried_
   void contact_forces(const StepContext& ctx);
-  void friction_forces(const StepContext& ctx, const PairKey& pair, double mu, const PairGains& gains);
+  void friction_forces(const StepContext& ctx, const PairKey& pair, double mu, const PairGains& gains);  // friction_stage.cpp
   void solve_groups(StepContext& ctx);
-  void coulomb_friction(StepContext& ctx);
+  int coulomb_friction(StepContext& ctx);  // the projected Gauss-Seidel sweeps it took (friction_stage.cpp)
   void project_joints(StepContext& ctx);
 
   Settings set_{};

@@ -1,0 +1,151 @@
+// The friction stage of the implicit penalty method: the per-point model's anchors (Xu, Zhao and Barbic 2014,
+// sec. 4, after Yamane and Nakamura [14]), explicit forces added before the implicit step, and the physical model's
+// Coulomb friction patches (patch_friction.h), solved after it.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "solvers/implicit_penalty/implicit_penalty_solver.h"
+#include "solvers/implicit_penalty/patch_friction.h"
+#include "solvers/implicit_penalty/plane_ball.h"
+#include "solvers/implicit_penalty/round_pair.h"
+
+namespace cl {
+
+using namespace implicit_penalty;
+
+// Static and dynamic Coulomb friction by anchors (sec. 4, after Yamane and Nakamura [14]). A new contact point
+// is pinned where it is; a spring pulls it back to the pin (static friction) until the spring force exceeds
+// mu times the point's normal force; then the point slides with dynamic friction mu_d |F_n| against its
+// tangential velocity, and is pinned again once it slows below the slip speed. Explicit: no gradients.
+void ImplicitPenaltySolver::friction_forces(const StepContext& ctx, const PairKey& pair, double mu,
+                                            const PairGains& gains) {
+  if (mu <= 0.0 || gains.anchor_k <= 0.0) {
+    anchors_.erase(pair);
+    return;
+  }
+  const PairPoints& pp = points_.at(pair);
+  auto& old_anchors = anchors_[pair];
+  std::unordered_map<uint32_t, Anchor> anchors;
+  anchors.reserve(pp.a_in_b.size() + pp.b_in_a.size());
+  const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
+  const double k = gains.k;
+  const double inv_mass = state_[pair.first].mass_inverse() + state_[pair.second].mass_inverse();
+  const double reduced_mass = inv_mass > 0 ? 1.0 / inv_mass : 0.0;
+  auto one_side = [&](const std::vector<PenetratingPoint>& points, int field, int owner, bool b_points) {
+    const BodyPose& pf = state_[field].pose;
+    const BodyPose& po = state_[owner].pose;
+    Vec3 force_on_owner_sum = Vec3::Zero(), torque_owner = Vec3::Zero(), torque_field = Vec3::Zero();
+    for (const PenetratingPoint& p : points) {
+      const Vec3 point = po.x + po.R * p.r_b;
+      Vec3 n = pf.R * p.g_a;  // field gradient: the direction the point body is pushed
+      const double len = n.norm();
+      if (len < 1e-12) continue;
+      n /= len;
+      const double normal_force = k * std::abs(p.d);
+      const Vec3 v_rel = (po.v + po.w.cross(point - po.x)) - (pf.v + pf.w.cross(point - pf.x));
+      const Vec3 v_t = v_rel - v_rel.dot(n) * n;
+      const uint32_t key = anchor_key(b_points, p.index);
+      Anchor anchor;
+      auto it = old_anchors.find(key);
+      if (it != old_anchors.end()) anchor = it->second;
+      else anchor.local = pf.R.transpose() * (point - pf.x);  // new contact: pinned where it is
+      Vec3 f = Vec3::Zero();
+      if (!anchor.sliding) {
+        const Vec3 s = pf.x + pf.R * anchor.local - point;
+        f = gains.anchor_k * (s - s.dot(n) * n) - gains.anchor_c * v_t;
+        if (f.norm() > mu * normal_force) anchor.sliding = true;  // static limit exceeded: release the anchor
+      } else if (v_t.norm() < set_.slip_speed) {
+        anchor.sliding = false;  // slowed down: pin again here
+        anchor.local = pf.R.transpose() * (point - pf.x);
+      }
+      if (anchor.sliding) {
+        // Explicit dynamic friction may not reverse the sliding within the step: each of the pair's points
+        // removes at most its share of the tangential momentum of the reduced mass (stops light bodies
+        // pinched by heavy ones from chattering).
+        const double speed = v_t.norm();
+        const Vec3 dir = speed > 1e-12 ? Vec3(v_t / speed) : Vec3(-f.normalized());
+        const double limit = reduced_mass * speed / (ctx.dt * count);
+        f = -std::min(set_.dynamic_ratio * mu * normal_force, limit) * dir;
+      }
+      anchors.emplace(key, anchor);
+      force_on_owner_sum += f;
+      torque_owner += (point - po.x).cross(f);
+      torque_field -= (point - pf.x).cross(f);
+    }
+    state_[owner].force += force_on_owner_sum;
+      state_[owner].torque += torque_owner;
+    state_[field].force -= force_on_owner_sum;
+    state_[field].torque += torque_field;
+  };
+  one_side(pp.a_in_b, pair.second, pair.first, false);
+  one_side(pp.b_in_a, pair.first, pair.second, true);
+  old_anchors.swap(anchors);
+}
+
+// Coulomb friction of the physical model, at the velocity level after the implicit step: one patch per touching
+// pair (patch_friction.h), its rows solved by the shared projected Gauss-Seidel. The rows' impulses change the
+// velocities; the momenta and the rotation of the position stage follow them.
+int ImplicitPenaltySolver::coulomb_friction(StepContext& ctx) {
+  const double h = ctx.dt;
+  std::map<PairKey, double> friction_of;
+  for (const Contact& c : ctx.contacts) friction_of.emplace(PairKey{c.a, c.b}, c.friction);
+  const size_t n = ctx.bodies.size();
+  velocities_.resize(n);
+  for (size_t i = 0; i < n; ++i) velocities_[i] = {ctx.bodies[i].linear_velocity, ctx.bodies[i].angular_velocity};
+  load_inverse_masses(ctx.bodies, inverse_masses_);
+  friction_rows_.resize(kPatchRows * points_.size());
+  size_t at = 0;
+  for (const auto& [pair, pp] : points_) {
+    auto it = friction_of.find(pair);
+    auto g = gains_.find(pair);
+    if (it == friction_of.end() || it->second <= 0.0 || g == gains_.end()) continue;
+    const PatchSide sides[2] = {{&pp.a_in_b, pair.second, pair.first}, {&pp.b_in_a, pair.first, pair.second}};
+    PatchFrictionSettings settings;
+    settings.k = g->second.k;
+    settings.k_d = g->second.k_d;
+    settings.mu = it->second;
+    settings.dynamic_ratio = set_.dynamic_ratio;
+    settings.slip_speed = set_.slip_speed;
+    settings.h = h;
+    settings.rolls = round_shape(ctx.bodies[size_t(pair.first)].shape) || round_shape(ctx.bodies[size_t(pair.second)].shape);
+    if (const std::optional<PlaneBall>& exact = g->second.exact) {
+      // A ball on a plane: its normal force at the end of the step from its exact depth, as its springs push.
+      const Body& A = ctx.bodies[size_t(pair.first)];
+      const Body& B = ctx.bodies[size_t(pair.second)];
+      const double separating = exact->normal.dot(B.linear_velocity - A.linear_velocity);
+      const double K = g->second.k * double(pp.a_in_b.size() + pp.b_in_a.size());
+      const double c = g->second.k_d * double(pp.a_in_b.size() + pp.b_in_a.size());
+      settings.normal_force = std::max(0.0, K * kCapSecant * exact->depth - (K * h + c) * separating);
+      // The ball's lowest point toward the plane (axes: the lowest point and the centre, in the pair's order).
+      settings.centre = ctx.bodies[size_t(pair.first)].shape.type == ShapeType::Sphere ? exact->axes.b : exact->axes.a;
+    }
+    if (patch_friction_rows(pair.first, pair.second, sides, ctx.bodies, settings, inverse_masses_, int(at),
+                            friction_rows_.data() + at))
+      at += kPatchRows;
+  }
+  friction_rows_.resize(at);
+  if (friction_rows_.empty()) return 0;
+  PgsSettings pgs;
+  pgs.iterations = set_.friction_iterations;
+  pgs.symmetric = true;
+  pgs.pool = ctx.pool;  // the lanes' levels on the world's threads
+  sweep_residuals_.clear();
+  pgs.residuals = &sweep_residuals_;
+  const PgsResult result = solve_pgs(friction_rows_, velocities_, pgs);
+  merge_convergence(sweep_residuals_);
+  ctx.stats.iterations += result.sweeps;
+  ctx.stats.residual = std::max(ctx.stats.residual, result.residual);
+  for (size_t i = 0; i < n; ++i) {
+    Body& b = ctx.bodies[i];
+    if (!b.is_dynamic()) continue;
+    b.linear_velocity = velocities_[i].v;
+    b.angular_velocity = velocities_[i].w;
+    momentum_[i] = b.inertia_world() * b.angular_velocity;
+    rotation_[i] = h * (state_[i].rotation_map * b.angular_velocity);
+  }
+  return result.sweeps;
+}
+
+}  // namespace cl
