@@ -1,5 +1,7 @@
 #include "solvers/implicit_penalty/implicit_integrator.h"
 
+#include <algorithm>
+
 #include <Eigen/LU>
 #include <Eigen/SparseLU>
 
@@ -60,7 +62,23 @@ void assemble_group(std::span<const int> group, const std::vector<IntegratorBody
   out.G.setFromTriplets(triplets.begin(), triplets.end());  // duplicates are summed
 }
 
-bool solve_group(const GroupSystem& system, double h, Eigen::VectorXd& dS) {
+bool GroupFactor::factorize(const Eigen::SparseMatrix<double>& G) {
+  const int n = int(G.outerSize());
+  const int nnz = int(G.nonZeros());
+  const bool same = analysed && G.isCompressed() && int(outer.size()) == n + 1 && int(inner.size()) == nnz &&
+                    std::equal(outer.begin(), outer.end(), G.outerIndexPtr()) &&
+                    std::equal(inner.begin(), inner.end(), G.innerIndexPtr());
+  if (!same) {
+    lu.analyzePattern(G);
+    outer.assign(G.outerIndexPtr(), G.outerIndexPtr() + n + 1);
+    inner.assign(G.innerIndexPtr(), G.innerIndexPtr() + nnz);
+    analysed = G.isCompressed();
+  }
+  lu.factorize(G);
+  return lu.info() == Eigen::Success;
+}
+
+bool solve_group(const GroupSystem& system, double h, Eigen::VectorXd& dS, GroupFactor* factor) {
   const Eigen::VectorXd rhs = h * system.Z;
   if (system.bodies.size() == 1) {  // the common single body: a dense 6 x 6 solve
     const Eigen::Matrix<double, 6, 6> g = Eigen::Matrix<double, 6, 6>(system.G);
@@ -72,14 +90,14 @@ bool solve_group(const GroupSystem& system, double h, Eigen::VectorXd& dS) {
     dS = lu.solve(rhs);
     return true;
   }
-  Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
-  lu.compute(system.G);
-  if (lu.info() != Eigen::Success) {
+  GroupFactor local;
+  GroupFactor& f = factor ? *factor : local;
+  if (!f.factorize(system.G)) {
     dS = rhs;
     return false;
   }
-  dS = lu.solve(rhs);
-  return lu.info() == Eigen::Success;
+  dS = f.lu.solve(rhs);
+  return f.lu.info() == Eigen::Success;
 }
 
 }  // namespace cl::implicit_penalty

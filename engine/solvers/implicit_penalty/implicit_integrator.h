@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <Eigen/Sparse>
+#include <Eigen/SparseLU>
 
 #include "solvers/implicit_penalty/pair_force.h"
 
@@ -55,7 +56,19 @@ void assemble_group(std::span<const int> group, const std::vector<IntegratorBody
                     std::span<const PairForce> forces, std::span<const int> group_forces,
                     const std::vector<int>& slot, double h, Integrator mode, GroupSystem& out);
 
-// Solves G dS = h Z by sparse LU; false if G is singular (then dS = h Z, the explicit step).
-bool solve_group(const GroupSystem& system, double h, Eigen::VectorXd& dS);
+// A group's sparse LU kept from step to step: the fill-reducing ordering and elimination tree of G's pattern
+// (analyzePattern) are found again only when the pattern changes (a resting stack keeps it for thousands of
+// steps), and the factors' buffers are reused. The factors are those a fresh compute() gives.
+struct GroupFactor {
+  Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
+  std::vector<int> outer, inner;  // the analysed pattern (G compressed, column-major)
+  bool analysed = false;
+  // Factorises G (analysing its pattern first when it differs from the last); false if G is singular.
+  bool factorize(const Eigen::SparseMatrix<double>& G);
+};
+
+// Solves G dS = h Z by sparse LU; false if G is singular (then dS = h Z, the explicit step). `factor`, when
+// given, is the group's factor of the last step (see GroupFactor).
+bool solve_group(const GroupSystem& system, double h, Eigen::VectorXd& dS, GroupFactor* factor = nullptr);
 
 }  // namespace cl::implicit_penalty

@@ -167,6 +167,7 @@ void ImplicitPenaltySolver::begin_step() {
 
 void ImplicitPenaltySolver::reset() {
   points_.clear();
+  factors_.groups.clear();
   shell_caches_.clear();
   anchors_.clear();
   touches_.clear();
@@ -645,6 +646,9 @@ void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {
   group_joints_ = group_joints;
 
   std::vector<int> slot(n, -1);
+  factors_.groups.resize(groups.size());
+  for (auto& factor : factors_.groups)
+    if (!factor) factor = std::make_unique<GroupFactor>();
   GroupSystem system;
   Eigen::VectorXd dS;
   profile_.assembly = profile_.solve = 0.0;
@@ -667,15 +671,13 @@ void ImplicitPenaltySolver::solve_groups(StepContext& ctx) {
     // One direct solve per group; its residual |G dS - h (Z + W^T lambda)|_inf (N s, N m s) is the rounding
     // of the factorisation, or the whole right-hand side when G was singular and the explicit step was taken.
     Eigen::VectorXd rhs = h * system.Z;
+    GroupFactor& factor = *factors_.groups[k];
     if (rows.rows() == 0) {
-      solve_group(system, h, dS);
+      solve_group(system, h, dS, &factor);
     } else {
       // With joints: [G -h W^T; J 0] [dS; lambda] = [h Z; -h d] through the Schur complement (eq. 62-64).
-      Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
-      lu.compute(system.G);
       Eigen::VectorXd lambda;
-      if (lu.info() != Eigen::Success ||
-          !solve_with_constraints(lu, rows, h * system.Z, h, dS, lambda))
+      if (!factor.factorize(system.G) || !solve_with_constraints(factor.lu, rows, h * system.Z, h, dS, lambda))
         dS = h * system.Z;
       else
         rhs += h * (rows.W.transpose() * lambda);

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -193,6 +194,14 @@ class ImplicitPenaltySolver final : public Solver {
   std::vector<BodyVelocity> velocities_;
   std::vector<InverseMass> inverse_masses_;
   std::vector<std::vector<int>> groups_, group_joints_;  // of the last velocity stage
+  // The groups' sparse LU factors by group index, kept from step to step (GroupFactor); a copy starts afresh.
+  struct FactorCache {
+    std::vector<std::unique_ptr<implicit_penalty::GroupFactor>> groups;
+    FactorCache() = default;
+    FactorCache(const FactorCache&) {}
+    FactorCache& operator=(const FactorCache&) { return *this; }
+  };
+  FactorCache factors_;
   Profile profile_;
 };
 
