@@ -442,7 +442,9 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     std::optional<PlaneBall> exact;  // a ball on a plane (physical model): its exact depth
     auto found = touches_.find(pair);
     if (found == touches_.end()) {
-      const PairNormal first = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
+      const auto known = normals_.find(pair);
+      const PairNormal first =
+          known != normals_.end() ? known->second : pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
       const double speed = first.count > 0 ? approach_speed(state_[ia].pose, state_[ib].pose, first) : 0.0;
       Touch t;
       t.impact = std::max(0.0, speed);
@@ -475,13 +477,18 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
         touches_.erase(found);
         continue;
       }
-      if (!exact) trim_skin(pp, skin);
+      if (!exact && skin < pp.skin) {
+        trim_skin(pp, skin);
+        normals_.erase(pair);  // its points moved
+      }
     }
     const int count = int(pp.a_in_b.size() + pp.b_in_a.size());
     if (count == 0) continue;
     counters_.add(kCountShellPoints, count);
     const PairMaterial& material = material_of.at(pair);
-    PairNormal contact = pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
+    const auto known = normals_.find(pair);  // find_loads's, while the skin left the points as they were
+    PairNormal contact =
+        known != normals_.end() ? known->second : pair_normal(state_[ia].pose, state_[ib].pose, pp.a_in_b, pp.b_in_a);
     const double approach = contact.count > 0 ? approach_speed(state_[ia].pose, state_[ib].pose, contact) : 0.0;
     if (exact) {
       contact.deepest = exact->depth;

@@ -189,6 +189,9 @@ class ImplicitPenaltySolver final : public Solver {
   std::vector<double> load_;  // kg: the mass of each body's contact group at or above its stack height
   std::vector<Vec3> load_centre_;  // m: the centre of mass of those bodies
   std::map<PairKey, double> carried_;  // kg: the weight each touching pair holds up, and the motors' push (find_loads)
+  // Each pair's normal from its points as collided, found once per velocity stage (find_loads) and read until the
+  // pair's skin is trimmed.
+  std::map<PairKey, implicit_penalty::PairNormal> normals_;
   std::map<PairKey, PairGains> gains_;  // of the last velocity stage, for the friction rows
   std::vector<Row> friction_rows_;
   std::vector<BodyVelocity> velocities_;

@@ -111,8 +111,11 @@ double ImplicitPenaltySolver::pair_penetration(const StepContext& ctx, const Pai
       group_of[size_t(upper)] < 0)
     return p;
   const int layers = ctx.graph.groups()[size_t(group_of[size_t(upper)])].layer_count;
+  const auto known = normals_.find(pair);  // found by find_loads on these points
   const PairNormal contact =
-      pair_normal(state_[size_t(pair.first)].pose, state_[size_t(pair.second)].pose, points.a_in_b, points.b_in_a);
+      known != normals_.end()
+          ? known->second
+          : pair_normal(state_[size_t(pair.first)].pose, state_[size_t(pair.second)].pose, points.a_in_b, points.b_in_a);
   if (layers <= 0 || contact.count == 0) return p;
   // The patch: the pair's points (both sides), about their centre, in the tangent plane.
   Vec3 centre = Vec3::Zero();
@@ -157,6 +160,7 @@ void ImplicitPenaltySolver::find_loads(const StepContext& ctx) {
   // by how much each pair's normal points up (against gravity). A pair of bodies of one height (bricks side by
   // side in a wall) carries none of it: its normal is across the load.
   carried_.clear();
+  normals_.clear();
   motor_loads(ctx);
   const double g = ctx.gravity.norm();
   if (g <= 0.0) return;
@@ -174,8 +178,10 @@ void ImplicitPenaltySolver::find_loads(const StepContext& ctx) {
   for (const auto& [pair, pp] : points_) {
     const int ha = height_of(pair.first), hb = height_of(pair.second);
     if (ha == hb || std::max(ha, hb) >= ContactGraph::kUnreached) continue;
-    const PairNormal n = pair_normal(state_[size_t(pair.first)].pose, state_[size_t(pair.second)].pose, pp.a_in_b,
-                                     pp.b_in_a);
+    const PairNormal& n = normals_
+                              .emplace(pair, pair_normal(state_[size_t(pair.first)].pose,
+                                                         state_[size_t(pair.second)].pose, pp.a_in_b, pp.b_in_a))
+                              .first->second;
     if (n.count == 0) continue;
     // The normal pushes b out of a: it holds b up from a by N . up, a up from b by -N . up.
     const bool b_above = hb > ha;
