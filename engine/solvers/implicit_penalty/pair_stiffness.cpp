@@ -118,22 +118,19 @@ double ImplicitPenaltySolver::pair_penetration(const StepContext& ctx, const Pai
           : pair_normal(state_[size_t(pair.first)].pose, state_[size_t(pair.second)].pose, points.a_in_b, points.b_in_a);
   if (layers <= 0 || contact.count == 0) return p;
   // The patch: the pair's points (both sides), about their centre, in the tangent plane.
+  thread_local std::vector<Vec3> at;  // the points in the world
+  at.clear();
+  for (const PenetratingPoint& q : points.a_in_b) at.push_back(state_[size_t(pair.first)].pose.x + state_[size_t(pair.first)].pose.R * q.r_b);
+  for (const PenetratingPoint& q : points.b_in_a) at.push_back(state_[size_t(pair.second)].pose.x + state_[size_t(pair.second)].pose.R * q.r_b);
   Vec3 centre = Vec3::Zero();
-  int n = 0;
-  auto each_point = [&](auto&& f) {
-    for (const PenetratingPoint& q : points.a_in_b) f(state_[size_t(pair.first)].pose, q);
-    for (const PenetratingPoint& q : points.b_in_a) f(state_[size_t(pair.second)].pose, q);
-  };
-  each_point([&](const BodyPose& owner, const PenetratingPoint& q) {
-    centre += owner.x + owner.R * q.r_b;
-    ++n;
-  });
+  for (const Vec3& x : at) centre += x;
+  const int n = int(at.size());
   centre /= double(n);
   Mat3 second = Mat3::Zero();
-  each_point([&](const BodyPose& owner, const PenetratingPoint& q) {
-    const Vec3 r = owner.x + owner.R * q.r_b - centre;
+  for (const Vec3& x : at) {
+    const Vec3 r = x - centre;
     second += r * r.transpose();
-  });
+  }
   const Mat3 tangent = Mat3::Identity() - contact.normal * contact.normal.transpose();
   const Mat3 J = tangent * (second / double(n)) * tangent;
   const Vec3 spread = Eigen::SelfAdjointEigenSolver<Mat3>(J, Eigen::EigenvaluesOnly).eigenvalues();
