@@ -215,10 +215,18 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
   const Vec3 omega = w_field - w_points;
   const Vec3 u0 = field.v + w_field.cross(c) - points.v;
   Vec3 F_sum = Vec3::Zero(), sxF = Vec3::Zero();
-  // V -= k_d r r^T per point, r = [G; s_a x G; -G; -s x G] (F_A, tau_A, F_B, tau_B). With t = -s x G and
-  // s_a = s + c, s_a x G = C G - t (C = [c]x), so the sum needs only sum G G^T, sum G t^T and sum t t^T; the blocks
-  // of r are formed from them once per pair (a round field body's s_a x G, a round points body's t, are zero).
-  Mat3 GG = Mat3::Zero(), GT = Mat3::Zero(), TT = Mat3::Zero();
+  Mat12& V = sum.d_vel;
+  // V -= k_d r r^T per point, entry by entry V_ij -= r_j (k_d r_i) as Eigen's outer product forms it. The third
+  // block of r is the first negated, so from an all-zero V (+0 everywhere, as a fresh PairForce has it) its rows
+  // and columns stay the negations of the first's exactly (x * -y = -(x y), and rounding is symmetric; an entry
+  // that is +0 stays +0 on both sides): only the other three blocks are summed (81 entries of the 144), and the
+  // rest written at the end, the negations as 0 - x (never -0, as the sums from +0 never are).
+  bool zero = true;
+  for (int k = 0; k < 144 && zero; ++k) zero = V.data()[k] == 0.0 && !std::signbit(V.data()[k]);
+  // The summed blocks, column by column in pairs of rows (the last pair's second entry unused), so that each
+  // update is two lanes of the same multiply and subtract.
+  typedef double Pair __attribute__((vector_size(16)));
+  Pair W[9][5] = {};
   for (const PenetratingPoint& p : penetrating) {
     Vec3 G = field.R * p.g_a;
     const double len = G.norm();
@@ -226,31 +234,40 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
     // A round points body is damped along the pair's normal through its centre.
     G = points_round ? push : Vec3(G / len);
     const Vec3 s = points_round ? Vec3::Zero() : Vec3(points.R * p.r_b);
+    const Vec3 sa = s + c;
     const Vec3 u = u0 + omega.cross(s);
     const Vec3 F = (k_d * G.dot(u)) * G;
     F_sum += F;
     sxF += s.cross(F);
-    const Vec3 t = -s.cross(G);
-    GG.noalias() += G * G.transpose();
-    GT.noalias() += G * t.transpose();
-    TT.noalias() += t * t.transpose();
+    const Vec3 ra = field_round ? Vec3::Zero() : Vec3(sa.cross(G));
+    const Vec3 rb = points_round ? Vec3::Zero() : Vec3(-s.cross(G));
+    if (!zero) {
+      Vec12 r;
+      r << G, ra, -G, rb;
+      V.noalias() -= k_d * r * r.transpose();
+      continue;
+    }
+    double r9[10], a9[10];
+    for (int k = 0; k < 3; ++k) r9[k] = G[k], r9[3 + k] = ra[k], r9[6 + k] = rb[k];
+    r9[9] = 0.0;
+    for (int k = 0; k < 10; ++k) a9[k] = k_d * r9[k];
+    Pair a[5];
+    for (int q = 0; q < 5; ++q) a[q] = Pair{a9[2 * q], a9[2 * q + 1]};
+    for (int j = 0; j < 9; ++j) {
+      const Pair rj = {r9[j], r9[j]};
+      for (int q = 0; q < 5; ++q) W[j][q] -= rj * a[q];
+    }
   }
-  const Mat3 C = skew(c);
-  // Sums of b_i b_j^T over the points for r's blocks b = [G, ra, -G, t].
-  const Mat3 AG = field_round ? Mat3::Zero() : Mat3(C * GG - GT.transpose());                 // sum ra G^T
-  Mat3 AA = Mat3::Zero();  // sum ra ra^T, made exactly symmetric as a sum of outer products is
-  if (!field_round) {
-    AA = C * GG * C.transpose() - C * GT - GT.transpose() * C.transpose() + TT;
-    AA = (0.5 * (AA + AA.transpose())).eval();
+  if (zero) {
+    // The summed blocks {0, 1, 3} of V; rows and columns of block 2 from block 0's.
+    constexpr int kBlock[3] = {0, 3, 9};
+    for (int j = 0; j < 9; ++j)
+      for (int i = 0; i < 9; ++i) V(kBlock[i / 3] + i % 3, kBlock[j / 3] + j % 3) = W[j][i / 2][i % 2];
+    for (int bi = 0; bi < 4; ++bi)
+      if (bi != 2) V.block<3, 3>(3 * bi, 6) = 0.0 - V.block<3, 3>(3 * bi, 0).array();  // columns of block 2
+    // Rows of block 2, its own columns included: 0 - (0 - x) is x, as two negations give.
+    for (int bj = 0; bj < 4; ++bj) V.block<3, 3>(6, 3 * bj) = 0.0 - V.block<3, 3>(0, 3 * bj).array();
   }
-  const Mat3 AT = field_round ? Mat3::Zero() : Mat3(C * GT - TT);                             // sum ra t^T
-  const Mat3 blocks[4][4] = {{GG, AG.transpose(), -GG, GT},
-                             {AG, AA, -AG, AT},
-                             {-GG, -AG.transpose(), GG, -GT},
-                             {GT.transpose(), AT.transpose(), -GT.transpose(), TT}};
-  Mat12& V = sum.d_vel;
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) V.block<3, 3>(3 * i, 3 * j) -= k_d * blocks[i][j];
   sum.wrench.segment<3>(0) -= F_sum;
   sum.wrench.segment<3>(3) -= sxF + c.cross(F_sum);
   sum.wrench.segment<3>(6) += F_sum;

@@ -325,45 +325,6 @@ TEST(PenaltyContact, DepthDampingVelocityGradientMatchesFiniteDifferences) {
   }
 }
 
-// Depth damping summed over many points (its gradient formed once from the points' moments) is the sum of the
-// points' own, and its velocity gradient is exactly symmetric, with B's force rows the exact negation of A's,
-// for a round field body, a round points body and neither.
-TEST(PenaltyContact, DepthDampingOfManyPointsIsTheSumOfEach) {
-  std::mt19937 rng(77);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const Config c = random_config(box_field(), rng, false, false);
-  PenetratingPoint p;
-  ASSERT_TRUE(penetrating_point(c, p));
-  std::vector<PenetratingPoint> points;
-  for (int i = 0; i < 40; ++i) {
-    PenetratingPoint q = p;
-    q.r_b += 0.05 * Vec3(u(rng), u(rng), u(rng));
-    q.g_a = (q.g_a + 0.3 * Vec3(u(rng), u(rng), u(rng))).normalized();
-    points.push_back(q);
-  }
-  const Vec3 push = Vec3(0.1, 1, -0.2).normalized();
-  for (int round = 0; round < 3; ++round) {
-    const bool field_round = round == 1, points_round = round == 2;
-    PairForce all, each;
-    add_depth_damping(c.a.pose(), c.b.pose(), points, kDamping, all, field_round, points_round, push);
-    for (const PenetratingPoint& q : points)
-      add_depth_damping(c.a.pose(), c.b.pose(), std::span<const PenetratingPoint>(&q, 1), kDamping, each,
-                        field_round, points_round, push);
-    const double scale = each.d_vel.norm();
-    ASSERT_GT(scale, 0.0);
-    EXPECT_LT((all.d_vel - each.d_vel).norm(), 1e-12 * scale) << "round " << round;
-    EXPECT_LT((all.wrench - each.wrench).norm(), 1e-12 * each.wrench.norm()) << "round " << round;
-    EXPECT_TRUE(all.d_vel == all.d_vel.transpose()) << "round " << round;
-    EXPECT_TRUE((all.d_vel.middleRows<3>(6) == -all.d_vel.middleRows<3>(0))) << "round " << round;
-    if (field_round) {
-      EXPECT_TRUE((all.d_vel.middleRows<3>(3).isZero(0.0)));
-    }
-    if (points_round) {
-      EXPECT_TRUE((all.d_vel.middleRows<3>(9).isZero(0.0)));
-    }
-  }
-}
-
 TEST(PenaltyContact, DepthDampingIgnoresSliding) {
   // A still plane field; B's point just below it, with B's normal along the plane (a side face) and B sliding
   // along the plane: eq. 41 damps the sliding, the depth damping does not.
