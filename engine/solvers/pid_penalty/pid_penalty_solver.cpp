@@ -331,8 +331,14 @@ void PidPenaltySolver::end_substep(const std::vector<Body>& work, double h) {
     const Body& A = work[size_t(key.first)];
     const Body& B = work[size_t(key.second)];
     const Vec3 n = contact_normal(work, pair, motions_, key);
-    // The substep's contact force for the report: the springs' and, but under RK4, the implicit damping's.
-    const double applied = pair.normal_force + (set_.integrator == Integrator::Rk4 ? 0.0 : pair.damping_force);
+    // The substep's contact force for the report: the springs' and, but under RK4, the implicit damping's. Under
+    // the implicit integrator the springs' solve already holds the damping (normal_force is what it applied;
+    // damping_force is that less the explicit part, for the next substep's friction limit), so only what the
+    // joints' contact rows pressed is added.
+    const double extra = set_.integrator == Integrator::Rk4             ? 0.0
+                         : set_.integrator == Integrator::ImplicitEuler ? pair.pressed
+                                                                        : pair.damping_force;
+    const double applied = pair.normal_force + extra;
     if (applied > 0.0) add_to_report(pair, n, h * (applied * n + pair.friction_force), pair.centre);
     if (pair.normal_force <= 0.0 || pair.friction <= 0.0) continue;
     {

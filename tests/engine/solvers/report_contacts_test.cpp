@@ -72,6 +72,30 @@ TEST(ContactReport, EveryMethodFillsEveryField) {
   }
 }
 
+TEST(ContactReport, ReportedForcesBalanceTheMomentumOfALanding) {
+  // A box resting on the plane is pushed into it at 1 m/s: over the next 0.5 s the reported normal forces, times
+  // the step, add up to the change of its momentum along the normal plus its weight's impulse (nothing else acts).
+  // Every method reports the force it applied, so no part of it (a penalty's damping) may be counted twice.
+  for (const SolverInfo& info : solver_registry()) {
+    SCOPED_TRACE(info.name);
+    World w = resting_box(info.name);
+    for (int step = 0; step < 60; ++step) ASSERT_TRUE(w.step().ok);  // settled
+    Body& box = w.bodies[1];
+    box.linear_velocity.y() = -1.0;
+    const double before = box.mass * box.linear_velocity.y();
+    double impulse = 0.0;
+    const int steps = 30;
+    for (int step = 0; step < steps; ++step) {
+      ASSERT_TRUE(w.step().ok);
+      for (const ReportedContact& c : w.contact_report().contacts) impulse += c.normal_force.y() * w.settings.dt;
+    }
+    const double weight_impulse = box.mass * 9.81 * steps * w.settings.dt;
+    const double change = box.mass * box.linear_velocity.y() - before;
+    EXPECT_NEAR(impulse, change + weight_impulse, 0.02 * (std::abs(change) + weight_impulse))
+        << "reported " << impulse << " N s, momentum change " << change << " + weight " << weight_impulse;
+  }
+}
+
 TEST(ContactReport, LcpRestingSphereHoldsTheLaws) {
   // One contact, statically determinate: the laws hold and every residual is zero (to rounding).
   World w;
