@@ -324,6 +324,19 @@ double hinge_servo_angle(const Joint& joint, const BodyPose& a, const BodyPose& 
   return unwrap_servo_angle(joint.servo, hinge_angle(joint, Quat(a.R), Quat(b.R)));
 }
 
+namespace {
+
+// A slider's or hinge's coordinate gradient over [v_a, w_a, v_b, w_b]: xdot = g . u (coordinate_force derives it).
+Vec12 coordinate_gradient(const Joint& joint, const BodyPose& a, const BodyPose& b) {
+  const Vec3 u = a.R * joint.axis_a.normalized();
+  Vec12 g;
+  if (joint.type == JointType::Slider) g << -u, u.cross(b.x - a.x), u, Vec3::Zero();
+  else g << Vec3::Zero(), -u, Vec3::Zero(), u;
+  return g;
+}
+
+}  // namespace
+
 bool coordinate_force(const Joint& joint, const BodyPose& a, const BodyPose& b, double k, double c, double goal,
                       double lo, double hi, PairForce& out) {
   out.clear();
@@ -337,15 +350,15 @@ bool coordinate_force(const Joint& joint, const BodyPose& a, const BodyPose& b, 
   // dg/d[x, theta] (Dg).
   const Vec3 u = a.R * joint.axis_a.normalized();
   const Mat3 U = skew(u);
-  Vec12 g, hpos;
+  Vec12 hpos;
   Mat12 Dg = Mat12::Zero();
   double x = 0;
+  const Vec12 g = coordinate_gradient(joint, a, b);
   if (slider) {
     // x = u . (x_b - x_a) - const (slider_coordinate): g = [-u, u x d, u, 0] (du = dtheta_a x u).
     const Vec3 d = b.x - a.x, dv = b.v - a.v;
     const Vec3 uxd = u.cross(d);
     x = slider_coordinate(joint, a, b);
-    g << -u, uxd, u, Vec3::Zero();
     // d xdot/dx_a = u x w_a, /dx_b = w_a x u, /dtheta_a = u x (v_b - v_a) + u x (d x w_a) + (dw_a/dtheta_a)^T (u x d).
     hpos << u.cross(a.w), u.cross(dv) + u.cross(d.cross(a.w)) + dw_dtheta(a).transpose() * uxd, a.w.cross(u),
         Vec3::Zero();
@@ -361,7 +374,6 @@ bool coordinate_force(const Joint& joint, const BodyPose& a, const BodyPose& b, 
     // xdot = u . (w_b - w_a).
     const Vec3 dw = b.w - a.w;
     x = hinge_servo_angle(joint, a, b);
-    g << Vec3::Zero(), -u, Vec3::Zero(), u;
     hpos << Vec3::Zero(), u.cross(dw) - dw_dtheta(a).transpose() * u, Vec3::Zero(), dw_dtheta(b).transpose() * u;
     Dg.block<3, 3>(3, 3) = U;
     Dg.block<3, 3>(9, 3) = -U;
@@ -406,13 +418,8 @@ bool limit_gains(const Joint& joint, const BodyPose& a, const BodyPose& b, const
                  double stiffness, double damping_ratio, double& k, double& c) {
   k = c = 0.0;
   if (h <= 0.0 || stiffness <= 0.0 || (joint.type != JointType::Slider && joint.type != JointType::Hinge)) return false;
-  // The coordinate's gradient over [v_a, w_a, v_b, w_b] (as coordinate_force) and M^-1 of the two bodies.
-  const Vec3 u = a.R * joint.axis_a.normalized();
-  Vec12 g;
-  if (joint.type == JointType::Slider)
-    g << -u, u.cross(b.x - a.x), u, Vec3::Zero();
-  else
-    g << Vec3::Zero(), -u, Vec3::Zero(), u;
+  // The coordinate's gradient over [v_a, w_a, v_b, w_b] and M^-1 of the two bodies.
+  const Vec12 g = coordinate_gradient(joint, a, b);
   Mat12 Minv = Mat12::Zero();
   const int ends[2] = {joint.body_a, joint.body_b};
   const BodyPose* poses[2] = {&a, &b};

@@ -9,9 +9,8 @@ bool plane_ball_pair(const Shape& a, const Shape& b) {
 
 std::optional<PlaneBall> plane_ball(const Shape& shape_a, const BodyPose& a, const Shape& shape_b, const BodyPose& b,
                                     double skin) {
-  const bool plane_first = shape_a.type == ShapeType::Plane && shape_b.type == ShapeType::Sphere;
-  const bool ball_first = shape_a.type == ShapeType::Sphere && shape_b.type == ShapeType::Plane;
-  if (!plane_first && !ball_first) return std::nullopt;
+  if (!plane_ball_pair(shape_a, shape_b)) return std::nullopt;
+  const bool plane_first = shape_a.type == ShapeType::Plane;
   const Shape& plane = plane_first ? shape_a : shape_b;
   const Shape& ball = plane_first ? shape_b : shape_a;
   const BodyPose& plane_pose = plane_first ? a : b;
