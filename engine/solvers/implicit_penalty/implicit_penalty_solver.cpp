@@ -316,7 +316,7 @@ ImplicitPenaltySolver::PairGains ImplicitPenaltySolver::pair_gains(const PairKey
     const IntegratorBody& sb = state_[size_t(pair.second)];
     const double pull = contact.normal.dot(sa.force * sa.mass_inverse() - sb.force * sb.mass_inverse());
     c = impact_damping(K, contact.secant, 1.0 / inv_effective, dt, contact.deepest, approach, restitution * impact,
-                       pull);
+                       pull, touch.held, &g.holding);
   }
   // A resting contact (or an impact whose rebound is spent, or too slow to lift against gravity) has no rebound
   // to keep: its damping never falls below zero.
@@ -497,6 +497,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     }
     if (set_.model == ContactModel::Physical) pair_stiffness(pair, contact, penetration, touch);
     PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, resting_speed, contact, approach, touch);
+    touch.held = gains.holding;
     if (exact) gains.exact = *exact;
     const double k_d = gains.depth_damping ? 0.0 : gains.k_d;  // eq. 41's damping, or none here
     const BodyPose& pa = state_[ia].pose;

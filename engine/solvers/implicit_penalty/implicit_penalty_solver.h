@@ -133,6 +133,7 @@ class ImplicitPenaltySolver final : public Solver {
     double anchor_k = 0.0;   // N/m: static friction anchor spring
     double anchor_c = 0.0;   // N s/m: damping of a held anchor on the tangential velocity
     std::optional<implicit_penalty::PlaneBall> exact;  // a ball on a plane: its exact depth (plane_ball.h)
+    bool holding = false;    // the impact's damping holds the contact in for this step (impact_damping)
   };
   // What a touching pair keeps from step to step while it touches (forgotten when it separates).
   struct Touch {
@@ -142,6 +143,7 @@ class ImplicitPenaltySolver final : public Solver {
     // The share of its weight a pair that first touched at rest carries along its normal, |g . N| / g0 (at most
     // 1; 1 after an impact): its springs act from `penetration` times this, where K carries that share.
     double load_share = 1.0;
+    bool held = false;  // the last step's impact damping held the contact in (impact_damping)
   };
   PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt, double resting_speed,
                        const implicit_penalty::PairNormal& contact, double approach, const Touch& touch) const;

@@ -134,11 +134,14 @@ double restitution_damping(double K, double m, double h, double e, double secant
 // again every step of the contact from where the contact then is, so where in a step the impact began (which
 // moves the phase-averaged rebound by up to 20 % at sqrt(K / m) h near 1) and the secant changing as points
 // enter are followed. Searched from 0 up while backward Euler without damping leaves faster than `target`, else
-// below 0 down to -K h - m / 2h (where a step of the model doubles the speed). NaN when `target` is 0, or when
-// the contact, undamped in continuous time, would leave at no more than half of `target` (its kinetic and spring
-// energy less the work against `pull` on the way out): no rebound is left to shape.
+// below 0 down to -K h - m / 2h (where a step of the model doubles the speed). A contact that even there leaves
+// within this step slower than `target` (stiff: sqrt(K / m) h above about 2) is held in for this step instead,
+// at the least damping from where the next step can leave at `target` (`holding` set true); the caller passes
+// `held` true the next step. NaN when `target` is 0, or when the contact, undamped in continuous time, would
+// leave at no more than half of `target` (its kinetic and spring energy less the work against `pull` on the way
+// out): no rebound is left to shape; a held contact is not tested so (its last step took the speed it gives).
 double impact_damping(double K, double secant, double m, double h, double depth, double approach, double target,
-                      double pull = 0.0);
+                      double pull = 0.0, bool held = false, bool* holding = nullptr);
 
 // The same force with the roles of a and b exchanged: a <-> b, the wrench's and both Jacobians' rows and columns
 // reordered ([F_a, tau_a, F_b, tau_b] -> [F_b, tau_b, F_a, tau_a], likewise the variables); points kept. So the

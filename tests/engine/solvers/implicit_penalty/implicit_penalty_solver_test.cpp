@@ -443,7 +443,9 @@ TEST(ImplicitPenaltySolver, BallReboundsToItsRestitutionAndNoHigherAtEveryStepAn
 }
 
 // Two equal balls meeting head-on without gravity leave with momentum kept and their relative speed times e, never
-// more: before, at h = 1 ms, balls with e = 1 left at 1.58 times their approach speed.
+// more: before, at h = 1 ms, balls with e = 1 left at 1.58 times their approach speed. An elastic pair leaves at its
+// approach speed at every step, also where the impact lasts less than a step (the 25 cm balls at 1/30 s had left at
+// 0.85 of it: impact_damping holds such a contact in for a step).
 TEST(ImplicitPenaltySolver, HeadOnBallsLeaveAtTheirRestitutionAndNoFasterAtEveryStepAndSize) {
   for (double r : {0.01, 0.25, 2.0})
     for (double e : {0.0, 0.5, 1.0})
@@ -470,6 +472,9 @@ TEST(ImplicitPenaltySolver, HeadOnBallsLeaveAtTheirRestitutionAndNoFasterAtEvery
         EXPECT_LE(vb - va, e * v + allowed * v) << "r " << r << " e " << e << " h " << h;
         if (h <= 0.005) {
           EXPECT_GE(vb - va, e * v - 0.05 * v) << "r " << r << " e " << e << " h " << h;
+        }
+        if (e == 1.0) {
+          EXPECT_GE(vb - va, v - 0.02 * v) << "r " << r << " h " << h;
         }
       }
 }

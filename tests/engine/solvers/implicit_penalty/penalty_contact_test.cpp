@@ -519,11 +519,15 @@ TEST(PenaltyContact, RestitutionDampingFollowsTheSpringTheSolverApplies) {
   EXPECT_LT(c, -0.99 * K * h);
 }
 
-// The contact stepped as the solver steps it with impact_damping asked again every step: the leaving speed.
+// The contact stepped as the solver steps it with impact_damping asked again every step (told when its last step
+// held the contact in): the leaving speed.
 double replanned_rebound(double K, double secant, double m, double h, double depth, double approach, double target) {
   double x = -depth, v = -approach;
+  bool held = false;
   for (int steps = 0; x < 0.0 && steps < 1000; ++steps) {
-    const double c = impact_damping(K, secant, m, h, -x, -v, target);
+    bool holding = false;
+    const double c = impact_damping(K, secant, m, h, -x, -v, target, 0.0, held, &holding);
+    held = holding;
     EXPECT_GE(c, -K * h - 0.5 * m / h);
     v = (m * v - h * secant * K * x) / (m + h * c + h * h * K);
     x += h * v;
@@ -542,10 +546,7 @@ TEST(PenaltyContact, ImpactDampingGivesTheReboundFromWhereTheContactIs) {
       const double depth = phase * v * h;
       const double averaged = restitution_damping(K, m, h, e, 0.5);
       spread = std::max(spread, std::abs(rebound_speed(K, 0.5, averaged, m, h, depth, v) - e * v));
-      const double rebound = replanned_rebound(K, 0.5, m, h, depth, v, e * v);
-      // e = 1 from the shallowest phase needs more than the lowest damping gives (0.90 of it).
-      if (e < 1.0 || phase > 0.2) EXPECT_NEAR(rebound, e * v, 1e-3 * v) << "e " << e << " phase " << phase;
-      else EXPECT_GT(rebound, 0.85 * v);
+      EXPECT_NEAR(replanned_rebound(K, 0.5, m, h, depth, v, e * v), e * v, 1e-3 * v) << "e " << e << " phase " << phase;
     }
     EXPECT_GT(spread, 0.02 * v) << "e " << e;
   }
@@ -587,6 +588,27 @@ TEST(PenaltyContact, ImpactDampingNeverTakesADampingThatDrivesTheContactIn) {
       EXPECT_LE(rebound_speed(K, 1.0, c, m, h, 0.5 * v * h, v), e * v * (1 + 1e-6)) << "h " << h << " e " << e;
     }
   EXPECT_EQ(rebound_speed(K, 1.0, -K * 1e-3 - 0.9 * m / 1e-3, m, 1e-3, 1e-3, 2.0), std::numeric_limits<double>::infinity());
+}
+
+// Issue 33: two equal balls meeting head-on with e = 1 at h = 1/30 s (sqrt(K / m) h = 3.3) touch 1.7 cm deep at
+// 2 m/s and leave within that step; the one step, whose gain the search bounds at 2, cannot give back their speed
+// (a gain of 2.7), so they left at 1.70 m/s. Held in for that step (held_damping), the next one leaves at e v. The
+// physical model's contact (K = m g0 / p, p = min(1 mm, 0.005 size)) meeting at the conformance sweep's speeds
+// (2 m/s at 50 cm, as the square root of the size) at every phase of a step, from 1/30 to 1/1000 s and 2 cm to 4 m,
+// a ball's cap (secant 1/2) and a face (1): the contact leaves at e v, never faster.
+TEST(PenaltyContact, ImpactDampingGivesTheReboundAtEveryStepAndSize) {
+  const double m = 0.5, g0 = 9.81;
+  for (double h : {1.0 / 30, 1.0 / 60, 1.0 / 120, 1.0 / 250, 1.0 / 500, 1.0 / 1000})
+    for (double size : {0.02, 0.1, 0.5, 1.0, 4.0}) {
+      const double K = m * g0 / std::min(1e-3, 0.005 * size), v = 2.0 * std::sqrt(size / 0.5);
+      for (double secant : {0.5, 1.0})
+        for (double e : {0.5, 0.8, 1.0})
+          for (double phase : {0.05, 0.3, 0.5, 0.7, 0.95}) {
+            const double rebound = replanned_rebound(K, secant, m, h, phase * v * h, v, e * v);
+            EXPECT_NEAR(rebound, e * v, 1e-3 * v)
+                << "h " << h << " size " << size << " secant " << secant << " e " << e << " phase " << phase;
+          }
+    }
 }
 
 TEST(PenaltyContact, PairNormalIsTheCentreOfThePenaltyPressure) {
