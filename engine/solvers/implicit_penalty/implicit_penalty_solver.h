@@ -163,6 +163,7 @@ class ImplicitPenaltySolver final : public Solver {
   void friction_forces(const StepContext& ctx, const PairKey& pair, double mu, const PairGains& gains);  // friction_stage.cpp
   void solve_groups(StepContext& ctx);
   int coulomb_friction(StepContext& ctx);  // the projected Gauss-Seidel sweeps it took (friction_stage.cpp)
+  void add_joint_rows(const StepContext& ctx);  // the joints' rows of the friction solve (friction_stage.cpp)
   void project_joints(StepContext& ctx);
 
   Settings set_{};
@@ -196,6 +197,7 @@ class ImplicitPenaltySolver final : public Solver {
   std::map<PairKey, implicit_penalty::PairNormal> normals_;
   std::map<PairKey, PairGains> gains_;  // of the last velocity stage, for the friction rows
   std::vector<Row> friction_rows_;
+  std::vector<JointRow> joint_rows_;  // scratch: the joints' rows before they join friction_rows_
   std::vector<BodyVelocity> velocities_;
   std::vector<InverseMass> inverse_masses_;
   std::vector<std::vector<int>> groups_, group_joints_;  // of the last velocity stage

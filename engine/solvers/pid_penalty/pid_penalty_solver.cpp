@@ -343,15 +343,17 @@ void PidPenaltySolver::end_substep(const std::vector<Body>& work, double h) {
     if (pair.normal_force <= 0.0 || pair.friction <= 0.0) continue;
     {
       // The friction spring's stretch: the pair's slip at its centre over the substep (the joints' part included),
-      // its force within Coulomb's limit (under the implicit integrator that of the rows' normal force and what the
-      // joints pressed, and the spring is the friction rows' k_p).
+      // its force within Coulomb's limit of the normal force and what the joints' contact rows pressed (under the
+      // implicit integrator the rows' normal force, and the spring is the friction rows' k_p). With the pressed part
+      // counted only for the rows, a gripper's fingers, which keep the spring (jointed), held their stretch to the
+      // penalty springs' part of the squeeze, and the box crept down the fingers on the damper.
       const bool rows = set_.integrator == Integrator::ImplicitEuler && pair.friction_rows;
       const Vec3 u = B.velocity_at(pair.centre) - A.velocity_at(pair.centre);
       pair.stretch += h * (u - n.dot(u) * n);
       pair.stretch -= n.dot(pair.stretch) * n;
       const Gains g = pair_gains(key, pair, A, B, h);
       const double k = rows ? g.kp : g.kt;
-      const double limit = pair.friction * (pair.normal_force + (rows ? pair.pressed : 0.0));
+      const double limit = pair.friction * (pair.normal_force + pair.pressed);
       if (k * pair.stretch.norm() > limit) pair.stretch *= std::max(limit, 0.0) / (k * pair.stretch.norm());
     }
     pair.twist += h * (B.angular_velocity - A.angular_velocity).dot(n);
