@@ -268,6 +268,10 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
     if (set_.integrator == Integrator::Rk4) substep_rk4(ctx, work_, h);
     else if (set_.integrator == Integrator::ImplicitEuler) substep_implicit(ctx, work_, h);
     else substep_euler(ctx, work_, h);
+    for (size_t i = 0; i < n; ++i) {  // the impacts met ahead within the substep happened late in it (impacts)
+      const auto& [dx, dtheta] = late_shift_[i];
+      if (work_[i].is_dynamic() && (dx.squaredNorm() > 0.0 || dtheta.squaredNorm() > 0.0)) displace(work_[i], dx, dtheta);
+    }
     end_substep(work_, h);
   }
   if (set_.integrator == Integrator::ImplicitEuler) {  // the friction the last substep's solve found
