@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "solvers/pid_penalty/internal.h"
 
@@ -21,11 +22,13 @@ constexpr double kTouchSlack = 1e-9;
 void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
   ScopedSubStage timer(sub_stages_, kImpacts);
   load_motions(work, motions_);
+  late_shift_.assign(work.size(), {Vec3::Zero(), Vec3::Zero()});
   struct Touching {
     Pair* pair;
     int a, b;
     Vec3 centre, normal;
     double approach = 0.0;  // the normal speed at the pair's first impulse of this substep (< 0)
+    double gap = 0.0;       // m: how far its nearest touching point still lies outside (0 if one is inside)
     bool started = false;
   };
   std::vector<Touching> touching;
@@ -40,6 +43,7 @@ void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
     const Motion& B = motions_[size_t(key.second)];
     Vec3 centre = Vec3::Zero();
     int count = 0;
+    double nearest = -std::numeric_limits<double>::infinity();
     // A candidate that cannot have come within a substep's approach of the other body since the narrow phase is
     // not queried (most of a pair's candidates lie outside, within the margin, and stay there).
     // A primitive pair's few points are read without the bound.
@@ -51,6 +55,7 @@ void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
       if (!depth_of(work, motions_, key, pair, c, p, d)) return;
       const double approach = std::max(0.0, -(B.velocity_at(p) - A.velocity_at(p)).dot(normal));
       if (d >= -kTouchSlack || (pair.mode != Mode::Penalty && d + h * approach >= 0.0)) {
+        nearest = std::max(nearest, d);
         centre += p;
         ++count;
       }
@@ -74,7 +79,7 @@ void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
     if (pair.mode == Mode::Separated) pair.mode = vn < -set_.impact_speed ? Mode::Impact : Mode::Penalty;
     else if (pair.mode == Mode::Impact && vn >= -set_.impact_speed && vn <= 0.0) pair.mode = Mode::Penalty;
     if (!work[size_t(key.first)].is_dynamic() && !work[size_t(key.second)].is_dynamic()) continue;
-    touching.push_back({&pair, key.first, key.second, centre, normal});
+    touching.push_back({&pair, key.first, key.second, centre, normal, 0.0, std::max(0.0, -nearest)});
   }
 
   // Each body's touching pairs, for marking the pairs an impulse strikes.
@@ -129,6 +134,20 @@ void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
       B.angular_velocity += Ib * rb.cross(j);
       A.linear_velocity -= ia * j;
       A.angular_velocity -= Ia * ra.cross(j);
+      // Met a gap g ahead (its approach u brings it in within the substep), the impact happens at t = g / u into
+      // it: the bodies move at their old velocities until then and at the new ones after, so each ends the substep
+      // displaced by -(its change of velocity) t from where the new velocity alone takes it (late_shift_).
+      if (t.gap > 0.0) {
+        const double at = std::min(h, t.gap / -t.approach);
+        if (B.is_dynamic()) {
+          late_shift_[size_t(t.b)].first -= at * ib * j;
+          late_shift_[size_t(t.b)].second -= at * (Ib * rb.cross(j));
+        }
+        if (A.is_dynamic()) {
+          late_shift_[size_t(t.a)].first += at * ia * j;
+          late_shift_[size_t(t.a)].second += at * (Ia * ra.cross(j));
+        }
+      }
       add_to_report(pair, t.normal, j, t.centre);
       // The other pairs of a body this impulse moved are struck (Fig. 2: a third body strikes a resting pair).
       for (const int body : {t.a, t.b}) {

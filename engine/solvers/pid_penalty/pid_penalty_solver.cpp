@@ -58,11 +58,12 @@ const ParamTable<PidPenaltySolver::Settings>& PidPenaltySolver::table() {
        "where a contact's stiffness needs it; rk4: the paper's fourth-order Runge-Kutta on the penalty and applied "
        "forces (four force evaluations per substep; substeps shortened likewise)",
        {"implicit_euler", "semi_implicit_euler", "rk4"}}),
-      T::bind(&S::friction, {"friction", ParamKind::Choice, "", 0, 1, 0,
-       "spring: a tangential spring-damper on each pair's accumulated slip at the centre of its normal forces, "
-       "saturated at mu times the normal force (explicit); rows (implicit_euler only): two rows at that centre solved "
-       "with the normal springs, that stop the slip, held to mu times the same solve's normal force by the active "
-       "set (Coulomb at the velocity level; pairs with a body of a joint keep the spring)",
+      T::bind(&S::friction, {"friction", ParamKind::Choice, "", 0, 1, 1,
+       "rows (implicit_euler; the other integrators take the spring): two rows at the centre of each pair's normal "
+       "forces solved with the normal springs, that stop the slip, held to mu times the same solve's normal force "
+       "by the active set (Coulomb at the velocity level; pairs with a body of a joint keep the spring); spring: a "
+       "tangential spring-damper on each pair's accumulated slip at that centre, saturated at mu times the normal "
+       "force (explicit)",
        {"spring", "rows"}}),
       T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", kLeastShellSpacing, 1, 0.05,
        "Pairs with a mesh: spacing of the point shells of the boxes and capsules they meet (at most a third of a "
@@ -268,6 +269,11 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
     if (set_.integrator == Integrator::Rk4) substep_rk4(ctx, work_, h);
     else if (set_.integrator == Integrator::ImplicitEuler) substep_implicit(ctx, work_, h);
     else substep_euler(ctx, work_, h);
+    for (size_t i = 0; i < n; ++i) {  // the impacts met ahead within the substep happened late in it (impacts)
+      const auto& [dx, dtheta] = late_shift_[i];
+      if (work_[i].is_dynamic() && (dx.squaredNorm() > 0.0 || dtheta.squaredNorm() > 0.0))
+        displace(work_[i], dx, dtheta);
+    }
     end_substep(work_, h);
   }
   if (set_.integrator == Integrator::ImplicitEuler) {  // the friction the last substep's solve found

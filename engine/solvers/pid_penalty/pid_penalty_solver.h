@@ -294,6 +294,8 @@ class PidPenaltySolver final : public Solver {
   std::vector<char> jointed_;  // per body: a joint holds it (its pairs' friction stays the explicit spring)
   std::vector<int> penalty_pairs_;  // per body: its pairs in penalty mode this substep (dynamic bodies only)
   std::vector<Body> work_;  // the bodies as the substeps move them (the world's keep the start of the step)
+  // Per body: the displacement (m, rad) that an impact met ahead within the substep adds after it (impacts).
+  std::vector<std::pair<Vec3, Vec3>> late_shift_;
   std::vector<Motion> motions_;
   std::vector<Vec3> force_, torque_;
   std::vector<JointRow> joint_rows_;
