@@ -50,6 +50,14 @@ bool make_definite(Mat12& d_pos, const EndMetric& a, const EndMetric& b) {
   const double c = std::sqrt(ma / (ma + mb)), s = std::sqrt(mb / (ma + mb));
   // The common translation's rows of S' (its columns: the transpose, S' being symmetric).
   const Eigen::Matrix<double, 3, 12> common = c * Sp.middleRows<3>(0) + s * Sp.middleRows<3>(6);
+  // The eigenvalues (ascending) of either decomposition: their range, the top one and the negative ones' count.
+  auto take = [&](const auto& lambda) {
+    const int n = int(lambda.size());
+    scale = std::max(std::abs(lambda[0]), std::abs(lambda[n - 1]));
+    top = lambda[n - 1];
+    while (negative < n && lambda[negative] < 0.0) ++negative;
+    values.head(n) = lambda;
+  };
   if (common.norm() <= 1e-14 * Sp.norm()) {
     // The complement's basis: the relative translation r = [s t, 0, -c t, 0], then theta_a, theta_b.
     using Mat9 = Eigen::Matrix<double, 9, 9>;
@@ -67,27 +75,19 @@ bool make_definite(Mat12& d_pos, const EndMetric& a, const EndMetric& b) {
     R.block<3, 3>(0, 0) = 0.5 * (R.block<3, 3>(0, 0) + R.block<3, 3>(0, 0).transpose()).eval();
     const Eigen::SelfAdjointEigenSolver<Mat9> eig(R);
     if (eig.info() != Eigen::Success) return false;
-    const Eigen::Matrix<double, 9, 1>& lambda = eig.eigenvalues();  // ascending
-    scale = std::max(std::abs(lambda[0]), std::abs(lambda[8]));
-    top = lambda[8];
-    while (negative < 9 && lambda[negative] < 0.0) ++negative;
+    take(eig.eigenvalues());
     // B = L E Q: E embeds the complement's coordinates in the 12 of the metric.
     const Mat9& Q = eig.eigenvectors();
     B.middleRows<3>(0).leftCols(9) = L[0] * (s * Q.middleRows<3>(0));
     B.middleRows<3>(3).leftCols(9) = L[1] * Q.middleRows<3>(3);
     B.middleRows<3>(6).leftCols(9) = L[2] * (-c * Q.middleRows<3>(0));
     B.middleRows<3>(9).leftCols(9) = L[3] * Q.middleRows<3>(6);
-    values.head<9>() = lambda;
   } else {
     const Eigen::SelfAdjointEigenSolver<Mat12> eig(Sp);
     if (eig.info() != Eigen::Success) return false;
-    const Eigen::Matrix<double, 12, 1>& lambda = eig.eigenvalues();  // ascending
-    scale = std::max(std::abs(lambda[0]), std::abs(lambda[11]));
-    top = lambda[11];
-    while (negative < 12 && lambda[negative] < 0.0) ++negative;
+    take(eig.eigenvalues());
     const Mat12& Q = eig.eigenvectors();
     for (int i = 0; i < 4; ++i) B.middleRows<3>(3 * i) = L[i] * Q.middleRows<3>(3 * i);
-    values = lambda;
   }
   if (!(top > 1e-12 * scale)) return false;
   // S_- = L Q Lambda_- Q^T L^T = B Lambda_- B^T with B = L Q, over the negative eigenvalues only (ascending: the
