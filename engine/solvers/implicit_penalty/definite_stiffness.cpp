@@ -38,20 +38,62 @@ bool make_definite(Mat12& d_pos, const EndMetric& a, const EndMetric& b) {
       if (i == j) Sp.block<3, 3>(3 * i, 3 * i) = 0.5 * (Sp.block<3, 3>(3 * i, 3 * i) + Sp.block<3, 3>(3 * i, 3 * i).transpose()).eval();
       else Sp.block<3, 3>(3 * j, 3 * i) = Sp.block<3, 3>(3 * i, 3 * j).transpose();
     }
-  const Eigen::SelfAdjointEigenSolver<Mat12> eig(Sp);
-  if (eig.info() != Eigen::Success) return false;
-  const Eigen::Matrix<double, 12, 1>& lambda = eig.eigenvalues();  // ascending
-  const double scale = std::max(std::abs(lambda[0]), std::abs(lambda[11]));
-  if (!(lambda[11] > 1e-12 * scale)) return false;
+  // S leaves a common translation of both bodies alone (u = [t, 0, t, 0]: the pair's forces depend on where the
+  // bodies are relative to each other, so D u = 0, and the force rows of a and b are opposite, so D^T u = 0): in the
+  // metric, S' has the null space [sqrt(m_a) t, 0, sqrt(m_b) t, 0]. Where it does (to rounding), S' is decomposed
+  // on its 9-dimensional complement, the relative translation and the two rotations, instead of all 12.
+  Mat12 B;
+  Eigen::Matrix<double, 12, 1> values;
+  int negative = 0;
+  double scale = 0.0, top = 0.0;
+  const double ma = ends[0]->mass, mb = ends[1]->mass;
+  const double c = std::sqrt(ma / (ma + mb)), s = std::sqrt(mb / (ma + mb));
+  // The common translation's rows of S' (its columns: the transpose, S' being symmetric).
+  const Eigen::Matrix<double, 3, 12> common = c * Sp.middleRows<3>(0) + s * Sp.middleRows<3>(6);
+  // The eigenvalues (ascending) of either decomposition: their range, the top one and the negative ones' count.
+  auto take = [&](const auto& lambda) {
+    const int n = int(lambda.size());
+    scale = std::max(std::abs(lambda[0]), std::abs(lambda[n - 1]));
+    top = lambda[n - 1];
+    while (negative < n && lambda[negative] < 0.0) ++negative;
+    values.head(n) = lambda;
+  };
+  if (common.norm() <= 1e-14 * Sp.norm()) {
+    // The complement's basis: the relative translation r = [s t, 0, -c t, 0], then theta_a, theta_b.
+    using Mat9 = Eigen::Matrix<double, 9, 9>;
+    const Eigen::Matrix<double, 3, 12> relative = s * Sp.middleRows<3>(0) - c * Sp.middleRows<3>(6);
+    Mat9 R;
+    R.block<3, 3>(0, 0) = s * relative.middleCols<3>(0) - c * relative.middleCols<3>(6);
+    R.block<3, 3>(0, 3) = relative.middleCols<3>(3);
+    R.block<3, 3>(0, 6) = relative.middleCols<3>(9);
+    R.block<3, 3>(3, 3) = Sp.block<3, 3>(3, 3);
+    R.block<3, 3>(3, 6) = Sp.block<3, 3>(3, 9);
+    R.block<3, 3>(6, 6) = Sp.block<3, 3>(9, 9);
+    R.block<3, 3>(3, 0) = R.block<3, 3>(0, 3).transpose();
+    R.block<3, 3>(6, 0) = R.block<3, 3>(0, 6).transpose();
+    R.block<3, 3>(6, 3) = R.block<3, 3>(3, 6).transpose();
+    R.block<3, 3>(0, 0) = 0.5 * (R.block<3, 3>(0, 0) + R.block<3, 3>(0, 0).transpose()).eval();
+    const Eigen::SelfAdjointEigenSolver<Mat9> eig(R);
+    if (eig.info() != Eigen::Success) return false;
+    take(eig.eigenvalues());
+    // B = L E Q: E embeds the complement's coordinates in the 12 of the metric.
+    const Mat9& Q = eig.eigenvectors();
+    B.middleRows<3>(0).leftCols(9) = L[0] * (s * Q.middleRows<3>(0));
+    B.middleRows<3>(3).leftCols(9) = L[1] * Q.middleRows<3>(3);
+    B.middleRows<3>(6).leftCols(9) = L[2] * (-c * Q.middleRows<3>(0));
+    B.middleRows<3>(9).leftCols(9) = L[3] * Q.middleRows<3>(6);
+  } else {
+    const Eigen::SelfAdjointEigenSolver<Mat12> eig(Sp);
+    if (eig.info() != Eigen::Success) return false;
+    take(eig.eigenvalues());
+    const Mat12& Q = eig.eigenvectors();
+    for (int i = 0; i < 4; ++i) B.middleRows<3>(3 * i) = L[i] * Q.middleRows<3>(3 * i);
+  }
+  if (!(top > 1e-12 * scale)) return false;
   // S_- = L Q Lambda_- Q^T L^T = B Lambda_- B^T with B = L Q, over the negative eigenvalues only (ascending: the
   // first `negative` columns).
-  int negative = 0;
-  while (negative < 12 && lambda[negative] < 0.0) ++negative;
-  const Mat12& Q = eig.eigenvectors();
-  Mat12 B;
-  for (int i = 0; i < 4; ++i) B.middleRows<3>(3 * i) = L[i] * Q.middleRows<3>(3 * i);
   const auto Bn = B.leftCols(negative);
-  Mat12 Sm = Bn * lambda.head(negative).asDiagonal() * Bn.transpose();
+  Mat12 Sm = Bn * values.head(negative).asDiagonal() * Bn.transpose();
   // W is kept: x^T W x = 0 leaves the bound, and without it (D replaced by S_-) the 320-brick tower of
   // scenes/tower320.json lost the turning of its contacts' normals with the bricks and fell at step 485.
   const Mat12 W = 0.5 * (d_pos - d_pos.transpose());

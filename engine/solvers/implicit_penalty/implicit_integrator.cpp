@@ -5,6 +5,8 @@
 #include <Eigen/LU>
 #include <Eigen/SparseLU>
 
+#include "solvers/implicit_penalty/block_forest.h"
+
 namespace cl::implicit_penalty {
 
 Mat3 rotation_map(const BodyPose& pose, double h, Integrator mode) {
@@ -90,6 +92,8 @@ bool solve_group(const GroupSystem& system, double h, Eigen::VectorXd& dS, Group
     dS = lu.solve(rhs);
     return true;
   }
+  // A stack or chain: its blocks eliminated from the leaves up, without the sparse LU (block_forest.h).
+  if (solve_block_forest(system.G, rhs, dS)) return true;
   GroupFactor local;
   GroupFactor& f = factor ? *factor : local;
   if (!f.factorize(system.G)) {

@@ -67,8 +67,9 @@ struct GroupFactor {
   bool factorize(const Eigen::SparseMatrix<double>& G);
 };
 
-// Solves G dS = h Z by sparse LU; false if G is singular (then dS = h Z, the explicit step). `factor`, when
-// given, is the group's factor of the last step (see GroupFactor).
+// Solves G dS = h Z: block by block when the group's bodies couple as a forest (block_forest.h), else by sparse
+// LU; false if G is singular (then dS = h Z, the explicit step). `factor`, when given, is the group's sparse
+// factor of the last step (see GroupFactor).
 bool solve_group(const GroupSystem& system, double h, Eigen::VectorXd& dS, GroupFactor* factor = nullptr);
 
 }  // namespace cl::implicit_penalty

@@ -66,6 +66,42 @@ TEST(DefiniteStiffness, LeavesANegativeSemiDefiniteSymmetricPartAndKeepsTheRest)
   EXPECT_EQ(spring, kept);
 }
 
+// A pair's stiffness leaves a common translation of both bodies alone (its forces depend on where they are relative
+// to each other): then the projection is taken on the other nine directions, and it is the one the whole
+// twelve-dimensional eigen-decomposition in the mass metric gives, to rounding.
+TEST(DefiniteStiffness, ATranslationInvariantStiffnessIsProjectedAsInTwelveDimensions) {
+  std::mt19937 rng(13);
+  // u = [t, 0, t, 0] -> the relative coordinates [x_b - x_a, theta_a, theta_b], and back by its transpose.
+  Eigen::Matrix<double, 9, 12> P = Eigen::Matrix<double, 9, 12>::Zero();
+  P.block<3, 3>(0, 0) = -Mat3::Identity();
+  P.block<3, 3>(0, 6) = Mat3::Identity();
+  P.block<3, 3>(3, 3) = Mat3::Identity();
+  P.block<3, 3>(6, 9) = Mat3::Identity();
+  Vec12 common;  // a common translation of both bodies
+  common << 1, 2, 3, 0, 0, 0, 1, 2, 3, 0, 0, 0;
+  Mat12 L = Mat12::Zero();  // M = L L^T
+  L.block<3, 3>(0, 0) = std::sqrt(brick().mass) * Mat3::Identity();
+  L.block<3, 3>(3, 3) = Eigen::LLT<Mat3>(brick().inertia).matrixL();
+  L.block<3, 3>(6, 6) = std::sqrt(heavy().mass) * Mat3::Identity();
+  L.block<3, 3>(9, 9) = Eigen::LLT<Mat3>(heavy().inertia).matrixL();
+  const Mat12 Linv = L.inverse();
+  for (int trial = 0; trial < 20; ++trial) {
+    const Mat12 raw = geometric_stiffness(rng);
+    const Mat12 D = P.transpose() * (P * raw * P.transpose()) * P;
+    ASSERT_LT((D * common).norm(), 1e-14 * D.norm());
+    // The reference: S' = L^-1 S L^-T decomposed whole, its positive eigenvalues dropped.
+    const Mat12 S = 0.5 * (D + D.transpose());
+    const Eigen::SelfAdjointEigenSolver<Mat12> eig(Linv * S * Linv.transpose());
+    const Eigen::Matrix<double, 12, 1> negative = eig.eigenvalues().cwiseMin(0.0);
+    const Mat12 expected = L * eig.eigenvectors() * negative.asDiagonal() * eig.eigenvectors().transpose() * L.transpose() +
+                           0.5 * (D - D.transpose());
+    Mat12 projected = D;
+    ASSERT_TRUE(implicit_penalty::make_definite(projected, brick(), heavy()));
+    EXPECT_LT((projected - expected).norm(), 1e-12 * D.norm()) << "trial " << trial;
+    EXPECT_LT((projected * common).norm(), 1e-12 * D.norm());
+  }
+}
+
 // The step's matrix A = M - h^2 D then has x^T A x >= x^T M x, so its momentum change is bounded by the impulse in
 // the kinetic metric, |dS|_{M^-1} <= |h Z|_{M^-1}, at every step; with the raw exact stiffness it is not.
 TEST(DefiniteStiffness, BoundsTheImplicitStepByTheImpulse) {

@@ -109,17 +109,18 @@ TEST(ImplicitIntegrator, InternalForcesConserveMomentum) {
 
 // Torque-free tumbling: L is the state, so it is kept exactly; the rotation map V = (I - h dw/dtheta)^-1.
 // A group's factor kept from step to step (GroupFactor) gives the solution a fresh factorisation gives, bit for
-// bit, while G's pattern holds, and analyses a changed pattern again.
+// bit, while G's pattern holds, and analyses a changed pattern again. The springs close a ring, so that the sparse
+// LU solves the group (a chain or a tree is eliminated block by block, block_forest.h).
 TEST(ImplicitIntegrator, KeptFactorSolvesAsAFreshOne) {
   std::vector<IntegratorBody> bodies;
   for (int i = 0; i < 4; ++i) bodies.push_back(point_body(1.0 + i, Vec3(0.1 * i, 0.2, -0.3 * i), Vec3(i, -1, 0.5)));
   auto chain = [&](double k, int links) {
     std::vector<PairForce> forces;
-    for (int i = 0; i + 1 < links + 1; ++i) {
+    for (int i = 0; i < links + 1; ++i) {
       PairForce f;
       f.a = i;
-      f.b = i + 1;
-      const Vec3 d = bodies[size_t(i + 1)].pose.x - bodies[size_t(i)].pose.x;
+      f.b = i < links ? i + 1 : 0;  // the last spring closes the ring
+      const Vec3 d = bodies[size_t(f.b)].pose.x - bodies[size_t(i)].pose.x;
       f.wrench.segment<3>(0) = k * d;
       f.wrench.segment<3>(6) = -k * d;
       const Mat3 K = k * (Mat3::Identity() + 0.1 * d * d.transpose());
