@@ -2,20 +2,20 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <utility>
 
+#include "constraints/pgs_lanes.h"
 #include "constraints/pgs_pair.h"
 #include "constraints/pgs_sweep.h"
-#include "core/spin_wait.h"
 
 namespace cl {
 
 namespace {
+
+using namespace pgs_lanes;
 
 // ---------------------------------------------------------------------------------------------------------
 // Layout of a solve.
@@ -37,7 +37,6 @@ namespace {
 // among threads, each thread taking the same batches of every level in every sweep, with a barrier per level.
 // ---------------------------------------------------------------------------------------------------------
 
-constexpr int kWidth = 4;  // lanes: 4 doubles fill an AVX2 register
 // Per row and lane: J (12), B = M^-1 J^T (12), target, cfm, lo, hi, mu, 1/A_ii, lambda; padded to 32.
 enum Field {
   kJaLin = 0, kJaAng = 3, kJbLin = 6, kJbAng = 9,
@@ -45,10 +44,6 @@ enum Field {
   kTarget = 24, kCfm, kLo, kHi, kMu, kInvDiag, kLambda,
   kFields = 32
 };
-constexpr int kMaxBlockRows = 24;           // a block's rows: 8 contact points of three rows
-constexpr size_t kColourWords = 4;          // colours: at most 64 per word
-constexpr int kMaxParticipants = 8;         // threads of one lane solve
-constexpr int kBatchesPerThreadLevel = 8;   // each thread's least share of a level's batches
 
 // A block's shape, which every lane of a batch shares: its row count, the rows that lead a group (a row and
 // the rows that follow it), and per row the block row whose impulse bounds it (friction), or -1.
@@ -88,7 +83,7 @@ struct Layout {
   std::vector<std::array<double, 6>> velocity;
   std::vector<char> moved;
   std::vector<int> last_level;  // per body: the level of the last block so far that moves it
-  std::vector<std::array<uint64_t, kColourWords>> colours_used;  // per body: the colours of blocks that move it
+  std::vector<ColoursUsed> colours_used;  // per body: the colours of blocks that move it
   int levels = 0;
   std::vector<int> slot_of;
   std::vector<unsigned> stamp;  // slot_of[i] is valid in this solve when stamp[i] == generation
@@ -118,17 +113,8 @@ bool colour_blocks(Layout& L) {
   L.colours_used.assign(L.bodies.size(), {});
   for (Block& block : L.blocks) {
     const size_t a = size_t(block.a), b = size_t(block.b);
-    const bool ma = L.moved[a], mb = L.moved[b];
-    int colour = -1;
-    for (size_t w = 0; w < kColourWords && colour < 0; ++w) {
-      const uint64_t taken = (ma ? L.colours_used[a][w] : 0) | (mb ? L.colours_used[b][w] : 0);
-      if (~taken != 0) colour = int(w) * 64 + std::countr_one(taken);
-    }
+    const int colour = take_colour(L.moved[a], L.colours_used[a], L.moved[b], L.colours_used[b]);
     if (colour < 0) return false;
-    const size_t w = size_t(colour) / 64;
-    const uint64_t bit = uint64_t(1) << (colour % 64);
-    if (ma) L.colours_used[a][w] |= bit;
-    if (mb) L.colours_used[b][w] |= bit;
     block.level = colour;
     L.levels = std::max(L.levels, colour + 1);
   }
@@ -285,33 +271,6 @@ template <class T> std::vector<T>& data_of(Layout& L);
 template <> std::vector<double>& data_of<double>(Layout& L) { return L.data; }
 template <> std::vector<float>& data_of<float>(Layout& L) { return L.data_f; }
 
-// Four values, one per lane, as a GCC/Clang vector: in double precision the compiler emits one AVX2 instruction,
-// or two SSE2 ones, per operation; in single precision (PgsSettings::precision) one SSE2 instruction, on half the
-// bytes, which is what a solve too large for the caches waits on. Loads and stores through it may be unaligned.
-template <class T> struct LaneVector;
-template <> struct LaneVector<double> {
-  typedef double type __attribute__((vector_size(kWidth * sizeof(double)), aligned(sizeof(double))));
-};
-template <> struct LaneVector<float> {
-  typedef float type __attribute__((vector_size(kWidth * sizeof(float)), aligned(sizeof(float))));
-};
-static_assert(kWidth == 4, "the gathers below spell out four lanes");
-
-template <class T> inline typename LaneVector<T>::type load(const T* p) {
-  return *reinterpret_cast<const typename LaneVector<T>::type*>(p);
-}
-template <class T> inline void store(T* p, typename LaneVector<T>::type v) {
-  *reinterpret_cast<typename LaneVector<T>::type*>(p) = v;
-}
-
-// The lane kernels are compiled for x86-64-v3 (AVX2) as well where GCC can pick the version at load time;
-// pgs.cpp is compiled without fused multiply-adds, so both versions round as the one-row path does.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define CL_PGS_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define CL_PGS_CLONES
-#endif
-
 // An empty lane: all zeros with bounds [0, 0], so it never changes.
 Row empty_lane_row() {
   Row r;
@@ -356,14 +315,8 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
   constexpr int W = kWidth;
   Lanes ua[N][6], ub[N][6];
   for (int n = 0; n < N; ++n) {
-    const std::array<double, 6>* va[W] = {&velocity[batch[n]->a[0]], &velocity[batch[n]->a[1]],
-                                          &velocity[batch[n]->a[2]], &velocity[batch[n]->a[3]]};
-    const std::array<double, 6>* vb[W] = {&velocity[batch[n]->b[0]], &velocity[batch[n]->b[1]],
-                                          &velocity[batch[n]->b[2]], &velocity[batch[n]->b[3]]};
-    for (size_t c = 0; c < 6; ++c) {
-      ua[n][c] = Lanes{T((*va[0])[c]), T((*va[1])[c]), T((*va[2])[c]), T((*va[3])[c])};
-      ub[n][c] = Lanes{T((*vb[0])[c]), T((*vb[1])[c]), T((*vb[2])[c]), T((*vb[3])[c])};
-    }
+    load_lane_velocities<T>(velocity, batch[n]->a, ua[n]);
+    load_lane_velocities<T>(velocity, batch[n]->b, ub[n]);
   }
   Lanes residual = {0, 0, 0, 0};
   // Rows i - 1 and i of every batch, a disc pair (relax_disc in pgs_sweep.h, operation for operation).
@@ -374,14 +327,7 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
       const Lanes radius = load<T>(f2 + kMu * W) * load<T>(data[n] + (size_t(shape.normal[size_t(i)]) * kFields + kLambda) * W);
       Lanes x[2], l[2], step[2];
       T* const fs[2] = {f1, f2};
-      {
-        // disc_steps (pgs_sweep.h): min(inv_1, inv_2) as std::min takes it, or each row's own where it is 0.
-        const Lanes inv1 = load<T>(f1 + kInvDiag * W), inv2 = load<T>(f2 + kInvDiag * W);
-        const Lanes c = inv2 < inv1 ? inv2 : inv1;
-        const Lanes zero = {0, 0, 0, 0};
-        step[0] = c > zero ? c : inv1;
-        step[1] = c > zero ? c : inv2;
-      }
+      disc_lane_steps(load<T>(f1 + kInvDiag * W), load<T>(f2 + kInvDiag * W), step);
       for (int k = 0; k < 2; ++k) {
         const T* f = fs[k];
         auto field = [f](int j) { return load<T>(f + j * kWidth); };
@@ -390,11 +336,7 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
         l[k] = field(kLambda);
         x[k] = l[k] - step[k] * (value - field(kTarget) + field(kCfm) * l[k]);
       }
-      const Lanes norm2 = x[0] * x[0] + x[1] * x[1];
-      Lanes root = norm2;  // every lane set (those past W too), then the square roots of the W in use
-      for (int lane = 0; lane < W; ++lane) root[lane] = std::sqrt(norm2[lane]);
-      const Lanes one = {1, 1, 1, 1};
-      const Lanes k = norm2 > radius * radius ? radius / root : one;
+      const Lanes k = disc_scale(x[0], x[1], radius);
       for (int j = 0; j < 2; ++j) {
         const Lanes next = x[j] * k;
         const Lanes d = next - l[j];
@@ -453,13 +395,10 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
   } else {
     backward_by_groups(0, shape.rows, [&](int i) { return (shape.starts >> i & 1u) != 0; }, update_row);
   }
-  for (int n = 0; n < N; ++n)
-    for (int l = 0; l < W; ++l) {
-      if (batch[n]->write_a[size_t(l)])
-        for (size_t c = 0; c < 6; ++c) velocity[batch[n]->a[size_t(l)]][c] = ua[n][c][l];
-      if (batch[n]->write_b[size_t(l)])
-        for (size_t c = 0; c < 6; ++c) velocity[batch[n]->b[size_t(l)]][c] = ub[n][c][l];
-    }
+  for (int n = 0; n < N; ++n) {
+    store_lane_velocities<T>(velocity, batch[n]->a, batch[n]->write_a, ua[n]);
+    store_lane_velocities<T>(velocity, batch[n]->b, batch[n]->write_b, ub[n]);
+  }
   return double(std::max(std::max(residual[0], residual[1]), std::max(residual[2], residual[3])));
 }
 
@@ -518,28 +457,6 @@ PgsResult solve_in_order(std::span<Row> rows, std::span<BodyVelocity> u, const P
   return result;
 }
 
-// A spin barrier for the threads of one solve: a level's batches must all be updated before the next level's
-// start. Waiters spin briefly, then yield, so that a thread the machine has not scheduled gets the core (SpinWait).
-class SpinBarrier {
- public:
-  explicit SpinBarrier(int n) : n_(n) {}
-  void wait() {
-    const unsigned phase = phase_.load(std::memory_order_acquire);
-    if (count_.fetch_add(1, std::memory_order_acq_rel) == n_ - 1) {
-      count_.store(0, std::memory_order_relaxed);
-      phase_.store(phase + 1, std::memory_order_release);
-      return;
-    }
-    SpinWait wait;
-    while (phase_.load(std::memory_order_acquire) == phase) wait();
-  }
-
- private:
-  const int n_;
-  std::atomic<int> count_{0};
-  std::atomic<unsigned> phase_{0};
-};
-
 // The lane solve, run by `participants` threads at once (or by one). Each takes the same share of every level's
 // batches in every sweep (so its batches stay in its core's cache), fills them, and sweeps them; a barrier ends
 // each level. Blocks of a level commute, and the largest of the threads' residuals is the largest of all, so the
@@ -549,22 +466,12 @@ template <class T>
 struct LaneSolve {
   std::span<Row> rows;
   Layout& L;
-  const PgsSettings& settings;
-  int participants;
-  SpinBarrier barrier;
-  // Per sweep parity and thread: its residual and its largest |lambda|; read by all after the sweep's last
-  // barrier, rewritten two sweeps later (after at least one more barrier).
-  std::array<std::array<double, kMaxParticipants>, 2> residual{}, largest{};
-  PgsResult result;
+  LaneSweeps sweeps;
 
-  LaneSolve(std::span<Row> r, Layout& layout, const PgsSettings& s, int n)
-      : rows(r), L(layout), settings(s), participants(n), barrier(n) {}
+  LaneSolve(std::span<Row> r, Layout& layout, const PgsSettings& s, int n) : rows(r), L(layout), sweeps(s, n) {}
 
   // Thread p's batches of a level.
-  std::pair<int, int> share(int level, int p) const {
-    const int begin = L.level_batches[size_t(level)], n = L.level_batches[size_t(level) + 1] - begin;
-    return {begin + int(int64_t(n) * p / participants), begin + int(int64_t(n) * (p + 1) / participants)};
-  }
+  std::pair<int, int> share(int level, int p) const { return level_share(L.level_batches, level, p, sweeps.participants); }
 
   double largest_lambda(int first, int last) const {
     double most = 0.0;
@@ -585,54 +492,24 @@ struct LaneSolve {
       const auto [first, last] = share(level, p);
       for (int bi = first; bi < last; ++bi) fill_batch<T>(rows, L, L.batches[size_t(bi)]);
     }
-    if (participants > 1) barrier.wait();
-    int sweeps = 0;
-    while (sweeps < settings.iterations) {
-      ++sweeps;
-      const size_t parity = size_t(sweeps % 2);
+    if (sweeps.participants > 1) sweeps.barrier.wait();
+    auto sweep = [&](int first, int last, bool backward) {
       double mine = 0.0;
-      // Symmetric Gauss-Seidel: every second sweep takes the levels backwards, which is the sweep order of the
-      // blocks reversed (blocks keep their row order).
-      const bool backward = settings.symmetric && sweeps % 2 == 0;
-      for (int k = 0; k < levels; ++k) {
-        const int level = backward ? levels - 1 - k : k;
-        const auto [first, last] = share(level, p);
-        for (int bi = first; bi < last; ++bi) {
-          const Batch& batch = L.batches[size_t(bi)];
-          const Shape& shape = L.shapes[size_t(batch.shape)];
-          if (bi + 1 < last && L.batches[size_t(bi) + 1].shape == batch.shape) {
-            const Batch& next = L.batches[size_t(bi) + 1];
-            mine = std::max(mine, update_batch_pair(batch, next, shape, data_of<T>(L).data() + batch.data,
-                                                    data_of<T>(L).data() + next.data, L.velocity.data(), backward));
-            ++bi;
-          } else {
-            mine = std::max(mine, update_batch(batch, shape, data_of<T>(L).data() + batch.data, L.velocity.data(), backward));
-          }
+      for (int bi = first; bi < last; ++bi) {
+        const Batch& batch = L.batches[size_t(bi)];
+        const Shape& shape = L.shapes[size_t(batch.shape)];
+        if (bi + 1 < last && L.batches[size_t(bi) + 1].shape == batch.shape) {
+          const Batch& next = L.batches[size_t(bi) + 1];
+          mine = std::max(mine, update_batch_pair(batch, next, shape, data_of<T>(L).data() + batch.data,
+                                                  data_of<T>(L).data() + next.data, L.velocity.data(), backward));
+          ++bi;
+        } else {
+          mine = std::max(mine, update_batch(batch, shape, data_of<T>(L).data() + batch.data, L.velocity.data(), backward));
         }
-        if (participants > 1) barrier.wait();
       }
-      residual[parity][size_t(p)] = mine;
-      if (settings.relative) {
-        double most = 0.0;
-        for (int level = 0; level < levels; ++level) {
-          const auto [first, last] = share(level, p);
-          most = std::max(most, largest_lambda(first, last));
-        }
-        largest[parity][size_t(p)] = most;
-      }
-      if (participants > 1) barrier.wait();
-      double all = 0.0, most = 0.0;
-      for (int q = 0; q < participants; ++q) {
-        all = std::max(all, residual[parity][size_t(q)]);
-        most = std::max(most, largest[parity][size_t(q)]);
-      }
-      if (p == 0) {
-        result.sweeps = sweeps;
-        result.residual = all;
-        if (settings.residuals) settings.residuals->push_back(all);
-      }
-      if (sweep_converged(settings, all, [most] { return most; })) break;
-    }
+      return mine;
+    };
+    sweeps.run(p, L.level_batches, sweep, [&](int first, int last) { return largest_lambda(first, last); });
     // The impulses back into the rows, each thread its own batches.
     for (int level = 0; level < levels; ++level) {
       const auto [first, last] = share(level, p);
@@ -690,41 +567,18 @@ PgsResult solve_pgs(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSet
   if (!settings.lanes) return solve_reordered(rows, u, settings, L);
   const bool single = settings.precision == PgsPrecision::Single;
   plan_batches(L, single);
-  L.velocity.resize(L.bodies.size() + 1);
-  for (size_t k = 0; k < L.bodies.size(); ++k) {
-    const BodyVelocity& b = u[size_t(L.bodies[k])];
-    L.velocity[k] = {b.v.x(), b.v.y(), b.v.z(), b.w.x(), b.w.y(), b.w.z()};
-  }
-  L.velocity.back() = {};
-
-  // Threads pay only when every level has batches enough for each to outweigh a barrier.
-  const int levels = int(L.level_batches.size()) - 1;
-  int participants = 1;
-  if (settings.pool && settings.pool->threads() > 1 && !settings.pool->serial() &&
-      int(L.batches.size()) >= kBatchesPerThreadLevel * 2 * levels)
-    participants = std::min({settings.pool->threads(), kMaxParticipants, int(L.batches.size()) / (kBatchesPerThreadLevel * levels)});
-  auto lane_solve = [&](auto& solve) {
-    if (participants == 1)
-      solve.run(0);
-    else
-      settings.pool->run(participants, [&](int task, int) { solve.run(task); });
-    solve.result.threads = participants;
-    return solve.result;
-  };
+  gather_velocities(L.bodies, u, L.velocity);
+  const int participants = lane_participants(settings, int(L.batches.size()), int(L.level_batches.size()) - 1);
   PgsResult result;
   if (single) {
     LaneSolve<float> solve(rows, L, settings, participants);
-    result = lane_solve(solve);
+    result = run_lane_solve(settings, participants, solve);
   } else {
     LaneSolve<double> solve(rows, L, settings, participants);
-    result = lane_solve(solve);
+    result = run_lane_solve(settings, participants, solve);
   }
 
-  for (size_t k = 0; k < L.bodies.size(); ++k) {
-    if (!L.moved[k]) continue;
-    const auto& s = L.velocity[k];
-    u[size_t(L.bodies[k])] = {Vec3(s[0], s[1], s[2]), Vec3(s[3], s[4], s[5])};
-  }
+  scatter_velocities(L.bodies, L.moved, L.velocity, u);
   return result;
 }
 

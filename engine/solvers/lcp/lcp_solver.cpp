@@ -122,20 +122,20 @@ void LcpSolver::release(const StepContext& ctx, const std::vector<int>& bodies) 
 
 int LcpSolver::contact_row_count(const Contact& c) const { return 1 + (c.friction > 0 ? set_.friction_directions : 0); }
 
-// The rows of contact k: normal (bounds [0, inf)) then its friction rows (bounds +-mu lambda_n), warm
-// started from what the same phase found in the previous step, handed in order to put(row) for rows_ from index
-// `first` on. Reads only the step's velocities and masses and writes only contact k's bounce, so contacts can be
-// built on several threads.
-template <class Put>
-void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, int first, Put&& put) {
+// Contact k as this phase solves it: its lever arms, its normal and friction directions, the normal's target and
+// the warm start from what the same phase found in the previous step. Reads only the step's velocities and writes
+// only contact k's bounce, so contacts can be built on several threads.
+ContactPoint LcpSolver::contact_point(const StepContext& ctx, int k, Phase phase) {
   const bool restitution = phase != Phase::Layers;
   const Contact& c = ctx.contacts[k];
   const bool warm = set_.warm_start && c.persisted;
   const double h = ctx.dt;
+  ContactPoint p;
   const Vec3 ra = c.position - ctx.bodies[c.a].position, rb = c.position - ctx.bodies[c.b].position;
-  Row normal = point_row(c.a, c.b, ra, rb, c.normal);
-  normal.lo = 0.0;
-  prepare(normal, masses_);
+  p.ra = ra;
+  p.rb = rb;
+  p.dir[0] = c.normal;
+  p.mu = c.friction;
 
   // Relative velocity at the contact, b minus a, from the velocities so far.
   const Vec3 vrel = (vel_[c.b].v + vel_[c.b].w.cross(rb)) - (vel_[c.a].v + vel_[c.a].w.cross(ra));
@@ -155,7 +155,7 @@ void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, i
     const double bounce = impact_bounce(before_step, vn, step_approach, c.restitution, set_.restitution_threshold);
     if (bounce != 0.0) bounce_[k] = -bounce;
   }
-  normal.target = bounce_[k] != 0.0 ? -bounce_[k] : -std::max(gap, 0.0) / h;
+  p.target = bounce_[k] != 0.0 ? -bounce_[k] : -std::max(gap, 0.0) / h;
   // Warm start from the impulses this phase found last step: the layers' own part under shock propagation,
   // the rest for the first phase (the layers carry less: not the weight of what is above them).
   const double normal0 = phase == Phase::Layers ? c.layer_normal_impulse
@@ -164,23 +164,84 @@ void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, i
   const Vec3 friction0 = phase == Phase::Layers ? c.layer_friction_impulse
                          : phase == Phase::First ? Vec3(c.friction_impulse - c.layer_friction_impulse)
                                                  : c.friction_impulse;
-  normal.lambda = warm ? normal0 : 0.0;
-  put(normal);
-
+  p.lambda[0] = warm ? normal0 : 0.0;
   const int friction_rows = contact_row_count(c) - 1;
-  if (friction_rows == 0) return;
-  Vec3 t[2];
-  sliding_tangents(c.normal, vrel, t[0], t[1]);
+  if (friction_rows == 0) return p;
+  sliding_tangents(c.normal, vrel, p.dir[1], p.dir[2]);
+  for (int f = 0; f < friction_rows; ++f) p.lambda[1 + f] = warm ? friction0.dot(p.dir[1 + f]) : 0.0;
+  return p;
+}
+
+// The rows of contact k: normal (bounds [0, inf)) then its friction rows (bounds +-mu lambda_n), handed in order to
+// put(row) for rows_ from index `first` on.
+template <class Put>
+void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, int first, Put&& put) {
+  const Contact& c = ctx.contacts[k];
+  const ContactPoint p = contact_point(ctx, k, phase);
+  Row normal = point_row(c.a, c.b, p.ra, p.rb, p.dir[0]);
+  normal.lo = 0.0;
+  normal.target = p.target;
+  normal.lambda = p.lambda[0];
+  prepare(normal, masses_);
+  put(normal);
+  const int friction_rows = contact_row_count(c) - 1;
   for (int f = 0; f < friction_rows; ++f) {
-    Row friction = point_row(c.a, c.b, ra, rb, t[f]);
+    Row friction = point_row(c.a, c.b, p.ra, p.rb, p.dir[1 + f]);
     friction.normal_row = first;
     friction.follows = true;
     friction.mu = c.friction;
     friction.cone = tangent_cone(f, friction_rows, set_.friction_cone == 0);
-    friction.lambda = warm ? friction0.dot(t[f]) : 0.0;
+    friction.lambda = p.lambda[1 + f];
     prepare(friction, masses_);
     put(friction);
   }
+}
+
+// The contacts of these graph edges through the compact contact path (constraints/pgs_contacts.h), its layout kept
+// from the same solve of the step before: written straight into their lanes, warm started and swept. False when
+// the path does not take them (one row at a time, the graph's order, or contacts of different row counts): then
+// they are solved as rows. The result is the same bit for bit as the rows' in double precision.
+bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase,
+                              const PgsSettings& pgs, PgsResult& result) {
+  if (!pgs.lanes || !pgs.coloured) return false;
+  compact_contacts_.clear();
+  compact_keys_.clear();
+  int rows = 0;
+  for (int e : edges) {
+    const GraphEdge& edge = ctx.graph.edges()[size_t(e)];
+    for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) {
+      const Contact& c = ctx.contacts[size_t(k)];
+      const int n = contact_row_count(c);
+      if (rows != 0 && n != rows) return false;
+      rows = n;
+      compact_contacts_.push_back(k);
+      compact_keys_.push_back({c.a, c.b});
+    }
+  }
+  result = {};
+  const int count = int(compact_contacts_.size());
+  if (count == 0) return true;
+  if (compact_next_ == compact_.size()) compact_.emplace_back();
+  ContactPgs& lanes = compact_[compact_next_++];
+  if (!lanes.plan(compact_keys_, rows, rows == 3 && set_.friction_cone == 0, masses_, pgs.precision)) return false;
+  compact_tangents_.resize(size_t(2 * count));
+  auto build = [&](int i) {
+    const ContactPoint p = contact_point(ctx, compact_contacts_[size_t(i)], phase);
+    compact_tangents_[size_t(2 * i)] = p.dir[1];
+    compact_tangents_[size_t(2 * i + 1)] = p.dir[2];
+    lanes.write(i, p);
+  };
+  constexpr int kChunk = 256;  // contacts per task: far longer than handing a task out
+  if (!ctx.pool || count < 2 * kChunk) {
+    for (int i = 0; i < count; ++i) build(i);
+  } else {
+    ctx.pool->run((count + kChunk - 1) / kChunk, [&](int task, int) {
+      for (int i = task * kChunk; i < std::min(count, (task + 1) * kChunk); ++i) build(i);
+    });
+  }
+  lanes.warm_start(vel_);
+  result = lanes.solve(vel_, pgs);
+  return true;
 }
 
 // Appends the rows of the contacts of these graph edges to rows_ (and their blocks to blocks_), in edge order.
@@ -279,33 +340,58 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   // Warm start u += B lambda0, the sweeps, then the contact impulses added to the step's totals.
   // The motors among the rows are held for the second half of the sweeps (joints/motor_solve.h).
   std::vector<int> motors;
+  PgsSettings recorded = pgs;
+  recorded.residuals = &sweep_residuals_;
+  auto account = [&](const PgsResult& result, int rows) {
+    if (result.threads > 1) counters_.add(kCountThreadedRows, double(rows));
+    merge_convergence(sweep_residuals_);
+    sweeps += result.sweeps;
+    residual = std::max(residual, result.residual);
+    ctx.stats.rows += rows;
+  };
+  auto add_impulse = [&](int contact, double normal, const Vec3& friction, bool layers) {
+    normal_total_[contact] += normal;
+    friction_total_[contact] += friction;
+    if (layers) {
+      layer_normal_[contact] += normal;
+      layer_friction_[contact] += friction;
+    }
+    solved_[contact] = 1;
+  };
   auto solve_rows = [&](bool layers) {
     if (rows_.empty()) return;
     apply_impulses(rows_, vel_);
     sweep_residuals_.clear();
-    PgsSettings recorded = pgs;
-    recorded.residuals = &sweep_residuals_;
-    const PgsResult result = solve_pgs_holding_motors(rows_, motors, vel_, recorded);
-    if (result.threads > 1) counters_.add(kCountThreadedRows, double(rows_.size()));
-    merge_convergence(sweep_residuals_);
-    sweeps += result.sweeps;
-    residual = std::max(residual, result.residual);
-    ctx.stats.rows += int(rows_.size());
+    account(solve_pgs_holding_motors(rows_, motors, vel_, recorded), int(rows_.size()));
     for (const ContactBlock& block : blocks_) {
-      const double normal = rows_[size_t(block.first_row)].lambda;
       Vec3 friction = Vec3::Zero();
       for (int i = 1; i <= block.friction_rows; ++i) {
         const Row& r = rows_[size_t(block.first_row + i)];
         friction += r.lambda * r.jb_lin;  // jb_lin is the tangent direction
       }
-      normal_total_[block.contact] += normal;
-      friction_total_[block.contact] += friction;
-      if (layers) {
-        layer_normal_[block.contact] += normal;
-        layer_friction_[block.contact] += friction;
-      }
-      solved_[block.contact] = 1;
+      add_impulse(block.contact, rows_[size_t(block.first_row)].lambda, friction, layers);
     }
+  };
+  // A group's contacts alone (no joint rows) through the compact contact path, else as rows.
+  auto solve_contacts = [&](const std::vector<int>& edges, Phase phase) {
+    sweep_residuals_.clear();
+    PgsResult result;
+    if (solve_compact(ctx, edges, phase, recorded, result)) {
+      const ContactPgs& lanes = compact_[compact_next_ - 1];
+      if (compact_contacts_.empty()) return;
+      const int rows = lanes.rows();
+      account(result, int(compact_contacts_.size()) * rows);
+      for (size_t i = 0; i < compact_contacts_.size(); ++i) {
+        Vec3 friction = Vec3::Zero();
+        for (int r = 1; r < rows; ++r) friction += lanes.lambda(int(i), r) * compact_tangents_[2 * i + size_t(r - 1)];
+        add_impulse(compact_contacts_[i], lanes.lambda(int(i), 0), friction, phase == Phase::Layers);
+      }
+      return;
+    }
+    rows_.clear();
+    blocks_.clear();
+    add_contacts(ctx, edges, phase);
+    solve_rows(phase == Phase::Layers);
   };
 
   // Phase 1: the whole group over f h (all of h without shock propagation): weight feeling and impacts.
@@ -315,21 +401,26 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     add_free_velocity(group.bodies, f);
     rows_.clear();
     blocks_.clear();
-    std::vector<int> joint_rows;  // indices into joint_rows_, in the order they sit in rows_
-    for (size_t r = 0; r < joint_rows_.size(); ++r) {
-      if (joint_row_group_[r] != group_index) continue;
-      Row row = joint_rows_[r];
-      prepare(row, masses_);
-      row.lambda = set_.warm_start ? joint_warm_.guess(joint_rows_[r]) : 0.0;
-      if (joint_rows_[r].kind == kRowMotor) motors.push_back(int(rows_.size()));
-      rows_.push_back(row);
-      joint_rows.push_back(int(r));
+    const Phase first = shock ? Phase::First : Phase::Whole;
+    if (std::find(joint_row_group_.begin(), joint_row_group_.end(), group_index) == joint_row_group_.end()) {
+      solve_contacts(group.edges, first);
+    } else {
+      std::vector<int> joint_rows;  // indices into joint_rows_, in the order they sit in rows_
+      for (size_t r = 0; r < joint_rows_.size(); ++r) {
+        if (joint_row_group_[r] != group_index) continue;
+        Row row = joint_rows_[r];
+        prepare(row, masses_);
+        row.lambda = set_.warm_start ? joint_warm_.guess(joint_rows_[r]) : 0.0;
+        if (joint_rows_[r].kind == kRowMotor) motors.push_back(int(rows_.size()));
+        rows_.push_back(row);
+        joint_rows.push_back(int(r));
+      }
+      add_contacts(ctx, group.edges, first);
+      solve_rows(false);
+      motors.clear();
+      for (int r : joint_rows) joint_warm_.forget(joint_rows_[size_t(r)].joint);  // slots absent now restart at 0
+      for (size_t i = 0; i < joint_rows.size(); ++i) joint_warm_.keep(joint_rows_[size_t(joint_rows[i])], rows_[i].lambda);
     }
-    add_contacts(ctx, group.edges, shock ? Phase::First : Phase::Whole);
-    solve_rows(false);
-    motors.clear();
-    for (int r : joint_rows) joint_warm_.forget(joint_rows_[size_t(r)].joint);  // slots absent now restart at 0
-    for (size_t i = 0; i < joint_rows.size(); ++i) joint_warm_.keep(joint_rows_[size_t(joint_rows[i])], rows_[i].lambda);
   }
   if (shock) {
     // Phase 2: the rest of the step, layer by layer, lower bodies of each layer held (infinite mass).
@@ -337,10 +428,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     add_free_velocity(group.bodies, 1.0 - f);
     for (const StackLayer& layer : ctx.graph.layers(group_index)) {
       hold(layer.bottom);
-      rows_.clear();
-      blocks_.clear();
-      add_contacts(ctx, layer.edges, Phase::Layers);
-      solve_rows(true);
+      solve_contacts(layer.edges, Phase::Layers);
       release(ctx, layer.bottom);
     }
   }
@@ -376,6 +464,7 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   collect_joint_rows(ctx);
   classify_groups(ctx);
   group_sweeps_ = 0;
+  compact_next_ = 0;
 
   // Each awake contact group on its own (thesis sect. 5.5); a group whose bodies all sleep is not simulated.
   const auto& groups = ctx.graph.groups();
@@ -461,6 +550,38 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
     }
     return false;
   };
+  // The contacts of these edges that a solve can move through the compact contact path (constraints/pgs_contacts.h),
+  // its layout kept from the same projection of the step before; the same result bit for bit as the rows below in
+  // double precision. False when the path does not take them.
+  auto project_compact = [&](const std::vector<int>& edges) {
+    if (!pgs.lanes || !pgs.coloured) return false;
+    compact_contacts_.clear();
+    compact_keys_.clear();
+    for (int e : edges) {
+      const GraphEdge& edge = ctx.graph.edges()[e];
+      for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) {
+        const Contact& c = ctx.contacts[k];
+        // A row no body can move would have no effect (inv_diag 0): the rows leave it out as well.
+        if (!movable(masses_[size_t(c.a)]) && !movable(masses_[size_t(c.b)])) continue;
+        compact_contacts_.push_back(k);
+        compact_keys_.push_back({c.a, c.b});
+      }
+    }
+    if (projection_next_ == projection_.size()) projection_.emplace_back();
+    ContactPgs& lanes = projection_[projection_next_++];
+    if (!lanes.plan(compact_keys_, 1, false, masses_, pgs.precision)) return false;
+    for (size_t i = 0; i < compact_contacts_.size(); ++i) {
+      const Contact& c = ctx.contacts[size_t(compact_contacts_[i])];
+      ContactPoint p;
+      p.dir[0] = c.normal;
+      p.target = excess_of(c, depth_of(c, p.ra, p.rb));
+      lanes.write(int(i), p);
+    }
+    const PgsResult result = lanes.solve(vel_, pgs);
+    sweeps += result.sweeps;
+    if (result.threads > 1) counters_.add(kCountThreadedRows, double(compact_contacts_.size()));
+    return true;
+  };
   bool displaced = false;  // whether a solve of this group has run, and may have moved bodies (vel_ is 0 until then)
 
   auto solve_contacts = [&](const std::vector<int>& edges) {
@@ -470,6 +591,7 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
     // same result bit for bit.
     if (!displaced && !any_excess(edges)) return;
     displaced = true;
+    if (project_compact(edges)) return;
     rows_.clear();
     for (int e : edges) {
       const GraphEdge& edge = ctx.graph.edges()[e];
@@ -531,6 +653,7 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
     ScopedSubStage timer(sub_stages_, kProjection);
     load_inverse_masses(ctx.bodies, masses_);
     std::fill(vel_.begin(), vel_.end(), BodyVelocity{});
+    projection_next_ = 0;
     int sweeps = 0;
     for (int g = 0; g < int(groups.size()); ++g)
       if (group_awake_[g]) sweeps = std::max(sweeps, project_group(ctx, groups[g], g));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "constraints/pgs.h"
+#include "constraints/pgs_contacts.h"
 #include "graph/sleep.h"
 #include "solvers/solver.h"
 
@@ -34,7 +35,11 @@ class LcpSolver final : public Solver {
   // The penetration the error correction leaves in place: a contact there is found whatever the margin.
   double continuous_depth() const override { return set_.allowed_penetration; }
   double recycle_distance() const override { return set_.recycle_distance; }
-  void reset() override { joint_warm_.clear(); }
+  void reset() override {
+    joint_warm_.clear();
+    compact_.clear();
+    projection_.clear();
+  }
   std::vector<std::string> unsupported(const SceneFeatures& scene) const override;
 
   // The parameters as plain fields (see param_specs for units and meaning), read once per step.
@@ -61,11 +66,16 @@ class LcpSolver final : public Solver {
   enum class Phase { Whole, First, Layers };
   // Rows of a contact: its normal row and its friction rows.
   int contact_row_count(const Contact& c) const;
+  // Contact k as this phase solves it: lever arms, directions, normal target, warm start.
+  ContactPoint contact_point(const StepContext& ctx, int k, Phase phase);
   // Hands contact k's rows (normal, then friction) to put, for rows_ from index `first` on.
   template <class Put>
   void write_contact_rows(const StepContext& ctx, int k, Phase phase, int first, Put&& put);
   // Appends the rows of these graph edges' contacts to rows_ and their blocks to blocks_.
   void add_contacts(const StepContext& ctx, const std::vector<int>& edges, Phase phase);
+  // Solves these graph edges' contacts through the compact contact path; false when it does not take them.
+  bool solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs,
+                     PgsResult& result);
   void add_free_velocity(const std::vector<int>& bodies, double fraction);
   void solve_group(StepContext& ctx, const ContactGroup& group, int group_index);
   // Returns the PGS sweeps it took (summed over its layers).
@@ -86,6 +96,13 @@ class LcpSolver final : public Solver {
   // Rows of the current phase: the group's joint rows first, then its contacts' rows.
   std::vector<Row> rows_;
   std::vector<ContactBlock> blocks_;
+  // The compact contact path's solves, in the order the step takes them (each keeps its layout for the same solve
+  // of the next step), the next one's index, and the contacts of the current one with their tangents.
+  std::vector<ContactPgs> compact_, projection_;
+  size_t compact_next_ = 0, projection_next_ = 0;
+  std::vector<int> compact_contacts_;
+  std::vector<ContactBodies> compact_keys_;
+  std::vector<Vec3> compact_tangents_;
   // Joint rows of this step (built once), the contact group of each, and their impulses kept for warm starts.
   std::vector<JointRow> joint_rows_;
   std::vector<int> joint_row_group_;

@@ -1,0 +1,445 @@
+#include "constraints/pgs_contacts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "constraints/pgs_lanes.h"
+#include "constraints/pgs_sweep.h"
+
+namespace cl {
+
+namespace {
+
+using namespace pgs_lanes;
+
+// Per row and lane: the direction (the linear J of b; a's is its negation), J and B = M^-1 J^T of the two
+// bodies' angular parts, 1 / A_ii, lambda. Per contact after its rows: the normal's target and mu. Per batch
+// before its contacts: the two bodies' inverse masses (the linear B is m J).
+enum RowField { kDir = 0, kJaAng = 3, kJbAng = 6, kBaAng = 9, kBbAng = 12, kInvDiag = 15, kLambda = 16, kRowFields = 17 };
+enum BatchField { kMassA = 0, kMassB = 1, kBatchFields = 2 };
+
+int contact_fields(int rows) { return rows * kRowFields + 2; }
+int target_field(int rows) { return rows * kRowFields; }
+int mu_field(int rows) { return rows * kRowFields + 1; }
+
+}  // namespace
+
+template <> std::vector<double>& ContactPgs::data<double>() { return data_; }
+template <> std::vector<float>& ContactPgs::data<float>() { return data_f_; }
+template <> const std::vector<double>& ContactPgs::data<double>() const { return data_; }
+template <> const std::vector<float>& ContactPgs::data<float>() const { return data_f_; }
+
+bool ContactPgs::plan(std::span<const ContactBodies> contacts, int rows, bool disc, std::span<const InverseMass> masses,
+                      PgsPrecision precision) {
+  kept_ = false;
+  masses_ = masses;
+  if (rows < 1 || rows > 3 || (disc && rows != 3)) return valid_ = false;
+  thread_local std::vector<uint8_t> moving;
+  moving.resize(contacts.size());
+  for (size_t k = 0; k < contacts.size(); ++k) {
+    const auto [a, b] = contacts[k];
+    if (a < 0 || b < 0 || a == b || size_t(a) >= masses.size() || size_t(b) >= masses.size()) return valid_ = false;
+    moving[k] = uint8_t((movable(masses[size_t(a)]) ? 1 : 0) | (movable(masses[size_t(b)]) ? 2 : 0));
+  }
+  // A resting stack has the same pairs, in the same order, from step to step: its layout is kept.
+  kept_ = valid_ && rows == rows_ && disc == disc_ && precision == precision_ && contacts.size() == keys_.size() &&
+          std::equal(contacts.begin(), contacts.end(), keys_.begin()) &&
+          std::equal(moving.begin(), moving.end(), moves_.begin());
+  if (!kept_) {
+    keys_.assign(contacts.begin(), contacts.end());
+    moves_.assign(moving.begin(), moving.end());
+    rows_ = rows;
+    disc_ = disc;
+    precision_ = precision;
+    if (!(valid_ = layout(masses))) return false;
+  }
+  // The bodies' inverse masses, which may change while the layout stays (a body's mass edited).
+  const size_t dummy = bodies_.size();
+  auto mass_of = [&](int slot) { return size_t(slot) == dummy ? 0.0 : masses[size_t(bodies_[size_t(slot)])].linear; };
+  for (const Batch& batch : batches_)
+    for (int l = 0; l < kWidth; ++l) {
+      if (precision == PgsPrecision::Single) {
+        data_f_[batch.data + kMassA * kWidth + size_t(l)] = float(mass_of(batch.a[l]));
+        data_f_[batch.data + kMassB * kWidth + size_t(l)] = float(mass_of(batch.b[l]));
+      } else {
+        data_[batch.data + kMassA * kWidth + size_t(l)] = mass_of(batch.a[l]);
+        data_[batch.data + kMassB * kWidth + size_t(l)] = mass_of(batch.b[l]);
+      }
+    }
+  return true;
+}
+
+// Blocks, colours and batches as solve_pgs lays out the same contacts' rows (pgs.cpp: build_blocks,
+// colour_blocks, order_blocks, plan_batches): runs of at most 24 rows of one pair, greedy colours in block order,
+// per colour blocks of one contact count four at a time.
+bool ContactPgs::layout(std::span<const InverseMass> masses) {
+  const int per_block = kMaxBlockRows / rows_;
+  if (slot_of_.size() < masses.size()) slot_of_.resize(masses.size(), -1);
+  bodies_.clear();
+  moved_.clear();
+  blocks_.clear();
+  auto slot = [&](int body) {
+    int& s = slot_of_[size_t(body)];
+    if (s < 0) {
+      s = int(bodies_.size());
+      bodies_.push_back(body);
+      moved_.push_back(0);
+    }
+    return s;
+  };
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    const auto [a, b] = keys_[k];
+    if (blocks_.empty() || blocks_.back().count == per_block || keys_[size_t(blocks_.back().first)] != keys_[k])
+      blocks_.push_back({int(k), 0, slot(a), slot(b)});
+    Block& block = blocks_.back();
+    ++block.count;
+    if (moves_[k] & 1) moved_[size_t(block.a)] = 1;
+    if (moves_[k] & 2) moved_[size_t(block.b)] = 1;
+  }
+  for (int body : bodies_) slot_of_[size_t(body)] = -1;
+
+  // Colours: each block the lowest no earlier block moving one of its moved bodies has.
+  std::vector<ColoursUsed> used(bodies_.size());
+  int levels = 0;
+  for (Block& block : blocks_) {
+    const size_t a = size_t(block.a), b = size_t(block.b);
+    const int colour = take_colour(moved_[a], used[a], moved_[b], used[b]);
+    if (colour < 0) return false;
+    block.level = colour;
+    levels = std::max(levels, colour + 1);
+  }
+
+  // The blocks colour by colour, each colour in block order (a counting sort), laid out in batches.
+  std::vector<int> begin(size_t(levels) + 1, 0), order(blocks_.size());
+  for (const Block& block : blocks_) ++begin[size_t(block.level) + 1];
+  for (int c = 0; c < levels; ++c) begin[size_t(c) + 1] += begin[size_t(c)];
+  for (size_t k = 0; k < blocks_.size(); ++k) order[size_t(begin[size_t(blocks_[k].level)]++)] = int(k);
+  const int dummy = int(bodies_.size());
+  const int fields = contact_fields(rows_);
+  at_.assign(keys_.size(), 0);
+  batches_.clear();
+  level_batches_.assign(1, 0);
+  size_t size = 0, pos = 0;
+  std::vector<int> open;
+  for (int level = 0; level < levels; ++level) {
+    open.assign(size_t(per_block) + 1, -1);  // per contact count: the batch of this level with a free lane
+    for (; pos < order.size() && blocks_[size_t(order[pos])].level == level; ++pos) {
+      Block& block = blocks_[size_t(order[pos])];
+      int& batch_index = open[size_t(block.count)];
+      if (batch_index < 0) {
+        Batch fresh;
+        fresh.count = block.count;
+        fresh.data = size;
+        std::fill(std::begin(fresh.a), std::end(fresh.a), dummy);
+        std::fill(std::begin(fresh.b), std::end(fresh.b), dummy);
+        size += size_t(kBatchFields + block.count * fields) * kWidth;
+        batch_index = int(batches_.size());
+        batches_.push_back(fresh);
+        block.lane = 0;
+      } else {
+        block.lane = 1;
+        while (batches_[size_t(batch_index)].full[block.lane]) ++block.lane;
+      }
+      Batch& batch = batches_[size_t(batch_index)];
+      const int lane = block.lane;
+      batch.a[lane] = block.a;
+      batch.b[lane] = block.b;
+      batch.full[lane] = true;
+      batch.write_a[lane] = moved_[size_t(block.a)] != 0;
+      batch.write_b[lane] = moved_[size_t(block.b)] != 0;
+      for (int i = 0; i < block.count; ++i)
+        at_[size_t(block.first + i)] = batch.data + size_t(kBatchFields + i * fields) * kWidth + size_t(lane);
+      if (lane == kWidth - 1) batch_index = -1;
+    }
+    level_batches_.push_back(int(batches_.size()));
+  }
+  // Every lane in use is written (write()); empty lanes hold zeros (a normal that never moves, tangents bounded by
+  // mu 0): they never change.
+  auto clear_empty_lanes = [&](auto& data) {
+    data.resize(std::max(data.size(), size));
+    for (const Batch& batch : batches_)
+      for (int l = 0; l < kWidth; ++l)
+        if (!batch.full[l])
+          for (size_t f = 0; f < size_t(kBatchFields + batch.count * fields); ++f) data[batch.data + f * kWidth + size_t(l)] = 0;
+  };
+  if (precision_ == PgsPrecision::Single) {
+    clear_empty_lanes(data_f_);
+  } else {
+    clear_empty_lanes(data_);
+  }
+  velocity_.resize(bodies_.size() + 1);
+  return true;
+}
+
+namespace {
+
+// Contact k's rows as point_row and prepare (row.h) compute them, operation for operation, written to its lanes.
+template <class T>
+void write_contact(T* f, int rows, const ContactPoint& p, const InverseMass& A, const InverseMass& B) {
+  auto put = [f](int field, double v) { f[field * kWidth] = T(v); };
+  auto put3 = [f](int field, const Vec3& v) {
+    for (int c = 0; c < 3; ++c) f[(field + c) * kWidth] = T(v[c]);
+  };
+  for (int r = 0; r < rows; ++r) {
+    const Vec3& dir = p.dir[r];
+    const Vec3 ja_lin = -dir, ja_ang = -p.ra.cross(dir), jb_lin = dir, jb_ang = p.rb.cross(dir);
+    const Vec3 ba_lin = A.linear * ja_lin, ba_ang = A.angular * ja_ang;
+    const Vec3 bb_lin = B.linear * jb_lin, bb_ang = B.angular * jb_ang;
+    const double diag = ja_lin.dot(ba_lin) + ja_ang.dot(ba_ang) + jb_lin.dot(bb_lin) + jb_ang.dot(bb_ang);
+    const int at = r * kRowFields;
+    put3(at + kDir, dir);
+    put3(at + kJaAng, ja_ang);
+    put3(at + kJbAng, jb_ang);
+    put3(at + kBaAng, ba_ang);
+    put3(at + kBbAng, bb_ang);
+    put(at + kInvDiag, diag > 1e-300 ? 1.0 / diag : 0.0);  // a contact row has no CFM
+    put(at + kLambda, p.lambda[r]);
+  }
+  put(target_field(rows), p.target);
+  put(mu_field(rows), p.mu);
+}
+
+}  // namespace
+
+void ContactPgs::write(int k, const ContactPoint& p) {
+  const InverseMass& A = masses_[size_t(keys_[size_t(k)].a)];
+  const InverseMass& B = masses_[size_t(keys_[size_t(k)].b)];
+  if (precision_ == PgsPrecision::Single)
+    write_contact(data_f_.data() + at_[size_t(k)], rows_, p, A, B);
+  else
+    write_contact(data_.data() + at_[size_t(k)], rows_, p, A, B);
+}
+
+double ContactPgs::lambda(int k, int r) const {
+  const size_t at = at_[size_t(k)] + size_t(r * kRowFields + kLambda) * kWidth;
+  return precision_ == PgsPrecision::Single ? double(data_f_[at]) : data_[at];
+}
+
+void ContactPgs::warm_start(std::span<BodyVelocity> u) const {
+  auto apply = [&](const auto& data) {
+    for (size_t k = 0; k < keys_.size(); ++k) {
+      const size_t at = at_[k];
+      const auto [a, b] = keys_[k];
+      const double ma = masses_[size_t(a)].linear, mb = masses_[size_t(b)].linear;
+      for (int r = 0; r < rows_; ++r) {
+        auto field = [&](int j) { return double(data[at + size_t(r * kRowFields + j) * kWidth]); };
+        const double l = field(kLambda);
+        if (l == 0.0) continue;
+        // Row::apply: u += lambda B, with B's linear parts m (-n) and m n.
+        const Vec3 dir(field(kDir), field(kDir + 1), field(kDir + 2));
+        u[size_t(a)].v += l * Vec3(ma * -dir);
+        u[size_t(a)].w += l * Vec3(field(kBaAng), field(kBaAng + 1), field(kBaAng + 2));
+        u[size_t(b)].v += l * Vec3(mb * dir);
+        u[size_t(b)].w += l * Vec3(field(kBbAng), field(kBbAng + 1), field(kBbAng + 2));
+      }
+    }
+  };
+  if (precision_ == PgsPrecision::Single)
+    apply(data_f_);
+  else
+    apply(data_);
+}
+
+namespace {
+
+using Batch = ContactPgs::Batch;
+
+// N batches of contacts: gathers their lanes' body velocities, updates each contact's rows in order across all
+// lanes (thesis sect. 6.1.5-6.1.6), with the arithmetic of pgs.cpp's update_batches on the rows these fields stand
+// for, and scatters the velocities back; backward takes the contacts in reverse (each contact's rows in order).
+// Returns the largest |change of lambda|.
+template <class T, int N>
+__attribute__((always_inline)) inline double update_contacts(const Batch* const* batch, int rows, bool disc,
+                                                             T* const* data, std::array<double, 6>* velocity,
+                                                             bool backward) {
+  using Lanes = typename LaneVector<T>::type;
+  constexpr int W = kWidth;
+  const int fields = contact_fields(rows);
+  const Lanes zero = {0, 0, 0, 0};
+  Lanes ua[N][6], ub[N][6], ma[N], mb[N];
+  for (int n = 0; n < N; ++n) {
+    load_lane_velocities<T>(velocity, batch[n]->a, ua[n]);
+    load_lane_velocities<T>(velocity, batch[n]->b, ub[n]);
+    ma[n] = load<T>(data[n] + kMassA * W);
+    mb[n] = load<T>(data[n] + kMassB * W);
+  }
+  Lanes residual = zero;
+  // J u of a row, summed in the order Row::value sums it, so that both paths round alike. J_a's linear part is
+  // -dir: its term (-dir) . v_a is -(dir . v_a) exactly, and -x + y is y - x.
+  auto value_of = [&](const T* f, int n) {
+    auto field = [f](int j) { return load<T>(f + j * W); };
+    const Lanes d0 = field(kDir), d1 = field(kDir + 1), d2 = field(kDir + 2);
+    return ((field(kJaAng) * ua[n][3] + field(kJaAng + 1) * ua[n][4] + field(kJaAng + 2) * ua[n][5]) -
+            (d0 * ua[n][0] + d1 * ua[n][1] + d2 * ua[n][2])) +
+           (d0 * ub[n][0] + d1 * ub[n][1] + d2 * ub[n][2]) +
+           (field(kJbAng) * ub[n][3] + field(kJbAng + 1) * ub[n][4] + field(kJbAng + 2) * ub[n][5]);
+  };
+  // u += B d, B's linear parts m_a (-dir) and m_b dir as prepare() forms them (d (m_a (-dir)) is -(d (m_a dir))).
+  auto apply = [&](const T* f, int n, Lanes d) {
+    for (int c = 0; c < 3; ++c) {
+      const Lanes dir = load<T>(f + (kDir + c) * W);
+      ua[n][c] -= d * (ma[n] * dir);
+      ua[n][3 + c] += d * load<T>(f + (kBaAng + c) * W);
+      ub[n][c] += d * (mb[n] * dir);
+      ub[n][3 + c] += d * load<T>(f + (kBbAng + c) * W);
+    }
+  };
+  // Row r of contact i of every batch (not a disc pair's).
+  auto update_row = [&](int i, int r) {
+    for (int n = 0; n < N; ++n) {
+      T* c = data[n] + size_t(kBatchFields + i * fields) * W;
+      T* f = c + size_t(r * kRowFields) * W;
+      Lanes lo, hi, target;
+      if (r > 0) {
+        // Friction box (thesis sect. 4.7): |lambda_t| <= mu lambda_n with the normal impulse of this sweep.
+        hi = load<T>(c + mu_field(rows) * W) * load<T>(c + kLambda * W);
+        lo = -hi;
+        target = zero;
+      } else {
+        lo = zero;
+        hi = Lanes{1, 1, 1, 1} * std::numeric_limits<T>::infinity();
+        target = load<T>(c + target_field(rows) * W);
+      }
+      const Lanes lambda = load<T>(f + kLambda * W);
+      const Lanes w = value_of(f, n) - target + zero * lambda;  // a contact row has no CFM
+      Lanes next = lambda - load<T>(f + kInvDiag * W) * w;
+      next = next < lo ? lo : next;
+      next = next > hi ? hi : next;
+      const Lanes d = next - lambda;
+      store<T>(f + kLambda * W, next);
+      const Lanes size = d < T(0) ? -d : d;
+      residual = size > residual ? size : residual;
+      apply(f, n, d);
+    }
+  };
+  // The tangent rows of contact i of every batch as a disc pair (relax_disc in pgs_sweep.h).
+  auto update_disc = [&](int i) {
+    for (int n = 0; n < N; ++n) {
+      T* c = data[n] + size_t(kBatchFields + i * fields) * W;
+      T* const fs[2] = {c + size_t(kRowFields) * W, c + size_t(2 * kRowFields) * W};
+      const Lanes radius = load<T>(c + mu_field(rows) * W) * load<T>(c + kLambda * W);
+      Lanes x[2], l[2], step[2];
+      disc_lane_steps(load<T>(fs[0] + kInvDiag * W), load<T>(fs[1] + kInvDiag * W), step);
+      for (int k = 0; k < 2; ++k) {
+        l[k] = load<T>(fs[k] + kLambda * W);
+        x[k] = l[k] - step[k] * (value_of(fs[k], n) - zero + zero * l[k]);
+      }
+      const Lanes k = disc_scale(x[0], x[1], radius);
+      for (int j = 0; j < 2; ++j) {
+        const Lanes next = x[j] * k;
+        const Lanes d = next - l[j];
+        store<T>(fs[j] + kLambda * W, next);
+        const Lanes size = d < T(0) ? -d : d;
+        residual = size > residual ? size : residual;
+        apply(fs[j], n, d);
+      }
+    }
+  };
+  const int count = batch[0]->count;
+  for (int step = 0; step < count; ++step) {
+    const int i = backward ? count - 1 - step : step;
+    update_row(i, 0);
+    if (disc) {
+      update_disc(i);
+    } else {
+      for (int r = 1; r < rows; ++r) update_row(i, r);
+    }
+  }
+  for (int n = 0; n < N; ++n) {
+    store_lane_velocities<T>(velocity, batch[n]->a, batch[n]->write_a, ua[n]);
+    store_lane_velocities<T>(velocity, batch[n]->b, batch[n]->write_b, ub[n]);
+  }
+  return double(std::max(std::max(residual[0], residual[1]), std::max(residual[2], residual[3])));
+}
+
+CL_PGS_CLONES double update_contact_batch(const Batch& batch, int rows, bool disc, double* data,
+                                          std::array<double, 6>* velocity, bool backward) {
+  const Batch* b[1] = {&batch};
+  double* d[1] = {data};
+  return update_contacts<double, 1>(b, rows, disc, d, velocity, backward);
+}
+CL_PGS_CLONES double update_contact_batch(const Batch& batch, int rows, bool disc, float* data,
+                                          std::array<double, 6>* velocity, bool backward) {
+  const Batch* b[1] = {&batch};
+  float* d[1] = {data};
+  return update_contacts<float, 1>(b, rows, disc, d, velocity, backward);
+}
+// Two batches of one level and one contact count at once (they commute): twice the independent work per row.
+CL_PGS_CLONES double update_contact_batch_pair(const Batch& x, const Batch& y, int rows, bool disc, double* data_x,
+                                               double* data_y, std::array<double, 6>* velocity, bool backward) {
+  const Batch* b[2] = {&x, &y};
+  double* d[2] = {data_x, data_y};
+  return update_contacts<double, 2>(b, rows, disc, d, velocity, backward);
+}
+CL_PGS_CLONES double update_contact_batch_pair(const Batch& x, const Batch& y, int rows, bool disc, float* data_x,
+                                               float* data_y, std::array<double, 6>* velocity, bool backward) {
+  const Batch* b[2] = {&x, &y};
+  float* d[2] = {data_x, data_y};
+  return update_contacts<float, 2>(b, rows, disc, d, velocity, backward);
+}
+
+}  // namespace
+
+// The sweeps, run by `participants` threads at once (or by one), as pgs.cpp's LaneSolve (LaneSweeps): each takes the
+// same share of every level's batches in every sweep, so the result is the same bit for bit on any number of threads.
+template <class T>
+struct ContactLaneSolve {
+  ContactPgs& P;
+  LaneSweeps sweeps;
+
+  ContactLaneSolve(ContactPgs& p, const PgsSettings& s, int n) : P(p), sweeps(s, n) {}
+
+
+  double largest_lambda(int first, int last) const {
+    double most = 0.0;
+    const int fields = contact_fields(P.rows_);
+    for (int bi = first; bi < last; ++bi) {
+      const Batch& batch = P.batches_[size_t(bi)];
+      for (int i = 0; i < batch.count; ++i)
+        for (int r = 0; r < P.rows_; ++r)
+          for (int l = 0; l < kWidth; ++l)
+            most = std::max(most, double(std::abs(P.data<T>()[batch.data + size_t(kBatchFields + i * fields + r * kRowFields + kLambda) * kWidth + size_t(l)])));
+    }
+    return most;
+  }
+
+  void run(int p) {
+    T* data = P.data<T>().data();
+    auto sweep = [&](int first, int last, bool backward) {
+      double mine = 0.0;
+      for (int bi = first; bi < last; ++bi) {
+        const Batch& batch = P.batches_[size_t(bi)];
+        if (bi + 1 < last && P.batches_[size_t(bi) + 1].count == batch.count) {
+          const Batch& next = P.batches_[size_t(bi) + 1];
+          mine = std::max(mine, update_contact_batch_pair(batch, next, P.rows_, P.disc_, data + batch.data,
+                                                          data + next.data, P.velocity_.data(), backward));
+          ++bi;
+        } else {
+          mine = std::max(mine, update_contact_batch(batch, P.rows_, P.disc_, data + batch.data, P.velocity_.data(),
+                                                     backward));
+        }
+      }
+      return mine;
+    };
+    sweeps.run(p, P.level_batches_, sweep, [&](int first, int last) { return largest_lambda(first, last); });
+  }
+};
+
+PgsResult ContactPgs::solve(std::span<BodyVelocity> u, const PgsSettings& settings) {
+  if (keys_.empty() || !valid_) return {};
+  gather_velocities(bodies_, u, velocity_);
+  const int participants = lane_participants(settings, int(batches_.size()), int(level_batches_.size()) - 1);
+  PgsResult result;
+  if (precision_ == PgsPrecision::Single) {
+    ContactLaneSolve<float> solve(*this, settings, participants);
+    result = run_lane_solve(settings, participants, solve);
+  } else {
+    ContactLaneSolve<double> solve(*this, settings, participants);
+    result = run_lane_solve(settings, participants, solve);
+  }
+  scatter_velocities(bodies_, moved_, velocity_, u);
+  return result;
+}
+
+}  // namespace cl

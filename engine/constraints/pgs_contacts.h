@@ -1,0 +1,108 @@
+// The projected Gauss-Seidel's path for contact constraints (thesis sect. 6.1.4-6.1.7), kept between steps in a
+// compact lane layout. A contact's normal row and tangent rows (thesis sect. 4.5-4.7) share their bodies and their
+// lever arms, so instead of a Row per row (J and B of both bodies, bounds, copied into the lanes of pgs.cpp: 32
+// values per row) each contact is written once, straight into its lanes: per row the direction, the two angular
+// Jacobians and the two angular parts of B = M^-1 J^T, 1 / A_ii and the impulse; per contact the normal target and
+// mu; per lane of a batch the two bodies' inverse masses (the linear parts of J and B are +-n and m n). That is 53
+// values per three-row contact instead of 96, in float under `solver_precision=float`.
+//
+// The layout (blocks of a pair's contacts, their colours, the batches) is what solve_pgs lays out for the same
+// contacts as rows, and it is kept from one solve to the next while the contacts' bodies, row counts and moved
+// bodies are unchanged (a resting stack: the same pairs every step), so it is not recomputed. The sweeps are
+// solve_pgs's coloured lane sweeps (the same order, bounds and disc relax_disc), with the same arithmetic in the same
+// order: in double precision the impulses and velocities are the same bit for bit as solve_pgs's from the rows.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "constraints/pgs.h"
+
+namespace cl {
+
+// One contact point as a velocity solve sees it: J u = (v_b + w_b x r_b - v_a - w_a x r_a) . dir for its normal
+// and its tangent directions (point_row in row.h), normal bounds [0, inf), a tangent's +-mu lambda_n (or, for a
+// disc pair, the disc of radius mu lambda_n).
+struct ContactPoint {
+  Vec3 ra = Vec3::Zero(), rb = Vec3::Zero();  // from each body's centre of mass to the point
+  Vec3 dir[3] = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};  // the normal, then the tangents
+  double target = 0.0;  // what the normal row drives J u to (bounce or gap closing, m/s); the tangents' is 0
+  double mu = 0.0;
+  double lambda[3] = {0.0, 0.0, 0.0};  // the warm start
+};
+
+// Whether a solve can move a body with these inverse mass properties.
+inline bool movable(const InverseMass& m) { return m.linear != 0.0 || !m.angular.isZero(0.0); }
+
+// The bodies of a contact.
+struct ContactBodies {
+  int a = -1, b = -1;
+  bool operator==(const ContactBodies&) const = default;
+};
+
+class ContactPgs {
+ public:
+  // Lays out contacts between these bodies, each of `rows` rows (1: the normal only, 2: one tangent, 3: two), the
+  // two tangents a disc pair when `disc` (FrictionCone), with the inverse masses the solve will see (a body with
+  // none is not moved). The layout of the previous call is kept when all of this is unchanged. False when the
+  // contacts cannot be laid out (a body of a contact out of range or on both sides, or more colours than the
+  // lanes take): then build rows for solve_pgs.
+  bool plan(std::span<const ContactBodies> contacts, int rows, bool disc, std::span<const InverseMass> masses,
+            PgsPrecision precision);
+  // Whether the last plan kept the layout of the one before.
+  bool kept_layout() const { return kept_; }
+  // Writes contact k's constraint into its lanes: J, B and 1 / A_ii of its rows as prepare() (row.h) computes them.
+  // Contacts of distinct k may be written from several threads at once.
+  void write(int k, const ContactPoint& p);
+  // u += M^-1 J^T lambda for every contact's warm start, contact by contact and row by row (apply_impulses).
+  void warm_start(std::span<BodyVelocity> u) const;
+  // The sweeps (settings.iterations, tolerance, residuals, pool as for solve_pgs; always coloured, in lanes).
+  PgsResult solve(std::span<BodyVelocity> u, const PgsSettings& settings);
+  // Contact k's impulse on its row r.
+  double lambda(int k, int r) const;
+  size_t size() const { return keys_.size(); }
+  int rows() const { return rows_; }
+
+  struct Block {
+    int first = 0, count = 0;  // its contacts
+    int a = 0, b = 0;          // its bodies' slots
+    int level = 0, lane = 0;
+  };
+  struct Batch {
+    int count = 0;                    // contacts per lane
+    size_t data = 0;                  // offset of its fields
+    int a[4] = {}, b[4] = {};         // each lane's bodies' slots (the dummy slot for an empty lane)
+    bool write_a[4] = {}, write_b[4] = {};
+    bool full[4] = {};                // lanes in use
+  };
+
+ private:
+  template <class T> friend struct ContactLaneSolve;
+  template <class T> std::vector<T>& data();
+  template <class T> const std::vector<T>& data() const;
+  bool layout(std::span<const InverseMass> masses);
+
+  // What the layout was planned for.
+  std::vector<ContactBodies> keys_;
+  std::vector<uint8_t> moves_;  // per contact: bit 0 body a is moved, bit 1 body b
+  int rows_ = 0;
+  bool disc_ = false;
+  PgsPrecision precision_ = PgsPrecision::Double;
+  bool valid_ = false, kept_ = false;
+  std::span<const InverseMass> masses_;
+
+  // The layout: bodies by slot, blocks by colour, batches level by level, each contact's place.
+  std::vector<int> bodies_, slot_of_;
+  std::vector<char> moved_;
+  std::vector<Block> blocks_;
+  std::vector<Batch> batches_;
+  std::vector<int> level_batches_;
+  std::vector<size_t> at_;     // per contact: offset of its fields in its batch, lane added
+  std::vector<double> data_;
+  std::vector<float> data_f_;
+  std::vector<std::array<double, 6>> velocity_;  // per slot, during a solve; a dummy slot last
+};
+
+}  // namespace cl

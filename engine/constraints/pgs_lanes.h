@@ -1,0 +1,231 @@
+// What the projected Gauss-Seidel's lane paths share (pgs.cpp for rows, pgs_contacts.cpp for contact
+// constraints): the lane width, four values as one vector, the kernels' compilation for AVX2, and the barrier that
+// ends a level when a solve's sweeps are split among threads. Internal to the constraints layer.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "constraints/pgs.h"
+#include "core/spin_wait.h"
+
+namespace cl::pgs_lanes {
+
+constexpr int kWidth = 4;  // lanes: 4 doubles fill an AVX2 register
+constexpr int kMaxBlockRows = 24;  // a block's rows: 8 contact points of three rows
+constexpr int kMaxParticipants = 8;  // threads of one lane solve
+constexpr int kBatchesPerThreadLevel = 8;  // each thread's least share of a level's batches
+
+// Four values, one per lane, as a GCC/Clang vector: in double precision the compiler emits one AVX2 instruction,
+// or two SSE2 ones, per operation; in single precision (PgsSettings::precision) one SSE2 instruction, on half the
+// bytes, which is what a solve too large for the caches waits on. Loads and stores through it may be unaligned.
+template <class T> struct LaneVector;
+template <> struct LaneVector<double> {
+  typedef double type __attribute__((vector_size(kWidth * sizeof(double)), aligned(sizeof(double))));
+};
+template <> struct LaneVector<float> {
+  typedef float type __attribute__((vector_size(kWidth * sizeof(float)), aligned(sizeof(float))));
+};
+static_assert(kWidth == 4, "the gathers of the lane kernels spell out four lanes");
+
+template <class T> inline typename LaneVector<T>::type load(const T* p) {
+  return *reinterpret_cast<const typename LaneVector<T>::type*>(p);
+}
+template <class T> inline void store(T* p, typename LaneVector<T>::type v) {
+  *reinterpret_cast<typename LaneVector<T>::type*>(p) = v;
+}
+
+// The lane kernels are compiled for x86-64-v3 (AVX2) as well where GCC can pick the version at load time; their
+// files are compiled without fused multiply-adds, so both versions round as the one-row path does.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CL_PGS_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define CL_PGS_CLONES
+#endif
+
+// A spin barrier for the threads of one solve: a level's batches must all be updated before the next level's
+// start. Waiters spin briefly, then yield, so that a thread the machine has not scheduled gets the core (SpinWait).
+class SpinBarrier {
+ public:
+  explicit SpinBarrier(int n) : n_(n) {}
+  void wait() {
+    const unsigned phase = phase_.load(std::memory_order_acquire);
+    if (count_.fetch_add(1, std::memory_order_acq_rel) == n_ - 1) {
+      count_.store(0, std::memory_order_relaxed);
+      phase_.store(phase + 1, std::memory_order_release);
+      return;
+    }
+    SpinWait wait;
+    while (phase_.load(std::memory_order_acquire) == phase) wait();
+  }
+
+ private:
+  const int n_;
+  std::atomic<int> count_{0};
+  std::atomic<unsigned> phase_{0};
+};
+
+// The velocities (v, w) of a batch's four lanes' bodies (their slots), component by component, in the lanes' type.
+template <class T, class Slots>
+__attribute__((always_inline)) inline void load_lane_velocities(const std::array<double, 6>* velocity, const Slots& slot,
+                                                                typename LaneVector<T>::type (&u)[6]) {
+  const std::array<double, 6>* v[kWidth] = {&velocity[slot[0]], &velocity[slot[1]], &velocity[slot[2]], &velocity[slot[3]]};
+  for (size_t c = 0; c < 6; ++c) u[c] = typename LaneVector<T>::type{T((*v[0])[c]), T((*v[1])[c]), T((*v[2])[c]), T((*v[3])[c])};
+}
+// Back into the slots of the lanes whose body the solve moves (`write`).
+template <class T, class Slots, class Write>
+__attribute__((always_inline)) inline void store_lane_velocities(std::array<double, 6>* velocity, const Slots& slot,
+                                                                 const Write& write,
+                                                                 const typename LaneVector<T>::type (&u)[6]) {
+  for (int l = 0; l < kWidth; ++l)
+    if (write[size_t(l)])
+      for (size_t c = 0; c < 6; ++c) velocity[slot[size_t(l)]][c] = u[c][l];
+}
+
+// disc_steps (pgs_sweep.h) lane by lane: min(inv_1, inv_2) as std::min takes it, or each row's own where it is 0.
+template <class Lanes> inline void disc_lane_steps(Lanes inv1, Lanes inv2, Lanes (&step)[2]) {
+  const Lanes m = inv2 < inv1 ? inv2 : inv1;
+  const Lanes zero = {0, 0, 0, 0};
+  step[0] = m > zero ? m : inv1;
+  step[1] = m > zero ? m : inv2;
+}
+
+// The factor k that puts a disc pair's unbounded update (x_1, x_2) k on the disc of this radius, lane by lane: 1
+// inside it (relax_disc in pgs_sweep.h, operation for operation).
+template <class Lanes> inline Lanes disc_scale(Lanes x1, Lanes x2, Lanes radius) {
+  const Lanes norm2 = x1 * x1 + x2 * x2;
+  Lanes root = norm2;  // every lane set, then the square roots
+  for (int lane = 0; lane < kWidth; ++lane) root[lane] = std::sqrt(norm2[lane]);
+  const Lanes one = {1, 1, 1, 1};
+  return norm2 > radius * radius ? radius / root : one;
+}
+
+// Greedy colouring (as Box2D v3 colours its constraints): the lowest colour that no earlier block moving one of
+// this block's moved bodies has, recorded for those bodies; -1 when all 256 are taken.
+using ColoursUsed = std::array<uint64_t, 4>;
+inline int take_colour(bool moves_a, ColoursUsed& a, bool moves_b, ColoursUsed& b) {
+  int colour = -1;
+  for (size_t w = 0; w < a.size() && colour < 0; ++w) {
+    const uint64_t taken = (moves_a ? a[w] : 0) | (moves_b ? b[w] : 0);
+    if (~taken != 0) colour = int(w) * 64 + std::countr_one(taken);
+  }
+  if (colour < 0) return -1;
+  const uint64_t bit = uint64_t(1) << (colour % 64);
+  if (moves_a) a[size_t(colour) / 64] |= bit;
+  if (moves_b) b[size_t(colour) / 64] |= bit;
+  return colour;
+}
+
+// How many threads a lane solve of these batches in these levels takes: more than one only when every level has
+// batches enough for each thread to outweigh a barrier.
+inline int lane_participants(const PgsSettings& settings, int batches, int levels) {
+  if (!settings.pool || settings.pool->threads() <= 1 || settings.pool->serial() ||
+      batches < kBatchesPerThreadLevel * 2 * levels)
+    return 1;
+  return std::min({settings.pool->threads(), kMaxParticipants, batches / (kBatchesPerThreadLevel * levels)});
+}
+
+// Thread p's batches of a level: [level_batches[level], level_batches[level + 1]) split in `participants` shares.
+inline std::pair<int, int> level_share(const std::vector<int>& level_batches, int level, int p, int participants) {
+  const int begin = level_batches[size_t(level)], n = level_batches[size_t(level) + 1] - begin;
+  return {begin + int(int64_t(n) * p / participants), begin + int(int64_t(n) * (p + 1) / participants)};
+}
+
+// The sweeps of a lane solve as thread p of `participants` runs them: each sweep takes the levels in order
+// (backwards every second sweep when symmetric), sweep(first, last, backward) updating the thread's share of the
+// level's batches, [first, last), and returning its largest |change of lambda|, a barrier after each level; then
+// every thread reads all threads' residuals (and, with settings.relative, its shares' largest |lambda|,
+// largest(first, last)) and takes the same stop decision from the same numbers, so the result is the same bit for
+// bit on any number of threads. Thread 0 fills `result`.
+struct LaneSweeps {
+  const PgsSettings& settings;
+  int participants;
+  SpinBarrier barrier;
+  // Per sweep parity and thread: its residual and its largest |lambda|; read by all after the sweep's last
+  // barrier, rewritten two sweeps later (after at least one more barrier).
+  std::array<std::array<double, kMaxParticipants>, 2> residual{}, largest{};
+  PgsResult result;
+
+  LaneSweeps(const PgsSettings& s, int n) : settings(s), participants(n), barrier(n) {}
+
+  template <class Sweep, class Largest>
+  void run(int p, const std::vector<int>& level_batches, Sweep&& sweep, Largest&& largest_lambda) {
+    const int levels = int(level_batches.size()) - 1;
+    int sweeps = 0;
+    while (sweeps < settings.iterations) {
+      ++sweeps;
+      const size_t parity = size_t(sweeps % 2);
+      double mine = 0.0;
+      // Symmetric Gauss-Seidel: every second sweep takes the levels backwards, which is the sweep order of the
+      // blocks reversed (blocks keep their row order).
+      const bool backward = settings.symmetric && sweeps % 2 == 0;
+      for (int k = 0; k < levels; ++k) {
+        const auto [first, last] = level_share(level_batches, backward ? levels - 1 - k : k, p, participants);
+        mine = std::max(mine, sweep(first, last, backward));
+        if (participants > 1) barrier.wait();
+      }
+      residual[parity][size_t(p)] = mine;
+      if (settings.relative) {
+        double most = 0.0;
+        for (int level = 0; level < levels; ++level) {
+          const auto [first, last] = level_share(level_batches, level, p, participants);
+          most = std::max(most, largest_lambda(first, last));
+        }
+        largest[parity][size_t(p)] = most;
+      }
+      if (participants > 1) barrier.wait();
+      double all = 0.0, most = 0.0;
+      for (int q = 0; q < participants; ++q) {
+        all = std::max(all, residual[parity][size_t(q)]);
+        most = std::max(most, largest[parity][size_t(q)]);
+      }
+      if (p == 0) {
+        result.sweeps = sweeps;
+        result.residual = all;
+        if (settings.residuals) settings.residuals->push_back(all);
+      }
+      if (sweep_converged(settings, all, [most] { return most; })) break;
+    }
+  }
+};
+
+// Runs a lane solve (one with a run(p) and a LaneSweeps `sweeps`) on `participants` threads of settings.pool, or
+// on this one.
+template <class Solve>
+PgsResult run_lane_solve(const PgsSettings& settings, int participants, Solve& solve) {
+  if (participants == 1)
+    solve.run(0);
+  else
+    settings.pool->run(participants, [&](int task, int) { solve.run(task); });
+  solve.sweeps.result.threads = participants;
+  return solve.sweeps.result;
+}
+
+// The velocities (v, w) of a lane solve's bodies, by slot, with a zero dummy slot after them for empty lanes.
+inline void gather_velocities(const std::vector<int>& bodies, std::span<const BodyVelocity> u,
+                              std::vector<std::array<double, 6>>& out) {
+  out.resize(bodies.size() + 1);
+  for (size_t k = 0; k < bodies.size(); ++k) {
+    const BodyVelocity& b = u[size_t(bodies[k])];
+    out[k] = {b.v.x(), b.v.y(), b.v.z(), b.w.x(), b.w.y(), b.w.z()};
+  }
+  out.back() = {};
+}
+// The moved bodies' velocities back into u.
+inline void scatter_velocities(const std::vector<int>& bodies, const std::vector<char>& moved,
+                               const std::vector<std::array<double, 6>>& v, std::span<BodyVelocity> u) {
+  for (size_t k = 0; k < bodies.size(); ++k) {
+    if (!moved[k]) continue;
+    const auto& s = v[k];
+    u[size_t(bodies[k])] = {Vec3(s[0], s[1], s[2]), Vec3(s[3], s[4], s[5])};
+  }
+}
+
+}  // namespace cl::pgs_lanes

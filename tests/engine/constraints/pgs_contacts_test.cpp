@@ -1,0 +1,240 @@
+#include "constraints/pgs_contacts.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "core/task_pool.h"
+
+namespace cl {
+namespace {
+
+// Random contacts between random bodies: the same problem as ContactPgs's contacts and as rows for solve_pgs.
+struct Problem {
+  std::vector<InverseMass> masses;
+  std::vector<BodyVelocity> u;
+  std::vector<ContactBodies> bodies;
+  std::vector<ContactPoint> points;
+};
+
+Vec3 random_unit(std::mt19937& rng) {
+  std::normal_distribution<double> g;
+  return Vec3(g(rng), g(rng), g(rng)).normalized();
+}
+
+// `pairs` touching pairs among `body_count` bodies (body 0 fixed, and every seventh one, as a layer's held bodies
+// are), each with 1 to `most` contact points (more than a block's 8 when `most` is larger), random lever arms,
+// normals and tangents, targets, mu and warm starts.
+Problem random_problem(unsigned seed, int body_count, int pairs, int most) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uni(-1.0, 1.0), pos(0.05, 2.0);
+  Problem p;
+  for (int i = 0; i < body_count; ++i) {
+    InverseMass m;
+    if (i % 7 != 0) {
+      const Eigen::Matrix3d r = Eigen::Quaterniond(uni(rng), uni(rng), uni(rng), uni(rng)).normalized().toRotationMatrix();
+      m.linear = pos(rng);
+      m.angular = r * Vec3(pos(rng), pos(rng), pos(rng)).asDiagonal() * r.transpose();
+    }
+    p.masses.push_back(m);
+    p.u.push_back({Vec3(uni(rng), uni(rng), uni(rng)), Vec3(uni(rng), uni(rng), uni(rng))});
+  }
+  std::uniform_int_distribution<int> body(0, body_count - 1), count(1, most);
+  for (int k = 0; k < pairs; ++k) {
+    int a = body(rng), b = body(rng);
+    while (b == a) b = body(rng);
+    const int n = count(rng);
+    const double mu = 0.1 + 0.5 * (uni(rng) + 1.0);
+    for (int i = 0; i < n; ++i) {
+      ContactPoint c;
+      c.ra = Vec3(uni(rng), uni(rng), uni(rng));
+      c.rb = Vec3(uni(rng), uni(rng), uni(rng));
+      c.dir[0] = random_unit(rng);
+      sliding_tangents(c.dir[0], random_unit(rng), c.dir[1], c.dir[2]);
+      c.target = 0.5 * uni(rng);
+      c.mu = mu;
+      c.lambda[0] = std::max(0.0, uni(rng));
+      c.lambda[1] = 0.2 * uni(rng);
+      c.lambda[2] = 0.2 * uni(rng);
+      p.bodies.push_back({a, b});
+      p.points.push_back(c);
+    }
+  }
+  return p;
+}
+
+// The contacts as lcp builds them as rows: normal (bounds [0, inf)), then its tangent rows.
+std::vector<Row> rows_of(const Problem& p, int rows, bool disc) {
+  std::vector<Row> out;
+  for (size_t k = 0; k < p.points.size(); ++k) {
+    const ContactPoint& c = p.points[k];
+    const auto [a, b] = p.bodies[k];
+    const int first = int(out.size());
+    Row normal = point_row(a, b, c.ra, c.rb, c.dir[0]);
+    normal.lo = 0.0;
+    normal.target = c.target;
+    normal.lambda = c.lambda[0];
+    prepare(normal, p.masses);
+    out.push_back(normal);
+    for (int f = 0; f + 1 < rows; ++f) {
+      Row t = point_row(a, b, c.ra, c.rb, c.dir[1 + f]);
+      t.normal_row = first;
+      t.follows = true;
+      t.mu = c.mu;
+      t.cone = tangent_cone(f, rows - 1, disc);
+      t.lambda = c.lambda[1 + f];
+      prepare(t, p.masses);
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+struct Solved {
+  std::vector<double> lambda;  // contact by contact, row by row
+  std::vector<BodyVelocity> u;
+  PgsResult result;
+};
+
+PgsSettings coloured(int iterations, PgsPrecision precision = PgsPrecision::Double, TaskPool* pool = nullptr) {
+  PgsSettings s{iterations, 1e-9, false};
+  s.coloured = true;
+  s.precision = precision;
+  s.pool = pool;
+  return s;
+}
+
+Solved solve_as_rows(const Problem& p, int rows, bool disc, const PgsSettings& settings) {
+  Solved s{{}, p.u, {}};
+  std::vector<Row> r = rows_of(p, rows, disc);
+  apply_impulses(r, s.u);
+  s.result = solve_pgs(r, s.u, settings);
+  for (const Row& row : r) s.lambda.push_back(row.lambda);
+  return s;
+}
+
+Solved solve_compact(ContactPgs& lanes, const Problem& p, int rows, bool disc, const PgsSettings& settings) {
+  Solved s{{}, p.u, {}};
+  EXPECT_TRUE(lanes.plan(p.bodies, rows, disc, p.masses, settings.precision));
+  for (size_t k = 0; k < p.points.size(); ++k) lanes.write(int(k), p.points[k]);
+  lanes.warm_start(s.u);
+  s.result = lanes.solve(s.u, settings);
+  for (size_t k = 0; k < p.points.size(); ++k)
+    for (int r = 0; r < rows; ++r) s.lambda.push_back(lanes.lambda(int(k), r));
+  return s;
+}
+
+// In double precision the compact contacts give what the rows give, bit for bit: the impulses, the velocities, the
+// sweeps and the residual, for the normal alone, one tangent, two in boxes and two in the disc, with pairs of more
+// points than a block holds and bodies the solve does not move.
+TEST(PgsContacts, DoubleGivesTheRowsResultBitForBit) {
+  for (unsigned seed : {1u, 2u, 3u})
+    for (int rows : {1, 2, 3})
+      for (bool disc : {false, true}) {
+        if (disc && rows != 3) continue;
+        SCOPED_TRACE("seed " + std::to_string(seed) + ", rows " + std::to_string(rows) + (disc ? ", disc" : ""));
+        const Problem p = random_problem(seed, 30, 60, 11);
+        const Solved expected = solve_as_rows(p, rows, disc, coloured(10));
+        ContactPgs lanes;
+        const Solved got = solve_compact(lanes, p, rows, disc, coloured(10));
+        ASSERT_EQ(got.lambda.size(), expected.lambda.size());
+        for (size_t i = 0; i < got.lambda.size(); ++i) ASSERT_EQ(got.lambda[i], expected.lambda[i]) << "row " << i;
+        for (size_t i = 0; i < p.u.size(); ++i) {
+          ASSERT_EQ(got.u[i].v, expected.u[i].v) << "body " << i;
+          ASSERT_EQ(got.u[i].w, expected.u[i].w) << "body " << i;
+        }
+        EXPECT_EQ(got.result.sweeps, expected.result.sweeps);
+        EXPECT_EQ(got.result.residual, expected.result.residual);
+        EXPECT_GT(got.result.residual, 0.0);
+      }
+}
+
+// In single precision the compact contacts agree with the rows' double solve to float rounding (a few units of
+// the seventh digit of the impulses), not bit for bit.
+TEST(PgsContacts, FloatAgreesWithDoubleToRounding) {
+  const Problem p = random_problem(4, 30, 60, 6);
+  const Solved expected = solve_as_rows(p, 3, false, coloured(10));
+  ContactPgs lanes;
+  const Solved got = solve_compact(lanes, p, 3, false, coloured(10, PgsPrecision::Single));
+  double largest = 0.0;
+  for (double l : expected.lambda) largest = std::max(largest, std::abs(l));
+  for (size_t i = 0; i < got.lambda.size(); ++i) EXPECT_NEAR(got.lambda[i], expected.lambda[i], 1e-4 * largest) << i;
+}
+
+// The layout is kept while the contacts' bodies, their row count and the bodies the solve moves stay the same, and
+// a solve on the kept layout gives what one on a fresh layout gives.
+TEST(PgsContacts, LayoutIsKeptWhileTheContactsKeepTheirBodies) {
+  Problem p = random_problem(5, 20, 30, 5);
+  ContactPgs lanes;
+  const Solved first = solve_compact(lanes, p, 3, false, coloured(10));
+  EXPECT_FALSE(lanes.kept_layout());
+  const Solved again = solve_compact(lanes, p, 3, false, coloured(10));
+  EXPECT_TRUE(lanes.kept_layout());
+  EXPECT_EQ(again.lambda, first.lambda);
+  // Another row count, or a body held (shock propagation's layers): a new layout.
+  solve_compact(lanes, p, 2, false, coloured(10));
+  EXPECT_FALSE(lanes.kept_layout());
+  solve_compact(lanes, p, 2, false, coloured(10));
+  EXPECT_TRUE(lanes.kept_layout());
+  p.masses[size_t(p.bodies[0].b)] = InverseMass{};
+  const Solved held = solve_compact(lanes, p, 2, false, coloured(10));
+  EXPECT_FALSE(lanes.kept_layout());
+  const Solved rows = solve_as_rows(p, 2, false, coloured(10));
+  EXPECT_EQ(held.lambda, rows.lambda);
+}
+
+// A 2 kg body falling at 3 m/s onto a fixed one is stopped by lambda = m v; sliding at 5 m/s it loses mu lambda_n
+// of momentum (mu 0.25: 0.5 m/s), its friction within mu lambda_n.
+TEST(PgsContacts, ContactStopsTheApproachAndFrictionIsBoundedByMu) {
+  for (PgsPrecision precision : {PgsPrecision::Double, PgsPrecision::Single}) {
+    Problem p;
+    p.masses = {InverseMass{}, InverseMass{0.5, Mat3::Identity()}};
+    p.u = {BodyVelocity{}, BodyVelocity{Vec3(5, -3, 0), Vec3::Zero()}};
+    p.bodies = {{0, 1}};
+    ContactPoint c;
+    c.dir[0] = Vec3::UnitY();
+    c.dir[1] = Vec3::UnitX();
+    c.dir[2] = Vec3::UnitZ();
+    c.mu = 0.25;
+    p.points = {c};
+    ContactPgs lanes;
+    const Solved s = solve_compact(lanes, p, 3, false, coloured(20, precision));
+    EXPECT_NEAR(s.lambda[0], 6.0, 1e-6);
+    EXPECT_NEAR(s.u[1].v.y(), 0.0, 1e-6);
+    EXPECT_NEAR(s.u[1].v.x(), 5.0 - 0.25 * 6.0 * 0.5, 1e-6);
+    EXPECT_LE(std::abs(s.lambda[1]), 0.25 * s.lambda[0] + 1e-6);
+  }
+}
+
+// Contacts the lanes cannot take (a body on both sides, a body out of range): plan says so.
+TEST(PgsContacts, PlanRefusesContactsItCannotLayOut) {
+  const std::vector<InverseMass> masses(2, InverseMass{1.0, Mat3::Identity()});
+  ContactPgs lanes;
+  const std::vector<ContactBodies> self{{1, 1}}, outside{{0, 2}}, fine{{0, 1}};
+  EXPECT_FALSE(lanes.plan(self, 3, false, masses, PgsPrecision::Double));
+  EXPECT_FALSE(lanes.plan(outside, 3, false, masses, PgsPrecision::Double));
+  EXPECT_FALSE(lanes.plan(fine, 2, true, masses, PgsPrecision::Double));  // a disc needs two tangents
+  EXPECT_TRUE(lanes.plan(fine, 3, true, masses, PgsPrecision::Double));
+}
+
+// A large solve on two threads (the levels' batches split between them) gives the one-thread result bit for bit,
+// and the rows' result.
+TEST(PgsContacts, TwoThreadsGiveTheResultOfOne) {
+  const Problem p = random_problem(6, 400, 1600, 4);
+  TaskPool pool(2);
+  ContactPgs one, two;
+  const Solved a = solve_compact(one, p, 3, false, coloured(10));
+  const Solved b = solve_compact(two, p, 3, false, coloured(10, PgsPrecision::Double, &pool));
+  EXPECT_EQ(a.result.threads, 1);
+  EXPECT_EQ(b.result.threads, 2);
+  EXPECT_EQ(a.lambda, b.lambda);
+  const Solved rows = solve_as_rows(p, 3, false, coloured(10));
+  EXPECT_EQ(a.lambda, rows.lambda);
+}
+
+}  // namespace
+}  // namespace cl
