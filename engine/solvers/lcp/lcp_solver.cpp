@@ -89,6 +89,12 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
       T::bind(&S::shock_fraction, {"shock_fraction", ParamKind::Real, "", 0, 1, 0.01,
        "f: the part of the step solved over the whole group before the layers. Larger f lets bodies feel "
        "the weight above them (a see-saw tips); smaller f removes more solver error and rippling (thesis 6.4.4-6.4.5)"}),
+      T::bind(&S::layer_iterations, {"layer_iterations", ParamKind::Integer, "", 1, 1000, 40,
+       "With shock propagation: PGS sweeps of each stack layer's velocity solve (thesis 6.4 runs the dynamics' 10). "
+       "A layer's bottom bodies are held, so the error its sweeps leave is never taken back by a later solve: every "
+       "layer above inherits it, and a stack's top carries the sum over its height (at 10, a 50-row pyramid of boxes "
+       "each resting on two with gaps between them rocks and slides its top rows). A layer is one row of bodies on a "
+       "held row, so its sweeps cost little beside the whole group's"}),
       T::bind(&S::global_correction, {"global_correction", ParamKind::Bool, "", 0, 1, 1,
        "With shock propagation: after the layers' projections, one more over the whole group without layers "
        "(the robust variant of thesis Fig. 6.60), which spreads what the layers could not remove: a body held "
@@ -424,7 +430,10 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   }
   if (shock) {
     // Phase 2: the rest of the step, layer by layer, lower bodies of each layer held (infinite mass).
+    // Each layer is solved to the layer sweeps: its top bodies keep the velocity it leaves them, and every layer
+    // above is held on them in turn (thesis sect. 6.4.4: with a converged solve no error propagates).
     ScopedSubStage layers(sub_stages_, kShockLayers);
+    recorded.iterations = set_.layer_iterations;
     add_free_velocity(group.bodies, 1.0 - f);
     for (const StackLayer& layer : ctx.graph.layers(group_index)) {
       hold(layer.bottom);

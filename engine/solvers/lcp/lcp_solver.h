@@ -9,7 +9,8 @@
 //   s      += M^-1 J_n^T lcp(J_n M^-1 J_n^T, d_pen)               error correction by projection (thesis sect. 4.16)
 // With shock propagation (thesis sect. 6.4, Fig. 6.56) the velocity solve is split: a dynamics step of
 // fraction f over the whole group, then the remaining (1 - f) h layer by layer bottom-up with each layer's
-// bottom bodies held fixed; the projection also runs layer by layer. Groups that are asleep are skipped.
+// bottom bodies held fixed (each layer's PGS with its own sweeps, layer_iterations); the projection also runs
+// layer by layer. Groups that are asleep are skipped.
 #pragma once
 
 #include <vector>
@@ -44,7 +45,7 @@ class LcpSolver final : public Solver {
 
   // The parameters as plain fields (see param_specs for units and meaning), read once per step.
   struct Settings {
-    int iterations, correction_iterations, friction_directions, friction_cone, sleep_steps, precision;
+    int iterations, layer_iterations, correction_iterations, friction_directions, friction_cone, sleep_steps, precision;
     bool warm_start, shock_propagation, global_correction, sleeping, vector_lanes, coloured;
     double restitution_threshold, allowed_penetration, tolerance, shock_fraction, sleep_energy, recycle_distance;
   };
