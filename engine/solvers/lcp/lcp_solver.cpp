@@ -67,7 +67,8 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "four-sided pyramid, 6.1.4), which lets one contact's friction reach sqrt(2) mu lambda_n between the two "
        "directions (the first row follows the sliding velocity, so a sliding or starting body feels mu). circle: "
        "together, in the disc of radius mu lambda_n (Coulomb's law in every direction); at the default iterations "
-       "it converges more slowly in piles (scenes/torus_stack.json still creeps after 15 s), hence not the default",
+       "it converges more slowly in piles (scenes/torus_stack.json still creeps after 15 s), hence not the default. "
+       "Shock propagation's layers always use the circle",
        {"circle", "box"}}),
       T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0,
        "Approach speeds below this get no restitution. Whatever it is, an approach no faster than one step of the "
@@ -196,7 +197,10 @@ void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, i
     friction.normal_row = first;
     friction.follows = true;
     friction.mu = c.friction;
-    friction.cone = tangent_cone(f, friction_rows, set_.friction_cone == 0);
+    // The layers bound friction by the disc whatever friction_cone says: a resting contact's first tangent
+    // follows the noise in its sliding velocity, so the box's square turns from step to step, and a body on held
+    // supports is pushed by a friction that changes with it (the top rows of a 100-row pyramid rock).
+    friction.cone = tangent_cone(f, friction_rows, set_.friction_cone == 0 || phase == Phase::Layers);
     friction.lambda = p.lambda[1 + f];
     prepare(friction, masses_);
     put(friction);
@@ -229,7 +233,8 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   if (count == 0) return true;
   if (compact_next_ == compact_.size()) compact_.emplace_back();
   ContactPgs& lanes = compact_[compact_next_++];
-  if (!lanes.plan(compact_keys_, rows, rows == 3 && set_.friction_cone == 0, masses_, pgs.precision)) return false;
+  const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
+  if (!lanes.plan(compact_keys_, rows, rows == 3 && disc, masses_, pgs.precision)) return false;
   compact_tangents_.resize(size_t(2 * count));
   auto build = [&](int i) {
     const ContactPoint p = contact_point(ctx, compact_contacts_[size_t(i)], phase);
