@@ -104,8 +104,9 @@ TEST(ShockPropagation, GappedPyramidStepsFromRestWithoutVelocity) {
     for (const Body& b : w.bodies)
       if (b.is_dynamic())
         fastest = std::max(fastest, b.linear_velocity.norm() + b.angular_velocity.norm() * 0.87 * c.size);
-    // A hundredth of one step of gravity, g h. At 10 sweeps a layer: 0.11-0.21 g h in every case; at 40: 1e-9 g h at
-    // 1 m, 0.005 g h for the 2 cm boxes at 1 ms, whose 10 uN s impulses meet the PGS's tolerance (1e-9 N s) sooner.
+    // A hundredth of one step of gravity, g h. At 10 sweeps a layer: 0.11-0.21 g h in every case; at up to 40,
+    // stopped once 4 move no top body by more than 1e-6 g h (layer_tolerance): 7e-7 to 2e-6 g h, and 0.002 g h for
+    // the 2 cm boxes at 1 ms, whose 10 uN s impulses meet the PGS's tolerance (1e-9 N s) sooner.
     EXPECT_LT(fastest, 0.01 * 9.81 * c.dt);
   }
 }
@@ -121,6 +122,46 @@ TEST(ShockPropagation, GappedPyramidOf50RowsStands) {
   for (size_t i = 0; i < w.bodies.size(); ++i)
     largest = std::max(largest, (w.bodies[i].position - start.bodies[i].position).norm());
   EXPECT_LT(largest, 1e-4);
+}
+
+// A settled layer's sweeps stop once a round of them no longer moves its top bodies (layer_tolerance, a fraction of
+// g h), over time steps, sizes, masses and friction. Its impulses never stop changing by the absolute tolerance: a
+// box face's contact points whose targets differ by rounding pass impulse between them sweep after sweep.
+TEST(ShockPropagation, SettledGappedPyramidStopsItsLayersEarly) {
+  struct Case { double dt, size, density, friction; };
+  for (const Case c : {Case{1.0 / 60, 1.0, 1000, 0.6}, Case{1.0 / 30, 4.0, 1000, 0.6}, Case{1.0 / 1000, 0.02, 1000, 0.6},
+                       Case{1.0 / 60, 1.0, 1e5, 0.2}, Case{1.0 / 60, 0.5, 10, 1.0}}) {
+    SCOPED_TRACE(testing::Message() << "dt " << c.dt << " size " << c.size << " density " << c.density << " mu "
+                                    << c.friction);
+    World w = gapped_pyramid(20, c.size, c.density, c.friction, c.dt);
+    for (int s = 0; s < 60; ++s) ASSERT_TRUE(w.step().ok);
+    int sweeps = 0;
+    for (int s = 0; s < 10; ++s) {
+      ASSERT_TRUE(w.step().ok);
+      sweeps += w.last_stats().iterations;
+    }
+    // The first phase's 10 sweeps and 20 layers at most 3 rounds of 4 on average (150 to 190 in all, where the
+    // impulses' tolerance alone took every layer's 40: 810).
+    EXPECT_LT(sweeps, 10 * (10 + 20 * 12));
+  }
+}
+
+// The rounds of a layer's sweeps sweep as one solve would: with a tolerance no round meets, the step is the one that
+// takes all layer_iterations at once (layer_tolerance = 0), bit for bit.
+TEST(ShockPropagation, LayerRoundsSweepAsOneSolve) {
+  World rounds = gapped_pyramid(12, 1.0, 1000, 0.6, 1.0 / 60);
+  World whole = rounds;
+  set(rounds, "layer_tolerance", 1e-300);
+  set(whole, "layer_tolerance", 0);
+  for (int s = 0; s < 30; ++s) {
+    ASSERT_TRUE(rounds.step().ok);
+    ASSERT_TRUE(whole.step().ok);
+  }
+  EXPECT_EQ(rounds.last_stats().iterations, whole.last_stats().iterations);
+  for (size_t i = 0; i < rounds.bodies.size(); ++i) {
+    EXPECT_EQ(rounds.bodies[i].position, whole.bodies[i].position) << i;
+    EXPECT_EQ(rounds.bodies[i].linear_velocity, whole.bodies[i].linear_velocity) << i;
+  }
 }
 
 // Weight feeling (thesis 6.4.4, fig. 6.33): with f = 0 the layers never let the plank feel the load, so a
