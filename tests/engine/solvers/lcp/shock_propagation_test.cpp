@@ -3,6 +3,9 @@
 // weight-feeling trade-off, and the sleepy policy puts a settling stack to sleep in the thesis's order.
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+
 #include "graph/sleep.h"
 #include "scene/scene.h"
 #include "support/builders.h"
@@ -39,6 +42,19 @@ World gapped_pyramid(int rows, double size, double density, double friction, dou
                      Vec3((i - (rows - r - 1) / 2.0) * pitch, size / 2 + r * size, 0.0), density);
   set(w, "sleeping", 0);
   return w;
+}
+
+// The gapped pyramids' spread of time steps, sizes, masses and friction.
+struct GapCase {
+  double dt, size, density, friction;
+};
+constexpr GapCase kGapCases[] = {{1.0 / 60, 1.0, 1000, 0.6}, {1.0 / 30, 4.0, 1000, 0.6}, {1.0 / 1000, 0.02, 1000, 0.6},
+                                 {1.0 / 60, 1.0, 1e5, 0.2}, {1.0 / 60, 0.5, 10, 1.0}};
+
+std::string describe(const GapCase& c) {
+  std::ostringstream out;
+  out << "dt " << c.dt << " size " << c.size << " density " << c.density << " mu " << c.friction;
+  return out.str();
 }
 }  // namespace
 
@@ -90,11 +106,8 @@ TEST(ShockPropagation, PenetratedBallGridIsCleanedLayerByLayer) {
 // and friction between supports moving apart set the top rows of 50 rocking. Started at rest in equilibrium,
 // the step must leave every box at rest, over time steps, sizes, masses and friction.
 TEST(ShockPropagation, GappedPyramidStepsFromRestWithoutVelocity) {
-  struct Case { double dt, size, density, friction; };
-  for (const Case c : {Case{1.0 / 60, 1.0, 1000, 0.6}, Case{1.0 / 30, 4.0, 1000, 0.6}, Case{1.0 / 1000, 0.02, 1000, 0.6},
-                       Case{1.0 / 60, 1.0, 1e5, 0.2}, Case{1.0 / 60, 0.5, 10, 1.0}}) {
-    SCOPED_TRACE(testing::Message() << "dt " << c.dt << " size " << c.size << " density " << c.density << " mu "
-                                    << c.friction);
+  for (const GapCase& c : kGapCases) {
+    SCOPED_TRACE(describe(c));
     World w = gapped_pyramid(30, c.size, c.density, c.friction, c.dt);
     ASSERT_TRUE(w.step().ok);
     // The layers are right with the gaps: box of row r at height r + 1, one layer per row.
@@ -128,11 +141,8 @@ TEST(ShockPropagation, GappedPyramidOf50RowsStands) {
 // g h), over time steps, sizes, masses and friction. Its impulses never stop changing by the absolute tolerance: a
 // box face's contact points whose targets differ by rounding pass impulse between them sweep after sweep.
 TEST(ShockPropagation, SettledGappedPyramidStopsItsLayersEarly) {
-  struct Case { double dt, size, density, friction; };
-  for (const Case c : {Case{1.0 / 60, 1.0, 1000, 0.6}, Case{1.0 / 30, 4.0, 1000, 0.6}, Case{1.0 / 1000, 0.02, 1000, 0.6},
-                       Case{1.0 / 60, 1.0, 1e5, 0.2}, Case{1.0 / 60, 0.5, 10, 1.0}}) {
-    SCOPED_TRACE(testing::Message() << "dt " << c.dt << " size " << c.size << " density " << c.density << " mu "
-                                    << c.friction);
+  for (const GapCase& c : kGapCases) {
+    SCOPED_TRACE(describe(c));
     World w = gapped_pyramid(20, c.size, c.density, c.friction, c.dt);
     for (int s = 0; s < 60; ++s) ASSERT_TRUE(w.step().ok);
     int sweeps = 0;
