@@ -26,11 +26,48 @@ constexpr SubStage kStages[] = {
 // held deeper than its middle is pushed on through by its contact.
 constexpr double kThinAllowed = 0.1;
 
+// Sweeps of a stack layer between two looks at whether its top bodies still move (see solve_layer).
+constexpr int kLayerRound = 4;
+
 enum Counter { kCountThreadedRows };
 constexpr SolverCounter kCounters[] = {
     {"threaded_rows", ""},  // rows of PGS solves whose sweeps were split among the world's threads
 };
 
+
+// A stack layer's sweeps, in rounds of kLayerRound up to settings.iterations, until a round changes no top body's
+// velocity at any of its points by more than `speed` (layer_tolerance g h; thesis sect. 6.4.4: only a converged
+// layer hands the layers above no error). Told by the bodies, not the impulses: where the targets of a face's
+// contact points disagree by rounding (a gap closing at one corner, none at the next) the impulses wander between
+// them sweep after sweep while no velocity changes. sweep(settings) continues the solve where the last round left
+// it, so the rounds sweep as one solve would. `largest` gives the largest |lambda| (PgsSettings::relative).
+template <class Sweep, class Largest>
+PgsResult sweep_layer(const std::vector<int>& top, const std::vector<BodyVelocity>& u, const std::vector<Body>& bodies,
+                      double speed, PgsSettings settings, std::vector<BodyVelocity>& start, Sweep&& sweep,
+                      Largest&& largest) {
+  if (speed <= 0.0) return sweep(settings);
+  PgsResult result;
+  const int iterations = settings.iterations;
+  while (result.sweeps < iterations) {
+    settings.iterations = std::min(kLayerRound, iterations - result.sweeps);
+    start.clear();
+    for (int i : top) start.push_back(u[size_t(i)]);
+    const PgsResult round = sweep(settings);
+    result.sweeps += round.sweeps;
+    result.residual = round.residual;
+    result.threads = std::max(result.threads, round.threads);
+    // The impulses met the tolerance (the round stopped at it, or at its last sweep).
+    if (sweep_converged(settings, round.residual, largest)) break;
+    double change = 0.0;
+    for (size_t k = 0; k < top.size(); ++k) {
+      const BodyVelocity& now = u[size_t(top[k])];
+      const double reach = shape_bounding_radius(bodies[size_t(top[k])].shape);
+      change = std::max(change, (now.v - start[k].v).norm() + (now.w - start[k].w).norm() * reach);
+    }
+    if (change <= speed) break;
+  }
+  return result;
+}
 }  // namespace
 
 const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
@@ -67,7 +104,8 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "four-sided pyramid, 6.1.4), which lets one contact's friction reach sqrt(2) mu lambda_n between the two "
        "directions (the first row follows the sliding velocity, so a sliding or starting body feels mu). circle: "
        "together, in the disc of radius mu lambda_n (Coulomb's law in every direction); at the default iterations "
-       "it converges more slowly in piles (scenes/torus_stack.json still creeps after 15 s), hence not the default",
+       "it converges more slowly in piles (scenes/torus_stack.json still creeps after 15 s), hence not the default. "
+       "Shock propagation's layers always use the circle",
        {"circle", "box"}}),
       T::bind(&S::restitution_threshold, {"restitution_threshold", ParamKind::Real, "m/s", 0, 100, 0,
        "Approach speeds below this get no restitution. Whatever it is, an approach no faster than one step of the "
@@ -89,6 +127,18 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
       T::bind(&S::shock_fraction, {"shock_fraction", ParamKind::Real, "", 0, 1, 0.01,
        "f: the part of the step solved over the whole group before the layers. Larger f lets bodies feel "
        "the weight above them (a see-saw tips); smaller f removes more solver error and rippling (thesis 6.4.4-6.4.5)"}),
+      T::bind(&S::layer_iterations, {"layer_iterations", ParamKind::Integer, "", 1, 1000, 40,
+       "With shock propagation: PGS sweeps of each stack layer's velocity solve (thesis 6.4 runs the dynamics' 10). "
+       "A layer's bottom bodies are held, so the error its sweeps leave is never taken back by a later solve: every "
+       "layer above inherits it, and a stack's top carries the sum over its height (at 10, a 50-row pyramid of boxes "
+       "each resting on two with gaps between them rocks and slides its top rows). A layer is one row of bodies on a "
+       "held row, so its sweeps cost little beside the whole group's"}),
+      T::bind(&S::layer_tolerance, {"layer_tolerance", ParamKind::Real, "", 0, 1, 1e-8,
+       "With shock propagation: a stack layer's sweeps stop once 4 more change no top body's velocity, at any "
+       "of its points, by more than this fraction of one step of gravity, g h (0: always layer_iterations). Told "
+       "by the bodies: a settled layer's impulses still wander between contact points that no velocity tells "
+       "apart. A resting 20-row pyramid then takes about a third of its layers' sweeps; 1e-6 takes a fifth, but "
+       "the 100-row pyramid with gaps (every body awake) rocks apart at 1e-7 and stands at 1e-8"}),
       T::bind(&S::global_correction, {"global_correction", ParamKind::Bool, "", 0, 1, 1,
        "With shock propagation: after the layers' projections, one more over the whole group without layers "
        "(the robust variant of thesis Fig. 6.60), which spreads what the layers could not remove: a body held "
@@ -190,7 +240,10 @@ void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, i
     friction.normal_row = first;
     friction.follows = true;
     friction.mu = c.friction;
-    friction.cone = tangent_cone(f, friction_rows, set_.friction_cone == 0);
+    // The layers bound friction by the disc whatever friction_cone says: a resting contact's first tangent
+    // follows the noise in its sliding velocity, so the box's square turns from step to step, and a body on held
+    // supports is pushed by a friction that changes with it (the top rows of a 100-row pyramid rock).
+    friction.cone = tangent_cone(f, friction_rows, set_.friction_cone == 0 || phase == Phase::Layers);
     friction.lambda = p.lambda[1 + f];
     prepare(friction, masses_);
     put(friction);
@@ -202,7 +255,7 @@ void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, i
 // the path does not take them (one row at a time, the graph's order, or contacts of different row counts): then
 // they are solved as rows. The result is the same bit for bit as the rows' in double precision.
 bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase,
-                              const PgsSettings& pgs, PgsResult& result) {
+                              const PgsSettings& pgs, const std::vector<int>* top, PgsResult& result) {
   if (!pgs.lanes || !pgs.coloured) return false;
   compact_contacts_.clear();
   compact_keys_.clear();
@@ -223,7 +276,8 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   if (count == 0) return true;
   if (compact_next_ == compact_.size()) compact_.emplace_back();
   ContactPgs& lanes = compact_[compact_next_++];
-  if (!lanes.plan(compact_keys_, rows, rows == 3 && set_.friction_cone == 0, masses_, pgs.precision)) return false;
+  const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
+  if (!lanes.plan(compact_keys_, rows, rows == 3 && disc, masses_, pgs.precision)) return false;
   compact_tangents_.resize(size_t(2 * count));
   auto build = [&](int i) {
     const ContactPoint p = contact_point(ctx, compact_contacts_[size_t(i)], phase);
@@ -240,7 +294,18 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
     });
   }
   lanes.warm_start(vel_);
-  result = lanes.solve(vel_, pgs);
+  if (!top) {
+    result = lanes.solve(vel_, pgs);
+    return true;
+  }
+  result = sweep_layer(*top, vel_, ctx.bodies, set_.layer_tolerance * ctx.gravity.norm() * ctx.dt, pgs, layer_start_,
+                       [&](const PgsSettings& settings) { return lanes.solve(vel_, settings); },
+                       [&] {
+                         double largest = 0.0;
+                         for (int i = 0; i < count; ++i)
+                           for (int r = 0; r < rows; ++r) largest = std::max(largest, std::abs(lanes.lambda(i, r)));
+                         return largest;
+                       });
   return true;
 }
 
@@ -338,7 +403,8 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   int sweeps = 0;
 
   // Warm start u += B lambda0, the sweeps, then the contact impulses added to the step's totals.
-  // The motors among the rows are held for the second half of the sweeps (joints/motor_solve.h).
+  // The motors among the rows are held for the second half of the sweeps (joints/motor_solve.h); a stack layer
+  // (`top`, its top bodies) has none.
   std::vector<int> motors;
   PgsSettings recorded = pgs;
   recorded.residuals = &sweep_residuals_;
@@ -358,11 +424,22 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     }
     solved_[contact] = 1;
   };
-  auto solve_rows = [&](bool layers) {
+  const double layer_speed = set_.layer_tolerance * ctx.gravity.norm() * ctx.dt;
+  auto solve_rows = [&](const std::vector<int>* top) {
     if (rows_.empty()) return;
+    const bool layers = top != nullptr;
     apply_impulses(rows_, vel_);
     sweep_residuals_.clear();
-    account(solve_pgs_holding_motors(rows_, motors, vel_, recorded), int(rows_.size()));
+    const PgsResult result =
+        layers ? sweep_layer(*top, vel_, ctx.bodies, layer_speed, recorded, layer_start_,
+                             [&](const PgsSettings& settings) { return solve_pgs(rows_, vel_, settings); },
+                             [&] {
+                               double largest = 0.0;
+                               for (const Row& r : rows_) largest = std::max(largest, std::abs(r.lambda));
+                               return largest;
+                             })
+               : solve_pgs_holding_motors(rows_, motors, vel_, recorded);
+    account(result, int(rows_.size()));
     for (const ContactBlock& block : blocks_) {
       Vec3 friction = Vec3::Zero();
       for (int i = 1; i <= block.friction_rows; ++i) {
@@ -373,10 +450,11 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     }
   };
   // A group's contacts alone (no joint rows) through the compact contact path, else as rows.
-  auto solve_contacts = [&](const std::vector<int>& edges, Phase phase) {
+  // `top`: a stack layer's top bodies (its sweeps end as sweep_layer says), else null.
+  auto solve_contacts = [&](const std::vector<int>& edges, Phase phase, const std::vector<int>* top) {
     sweep_residuals_.clear();
     PgsResult result;
-    if (solve_compact(ctx, edges, phase, recorded, result)) {
+    if (solve_compact(ctx, edges, phase, recorded, top, result)) {
       const ContactPgs& lanes = compact_[compact_next_ - 1];
       if (compact_contacts_.empty()) return;
       const int rows = lanes.rows();
@@ -391,7 +469,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     rows_.clear();
     blocks_.clear();
     add_contacts(ctx, edges, phase);
-    solve_rows(phase == Phase::Layers);
+    solve_rows(top);
   };
 
   // Phase 1: the whole group over f h (all of h without shock propagation): weight feeling and impacts.
@@ -403,7 +481,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     blocks_.clear();
     const Phase first = shock ? Phase::First : Phase::Whole;
     if (std::find(joint_row_group_.begin(), joint_row_group_.end(), group_index) == joint_row_group_.end()) {
-      solve_contacts(group.edges, first);
+      solve_contacts(group.edges, first, nullptr);
     } else {
       std::vector<int> joint_rows;  // indices into joint_rows_, in the order they sit in rows_
       for (size_t r = 0; r < joint_rows_.size(); ++r) {
@@ -416,7 +494,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
         joint_rows.push_back(int(r));
       }
       add_contacts(ctx, group.edges, first);
-      solve_rows(false);
+      solve_rows(nullptr);
       motors.clear();
       for (int r : joint_rows) joint_warm_.forget(joint_rows_[size_t(r)].joint);  // slots absent now restart at 0
       for (size_t i = 0; i < joint_rows.size(); ++i) joint_warm_.keep(joint_rows_[size_t(joint_rows[i])], rows_[i].lambda);
@@ -424,11 +502,14 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   }
   if (shock) {
     // Phase 2: the rest of the step, layer by layer, lower bodies of each layer held (infinite mass).
+    // Each layer is solved to the layer sweeps: its top bodies keep the velocity it leaves them, and every layer
+    // above is held on them in turn (thesis sect. 6.4.4: with a converged solve no error propagates).
     ScopedSubStage layers(sub_stages_, kShockLayers);
+    recorded.iterations = set_.layer_iterations;
     add_free_velocity(group.bodies, 1.0 - f);
     for (const StackLayer& layer : ctx.graph.layers(group_index)) {
       hold(layer.bottom);
-      solve_contacts(layer.edges, Phase::Layers);
+      solve_contacts(layer.edges, Phase::Layers, &layer.top);
       release(ctx, layer.bottom);
     }
   }

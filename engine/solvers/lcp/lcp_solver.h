@@ -9,7 +9,8 @@
 //   s      += M^-1 J_n^T lcp(J_n M^-1 J_n^T, d_pen)               error correction by projection (thesis sect. 4.16)
 // With shock propagation (thesis sect. 6.4, Fig. 6.56) the velocity solve is split: a dynamics step of
 // fraction f over the whole group, then the remaining (1 - f) h layer by layer bottom-up with each layer's
-// bottom bodies held fixed; the projection also runs layer by layer. Groups that are asleep are skipped.
+// bottom bodies held fixed (each layer's PGS with its own sweeps, layer_iterations); the projection also runs
+// layer by layer. Groups that are asleep are skipped.
 #pragma once
 
 #include <vector>
@@ -44,9 +45,9 @@ class LcpSolver final : public Solver {
 
   // The parameters as plain fields (see param_specs for units and meaning), read once per step.
   struct Settings {
-    int iterations, correction_iterations, friction_directions, friction_cone, sleep_steps, precision;
+    int iterations, layer_iterations, correction_iterations, friction_directions, friction_cone, sleep_steps, precision;
     bool warm_start, shock_propagation, global_correction, sleeping, vector_lanes, coloured;
-    double restitution_threshold, allowed_penetration, tolerance, shock_fraction, sleep_energy, recycle_distance;
+    double restitution_threshold, allowed_penetration, tolerance, layer_tolerance, shock_fraction, sleep_energy, recycle_distance;
   };
 
  private:
@@ -73,9 +74,10 @@ class LcpSolver final : public Solver {
   void write_contact_rows(const StepContext& ctx, int k, Phase phase, int first, Put&& put);
   // Appends the rows of these graph edges' contacts to rows_ and their blocks to blocks_.
   void add_contacts(const StepContext& ctx, const std::vector<int>& edges, Phase phase);
-  // Solves these graph edges' contacts through the compact contact path; false when it does not take them.
+  // Solves these graph edges' contacts through the compact contact path; false when it does not take them. `top`:
+  // a stack layer's top bodies (its sweeps end once they stop moving), else null.
   bool solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs,
-                     PgsResult& result);
+                     const std::vector<int>* top, PgsResult& result);
   void add_free_velocity(const std::vector<int>& bodies, double fraction);
   void solve_group(StepContext& ctx, const ContactGroup& group, int group_index);
   // Returns the PGS sweeps it took (summed over its layers).
@@ -89,6 +91,7 @@ class LcpSolver final : public Solver {
   std::vector<BodyVelocity> vel_;
   std::vector<InverseMass> masses_;
   std::vector<BodyVelocity> free_;
+  std::vector<BodyVelocity> layer_start_;  // a stack layer's top bodies' velocities at the start of a round of sweeps
   // Per body: its pose at the start of the position update, so that the projection moves each contact point
   // with its body's whole rigid motion of the step.
   std::vector<Vec3> start_position_;

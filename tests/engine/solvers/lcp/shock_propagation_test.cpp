@@ -3,6 +3,9 @@
 // weight-feeling trade-off, and the sleepy policy puts a settling stack to sleep in the thesis's order.
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+
 #include "graph/sleep.h"
 #include "scene/scene.h"
 #include "support/builders.h"
@@ -22,6 +25,36 @@ double top_drop(World w, int steps) {
   const Vec3 start = w.bodies.back().position;
   for (int s = 0; s < steps; ++s) EXPECT_TRUE(w.step().ok);
   return (w.bodies.back().position - start).norm();
+}
+
+// A pyramid of `rows` rows of cubes of edge `size`, 5% of the edge apart within a row, each row centred on the one
+// below, so that every cube rests on two (scenes/large/pyramid100_gaps.json at 100 rows of 1 m).
+World gapped_pyramid(int rows, double size, double density, double friction, double dt) {
+  World w;
+  w.materials[0].friction = friction;
+  w.materials[0].restitution = 0.0;
+  w.settings.dt = dt;
+  test::add_plane(w);
+  const double pitch = 1.05 * size;
+  for (int r = 0; r < rows; ++r)
+    for (int i = 0; i < rows - r; ++i)
+      test::add_body(w, test::box(Vec3::Constant(size / 2)),
+                     Vec3((i - (rows - r - 1) / 2.0) * pitch, size / 2 + r * size, 0.0), density);
+  set(w, "sleeping", 0);
+  return w;
+}
+
+// The gapped pyramids' spread of time steps, sizes, masses and friction.
+struct GapCase {
+  double dt, size, density, friction;
+};
+constexpr GapCase kGapCases[] = {{1.0 / 60, 1.0, 1000, 0.6}, {1.0 / 30, 4.0, 1000, 0.6}, {1.0 / 1000, 0.02, 1000, 0.6},
+                                 {1.0 / 60, 1.0, 1e5, 0.2}, {1.0 / 60, 0.5, 10, 1.0}};
+
+std::string describe(const GapCase& c) {
+  std::ostringstream out;
+  out << "dt " << c.dt << " size " << c.size << " density " << c.density << " mu " << c.friction;
+  return out.str();
 }
 }  // namespace
 
@@ -64,6 +97,81 @@ TEST(ShockPropagation, PenetratedBallGridIsCleanedLayerByLayer) {
     if (!w.bodies[c.a].is_dynamic()) lowest = std::max(lowest, c.depth);
   EXPECT_LT(lowest, 0.002);
   EXPECT_LT(w.max_penetration(), 0.1);
+}
+
+// Shock propagation holds each layer's bottom bodies fixed, so whatever velocity a layer's PGS leaves its top bodies
+// is inherited by every layer above (thesis sect. 6.4.4: only a converged solve propagates no error). In a pyramid
+// with gaps every box rests on two others and on nothing beside it; at the thesis's 10 sweeps a layer, one step
+// from rest left the top of 30 rows tipping out of the plane at 2.8 cm/s (each layer adding its residual tilt),
+// and friction between supports moving apart set the top rows of 50 rocking. Started at rest in equilibrium,
+// the step must leave every box at rest, over time steps, sizes, masses and friction.
+TEST(ShockPropagation, GappedPyramidStepsFromRestWithoutVelocity) {
+  for (const GapCase& c : kGapCases) {
+    SCOPED_TRACE(describe(c));
+    World w = gapped_pyramid(30, c.size, c.density, c.friction, c.dt);
+    ASSERT_TRUE(w.step().ok);
+    // The layers are right with the gaps: box of row r at height r + 1, one layer per row.
+    EXPECT_EQ(w.last_stats().layers, 30);
+    EXPECT_EQ(w.graph().height_of_body()[w.bodies.size() - 1], 30);
+    double fastest = 0.0;  // the fastest point of any box, |v| + |w| r
+    for (const Body& b : w.bodies)
+      if (b.is_dynamic())
+        fastest = std::max(fastest, b.linear_velocity.norm() + b.angular_velocity.norm() * 0.87 * c.size);
+    // A hundredth of one step of gravity, g h. At 10 sweeps a layer: 0.11-0.21 g h in every case; at up to 40,
+    // stopped once 4 move no top body by more than 1e-8 g h (layer_tolerance): 4e-9 to 4e-7 g h, and 0.002 g h for
+    // the 2 cm boxes at 1 ms, whose 10 uN s impulses meet the PGS's tolerance (1e-9 N s) sooner.
+    EXPECT_LT(fastest, 0.01 * 9.81 * c.dt);
+  }
+}
+
+// Thesis sect. 6.4: the full method holds a pyramid where each box rests on two across a gap. 50 rows is the smallest
+// that moved more than 1 cm in 10 s at 10 sweeps a layer (40 rows: 2.3 mm); its top rows rocked from the first steps
+// (7 mm by step 50).
+TEST(ShockPropagation, GappedPyramidOf50RowsStands) {
+  World w = gapped_pyramid(50, 1.0, 1000, 0.6, 1.0 / 60);
+  const World start = w;
+  for (int s = 0; s < 60; ++s) ASSERT_TRUE(w.step().ok);
+  double largest = 0.0;
+  for (size_t i = 0; i < w.bodies.size(); ++i)
+    largest = std::max(largest, (w.bodies[i].position - start.bodies[i].position).norm());
+  EXPECT_LT(largest, 1e-4);
+}
+
+// A settled layer's sweeps stop once a round of them no longer moves its top bodies (layer_tolerance, a fraction of
+// g h), over time steps, sizes, masses and friction. Its impulses never stop changing by the absolute tolerance: a
+// box face's contact points whose targets differ by rounding pass impulse between them sweep after sweep.
+TEST(ShockPropagation, SettledGappedPyramidStopsItsLayersEarly) {
+  for (const GapCase& c : kGapCases) {
+    SCOPED_TRACE(describe(c));
+    World w = gapped_pyramid(20, c.size, c.density, c.friction, c.dt);
+    for (int s = 0; s < 60; ++s) ASSERT_TRUE(w.step().ok);
+    int sweeps = 0;
+    for (int s = 0; s < 10; ++s) {
+      ASSERT_TRUE(w.step().ok);
+      sweeps += w.last_stats().iterations;
+    }
+    // The first phase's 10 sweeps and 20 layers of at most 4 rounds of 4 on average (215 to 277 sweeps a step in
+    // all, where the impulses' tolerance alone took every layer's 40: 810).
+    EXPECT_LT(sweeps, 10 * (10 + 20 * 16));
+  }
+}
+
+// The rounds of a layer's sweeps sweep as one solve would: with a tolerance no round meets, the step is the one that
+// takes all layer_iterations at once (layer_tolerance = 0), bit for bit.
+TEST(ShockPropagation, LayerRoundsSweepAsOneSolve) {
+  World rounds = gapped_pyramid(12, 1.0, 1000, 0.6, 1.0 / 60);
+  World whole = rounds;
+  set(rounds, "layer_tolerance", 1e-300);
+  set(whole, "layer_tolerance", 0);
+  for (int s = 0; s < 30; ++s) {
+    ASSERT_TRUE(rounds.step().ok);
+    ASSERT_TRUE(whole.step().ok);
+  }
+  EXPECT_EQ(rounds.last_stats().iterations, whole.last_stats().iterations);
+  for (size_t i = 0; i < rounds.bodies.size(); ++i) {
+    EXPECT_EQ(rounds.bodies[i].position, whole.bodies[i].position) << i;
+    EXPECT_EQ(rounds.bodies[i].linear_velocity, whole.bodies[i].linear_velocity) << i;
+  }
 }
 
 // Weight feeling (thesis 6.4.4, fig. 6.33): with f = 0 the layers never let the plank feel the load, so a
