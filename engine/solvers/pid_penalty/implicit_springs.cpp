@@ -161,10 +161,14 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
     for (size_t k = first; k < r; ++k) slack[k] = count > 0 ? kPullSlack * sum / count : 0.0;
     first = r;
   }
+  // Whether a row's state (its weight) changed since the last factorization: where only the held forces moved, the
+  // matrix is the same and its factor is solved again as it stands.
+  bool refactor = true;
   const auto set = [&](size_t r, bool hold) {  // true if the row's state changed
     const bool change = hold != bool(held[r]);
     held[r] = hold;
     rows[r].w = hold ? 0.0 : h * springs_[r].e;
+    refactor |= change;
     return change;
   };
   for (size_t r = 0; r < nr; ++r) {
@@ -264,9 +268,10 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
       if (rows[r].sa >= 0) rhs.segment<6>(6 * rows[r].sa) += impulse * rows[r].ja;
       if (rows[r].sb >= 0) rhs.segment<6>(6 * rows[r].sb) += impulse * rows[r].jb;
     }
-    if (factor) {
+    if (factor && refactor) {
       counters_.add(kCountSpringSolves, 1);
       if (!spring_system_.factor(mass, rows, couplings)) return false;  // cannot happen with positive masses
+      refactor = false;
     }
     spring_system_.solve(rhs, v);
     return true;

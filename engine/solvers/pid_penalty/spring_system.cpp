@@ -55,8 +55,24 @@ void SpringSystem::analyse(int n, std::span<const std::pair<int, int>> couplings
     std::sort(rows_.begin() + std::ptrdiff_t(first), rows_.end());
   }
   start_[size_t(n)] = int(rows_.size());
+  column_.resize(rows_.size());
+  row_start_.assign(size_t(n) + 1, 0);
+  for (int k = 0; k < n; ++k)
+    for (int e = start_[size_t(k)]; e < start_[size_t(k) + 1]; ++e) {
+      column_[size_t(e)] = k;
+      ++row_start_[size_t(rows_[size_t(e)]) + 1];
+    }
+  for (int i = 0; i < n; ++i) row_start_[size_t(i) + 1] += row_start_[size_t(i)];
+  row_entries_.resize(rows_.size());
+  std::vector<int> fill(row_start_.begin(), row_start_.end() - 1);
+  for (int e = 0; e < int(rows_.size()); ++e) row_entries_[size_t(fill[size_t(rows_[size_t(e)])]++)] = e;
   diagonal_.resize(size_t(n));
   blocks_.resize(rows_.size());
+  a_diagonal_.resize(size_t(n));
+  a_blocks_.resize(rows_.size());
+  next_diagonal_.resize(size_t(n));
+  next_blocks_.resize(rows_.size());
+  factored_ = false;
 }
 
 int SpringSystem::find(int i, int k) const {
@@ -70,43 +86,70 @@ bool SpringSystem::factor(std::span<const Mat6> mass, std::span<const SystemRow>
   if (n != n_ || !std::equal(couplings.begin(), couplings.end(), edges_.begin(), edges_.end())) analyse(n, couplings);
   ++factorizations_;
   // A's lower triangle in elimination order.
-  for (int k = 0; k < n; ++k) diagonal_[size_t(position_[size_t(k)])] = mass[size_t(k)];
-  for (Mat6& block : blocks_) block.setZero();
+  for (int k = 0; k < n; ++k) next_diagonal_[size_t(position_[size_t(k)])] = mass[size_t(k)];
+  for (Mat6& block : next_blocks_) block.setZero();
   for (const SystemRow& row : rows) {
     if (!(row.w > 0.0)) continue;
     const int pa = row.sa >= 0 ? position_[size_t(row.sa)] : -1, pb = row.sb >= 0 ? position_[size_t(row.sb)] : -1;
-    if (pa >= 0) diagonal_[size_t(pa)].noalias() += row.w * row.ja * row.ja.transpose();
-    if (pb >= 0) diagonal_[size_t(pb)].noalias() += row.w * row.jb * row.jb.transpose();
+    if (pa >= 0) next_diagonal_[size_t(pa)].noalias() += row.w * row.ja * row.ja.transpose();
+    if (pb >= 0) next_diagonal_[size_t(pb)].noalias() += row.w * row.jb * row.jb.transpose();
     if (pa < 0 || pb < 0) continue;
-    if (pa > pb) blocks_[size_t(find(pa, pb))].noalias() += row.w * row.ja * row.jb.transpose();
-    else if (pb > pa) blocks_[size_t(find(pb, pa))].noalias() += row.w * row.jb * row.ja.transpose();
-    else diagonal_[size_t(pa)].noalias() += row.w * (row.ja * row.jb.transpose() + row.jb * row.ja.transpose());
+    if (pa > pb) next_blocks_[size_t(find(pa, pb))].noalias() += row.w * row.ja * row.jb.transpose();
+    else if (pb > pa) next_blocks_[size_t(find(pb, pa))].noalias() += row.w * row.jb * row.ja.transpose();
+    else next_diagonal_[size_t(pa)].noalias() += row.w * (row.ja * row.jb.transpose() + row.jb * row.ja.transpose());
   }
-  // Right-looking: column k's L_kk = chol(A_kk), L_ik = A_ik L_kk^-T, then the later blocks lose L_ik L_lk^T. The
-  // diagonal keeps L_kk^-1 (what the solves multiply by).
+  // The columns whose blocks of A changed since the last factorization, and the columns after them in the
+  // elimination tree (L_ik nonzero makes i an ancestor of k: whatever column k changes, only its ancestors read).
+  dirty_.assign(size_t(n), factored_ ? 0 : 1);
   for (int k = 0; k < n; ++k) {
-    const Eigen::LLT<Mat6> llt(diagonal_[size_t(k)]);
-    if (llt.info() != Eigen::Success) return false;
-    Mat6 inverse = Mat6::Identity();
-    llt.matrixL().solveInPlace(inverse);
-    diagonal_[size_t(k)] = inverse;
-    const Mat6 right = inverse.transpose();
-    const int first = start_[size_t(k)], last = start_[size_t(k) + 1];
-    for (int e = first; e < last; ++e) {
-      Mat6& B = blocks_[size_t(e)];
-      const Mat6 A = B;
-      B.noalias() = A * right;
-    }
-    for (int a = first; a < last; ++a) {
-      const Mat6& Ba = blocks_[size_t(a)];
-      const int i = rows_[size_t(a)];
-      diagonal_[size_t(i)].noalias() -= Ba * Ba.transpose();
-      // Block (i, l) of column l = rows_[b] < i: there by the fill-in of the ordering (analyse).
-      for (int b = first; b < a; ++b) blocks_[size_t(find(i, rows_[size_t(b)]))].noalias() -= Ba * blocks_[size_t(b)].transpose();
-    }
+    if (!dirty_[size_t(k)] && next_diagonal_[size_t(k)] != a_diagonal_[size_t(k)]) dirty_[size_t(k)] = 1;
+    for (int e = start_[size_t(k)]; e < start_[size_t(k) + 1] && !dirty_[size_t(k)]; ++e)
+      if (next_blocks_[size_t(e)] != a_blocks_[size_t(e)]) dirty_[size_t(k)] = 1;
+    if (dirty_[size_t(k)] && start_[size_t(k)] < start_[size_t(k) + 1]) dirty_[size_t(rows_[size_t(start_[size_t(k)])])] = 1;
   }
+  a_diagonal_.swap(next_diagonal_);
+  a_blocks_.swap(next_blocks_);
+  factored_ = false;
+  for (int k = 0; k < n; ++k)
+    if (dirty_[size_t(k)] && !factor_column(k)) return false;
   for (const Mat6& d : diagonal_)
     if (!d.allFinite()) return false;
+  factored_ = true;
+  return true;
+}
+
+// Left-looking: A_kk and A_ik (i > k) lose L_kl L_kl^T and L_il L_kl^T of each column l < k with a block in row k,
+// in ascending l; then L_kk = chol(A_kk), L_ik = A_ik L_kk^-T. The diagonal keeps L_kk^-1 (what the solves multiply
+// by).
+bool SpringSystem::factor_column(int k) {
+  ++columns_factored_;
+  const int first = start_[size_t(k)], last = start_[size_t(k) + 1];
+  Mat6 D = a_diagonal_[size_t(k)];
+  for (int e = first; e < last; ++e) blocks_[size_t(e)] = a_blocks_[size_t(e)];
+  for (int r = row_start_[size_t(k)]; r < row_start_[size_t(k) + 1]; ++r) {
+    const int b = row_entries_[size_t(r)];  // L_kl
+    const Mat6& Bb = blocks_[size_t(b)];
+    D.noalias() -= Bb * Bb.transpose();
+    // The blocks below L_kl in column l (rows i > k): block (i, k) is there by the fill-in of the ordering.
+    // Both columns' rows ascend: one walk down column k finds them.
+    const int end = start_[size_t(column_[size_t(b)]) + 1];
+    int at = first;
+    for (int a = b + 1; a < end; ++a) {
+      while (rows_[size_t(at)] < rows_[size_t(a)]) ++at;
+      blocks_[size_t(at)].noalias() -= blocks_[size_t(a)] * Bb.transpose();
+    }
+  }
+  const Eigen::LLT<Mat6> llt(D);
+  if (llt.info() != Eigen::Success) return false;
+  Mat6 inverse = Mat6::Identity();
+  llt.matrixL().solveInPlace(inverse);
+  diagonal_[size_t(k)] = inverse;
+  const Mat6 right = inverse.transpose();
+  for (int e = first; e < last; ++e) {
+    Mat6& B = blocks_[size_t(e)];
+    const Mat6 A = B;
+    B.noalias() = A * right;
+  }
   return true;
 }
 

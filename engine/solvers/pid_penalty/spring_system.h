@@ -6,6 +6,12 @@
 // degree order (a stack's bodies one after another from the top, a pile's in the order that fills in least). The
 // order and the fill-in (the symbolic factorization) depend only on which blocks the rows couple, which changes
 // only when pairs come into or out of touch, so they are kept until it does.
+//
+// The factorization is left-looking, so that a system whose rows' weights changed in a few places refactors only
+// the columns those change and the columns after them in the elimination tree (each column's parent: the first
+// block below its diagonal); the others keep their blocks. An active set that frees or holds a few rows of a pile
+// then refactors a part of it, and the result is the full factorization's to the bit (the same sums in the same
+// order: each block of L takes the columns before it in ascending order, as a right-looking one gives them).
 #pragma once
 
 #include <span>
@@ -40,6 +46,9 @@ class SpringSystem {
   // Symbolic factorizations (a new pattern of blocks) and numeric ones since construction.
   long orderings() const { return orderings_; }
   long factorizations() const { return factorizations_; }
+  // Columns (blocks of unknowns) refactored since construction: n per full factorization, fewer where only some
+  // rows' weights changed since the last.
+  long columns_factored() const { return columns_factored_; }
   // Off-diagonal blocks of L: the couplings and their fill-in.
   size_t blocks() const { return rows_.size(); }
 
@@ -47,6 +56,9 @@ class SpringSystem {
   void analyse(int n, std::span<const std::pair<int, int>> couplings);
   // Where block (i, k) of L lies (positions in the elimination order, i > k): its index in blocks_.
   int find(int i, int k) const;
+  // Column k of L (its diagonal and blocks) from column k of A and the columns before it; false if not positive
+  // definite there.
+  bool factor_column(int k);
 
   std::vector<std::pair<int, int>> edges_;  // the pattern analysed: coupled blocks (lower, higher), sorted
   int n_ = -1;
@@ -55,7 +67,14 @@ class SpringSystem {
   std::vector<int> rows_;      // per entry: the row position i > k of block L_ik, ascending within a column
   std::vector<Mat6> diagonal_;  // per position: L_kk^-1 (lower triangular)
   std::vector<Mat6> blocks_;    // per entry: L_ik
-  long orderings_ = 0, factorizations_ = 0;
+  std::vector<int> column_;     // per entry: its column k
+  std::vector<int> row_start_;  // per position i: its row's first entry in row_entries_ (n_ + 1 of them)
+  std::vector<int> row_entries_;  // per row i: the entries L_ik, k ascending
+  std::vector<Mat6> a_diagonal_, a_blocks_;  // A's lower triangle in elimination order, as last factored
+  std::vector<Mat6> next_diagonal_, next_blocks_;  // the same of the system being factored
+  std::vector<char> dirty_;     // per position: its column is refactored
+  bool factored_ = false;       // L is that of a_diagonal_, a_blocks_
+  long orderings_ = 0, factorizations_ = 0, columns_factored_ = 0;
 };
 
 }  // namespace cl::pid_penalty

@@ -1,6 +1,7 @@
 // The implicit integrator's linear system: the block Cholesky factorization in minimum degree order solves
-// (M + sum_r w_r J_r^T J_r) x = b as a dense solve does, keeps its ordering while only the rows change, and refuses a
-// system that is not positive definite.
+// (M + sum_r w_r J_r^T J_r) x = b as a dense solve does, keeps its ordering while only the rows change, refactors only
+// the columns a change of weights reaches (to the bit as a full factorization), and refuses a system that is not
+// positive definite.
 #include "solvers/pid_penalty/spring_system.h"
 
 #include <gtest/gtest.h>
@@ -134,6 +135,58 @@ TEST(SpringSystem, AStackIsSolvedWithoutFillIn) {
   EXPECT_LT((A * x - b).norm(), 1e-12 * (A.norm() * x.norm() + b.norm()));
   EXPECT_NEAR(x(6 * (n - 1)), 1.0 / n, 1e-15);
   EXPECT_EQ(system.blocks(), size_t(n - 2));
+}
+
+// Rows freed or held between solves (an active set) refactor the columns they touch and those after them in the
+// elimination tree; the solution is a fresh factorization's to the bit, and a system that changed nowhere refactors
+// nothing.
+TEST(SpringSystem, RefactorsOnlyWhatAChangeOfWeightsReaches) {
+  Problem p = random_problem(60, 70, 11u);  // sparse: several groups of coupled bodies
+  SpringSystem system;
+  ASSERT_TRUE(system.factor(p.mass, p.rows, p.couplings));
+  EXPECT_EQ(system.columns_factored(), 60);
+  ASSERT_TRUE(system.factor(p.mass, p.rows, p.couplings));
+  EXPECT_EQ(system.columns_factored(), 60);
+  const Eigen::VectorXd b = Eigen::VectorXd::Random(360);
+  for (int round = 0; round < 6; ++round) {
+    const long before = system.columns_factored();
+    p.rows[size_t(7 * round + 3)].w = round % 2 == 0 ? 0.0 : 1e4;
+    ASSERT_TRUE(system.factor(p.mass, p.rows, p.couplings));
+    EXPECT_GT(system.columns_factored(), before) << round;
+    EXPECT_LT(system.columns_factored() - before, 60) << round;
+    SpringSystem fresh;
+    ASSERT_TRUE(fresh.factor(p.mass, p.rows, p.couplings));
+    Eigen::VectorXd x, y;
+    system.solve(b, x);
+    fresh.solve(b, y);
+    EXPECT_EQ(x, y) << round;
+  }
+  // A mass that changes (a body's inertia turned in the world) refactors its column on.
+  p.mass[5] *= 2.0;
+  ASSERT_TRUE(system.factor(p.mass, p.rows, p.couplings));
+  SpringSystem fresh;
+  ASSERT_TRUE(fresh.factor(p.mass, p.rows, p.couplings));
+  Eigen::VectorXd x, y;
+  system.solve(b, x);
+  fresh.solve(b, y);
+  EXPECT_EQ(x, y);
+}
+
+// After a refused system the next factorization starts afresh.
+TEST(SpringSystem, FactorsAfreshAfterARefusedSystem) {
+  Problem p = random_problem(10, 20, 5u);
+  SpringSystem system;
+  ASSERT_TRUE(system.factor(p.mass, p.rows, p.couplings));
+  const Mat6 mass = p.mass[0];
+  p.mass[0] = -1e6 * Mat6::Identity();
+  EXPECT_FALSE(system.factor(p.mass, p.rows, p.couplings));
+  p.mass[0] = mass;
+  ASSERT_TRUE(system.factor(p.mass, p.rows, p.couplings));
+  const Eigen::VectorXd b = Eigen::VectorXd::Random(60);
+  Eigen::VectorXd x;
+  system.solve(b, x);
+  const Eigen::MatrixXd A = dense(p);
+  EXPECT_LT((A * x - b).norm(), 1e-12 * (A.norm() * x.norm() + b.norm()));
 }
 
 TEST(SpringSystem, RefusesASystemThatIsNotPositiveDefinite) {
