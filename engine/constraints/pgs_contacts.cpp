@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "constraints/pgs_lanes.h"
 #include "constraints/pgs_sweep.h"
@@ -216,29 +217,64 @@ double ContactPgs::lambda(int k, int r) const {
   return precision_ == PgsPrecision::Single ? double(data_f_[at]) : data_[at];
 }
 
-void ContactPgs::warm_start(std::span<BodyVelocity> u) const {
-  auto apply = [&](const auto& data) {
-    for (size_t k = 0; k < keys_.size(); ++k) {
-      const size_t at = at_[k];
-      const auto [a, b] = keys_[k];
-      const double ma = masses_[size_t(a)].linear, mb = masses_[size_t(b)].linear;
-      for (int r = 0; r < rows_; ++r) {
-        auto field = [&](int j) { return double(data[at + size_t(r * kRowFields + j) * kWidth]); };
-        const double l = field(kLambda);
-        if (l == 0.0) continue;
-        // Row::apply: u += lambda B, with B's linear parts m (-n) and m n.
-        const Vec3 dir(field(kDir), field(kDir + 1), field(kDir + 2));
-        u[size_t(a)].v += l * Vec3(ma * -dir);
-        u[size_t(a)].w += l * Vec3(field(kBaAng), field(kBaAng + 1), field(kBaAng + 2));
-        u[size_t(b)].v += l * Vec3(mb * dir);
-        u[size_t(b)].w += l * Vec3(field(kBbAng), field(kBbAng + 1), field(kBbAng + 2));
+namespace {
+
+// u += M^-1 J^T lambda for the contacts of one batch, its lanes at once: each lane's bodies' velocities gathered,
+// each contact's rows added in order (Row::apply's u += lambda B, B's linear parts m (-n) and m n), scattered back.
+// In double precision, as the fields may be float: the same additions as apply_impulses, but a body's contacts are
+// taken colour by colour instead of in contact order.
+template <class T>
+CL_PGS_CLONES void warm_start_batch(const ContactPgs::Batch& batch, int rows, const T* data, const double (&ma)[kWidth],
+                                    const double (&mb)[kWidth], std::array<double, 6>* velocity) {
+  using Lanes = LaneVector<double>::type;
+  constexpr int W = kWidth;
+  const int fields = contact_fields(rows);
+  auto field = [](const T* f) {
+    if constexpr (std::is_same_v<T, double>)
+      return load<double>(f);
+    else
+      return __builtin_convertvector(load<float>(f), Lanes);
+  };
+  Lanes ua[6], ub[6];
+  load_lane_velocities<double>(velocity, batch.a, ua);
+  load_lane_velocities<double>(velocity, batch.b, ub);
+  const Lanes mass_a = {ma[0], ma[1], ma[2], ma[3]}, mass_b = {mb[0], mb[1], mb[2], mb[3]};
+  for (int i = 0; i < batch.count; ++i)
+    for (int r = 0; r < rows; ++r) {
+      const T* f = data + size_t(kBatchFields + i * fields + r * kRowFields) * W;
+      const Lanes l = field(f + kLambda * W);
+      for (int c = 0; c < 3; ++c) {
+        const Lanes dir = field(f + (kDir + c) * W);
+        ua[c] -= l * (mass_a * dir);
+        ua[3 + c] += l * field(f + (kBaAng + c) * W);
+        ub[c] += l * (mass_b * dir);
+        ub[3 + c] += l * field(f + (kBbAng + c) * W);
       }
     }
-  };
-  if (precision_ == PgsPrecision::Single)
-    apply(data_f_);
-  else
-    apply(data_);
+  store_lane_velocities<double>(velocity, batch.a, batch.write_a, ua);
+  store_lane_velocities<double>(velocity, batch.b, batch.write_b, ub);
+}
+
+}  // namespace
+
+void ContactPgs::warm_start(std::span<BodyVelocity> u) {
+  if (keys_.empty() || !valid_) return;
+  gather_velocities(bodies_, u, velocity_);
+  const size_t dummy = bodies_.size();
+  // The inverse masses in double, as apply_impulses uses them (the batch's fields are float in single precision).
+  auto mass_of = [&](int slot) { return size_t(slot) == dummy ? 0.0 : masses_[size_t(bodies_[size_t(slot)])].linear; };
+  for (const Batch& batch : batches_) {
+    double ma[kWidth], mb[kWidth];
+    for (int l = 0; l < kWidth; ++l) {
+      ma[l] = mass_of(batch.a[l]);
+      mb[l] = mass_of(batch.b[l]);
+    }
+    if (precision_ == PgsPrecision::Single)
+      warm_start_batch(batch, rows_, data_f_.data() + batch.data, ma, mb, velocity_.data());
+    else
+      warm_start_batch(batch, rows_, data_.data() + batch.data, ma, mb, velocity_.data());
+  }
+  scatter_velocities(bodies_, moved_, velocity_, u);
 }
 
 namespace {

@@ -10,7 +10,8 @@
 // contacts as rows, and it is kept from one solve to the next while the contacts' bodies, row counts and moved
 // bodies are unchanged (a resting stack: the same pairs every step), so it is not recomputed. The sweeps are
 // solve_pgs's coloured lane sweeps (the same order, bounds and disc relax_disc), with the same arithmetic in the same
-// order: in double precision the impulses and velocities are the same bit for bit as solve_pgs's from the rows.
+// order: in double precision, from the same warm-started velocities, the impulses and velocities are the same bit
+// for bit as solve_pgs's from the rows.
 #pragma once
 
 #include <array>
@@ -56,8 +57,9 @@ class ContactPgs {
   // Writes contact k's constraint into its lanes: J, B and 1 / A_ii of its rows as prepare() (row.h) computes them.
   // Contacts of distinct k may be written from several threads at once.
   void write(int k, const ContactPoint& p);
-  // u += M^-1 J^T lambda for every contact's warm start, contact by contact and row by row (apply_impulses).
-  void warm_start(std::span<BodyVelocity> u) const;
+  // u += M^-1 J^T lambda for every contact's warm start (apply_impulses), batch by batch in lanes: a body's
+  // contacts are added colour by colour, not in contact order, so u may differ from apply_impulses's by rounding.
+  void warm_start(std::span<BodyVelocity> u);
   // The sweeps (settings.iterations, tolerance, residuals, pool as for solve_pgs; always coloured, in lanes).
   PgsResult solve(std::span<BodyVelocity> u, const PgsSettings& settings);
   // Contact k's impulse on its row r.
