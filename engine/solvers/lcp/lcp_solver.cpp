@@ -274,8 +274,8 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   result = {};
   const int count = int(compact_contacts_.size());
   if (count == 0) return true;
-  if (compact_next_ == compact_.size()) compact_.emplace_back();
-  ContactPgs& lanes = compact_[compact_next_++];
+  if (compact_next_ == compact_->size()) compact_->emplace_back();
+  ContactPgs& lanes = (*compact_)[compact_next_++];
   const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
   if (!lanes.plan(compact_keys_, rows, rows == 3 && disc, masses_, pgs.precision)) return false;
   compact_tangents_.resize(size_t(2 * count));
@@ -455,7 +455,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     sweep_residuals_.clear();
     PgsResult result;
     if (solve_compact(ctx, edges, phase, recorded, top, result)) {
-      const ContactPgs& lanes = compact_[compact_next_ - 1];
+      const ContactPgs& lanes = (*compact_)[compact_next_ - 1];
       if (compact_contacts_.empty()) return;
       const int rows = lanes.rows();
       account(result, int(compact_contacts_.size()) * rows);
@@ -648,8 +648,8 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
         compact_keys_.push_back({c.a, c.b});
       }
     }
-    if (projection_next_ == projection_.size()) projection_.emplace_back();
-    ContactPgs& lanes = projection_[projection_next_++];
+    if (projection_next_ == projection_->size()) projection_->emplace_back();
+    ContactPgs& lanes = (*projection_)[projection_next_++];
     if (!lanes.plan(compact_keys_, 1, false, masses_, pgs.precision)) return false;
     for (size_t i = 0; i < compact_contacts_.size(); ++i) {
       const Contact& c = ctx.contacts[size_t(compact_contacts_[i])];

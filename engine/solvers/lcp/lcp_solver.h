@@ -17,6 +17,7 @@
 
 #include "constraints/pgs.h"
 #include "constraints/pgs_contacts.h"
+#include "core/step_cache.h"
 #include "graph/sleep.h"
 #include "solvers/solver.h"
 
@@ -38,8 +39,8 @@ class LcpSolver final : public Solver {
   double recycle_distance() const override { return set_.recycle_distance; }
   void reset() override {
     joint_warm_.clear();
-    compact_.clear();
-    projection_.clear();
+    compact_->clear();
+    projection_->clear();
   }
   std::vector<std::string> unsupported(const SceneFeatures& scene) const override;
 
@@ -100,8 +101,9 @@ class LcpSolver final : public Solver {
   std::vector<Row> rows_;
   std::vector<ContactBlock> blocks_;
   // The compact contact path's solves, in the order the step takes them (each keeps its layout for the same solve
-  // of the next step), the next one's index, and the contacts of the current one with their tangents.
-  std::vector<ContactPgs> compact_, projection_;
+  // of the next step; a copy of the solver starts without them), the next one's index, and the contacts of the
+  // current one with their tangents.
+  StepCache<std::vector<ContactPgs>> compact_, projection_;
   size_t compact_next_ = 0, projection_next_ = 0;
   std::vector<int> compact_contacts_;
   std::vector<ContactBodies> compact_keys_;
