@@ -336,13 +336,8 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
         l[k] = field(kLambda);
         x[k] = l[k] - step[k] * (value - field(kTarget) + field(kCfm) * l[k]);
       }
-      const Lanes k = disc_scale(x[0], x[1], radius);
-      for (int j = 0; j < 2; ++j) {
-        const Lanes next = x[j] * k;
-        const Lanes d = next - l[j];
-        store<T>(fs[j] + kLambda * W, next);
-        const Lanes size = d < T(0) ? -d : d;
-        residual = size > residual ? size : residual;
+      T* const lambda[2] = {f1 + kLambda * W, f2 + kLambda * W};
+      commit_disc<T>(x, l, radius, lambda, residual, [&](int j, Lanes d) {
         const T* f = fs[j];
         for (int c = 0; c < 3; ++c) {
           ua[n][c] += d * load<T>(f + (kBaLin + c) * W);
@@ -350,7 +345,7 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
           ub[n][c] += d * load<T>(f + (kBbLin + c) * W);
           ub[n][3 + c] += d * load<T>(f + (kBbAng + c) * W);
         }
-      }
+      });
     }
   };
   // Row i of every batch: independent chains side by side, which the processor overlaps.

@@ -361,15 +361,8 @@ __attribute__((always_inline)) inline double update_contacts(const Batch* const*
         l[k] = load<T>(fs[k] + kLambda * W);
         x[k] = l[k] - step[k] * (value_of(fs[k], n) - zero + zero * l[k]);
       }
-      const Lanes k = disc_scale(x[0], x[1], radius);
-      for (int j = 0; j < 2; ++j) {
-        const Lanes next = x[j] * k;
-        const Lanes d = next - l[j];
-        store<T>(fs[j] + kLambda * W, next);
-        const Lanes size = d < T(0) ? -d : d;
-        residual = size > residual ? size : residual;
-        apply(fs[j], n, d);
-      }
+      T* const lambda[2] = {fs[0] + kLambda * W, fs[1] + kLambda * W};
+      commit_disc<T>(x, l, radius, lambda, residual, [&](int j, Lanes d) { apply(fs[j], n, d); });
     }
   };
   const int count = batch[0]->count;

@@ -107,6 +107,22 @@ template <class Lanes> inline Lanes disc_scale(Lanes x1, Lanes x2, Lanes radius)
   return norm2 > radius * radius ? radius / root : one;
 }
 
+// Puts a disc pair's unbounded update (x_1, x_2) from the impulses (l_1, l_2) on its disc, lane by lane: stores
+// each new impulse at lambda[j], raises the residual to |change| and hands row j's change to apply(j, d).
+template <class T, class Lanes, class Apply>
+inline void commit_disc(const Lanes (&x)[2], const Lanes (&l)[2], Lanes radius, T* const (&lambda)[2], Lanes& residual,
+                        Apply&& apply) {
+  const Lanes k = disc_scale(x[0], x[1], radius);
+  for (int j = 0; j < 2; ++j) {
+    const Lanes next = x[j] * k;
+    const Lanes d = next - l[j];
+    store<T>(lambda[j], next);
+    const Lanes size = d < T(0) ? -d : d;
+    residual = size > residual ? size : residual;
+    apply(j, d);
+  }
+}
+
 // Greedy colouring (as Box2D v3 colours its constraints): the lowest colour that no earlier block moving one of
 // this block's moved bodies has, recorded for those bodies; -1 when all 256 are taken.
 using ColoursUsed = std::array<uint64_t, 4>;
