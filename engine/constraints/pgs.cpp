@@ -325,19 +325,18 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
       T* f1 = data[n] + size_t(i - 1) * kFields * W;
       T* f2 = data[n] + size_t(i) * kFields * W;
       const Lanes radius = load<T>(f2 + kMu * W) * load<T>(data[n] + (size_t(shape.normal[size_t(i)]) * kFields + kLambda) * W);
-      Lanes x[2], l[2], step[2];
+      LanePair<T> x, l;
       T* const fs[2] = {f1, f2};
-      disc_lane_steps(load<T>(f1 + kInvDiag * W), load<T>(f2 + kInvDiag * W), step);
+      const LanePair<T> step = disc_lane_steps<T>(load<T>(f1 + kInvDiag * W), load<T>(f2 + kInvDiag * W));
       for (int k = 0; k < 2; ++k) {
         const T* f = fs[k];
         auto field = [f](int j) { return load<T>(f + j * kWidth); };
         auto dot = [&](int j, const Lanes* u) { return field(j) * u[0] + field(j + 1) * u[1] + field(j + 2) * u[2]; };
         const Lanes value = dot(kJaLin, ua[n]) + dot(kJaAng, ua[n] + 3) + dot(kJbLin, ub[n]) + dot(kJbAng, ub[n] + 3);
-        l[k] = field(kLambda);
-        x[k] = l[k] - step[k] * (value - field(kTarget) + field(kCfm) * l[k]);
+        l.v[k] = field(kLambda);
+        x.v[k] = l.v[k] - step.v[k] * (value - field(kTarget) + field(kCfm) * l.v[k]);
       }
-      T* const lambda[2] = {f1 + kLambda * W, f2 + kLambda * W};
-      commit_disc<T>(x, l, radius, lambda, residual, [&](int j, Lanes d) {
+      residual = commit_disc<T>(x, l, radius, f1 + kLambda * W, f2 + kLambda * W, residual, [&](int j, Lanes d) {
         const T* f = fs[j];
         for (int c = 0; c < 3; ++c) {
           ua[n][c] += d * load<T>(f + (kBaLin + c) * W);

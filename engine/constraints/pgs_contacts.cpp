@@ -355,14 +355,14 @@ __attribute__((always_inline)) inline double update_contacts(const Batch* const*
       T* c = data[n] + size_t(kBatchFields + i * fields) * W;
       T* const fs[2] = {c + size_t(kRowFields) * W, c + size_t(2 * kRowFields) * W};
       const Lanes radius = load<T>(c + mu_field(rows) * W) * load<T>(c + kLambda * W);
-      Lanes x[2], l[2], step[2];
-      disc_lane_steps(load<T>(fs[0] + kInvDiag * W), load<T>(fs[1] + kInvDiag * W), step);
+      LanePair<T> x, l;
+      const LanePair<T> step = disc_lane_steps<T>(load<T>(fs[0] + kInvDiag * W), load<T>(fs[1] + kInvDiag * W));
       for (int k = 0; k < 2; ++k) {
-        l[k] = load<T>(fs[k] + kLambda * W);
-        x[k] = l[k] - step[k] * (value_of(fs[k], n) - zero + zero * l[k]);
+        l.v[k] = load<T>(fs[k] + kLambda * W);
+        x.v[k] = l.v[k] - step.v[k] * (value_of(fs[k], n) - zero + zero * l.v[k]);
       }
-      T* const lambda[2] = {fs[0] + kLambda * W, fs[1] + kLambda * W};
-      commit_disc<T>(x, l, radius, lambda, residual, [&](int j, Lanes d) { apply(fs[j], n, d); });
+      residual = commit_disc<T>(x, l, radius, fs[0] + kLambda * W, fs[1] + kLambda * W, residual,
+                                [&](int j, Lanes d) { apply(fs[j], n, d); });
     }
   };
   const int count = batch[0]->count;

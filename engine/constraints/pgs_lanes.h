@@ -89,12 +89,19 @@ __attribute__((always_inline)) inline void store_lane_velocities(std::array<doub
       for (size_t c = 0; c < 6; ++c) velocity[slot[size_t(l)]][c] = u[c][l];
 }
 
+// The two rows of a disc pair, lane by lane. Lane vectors go by value or as LaneVector: a deduced vector type
+// is the 32-byte aligned one, and a reference of that type to a LaneVector (8-byte aligned) may be misaligned.
+template <class T> struct LanePair {
+  typename LaneVector<T>::type v[2];
+};
+
 // disc_steps (pgs_sweep.h) lane by lane: min(inv_1, inv_2) as std::min takes it, or each row's own where it is 0.
-template <class Lanes> inline void disc_lane_steps(Lanes inv1, Lanes inv2, Lanes (&step)[2]) {
+template <class T>
+inline LanePair<T> disc_lane_steps(typename LaneVector<T>::type inv1, typename LaneVector<T>::type inv2) {
+  using Lanes = typename LaneVector<T>::type;
   const Lanes m = inv2 < inv1 ? inv2 : inv1;
   const Lanes zero = {0, 0, 0, 0};
-  step[0] = m > zero ? m : inv1;
-  step[1] = m > zero ? m : inv2;
+  return {{m > zero ? m : inv1, m > zero ? m : inv2}};
 }
 
 // The factor k that puts a disc pair's unbounded update (x_1, x_2) k on the disc of this radius, lane by lane: 1
@@ -108,19 +115,23 @@ template <class Lanes> inline Lanes disc_scale(Lanes x1, Lanes x2, Lanes radius)
 }
 
 // Puts a disc pair's unbounded update (x_1, x_2) from the impulses (l_1, l_2) on its disc, lane by lane: stores
-// each new impulse at lambda[j], raises the residual to |change| and hands row j's change to apply(j, d).
-template <class T, class Lanes, class Apply>
-inline void commit_disc(const Lanes (&x)[2], const Lanes (&l)[2], Lanes radius, T* const (&lambda)[2], Lanes& residual,
-                        Apply&& apply) {
-  const Lanes k = disc_scale(x[0], x[1], radius);
+// each new impulse at lambda_j, hands row j's change to apply(j, d) and returns the residual raised to |change|.
+template <class T, class Apply>
+inline typename LaneVector<T>::type commit_disc(LanePair<T> x, LanePair<T> l, typename LaneVector<T>::type radius,
+                                                T* lambda1, T* lambda2, typename LaneVector<T>::type residual,
+                                                Apply&& apply) {
+  using Lanes = typename LaneVector<T>::type;
+  const Lanes k = disc_scale(x.v[0], x.v[1], radius);
+  T* const lambda[2] = {lambda1, lambda2};
   for (int j = 0; j < 2; ++j) {
-    const Lanes next = x[j] * k;
-    const Lanes d = next - l[j];
+    const Lanes next = x.v[j] * k;
+    const Lanes d = next - l.v[j];
     store<T>(lambda[j], next);
     const Lanes size = d < T(0) ? -d : d;
     residual = size > residual ? size : residual;
     apply(j, d);
   }
+  return residual;
 }
 
 // Greedy colouring (as Box2D v3 colours its constraints): the lowest colour that no earlier block moving one of
