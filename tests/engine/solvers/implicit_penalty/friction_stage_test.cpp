@@ -20,7 +20,10 @@ using test::GripLift;
 // `lcp` 1 %); with the squeeze 30 % short of holding its weight alone it slides out. With the friction rows solved
 // without the joints every held box slid: 5 to 24 % of its size at 1/1000 s, out of the fingers at 1/60 s but the
 // 0.5 m box (70 to 83 %), and the shipped scene's 10 cm box lay on the ground after 6 s (0.060 m instead of 0.27).
-// Left out, not yet right: at 1/60 s a 2 cm box 30 % short is held (slides 14 % of its size in 4 s).
+// Left out, not yet right: at 1/60 s a 2 cm box 30 % short at mu 0.3 is held (it slides 4.1 mm, 20 % of its size,
+// turns 0.042 rad in the fingers' plane and hangs below them wedged, each finger pressing 0.075 N where
+// its servo squeezes 0.046 N); at mu 1 it slides out. With the patches' tilt rows left out it slides out at every
+// step, and every held box still holds, so they keep the wedge: not yet narrowed down further.
 TEST(ImplicitPenaltyFrictionStage, AGripperHoldsWhatCoulombHolds) {
   for (const double dt : {1.0 / 60, 1.0 / 250, 1.0 / 1000})
     for (const double size : {0.02, 0.1, 0.5})
@@ -30,7 +33,7 @@ TEST(ImplicitPenaltyFrictionStage, AGripperHoldsWhatCoulombHolds) {
         ASSERT_TRUE(held.ok);
         EXPECT_LT(std::abs(held.slid), 0.05 * size);
         EXPECT_GT(held.rose, 0.9 * held.lift);
-        if (dt > 1.0 / 100 && size < 0.05) continue;  // over-held (above)
+        if (dt > 1.0 / 100 && size < 0.05 && mu < 0.5) continue;  // over-held (above)
         const GripLift slips = grip_and_lift("implicit-penalty", dt, size, 0.7 / 1.25, mu);  // 30 % short at rest
         ASSERT_TRUE(slips.ok);
         EXPECT_GT(slips.slid, size);
