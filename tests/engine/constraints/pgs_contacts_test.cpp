@@ -122,7 +122,7 @@ Solved solve_compact(ContactPgs& lanes, const Problem& p, int rows, bool disc, c
                      bool as_rows = false) {
   Solved s{{}, p.u, {}};
   EXPECT_TRUE(lanes.plan(p.bodies, rows, disc, p.masses, settings.precision));
-  for (size_t k = 0; k < p.points.size(); ++k) lanes.write(int(k), p.points[k]);
+  lanes.write(p.points);
   if (as_rows)
     apply_impulses(rows_of(p, rows, disc), s.u);
   else
@@ -170,7 +170,7 @@ TEST(PgsContacts, WarmStartIsApplyImpulsesUpToTheOrderOfTheAdditions) {
       apply_impulses(rows_of(p, rows, false), expected);
       ContactPgs lanes;
       ASSERT_TRUE(lanes.plan(p.bodies, rows, false, p.masses, precision));
-      for (size_t k = 0; k < p.points.size(); ++k) lanes.write(int(k), p.points[k]);
+      lanes.write(p.points);
       lanes.warm_start(got);
       // Float fields hold B and lambda to 6e-8 relative; double ones differ only in the order of the sums.
       const double tolerance = precision == PgsPrecision::Single ? 1e-5 : 1e-12;
