@@ -605,8 +605,7 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
       const bool round = body.shape.type == ShapeType::Sphere || body.shape.type == ShapeType::Capsule;
       const Vec3 inward = (round ? side * body.shape.radius : 0.0) * c.normal;
       const Vec3 core = c.position + inward;
-      return Vec3(body.position - inward +
-                  body.orientation * (start_orientation_[size_t(i)].conjugate() * (core - start_position_[size_t(i)])));
+      return Vec3(body.position - inward + turn_[size_t(i)] * (core - start_position_[size_t(i)]));
     };
     const Vec3 pa = carried(A, c.a, -1.0), pb = carried(B, c.b, 1.0);
     ra = pa - A.position, rb = pb - B.position;
@@ -721,13 +720,18 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   {
     ScopedSubStage timer(sub_stages_, kPositions);
     start_position_.resize(ctx.bodies.size());
-    start_orientation_.resize(ctx.bodies.size());
-    for (size_t i = 0; i < ctx.bodies.size(); ++i) {
-      start_position_[i] = ctx.bodies[i].position;
-      start_orientation_[i] = ctx.bodies[i].orientation;
+    turn_.resize(ctx.bodies.size());
+    for (int i = 0; i < int(ctx.bodies.size()); ++i) {
+      Body& b = ctx.bodies[size_t(i)];
+      start_position_[size_t(i)] = b.position;
+      if (b.kind == BodyKind::Fixed || frozen(ctx, i)) {
+        turn_[size_t(i)].setIdentity();
+        continue;
+      }
+      const Quat start = b.orientation;
+      advance_pose(b, h);
+      turn_[size_t(i)] = (b.orientation * start.conjugate()).toRotationMatrix();
     }
-    for (int i = 0; i < int(ctx.bodies.size()); ++i)
-      if (ctx.bodies[i].kind != BodyKind::Fixed && !frozen(ctx, i)) advance_pose(ctx.bodies[i], h);
   }
 
   // Error correction, per awake group; the PGS works on displacements here (vel_ holds them). Groups are

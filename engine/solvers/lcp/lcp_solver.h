@@ -96,7 +96,7 @@ class LcpSolver final : public Solver {
   // Per body: its pose at the start of the position update, so that the projection moves each contact point
   // with its body's whole rigid motion of the step.
   std::vector<Vec3> start_position_;
-  std::vector<Quat> start_orientation_;
+  std::vector<Mat3> turn_;  // its rotation in the position update (its orientation now times the start's inverse)
   // Rows of the current phase: the group's joint rows first, then its contacts' rows.
   std::vector<Row> rows_;
   std::vector<ContactBlock> blocks_;
