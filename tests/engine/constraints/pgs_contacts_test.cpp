@@ -246,6 +246,30 @@ TEST(PgsContacts, ContactStopsTheApproachAndFrictionIsBoundedByMu) {
   }
 }
 
+// The contacts written batch range by batch range (as lcp hands the ranges to the world's threads), in any order,
+// give the solve of the contacts written at once, bit for bit.
+TEST(PgsContacts, WritingTheBatchesInRangesGivesTheWholeWrite) {
+  const Problem p = random_problem(7, 60, 200, 6);
+  ContactPgs whole, pieces;
+  const Solved expected = solve_compact(whole, p, 3, false, coloured(10));
+  ASSERT_TRUE(pieces.plan(p.bodies, 3, false, p.masses, PgsPrecision::Double));
+  const int n = pieces.batch_count();
+  ASSERT_GT(n, 3);
+  pieces.write(p.points, n / 2, n);
+  pieces.write(p.points, n / 3, n / 2);
+  pieces.write(p.points, 0, n / 3);
+  Solved got{{}, p.u, {}};
+  pieces.warm_start(got.u);
+  got.result = pieces.solve(got.u, coloured(10));
+  for (size_t k = 0; k < p.points.size(); ++k)
+    for (int r = 0; r < 3; ++r) got.lambda.push_back(pieces.lambda(int(k), r));
+  EXPECT_EQ(got.lambda, expected.lambda);
+  for (size_t i = 0; i < got.u.size(); ++i) {
+    EXPECT_EQ(got.u[i].v, expected.u[i].v) << "body " << i;
+    EXPECT_EQ(got.u[i].w, expected.u[i].w) << "body " << i;
+  }
+}
+
 // Contacts the lanes cannot take (a body on both sides, a body out of range): plan says so.
 TEST(PgsContacts, PlanRefusesContactsItCannotLayOut) {
   const std::vector<InverseMass> masses(2, InverseMass{1.0, Mat3::Identity()});
