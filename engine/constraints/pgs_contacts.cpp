@@ -256,6 +256,7 @@ CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data
 }  // namespace
 
 void ContactPgs::write(std::span<const ContactPoint> points, int first, int last) {
+  static_assert(kRowStride == size_t(kRowFields * kWidth) && kLambdaOffset == size_t(kLambda * kWidth));
   static const InverseMass none;
   const size_t dummy = bodies_.size();
   auto mass_of = [&](int slot) { return size_t(slot) == dummy ? &none : &masses_[size_t(bodies_[size_t(slot)])]; };
@@ -274,10 +275,6 @@ void ContactPgs::write(std::span<const ContactPoint> points, int first, int last
   }
 }
 
-double ContactPgs::lambda(int k, int r) const {
-  const size_t at = at_[size_t(k)] + size_t(r * kRowFields + kLambda) * kWidth;
-  return precision_ == PgsPrecision::Single ? double(data_f_[at]) : data_[at];
-}
 
 namespace {
 

@@ -66,7 +66,10 @@ class ContactPgs {
   // The sweeps (settings.iterations, tolerance, residuals, pool as for solve_pgs; always coloured, in lanes).
   PgsResult solve(std::span<BodyVelocity> u, const PgsSettings& settings);
   // Contact k's impulse on its row r.
-  double lambda(int k, int r) const;
+  double lambda(int k, int r) const {
+    const size_t at = at_[size_t(k)] + size_t(r) * kRowStride + kLambdaOffset;
+    return precision_ == PgsPrecision::Single ? double(data_f_[at]) : data_[at];
+  }
   size_t size() const { return keys_.size(); }
   int rows() const { return rows_; }
 
@@ -89,6 +92,9 @@ class ContactPgs {
   template <class T> std::vector<T>& data();
   template <class T> const std::vector<T>& data() const;
   bool layout(std::span<const InverseMass> masses);
+
+  // Where a row's fields start after the previous row's, and its impulse after its first field (pgs_contacts.cpp).
+  static constexpr size_t kRowStride = 17 * 4, kLambdaOffset = 16 * 4;
 
   // What the layout was planned for.
   std::vector<ContactBodies> keys_;
