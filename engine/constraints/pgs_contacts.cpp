@@ -147,6 +147,7 @@ bool ContactPgs::layout(std::span<const InverseMass> masses) {
       batch.a[lane] = block.a;
       batch.b[lane] = block.b;
       batch.full[lane] = true;
+      batch.first[lane] = block.first;
       batch.write_a[lane] = moved_[size_t(block.a)] != 0;
       batch.write_b[lane] = moved_[size_t(block.b)] != 0;
       for (int i = 0; i < block.count; ++i)
@@ -155,19 +156,11 @@ bool ContactPgs::layout(std::span<const InverseMass> masses) {
     }
     level_batches_.push_back(int(batches_.size()));
   }
-  // Every lane in use is written (write()); empty lanes hold zeros (a normal that never moves, tangents bounded by
-  // mu 0): they never change.
-  auto clear_empty_lanes = [&](auto& data) {
-    data.resize(std::max(data.size(), size));
-    for (const Batch& batch : batches_)
-      for (int l = 0; l < kWidth; ++l)
-        if (!batch.full[l])
-          for (size_t f = 0; f < size_t(kBatchFields + batch.count * fields); ++f) data[batch.data + f * kWidth + size_t(l)] = 0;
-  };
+  // Every lane is written by write() (an empty one with zeros), the inverse masses by plan().
   if (precision_ == PgsPrecision::Single) {
-    clear_empty_lanes(data_f_);
+    data_f_.resize(std::max(data_f_.size(), size));
   } else {
-    clear_empty_lanes(data_);
+    data_.resize(std::max(data_.size(), size));
   }
   velocity_.resize(bodies_.size() + 1);
   return true;
@@ -175,47 +168,113 @@ bool ContactPgs::layout(std::span<const InverseMass> masses) {
 
 namespace {
 
-// Contact k's rows as point_row and prepare (row.h) compute them, operation for operation, written to its lanes.
+using Lanes = LaneVector<double>::type;
+
+// M v for a 3x3 matrix and a vector given by components, four lanes at once, with the additions in the order
+// Eigen's fixed-size product takes them on x86-64 (the first two rows as one packet, the third as a reduction):
+// the values prepare() (row.h) computes, bit for bit.
+inline void lane_product(const Lanes (&m)[9], const Lanes (&v)[3], Lanes (&out)[3]) {
+  // m is column-major, as Eigen stores a Mat3: m[3 j + i] is row i, column j.
+  out[0] = (m[0] * v[0] + m[3] * v[1]) + m[6] * v[2];
+  out[1] = (m[1] * v[0] + m[4] * v[1]) + m[7] * v[2];
+  out[2] = m[2] * v[0] + (m[5] * v[1] + m[8] * v[2]);
+}
+inline Lanes lane_dot(const Lanes (&x)[3], const Lanes (&y)[3]) { return (x[0] * y[0] + x[1] * y[1]) + x[2] * y[2]; }
+
+// The contacts of one batch as point_row and prepare (row.h) compute their rows, operation for operation, four
+// lanes at once, written to their fields: per row the direction, -r_a x dir and r_b x dir, B's angular parts
+// I_a^-1 (-r_a x dir) and I_b^-1 (r_b x dir), 1 / A_ii with A_ii = m_a + m_b + the two angular terms summed as
+// prepare sums them; per contact the target and mu. An empty lane is written from a zero point and zero masses:
+// zeros (a normal that never moves, tangents bounded by mu 0).
 template <class T>
-void write_contact(T* f, int rows, const ContactPoint& p, const InverseMass& A, const InverseMass& B) {
-  auto put = [f](int field, double v) { f[field * kWidth] = T(v); };
-  auto put3 = [f](int field, const Vec3& v) {
-    for (int c = 0; c < 3; ++c) f[(field + c) * kWidth] = T(v[c]);
+CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data, std::span<const ContactPoint> points,
+                               const InverseMass* const (&mass_a)[kWidth], const InverseMass* const (&mass_b)[kWidth]) {
+  constexpr int W = kWidth;
+  static const ContactPoint none;
+  const int fields = contact_fields(rows);
+  auto put = [](T* f, Lanes v) {
+    if constexpr (std::is_same_v<T, double>)
+      store<double>(f, v);
+    else
+      store<float>(f, __builtin_convertvector(v, LaneVector<float>::type));
   };
-  for (int r = 0; r < rows; ++r) {
-    const Vec3& dir = p.dir[r];
-    const Vec3 ja_lin = -dir, ja_ang = -p.ra.cross(dir), jb_lin = dir, jb_ang = p.rb.cross(dir);
-    const Vec3 ba_lin = A.linear * ja_lin, ba_ang = A.angular * ja_ang;
-    const Vec3 bb_lin = B.linear * jb_lin, bb_ang = B.angular * jb_ang;
-    const double diag = ja_lin.dot(ba_lin) + ja_ang.dot(ba_ang) + jb_lin.dot(bb_lin) + jb_ang.dot(bb_ang);
-    const int at = r * kRowFields;
-    put3(at + kDir, dir);
-    put3(at + kJaAng, ja_ang);
-    put3(at + kJbAng, jb_ang);
-    put3(at + kBaAng, ba_ang);
-    put3(at + kBbAng, bb_ang);
-    put(at + kInvDiag, diag > 1e-300 ? 1.0 / diag : 0.0);  // a contact row has no CFM
-    put(at + kLambda, p.lambda[r]);
+  // The two bodies' inverse masses, the same for every contact of a lane.
+  Lanes la, lb, ia[9], ib[9];
+  for (int l = 0; l < W; ++l) {
+    la[l] = mass_a[l]->linear;
+    lb[l] = mass_b[l]->linear;
+    for (int j = 0; j < 9; ++j) {
+      ia[j][l] = mass_a[l]->angular.data()[j];
+      ib[j][l] = mass_b[l]->angular.data()[j];
+    }
   }
-  put(target_field(rows), p.target);
-  put(mu_field(rows), p.mu);
+  const Lanes zero = {0, 0, 0, 0}, tiny = {1e-300, 1e-300, 1e-300, 1e-300}, one = {1, 1, 1, 1};
+  for (int i = 0; i < batch.count; ++i) {
+    const ContactPoint* p[W];
+    for (int l = 0; l < W; ++l) p[l] = batch.first[l] < 0 ? &none : &points[size_t(batch.first[l] + i)];
+    auto gather = [&p](auto&& get) { return Lanes{get(*p[0]), get(*p[1]), get(*p[2]), get(*p[3])}; };
+    Lanes ra[3], rb[3];
+    for (int c = 0; c < 3; ++c) {
+      ra[c] = gather([c](const ContactPoint& q) { return q.ra[c]; });
+      rb[c] = gather([c](const ContactPoint& q) { return q.rb[c]; });
+    }
+    T* f = data + size_t(kBatchFields + i * fields) * W;
+    for (int r = 0; r < rows; ++r) {
+      Lanes d[3], ja_lin[3], ja_ang[3], jb_ang[3], ba_lin[3], bb_lin[3], ba_ang[3], bb_ang[3];
+      for (int c = 0; c < 3; ++c) d[c] = gather([c, r](const ContactPoint& q) { return q.dir[r][c]; });
+      // J_a = (-dir, -(r_a x dir)), J_b = (dir, r_b x dir) (point_row).
+      ja_ang[0] = -(ra[1] * d[2] - ra[2] * d[1]);
+      ja_ang[1] = -(ra[2] * d[0] - ra[0] * d[2]);
+      ja_ang[2] = -(ra[0] * d[1] - ra[1] * d[0]);
+      jb_ang[0] = rb[1] * d[2] - rb[2] * d[1];
+      jb_ang[1] = rb[2] * d[0] - rb[0] * d[2];
+      jb_ang[2] = rb[0] * d[1] - rb[1] * d[0];
+      for (int c = 0; c < 3; ++c) {
+        ja_lin[c] = -d[c];
+        ba_lin[c] = la * ja_lin[c];
+        bb_lin[c] = lb * d[c];
+      }
+      lane_product(ia, ja_ang, ba_ang);
+      lane_product(ib, jb_ang, bb_ang);
+      const Lanes diag = lane_dot(ja_lin, ba_lin) + lane_dot(ja_ang, ba_ang) + lane_dot(d, bb_lin) + lane_dot(jb_ang, bb_ang);
+      T* const row = f + size_t(r * kRowFields) * W;
+      for (int c = 0; c < 3; ++c) {
+        put(row + (kDir + c) * W, d[c]);
+        put(row + (kJaAng + c) * W, ja_ang[c]);
+        put(row + (kJbAng + c) * W, jb_ang[c]);
+        put(row + (kBaAng + c) * W, ba_ang[c]);
+        put(row + (kBbAng + c) * W, bb_ang[c]);
+      }
+      put(row + kInvDiag * W, diag > tiny ? one / diag : zero);  // a contact row has no CFM
+      put(row + kLambda * W, gather([r](const ContactPoint& q) { return q.lambda[r]; }));
+    }
+    put(f + target_field(rows) * W, gather([](const ContactPoint& q) { return q.target; }));
+    put(f + mu_field(rows) * W, gather([](const ContactPoint& q) { return q.mu; }));
+  }
 }
 
 }  // namespace
 
-void ContactPgs::write(int k, const ContactPoint& p) {
-  const InverseMass& A = masses_[size_t(keys_[size_t(k)].a)];
-  const InverseMass& B = masses_[size_t(keys_[size_t(k)].b)];
-  if (precision_ == PgsPrecision::Single)
-    write_contact(data_f_.data() + at_[size_t(k)], rows_, p, A, B);
-  else
-    write_contact(data_.data() + at_[size_t(k)], rows_, p, A, B);
+void ContactPgs::write(std::span<const ContactPoint> points, int first, int last) {
+  static_assert(kRowStride == size_t(kRowFields * kWidth) && kLambdaOffset == size_t(kLambda * kWidth));
+  static const InverseMass none;
+  const size_t dummy = bodies_.size();
+  auto mass_of = [&](int slot) { return size_t(slot) == dummy ? &none : &masses_[size_t(bodies_[size_t(slot)])]; };
+  for (int bi = first; bi < last; ++bi) {
+    const Batch& batch = batches_[size_t(bi)];
+    const InverseMass* a[kWidth];
+    const InverseMass* b[kWidth];
+    for (int l = 0; l < kWidth; ++l) {
+      a[l] = mass_of(batch.a[l]);
+      b[l] = mass_of(batch.b[l]);
+    }
+    if (precision_ == PgsPrecision::Single)
+      write_batch(batch, rows_, data_f_.data() + batch.data, points, a, b);
+    else
+      write_batch(batch, rows_, data_.data() + batch.data, points, a, b);
+  }
 }
 
-double ContactPgs::lambda(int k, int r) const {
-  const size_t at = at_[size_t(k)] + size_t(r * kRowFields + kLambda) * kWidth;
-  return precision_ == PgsPrecision::Single ? double(data_f_[at]) : data_[at];
-}
 
 namespace {
 

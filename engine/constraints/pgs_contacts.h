@@ -54,16 +54,22 @@ class ContactPgs {
             PgsPrecision precision);
   // Whether the last plan kept the layout of the one before.
   bool kept_layout() const { return kept_; }
-  // Writes contact k's constraint into its lanes: J, B and 1 / A_ii of its rows as prepare() (row.h) computes them.
-  // Contacts of distinct k may be written from several threads at once.
-  void write(int k, const ContactPoint& p);
+  // Writes the contacts' constraints into their lanes, points[k] contact k's (one for each contact of plan): J, B and
+  // 1 / A_ii of its rows as prepare() (row.h) computes them, the same bit for bit, four contacts at once. Only the
+  // contacts of batches [first, last): distinct batches may be written from several threads at once.
+  void write(std::span<const ContactPoint> points, int first, int last);
+  void write(std::span<const ContactPoint> points) { write(points, 0, batch_count()); }
+  int batch_count() const { return int(batches_.size()); }
   // u += M^-1 J^T lambda for every contact's warm start (apply_impulses), batch by batch in lanes: a body's
   // contacts are added colour by colour, not in contact order, so u may differ from apply_impulses's by rounding.
   void warm_start(std::span<BodyVelocity> u);
   // The sweeps (settings.iterations, tolerance, residuals, pool as for solve_pgs; always coloured, in lanes).
   PgsResult solve(std::span<BodyVelocity> u, const PgsSettings& settings);
   // Contact k's impulse on its row r.
-  double lambda(int k, int r) const;
+  double lambda(int k, int r) const {
+    const size_t at = at_[size_t(k)] + size_t(r) * kRowStride + kLambdaOffset;
+    return precision_ == PgsPrecision::Single ? double(data_f_[at]) : data_[at];
+  }
   size_t size() const { return keys_.size(); }
   int rows() const { return rows_; }
 
@@ -76,6 +82,7 @@ class ContactPgs {
     int count = 0;                    // contacts per lane
     size_t data = 0;                  // offset of its fields
     int a[4] = {}, b[4] = {};         // each lane's bodies' slots (the dummy slot for an empty lane)
+    int first[4] = {-1, -1, -1, -1};  // each lane's first contact (-1: an empty lane)
     bool write_a[4] = {}, write_b[4] = {};
     bool full[4] = {};                // lanes in use
   };
@@ -85,6 +92,9 @@ class ContactPgs {
   template <class T> std::vector<T>& data();
   template <class T> const std::vector<T>& data() const;
   bool layout(std::span<const InverseMass> masses);
+
+  // Where a row's fields start after the previous row's, and its impulse after its first field (pgs_contacts.cpp).
+  static constexpr size_t kRowStride = 17 * 4, kLambdaOffset = 16 * 4;
 
   // What the layout was planned for.
   std::vector<ContactBodies> keys_;

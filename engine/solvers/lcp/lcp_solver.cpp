@@ -278,19 +278,19 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   ContactPgs& lanes = (*compact_)[compact_next_++];
   const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
   if (!lanes.plan(compact_keys_, rows, rows == 3 && disc, masses_, pgs.precision)) return false;
-  compact_tangents_.resize(size_t(2 * count));
-  auto build = [&](int i) {
-    const ContactPoint p = contact_point(ctx, compact_contacts_[size_t(i)], phase);
-    compact_tangents_[size_t(2 * i)] = p.dir[1];
-    compact_tangents_[size_t(2 * i + 1)] = p.dir[2];
-    lanes.write(i, p);
-  };
+  compact_points_.resize(size_t(count));
   constexpr int kChunk = 256;  // contacts per task: far longer than handing a task out
   if (!ctx.pool || count < 2 * kChunk) {
-    for (int i = 0; i < count; ++i) build(i);
+    for (int i = 0; i < count; ++i) compact_points_[size_t(i)] = contact_point(ctx, compact_contacts_[size_t(i)], phase);
+    lanes.write(compact_points_);
   } else {
     ctx.pool->run((count + kChunk - 1) / kChunk, [&](int task, int) {
-      for (int i = task * kChunk; i < std::min(count, (task + 1) * kChunk); ++i) build(i);
+      for (int i = task * kChunk; i < std::min(count, (task + 1) * kChunk); ++i)
+        compact_points_[size_t(i)] = contact_point(ctx, compact_contacts_[size_t(i)], phase);
+    });
+    const int batches = lanes.batch_count(), chunk = kChunk / 4;  // a batch holds at least four contacts
+    ctx.pool->run((batches + chunk - 1) / chunk, [&](int task, int) {
+      lanes.write(compact_points_, task * chunk, std::min(batches, (task + 1) * chunk));
     });
   }
   lanes.warm_start(vel_);
@@ -461,7 +461,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       account(result, int(compact_contacts_.size()) * rows);
       for (size_t i = 0; i < compact_contacts_.size(); ++i) {
         Vec3 friction = Vec3::Zero();
-        for (int r = 1; r < rows; ++r) friction += lanes.lambda(int(i), r) * compact_tangents_[2 * i + size_t(r - 1)];
+        for (int r = 1; r < rows; ++r) friction += lanes.lambda(int(i), r) * compact_points_[i].dir[r];
         add_impulse(compact_contacts_[i], lanes.lambda(int(i), 0), friction, phase == Phase::Layers);
       }
       return;
@@ -605,8 +605,7 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
       const bool round = body.shape.type == ShapeType::Sphere || body.shape.type == ShapeType::Capsule;
       const Vec3 inward = (round ? side * body.shape.radius : 0.0) * c.normal;
       const Vec3 core = c.position + inward;
-      return Vec3(body.position - inward +
-                  body.orientation * (start_orientation_[size_t(i)].conjugate() * (core - start_position_[size_t(i)])));
+      return Vec3(body.position - inward + turn_[size_t(i)] * (core - start_position_[size_t(i)]));
     };
     const Vec3 pa = carried(A, c.a, -1.0), pb = carried(B, c.b, 1.0);
     ra = pa - A.position, rb = pb - B.position;
@@ -651,13 +650,15 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
     if (projection_next_ == projection_->size()) projection_->emplace_back();
     ContactPgs& lanes = (*projection_)[projection_next_++];
     if (!lanes.plan(compact_keys_, 1, false, masses_, pgs.precision)) return false;
+    compact_points_.resize(compact_contacts_.size());
     for (size_t i = 0; i < compact_contacts_.size(); ++i) {
       const Contact& c = ctx.contacts[size_t(compact_contacts_[i])];
-      ContactPoint p;
+      ContactPoint& p = compact_points_[i];
+      p = ContactPoint{};
       p.dir[0] = c.normal;
       p.target = excess_of(c, depth_of(c, p.ra, p.rb));
-      lanes.write(int(i), p);
     }
+    lanes.write(compact_points_);
     const PgsResult result = lanes.solve(vel_, pgs);
     sweeps += result.sweeps;
     if (result.threads > 1) counters_.add(kCountThreadedRows, double(compact_contacts_.size()));
@@ -719,13 +720,18 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
   {
     ScopedSubStage timer(sub_stages_, kPositions);
     start_position_.resize(ctx.bodies.size());
-    start_orientation_.resize(ctx.bodies.size());
-    for (size_t i = 0; i < ctx.bodies.size(); ++i) {
-      start_position_[i] = ctx.bodies[i].position;
-      start_orientation_[i] = ctx.bodies[i].orientation;
+    turn_.resize(ctx.bodies.size());
+    for (int i = 0; i < int(ctx.bodies.size()); ++i) {
+      Body& b = ctx.bodies[size_t(i)];
+      start_position_[size_t(i)] = b.position;
+      if (b.kind == BodyKind::Fixed || frozen(ctx, i)) {
+        turn_[size_t(i)].setIdentity();
+        continue;
+      }
+      const Quat start = b.orientation;
+      advance_pose(b, h);
+      turn_[size_t(i)] = (b.orientation * start.conjugate()).toRotationMatrix();
     }
-    for (int i = 0; i < int(ctx.bodies.size()); ++i)
-      if (ctx.bodies[i].kind != BodyKind::Fixed && !frozen(ctx, i)) advance_pose(ctx.bodies[i], h);
   }
 
   // Error correction, per awake group; the PGS works on displacements here (vel_ holds them). Groups are

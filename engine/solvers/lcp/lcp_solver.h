@@ -96,18 +96,18 @@ class LcpSolver final : public Solver {
   // Per body: its pose at the start of the position update, so that the projection moves each contact point
   // with its body's whole rigid motion of the step.
   std::vector<Vec3> start_position_;
-  std::vector<Quat> start_orientation_;
+  std::vector<Mat3> turn_;  // its rotation in the position update (its orientation now times the start's inverse)
   // Rows of the current phase: the group's joint rows first, then its contacts' rows.
   std::vector<Row> rows_;
   std::vector<ContactBlock> blocks_;
   // The compact contact path's solves, in the order the step takes them (each keeps its layout for the same solve
   // of the next step; a copy of the solver starts without them), the next one's index, and the contacts of the
-  // current one with their tangents.
+  // current one with their constraints as the lanes take them (and the tangents the impulses are added along).
   StepCache<std::vector<ContactPgs>> compact_, projection_;
   size_t compact_next_ = 0, projection_next_ = 0;
   std::vector<int> compact_contacts_;
   std::vector<ContactBodies> compact_keys_;
-  std::vector<Vec3> compact_tangents_;
+  std::vector<ContactPoint> compact_points_;
   // Joint rows of this step (built once), the contact group of each, and their impulses kept for warm starts.
   std::vector<JointRow> joint_rows_;
   std::vector<int> joint_row_group_;

@@ -122,7 +122,7 @@ Solved solve_compact(ContactPgs& lanes, const Problem& p, int rows, bool disc, c
                      bool as_rows = false) {
   Solved s{{}, p.u, {}};
   EXPECT_TRUE(lanes.plan(p.bodies, rows, disc, p.masses, settings.precision));
-  for (size_t k = 0; k < p.points.size(); ++k) lanes.write(int(k), p.points[k]);
+  lanes.write(p.points);
   if (as_rows)
     apply_impulses(rows_of(p, rows, disc), s.u);
   else
@@ -170,7 +170,7 @@ TEST(PgsContacts, WarmStartIsApplyImpulsesUpToTheOrderOfTheAdditions) {
       apply_impulses(rows_of(p, rows, false), expected);
       ContactPgs lanes;
       ASSERT_TRUE(lanes.plan(p.bodies, rows, false, p.masses, precision));
-      for (size_t k = 0; k < p.points.size(); ++k) lanes.write(int(k), p.points[k]);
+      lanes.write(p.points);
       lanes.warm_start(got);
       // Float fields hold B and lambda to 6e-8 relative; double ones differ only in the order of the sums.
       const double tolerance = precision == PgsPrecision::Single ? 1e-5 : 1e-12;
@@ -243,6 +243,30 @@ TEST(PgsContacts, ContactStopsTheApproachAndFrictionIsBoundedByMu) {
     EXPECT_NEAR(s.u[1].v.y(), 0.0, 1e-6);
     EXPECT_NEAR(s.u[1].v.x(), 5.0 - 0.25 * 6.0 * 0.5, 1e-6);
     EXPECT_LE(std::abs(s.lambda[1]), 0.25 * s.lambda[0] + 1e-6);
+  }
+}
+
+// The contacts written batch range by batch range (as lcp hands the ranges to the world's threads), in any order,
+// give the solve of the contacts written at once, bit for bit.
+TEST(PgsContacts, WritingTheBatchesInRangesGivesTheWholeWrite) {
+  const Problem p = random_problem(7, 60, 200, 6);
+  ContactPgs whole, pieces;
+  const Solved expected = solve_compact(whole, p, 3, false, coloured(10));
+  ASSERT_TRUE(pieces.plan(p.bodies, 3, false, p.masses, PgsPrecision::Double));
+  const int n = pieces.batch_count();
+  ASSERT_GT(n, 3);
+  pieces.write(p.points, n / 2, n);
+  pieces.write(p.points, n / 3, n / 2);
+  pieces.write(p.points, 0, n / 3);
+  Solved got{{}, p.u, {}};
+  pieces.warm_start(got.u);
+  got.result = pieces.solve(got.u, coloured(10));
+  for (size_t k = 0; k < p.points.size(); ++k)
+    for (int r = 0; r < 3; ++r) got.lambda.push_back(pieces.lambda(int(k), r));
+  EXPECT_EQ(got.lambda, expected.lambda);
+  for (size_t i = 0; i < got.u.size(); ++i) {
+    EXPECT_EQ(got.u[i].v, expected.u[i].v) << "body " << i;
+    EXPECT_EQ(got.u[i].w, expected.u[i].w) << "body " << i;
   }
 }
 
