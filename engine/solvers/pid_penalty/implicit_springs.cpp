@@ -34,8 +34,10 @@ constexpr int kActiveSetSolves = 2;
 // How far below its least force (in its pair's mean point force) a row's force may fall before it is held there.
 constexpr double kPullSlack = 0.01;
 // How far (a fraction of Coulomb's limit) a sliding pair's friction may lie from mu times the normal force of the
-// solve before the system is solved again with it.
-constexpr double kCoulombSlack = 1e-3;
+// solve before the system is solved again with it. At the edge of sliding the body's acceleration is a small part
+// of the friction's (g (sin theta - mu cos theta) is 2 % of mu g cos theta at tan theta = 0.5, mu 0.49): at 1e-3 a
+// settling box took up to 0.1 % more friction than mu N, and slid 5 % slow while it settled.
+constexpr double kCoulombSlack = 1e-5;
 // Most solves with the rows' states kept (one factor) that hold the sliding pairs at mu times their normal force
 // where the active set did not settle.
 constexpr int kCoulombPasses = 8;
@@ -106,11 +108,18 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
     const Body& B = work[size_t(row.b)];
     s.sa = slot[size_t(row.a)];
     s.sb = slot[size_t(row.b)];
-    s.ja << -row.n, -(row.at - A.position).cross(row.n);
-    s.jb << row.n, (row.at - B.position).cross(row.n);
+    if (row.angular) {
+      s.ja << Vec3::Zero(), -row.n;
+      s.jb << Vec3::Zero(), row.n;
+    } else {
+      s.ja << -row.n, -(row.at - A.position).cross(row.n);
+      s.jb << row.n, (row.at - B.position).cross(row.n);
+    }
     s.w = h * row.e;
-    if (s.sa < 0 && A.kind == BodyKind::Kinematic) known[r] -= A.velocity_at(row.at).dot(row.n);
-    if (s.sb < 0 && B.kind == BodyKind::Kinematic) known[r] += B.velocity_at(row.at).dot(row.n);
+    if (s.sa < 0 && A.kind == BodyKind::Kinematic)
+      known[r] -= row.angular ? A.angular_velocity.dot(row.n) : A.velocity_at(row.at).dot(row.n);
+    if (s.sb < 0 && B.kind == BodyKind::Kinematic)
+      known[r] += row.angular ? B.angular_velocity.dot(row.n) : B.velocity_at(row.at).dot(row.n);
   }
   // The mass blocks and the momenta M v* of the unknowns.
   thread_local std::vector<Mat6> mass;
@@ -189,7 +198,12 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
     const Vec3 u = B.velocity_at(row.at) - A.velocity_at(row.at);
     const Eigen::Vector2d slip(u.dot(row.n), u.dot(springs_[f + 1].n));
     const Vec3 normal = row.n.cross(springs_[f + 1].n);
-    const double mass = tangent_mass(A, B, {A.position}, {B.position}, row.at, normal);
+    // With both tilt rows a flat pair's patch does not turn about its tangents within the substep: its tangential
+    // mass is the bodies' reduced mass.
+    const bool tilts = f >= 2 && springs_[f - 1].angular && springs_[f - 2].angular && springs_[f - 2].pair == row.pair;
+    const double inverse = (A.is_dynamic() ? A.inv_mass : 0.0) + (B.is_dynamic() ? B.inv_mass : 0.0);
+    const double mass = tilts && inverse > 0.0 ? 1.0 / inverse
+                                               : tangent_mass(A, B, {A.position}, {B.position}, row.at, normal);
     stop_mass[f] = mass;
     if (!(slip.norm() * mass / h > last_limit[f]) || !(slip.norm() > 0.0)) continue;
     const Eigen::Vector2d F = -last_limit[f] * slip / slip.norm();
@@ -199,6 +213,38 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
     set(f + 1, true);
   }
   const auto value = [&](size_t r) { return held[r] ? hold[r] : force(r); };
+  // The force that would stop a free friction pair's slip, of its rows' force F: the rows are dampers that leave
+  // u = F / e of the slip, which m / h more would stop (m its tangential mass). Its Coulomb test: at F alone, the
+  // dampers (h e = 10 m) held a box that had to slide (needing 102 % of mu N at tan theta = 0.5, mu 0.49) at 91 %,
+  // read it as sticking in its first substep, and it slid 0.3 mm/s slow.
+  const auto stopping = [&](size_t f, const Eigen::Vector2d& F) {
+    return F.norm() * (1.0 + stop_mass[f] / (h * springs_[f].e));
+  };
+  // The tilt rows of the pair whose rows run from `first` to its friction rows at `f` (penalty_forces): each within
+  // its reach times the pair's normal force N (the pressure reaching the patch's edge; beyond it the body tips over
+  // the edge). A free row past it is held there; a held one follows N, and is freed where the turn it holds reverses
+  // (its free force, -e times the turn, then opposes its hold). With `states` false the rows keep their states (the
+  // factor stays) and only the held moments follow N. True if a row changed.
+  const auto hold_tilts = [&](size_t first, size_t f, double N, bool states) {
+    bool changed = false;
+    for (size_t k = first; k < f; ++k) {
+      if (!springs_[k].angular) continue;
+      const double limit = springs_[k].reach * std::max(N, 0.0);
+      if (held[k]) {
+        if (states && force(k) * hold[k] <= 0.0 && limit > 0.0) {
+          changed |= set(k, false);
+        } else {
+          const double now = std::copysign(limit, hold[k]);
+          changed |= std::abs(now - hold[k]) > kCoulombSlack * limit;
+          hold[k] = now;
+        }
+      } else if (states && std::abs(force(k)) > limit) {
+        hold[k] = std::copysign(limit, force(k));
+        changed |= set(k, true);
+      }
+    }
+    return changed;
+  };
   // Coulomb's law on each pair's friction rows (a pair's rows lie together, its two friction rows last): where their
   // force at the solution passes mu times the pair's normal force at it, both are held at mu N along it (sliding),
   // and where a sliding pair's slip turns along its friction, freed (sticking). True if a row changed.
@@ -215,7 +261,8 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
         const bool before = changed;
         changed = false;
         double N = 0.0;
-        for (size_t k = first; k < f; ++k) N += value(k);
+        for (size_t k = first; k < f; ++k)
+          if (!springs_[k].angular) N += value(k);
         // N counts what the joints' contact rows pressed in the last substep: a gripper's fingers squeeze its box
         // through them (solve_joints), and held by the springs' part alone the box slid out as they lifted.
         const double limit = springs_[f].pair->friction * std::max(N + springs_[f].pair->pressed, 0.0);
@@ -247,13 +294,14 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
             hold[f] = now.x();
             hold[f + 1] = now.y();
           }
-        } else if (F.norm() > limit) {
+        } else if (stopping(f, F) > limit) {
           const double scale = F.norm() > 0.0 ? limit / F.norm() : 0.0;
           hold[f] = F.x() * scale;
           hold[f + 1] = F.y() * scale;
           changed |= set(f, true);
           changed |= set(f + 1, true);
         }
+        changed |= hold_tilts(first, f, N, true);
         if (changed) std::fill(moved_friction.begin() + long(first), moved_friction.begin() + long(r), 1);
         changed |= before;
       }
@@ -312,18 +360,20 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
         const size_t f = r - 2;
         if (r - first >= 2 && springs_[f].point == kFrictionRow) {
           double N = 0.0;
-          for (size_t k = first; k < f; ++k) N += value(k);
+          for (size_t k = first; k < f; ++k)
+            if (!springs_[k].angular) N += value(k);
           const double limit = springs_[f].pair->friction * std::max(N + springs_[f].pair->pressed, 0.0);
           Eigen::Vector2d F(value(f), value(f + 1));
-          if (!held[f] && (pass > 0 || !(F.norm() > limit))) continue;  // sticking within the limit: free
+          if (!held[f] && (pass > 0 || !(stopping(f, F) > limit))) continue;  // sticking within the limit: free
           // The first pass holds a pair at its force within the limit; the later ones slide it at the limit.
-          const bool rescale = F.norm() > 0.0 && (pass > 0 || F.norm() > limit);
+          const bool rescale = F.norm() > 0.0 && (pass > 0 || stopping(f, F) > limit);
           const Eigen::Vector2d now = rescale ? Eigen::Vector2d(F * (limit / F.norm())) : F;
           moved_hold |= (now - F).norm() > kCoulombSlack * limit;
           hold[f] = now.x();
           hold[f + 1] = now.y();
           set(f, true);
           set(f + 1, true);
+          moved_hold |= hold_tilts(first, f, N, pass == 0);
         }
         first = r;
       }
@@ -340,7 +390,9 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
   for (size_t r = 0; r < nr; ++r) {
     const SpringRow& row = springs_[r];
     const double F = value(r);
-    if (row.point <= kFrictionRow) {
+    if (row.angular) {
+      // a tilt row's moment: no part of the pair's normal or friction force
+    } else if (row.point <= kFrictionRow) {
       row.pair->friction_force += F * row.n;
     } else {
       if (held[r] && row.point >= 0) row.pair->held.push_back(row.point);

@@ -172,6 +172,29 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
           // each substep) keeps what a joint undoes after the solve: a gripper's light fingers, which the rows move
           // with the box and the joints then move back, let the box slip out by a constant fraction per substep.
           const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
+          // The tilt rows (a flat pair whose force is spread over two points or more): the pair's relative turn
+          // about each tangent axis held as the pressure shifting across the patch would hold it, up to the normal
+          // force times the patch's reach from its centre along the direction it tilts (solve_springs). The points'
+          // springs alone hold a tilt only once the body has turned into it: the moment of the friction at a box's
+          // base turned the box forward about its base while it slid, the base stuck as the box rolled over it, and a
+          // box at the edge of sliding slid 0.8 % fast.
+          if (!round && r >= 2) {
+            const Body& body_a = bodies[size_t(ia)];
+            const Body& body_b = bodies[size_t(ib)];
+            for (const Vec3& axis : {t2, t1}) {  // about t2 the patch tilts along t1, and about t1 along t2
+              const Vec3 along = axis.cross(n);
+              double reach = 0.0;
+              for (const Loaded& l : loaded)
+                if (l.f > 0.0) reach = std::max(reach, std::abs((l.at - centre).dot(along)));
+              const double inverse = (body_a.is_dynamic() ? axis.dot(body_a.inv_inertia_world * axis) : 0.0) +
+                                     (body_b.is_dynamic() ? axis.dot(body_b.inv_inertia_world * axis) : 0.0);
+              if (!(inverse > 0.0) || !(reach > 0.0)) continue;
+              SpringRow row{&pair, ia, ib, centre, axis, 0.0, kTiltLock / (inverse * h), 0.0, kTiltRow};
+              row.angular = true;
+              row.reach = reach;
+              springs_.push_back(row);
+            }
+          }
           const double e = kFrictionLock * pair.gain_mass / h;
           const Vec3 spring = -g.kp * (pair.stretch - n.dot(pair.stretch) * n);
           springs_.push_back({&pair, ia, ib, centre, t1, spring.dot(t1), e, 0.0, kFrictionRow});

@@ -218,6 +218,10 @@ class PidPenaltySolver final : public Solver {
     double e = 0.0;      // N s/m: how much it drops per m/s of separation, (k_v + h k_p) / r
     double lower = 0.0;  // N: the least force (0 at a point: no pull, the max of eq. 3)
     int point = -1;      // into the pair's candidates; -1: the damping at the centre of its points
+    // A tilt row (kTiltRow): on the pair's relative turn about n, s and e in N m and N m s, its moment within
+    // `reach` (m) times the pair's normal force.
+    bool angular = false;
+    double reach = 0.0;
   };
   // Eq. 3's springs and dampers at the recorded rows (springs_), linearly implicit: the new velocities solve
   // (M + h J^T E J) v' = M v + h J^T (s - e u_0), u_0 a kinematic side's known part of u, one sparse symmetric system over the bodies the rows move
