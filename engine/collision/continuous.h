@@ -44,17 +44,21 @@ double half_thickness(const Shape& s);
 double thinner_half_thickness(const Shape& a, const Shape& b);
 
 // The first fraction t of the step at which bodies a and b, moving by ma and mb, overlap by more than they may,
-// to within `tolerance` m of distance and never past it. A pair that was not `in_contact` at the start of the
-// step (the solver had no contact for it) may overlap by `depth` (m, >= 0: where the solver's contact model will
-// see it) or half the thinner body's half thickness, whichever is less, and is stopped there only if it would go
-// as much again deeper in the step. A pair touching at the start counts as in contact. A pair in contact may go
-// deeper than at the start by `depth` or a quarter of the thinner body's half thickness, whichever is more: room for its contact to compress and slide as its method makes it, too little
-// for either body to reach the other's middle, past which the other's nearest surface is the far one and the
-// contact would push it on through. Conservative advancement: at each t the pair's distance less the target,
-// divided by the sum of the two reaches (no point of either closes faster), is a fraction of the step in which
-// they cannot reach the target, so t advances by it until the rest is within the tolerance (Mirtich 1996; the
-// narrow phase's box-box distance is a lower bound, which only stops the advance earlier). The bodies are
-// copies moved along their motions.
+// to within `tolerance` m of distance (at most a tenth of the thinner body's half thickness) and never past it. A
+// pair that was not `in_contact` at the start of the step (the solver had no contact for it) may overlap by
+// `depth` (m, >= 0: where the solver's contact model will see it) or half the thinner body's half thickness,
+// whichever is less, and is stopped there only if it would go as much again deeper in the step (at least ten
+// tolerances, or a quarter of that half thickness if less). A pair touching at the start counts as in contact. A
+// pair in contact may go deeper than at the start by `depth` or a quarter of the thinner body's half thickness,
+// whichever is more: room for its contact to compress and slide as its method makes it, too little for either
+// body to reach the other's middle, past which the other's nearest surface is the far one and the contact would
+// push it on through. Conservative advancement: at each t the pair's distance less the target, divided by the sum
+// of the two reaches (no point of either closes faster), is a fraction of the step in which they cannot reach the
+// target, so t advances by it until the rest is within the tolerance (Mirtich 1996; the narrow phase's box-box
+// distance is a lower bound, which only stops the advance earlier). A box against a plane that does not turn is
+// advanced corner by corner, each on its own linear and angular motion with a second-order bound, so a box
+// pivoting on a corner it touches is not held back by its turn times its bounding radius. The bodies are copies
+// moved along their motions.
 Impact time_of_impact(Body a, const StepMotion& ma, Body b, const StepMotion& mb, bool in_contact, double depth,
                       double tolerance);
 

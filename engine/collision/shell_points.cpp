@@ -56,15 +56,24 @@ void sample_box(const Vec3& h, double spacing, OwnedShell& s) {
   spacing = capped_spacing(area, spacing);
   int n[3];
   for (int k = 0; k < 3; ++k) n[k] = std::max(1, int(std::ceil(2.0 * h[k] / spacing - 1e-9)));
+  // Where the box is thinner than a tenth of the spacing, the faces across that thickness (a sheet's rims) have
+  // their one row of points on its two edges instead of their middle: a 0.2 mm sheet landing tilted on its edge
+  // had no point there (the rim's were 0.1 mm up, the bottom face's 6 cm in), nothing held it, and it went in.
+  const auto row = [&](int k, int i, int count) {
+    if (count == 1 && 2.0 * h[k] < 0.1 * spacing) return i == 0 ? -h[k] : h[k];
+    return -h[k] + 2.0 * h[k] * (i + 0.5) / n[k];
+  };
   for (int axis = 0; axis < 3; ++axis) {
     const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+    const int rows_u = n[u] == 1 && 2.0 * h[u] < 0.1 * spacing ? 2 : n[u];
+    const int rows_v = n[v] == 1 && 2.0 * h[v] < 0.1 * spacing ? 2 : n[v];
     for (const double side : {-1.0, 1.0})
-      for (int i = 0; i < n[u]; ++i)
-        for (int j = 0; j < n[v]; ++j) {
+      for (int i = 0; i < rows_u; ++i)
+        for (int j = 0; j < rows_v; ++j) {
           Vec3 p, normal = Vec3::Zero();
           p[axis] = side * h[axis];
-          p[u] = -h[u] + 2.0 * h[u] * (i + 0.5) / n[u];
-          p[v] = -h[v] + 2.0 * h[v] * (j + 0.5) / n[v];
+          p[u] = row(u, i, n[u]);
+          p[v] = row(v, j, n[v]);
           normal[axis] = side;
           s.points.push_back(p);
           s.normals.push_back(normal);

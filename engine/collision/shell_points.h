@@ -52,7 +52,8 @@ inline constexpr double kMaxPrimitiveShellPoints = 1 << 20;
 //  - sphere:  Fibonacci points (golden-angle spiral, equal-area rows);
 //  - box:     on each face a grid of at most `spacing` cells, one point at each cell centre with the face's
 //             normal (no edge or corner points: their averaged normals would push a box lying flush on another
-//             sideways);
+//             sideways; but across a thickness under a tenth of `spacing`, a sheet's rims, the one row is on
+//             the two edges);
 //  - capsule: rings around the cylinder (alternate rings turned by half a step), Fibonacci points on the two
 //             half-sphere caps;
 //  - plane:   no points (a plane only acts through its distance);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
 #include <limits>
 #include <string>
 
@@ -86,6 +87,21 @@ inline SheetDrop drop_sheet(const std::string& solver, double dt, bool tilted, d
   }
   out.speed = b.linear_velocity.norm() + 0.5 * b.angular_velocity.norm();
   return out;
+}
+
+// Issue 31's check: the sheet dropped flat and tilted under `solver` at each step in `dts` comes to rest lying on
+// the ground, less than half its half thickness in it, no corner higher than its thickness, slower than 1 cm/s.
+inline void expect_sheet_rests(const std::string& solver, std::initializer_list<double> dts) {
+  constexpr double ht = SheetDrop::kHalfThickness;
+  for (double dt : dts)
+    for (bool tilted : {false, true}) {
+      const SheetDrop d = drop_sheet(solver, dt, tilted);
+      SCOPED_TRACE(testing::Message() << solver << " dt " << dt << (tilted ? " tilted" : " flat"));
+      ASSERT_TRUE(d.ok) << d.error;
+      EXPECT_LT(d.deepest, 0.5 * ht);                 // resting on the ground, not in it
+      EXPECT_GT(d.shallowest, -2.0 * ht - 0.5 * ht);  // lying flat: no corner higher than its thickness
+      EXPECT_LT(d.speed, 0.01);
+    }
 }
 
 // A door (1 m x 2 m x 5 cm, 20 kg/m^3) on a hinge about y at its edge, driven by a motor of 1 rad/s and max_force

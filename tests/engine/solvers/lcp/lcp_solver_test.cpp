@@ -333,16 +333,7 @@ TEST(LcpSolver, ProjectionSkipsAStackWithinTheAllowedDepth) {
 // five times the sheet), so it is held with less than half its half thickness in the ground. With the full
 // millimetre it sank wholly through (exit 3).
 TEST(LcpSolver, AThinSheetRestsOnTheGround) {
-  constexpr double ht = SheetDrop::kHalfThickness;
-  for (double dt : {1.0 / 30, 1.0 / 60, 1.0 / 200, 1.0 / 1000})
-    for (bool tilted : {false, true}) {
-      const SheetDrop d = drop_sheet("lcp", dt, tilted);
-      SCOPED_TRACE(testing::Message() << "dt " << dt << (tilted ? " tilted" : " flat"));
-      ASSERT_TRUE(d.ok) << d.error;
-      EXPECT_LT(d.deepest, 0.5 * ht);                 // resting on the ground, not in it
-      EXPECT_GT(d.shallowest, -2.0 * ht - 0.5 * ht);  // lying flat: no corner higher than its thickness
-      EXPECT_LT(d.speed, 0.01);
-    }
+  expect_sheet_rests("lcp", {1.0 / 30, 1.0 / 60, 1.0 / 200, 1.0 / 1000});
 }
 
 // With warm starting the five-box column settles under plain PGS; without it 10 sweeps leave it sinking

@@ -475,16 +475,7 @@ TEST(VolumeSolver, MultiVolumeColumnsHoldATallBoxUntilItsTippingAngle) {
 // step's gravity turned it down 16 mm about the near edge; speculative contacts now reach as far as the step can
 // close (VolumeSolver::step_reach).
 TEST(VolumeSolver, AThinSheetRestsOnTheGround) {
-  constexpr double ht = SheetDrop::kHalfThickness;
-  for (double dt : {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000})
-    for (bool tilted : {false, true}) {
-      const SheetDrop d = drop_sheet("volume", dt, tilted);
-      SCOPED_TRACE(testing::Message() << "dt " << dt << (tilted ? " tilted" : " flat"));
-      ASSERT_TRUE(d.ok) << d.error;
-      EXPECT_LT(d.deepest, 0.5 * ht);  // on the ground, not in it
-      EXPECT_GT(d.shallowest, -2.0 * ht - 0.5 * ht);  // lying flat: no corner higher than its thickness
-      EXPECT_LT(d.speed, 0.01);
-    }
+  test::expect_sheet_rests("volume", {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000});
 }
 
 }  // namespace cl
