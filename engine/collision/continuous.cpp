@@ -41,7 +41,6 @@ double closing_reach(const Body& a, const StepMotion& ma, const Body& b, const S
   return ma.reach() + mb.reach();
 }
 
-
 // The height above a plane that does not turn, less a level, of one point of a body (a box's corner) on its step's
 // motion: h(t) = a + b t + C cos(theta t) + D sin(theta t), the body's origin moving on its line and its
 // orientation turning by theta about one axis (StepMotion). With w = R0 r the point's offset at the start, u the

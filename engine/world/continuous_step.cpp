@@ -17,15 +17,15 @@ constexpr double kSweepTolerance = 1e-4;
 
 }  // namespace
 
-// Each dynamic body that moved more than the contact margin (surfaces closer than that had contacts at the start of
-// the step), or a body thinner than that more than its half thickness, is swept along its step, together with the bodies joints tie it to (so the joints are not pulled apart)
-// and, when the solver asks (continuous_moves_touching), those it touches, against the other bodies on their motion
-// of this step; the group is put back at the first fraction of the step at which one of them would overlap something
-// by more than it may (collision/continuous.h): a pair the solver had no contact for, by the solver's
-// continuous_depth, where its next narrow phase will have one; a pair it had contacts for only short of passing
-// through. The velocities are kept, less the gravity of the part of the step not travelled: the contact is the
-// solver's to resolve by its own law (bounce, stop, friction) in the next step, as Box2D v3 does with a body at its
-// time of impact. Bodies that move less, such as resting stacks, are not touched.
+// Each dynamic body that moved more than the contact margin (surfaces closer than that had contacts at the start of the
+// step), or a body thinner than that more than its half thickness, is swept along its step, together with the bodies
+// joints tie it to (so the joints are not pulled apart) and, when the solver asks (continuous_moves_touching), those it
+// touches, against the other bodies on their motion of this step; the group is put back at the first fraction of the
+// step at which one of them would overlap something by more than it may (collision/continuous.h): a pair the solver had
+// no contact for, by the solver's continuous_depth, where its next narrow phase will have one; a pair it had contacts
+// for only short of passing through. The velocities are kept, less the gravity of the part of the step not travelled:
+// the contact is the solver's to resolve by its own law (bounce, stop, friction) in the next step, as Box2D v3 does
+// with a body at its time of impact. Bodies that move less, such as resting stacks, are not touched.
 //
 // A kinematic body follows its script whatever it meets, so it is never put back: a dynamic body in its way is
 // pushed instead. From the fraction of the step at which they would overlap, the body (with its joint group) is
