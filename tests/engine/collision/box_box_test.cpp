@@ -57,26 +57,6 @@ TEST(BoxBox, SmallOnLargeAndLargeOnSmall) {
   }
 }
 
-// A narrow box against a wide one of the same height, flush at top and bottom (a gripper's finger on its box): the
-// finger's face is the reference, and its corners lie on the incident face's edges, on no crossing of the edges. In
-// either order, touching, 1 mm apart (within the margin) or 0.1 mm deep: the finger face's 4 corners.
-TEST(BoxBox, NarrowBoxFlushAgainstAWideOneGivesItsFaceCorners) {
-  const Vec3 finger(0.0025, 0.01, 0.005), held(0.01, 0.01, 0.01);
-  for (const double gap : {0.0, 1e-3, -1e-4}) {
-    const Vec3 at(-0.0125 - gap, 0, 0);
-    for (const bool swap : {false, true}) {
-      const auto pts = swap ? collide(Vec3::Zero(), Quat::Identity(), held, at, Quat::Identity(), finger, 0.01)
-                            : collide(at, Quat::Identity(), finger, Vec3::Zero(), Quat::Identity(), held, 0.01);
-      ASSERT_EQ(pts.size(), 4u) << "gap " << gap << " swap " << swap;
-      for (const auto& p : pts) {
-        EXPECT_NEAR(p.depth, -gap, 1e-12);
-        EXPECT_NEAR(std::abs(p.position.y()), 0.01, 1e-12);
-        EXPECT_NEAR(std::abs(p.position.z()), 0.005, 1e-12);
-      }
-    }
-  }
-}
-
 // Offset boxes (as in a pyramid): the overlap rectangle's 4 corners, 2 from each box, no duplicates.
 TEST(BoxBox, OffsetBoxesGiveOverlapRectangle) {
   const auto pts = collide(Vec3(0, 0, 0), Quat::Identity(), kHalf, Vec3(0.5, 0.999, 0.2), Quat::Identity(), kHalf);
