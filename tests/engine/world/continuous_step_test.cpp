@@ -56,7 +56,8 @@ TEST(ContinuousStep, WithoutContinuousCollisionTheRamPassesThrough) {
 
 // The sweep uses the broad phase over the swept boxes: 10,648 falling spheres (each fast, each meeting a few
 // others) cost a few times the integration without continuous collision, not one sweep per body against every
-// body. The two worlds step alternately, so that a busy machine slows both alike.
+// body. The two worlds step alternately, and each is timed by its fastest step of six, so that another process
+// taking the core for a step (two suites on two cores: 88 against 7.4 ms summed over three steps) counts in neither.
 TEST(ContinuousStep, CostGrowsWithTheMovingPairsNotTheSquareOfTheBodies) {
   std::string bodies = R"({"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0]}, "fixed": true})";
   const int side = 22;
@@ -70,13 +71,13 @@ TEST(ContinuousStep, CostGrowsWithTheMovingPairsNotTheSquareOfTheBodies) {
   ASSERT_TRUE(r.ok()) << r.error;
   World swept = r.world, plain = r.world;
   plain.settings.continuous = false;
-  double swept_ms = 0.0, plain_ms = 0.0;
-  for (int s = 0; s < 12; ++s) {  // falling faster than the contact margin per step from step 9 on
+  double swept_ms = 1e300, plain_ms = 1e300;
+  for (int s = 0; s < 15; ++s) {  // falling faster than the contact margin per step from step 9 on
     ASSERT_TRUE(swept.step().ok);
     ASSERT_TRUE(plain.step().ok);
     if (s < 9) continue;
-    swept_ms += swept.last_stats().profile.integrate;
-    plain_ms += plain.last_stats().profile.integrate;
+    swept_ms = std::min(swept_ms, swept.last_stats().profile.integrate);
+    plain_ms = std::min(plain_ms, plain.last_stats().profile.integrate);
   }
   // Measured 5-6 times (the sweep of every body against every body: about 16 times).
   EXPECT_LT(swept_ms, 10.0 * plain_ms) << swept_ms << " ms against " << plain_ms << " ms";
