@@ -369,13 +369,7 @@ __attribute__((always_inline)) inline double update_batches(const Batch* const* 
       const Lanes value = dot(kJaLin, ua[n]) + dot(kJaAng, ua[n] + 3) + dot(kJbLin, ub[n]) + dot(kJbAng, ub[n] + 3);
       const Lanes lambda = field(kLambda);
       const Lanes w = value - field(kTarget) + field(kCfm) * lambda;
-      Lanes next = lambda - field(kInvDiag) * w;
-      next = next < lo ? lo : next;
-      next = next > hi ? hi : next;
-      const Lanes d = next - lambda;
-      store<T>(f + kLambda * W, next);
-      const Lanes size = d < T(0) ? -d : d;
-      residual = size > residual ? size : residual;
+      const Lanes d = commit_row<T>(lambda, field(kInvDiag), w, lo, hi, f + kLambda * W, residual);
       for (int c = 0; c < 3; ++c) {
         ua[n][c] += d * field(kBaLin + c);
         ua[n][3 + c] += d * field(kBaAng + c);

@@ -398,14 +398,7 @@ __attribute__((always_inline)) inline double update_contacts(const Batch* const*
       }
       const Lanes lambda = load<T>(f + kLambda * W);
       const Lanes w = value_of(f, n) - target + zero * lambda;  // a contact row has no CFM
-      Lanes next = lambda - load<T>(f + kInvDiag * W) * w;
-      next = next < lo ? lo : next;
-      next = next > hi ? hi : next;
-      const Lanes d = next - lambda;
-      store<T>(f + kLambda * W, next);
-      const Lanes size = d < T(0) ? -d : d;
-      residual = size > residual ? size : residual;
-      apply(f, n, d);
+      apply(f, n, commit_row<T>(lambda, load<T>(f + kInvDiag * W), w, lo, hi, f + kLambda * W, residual));
     }
   };
   // The tangent rows of contact i of every batch as a disc pair (relax_disc in pgs_sweep.h).

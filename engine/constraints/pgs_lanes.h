@@ -134,6 +134,25 @@ inline typename LaneVector<T>::type commit_disc(LanePair<T> x, LanePair<T> l, ty
   return residual;
 }
 
+// One row's projected update, lane by lane (relax in pgs_sweep.h, operation for operation): the unbounded
+// update lambda - inv_diag w clamped to [lo, hi], stored at `out`; returns the change and raises the residual to
+// its size.
+template <class T>
+inline typename LaneVector<T>::type commit_row(typename LaneVector<T>::type lambda,
+                                               typename LaneVector<T>::type inv_diag, typename LaneVector<T>::type w,
+                                               typename LaneVector<T>::type lo, typename LaneVector<T>::type hi, T* out,
+                                               typename LaneVector<T>::type& residual) {
+  using Lanes = typename LaneVector<T>::type;
+  Lanes next = lambda - inv_diag * w;
+  next = next < lo ? lo : next;
+  next = next > hi ? hi : next;
+  const Lanes d = next - lambda;
+  store<T>(out, next);
+  const Lanes size = d < T(0) ? -d : d;
+  residual = size > residual ? size : residual;
+  return d;
+}
+
 // Greedy colouring (as Box2D v3 colours its constraints): the lowest colour that no earlier block moving one of
 // this block's moved bodies has, recorded for those bodies; -1 when all 256 are taken.
 using ColoursUsed = std::array<uint64_t, 4>;
