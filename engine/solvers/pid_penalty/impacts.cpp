@@ -10,14 +10,6 @@ namespace cl {
 
 using namespace pid_penalty;
 
-namespace {
-// m: a point this far outside still touches. Boxes stacked exactly touching (depth 0) that all fall by the same
-// amount in a substep read depths of +-1e-15 m; a pair that read below 0 counted as separated, met the box below
-// again approaching at g h and more, and became an impact, whose impulses struck the pairs above (Fig. 2) until
-// the whole column was impacts without penalty forces and sank.
-constexpr double kTouchSlack = 1e-9;
-}  // namespace
-
 // Fig. 2 and the impulses of impacts. A pair touches while one of its candidate points is inside the other body.
 void PidPenaltySolver::impacts(std::vector<Body>& work, double h) {
   ScopedSubStage timer(sub_stages_, kImpacts);

@@ -75,11 +75,19 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     double deepest = 0.0;
     Vec3 middle = Vec3::Zero();
     const Drift moved = pair.shells ? drift(bodies, m, key, pair) : Drift{};
+    // Under the implicit integrator a point that touches (depth 0, as a body placed on another is) is a row too:
+    // its spring has no force at the substep's start, but the substep's load, pressing it in, meets h k_p and the
+    // damping at once. Left out, a ball placed on an incline fell freely through its first substep, which at a
+    // step of 1 ms is the whole step, and slid at g sin theta h, 1.4 times the a h of one step's rolling.
+    const bool implicit = set_.integrator != Integrator::Rk4;
+    const bool springs = set_.integrator == Integrator::ImplicitEuler && record;
+    const double least_depth = springs ? -kTouchSlack : 0.0;
     auto consider = [&](const Candidate& c) {
       if (pair.shells && !may_touch(c, moved, 0.0)) return;  // certainly outside: no force
       Vec3 p;
       double d;
-      if (!depth_of(bodies, m, key, pair, c, p, d) || d <= 0.0) return;
+      if (!depth_of(bodies, m, key, pair, c, p, d) || d <= least_depth) return;
+      d = std::max(d, 0.0);
       loaded.push_back({p, d, g.kp * d, g.ki * pair.integral, 0.0, 0.0, Vec3::Zero(), int(&c - pair.points.data())});
       deepest = std::max(deepest, d);
     };
@@ -94,13 +102,15 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
         loaded.assign(1, one);
       }
     }
+    // Touching rows only for a pair that touches and is not yet in: among points in, they are left to the springs.
+    if (deepest > 0.0) std::erase_if(loaded, [](const Loaded& l) { return l.depth <= 0.0; });
     // The integral's part of each point in proportion to its depth (its mean over the points still k_i I, as
     // eq. 3's equal share gives when every point carries force): an equal share gave a point that barely touches
     // as much as the deepest, so the force jumped as points came and went at the polygon's shallow edge, and a
     // box pushed sideways kept rocking at 0.1 rad/s (without the integral term it came to rest).
     double depth_sum = 0.0;
     for (const Loaded& l : loaded) depth_sum += l.depth;
-    for (Loaded& l : loaded) l.I *= double(loaded.size()) * l.depth / depth_sum;
+    for (Loaded& l : loaded) l.I = depth_sum > 0.0 ? l.I * double(loaded.size()) * l.depth / depth_sum : 0.0;
     for (const Loaded& l : loaded) middle += l.p;
     if (!loaded.empty()) {
       middle /= double(loaded.size());
@@ -114,19 +124,18 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     // derivative term is integrated implicitly (D here only for the views): its point is recorded instead, in
     // damped_ (semi_implicit_euler, for damp_implicitly) or, with the spring, in springs_ (implicit_euler, for
     // solve_springs), which then applies the whole force.
-    const bool implicit = set_.integrator != Integrator::Rk4;
-    const bool springs = set_.integrator == Integrator::ImplicitEuler && record;
     const auto explicit_d = [&](const Loaded& l) { return implicit ? 0.0 : l.D; };
     int r = 0;
     for (const Loaded& l : loaded)
       if (l.P + l.I + explicit_d(l) > 0.0) ++r;
+    if (r == 0 && springs) r = int(loaded.size());  // only touching rows: they share the pair's gains
     double total = 0.0;
     Vec3 centre = Vec3::Zero();
     const double c_point = g.kv_normal / std::max(r, 1);
     const double k_point = g.kp / std::max(r, 1);
     for (Loaded& l : loaded) {
       l.f = std::max(l.P + l.I + explicit_d(l), 0.0) / std::max(r, 1);
-      if (l.f <= 0.0) continue;
+      if (l.f <= 0.0 && !springs) continue;
       l.at = line_of_action(bodies, m, key, n, l.p);
       total += l.f;
       centre += l.f * l.at;
@@ -147,8 +156,13 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
     // at the contact, so a rolling body, whose contact point does not slip, stretches nothing.
     Vec3 ft = Vec3::Zero();
     double twist_stiffness = 0.0, twist_limit = 0.0;
-    if (total > 0.0) {
-      centre /= total;
+    if (springs && total <= 0.0 && !loaded.empty()) {  // touching rows alone: their middle
+      centre = Vec3::Zero();
+      for (const Loaded& l : loaded) centre += l.at;
+      centre /= double(loaded.size());
+    }
+    if (total > 0.0 || (springs && !loaded.empty())) {
+      if (total > 0.0) centre /= total;
       if (implicit && record && own_share < 1.0) {  // the damping on the centre's velocity, at the centre
         if (springs)
           springs_.push_back({&pair, ia, ib, centre, n, 0.0, (1.0 - own_share) * g.kv_normal, -total, -1});
@@ -243,8 +257,10 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
           r1 += l.f * std::sqrt(rr);
           r2 += l.f * rr;
         }
-        r1 /= total;
-        r2 /= total;
+        if (total > 0.0) {
+          r1 /= total;
+          r2 /= total;
+        }
         const Body& bodyA = bodies[size_t(ia)];
         const Body& bodyB = bodies[size_t(ib)];
         const double inverse = (bodyA.is_dynamic() ? n.dot(bodyA.inv_inertia_world * n) : 0.0) +
