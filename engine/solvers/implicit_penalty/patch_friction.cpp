@@ -1,6 +1,9 @@
 #include "solvers/implicit_penalty/patch_friction.h"
 
 #include <cmath>
+#include <optional>
+
+#include "solvers/implicit_penalty/point_runs.h"
 
 namespace cl::implicit_penalty {
 
@@ -14,15 +17,22 @@ struct PointForce {
   Vec3 at{0, 0, 0};
 };
 
-PointForce point_force(const PatchSide& side, const PenetratingPoint& p, int b, const std::vector<Body>& bodies,
-                       const Mat3& Rf, const Mat3& Ro, const PatchFrictionSettings& s) {
+// The unit gradient G of the field at a point whose force acts along it (see patch_friction.h), or none: the same
+// for the points of a run (point_runs.h), which share g_a and n_b.
+std::optional<Vec3> pushing_direction(const PenetratingPoint& p, const Mat3& Rf, const Mat3& Ro) {
+  Vec3 G = Rf * p.g_a;
+  const double len = G.norm();
+  if (len < 1e-12 || -(Ro * p.n_b).dot(G) < std::sqrt(0.5) * len) return std::nullopt;
+  G /= len;
+  return G;
+}
+
+// The force of point p, whose pushing direction is G.
+PointForce point_force(const PatchSide& side, const PenetratingPoint& p, const Vec3& G, int b,
+                       const std::vector<Body>& bodies, const Mat3& Ro, const PatchFrictionSettings& s) {
   const Body& bf = bodies[size_t(side.field)];
   const Body& bo = bodies[size_t(side.owner)];
   PointForce out;
-  Vec3 G = Rf * p.g_a;
-  const double len = G.norm();
-  if (len < 1e-12 || -(Ro * p.n_b).dot(G) < std::sqrt(0.5) * len) return out;
-  G /= len;
   const Vec3 point = bo.position + Ro * p.r_b;
   const Vec3 v_rel = (bo.linear_velocity + bo.angular_velocity.cross(point - bo.position)) -
                      (bf.linear_velocity + bf.angular_velocity.cross(point - bf.position));
@@ -49,13 +59,19 @@ bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const s
   pushing.clear();
   for (const PatchSide& side : sides) {
     const Mat3 Rf = bodies[size_t(side.field)].rotation(), Ro = bodies[size_t(side.owner)].rotation();
-    for (const PenetratingPoint& p : *side.points) {
-      const PointForce pf = point_force(side, p, b, bodies, Rf, Ro, s);
-      if (pf.f <= 0.0) continue;
-      total += pf.f;
-      pushes += pf.f * pf.push;
-      moment += pf.f * pf.at;
-      pushing.push_back(pf);
+    const std::span<const PenetratingPoint> points = *side.points;
+    for (size_t i = 0; i < points.size();) {
+      const size_t run = point_run_length(points, i);
+      const std::optional<Vec3> G = pushing_direction(points[i], Rf, Ro);
+      for (size_t j = i; G && j < i + run; ++j) {
+        const PointForce pf = point_force(side, points[j], *G, b, bodies, Ro, s);
+        if (pf.f <= 0.0) continue;
+        total += pf.f;
+        pushes += pf.f * pf.push;
+        moment += pf.f * pf.at;
+        pushing.push_back(pf);
+      }
+      i += run;
     }
   }
   if (!(total > 0.0) || pushes.norm() < 1e-6 * total) return false;
