@@ -2,13 +2,6 @@
 
 namespace cl::implicit_penalty {
 
-size_t point_run_length(std::span<const PenetratingPoint> points, size_t from) {
-  const PenetratingPoint& p = points[from];
-  size_t to = from + 1;
-  while (to < points.size() && points[to].g_a == p.g_a && points[to].n_b == p.n_b) ++to;
-  return to - from;
-}
-
 RunMoments run_moments(std::span<const PenetratingPoint> run) {
   RunMoments m;
   m.count = int(run.size());

@@ -18,9 +18,18 @@ namespace cl::implicit_penalty {
 // runs of one): a run's moments cost a few 3 x 3 products once.
 inline constexpr size_t kLeastPointRun = 4;
 
-// The number of points from `from` on (from < points.size()) whose g_a and n_b equal those of points[from], bit
-// for bit (a signed zero equals its opposite).
-size_t point_run_length(std::span<const PenetratingPoint> points, size_t from);
+// The number of points from `from` on (from < points.size()) whose g_a and n_b equal those of points[from] (a
+// signed zero equals its opposite). Inline: every sum over a pair's points walks its runs.
+inline size_t point_run_length(std::span<const PenetratingPoint> points, size_t from) {
+  const Vec3 g = points[from].g_a, n = points[from].n_b;
+  size_t to = from + 1;
+  for (; to < points.size(); ++to) {
+    const Vec3& h = points[to].g_a;
+    const Vec3& m = points[to].n_b;
+    if (h.x() != g.x() || h.y() != g.y() || h.z() != g.z() || m.x() != n.x() || m.y() != n.y() || m.z() != n.z()) break;
+  }
+  return to - from;
+}
 
 // Moments of a run's points in the points body's frame: r = r_b, d its depth (< 0).
 struct RunMoments {
