@@ -194,11 +194,12 @@ double round_shell_spacing(const Shape& shape, double spacing, double depth) {
 
 namespace {
 
-// The sphere-tree walk of find_penetrating_points over a signed distance `field(q, phi)` (value only, true if
-// defined) that visits every ball not pruned and calls `inside(point index)` for each point whose distance less
-// the skin is negative. The prune and the point test only need the value; the gradient is taken for the points
-// kept, which are a small part of those visited (a bolt's shell in the thread's clearance: every point is
-// visited, about one in seven is inside). Each ball is pruned or kept on its own value and its ancestors', so
+// The sphere-tree walk of find_penetrating_points over a signed distance `field(q, phi, gradient, has_gradient)`
+// (true if defined; at a leaf `gradient` is given, and a field that computes the gradient with the value anyway,
+// a primitive's, fills it and sets has_gradient) that visits every ball not pruned and calls `inside(point index,
+// phi, gradient or null)` for each point whose distance less the skin is negative. The prune and the point test
+// only need the value; a grid's gradient is taken for the points kept only, which are a small part of those
+// visited (a bolt's shell in the thread's clearance: every point is visited, about one in seven is inside). Each ball is pruned or kept on its own value and its ancestors', so
 // the points found, the bounds stored and the balls skipped do not depend on the order of the walk nor on how it
 // is split between threads.
 //
@@ -238,14 +239,16 @@ struct ShellWalk {
   void visit(int id, const Vec3& q, Inside& inside, Open&& open) const {
     const SphereTree::Node& node = tree.nodes[size_t(id)];
     double phi;
-    const bool defined = field(q, phi);
+    Vec3 g;
+    bool has_gradient = false;  // the field gave g with phi (at a leaf, where the point may be kept)
+    const bool defined = field(q, phi, node.is_leaf() ? &g : nullptr, has_gradient);
     if (bound) {
       // Rounded down to a float: still a lower bound.
       const double low = defined ? phi - slope * node.radius + moved : -std::numeric_limits<double>::infinity();
       bound[size_t(id)] = float_down(low);
     }
     if (node.is_leaf()) {
-      if (defined && phi - skin < 0.0) inside(node.point);
+      if (defined && phi - skin < 0.0) inside(node.point, phi, has_gradient ? &g : nullptr);
       return;
     }
     // Every point of the ball is at least phi - slope * radius from A's surface.
@@ -401,9 +404,14 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
   }
   // The point's distance and gradient as shape_signed_distance gives them (the same arithmetic: the value-only
   // test of the walk computes the value the same way), appended to `to`.
-  auto keep = [&](int index, std::vector<PenetratingPoint>& to) {
+  // A primitive's field gives the gradient with the value the walk tested (`phi`, `gradient`): the same call at the
+  // same point, so it is kept as it is.
+  auto keep = [&](int index, double phi, const Vec3* gradient, std::vector<PenetratingPoint>& to) {
     const Vec3& r = shell.points[size_t(index)];
-    double phi;
+    if (gradient) {
+      to.push_back({index, r, shell.normals[size_t(index)], phi - skin, *gradient});
+      return;
+    }
     Vec3 g;
     if (shape_signed_distance(field_shape, R * r + t, phi, g) && phi - skin < 0.0)
       to.push_back({index, r, shell.normals[size_t(index)], phi - skin, g});
@@ -419,7 +427,7 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
     if (!split) {
       thread_local std::vector<PenetratingPoint> found;
       found.clear();
-      auto inside = [&](int index) { keep(index, found); };
+      auto inside = [&](int index, double phi, const Vec3* g) { keep(index, phi, g, found); };
       walk.subtree(0, inside, skipped);
       join_in_index_order(std::span(&found, 1), shell.size(), out);
       return;
@@ -435,7 +443,7 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
     std::vector<std::vector<PenetratingPoint>>& lists = lists_scratch;  // per task, then the top's points
     std::vector<size_t>& skipped_by = skipped_scratch;
     top_points.clear();
-    auto top_inside = [&](int index) { keep(index, top_points); };
+    auto top_inside = [&](int index, double phi, const Vec3* g) { keep(index, phi, g, top_points); };
     walk.top(size_t(16 * threads), frontier, top_inside, skipped);
     const size_t tasks = frontier.size();
     if (lists.size() < tasks + 1) lists.resize(tasks + 1);
@@ -443,7 +451,7 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
     pool->run(int(tasks), [&](int task, int) {
       std::vector<PenetratingPoint>& to = lists[size_t(task)];
       to.clear();
-      auto inside = [&](int index) { keep(index, to); };
+      auto inside = [&](int index, double phi, const Vec3* g) { keep(index, phi, g, to); };
       walk.subtree(frontier[size_t(task)], inside, skipped_by[size_t(task)]);
     });
     for (const size_t k : skipped_by) skipped += k;
@@ -454,16 +462,20 @@ void find_penetrating_points(const Shape& field_shape, const Vec3& x_a, const Ma
     // A grid's value alone; its gradient is defined wherever the value is, except where it vanishes, which
     // keep() checks for the points kept (the prune needs no gradient).
     const SignedDistanceGrid& grid = field_shape.mesh->sdf;
-    auto field = [&](const Vec3& q, double& phi) {
+    auto field = [&](const Vec3& q, double& phi, Vec3*, bool& has_gradient) {
       phi = grid.value(q);
+      has_gradient = false;
       return true;
     };
     auto prefetch = [&](const Vec3& q) { grid.prefetch(q); };
     query(field, prefetch);
   } else {
-    auto field = [&](const Vec3& q, double& phi) {
+    auto field = [&](const Vec3& q, double& phi, Vec3* gradient, bool& has_gradient) {
       Vec3 g;
-      return shape_signed_distance(field_shape, q, phi, g);
+      const bool defined = shape_signed_distance(field_shape, q, phi, g);
+      has_gradient = gradient != nullptr;
+      if (gradient) *gradient = g;
+      return defined;
     };
     auto prefetch = [](const Vec3&) {};
     query(field, prefetch);

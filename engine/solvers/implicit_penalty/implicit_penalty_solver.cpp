@@ -14,6 +14,7 @@
 #include "solvers/implicit_penalty/patch_friction.h"
 #include "solvers/implicit_penalty/plane_ball.h"
 #include "solvers/implicit_penalty/penalty_joints.h"
+#include "solvers/implicit_penalty/point_runs.h"
 #include "solvers/implicit_penalty/round_pair.h"
 #include "telemetry/telemetry.h"
 #include <cmath>
@@ -542,13 +543,21 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
         add_point_forces(field, points, along, gains.k, k_d, GradientMode::Approximate, sum, true);
         return;
       }
+      // The points of a run (point_runs.h) share g_a and n_b, so a run agrees or not as a whole; when every point
+      // takes the field's direction (a face flat on a face) the list is summed as it is, not copied.
+      bool all_along = direction == FieldDirection::All;
+      if (!all_along) {
+        all_along = true;
+        for (size_t i = 0; i < list.size() && all_along; i += point_run_length(list, i))
+          all_along = agrees_with_field(field, points, list[i]);
+      }
       along.clear();
       own.clear();
-      for (const PenetratingPoint& p : list)
-        (direction == FieldDirection::All || agrees_with_field(field, points, p) ? along : own).push_back(p);
+      if (!all_along)
+        for (const PenetratingPoint& p : list) (agrees_with_field(field, points, p) ? along : own).push_back(p);
       const bool flat_or_round = field_shape.type == ShapeType::Plane || round_shape(field_shape);
-      add_point_forces(field, points, along, gains.k, k_d, flat_or_round ? GradientMode::Approximate : set_.gradients,
-                       sum, true);
+      add_point_forces(field, points, all_along ? std::span<const PenetratingPoint>(list) : std::span<const PenetratingPoint>(along),
+                       gains.k, k_d, flat_or_round ? GradientMode::Approximate : set_.gradients, sum, true);
       add_point_forces(field, points, own, gains.k, k_d, own_gradients, sum);
     };
     auto side = [&](int which) {

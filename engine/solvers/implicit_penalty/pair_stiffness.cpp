@@ -12,6 +12,7 @@
 
 #include "graph/stack_loads.h"
 #include "solvers/implicit_penalty/penalty_joints.h"
+#include "solvers/implicit_penalty/point_runs.h"
 #include "solvers/implicit_penalty/implicit_penalty_solver.h"
 
 namespace cl {
@@ -117,22 +118,29 @@ double ImplicitPenaltySolver::pair_penetration(const StepContext& ctx, const Pai
           ? known->second
           : pair_normal(state_[size_t(pair.first)].pose, state_[size_t(pair.second)].pose, points.a_in_b, points.b_in_a);
   if (layers <= 0 || contact.count == 0) return p;
-  // The patch: the pair's points (both sides), about their centre, in the tangent plane.
-  thread_local std::vector<Vec3> at;  // the points in the world
-  at.clear();
-  for (const PenetratingPoint& q : points.a_in_b) at.push_back(state_[size_t(pair.first)].pose.x + state_[size_t(pair.first)].pose.R * q.r_b);
-  for (const PenetratingPoint& q : points.b_in_a) at.push_back(state_[size_t(pair.second)].pose.x + state_[size_t(pair.second)].pose.R * q.r_b);
-  Vec3 centre = Vec3::Zero();
-  for (const Vec3& x : at) centre += x;
-  const int n = int(at.size());
-  centre /= double(n);
-  Mat3 second = Mat3::Zero();
-  for (const Vec3& x : at) {
-    const Vec3 r = x - centre;
-    second += r * r.transpose();
+  // The patch: the pair's points (both sides), about their centre, in the tangent plane. Summed as moments of each
+  // side's points in its body's frame (run_moments), about the first point (near the patch, so that the second
+  // moment loses nothing to the patch's distance from the bodies' centres).
+  const BodyPose& pose_a = state_[size_t(pair.first)].pose;
+  const BodyPose& pose_b = state_[size_t(pair.second)].pose;
+  const Vec3 origin = !points.a_in_b.empty() ? Vec3(pose_a.x + pose_a.R * points.a_in_b.front().r_b)
+                                             : Vec3(pose_b.x + pose_b.R * points.b_in_a.front().r_b);
+  Vec3 first = Vec3::Zero();      // sum of the points less the origin
+  Mat3 second = Mat3::Zero();     // sum of their outer products
+  int n = 0;
+  for (const auto& [list, pose] : {std::pair(&points.a_in_b, &pose_a), std::pair(&points.b_in_a, &pose_b)}) {
+    if (list->empty()) continue;
+    const RunMoments m = run_moments(*list);
+    const Vec3 c = pose->x - origin, r = pose->R * m.r;
+    first += m.count * c + r;
+    second += m.count * c * c.transpose() + c * r.transpose() + r * c.transpose() + pose->R * m.rr * pose->R.transpose();
+    n += m.count;
   }
+  const Vec3 mean = first / double(n);
+  const Vec3 centre = origin + mean;
+  second = second / double(n) - mean * mean.transpose();
   const Mat3 tangent = Mat3::Identity() - contact.normal * contact.normal.transpose();
-  const Mat3 J = tangent * (second / double(n)) * tangent;
+  const Mat3 J = tangent * second * tangent;
   const Vec3 spread = Eigen::SelfAdjointEigenSolver<Mat3>(J, Eigen::EigenvaluesOnly).eigenvalues();
   const double least = spread(1);
   // A point or a line of points (a corner or an edge on the other body) has no second moment across it, and no

@@ -1,6 +1,9 @@
 #include "solvers/implicit_penalty/patch_friction.h"
 
 #include <cmath>
+#include <optional>
+
+#include "solvers/implicit_penalty/point_runs.h"
 
 namespace cl::implicit_penalty {
 
@@ -14,26 +17,43 @@ struct PointForce {
   Vec3 at{0, 0, 0};
 };
 
-PointForce point_force(const PatchSide& side, const PenetratingPoint& p, int b, const std::vector<Body>& bodies,
-                       const Mat3& Rf, const Mat3& Ro, const PatchFrictionSettings& s) {
-  const Body& bf = bodies[size_t(side.field)];
-  const Body& bo = bodies[size_t(side.owner)];
-  PointForce out;
+// The unit gradient G of the field at a point whose force acts along it (see patch_friction.h), or none: the same
+// for the points of a run (point_runs.h), which share g_a and n_b.
+std::optional<Vec3> pushing_direction(const PenetratingPoint& p, const Mat3& Rf, const Mat3& Ro) {
   Vec3 G = Rf * p.g_a;
   const double len = G.norm();
-  if (len < 1e-12 || -(Ro * p.n_b).dot(G) < std::sqrt(0.5) * len) return out;
+  if (len < 1e-12 || -(Ro * p.n_b).dot(G) < std::sqrt(0.5) * len) return std::nullopt;
   G /= len;
-  const Vec3 point = bo.position + Ro * p.r_b;
-  const Vec3 v_rel = (bo.linear_velocity + bo.angular_velocity.cross(point - bo.position)) -
-                     (bf.linear_velocity + bf.angular_velocity.cross(point - bf.position));
-  const double v_n = v_rel.dot(G);
+  return G;
+}
+
+// The velocity of the owner's material point at s (from its centre) relative to the field body's there, along G:
+// G . ((v_o + w_o x s) - (v_f + w_f x (s + x_o - x_f))) = base + s . lever, as G . (w x q) = q . (G x w). The same
+// for the points of a run, which share G.
+struct NormalSpeed {
+  double base = 0.0;
+  Vec3 lever{0, 0, 0};
+};
+
+NormalSpeed normal_speed(const Body& field, const Body& owner, const Vec3& G) {
+  const Vec3 Gf = G.cross(field.angular_velocity);
+  return {G.dot(owner.linear_velocity - field.linear_velocity) - (owner.position - field.position).dot(Gf),
+          G.cross(owner.angular_velocity) - Gf};
+}
+
+// The force of point p, whose pushing direction is G, the owner's point moving along G at `speed`.
+PointForce point_force(const PatchSide& side, const PenetratingPoint& p, const Vec3& G, const NormalSpeed& speed, int b,
+                       const Body& owner, const Mat3& Ro, const PatchFrictionSettings& s) {
+  PointForce out;
+  const Vec3 arm = Ro * p.r_b;
+  const double v_n = speed.base + arm.dot(speed.lever);
   // With the pair's normal force given (normal_force), the points only place the patch: weighted by their depth,
   // so that a ball held by its exact depth keeps its friction while its few cap points are barely inside.
   const double f = s.normal_force >= 0.0 ? s.k * std::abs(p.d) : s.k * std::abs(p.d) - (s.k * s.h + s.k_d) * v_n;
   if (!(f > 0.0)) return out;
   out.f = f;
   out.push = side.owner == b ? G : Vec3(-G);  // G pushes the owner out of the field body
-  out.at = point;
+  out.at = owner.position + arm;
   return out;
 }
 
@@ -49,13 +69,21 @@ bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const s
   pushing.clear();
   for (const PatchSide& side : sides) {
     const Mat3 Rf = bodies[size_t(side.field)].rotation(), Ro = bodies[size_t(side.owner)].rotation();
-    for (const PenetratingPoint& p : *side.points) {
-      const PointForce pf = point_force(side, p, b, bodies, Rf, Ro, s);
-      if (pf.f <= 0.0) continue;
-      total += pf.f;
-      pushes += pf.f * pf.push;
-      moment += pf.f * pf.at;
-      pushing.push_back(pf);
+    const std::span<const PenetratingPoint> points = *side.points;
+    const Body& owner = bodies[size_t(side.owner)];
+    for (size_t i = 0; i < points.size();) {
+      const size_t run = point_run_length(points, i);
+      const std::optional<Vec3> G = pushing_direction(points[i], Rf, Ro);
+      const NormalSpeed speed = G ? normal_speed(bodies[size_t(side.field)], owner, *G) : NormalSpeed{};
+      for (size_t j = i; G && j < i + run; ++j) {
+        const PointForce pf = point_force(side, points[j], *G, speed, b, owner, Ro, s);
+        if (pf.f <= 0.0) continue;
+        total += pf.f;
+        pushes += pf.f * pf.push;
+        moment += pf.f * pf.at;
+        pushing.push_back(pf);
+      }
+      i += run;
     }
   }
   if (!(total > 0.0) || pushes.norm() < 1e-6 * total) return false;

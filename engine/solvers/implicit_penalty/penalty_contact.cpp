@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "solvers/implicit_penalty/point_runs.h"
+
 namespace cl::implicit_penalty {
 
 // Per point, the gradient blocks are products of the point's vectors with a few per-pair matrices, so a pair's
@@ -62,7 +64,7 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
 
   Moments M;
   M.count = int(penetrating.size());
-  for (const PenetratingPoint& p : penetrating) {
+  auto add_one = [&](const PenetratingPoint& p) {
     // Handle and contact point (eq. 21): s = R_B r_B, P = x_B + s, s_a = R_A r_A = P - x_A = s + c.
     const Vec3 s = points.R * p.r_b;
     // B's outward normal (the paper's N^ is the inward one: F_A = k d N^); or A's inward one, the opposite of its
@@ -96,6 +98,59 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
       M.SF.noalias() += s * F.transpose();
     }
     if (damped) M.M2.noalias() += s * s.transpose();
+  };
+  // A run of points sharing g_a and n_b (point_runs.h): n, G and a = k n are the run's, so with S1 = sum s,
+  // Sd = sum d s and M2 = sum s s^T (rotated from the run's moments in B's frame) the sums above are
+  //   sum k d n = k (sum d) n,  sum s x k d n = Sd x a,  sum k d n s^T = a Sd^T,  sum s (k d n)^T = Sd a^T,
+  //   sum a G^T = count a G^T,  sum a h^T = a (G x S1)^T,  sum b G^T = (S1 x a) G^T,
+  //   sum b h^T = sum (-[a]x s) ([G]x s)^T = [a]x M2 [G]x,
+  // and the damping's, with u = u0 + omega x s: sum u = count u0 + omega x S1, sum s x (omega x s) =
+  // tr(M2) omega - M2 omega, sum s (omega x s)^T = -M2 [omega]x.
+  auto add_run = [&](std::span<const PenetratingPoint> run) {
+    const PenetratingPoint& p = run.front();
+    Vec3 n = points.R * p.n_b;
+    Vec3 g{0, 0, 0};
+    if (along_field_gradient || exact) g = field.R * p.g_a;
+    if (along_field_gradient) {
+      const double len = g.norm();
+      if (len > 1e-12) n = -g / len;
+    }
+    const Vec3 G = exact ? g : Vec3(-n);
+    const RunMoments m = run_moments(run);
+    const double count = m.count;
+    const Vec3 S1 = points.R * m.r, Sd = points.R * m.dr;
+    const Mat3 M2 = points.R * m.rr * points.R.transpose();
+    const Vec3 a = k * n;
+    const Vec3 fp = (k * m.d) * n;
+    Vec3 F = fp, sxF = Sd.cross(a);
+    Mat3 SF = Sd * a.transpose();
+    if (damped) {
+      F += k_d * (count * u0 + omega.cross(S1));
+      sxF += k_d * (S1.cross(u0) + M2.trace() * omega - M2 * omega);
+      SF += k_d * (S1 * u0.transpose() - M2 * skew(omega));
+      M.M2 += M2;
+    }
+    M.s1 += S1;
+    M.F += F;
+    M.sxF += sxF;
+    M.Agg.noalias() += (count * a) * G.transpose();
+    M.Agh.noalias() += a * G.cross(S1).transpose();
+    M.Bg.noalias() += S1.cross(a) * G.transpose();
+    M.Bh.noalias() += skew(a) * M2 * skew(G);
+    if (exact) {
+      M.fp += fp;
+      M.Pfs.noalias() += a * Sd.transpose();
+      M.SF += SF;
+    }
+  };
+  for (size_t i = 0; i < penetrating.size();) {
+    const size_t run = point_run_length(penetrating, i);
+    if (run >= kLeastPointRun) {
+      add_run(penetrating.subspan(i, run));
+    } else {
+      for (size_t j = i; j < i + run; ++j) add_one(penetrating[j]);
+    }
+    i += run;
   }
 
   const Mat3 C = skew(c);
@@ -227,10 +282,10 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
   // update is two lanes of the same multiply and subtract.
   typedef double Pair __attribute__((vector_size(16)));
   Pair W[9][5] = {};
-  for (const PenetratingPoint& p : penetrating) {
+  auto add_one = [&](const PenetratingPoint& p) {
     Vec3 G = field.R * p.g_a;
     const double len = G.norm();
-    if (len < 1e-12) continue;
+    if (len < 1e-12) return;
     // A round points body is damped along the pair's normal through its centre.
     G = points_round ? push : Vec3(G / len);
     const Vec3 s = points_round ? Vec3::Zero() : Vec3(points.R * p.r_b);
@@ -245,7 +300,7 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
       Vec12 r;
       r << G, ra, -G, rb;
       V.noalias() -= k_d * r * r.transpose();
-      continue;
+      return;
     }
     double r9[10], a9[10];
     for (int k = 0; k < 3; ++k) r9[k] = G[k], r9[3 + k] = ra[k], r9[6 + k] = rb[k];
@@ -257,12 +312,61 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
       const Pair rj = {r9[j], r9[j]};
       for (int q = 0; q < 5; ++q) W[j][q] -= rj * a[q];
     }
+  };
+  // A run of points sharing g_a and n_b (point_runs.h) shares G, so with S1 = sum s, M2 = sum s s^T (rotated from
+  // the run's moments in B's frame), sum s_a = S1 + count c, M2a = sum s_a s_a^T and Ssa = sum s_a s^T:
+  //   sum G . u = G . (count u0 + omega x S1),  sum (G . u) s = (G . u0) S1 + M2 (G x omega),
+  //   sum r_a = sum s_a x G,  sum r_b = G x S1,  sum r_a r_a^T = -[G]x M2a [G]x,  sum r_a r_b^T = [G]x Ssa [G]x,
+  //   sum r_b r_b^T = -[G]x M2 [G]x  (r_a = -[G]x s_a, r_b = [G]x s),
+  // summed into Wr, the blocks {0, 1, 3} of V as W holds them.
+  Eigen::Matrix<double, 9, 9> Wr = Eigen::Matrix<double, 9, 9>::Zero();
+  auto add_run = [&](std::span<const PenetratingPoint> run) {
+    Vec3 G = field.R * run.front().g_a;
+    const double len = G.norm();
+    if (len < 1e-12) return;
+    G = points_round ? push : Vec3(G / len);
+    const RunMoments m = run_moments(run);
+    const double count = m.count;
+    const Vec3 S1 = points_round ? Vec3::Zero() : Vec3(points.R * m.r);
+    const Mat3 M2 = points_round ? Mat3::Zero() : Mat3(points.R * m.rr * points.R.transpose());
+    const Vec3 Sa1 = S1 + count * c;
+    const double Gu = G.dot(count * u0 + omega.cross(S1));
+    F_sum += (k_d * Gu) * G;
+    sxF += (k_d * (G.dot(u0) * S1 + M2 * G.cross(omega))).cross(G);
+    const Mat3 X = skew(G);
+    const Vec3 ra = field_round ? Vec3::Zero() : Vec3(Sa1.cross(G));
+    const Vec3 rb = points_round ? Vec3::Zero() : Vec3(G.cross(S1));
+    const Mat3 M2a = M2 + S1 * c.transpose() + c * S1.transpose() + count * c * c.transpose();
+    const Mat3 Ssa = M2 + c * S1.transpose();
+    const Mat3 RaRa = field_round ? Mat3::Zero() : Mat3(-X * M2a * X);
+    const Mat3 RaRb = field_round || points_round ? Mat3::Zero() : Mat3(X * Ssa * X);
+    const Mat3 RbRb = points_round ? Mat3::Zero() : Mat3(-X * M2 * X);
+    const Mat3 GG = count * G * G.transpose(), Gra = G * ra.transpose(), Grb = G * rb.transpose();
+    Wr.block<3, 3>(0, 0) -= k_d * GG;
+    Wr.block<3, 3>(0, 3) -= k_d * Gra;
+    Wr.block<3, 3>(3, 0) -= k_d * Gra.transpose();
+    Wr.block<3, 3>(0, 6) -= k_d * Grb;
+    Wr.block<3, 3>(6, 0) -= k_d * Grb.transpose();
+    Wr.block<3, 3>(3, 3) -= k_d * RaRa;
+    Wr.block<3, 3>(3, 6) -= k_d * RaRb;
+    Wr.block<3, 3>(6, 3) -= k_d * RaRb.transpose();
+    Wr.block<3, 3>(6, 6) -= k_d * RbRb;
+  };
+  for (size_t i = 0; i < penetrating.size();) {
+    // Runs only into an all-zero V (the blocks written at the end).
+    const size_t run = zero ? point_run_length(penetrating, i) : 1;
+    if (run >= kLeastPointRun) {
+      add_run(penetrating.subspan(i, run));
+    } else {
+      for (size_t j = i; j < i + run; ++j) add_one(penetrating[j]);
+    }
+    i += run;
   }
   if (zero) {
     // The summed blocks {0, 1, 3} of V; rows and columns of block 2 from block 0's.
     constexpr int kBlock[3] = {0, 3, 9};
     for (int j = 0; j < 9; ++j)
-      for (int i = 0; i < 9; ++i) V(kBlock[i / 3] + i % 3, kBlock[j / 3] + j % 3) = W[j][i / 2][i % 2];
+      for (int i = 0; i < 9; ++i) V(kBlock[i / 3] + i % 3, kBlock[j / 3] + j % 3) = W[j][i / 2][i % 2] + Wr(i, j);
     for (int bi = 0; bi < 4; ++bi)
       if (bi != 2) V.block<3, 3>(3 * bi, 6) = 0.0 - V.block<3, 3>(3 * bi, 0).array();  // columns of block 2
     // Rows of block 2, its own columns included: 0 - (0 - x) is x, as two negations give.
@@ -281,17 +385,44 @@ PairNormal pair_normal(const BodyPose& a, const BodyPose& b, std::span<const Pen
   Vec3 n_sum = Vec3::Zero(), p_sum = Vec3::Zero();
   // b's points in a's field: a's gradient pushes b out; a's points in b's field: b's gradient pushes a out,
   // so b along its opposite.
+  // A run of points sharing g_a (point_runs.h) shares G: its weights and weighted positions are summed in the
+  // owner's frame and turned once.
   auto add = [&](std::span<const PenetratingPoint> points, const BodyPose& field, const BodyPose& owner, double sign) {
-    for (const PenetratingPoint& p : points) {
-      const Vec3 G = field.R * p.g_a;
-      const double len = G.norm();
-      if (len < 1e-12) continue;
-      const double w = -p.d;
-      n_sum += (sign * w / len) * G;
-      p_sum += w * (owner.x + owner.R * p.r_b);
-      weight += w;
-      out.deepest = std::max(out.deepest, w);
-      ++out.count;
+    for (size_t i = 0; i < points.size();) {
+      const size_t run = point_run_length(points, i);
+      if (run >= kLeastPointRun) {
+        const Vec3 G = field.R * points[i].g_a;
+        const double len = G.norm();
+        if (len >= 1e-12) {
+          double w = 0.0;
+          Vec3 wr = Vec3::Zero();
+          for (size_t j = i; j < i + run; ++j) {
+            const double wj = -points[j].d;
+            w += wj;
+            wr += wj * points[j].r_b;
+            out.deepest = std::max(out.deepest, wj);
+          }
+          n_sum += (sign * w / len) * G;
+          p_sum += w * owner.x + owner.R * wr;
+          weight += w;
+          out.count += int(run);
+        }
+        i += run;
+        continue;
+      }
+      for (size_t j = i; j < i + run; ++j) {
+        const PenetratingPoint& p = points[j];
+        const Vec3 G = field.R * p.g_a;
+        const double len = G.norm();
+        if (len < 1e-12) continue;
+        const double w = -p.d;
+        n_sum += (sign * w / len) * G;
+        p_sum += w * (owner.x + owner.R * p.r_b);
+        weight += w;
+        out.deepest = std::max(out.deepest, w);
+        ++out.count;
+      }
+      i += run;
     }
   };
   add(b_in_a, a, b, 1.0);

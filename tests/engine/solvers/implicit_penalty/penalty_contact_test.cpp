@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "collision/mesh_shape.h"
@@ -767,6 +768,105 @@ TEST(PenaltyContact, AddPointForcesIsTheSumOfItsPoints) {
     EXPECT_LT((all.d_pos - one_by_one.d_pos).norm(), 1e-12 * one_by_one.d_pos.norm());
     EXPECT_LT((all.d_vel - one_by_one.d_vel).norm(), 1e-12 * one_by_one.d_vel.norm());
   }
+}
+
+// Points in runs sharing g_a and n_b (a box face in another box's face region, point_runs.h) are summed from the
+// run's moments: the same force and gradients as point by point, to rounding, in every mode, with and without
+// damping, along the field's gradient or the points' normals, with runs too short to take that path among them.
+std::vector<PenetratingPoint> points_in_runs(std::mt19937& rng) {
+  std::vector<PenetratingPoint> points;
+  std::uniform_real_distribution<double> depth(-0.01, -0.0001);
+  for (const int run : {9, 1, 2, 6, 3, 64}) {
+    const Vec3 g = random_unit(rng), n = random_unit(rng);
+    for (int i = 0; i < run; ++i) {
+      PenetratingPoint p;
+      p.index = int(points.size());
+      p.r_b = random_vec(rng, 0.8);
+      p.n_b = n;
+      p.g_a = g;
+      p.d = depth(rng);
+      points.push_back(p);
+    }
+  }
+  return points;
+}
+
+TEST(PenaltyContact, AddPointForcesOverRunsIsTheSumOfItsPoints) {
+  std::mt19937 rng(901);
+  const Config c = random_config(box_field(), rng);
+  const BodyPose a = c.a.pose(), b = c.b.pose();
+  const std::vector<PenetratingPoint> points = points_in_runs(rng);
+  for (GradientMode mode : {GradientMode::Exact, GradientMode::Approximate})
+    for (const double kd : {kDamping, 0.0})
+      for (const bool along : {false, true}) {
+        SCOPED_TRACE(std::to_string(int(mode)) + " " + std::to_string(kd) + " " + std::to_string(along));
+        PairForce one_by_one, all;
+        for (const PenetratingPoint& p : points)
+          add_point_forces(a, b, std::span<const PenetratingPoint>(&p, 1), kStiffness, kd, mode, one_by_one, along);
+        add_point_forces(a, b, points, kStiffness, kd, mode, all, along);
+        EXPECT_EQ(all.points, int(points.size()));
+        EXPECT_LT((all.wrench - one_by_one.wrench).norm(), 1e-12 * one_by_one.wrench.norm());
+        EXPECT_LT((all.d_pos - one_by_one.d_pos).norm(), 1e-12 * one_by_one.d_pos.norm());
+        EXPECT_LE((all.d_vel - one_by_one.d_vel).norm(), 1e-12 * one_by_one.d_vel.norm());
+      }
+}
+
+// add_depth_damping over runs: the outer products of every point to rounding, the rows and columns of the third
+// block still the first's negations bit for bit.
+TEST(PenaltyContact, DepthDampingOverRunsIsThePointsOuterProducts) {
+  std::mt19937 rng(78);
+  const BodyPose a = random_body(rng, false).pose(), b = random_body(rng, false).pose();
+  const std::vector<PenetratingPoint> points = points_in_runs(rng);
+  for (const bool field_round : {false, true})
+    for (const bool points_round : {false, true}) {
+      SCOPED_TRACE(std::to_string(field_round) + std::to_string(points_round));
+      PairForce f;
+      const Vec3 push = Vec3(0.3, -0.5, 0.8).normalized();
+      add_depth_damping(a, b, points, kDamping, f, field_round, points_round, push);
+      PairForce g;  // point by point
+      for (const PenetratingPoint& p : points)
+        add_depth_damping(a, b, std::span<const PenetratingPoint>(&p, 1), kDamping, g, field_round, points_round, push);
+      Mat12 expected = Mat12::Zero();
+      const Vec3 c = b.x - a.x;
+      for (const PenetratingPoint& p : points) {
+        const Vec3 G = points_round ? push : Vec3((a.R * p.g_a).normalized());
+        const Vec3 s = points_round ? Vec3::Zero() : Vec3(b.R * p.r_b);
+        Vec12 r;
+        r << G, field_round ? Vec3::Zero() : Vec3((s + c).cross(G)), -G, points_round ? Vec3::Zero() : Vec3(-s.cross(G));
+        expected.noalias() -= kDamping * r * r.transpose();
+      }
+      EXPECT_LT((f.d_vel - expected).norm(), 1e-12 * expected.norm());
+      EXPECT_LT((f.wrench - g.wrench).norm(), 1e-12 * g.wrench.norm());
+      const Eigen::Matrix<double, 3, 12> rows = 0.0 - f.d_vel.block<3, 12>(0, 0).array();
+      const Eigen::Matrix<double, 12, 3> columns = 0.0 - f.d_vel.block<12, 3>(0, 0).array();
+      EXPECT_TRUE((f.d_vel.block<3, 12>(6, 0) == rows));
+      EXPECT_TRUE((f.d_vel.block<12, 3>(0, 6) == columns));
+    }
+}
+
+// pair_normal over runs: the same normal, centre, deepest depth, secant and count as point by point.
+TEST(PenaltyContact, PairNormalOverRunsIsThatOfItsPoints) {
+  std::mt19937 rng(79);
+  const BodyPose a = random_body(rng, false).pose(), b = random_body(rng, false).pose();
+  const std::vector<PenetratingPoint> a_in_b = points_in_runs(rng), b_in_a = points_in_runs(rng);
+  const PairNormal n = pair_normal(a, b, a_in_b, b_in_a);
+  // Point by point: one point per call has no run, summed here as pair_normal does.
+  double weight = 0.0, deepest = 0.0;
+  Vec3 n_sum = Vec3::Zero(), p_sum = Vec3::Zero();
+  for (const auto& [list, field, owner, sign] :
+       {std::tuple(&b_in_a, &a, &b, 1.0), std::tuple(&a_in_b, &b, &a, -1.0)})
+    for (const PenetratingPoint& p : *list) {
+      const Vec3 G = field->R * p.g_a;
+      n_sum += (sign * -p.d / G.norm()) * G;
+      p_sum += -p.d * (owner->x + owner->R * p.r_b);
+      weight += -p.d;
+      deepest = std::max(deepest, -p.d);
+    }
+  EXPECT_EQ(n.count, int(a_in_b.size() + b_in_a.size()));
+  EXPECT_LT((n.normal - n_sum.normalized()).norm(), 1e-12);
+  EXPECT_LT((n.point - p_sum / weight).norm(), 1e-12 * (p_sum / weight).norm());
+  EXPECT_EQ(n.deepest, deepest);
+  EXPECT_NEAR(n.secant, weight / (n.count * deepest), 1e-12);
 }
 
 // Cost of one point in each mode, with and without damping, for the record (printed, not asserted): CPU time of
