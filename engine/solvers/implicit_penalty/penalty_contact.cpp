@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "solvers/implicit_penalty/point_runs.h"
 
@@ -64,11 +65,10 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
 
   Moments M;
   M.count = int(penetrating.size());
-  auto add_one = [&](const PenetratingPoint& p) {
-    // Handle and contact point (eq. 21): s = R_B r_B, P = x_B + s, s_a = R_A r_A = P - x_A = s + c.
-    const Vec3 s = points.R * p.r_b;
-    // B's outward normal (the paper's N^ is the inward one: F_A = k d N^); or A's inward one, the opposite of its
-    // unit distance gradient.
+  // A point's normal n: B's outward one (the paper's N^ is the inward one: F_A = k d N^), or A's inward one, the
+  // opposite of its unit distance gradient; and G, the world gradient of A's distance (eq. 23), for which the
+  // approximation takes the unit normal direction -n.
+  auto directions = [&](const PenetratingPoint& p) {
     Vec3 n = points.R * p.n_b;
     Vec3 g{0, 0, 0};
     if (along_field_gradient || exact) g = field.R * p.g_a;
@@ -76,8 +76,14 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
       const double len = g.norm();
       if (len > 1e-12) n = -g / len;
     }
-    // World gradient of A's distance (eq. 23); the approximation takes the unit normal direction instead.
-    const Vec3 G = exact ? g : Vec3(-n);
+    return std::pair<Vec3, Vec3>{n, exact ? g : Vec3(-n)};
+  };
+  auto add_one = [&](const PenetratingPoint& p) {
+    // Handle and contact point (eq. 21): s = R_B r_B, P = x_B + s, s_a = R_A r_A = P - x_A = s + c.
+    const Vec3 s = points.R * p.r_b;
+    const std::pair<Vec3, Vec3> nG = directions(p);
+    const Vec3& n = nG.first;
+    const Vec3& G = nG.second;
     // Force on B: penalty (eq. 19) and damping (eq. 41); A gets the opposite (eq. 20, 42).
     const Vec3 fp = (k * p.d) * n;
     Vec3 F = fp;
@@ -108,14 +114,9 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
   // tr(M2) omega - M2 omega, sum s (omega x s)^T = -M2 [omega]x.
   auto add_run = [&](std::span<const PenetratingPoint> run) {
     const PenetratingPoint& p = run.front();
-    Vec3 n = points.R * p.n_b;
-    Vec3 g{0, 0, 0};
-    if (along_field_gradient || exact) g = field.R * p.g_a;
-    if (along_field_gradient) {
-      const double len = g.norm();
-      if (len > 1e-12) n = -g / len;
-    }
-    const Vec3 G = exact ? g : Vec3(-n);
+    const std::pair<Vec3, Vec3> nG = directions(p);
+    const Vec3& n = nG.first;
+    const Vec3& G = nG.second;
     const RunMoments m = run_moments(run);
     const double count = m.count;
     const Vec3 S1 = points.R * m.r, Sd = points.R * m.dr;
