@@ -14,6 +14,7 @@
 #include "compare/lanes.h"
 #include "compare/summary.h"
 #include "conformance/accuracy.h"
+#include "conformance/cpu_budget.h"
 #include "conformance/matrix.h"
 #include "core/output_file.h"
 #include "core/output_plan.h"
@@ -44,6 +45,8 @@ const char* usage_text() {
          "  contactlab --conformance [--markdown] [--solver NAME] [--case NAME]...\n"
          "             closed-form mechanics cases under every solver (or NAME) at its defaults, each swept over\n"
          "             time steps, sizes and masses (one case under one solver: every point of the sweep)\n"
+         "  contactlab --machine-speed   how many times slower than the reference machine this one runs a fixed\n"
+         "             workload now: the tests' CPU budgets scale by it (docs/testing.md)\n"
          "  any mode: [--memory-budget SIZE]   memory the scene's meshes may take (512M, 4G; default: half the machine's)\n"
          "exit codes: 0 ok;\n"
          "  2 bad input or environment (a bad scene or option, an output that cannot be written or would overwrite\n"
@@ -103,6 +106,7 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
     else if (arg == "--headless") out.headless = true;
     else if (arg == "--list-solvers") out.list_solvers = true;
     else if (arg == "--conformance") out.conformance = true;
+    else if (arg == "--machine-speed") out.machine_speed = true;
     else if (arg == "--markdown") out.markdown = true;
     else if (arg == "--steps") {
       if (!value(v)) return false;
@@ -251,6 +255,10 @@ bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* er
       *error = "more than one scene given (" + quoted(out.scene) + " and " + quoted(arg) + ")";
       return false;
     }
+  }
+  if (out.machine_speed && !out.help && (seen.size() > 1 || !out.scene.empty())) {
+    *error = "--machine-speed takes no scene and no other option";
+    return false;
   }
   if (!out.cases.empty() && !out.conformance) {
     *error = "--case needs --conformance";
@@ -637,6 +645,14 @@ int run_compare(const CommandLine& cmd) {
       exit_code = 3;
     }
   return exit_code;
+}
+
+int run_machine_speed() {
+  const double slowness = conformance::machine_slowness();
+  std::printf("%.3g\n", slowness);
+  std::fprintf(stderr, "this machine runs the fixed workload %.3g times slower than the reference machine (%.3g ms there)\n",
+               slowness, 1e3 * conformance::kReferenceWorkloadSeconds);
+  return 0;
 }
 
 int run_conformance(const CommandLine& cmd) {

@@ -13,6 +13,7 @@ struct CommandLine {
   bool help = false;
   bool list_solvers = false;
   bool conformance = false;                                  // --conformance: run the conformance matrix
+  bool machine_speed = false;                                // --machine-speed: print the machine's slowness
   std::vector<std::string> cases;                            // --case NAME (with --conformance; repeatable)
   bool markdown = false;                                     // --list-solvers / --conformance as Markdown tables
   std::string scene;                                         // positional SCENE.json
@@ -57,5 +58,8 @@ int run_conformance(const CommandLine& cmd);
 // Runs the accuracy-against-cost sweep of --sweep and writes its CSV (to --out, else stdout). Returns the exit
 // code: 0 ok (a failed run is a row with its message), 2 bad input or an output that cannot be written.
 int run_sweep(const CommandLine& cmd);
+// Prints how many times slower than the reference machine this one runs the CPU budgets' fixed workload now
+// (engine/conformance/cpu_budget.h), as a number on stdout and a sentence on stderr. Returns 0.
+int run_machine_speed();
 
 }  // namespace cl

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     // Ctrl-C or a kill while an output is being written leaves the earlier file, and no temporary one.
     cl::install_output_cleanup();
     if (cmd.memory_budget > 0) cl::set_memory_budget(cmd.memory_budget);
+    if (cmd.machine_speed) return cl::run_machine_speed();
     if (cmd.conformance) return cl::run_conformance(cmd);
     if (!cmd.sweep.empty()) return cl::run_sweep(cmd);
     if (!cmd.compare.empty()) return cl::run_compare(cmd);

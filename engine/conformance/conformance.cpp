@@ -5,7 +5,6 @@
 #include <exception>
 #include <fstream>
 #include <stdexcept>
-#include <time.h>
 
 #include "conformance/scaling.h"
 #include "scene/scene.h"
@@ -24,14 +23,8 @@ const Joint& CaseRun::joint(std::string_view name) const {
   throw std::runtime_error("the scene has no joint '" + std::string(name) + "'");
 }
 
-double thread_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
-}
-
 CaseRun::CaseRun(World& world, const Scale& scale, double cpu_budget)
-    : world_(world), scale_(scale), cpu_budget_(cpu_budget), cpu_start_(thread_cpu_seconds()) {}
+    : world_(world), scale_(scale), budget_(cpu_budget) {}
 
 void CaseRun::until(double t, const std::function<void(const World&)>& each) {
   const double h = world_.settings.dt;
@@ -40,11 +33,11 @@ void CaseRun::until(double t, const std::function<void(const World&)>& each) {
     const StepResult step = world_.step();
     if (!step.ok) throw std::runtime_error("step " + std::to_string(world_.step_count()) + ": " + step.error);
     if (each) each(world_);
-    if (cpu_budget_ > 0 && thread_cpu_seconds() - cpu_start_ > cpu_budget_) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "no result within %g s of CPU: at %.3g s of the %.3g s to run (step %d)",
-                    cpu_budget_, world_.time(), end, int(world_.step_count()));
-      throw std::runtime_error(buf);
+    if (budget_.exceeded()) {
+      char buf[80];
+      std::snprintf(buf, sizeof buf, ": at %.3g s of the %.3g s to run (step %d)", world_.time(), end,
+                    int(world_.step_count()));
+      throw std::runtime_error("no result within " + budget_.describe() + buf);
     }
   }
 }

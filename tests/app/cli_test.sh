@@ -84,6 +84,11 @@ grep -q '^limit_hold under lcp: hinge angle after 3 s (rad), pass 36$' "$out/con
 check unknown_case 2 "unknown conformance case 'nope' (cases: incline_frictionless," -- "$exe" --conformance --case nope
 check case_alone 2 "--case needs --conformance" -- "$exe" --case bounce_apex
 check conformance_scene 2 "takes no scene" -- "$exe" --conformance "$scene"
+# --machine-speed: one positive number on stdout (the slowness the tests' CPU budgets scale by), and alone.
+check machine_speed 0 "times slower than the reference machine" -- "$exe" --machine-speed
+grep -qE '^[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?$' "$out/machine_speed.out" || { echo "FAIL machine_speed: not a number"; fail=1; }
+check machine_speed_scene 2 "--machine-speed takes no scene and no other option" -- "$exe" --machine-speed "$scene"
+check machine_speed_option 2 "--machine-speed takes no scene and no other option" -- "$exe" --steps 3 --machine-speed
 check conformance_set 2 "no --set or --dt" -- "$exe" --conformance --set iterations=3
 check conformance_home 2 "no such directory" -- env CONTACTLAB_HOME="$out/nowhere" "$exe" --conformance
 

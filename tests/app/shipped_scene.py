@@ -15,7 +15,8 @@ A cell that fails today because of a bug in a method is listed in shipped_scenes
 what fails); it is not run (it may take minutes) but reported, and `--awaiting` runs only those cells, reporting
 each that now passes, so that the list only shrinks as fixes land.
 
-Each run's CPU time is printed, to keep an eye on what the suite costs.
+Each run's CPU time is printed, to keep an eye on what the suite costs. A run may take RUN_CPU_LIMIT s of CPU on the
+reference machine, scaled by this machine's slowness (docs/testing.md, "CPU budgets").
 
 Usage: shipped_scene.py CONTACTLAB SCENE.json [STEPS] [--awaiting]
 """
@@ -35,15 +36,32 @@ STEPS = {"pile1000": 300}  # steps per scene where not 600
 MAX_DEPTH = 0.2          # m
 SETTLE_TIME = 1.0        # s: overlap of the first second is bodies placed into each other being pushed apart
 START_OVERLAP = 0.01     # m: a scene whose first step has a contact deeper than this starts overlapping
-RUN_CPU_LIMIT = 300      # s of CPU time for one method's run: a guard against a run that crawls or hangs, counted
-                         # in CPU time so that a busy machine does not fail a run (speed targets are benchmarks:
-                         # bench/scenes_bench.py)
+RUN_CPU_LIMIT = 300      # s of CPU time on the reference machine for one method's run: a guard against a run that
+                         # crawls or hangs, counted in CPU time so that a busy machine does not fail a run, and
+                         # scaled by this machine's slowness (contactlab --machine-speed; speed targets are
+                         # benchmarks: bench/scenes_bench.py)
+MIN_SLOWNESS, MAX_SLOWNESS = 0.25, 4.0  # the range of --machine-speed (engine/conformance/cpu_budget.h)
 RUN_WALL_LIMIT = 1500    # s of wall time: the guard for a run that waits instead of computing
 
 
 def limit_cpu():
-    """In the child, before exec: stop the run (SIGXCPU, then SIGKILL) past RUN_CPU_LIMIT s of CPU time."""
-    resource.setrlimit(resource.RLIMIT_CPU, (RUN_CPU_LIMIT, RUN_CPU_LIMIT + 5))
+    """In the child, before exec: stop the run (SIGXCPU, then SIGKILL) past the CPU limit on the slowest machine."""
+    hard = int(RUN_CPU_LIMIT * MAX_SLOWNESS)
+    resource.setrlimit(resource.RLIMIT_CPU, (hard, hard + 5))
+
+
+def over_cpu_limit(exe, cpu):
+    """Why a run of `cpu` s of CPU time is over RUN_CPU_LIMIT on this machine, or None. The machine's slowness is
+    measured (now, under the same load) only for a run long enough to be over the limit on a fast machine."""
+    if cpu <= RUN_CPU_LIMIT * MIN_SLOWNESS:
+        return None
+    speed = subprocess.run([exe, "--machine-speed"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           check=True)
+    slowness = float(speed.stdout.strip())
+    if cpu <= RUN_CPU_LIMIT * slowness:
+        return None
+    return (f"{cpu:.1f} s of CPU time, more than {RUN_CPU_LIMIT} s on the reference machine "
+            f"({RUN_CPU_LIMIT * slowness:.1f} s here, {slowness:.3g} times slower)")
 
 
 def awaiting_cells():
@@ -134,17 +152,18 @@ def main():
                                      text=True, timeout=RUN_WALL_LIMIT, check=False, preexec_fn=limit_cpu)
                 code, err = run.returncode, run.stderr
                 if code in (-signal.SIGXCPU, -signal.SIGKILL):
-                    code, err = None, f"no result in {RUN_CPU_LIMIT} s of CPU time"
+                    code, err = None, f"no result in {int(RUN_CPU_LIMIT * MAX_SLOWNESS)} s of CPU time"
             except subprocess.TimeoutExpired:
                 code, err = None, f"no result in {RUN_WALL_LIMIT} s of wall time"
             cpu = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - cpu_before
-            problem = None
             if code != 0:
                 lines = [l for l in err.splitlines() if "warning:" not in l]
                 problem = f"exit {code}: {' '.join(lines)[:500]}"
             else:
-                with open(metrics, encoding="utf-8") as f:
-                    problem = check_run(list(csv.DictReader(f)), dt, doc)
+                problem = over_cpu_limit(exe, cpu)
+                if problem is None:
+                    with open(metrics, encoding="utf-8") as f:
+                        problem = check_run(list(csv.DictReader(f)), dt, doc)
             if only_awaiting:
                 print(f"{'still failing' if problem else 'NOW PASSES, remove it from the list'} {solver}: "
                       f"{problem or ''}")

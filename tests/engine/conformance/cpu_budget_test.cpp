@@ -1,0 +1,54 @@
+#include "conformance/cpu_budget.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace cl::conformance {
+namespace {
+
+// Spends CPU on the calling thread until `budget` reports it exceeded, or `limit` s have passed; returns the time.
+double spend_until_exceeded(CpuBudget& budget, double limit) {
+  const double start = thread_cpu_seconds();
+  volatile double x = 1.0;
+  while (!budget.exceeded() && thread_cpu_seconds() - start < limit)
+    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
+  return thread_cpu_seconds() - start;
+}
+
+TEST(CpuBudget, TheWorkloadTakesTimeAndTheSlownessIsWithinItsRange) {
+  const double seconds = machine_workload_seconds();
+  EXPECT_GT(seconds, 0.0);
+  EXPECT_LT(seconds, 2.0);  // about 20 ms on the reference machine
+  const double slowness = machine_slowness();
+  EXPECT_GE(slowness, kMinSlowness);
+  EXPECT_LE(slowness, kMaxSlowness);
+}
+
+TEST(CpuBudget, NoLimitIsNeverExceeded) {
+  CpuBudget none(0.0);
+  EXPECT_GE(spend_until_exceeded(none, 0.05), 0.05);
+  EXPECT_FALSE(none.exceeded());
+}
+
+TEST(CpuBudget, AShortRunMeasuresNothing) {
+  CpuBudget budget(1000.0);
+  EXPECT_FALSE(budget.exceeded());
+  EXPECT_EQ(budget.slowness(), 1.0);
+  EXPECT_EQ(budget.describe(), "1000 s of CPU on the reference machine");
+}
+
+TEST(CpuBudget, ARunOverItsBudgetOnThisMachineIsStopped) {
+  CpuBudget budget(0.02);  // 20 ms on the reference machine: between 5 and 80 ms here
+  const double spent = spend_until_exceeded(budget, 5.0);
+  ASSERT_TRUE(budget.exceeded()) << "not exceeded after " << spent << " s";
+  EXPECT_GE(budget.slowness(), kMinSlowness);
+  EXPECT_LE(budget.slowness(), kMaxSlowness);
+  // It stops once the run passes the budget scaled by the slowness; the measurement itself (5 runs of the
+  // workload) is counted in the run's time, so the stop comes at most that much later.
+  EXPECT_GT(budget.used_seconds(), budget.allowed_seconds());
+  EXPECT_NE(budget.describe().find("times slower"), std::string::npos) << budget.describe();
+}
+
+}  // namespace
+}  // namespace cl::conformance
