@@ -92,12 +92,21 @@ bool make_definite(Mat12& d_pos, const EndMetric& a, const EndMetric& b) {
   if (!(top > 1e-12 * scale)) return false;
   // S_- = L Q Lambda_- Q^T L^T = B Lambda_- B^T with B = L Q, over the negative eigenvalues only (ascending: the
   // first `negative` columns).
-  const auto Bn = B.leftCols(negative);
-  Mat12 Sm = Bn * values.head(negative).asDiagonal() * Bn.transpose();
+  // Summed column by column, lambda_k b_k b_k^T (fixed sizes: a general product of so few columns costs more in
+  // its setup than in its arithmetic).
+  Mat12 Sm = Mat12::Zero();
+  for (int k = 0; k < negative; ++k) Sm.noalias() += (values[k] * B.col(k)) * B.col(k).transpose();
   // W is kept: x^T W x = 0 leaves the bound, and without it (D replaced by S_-) the 320-brick tower of
   // scenes/tower320.json lost the turning of its contacts' normals with the bricks and fell at step 485.
-  const Mat12 W = 0.5 * (d_pos - d_pos.transpose());
-  d_pos = Sm + W;
+  // d_pos = S_- + W entry by entry, in place: W_ij = (D_ij - D_ji) / 2, W_ji = (D_ji - D_ij) / 2, W_ii = +0.
+  for (int j = 0; j < 12; ++j) {
+    for (int i = 0; i < j; ++i) {
+      const double dij = d_pos(i, j), dji = d_pos(j, i);
+      d_pos(i, j) = Sm(i, j) + 0.5 * (dij - dji);
+      d_pos(j, i) = Sm(j, i) + 0.5 * (dji - dij);
+    }
+    d_pos(j, j) = Sm(j, j) + 0.0;
+  }
   return true;
 }
 

@@ -532,9 +532,9 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
     const GradientMode own_gradients = physical && mesh_pair ? GradientMode::Approximate : set_.gradients;
     auto penalty = [&](const BodyPose& field, const BodyPose& points, const std::vector<PenetratingPoint>& list,
                        FieldDirection direction, const Shape& field_shape, const Shape& points_shape,
-                       PairForce& sum) {
+                       PairForce& sum, RunMomentsMemo& memo) {
       if (direction == FieldDirection::None) {
-        add_point_forces(field, points, list, gains.k, k_d, own_gradients, sum);
+        add_point_forces(field, points, list, gains.k, k_d, own_gradients, sum, false, &memo);
         return;
       }
       thread_local std::vector<PenetratingPoint> along, own;
@@ -557,16 +557,22 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
         for (const PenetratingPoint& p : list) (agrees_with_field(field, points, p) ? along : own).push_back(p);
       const bool flat_or_round = field_shape.type == ShapeType::Plane || round_shape(field_shape);
       add_point_forces(field, points, all_along ? std::span<const PenetratingPoint>(list) : std::span<const PenetratingPoint>(along),
-                       gains.k, k_d, flat_or_round ? GradientMode::Approximate : set_.gradients, sum, true);
+                       gains.k, k_d, flat_or_round ? GradientMode::Approximate : set_.gradients, sum, true,
+                       all_along ? &memo : nullptr);
       add_point_forces(field, points, own, gains.k, k_d, own_gradients, sum);
     };
+    // A side's penalty forces and its depth damping share its runs' moments (point_runs.h). Each thread its own.
     auto side = [&](int which) {
+      thread_local RunMomentsMemo memo;
+      memo.clear();
       if (which == 0) {
-        penalty(pa, pb, b_in_a, direction_in_a, shape_a, shape_b, f);
-        if (gains.depth_damping) add_depth_damping(pa, pb, b_in_a, gains.k_d, f, round_a, round_b, contact.normal);
+        penalty(pa, pb, b_in_a, direction_in_a, shape_a, shape_b, f, memo);
+        if (gains.depth_damping)
+          add_depth_damping(pa, pb, b_in_a, gains.k_d, f, round_a, round_b, contact.normal, &memo);
       } else if (!a_in_b.empty()) {
-        penalty(pb, pa, a_in_b, direction_in_b, shape_b, shape_a, g);
-        if (gains.depth_damping) add_depth_damping(pb, pa, a_in_b, gains.k_d, g, round_b, round_a, -contact.normal);
+        penalty(pb, pa, a_in_b, direction_in_b, shape_b, shape_a, g, memo);
+        if (gains.depth_damping)
+          add_depth_damping(pb, pa, a_in_b, gains.k_d, g, round_b, round_a, -contact.normal, &memo);
       }
     };
     const bool box_ball = (shape_a.type == ShapeType::Sphere && shape_b.type == ShapeType::Box) ||

@@ -9,14 +9,6 @@ namespace cl::implicit_penalty {
 
 namespace {
 
-// The normal force a point delivered at the end of the step (see patch_friction.h), 0 for none, with the unit
-// direction that pushes b out of a and the point's world position.
-struct PointForce {
-  double f = 0.0;
-  Vec3 push{0, 0, 0};
-  Vec3 at{0, 0, 0};
-};
-
 // The unit gradient G of the field at a point whose force acts along it (see patch_friction.h), or none: the same
 // for the points of a run (point_runs.h), which share g_a and n_b.
 std::optional<Vec3> pushing_direction(const PenetratingPoint& p, const Mat3& Rf, const Mat3& Ro) {
@@ -41,21 +33,13 @@ NormalSpeed normal_speed(const Body& field, const Body& owner, const Vec3& G) {
           G.cross(owner.angular_velocity) - Gf};
 }
 
-// The force of point p, whose pushing direction is G, the owner's point moving along G at `speed`.
-PointForce point_force(const PatchSide& side, const PenetratingPoint& p, const Vec3& G, const NormalSpeed& speed, int b,
-                       const Body& owner, const Mat3& Ro, const PatchFrictionSettings& s) {
-  PointForce out;
-  const Vec3 arm = Ro * p.r_b;
-  const double v_n = speed.base + arm.dot(speed.lever);
-  // With the pair's normal force given (normal_force), the points only place the patch: weighted by their depth,
-  // so that a ball held by its exact depth keeps its friction while its few cap points are barely inside.
-  const double f = s.normal_force >= 0.0 ? s.k * std::abs(p.d) : s.k * std::abs(p.d) - (s.k * s.h + s.k_d) * v_n;
-  if (!(f > 0.0)) return out;
-  out.f = f;
-  out.push = side.owner == b ? G : Vec3(-G);  // G pushes the owner out of the field body
-  out.at = owner.position + arm;
-  return out;
-}
+// A point that delivered a normal force f > 0 at the end of the step (see patch_friction.h), at r in its owner's
+// frame (its shell point); `side` indexes the pair's sides.
+struct PointForce {
+  double f = 0.0;
+  Vec3 r{0, 0, 0};
+  int side = 0;
+};
 
 }  // namespace
 
@@ -67,22 +51,38 @@ bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const s
   // The points that push, kept for the second pass (below) in their order.
   thread_local std::vector<PointForce> pushing;
   pushing.clear();
-  for (const PatchSide& side : sides) {
+  for (size_t k = 0; k < sides.size(); ++k) {
+    const PatchSide& side = sides[k];
     const Mat3 Rf = bodies[size_t(side.field)].rotation(), Ro = bodies[size_t(side.owner)].rotation();
     const std::span<const PenetratingPoint> points = *side.points;
     const Body& owner = bodies[size_t(side.owner)];
     for (size_t i = 0; i < points.size();) {
       const size_t run = point_run_length(points, i);
       const std::optional<Vec3> G = pushing_direction(points[i], Rf, Ro);
-      const NormalSpeed speed = G ? normal_speed(bodies[size_t(side.field)], owner, *G) : NormalSpeed{};
-      for (size_t j = i; G && j < i + run; ++j) {
-        const PointForce pf = point_force(side, points[j], *G, speed, b, owner, Ro, s);
-        if (pf.f <= 0.0) continue;
-        total += pf.f;
-        pushes += pf.f * pf.push;
-        moment += pf.f * pf.at;
-        pushing.push_back(pf);
+      if (!G) {
+        i += run;
+        continue;
       }
+      // A run shares G, so its points' speeds along G are base + r . (Ro^T lever) in the owner's frame, and its
+      // sums are sum f (its push, G pushing the owner out of the field body, times that) and sum f r, turned once.
+      const NormalSpeed speed = normal_speed(bodies[size_t(side.field)], owner, *G);
+      const Vec3 lever = Ro.transpose() * speed.lever;
+      double run_total = 0.0;
+      Vec3 fr = Vec3::Zero();
+      for (size_t j = i; j < i + run; ++j) {
+        const PenetratingPoint& p = points[j];
+        const double v_n = speed.base + p.r_b.dot(lever);
+        // With the pair's normal force given (normal_force), the points only place the patch: weighted by their
+        // depth, so that a ball held by its exact depth keeps its friction while its few cap points are barely in.
+        const double f = s.normal_force >= 0.0 ? s.k * std::abs(p.d) : s.k * std::abs(p.d) - (s.k * s.h + s.k_d) * v_n;
+        if (!(f > 0.0)) continue;
+        run_total += f;
+        fr += f * p.r_b;
+        pushing.push_back({f, p.r_b, int(k)});
+      }
+      total += run_total;
+      pushes += run_total * (side.owner == b ? *G : Vec3(-*G));
+      moment += run_total * owner.position + Ro * fr;
       i += run;
     }
   }
@@ -103,12 +103,24 @@ bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const s
   const Vec3 t2 = normal.cross(t1);
   // The pressure's mean lever about the centre in the tangent plane (the twist's), and the patch's reach from the
   // centre along each tangent (the tilts', about the other): a second pass, it needs the centre.
+  // Each in the point's owner's frame: r = Ro (r_b + Ro^T (x_o - centre)), with the normal and tangents turned.
   double lever = 0.0, along[2] = {0.0, 0.0};
+  struct Frame {
+    Vec3 offset, normal, t1, t2;
+  };
+  thread_local std::vector<Frame> frames;
+  frames.resize(sides.size());
+  for (size_t k = 0; k < sides.size(); ++k) {
+    const Body& owner = bodies[size_t(sides[k].owner)];
+    const Mat3 RoT = owner.rotation().transpose();
+    frames[k] = {RoT * (owner.position - centre), RoT * normal, RoT * t1, RoT * t2};
+  }
   for (const PointForce& pf : pushing) {
-    const Vec3 r = pf.at - centre;
-    lever += pf.f * (r - r.dot(normal) * normal).norm();
-    along[0] = std::max(along[0], std::abs(r.dot(t1)));
-    along[1] = std::max(along[1], std::abs(r.dot(t2)));
+    const Frame& fr = frames[size_t(pf.side)];
+    const Vec3 r = pf.r + fr.offset;
+    lever += pf.f * (r - r.dot(fr.normal) * fr.normal).norm();
+    along[0] = std::max(along[0], std::abs(r.dot(fr.t1)));
+    along[1] = std::max(along[1], std::abs(r.dot(fr.t2)));
   }
   lever /= total;
 

@@ -53,7 +53,8 @@ void add_column(Mat12& D, int c, const Mat3& N, const Mat3& SaN, const Mat3& SN)
 }  // namespace
 
 void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
-                      double k, double k_d, GradientMode mode, PairForce& sum, bool along_field_gradient) {
+                      double k, double k_d, GradientMode mode, PairForce& sum, bool along_field_gradient,
+                      RunMomentsMemo* memo) {
   if (penetrating.empty()) return;
   const bool exact = mode == GradientMode::Exact;
   const bool damped = k_d != 0.0;
@@ -117,7 +118,7 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
     const std::pair<Vec3, Vec3> nG = directions(p);
     const Vec3& n = nG.first;
     const Vec3& G = nG.second;
-    const RunMoments m = run_moments(run);
+    const RunMoments m = run_moments(run, memo);
     const double count = m.count;
     const Vec3 S1 = points.R * m.r, Sd = points.R * m.dr;
     const Mat3 M2 = points.R * m.rr * points.R.transpose();
@@ -262,7 +263,8 @@ PairForce swapped(const PairForce& f) {
 }
 
 void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
-                       double k_d, PairForce& sum, bool field_round, bool points_round, const Vec3& push) {
+                       double k_d, PairForce& sum, bool field_round, bool points_round, const Vec3& push,
+                       RunMomentsMemo* memo) {
   if (penetrating.empty() || k_d == 0.0) return;
   if (points_round && !(push.squaredNorm() > 0.0)) return;
   const Vec3 c = points.x - field.x;
@@ -326,7 +328,7 @@ void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<
     const double len = G.norm();
     if (len < 1e-12) return;
     G = points_round ? push : Vec3(G / len);
-    const RunMoments m = run_moments(run);
+    const RunMoments m = run_moments(run, memo);
     const double count = m.count;
     const Vec3 S1 = points_round ? Vec3::Zero() : Vec3(points.R * m.r);
     const Mat3 M2 = points_round ? Mat3::Zero() : Mat3(points.R * m.rr * points.R.transpose());

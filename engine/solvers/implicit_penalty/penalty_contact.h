@@ -20,6 +20,7 @@
 #include <span>
 
 #include "solvers/implicit_penalty/pair_force.h"
+#include "solvers/implicit_penalty/point_runs.h"
 #include "collision/shell_points.h"
 
 namespace cl::implicit_penalty {
@@ -51,8 +52,11 @@ void add_point_force(const BodyPose& field, const BodyPose& points, const Penetr
 // 7 m/s: 24 rad/s in two steps, 4.9 kJ from nothing), a box tilted on a floor was pushed along it. The exact
 // gradients then turn the direction with A (a plane's or a box face's normal is fixed in A's frame) instead of
 // with B; a round A's normal also turns with its curvature, which they leave out (use the approximate ones).
+// `memo` (here and in add_depth_damping): the moments of the list's runs (point_runs.h), summed once for the calls
+// over one list.
 void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
-                      double k, double k_d, GradientMode mode, PairForce& sum, bool along_field_gradient = false);
+                      double k, double k_d, GradientMode mode, PairForce& sum, bool along_field_gradient = false,
+                      RunMomentsMemo* memo = nullptr);
 
 // Damping of the depth's rate only (our change to eq. 41, for the physical contact model). With G the unit
 // gradient of A's distance at B's point (world frame), the depth changes at ddot = -G . u, u = v_A + w_A x s_a -
@@ -77,7 +81,7 @@ void add_point_forces(const BodyPose& field, const BodyPose& points, std::span<c
 // centre.)
 void add_depth_damping(const BodyPose& field, const BodyPose& points, std::span<const PenetratingPoint> penetrating,
                        double k_d, PairForce& sum, bool field_round = false, bool points_round = false,
-                       const Vec3& push = Vec3::Zero());
+                       const Vec3& push = Vec3::Zero(), RunMomentsMemo* memo = nullptr);
 
 // The pair as one contact, for its restitution: the depth-weighted mean of the unit distance gradients (for
 // a's points in b's field, of their opposite: both then push b out of a) and of the penetrating points' world

@@ -23,4 +23,11 @@ RunMoments run_moments(std::span<const PenetratingPoint> run) {
   return m;
 }
 
+const RunMoments& RunMomentsMemo::get(std::span<const PenetratingPoint> run) {
+  for (const Entry& e : entries_)
+    if (e.first == run.data() && e.size == run.size()) return e.moments;
+  entries_.push_back({run.data(), run.size(), run_moments(run)});
+  return entries_.back().moments;
+}
+
 }  // namespace cl::implicit_penalty

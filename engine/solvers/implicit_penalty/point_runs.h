@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 #include "collision/shell_points.h"
 
@@ -40,5 +41,27 @@ struct RunMoments {
   Mat3 rr = Mat3::Zero();     // sum r r^T
 };
 RunMoments run_moments(std::span<const PenetratingPoint> run);
+
+// The moments of the runs of one list of points, kept while the list is unchanged: a side's penalty forces and its
+// depth damping walk the same runs (add_point_forces, add_depth_damping), so each run is summed once. Runs are known
+// by their first point's address and their length; the caller clears the memo before its list changes.
+class RunMomentsMemo {
+ public:
+  void clear() { entries_.clear(); }
+  const RunMoments& get(std::span<const PenetratingPoint> run);
+
+ private:
+  struct Entry {
+    const PenetratingPoint* first;
+    size_t size;
+    RunMoments moments;
+  };
+  std::vector<Entry> entries_;
+};
+
+// run_moments(run), from `memo` when given.
+inline RunMoments run_moments(std::span<const PenetratingPoint> run, RunMomentsMemo* memo) {
+  return memo ? memo->get(run) : run_moments(run);
+}
 
 }  // namespace cl::implicit_penalty
