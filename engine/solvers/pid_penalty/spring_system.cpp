@@ -69,9 +69,15 @@ void SpringSystem::analyse(int n, std::span<const std::pair<int, int>> couplings
   diagonal_.resize(size_t(n));
   blocks_.resize(rows_.size());
   a_diagonal_.resize(size_t(n));
-  a_blocks_.resize(rows_.size());
+  a_blocks_.assign(rows_.size(), Mat6::Zero());
   next_diagonal_.resize(size_t(n));
-  next_blocks_.resize(rows_.size());
+  next_blocks_.assign(rows_.size(), Mat6::Zero());
+  // The entries of A's couplings; the others are fill-in, zero in A whatever the rows' weights.
+  coupled_.assign(rows_.size(), 0);
+  for (const auto& [i, k] : couplings) {
+    const int pi = position_[size_t(i)], pk = position_[size_t(k)];
+    coupled_[size_t(pi > pk ? find(pi, pk) : find(pk, pi))] = 1;
+  }
   factored_ = false;
 }
 
@@ -87,7 +93,8 @@ bool SpringSystem::factor(std::span<const Mat6> mass, std::span<const SystemRow>
   ++factorizations_;
   // A's lower triangle in elimination order.
   for (int k = 0; k < n; ++k) next_diagonal_[size_t(position_[size_t(k)])] = mass[size_t(k)];
-  for (Mat6& block : next_blocks_) block.setZero();
+  for (size_t e = 0; e < next_blocks_.size(); ++e)
+    if (coupled_[e]) next_blocks_[e].setZero();
   for (const SystemRow& row : rows) {
     if (!(row.w > 0.0)) continue;
     const int pa = row.sa >= 0 ? position_[size_t(row.sa)] : -1, pb = row.sb >= 0 ? position_[size_t(row.sb)] : -1;
@@ -104,7 +111,7 @@ bool SpringSystem::factor(std::span<const Mat6> mass, std::span<const SystemRow>
   for (int k = 0; k < n; ++k) {
     if (!dirty_[size_t(k)] && next_diagonal_[size_t(k)] != a_diagonal_[size_t(k)]) dirty_[size_t(k)] = 1;
     for (int e = start_[size_t(k)]; e < start_[size_t(k) + 1] && !dirty_[size_t(k)]; ++e)
-      if (next_blocks_[size_t(e)] != a_blocks_[size_t(e)]) dirty_[size_t(k)] = 1;
+      if (coupled_[size_t(e)] && next_blocks_[size_t(e)] != a_blocks_[size_t(e)]) dirty_[size_t(k)] = 1;
     if (dirty_[size_t(k)] && start_[size_t(k)] < start_[size_t(k) + 1]) dirty_[size_t(rows_[size_t(start_[size_t(k)])])] = 1;
   }
   a_diagonal_.swap(next_diagonal_);

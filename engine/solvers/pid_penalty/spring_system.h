@@ -72,6 +72,7 @@ class SpringSystem {
   std::vector<int> row_entries_;  // per row i: the entries L_ik, k ascending
   std::vector<Mat6> a_diagonal_, a_blocks_;  // A's lower triangle in elimination order, as last factored
   std::vector<Mat6> next_diagonal_, next_blocks_;  // the same of the system being factored
+  std::vector<char> coupled_;   // per entry: a block of A (a coupling), else fill-in (zero in A)
   std::vector<char> dirty_;     // per position: its column is refactored
   bool factored_ = false;       // L is that of a_diagonal_, a_blocks_
   long orderings_ = 0, factorizations_ = 0, columns_factored_ = 0;
