@@ -54,10 +54,10 @@ double machine_workload_seconds() {
 }
 
 double machine_slowness() {
-  std::array<double, 5> runs{};
+  std::array<double, 9> runs{};
   for (double& r : runs) r = machine_workload_seconds();
-  std::nth_element(runs.begin(), runs.begin() + 2, runs.end());
-  return std::clamp(runs[2] / kReferenceWorkloadSeconds, kMinSlowness, kMaxSlowness);
+  std::nth_element(runs.begin(), runs.begin() + 4, runs.end());
+  return std::clamp(runs[4] / kReferenceWorkloadSeconds, kMinSlowness, kMaxSlowness);
 }
 
 CpuBudget::CpuBudget(double reference_seconds) : reference_(reference_seconds), start_(thread_cpu_seconds()) {}

@@ -20,7 +20,7 @@ inline constexpr double kReferenceWorkloadSeconds = 0.021;
 double machine_workload_seconds();
 
 // How many times slower than the reference machine this machine runs the workload now (under whatever else runs
-// beside it): the median of 5 runs over kReferenceWorkloadSeconds, kept within [kMinSlowness, kMaxSlowness] so that
+// beside it): the median of 9 runs over kReferenceWorkloadSeconds, kept within [kMinSlowness, kMaxSlowness] so that
 // a wild measurement neither fails every run nor lets one crawl for ever.
 inline constexpr double kMinSlowness = 0.25, kMaxSlowness = 4.0;
 double machine_slowness();

@@ -44,7 +44,7 @@ TEST(CpuBudget, ARunOverItsBudgetOnThisMachineIsStopped) {
   ASSERT_TRUE(budget.exceeded()) << "not exceeded after " << spent << " s";
   EXPECT_GE(budget.slowness(), kMinSlowness);
   EXPECT_LE(budget.slowness(), kMaxSlowness);
-  // It stops once the run passes the budget scaled by the slowness; the measurement itself (5 runs of the
+  // It stops once the run passes the budget scaled by the slowness; the measurement itself (9 runs of the
   // workload) is counted in the run's time, so the stop comes at most that much later.
   EXPECT_GT(budget.used_seconds(), budget.allowed_seconds());
   EXPECT_NE(budget.describe().find("times slower"), std::string::npos) << budget.describe();
