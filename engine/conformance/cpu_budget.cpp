@@ -45,7 +45,8 @@ double machine_workload_seconds() {
   for (uint32_t sweep = 0; sweep < Workload::kSweeps; ++sweep)
     for (uint32_t i = 0; i < Workload::kRows; ++i) {
       double r = w.rhs[i];
-      for (uint32_t k = i * Workload::kPerRow; k < (i + 1) * Workload::kPerRow; ++k) r -= w.entries[k] * x[w.columns[k]];
+      for (uint32_t k = i * Workload::kPerRow; k < (i + 1) * Workload::kPerRow; ++k)
+        r -= w.entries[k] * x[w.columns[k]];
       x[i] = std::max(0.0, r);  // the projection onto x >= 0 (unit diagonal)
     }
   const double seconds = thread_cpu_seconds() - start;
@@ -61,6 +62,10 @@ double machine_slowness() {
 }
 
 CpuBudget::CpuBudget(double reference_seconds) : reference_(reference_seconds), start_(thread_cpu_seconds()) {}
+
+void CpuBudget::raise_to(double reference_seconds) {
+  if (reference_ > 0) reference_ = std::max(reference_, reference_seconds);
+}
 
 bool CpuBudget::exceeded() {
   if (reference_ <= 0) return false;

@@ -30,6 +30,8 @@ double machine_slowness();
 class CpuBudget {
  public:
   explicit CpuBudget(double reference_seconds);  // 0: no limit
+  // Makes the budget at least `reference_seconds` (a budget of no limit stays so).
+  void raise_to(double reference_seconds);
   // True once the run has taken more than the budget on this machine.
   bool exceeded();
   double reference_seconds() const { return reference_; }

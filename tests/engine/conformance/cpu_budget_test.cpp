@@ -38,6 +38,18 @@ TEST(CpuBudget, AShortRunMeasuresNothing) {
   EXPECT_EQ(budget.describe(), "1000 s of CPU on the reference machine");
 }
 
+TEST(CpuBudget, ARaiseLengthensABudgetButNeverLimitsAnUnlimitedRun) {
+  CpuBudget budget(1.0);
+  budget.raise_to(5.0);
+  EXPECT_EQ(budget.reference_seconds(), 5.0);
+  budget.raise_to(0.5);
+  EXPECT_EQ(budget.reference_seconds(), 5.0);
+  CpuBudget none(0.0);
+  none.raise_to(5.0);
+  EXPECT_EQ(none.reference_seconds(), 0.0);
+  EXPECT_FALSE(none.exceeded());
+}
+
 TEST(CpuBudget, ARunOverItsBudgetOnThisMachineIsStopped) {
   CpuBudget budget(0.02);  // 20 ms on the reference machine: between 5 and 80 ms here
   const double spent = spend_until_exceeded(budget, 5.0);
