@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <string>
 
 namespace cl::conformance {
@@ -16,13 +19,18 @@ double spend_until_exceeded(CpuBudget& budget, double limit) {
   return thread_cpu_seconds() - start;
 }
 
-TEST(CpuBudget, TheWorkloadTakesTimeAndTheSlownessIsWithinItsRange) {
+TEST(CpuBudget, TheSlownessIsTheWorkloadsTimeOverTheReferenceMachines) {
   const double seconds = machine_workload_seconds();
   EXPECT_GT(seconds, 0.0);
   EXPECT_LT(seconds, 2.0);  // about 20 ms on the reference machine
+  // An independent median of the workload's time, over the reference machine's: the slowness measured next agrees
+  // within the noise of a shared machine (the medians of 9 runs spread by about 25 % here, back to back).
+  std::array<double, 9> runs{};
+  for (double& r : runs) r = machine_workload_seconds();
+  std::sort(runs.begin(), runs.end());
+  const double expected = std::clamp(runs[4] / kReferenceWorkloadSeconds, kMinSlowness, kMaxSlowness);
   const double slowness = machine_slowness();
-  EXPECT_GE(slowness, kMinSlowness);
-  EXPECT_LE(slowness, kMaxSlowness);
+  EXPECT_LT(std::abs(std::log(slowness / expected)), std::log(2.0)) << slowness << " against " << expected;
 }
 
 TEST(CpuBudget, NoLimitIsNeverExceeded) {
@@ -54,8 +62,6 @@ TEST(CpuBudget, ARunOverItsBudgetOnThisMachineIsStopped) {
   CpuBudget budget(0.02);  // 20 ms on the reference machine: between 5 and 80 ms here
   const double spent = spend_until_exceeded(budget, 5.0);
   ASSERT_TRUE(budget.exceeded()) << "not exceeded after " << spent << " s";
-  EXPECT_GE(budget.slowness(), kMinSlowness);
-  EXPECT_LE(budget.slowness(), kMaxSlowness);
   // It stops once the run passes the budget scaled by the slowness; the measurement itself (9 runs of the
   // workload) is counted in the run's time, so the stop comes at most that much later.
   EXPECT_GT(budget.used_seconds(), budget.allowed_seconds());
