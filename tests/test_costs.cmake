@@ -6,7 +6,9 @@
 # A parameterised test's name in ctest ends in its parameter, as gtest_discover_tests writes it.
 set(CONTACTLAB_TOWER_SLEEPING_TEST "Sweep/SleepingChangesNoOutcome.OfAnyPoint/tower20_light  # GetParam() = \"tower20_light\"")
 set(CONTACTLAB_TEST_COSTS
-    scenes.pile1000 400 scenes.tower320 171 cli.conformance_doc 150 scenes.pyramid20 140 scenes.bowl_drop 139
+    scenes.pile1000.pid-penalty 340 cli.conformance_doc 250 scenes.pyramid20.pid-penalty 120 scenes.pile1000.volume 100
+    scenes.bowl_drop.volume 92 scenes.tower320.volume 86 scenes.tower320.pid-penalty 82
+    scenes.pile1000.implicit-penalty 62 scenes.bowl_drop 48 scenes.pyramid20 35 scenes.tower320 25 scenes.pile1000 8
     scenes.wall200 89 scenes.scripted_wall_hit 82 viewer.smoke 76 scenes.wall 65 "${CONTACTLAB_TOWER_SLEEPING_TEST}" 60
     scenes.mesh_pile 57 viewer.input 53 scenes.ball_grid 50 scenes.volume_pile 46 scenes.bowls20 41
     scenes.scripted_ball_push 40 scenes.bowls 38 cli.faults 37 scenes.perforated_chains 36
@@ -26,6 +28,15 @@ set(CONTACTLAB_SANITIZE_TEST_COSTS
     VolumeScenes.StackOfToriSettlesAndStands 23 ContinuousStep.CostGrowsWithTheMovingPairsNotTheSquareOfTheBodies 22
     PidPenaltyImplicit.KeepsThePapersSubstepUnderAnyLoad 21 PidPenaltyContactPoints.ABoltRestsInItsThreadedHole 20
     VolumeScenes.ArmadillosComeToRestOnEachOther 20)
+
+# The slow group (label slow; docs/testing.md, "Test groups"), which the README's test command and .ci/sanitize
+# leave out and `ctest -L slow` runs: the points of the conformance sweep as tests of their own (the main build's
+# cli.conformance_doc runs every one of them; tests/CMakeLists.txt), and the cells of the shipped scenes (scene:method)
+# that take a minute of CPU or more on the reference machine (tests/app/shipped_scene.py prints each run's CPU time),
+# each a test of its own that the scene's test skips. About 1,100 s of CPU of the 2,700 the main build's tests took.
+set(CONTACTLAB_SLOW_SCENE_CELLS
+    pile1000:pid-penalty pile1000:volume pile1000:implicit-penalty pyramid20:pid-penalty bowl_drop:volume
+    tower320:volume tower320:pid-penalty)
 
 # The tests that run longest under the sanitizers (60 s and more each, about 570 s in all on the 2-core machine) and
 # repeat code that shorter tests run there too: the long physics runs of the tower's sleeping test, the scanned-mesh
@@ -58,6 +69,12 @@ function(contactlab_set_test_costs)
       string(APPEND script "set_tests_properties([=[${name}]=] PROPERTIES COST ${seconds})\n")
     endif()
   endforeach()
+  # The sweep's points join the slow group; gtest_discover_tests lists them when ctest starts.
+  string(APPEND script "foreach(t IN LISTS contactlab_sweep_tests)\n"
+                       "  if(t MATCHES \"^Sweep/ConformanceSweep\\\\.\")\n"
+                       "    set_tests_properties(\"\${t}\" PROPERTIES LABELS \"conformance_sweep;slow\")\n"
+                       "  endif()\n"
+                       "endforeach()\n")
   if(CONTACTLAB_SANITIZE)
     foreach(entry ${CONTACTLAB_LONG_UNDER_SANITIZERS})
       string(REPLACE "|" ";" labels "${entry};long_under_sanitizers")

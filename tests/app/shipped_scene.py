@@ -18,7 +18,11 @@ each that now passes, so that the list only shrinks as fixes land.
 Each run's CPU time is printed, to keep an eye on what the suite costs. A run may take RUN_CPU_LIMIT s of CPU on the
 reference machine, scaled by this machine's slowness (docs/testing.md, "CPU budgets").
 
-Usage: shipped_scene.py CONTACTLAB SCENE.json [STEPS] [--awaiting]
+With --method NAME only that method runs; with --skip NAME[,NAME...] those methods do not. The build registers
+the longest cells (tests/test_costs.cmake, CONTACTLAB_SLOW_SCENE_CELLS) as tests of their own in the `slow` group,
+and skips them in the scene's test (docs/testing.md, "Test groups").
+
+Usage: shipped_scene.py CONTACTLAB SCENE.json [STEPS] [--awaiting] [--method NAME | --skip NAME[,NAME...]]
 """
 import csv
 import json
@@ -116,10 +120,25 @@ def check_run(rows, dt, doc):
     return None
 
 
+def take_option(args, name):
+    """The value of `name VALUE` in args (removed from them), or None."""
+    if name not in args:
+        return None
+    i = args.index(name)
+    if i + 1 >= len(args):
+        sys.exit(f"{name} needs a value\n{__doc__}")
+    value = args[i + 1]
+    del args[i:i + 2]
+    return value
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--awaiting"]
     only_awaiting = "--awaiting" in sys.argv[1:]
-    if len(args) not in (2, 3):
+    only_method = take_option(args, "--method")
+    skip = take_option(args, "--skip")
+    skipped = set(skip.split(",")) if skip else set()
+    if len(args) not in (2, 3) or (only_method and skipped):
         sys.exit(__doc__)
     exe, scene = args[0], args[1]
     with open(scene, encoding="utf-8") as f:
@@ -136,6 +155,14 @@ def main():
                if line and not line[0].isspace() and ":" in line]
     if not solvers:
         sys.exit(f"no solvers listed by {exe} --list-solvers")
+    for name in ([only_method] if only_method else []) + sorted(skipped):
+        if name not in solvers:
+            sys.exit(f"unknown method {name!r}: {exe} --list-solvers lists {', '.join(solvers)}")
+    if only_method:
+        solvers = [only_method]
+    for name in sorted(skipped):
+        print(f"skipped {name}: a test of its own (scenes.{stem}.{name}, group slow)")
+    solvers = [s for s in solvers if s not in skipped]
     awaiting = awaiting_cells()
     with tempfile.TemporaryDirectory() as tmp:
         for solver in solvers:
