@@ -68,7 +68,9 @@ TEST(DiskPolygon, RandomCasesAgainstAGridCount) {
         }
       }
     EXPECT_NEAR(a.area, count, 2e-3 * std::max(count, 0.01)) << "trial " << trial;
-    if (count > 0.01) EXPECT_NEAR((a.moment / a.area - moment / count).norm(), 0.0, 3e-3) << "trial " << trial;
+    if (count > 0.01) {
+      EXPECT_NEAR((a.moment / a.area - moment / count).norm(), 0.0, 3e-3) << "trial " << trial;
+    }
   }
 }
 
