@@ -9,8 +9,10 @@ set(CONTACTLAB_TEST_COSTS
     scenes.pile1000.pid-penalty 340 cli.conformance_doc 250 scenes.pyramid20.pid-penalty 120 scenes.pile1000.volume 100
     scenes.bowl_drop.volume 92 scenes.tower320.volume 86 scenes.tower320.pid-penalty 82
     scenes.pile1000.implicit-penalty 62 scenes.bowl_drop 48 scenes.pyramid20 35 scenes.tower320 25 scenes.pile1000 8
-    scenes.wall200 89 scenes.scripted_wall_hit 82 viewer.smoke 76 scenes.wall 65 "${CONTACTLAB_TOWER_SLEEPING_TEST}" 60
-    scenes.mesh_pile 57 viewer.input 53 scenes.ball_grid 50 scenes.volume_pile 46 scenes.bowls20 41
+    scenes.wall200.pid-penalty 55 scenes.wall.pid-penalty 48 scenes.scripted_wall_hit.pid-penalty 47
+    scenes.ball_grid.pid-penalty 41 scenes.wall200 35 scenes.scripted_wall_hit 35 viewer.smoke 76 scenes.wall 18
+    "${CONTACTLAB_TOWER_SLEEPING_TEST}" 60 scenes.mesh_pile 57 viewer.input 53 scenes.ball_grid 10
+    scenes.volume_pile 46 scenes.bowls20 41
     scenes.scripted_ball_push 40 scenes.bowls 38 cli.faults 37 scenes.perforated_chains 36
     Excavator.KeyboardCyclePicksUpARockCarriesItAndTipsItOut 25 VolumeScenes.PileOfScannedMeshesComesToRestInTheBox 20
     scenes.torus_stack 18 scenes.bolt_screwdriver 18 scenes.bolt_in_hole 16 scenes.pile 13 scenes.default 13
@@ -32,21 +34,24 @@ set(CONTACTLAB_SANITIZE_TEST_COSTS
 # The slow group (label slow; docs/testing.md, "Test groups"), which the README's test command and .ci/sanitize
 # leave out and `ctest -L slow` runs: the points of the conformance sweep as tests of their own (the main build's
 # cli.conformance_doc runs every one of them; tests/CMakeLists.txt), and the cells of the shipped scenes (scene:method)
-# that take a minute of CPU or more on the reference machine (tests/app/shipped_scene.py prints each run's CPU time),
-# each a test of its own that the scene's test skips. About 1,100 s of CPU of the 2,700 the main build's tests took.
+# that take 40 s of CPU or more on the reference machine (tests/app/shipped_scene.py prints each run's CPU time),
+# each a test of its own that the scene's test skips. About 1,300 s of CPU of the 2,700 the main build's tests took.
 set(CONTACTLAB_SLOW_SCENE_CELLS
     pile1000:pid-penalty pile1000:volume pile1000:implicit-penalty pyramid20:pid-penalty bowl_drop:volume
-    tower320:volume tower320:pid-penalty)
+    tower320:volume tower320:pid-penalty wall200:pid-penalty wall:pid-penalty scripted_wall_hit:pid-penalty
+    ball_grid:pid-penalty)
 
-# The tests that run longest under the sanitizers (60 s and more each, about 570 s in all on the 2-core machine) and
+# The tests that run longest under the sanitizers (40 s and more each, about 900 s in all on the 2-core machine) and
 # repeat code that shorter tests run there too: the long physics runs of the tower's sleeping test, the scanned-mesh
-# pile, the gripper and the excavator. The sanitizer build labels them `long_under_sanitizers` and .ci/sanitize
+# pile, the gripper, the excavator, the bolt, pid's loaded ball at every step and mass, and the distance grids'
+# accuracy sweep. The sanitizer build labels them `long_under_sanitizers` and .ci/sanitize
 # leaves them out (`ctest -LE long_under_sanitizers`); the main build runs them, and `ctest -L
 # long_under_sanitizers` in build-asan/ runs them under the sanitizers by hand (docs/testing.md, "Sanitizers").
 set(CONTACTLAB_LONG_UNDER_SANITIZERS
     "${CONTACTLAB_TOWER_SLEEPING_TEST}|conformance_sweep"
     VolumeScenes.PileOfScannedMeshesComesToRestInTheBox ImplicitPenaltyFrictionStage.AGripperHoldsWhatCoulombHolds
-    Excavator.KeyboardCyclePicksUpARockCarriesItAndTipsItOut)
+    Excavator.KeyboardCyclePicksUpARockCarriesItAndTipsItOut ImplicitPenaltyScenes.BoltTurnsWhenTheTorqueBeatsTheFriction
+    PidPenaltySolver.BallCarryingALoadRestsAtEveryStepSizeAndMass SdfGrid.InterpolatedValuesWithinHalfACell)
 
 # Writes the costs of this build's table as a ctest include file run after the GoogleTest discovery's (which define
 # the gtest tests when ctest starts) and sets those of the tests this directory adds itself.
