@@ -45,7 +45,7 @@ set(CONTACTLAB_SLOW_SCENE_CELLS
 # repeat code that shorter tests run there too: the long physics runs of the tower's sleeping test, the scanned-mesh
 # pile, the gripper, the excavator, the bolt, pid's loaded ball at every step and mass, and the distance grids'
 # accuracy sweep. The sanitizer build labels them `long_under_sanitizers` and .ci/sanitize
-# leaves them out (`ctest -LE long_under_sanitizers`); the main build runs them, and `ctest -L
+# leaves them out (`ctest -LE 'slow|long_under_sanitizers'`); the main build runs them, and `ctest -L
 # long_under_sanitizers` in build-asan/ runs them under the sanitizers by hand (docs/testing.md, "Sanitizers").
 set(CONTACTLAB_LONG_UNDER_SANITIZERS
     "${CONTACTLAB_TOWER_SLEEPING_TEST}|conformance_sweep"
