@@ -1,4 +1,5 @@
-// `implicit-penalty`: the method of Xu, Zhao and Barbic 2014 (shared/papers/xu-zhao-barbic-2014-...).
+// `implicit-penalty`: the method of Xu, Zhao and Barbic 2014, "Implicit Multibody Penalty-Based Distributed Contact"
+// (docs/references.md).
 //
 // Per step:
 //   contacts   every body carries a point shell and a signed distance; for each touching pair, the points of
