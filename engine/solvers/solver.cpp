@@ -45,6 +45,13 @@ void warn_ignored_friction(std::string_view solver, int friction_directions, con
                   " is ignored (contacts are frictionless)");
 }
 
+void Solver::begin_step() {
+  read_settings();
+  sub_stages_.declare(stage_list_);
+  counters_.declare(counter_list_);
+  clear_convergence();
+}
+
 void Solver::integrate_positions(StepContext& ctx) { advance_poses(ctx.bodies, ctx.dt); }
 
 }  // namespace cl

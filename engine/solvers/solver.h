@@ -72,9 +72,10 @@ class Solver {
   ParamSet& params() { return params_; }
   const ParamSet& params() const { return params_; }
 
-  // Reads the parameters into the solver's typed settings; World::step calls it once per step, before the narrow
-  // phase, so the hot loops read plain fields.
-  virtual void begin_step() {}
+  // The start of a step, which World::step calls once before the narrow phase: the parameters are read into the
+  // method's typed settings (read_settings), so that the hot loops read plain fields, its stages and counters are
+  // declared afresh and its convergence record cleared.
+  void begin_step();
   // Narrow phase in the contact model this method needs: the contacts of bodies ia < ib appended to `out`,
   // normals from a to b. The default is the shared narrow phase (primitives analytically, meshes by signed
   // distance maps, reduced to a few points per pair); a method with its own model overrides it and may keep
@@ -147,6 +148,15 @@ class Solver {
   std::span<const double> convergence() const { return convergence_; }
 
  protected:
+  Solver() = default;
+  // A method with parameters, stages and counters of its own: its ParamSet is made from `specs` (its parameter
+  // table's, solvers/params.h), and each begin_step declares `stages` and `counters`, which must outlive it (the
+  // method's constant arrays). Its constructor then calls begin_step() to read the default settings.
+  Solver(std::span<const ParamSpec> specs, std::span<const SubStage> stages, std::span<const SolverCounter> counters)
+      : params_(specs), stage_list_(stages), counter_list_(counters) {}
+  // Reads params() into the method's typed settings (begin_step calls it). Nothing by default.
+  virtual void read_settings() {}
+
   ParamSet params_;
   SubStages sub_stages_;
   SolverCounters counters_;
@@ -158,6 +168,10 @@ class Solver {
     if (convergence_.size() < sweeps.size()) convergence_.resize(sweeps.size(), 0.0);
     for (size_t k = 0; k < sweeps.size(); ++k) convergence_[k] = std::max(convergence_[k], sweeps[k]);
   }
+
+ private:
+  std::span<const SubStage> stage_list_;
+  std::span<const SolverCounter> counter_list_;
 };
 
 }  // namespace cl

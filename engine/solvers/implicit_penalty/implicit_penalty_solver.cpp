@@ -142,11 +142,6 @@ const ParamTable<ImplicitPenaltySolver::Settings>& ImplicitPenaltySolver::table(
 
 std::span<const ParamSpec> ImplicitPenaltySolver::param_specs() { return table().specs(); }
 
-ImplicitPenaltySolver::ImplicitPenaltySolver() {
-  params_ = ParamSet(param_specs());
-  begin_step();
-}
-
 namespace {
 // The method's own counters (StepStats::counters).
 enum Counter { kCountLinearSolves, kCountLinearResidual, kCountFrictionSweeps, kCountJointNewtonSteps, kCountShellPoints };
@@ -159,12 +154,9 @@ constexpr SolverCounter kCounters[] = {
 };
 }  // namespace
 
-void ImplicitPenaltySolver::begin_step() {
-  set_ = table().read(params_);
-  sub_stages_.declare(kStages);
-  counters_.declare(kCounters);
-  clear_convergence();
-}
+ImplicitPenaltySolver::ImplicitPenaltySolver() : Solver(param_specs(), kStages, kCounters) { begin_step(); }
+
+void ImplicitPenaltySolver::read_settings() { set_ = table().read(params_); }
 
 void ImplicitPenaltySolver::reset() {
   points_.clear();

@@ -57,7 +57,6 @@ class ImplicitPenaltySolver final : public Solver {
 
   std::string_view name() const override { return "implicit-penalty"; }
   std::unique_ptr<Solver> clone() const override { return std::make_unique<ImplicitPenaltySolver>(*this); }
-  void begin_step() override;
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
   // The pair's shell queries walk their sphere trees on the pool's threads (find_penetrating_points).
   void collide_on_threads(TaskPool& pool, const std::vector<Body>& bodies, int ia, int ib, double margin,
@@ -110,6 +109,7 @@ class ImplicitPenaltySolver final : public Solver {
     implicit_penalty::Integrator integrator;
   };
   static const ParamTable<Settings>& table();
+  void read_settings() override;
   // The penetrating points of one pair a < b, as the narrow phase found them: a's points inside b's field
   // and b's points inside a's.
   struct PairPoints {

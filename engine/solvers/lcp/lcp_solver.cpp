@@ -156,10 +156,7 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
 
 std::span<const ParamSpec> LcpSolver::param_specs() { return table().specs(); }
 
-LcpSolver::LcpSolver() {
-  params_ = ParamSet(param_specs());
-  begin_step();
-}
+LcpSolver::LcpSolver() : Solver(param_specs(), kStages, kCounters) { begin_step(); }
 
 // Shock propagation holds a layer's bottom bodies fixed: infinite mass while the layer is solved.
 void LcpSolver::hold(const std::vector<int>& bodies) {
@@ -517,12 +514,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   group_sweeps_ = std::max(group_sweeps_, sweeps);
 }
 
-void LcpSolver::begin_step() {
-  set_ = table().read(params_);
-  sub_stages_.declare(kStages);
-  counters_.declare(kCounters);
-  clear_convergence();
-}
+void LcpSolver::read_settings() { set_ = table().read(params_); }
 
 void LcpSolver::solve_velocities(StepContext& ctx) {
   const size_t n = ctx.bodies.size();

@@ -30,7 +30,6 @@ class LcpSolver final : public Solver {
 
   std::string_view name() const override { return "lcp"; }
   std::unique_ptr<Solver> clone() const override { return std::make_unique<LcpSolver>(*this); }
-  void begin_step() override;
   void solve_velocities(StepContext& ctx) override;
   void integrate_positions(StepContext& ctx) override;
   void report_contacts(const StepContext& ctx, ContactReport& out) const override;
@@ -53,6 +52,7 @@ class LcpSolver final : public Solver {
 
  private:
   static const ParamTable<Settings>& table();
+  void read_settings() override;
   Settings set_{};
   // Where a contact's rows sit in rows_: the normal row, then its friction rows.
   struct ContactBlock {

@@ -85,17 +85,9 @@ const ParamTable<PidPenaltySolver::Settings>& PidPenaltySolver::table() {
 
 std::span<const ParamSpec> PidPenaltySolver::param_specs() { return table().specs(); }
 
-PidPenaltySolver::PidPenaltySolver() {
-  params_ = ParamSet(param_specs());
-  begin_step();
-}
+PidPenaltySolver::PidPenaltySolver() : Solver(param_specs(), kStages, kCounters) { begin_step(); }
 
-void PidPenaltySolver::begin_step() {
-  set_ = table().read(params_);
-  sub_stages_.declare(kStages);
-  counters_.declare(kCounters);
-  clear_convergence();
-}
+void PidPenaltySolver::read_settings() { set_ = table().read(params_); }
 
 double PidPenaltySolver::continuous_depth() const { return set_.kp > 0.0 ? kStandardGravity / set_.kp : 0.0; }
 

@@ -50,7 +50,6 @@ class PidPenaltySolver final : public Solver {
 
   std::string_view name() const override { return "pid-penalty"; }
   std::unique_ptr<Solver> clone() const override { return std::make_unique<PidPenaltySolver>(*this); }
-  void begin_step() override;
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
   // collide() updates each pair's state machine (impact or penalty, the integral term) in place: pairs one at a
   // time.
@@ -107,6 +106,7 @@ class PidPenaltySolver final : public Solver {
     int impact_passes, joint_iterations;
   };
   static const ParamTable<Settings>& table();
+  void read_settings() override;
 
   // A candidate point of a pair: a point of one body's shell, in that body's frame.
   struct Candidate {

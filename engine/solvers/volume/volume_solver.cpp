@@ -88,10 +88,7 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
 
 std::span<const ParamSpec> VolumeSolver::param_specs() { return table().specs(); }
 
-VolumeSolver::VolumeSolver() {
-  params_ = ParamSet(param_specs());
-  begin_step();
-}
+VolumeSolver::VolumeSolver() : Solver(param_specs(), kStages, kCounters) { begin_step(); }
 
 // A copy steps on as the original would (a World copied between two steps, world/world.h): it takes the state the
 // next step reads, the joints' warm starts and the pairs' volumes (reused while neither body moves), and the
@@ -121,12 +118,7 @@ VolumeSolver::Settings VolumeSolver::settings() const {
   return s;
 }
 
-void VolumeSolver::begin_step() {
-  set_ = settings();
-  sub_stages_.declare(kStages);
-  counters_.declare(kCounters);
-  clear_convergence();
-}
+void VolumeSolver::read_settings() { set_ = settings(); }
 
 ldi::VolumeOptions VolumeSolver::Settings::ldi_options() const {
   ldi::VolumeOptions options;

@@ -54,7 +54,6 @@ class VolumeSolver final : public Solver {
 
   std::string_view name() const override { return "volume"; }
   std::unique_ptr<Solver> clone() const override { return std::make_unique<VolumeSolver>(*this); }
-  void begin_step() override;
   void collide(const std::vector<Body>& bodies, int ia, int ib, double margin, ContactList& out) override;
   // collide() keeps each pair's depth images and debug records in unguarded maps, and its rasteriser has
   // threads of its own (the `threads` parameter): pairs one at a time.
@@ -89,8 +88,6 @@ class VolumeSolver final : public Solver {
     int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, friction_cone, threads, combine;
     ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
   };
-  // The settings of the current parameter values (the cell size at least the pixel size).
-  Settings settings() const;
 
   // The constraints of pair a < b as last computed (null when none); for tests and drawing.
   const std::vector<Constraint>* constraints(int a, int b) const;
@@ -137,6 +134,9 @@ class VolumeSolver final : public Solver {
 
  private:
   static const ParamTable<Settings>& table();
+  void read_settings() override;
+  // The settings of the current parameter values (the cell size at least the pixel size).
+  Settings settings() const;
   // The constraint of one kernel volume `vc`, the pair's whole intersection or one of its cells (region_normal:
   // a cell's region's normal, see region_normals; null for the whole intersection; centres: the bodies' centres
   // of mass); false when the volume cannot push (no volume, area or normal). The one rule for what becomes a
