@@ -2,8 +2,9 @@
 // applied it (Xu, Zhao, Barbic 2014, eq. 15-17: the force at the start of the step plus its gradients times the
 // step's change of the bodies' positions, rotations and velocities; the explicit integrator applies the force at
 // the start), plus the Coulomb friction rows' impulses / h (contact_model physical) or the anchors' forces
-// (per_point). It acts at the centroid of the pair's penetrating points, in the direction of the deepest one's
-// normal: the pair's one contact.
+// (per_point). It acts at the centroid of the pair's penetrating points, and is split into its normal and friction
+// parts along the direction of the pair's penalty pressure (pair_normal; a ball's on a plane exactly): the pair's
+// one contact.
 #include <algorithm>
 #include <map>
 
@@ -51,13 +52,17 @@ void ImplicitPenaltySolver::report_contacts(const StepContext& ctx, ContactRepor
       sum_of(key) += (r.lambda / ctx.dt) * (r.b == key.second ? r.jb_lin : r.ja_lin);
     }
   // Each touching pair has one contact (pair_contact.h): at the centroid of its penetrating points, along the
-  // deepest one's normal.
+  // normal its penalty forces pushed along (a point's own surface normal, which the narrow phase's contact
+  // carries, leans with the shell's spacing: on a ball it put a frictionless contact's force partly in the tangent
+  // plane).
   for (const auto& [key, force] : force_on_b) {
     auto it = std::lower_bound(ctx.contacts.begin(), ctx.contacts.end(), key, [](const Contact& c, const PairKey& k) {
       return c.a != k.first ? c.a < k.first : c.b < k.second;
     });
     if (it == ctx.contacts.end() || it->a != key.first || it->b != key.second) continue;
-    report_pair(ctx.bodies, ctx.contacts, key.first, key.second, &it->position, it->normal, force, out);
+    const auto touch = touches_.find(key);
+    const Vec3 normal = touch != touches_.end() && !touch->second.normal.isZero() ? touch->second.normal : it->normal;
+    report_pair(ctx.bodies, ctx.contacts, key.first, key.second, &it->position, normal, force, out);
   }
 }
 

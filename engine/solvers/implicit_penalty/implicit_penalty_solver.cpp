@@ -488,6 +488,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
       contact.secant = kCapSecant;
       contact.normal = exact->normal;
     }
+    touch.normal = contact.normal;
     if (set_.model == ContactModel::Physical) pair_stiffness(pair, contact, penetration, touch);
     PairGains gains = pair_gains(pair, count, material.restitution, ctx.dt, resting_speed, contact, approach, touch);
     touch.held = gains.holding;
@@ -582,11 +583,11 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
       double depth = 0.0;
       for (const auto* list : {&a_in_b, &b_in_a})
         for (const PenetratingPoint& p : *list) depth -= p.d;
-      if (box_ball)
-        add_box_ball_force(shape_a, pa, shape_b, pb, gains.k * depth, gains.k * count, gains.k_d * count, f);
-      else
-        add_round_pair_force(pa, pb, round_axes(shape_a, pa, shape_b, pb), gains.k * depth, gains.k * count,
-                             gains.k_d * count, GradientMode::Approximate, contact.normal, f);
+      const Vec3 pushed =
+          box_ball ? add_box_ball_force(shape_a, pa, shape_b, pb, gains.k * depth, gains.k * count, gains.k_d * count, f)
+                   : add_round_pair_force(pa, pb, round_axes(shape_a, pa, shape_b, pb), gains.k * depth, gains.k * count,
+                                          gains.k_d * count, GradientMode::Approximate, contact.normal, f);
+      if (!pushed.isZero()) touch.normal = pushed;  // the report's normal: the line the force acts along
       f.points = count;  // g stays empty
     } else if (ctx.pool && ctx.pool->threads() > 1 && std::min(a_in_b.size(), b_in_a.size()) >= kLeastSplitSidePoints) {
       ctx.pool->run(2, [&](int task, int) { side(task); });

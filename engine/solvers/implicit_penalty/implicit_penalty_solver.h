@@ -145,6 +145,9 @@ class ImplicitPenaltySolver final : public Solver {
     // 1; 1 after an impact): its springs act from `penetration` times this, where K carries that share.
     double load_share = 1.0;
     bool held = false;  // the last step's impact damping held the contact in (impact_damping)
+    // Unit, pushing b out of a: the direction of the pair's penalty pressure in its last step (pair_normal, or a
+    // ball's on a plane exactly), which its contact report gives.
+    Vec3 normal{0, 0, 0};
   };
   PairGains pair_gains(const PairKey& pair, int count, double restitution, double dt, double resting_speed,
                        const implicit_penalty::PairNormal& contact, double approach, const Touch& touch) const;

@@ -69,23 +69,23 @@ RoundAxes box_ball_axes(const Shape& box, const BodyPose& box_pose, const Vec3& 
   return RoundAxes{box_pose.x + box_pose.R * clamped, centre};
 }
 
-void add_box_ball_force(const Shape& shape_a, const BodyPose& a, const Shape& shape_b, const BodyPose& b, double force,
+Vec3 add_box_ball_force(const Shape& shape_a, const BodyPose& a, const Shape& shape_b, const BodyPose& b, double force,
                         double stiffness, double damping, PairForce& sum) {
   const bool box_first = shape_a.type == ShapeType::Box;
   Vec3 outward;
   const RoundAxes found = box_first ? box_ball_axes(shape_a, a, b.x, outward) : box_ball_axes(shape_b, b, a.x, outward);
   const RoundAxes axes = box_first ? found : RoundAxes{found.b, found.a};
-  add_round_pair_force(a, b, axes, force, stiffness, damping, GradientMode::Approximate,
-                       box_first ? outward : Vec3(-outward), sum);
+  return add_round_pair_force(a, b, axes, force, stiffness, damping, GradientMode::Approximate,
+                              box_first ? outward : Vec3(-outward), sum);
 }
 
-void add_round_pair_force(const BodyPose& a, const BodyPose& b, const RoundAxes& axes, double force,
+Vec3 add_round_pair_force(const BodyPose& a, const BodyPose& b, const RoundAxes& axes, double force,
                           double stiffness, double damping, GradientMode mode, const Vec3& fallback, PairForce& sum) {
   const Vec3 D = axes.b - axes.a;
   const double len = D.norm();
   const bool direction = len > 1e-12;
   const Vec3 n = direction ? Vec3(D / len) : fallback;
-  if (!(n.squaredNorm() > 0.0)) return;
+  if (!(n.squaredNorm() > 0.0)) return Vec3::Zero();
   const Vec3 la = axes.a - a.x, lb = axes.b - b.x;
   Vec12 J;
   J << -n, -la.cross(n), n, lb.cross(n);
@@ -94,7 +94,7 @@ void add_round_pair_force(const BodyPose& a, const BodyPose& b, const RoundAxes&
   sum.wrench += (force - damping * J.dot(qdot)) * J;
   sum.d_pos.noalias() -= stiffness * J * J.transpose();
   sum.d_vel.noalias() -= damping * J * J.transpose();
-  if (mode != GradientMode::Exact || !direction) return;
+  if (mode != GradientMode::Exact || !direction) return n;
   // force dJ/dq. dD/dq = dc_b - dc_a = [-I, [l_a]x, I, -[l_b]x] (dc = dx - [l]x dtheta), dn = P dD with
   // P = (I - n n^T) / D (eq. 24, 34: the turning direction); d(l x n) = -[n]x dl + [l]x dn (eq. 37-40).
   const Mat3 P = (Mat3::Identity() - n * n.transpose()) / len;
@@ -108,6 +108,7 @@ void add_round_pair_force(const BodyPose& a, const BodyPose& b, const RoundAxes&
   sum.d_pos.block<3, 12>(3, 0) += force * ta;
   sum.d_pos.block<3, 12>(6, 0) += force * dn;
   sum.d_pos.block<3, 12>(9, 0) += force * tb;
+  return n;
 }
 
 }  // namespace cl::implicit_penalty

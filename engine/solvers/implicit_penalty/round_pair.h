@@ -35,8 +35,9 @@ RoundAxes box_ball_axes(const Shape& box, const BodyPose& box_pose, const Vec3& 
 // A ball and a box (either as a): add_round_pair_force along box_ball_axes, with the approximate gradients (our
 // change to eq. 19, as for two round bodies). Along the box's gradient at each of the ball's points the points past
 // the box's medial planes pushed the other way: a brick's corner 0.25 m deep in the 1 m kinematic ball of
-// scenes/scripted_wall_hit.json met 130 N where its 468 points' mean depth gave 2.1 kN.
-void add_box_ball_force(const Shape& shape_a, const BodyPose& a, const Shape& shape_b, const BodyPose& b, double force,
+// scenes/scripted_wall_hit.json met 130 N where its 468 points' mean depth gave 2.1 kN. Returns the direction it
+// pushed b along (add_round_pair_force).
+Vec3 add_box_ball_force(const Shape& shape_a, const BodyPose& a, const Shape& shape_b, const BodyPose& b, double force,
                         double stiffness, double damping, PairForce& sum);
 
 // Adds the force of the pair (`sum.a` is a, `sum.b` is b; the caller sets them) along the unit n from axes.a to
@@ -50,8 +51,9 @@ void add_box_ball_force(const Shape& shape_a, const BodyPose& a, const Shape& sh
 // eq. 24, 34), and the moving lever arms dl = -[l]x dtheta (eq. 37-40). The closest points move as material
 // points of their bodies: a capsule's closest point sliding along its axis is left out (exact for spheres and
 // for a clamped segment end). Damping position terms are left out, as add_depth_damping leaves them out.
-// Coincident points (no direction) take `fallback` and no turning terms.
-void add_round_pair_force(const BodyPose& a, const BodyPose& b, const RoundAxes& axes, double force,
+// Coincident points (no direction) take `fallback` and no turning terms. Returns the direction it pushed b along
+// (zero when it added nothing).
+Vec3 add_round_pair_force(const BodyPose& a, const BodyPose& b, const RoundAxes& axes, double force,
                           double stiffness, double damping, GradientMode mode, const Vec3& fallback, PairForce& sum);
 
 }  // namespace cl::implicit_penalty

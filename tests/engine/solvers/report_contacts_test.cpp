@@ -72,6 +72,71 @@ TEST(ContactReport, EveryMethodFillsEveryField) {
   }
 }
 
+TEST(ContactReport, EveryMethodReportsTheSlipAndTheFrictionOfASlidingBox) {
+  // The box of resting_box, placed on the plane sliding along x at 2 m/s, slides for about 0.4 s: every contact
+  // that carries load reports the slip (the box's velocity, along x) and a friction force against it, and the
+  // friction forces add up to mu times the normal forces. A field a method left at its default (no slip, no
+  // friction) fails here.
+  for (const SolverInfo& info : solver_registry()) {
+    SCOPED_TRACE(info.name);
+    World w = resting_box(info.name);
+    Body& box = w.bodies[1];
+    box.linear_velocity = Vec3(2, 0, 0);
+    const double weight = box.mass * 9.81;
+    for (int step = 0; step < 15; ++step) {
+      const double start = box.position.x();
+      ASSERT_TRUE(w.step().ok);
+      if (step < 3) continue;  // the contact's first steps
+      const double speed = box.linear_velocity.x();
+      ASSERT_GT(speed, 0.5);
+      Vec3 friction = Vec3::Zero();
+      double fn = 0.0;
+      for (const ReportedContact& c : w.contact_report().contacts) {
+        fn += c.normal_value();
+        friction += c.friction_force;
+        if (c.normal_value() < 0.01 * weight) continue;
+        EXPECT_NEAR(c.velocity.x(), speed, 0.05 * speed);  // the box's point slips at the box's speed
+        EXPECT_LT(c.friction_force.x(), -0.5 * c.friction * c.normal_value());  // against the slip
+        // Under the box, somewhere along its way in the step (found at its start, or during its substeps).
+        EXPECT_GT(c.point.x(), start - 0.2 - 1e-6);
+        EXPECT_LT(c.point.x(), box.position.x() + 0.2 + 1e-6);
+      }
+      EXPECT_NEAR(fn, weight, 0.05 * weight);
+      EXPECT_NEAR(friction.x(), -0.5 * fn, 0.03 * 0.5 * fn) << "step " << step;
+      EXPECT_LT(std::abs(friction.z()), 0.01 * fn);
+    }
+  }
+}
+
+TEST(ContactReport, FrictionlessContactsReportNoFriction) {
+  // Two balls stacked on a plane, mu 0 (the thesis's scene S15, scaled down): every force a method applies at a
+  // frictionless contact is along its normal, so none of it may be reported as friction.
+  for (const SolverInfo& info : solver_registry()) {
+    SCOPED_TRACE(info.name);
+    World w;
+    const int mat = add_material(w, 0.0, 0.0);
+    add_plane(w, Vec3(0, 1, 0), 0.0, mat);
+    add_body(w, test::sphere(0.1), Vec3(0, 0.1, 0), 500.0, Quat::Identity(), mat);
+    add_body(w, test::sphere(0.2), Vec3(0, 0.4, 0), 1000.0, Quat::Identity(), mat);
+    w.settings.dt = 1.0 / 60.0;
+    ASSERT_TRUE(w.set_solver(info.name, nullptr));
+    const double weight = (w.bodies[1].mass + w.bodies[2].mass) * 9.81;
+    int loaded = 0;
+    for (int step = 0; step < 90; ++step) {
+      ASSERT_TRUE(w.step().ok);
+      if (step < 30) continue;
+      for (const ReportedContact& c : w.contact_report().contacts) {
+        EXPECT_EQ(c.friction, 0.0);
+        if (c.normal_value() < 0.01 * weight) continue;
+        ++loaded;
+        EXPECT_LT(c.friction_force.norm(), 1e-3 * c.normal_value())
+            << "step " << step << ", bodies " << c.a << "-" << c.b << ": normal force " << c.normal_value();
+      }
+    }
+    EXPECT_GT(loaded, 60);  // both contacts carry load in most steps
+  }
+}
+
 TEST(ContactReport, ReportedForcesBalanceTheMomentumOfALanding) {
   // A box resting on the plane is pushed into it at 1 m/s: over the next 0.5 s the reported normal forces, times
   // the step, add up to the change of its momentum along the normal plus its weight's impulse (nothing else acts).
