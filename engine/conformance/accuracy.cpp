@@ -101,6 +101,7 @@ std::vector<SweepPoint> run_sweep(const SweepSettings& settings, std::string* er
           const CellResult cell = run_case(*c, solver, settings.scene_dir, condition, params, 0.0);
           p.wall_seconds = seconds_since(t0);
           p.cpu_seconds = cell.cpu_seconds;
+          p.steps = cell.steps;
           if (std::isfinite(cell.value)) p.error = std::abs(cell.value - cell.exact);
           if (!std::isfinite(cell.value) || cell.violated) p.message = cell.message;
           out.push_back(p);

@@ -33,7 +33,7 @@ struct SweepPoint {
   std::string unit;
   double wall_seconds = 0.0;  // the run's (not the reference's), loading excluded
   double cpu_seconds = 0.0;   // the process's CPU time over the run (all its threads): the cost on a busy machine
-  int steps = 0;              // steps taken, for a scene (0 for a case: its run does not count them)
+  int steps = 0;              // steps taken
   std::string message;        // why the run failed, empty if it did not
 };
 

@@ -117,7 +117,13 @@ CellResult run_case(const Case& c, std::string_view solver, const std::string& s
       if (!world.solver().params().set_from_string(name, value, &error))
         throw std::runtime_error(name + ": " + error);
     CaseRun run(world, scale, cpu_budget);
-    reading = c.measure(run);
+    try {
+      reading = c.measure(run);
+    } catch (...) {
+      cell.steps = int(world.step_count());
+      throw;
+    }
+    cell.steps = int(world.step_count());
     ran = true;
   } catch (const std::exception& e) {
     cell.message = e.what();

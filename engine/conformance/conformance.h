@@ -107,6 +107,7 @@ struct CellResult {
   std::string message;  // why it failed (the deviation, a violation, the step's error), or the method's limit
   bool violated = false;  // a secondary check of the case failed
   double cpu_seconds = 0.0;  // CPU time of the run (its thread's)
+  int steps = 0;             // steps the run took (0 when it did not load)
   // How far off the figure is, in tolerances: |value - exact| / tolerance; infinite for a run that stopped, gave
   // no figure or broke a secondary check.
   double badness() const;

@@ -202,7 +202,7 @@ done
 check sweep 0 "" -- "$exe" --sweep incline_friction --dt 1/60,1/100 --solver lcp --iterations 5,10 --out "$out/sweep.csv"
 [ "$(head -1 "$out/sweep.csv")" = "target,reference,solver,dt,iterations,error,unit,wall_s,cpu_s,steps,message" ] &&
   [ "$(grep -c '^incline_friction,closed form,lcp,' "$out/sweep.csv")" = 4 ] &&
-  grep -q '^incline_friction,closed form,lcp,0.01,10,[0-9.e-]*,m/s,[0-9.e-]*,[0-9.e-]*,0,$' "$out/sweep.csv" ||
+  grep -q '^incline_friction,closed form,lcp,0.01,10,[0-9.e-]*,m/s,[0-9.e-]*,[0-9.e-]*,100,$' "$out/sweep.csv" ||
   { echo "FAIL sweep.csv:"; cat "$out/sweep.csv"; fail=1; }
 check sweep_scene 0 "" -- "$exe" --sweep "$scene" --dt 1/60 --solver lcp --duration 0.5 --out "$out/sweep_scene.csv"
 grep -q '^.*sphere_and_box.json,same method at dt/16,lcp,0.0166667,,[0-9.e-]*,m,' "$out/sweep_scene.csv" ||
