@@ -115,10 +115,12 @@ void draw_compare_panel(AppState& app, float height) {
   std::string names;  // the folded node's title: every lane's number and method
   for (int i = 0; i < lanes; ++i)
     names += (i == 0 ? "" : ",  ") + std::to_string(i + 1) + " " + std::string(lane_world(app, i).solver().name());
-  // Folded, the lanes' names end the row of controls (the plots keep the line), cut to its width.
+  // Folded, the lanes' names end the row of controls (the plots keep the line); where they do not fit, their
+  // number, with the names in the tooltip (never a name cut short).
   if (lanes > 1) ImGui::SameLine(0.0f, 24.0f);
   const std::string full = "Lanes:  " + names;
-  const std::string title = fit_text(full, ImGui::GetContentRegionAvail().x - ImGui::GetTreeNodeToLabelSpacing());
+  const float room = ImGui::GetContentRegionAvail().x - ImGui::GetTreeNodeToLabelSpacing();
+  const std::string title = ImGui::CalcTextSize(full.c_str()).x <= room ? full : std::to_string(lanes) + " lanes";
   const bool table = lanes < 2 || ImGui::TreeNodeEx("##lanes", ImGuiTreeNodeFlags_SpanAvailWidth, "%s", title.c_str());
   if (lanes > 1 && title != full && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", names.c_str());
   if (table && ImGui::BeginTable("lanes", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {

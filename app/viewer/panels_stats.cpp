@@ -117,16 +117,17 @@ void draw_stats_panel(AppState& app) {
     table_row("sleeping", "%d of %d dynamic bodies", s.sleeping, static_cast<int>(dynamic));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Bodies the sleepy policy stopped simulating (View panel: sleeping bodies).");
     table_row("joints", "%zu   (scripts %zu)", world.joints.size(), world.scripts.size());
-    table_row("iterations", "%d", s.iterations);
+    // Each method counts its own iterations and measures its own residual, in its own unit (the registry's).
+    const SolverInfo* method = find_solver(world.solver().name());
+    table_row("iterations", "%d %s", s.iterations, method ? method->iterations_unit.c_str() : "");
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("lcp, volume: projected Gauss-Seidel sweeps; implicit-penalty: direct solves, friction "
-                        "sweeps and joint projection steps (docs/solvers.md).");
-    const bool volume = world.solver().name() == "volume";
-    if (volume) table_row("residual", "%.3g N s/m^2", s.residual);
-    else table_row("residual", "%.3g N s", s.residual);
+                        "sweeps and joint projection steps; pid-penalty: substeps (docs/solvers.md).");
+    table_row("residual", "%.3g %s", s.residual, method ? method->residual_unit.c_str() : "");
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("lcp: largest impulse change in the last velocity sweep; volume: of a multiplier (pressure "
-                        "times time); implicit-penalty: the larger of the linear solve's and the friction sweep's.");
+                        "times time); implicit-penalty: the larger of the linear solve's and the friction sweep's; "
+                        "pid-penalty: the largest approach speed an impact kept after its passes (docs/solvers.md).");
     for (const SolverCounter& c : s.counters.counters()) {
       table_row(c.name, "%.4g %s", c.value, c.unit);
       if (ImGui::IsItemHovered())
