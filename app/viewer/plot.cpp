@@ -252,8 +252,13 @@ void plot_grid(std::span<const PlotSpec> plots, ImVec2 size) {
     if (same_constant(histories, &value)) constant += (constant.empty() ? "" : ", ") + p.title + " " + short_number(value) + (p.unit.empty() ? "" : " " + p.unit);
     else shown.push_back(&p);
   }
-  // A last line for the note (what stands beside the plots where they are only maxima, the constant plots).
-  const float note = ImGui::GetTextLineHeightWithSpacing();
+  // The note below the grid (what stands beside the plots where they are only maxima, the constant plots), wrapped:
+  // room for the lines its longest form takes, so that it is never cut and never makes the grid scroll.
+  const std::string constant_text = constant.empty() ? "" : "Constant in every lane: " + constant + ".";
+  const std::string longest = "Beside the plots: maxima (avg under the mouse).  " + constant_text;
+  const float note_width = ImGui::CalcTextSize(longest.c_str()).x;
+  const int note_lines = std::min(4, 1 + int(note_width / std::max(0.85f * size.x, 1.0f)));
+  const float note = float(note_lines) * ImGui::GetTextLineHeightWithSpacing();
   const GridShape g = plot_grid_shape(int(shown.size()), size.x, size.y - note, 165.0f, 60.0f, 3.0f);
   const ImGuiStyle& style = ImGui::GetStyle();
   // A gap between the cells, so that one plot's average and maximum do not run into the next one's heading; the
@@ -286,14 +291,15 @@ void plot_grid(std::span<const PlotSpec> plots, ImVec2 size) {
     ImGui::PopItemWidth();
     ImGui::EndChild();
   }
-  // The note on one line, cut to the width (in full under the mouse), so that it never makes the grid scroll.
   std::string text;
   if (most == SummaryColumn::MaxOnly) text = "Beside the plots: maxima (avg under the mouse).";
-  if (!constant.empty()) text += (text.empty() ? "" : "  ") + std::string("Constant in every lane: ") + constant;
+  if (!constant_text.empty()) text += (text.empty() ? "" : "  ") + constant_text;
   if (!text.empty()) {
-    const std::string fitted = fit_text(text, ImGui::GetContentRegionAvail().x);
-    ImGui::TextDisabled("%s", fitted.c_str());
-    if (fitted != text && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::PushTextWrapPos(0.0f);  // at the panel's right edge
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
   }
   ImGui::EndChild();
 }
