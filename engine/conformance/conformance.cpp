@@ -107,8 +107,9 @@ CellResult run_case(const Case& c, std::string_view solver, const std::string& s
   // A failure that stops the run (the scene, the solver, a step, an exception) is never a method's limit.
   bool ran = false;
   Reading reading;
+  SceneLoadResult loaded;  // outside the run, so that a run that stops still counts its steps
   try {
-    SceneLoadResult loaded = load_scaled(scene_dir + "/" + c.scene, scale, condition.dt);
+    loaded = load_scaled(scene_dir + "/" + c.scene, scale, condition.dt);
     if (!loaded.ok()) throw std::runtime_error(loaded.error);
     World& world = loaded.world;
     std::string error;
@@ -117,17 +118,12 @@ CellResult run_case(const Case& c, std::string_view solver, const std::string& s
       if (!world.solver().params().set_from_string(name, value, &error))
         throw std::runtime_error(name + ": " + error);
     CaseRun run(world, scale, cpu_budget);
-    try {
-      reading = c.measure(run);
-    } catch (...) {
-      cell.steps = int(world.step_count());
-      throw;
-    }
-    cell.steps = int(world.step_count());
+    reading = c.measure(run);
     ran = true;
   } catch (const std::exception& e) {
     cell.message = e.what();
   }
+  cell.steps = int(loaded.world.step_count());
   cell.cpu_seconds = thread_cpu_seconds() - start;  // a point runs on one thread (its world steps on one)
   if (!ran) return cell;
 

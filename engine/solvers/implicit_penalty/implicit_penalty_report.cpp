@@ -3,8 +3,8 @@
 // step's change of the bodies' positions, rotations and velocities; the explicit integrator applies the force at
 // the start), plus the Coulomb friction rows' impulses / h (contact_model physical) or the anchors' forces
 // (per_point). It acts at the centroid of the pair's penetrating points, and is split into its normal and friction
-// parts along the direction of the pair's penalty pressure (pair_normal; a ball's on a plane exactly): the pair's
-// one contact.
+// parts along the direction its penalty forces pushed (pair_normal; a ball's on a plane exactly, and two round
+// bodies' or a ball and a box's line between their closest points): the pair's one contact.
 #include <algorithm>
 #include <map>
 
