@@ -57,26 +57,20 @@ Aabb TriangleMesh::bounds() const {
 
 namespace {
 
-using EdgeKey = std::uint64_t;
-EdgeKey edge_key(int a, int b) {
-  if (a > b) std::swap(a, b);
-  return (EdgeKey(std::uint32_t(a)) << 32) | std::uint32_t(b);
-}
-
 // Undirected edge -> incident (triangle, local edge) list.
 struct EdgeUse {
   int count = 0;
   int t0 = -1, k0 = -1, t1 = -1, k1 = -1;
 };
 
-std::unordered_map<EdgeKey, EdgeUse> build_edges(const TriangleMesh& m) {
-  std::unordered_map<EdgeKey, EdgeUse> edges;
+std::unordered_map<std::uint64_t, EdgeUse> build_edges(const TriangleMesh& m) {
+  std::unordered_map<std::uint64_t, EdgeUse> edges;
   edges.reserve(m.triangles.size() * 2);
   for (int t = 0; t < (int)m.triangles.size(); ++t) {
     const auto& f = m.triangles[t];
     for (int k = 0; k < 3; ++k) {
       if (f[k] == f[(k + 1) % 3]) continue;
-      EdgeUse& e = edges[edge_key(f[k], f[(k + 1) % 3])];
+      EdgeUse& e = edges[undirected_edge_key(f[k], f[(k + 1) % 3])];
       if (e.count == 0) {
         e.t0 = t;
         e.k0 = k;

@@ -7,7 +7,9 @@
 #include "core/math.h"
 
 #include <array>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cl {
@@ -102,5 +104,11 @@ void scale_mesh(TriangleMesh& mesh, double s);
 void scale_mesh(TriangleMesh& mesh, const Vec3& s);
 // Applies x -> R x + t to every vertex.
 void transform_mesh(TriangleMesh& mesh, const Quat& rotation, const Vec3& translation);
+
+// The key of the undirected edge between vertices a and b: the same for (a, b) and (b, a).
+inline std::uint64_t undirected_edge_key(int a, int b) {
+  if (a > b) std::swap(a, b);
+  return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b);
+}
 
 }  // namespace cl

@@ -20,10 +20,6 @@ std::uint64_t splitmix64(std::uint64_t& s) {
 }
 double uniform01(std::uint64_t& s) { return double(splitmix64(s) >> 11) * 0x1.0p-53; }
 
-std::uint64_t edge_key(int a, int b) {
-  if (a > b) std::swap(a, b);
-  return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b);
-}
 }  // namespace
 
 PointShell vertex_point_shell(const TriangleMesh& mesh) {
@@ -107,7 +103,7 @@ PointShell thesis_point_shell(const TriangleMesh& mesh, double spacing, double c
   for (int t = 0; t < nt; ++t)
     for (int k = 0; k < 3; ++k) {
       const int a = mesh.triangles[t][k], b = mesh.triangles[t][(k + 1) % 3];
-      const auto kk = edge_key(a, b);
+      const auto kk = undirected_edge_key(a, b);
       auto [it, fresh] = edges.try_emplace(kk, Edge{std::min(a, b), std::max(a, b)});
       if (fresh) edge_order.push_back(kk);
       Edge& e = it->second;
@@ -165,7 +161,7 @@ PointShell thesis_point_shell(const TriangleMesh& mesh, double spacing, double c
         stack.pop_back();
         members.push_back(t);
         for (int k = 0; k < 3; ++k) {
-          const Edge& e = edges[edge_key(mesh.triangles[t][k], mesh.triangles[t][(k + 1) % 3])];
+          const Edge& e = edges[undirected_edge_key(mesh.triangles[t][k], mesh.triangles[t][(k + 1) % 3])];
           if (sharp(e)) continue;
           const int o = e.t0 == t ? e.t1 : e.t0;
           // stay within the tolerance of the seed's plane, so slowly curving surfaces do not form one region

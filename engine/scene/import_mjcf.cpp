@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <numbers>
 #include <set>
 
 #include "scene/model_xml.h"
@@ -16,8 +17,7 @@ namespace {
 
 using tinyxml2::XMLElement;
 namespace mx = model_xml;
-
-constexpr double kPi = 3.14159265358979323846;
+using std::numbers::pi;
 
 struct DefaultClass {
   std::string parent;                                // "" for main
@@ -138,7 +138,7 @@ class MjcfReader {
     fail(e, std::string("attribute ") + name + "=\"" + v + "\": expected true, false or auto");
   }
 
-  double angle(double x) const { return degrees_ ? x * kPi / 180.0 : x; }
+  double angle(double x) const { return degrees_ ? x * pi / 180.0 : x; }
 
   // --- poses ---------------------------------------------------------------------------------------------
   // The frame an element gives (pos and one orientation form), in its parent's frame.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <numbers>
 #include <set>
 
 #include "core/shape.h"
@@ -28,18 +29,15 @@ namespace {
 
 using namespace scene_io;
 using json = nlohmann::json;
+using std::numbers::pi;
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr int kCylinderSegments = 24;  // cylinders become 24-sided prisms, as in the pile scene
 const std::vector<std::string> kModelKeys = {"file", "name", "position", "orientation", "up", "fixed_base",
                                              "attach_to", "material", "density", "controls", "motors", "servos"};
 
-json vec_json(const Vec3& v) { return json::array({v.x(), v.y(), v.z()}); }
-json quat_json(const Quat& q) { return json::array({q.w(), q.x(), q.y(), q.z()}); }
-
 // The rotation taking a body's y axis (ContactLab's capsules and cylinders) to a geom's z axis, and a plane's
 // normal to its z.
-const Quat kYToZ(Eigen::AngleAxisd(kPi / 2, Vec3::UnitX()));
+const Quat kYToZ(Eigen::AngleAxisd(pi / 2, Vec3::UnitX()));
 
 // One body of the scene made from a geom.
 struct Piece {
@@ -97,7 +95,7 @@ class Includer {
     std::string up = "z";
     if (const json* u = r_.optional(m, "up")) up = r_.string(*u, child(path, "up"), "\"z\" or \"y\"");
     if (up != "z" && up != "y") r_.fail(child(path, "up"), "expected \"z\" or \"y\", got " + in_quotes(up));
-    to_scene_ = place * Pose{Vec3::Zero(), up == "z" ? Quat(Eigen::AngleAxisd(-kPi / 2, Vec3::UnitX())) : Quat::Identity()};
+    to_scene_ = place * Pose{Vec3::Zero(), up == "z" ? Quat(Eigen::AngleAxisd(-pi / 2, Vec3::UnitX())) : Quat::Identity()};
     fixed_base_.reset();
     if (const json* f = r_.optional(m, "fixed_base")) fixed_base_ = r_.boolean(*f, child(path, "fixed_base"));
     attach_to_.clear();
@@ -169,10 +167,10 @@ class Includer {
       case ModelGeom::Type::Cylinder: {
         shape = {{"type", "cylinder"}, {"radius", g.radius}, {"half_height", g.half_length}, {"segments", kCylinderSegments}};
         orientation = at.orientation * kYToZ;
-        const double n = kCylinderSegments, area = n / 2 * g.radius * g.radius * std::sin(2 * kPi / n);
+        const double n = kCylinderSegments, area = n / 2 * g.radius * g.radius * std::sin(2 * pi / n);
         p.volume = area * 2 * g.half_length;
         // The inscribed prism's moments, close to the cylinder's (within 1% at 24 sides).
-        const double rr = g.radius * g.radius * (1 + std::cos(2 * kPi / n)) / 2, hh = g.half_length * g.half_length;
+        const double rr = g.radius * g.radius * (1 + std::cos(2 * pi / n)) / 2, hh = g.half_length * g.half_length;
         p.unit_inertia = Vec3((rr / 4 + hh / 3), (rr / 4 + hh / 3), rr / 2).asDiagonal();
         ++cylinders_;
         break;
@@ -354,10 +352,10 @@ class Includer {
       if (j.type == ModelJoint::Type::Hinge || j.type == ModelJoint::Type::Slider) {
         out["axis"] = vec_json(to_scene_.orientation * j.axis);
         if (j.limits) {
-          if (j.type == ModelJoint::Type::Hinge && (j.limits->first < -kPi - 1e-9 || j.limits->second > kPi + 1e-9))
+          if (j.type == ModelJoint::Type::Hinge && (j.limits->first < -pi - 1e-9 || j.limits->second > pi + 1e-9))
             fail(j.source, "a hinge range beyond [-pi, pi] (" + Reader::format_number(j.limits->first) + ", " +
                                Reader::format_number(j.limits->second) + " rad): ContactLab's hinge limits lie within one turn");
-          out["limits"] = {{"lower", std::max(j.limits->first, -kPi)}, {"upper", std::min(j.limits->second, kPi)}};
+          out["limits"] = {{"lower", std::max(j.limits->first, -pi)}, {"upper", std::min(j.limits->second, pi)}};
         }
         auto d = drive.find(int(ji));
         if (d != drive.end()) {

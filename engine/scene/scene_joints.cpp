@@ -20,7 +20,7 @@ const std::vector<std::string> kJointKeys = {"name", "type", "bodies", "anchor",
                                              "limits", "motor", "servo", "erp", "cfm"};
 const std::vector<std::string> kLimitKeys = {"lower", "upper"};
 const std::vector<std::string> kMotorKeys = {"speed", "max_force"};
-const std::vector<std::string> kServoKeys = {"target", "stiffness", "damping", "max_force", "range", "keys", "rate"};
+const std::vector<std::string> kJointServoKeys = {"target", "stiffness", "damping", "max_force", "range", "keys", "rate"};
 constexpr double kMaxServoAngle = 1e4;  // rad (about 1,600 turns): hinge servo targets and ranges
 constexpr double kMinAxesAngleDegrees = 10.0;  // hinge2 / universal: axis2 at least this far from parallel
 
@@ -81,7 +81,7 @@ JointServo read_servo(Reader& r, const json& v, const std::string& path, JointTy
   r.object(v, path, slider ? "an object {\"target\", \"stiffness\", \"damping\", \"range\"}"
                            : "an object {\"target\", \"range\"} (a rigid hinge servo) or {\"target\", \"stiffness\", "
                              "\"damping\", \"max_force\", \"range\"} (a PD torque)");
-  r.check_keys(v, path, kServoKeys, "\"servo\"");
+  r.check_keys(v, path, kJointServoKeys, "\"servo\"");
   JointServo servo;
   servo.enabled = true;
 
@@ -300,11 +300,6 @@ Joint read_joint(Reader& r, const json& v, const std::string& path, const World&
     if (j.cfm < 0) r.expected(child(path, "cfm"), "a non-negative number", *c);
   }
   return j;
-}
-
-template <class J>
-J vec_json(const Vec3& v) {
-  return J::array({v.x(), v.y(), v.z()});
 }
 
 }  // namespace

@@ -12,14 +12,14 @@ using json = nlohmann::json;
 namespace {
 
 const std::vector<std::string> kKeyframeKeys = {"name", "lanes"};
-const std::vector<std::string> kLaneKeys = {"time", "step", "bodies", "servos"};
-const std::vector<std::string> kBodyKeys = {"name", "position", "orientation", "linear_velocity", "angular_velocity",
-                                            "sleeping"};
-const std::vector<std::string> kServoKeys = {"joint", "target", "coordinate"};
+const std::vector<std::string> kKeyframeLaneKeys = {"time", "step", "bodies", "servos"};
+const std::vector<std::string> kKeyframeBodyKeys = {"name", "position", "orientation", "linear_velocity",
+                                                    "angular_velocity", "sleeping"};
+const std::vector<std::string> kKeyframeServoKeys = {"joint", "target", "coordinate"};
 
 KeyframeLane read_lane(Reader& r, const json& v, const std::string& path, const World& world) {
   r.object(v, path, "a keyframe lane {\"time\", \"bodies\", ...}");
-  r.check_keys(v, path, kLaneKeys, "a keyframe lane");
+  r.check_keys(v, path, kKeyframeLaneKeys, "a keyframe lane");
   KeyframeLane lane;
   lane.time = r.number(r.required(v, path, "time", "the time of the state in s"), path + "/time");
   if (const json* s = r.optional(v, "step"))
@@ -31,7 +31,7 @@ KeyframeLane read_lane(Reader& r, const json& v, const std::string& path, const 
       const std::string at = path + "/bodies/" + std::to_string(i);
       const json& b = (*bodies)[i];
       r.object(b, at, "a body state {\"name\", \"position\", \"orientation\", ...}");
-      r.check_keys(b, at, kBodyKeys, "a keyframe body");
+      r.check_keys(b, at, kKeyframeBodyKeys, "a keyframe body");
       const std::string& name = r.string(r.required(b, at, "name", "a body's name"), at + "/name", "a body's name");
       KeyframeLane::BodyState s;
       s.body = world.find_body(name);
@@ -51,7 +51,7 @@ KeyframeLane read_lane(Reader& r, const json& v, const std::string& path, const 
       const std::string at = path + "/servos/" + std::to_string(i);
       const json& s = (*servos)[i];
       r.object(s, at, "a servo state {\"joint\", \"target\"}");
-      r.check_keys(s, at, kServoKeys, "a keyframe servo");
+      r.check_keys(s, at, kKeyframeServoKeys, "a keyframe servo");
       // A joint by name, or by its index in /joints when it has none.
       const json& id = r.required(s, at, "joint", "a joint's name (or index)");
       KeyframeLane::ServoState st;

@@ -246,4 +246,17 @@ class Reader {
   std::vector<std::string> warnings_;
 };
 
+// --- writing ---------------------------------------------------------------------------------------
+// A vector and a quaternion as the reader takes them back: [x, y, z] and [w, x, y, z]. J is the JSON type written
+// (json, or ordered_json, which keeps the keys in the order the writer gives them).
+template <class J = json>
+J vec_json(const Vec3& v) {
+  return J::array({v.x(), v.y(), v.z()});
+}
+
+template <class J = json>
+J quat_json(const Quat& q) {
+  return J::array({q.w(), q.x(), q.y(), q.z()});
+}
+
 }  // namespace cl::scene_io

@@ -23,16 +23,6 @@ using namespace scene_io;
 using json = nlohmann::json;
 
 template <class J>
-J vec_json(const Vec3& v) {
-  return J::array({v.x(), v.y(), v.z()});
-}
-
-template <class J>
-J quat_json(const Quat& q) {
-  return J::array({q.w(), q.x(), q.y(), q.z()});
-}
-
-template <class J>
 J param_json(const ParamSpec& spec, double value) {
   switch (spec.kind) {
     case ParamKind::Integer: return J(static_cast<int64_t>(std::llround(value)));
