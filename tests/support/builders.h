@@ -1,12 +1,18 @@
 // Small helpers to build worlds in code for tests and benchmarks.
 #pragma once
 
+#include <numbers>
 #include <string>
 
 #include "collision/mesh_shape.h"
 #include "world/world.h"
 
 namespace cl::test {
+
+inline constexpr double kPi = std::numbers::pi;
+inline constexpr double kG = 9.81;  // the magnitude of the scenes' default gravity, m/s^2
+// The time steps (s) at which the solvers' laws are checked: the shipped scenes' 1/60 s and coarser and finer ones.
+inline constexpr double kTimeSteps[] = {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000};
 
 inline int add_plane(World& w, const Vec3& normal = Vec3(0, 1, 0), double offset = 0.0, int material = 0) {
   Body b;

@@ -13,18 +13,14 @@
 #include <random>
 
 #include "core/body.h"
+#include "support/builders.h"
 
 namespace cl {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Shape make_sphere(double r) { Shape s; s.type = ShapeType::Sphere; s.radius = r; return s; }
-Shape make_box(Vec3 h) { Shape s; s.type = ShapeType::Box; s.half_extents = h; return s; }
-Shape make_capsule(double r, double hh) {
-  Shape s; s.type = ShapeType::Capsule; s.radius = r; s.half_height = hh; return s;
-}
-Shape make_plane(Vec3 n, double offset) {
+Shape plane_shape_of(Vec3 n, double offset) {
   Shape s; s.type = ShapeType::Plane; s.normal = n.normalized(); s.offset = offset; return s;
 }
 
@@ -86,7 +82,7 @@ Quat random_rotation(std::mt19937& rng) {
 // --- closed-form cases ------------------------------------------------------------------------------
 
 TEST(Raycast, SphereHeadOn) {
-  const auto h = raycast_shape(make_sphere(2.0), Vec3(1, 0, 0), Quat::Identity(), Vec3(1, 0, 10), Vec3(0, 0, -3));
+  const auto h = raycast_shape(test::sphere(2.0), Vec3(1, 0, 0), Quat::Identity(), Vec3(1, 0, 10), Vec3(0, 0, -3));
   ASSERT_TRUE(h);
   EXPECT_NEAR(h->distance, 8.0, 1e-12);  // metres, even though dir has length 3
   EXPECT_TRUE(h->point.isApprox(Vec3(1, 0, 2), 1e-12));
@@ -94,7 +90,7 @@ TEST(Raycast, SphereHeadOn) {
 }
 
 TEST(Raycast, SphereMissesAndPointingAway) {
-  const Shape s = make_sphere(1.0);
+  const Shape s = test::sphere(1.0);
   EXPECT_FALSE(raycast_shape(s, Vec3::Zero(), Quat::Identity(), Vec3(0, 1.01, 5), Vec3(0, 0, -1)));
   EXPECT_FALSE(raycast_shape(s, Vec3::Zero(), Quat::Identity(), Vec3(0, 0, 5), Vec3(0, 0, 1)));
   // Within reach only beyond max_distance.
@@ -106,8 +102,8 @@ TEST(Raycast, StartingInsideHitsAtTheOrigin) {
   const Vec3 dir = Vec3(1, 2, -0.5).normalized();
   const Quat q = Quat(Eigen::AngleAxisd(0.7, Vec3(1, 1, 0).normalized()));
   const Vec3 pos(3, -1, 2);
-  for (const Shape& s : {make_sphere(1.0), make_box(Vec3(1, 0.5, 2)), make_capsule(0.4, 1.0),
-                         make_plane(Vec3(0, 1, 0), 0.5)}) {
+  for (const Shape& s : {test::sphere(1.0), test::box(Vec3(1, 0.5, 2)), test::capsule(0.4, 1.0),
+                         plane_shape_of(Vec3(0, 1, 0), 0.5)}) {
     const Vec3 origin = pos + q * Vec3(0.1, 0.2, -0.1);
     const auto h = raycast_shape(s, pos, q, origin, dir);
     ASSERT_TRUE(h) << shape_type_name(s.type);
@@ -120,17 +116,17 @@ TEST(Raycast, StartingInsideHitsAtTheOrigin) {
 TEST(Raycast, RotatedBoxFace) {
   // A box turned 90 degrees about y: its local x half extent (3) now lies along world z.
   const Quat q(Eigen::AngleAxisd(std::numbers::pi / 2, Vec3::UnitY()));
-  const auto h = raycast_shape(make_box(Vec3(3, 1, 0.5)), Vec3(0, 0, 0), q, Vec3(0, 0, 10), Vec3(0, 0, -1));
+  const auto h = raycast_shape(test::box(Vec3(3, 1, 0.5)), Vec3(0, 0, 0), q, Vec3(0, 0, 10), Vec3(0, 0, -1));
   ASSERT_TRUE(h);
   EXPECT_NEAR(h->distance, 7.0, 1e-12);
   EXPECT_TRUE(h->normal.isApprox(Vec3(0, 0, 1), 1e-12));
   // Parallel to a slab and outside it: miss.
-  EXPECT_FALSE(raycast_shape(make_box(Vec3(1, 1, 1)), Vec3::Zero(), Quat::Identity(), Vec3(-5, 1.5, 0),
+  EXPECT_FALSE(raycast_shape(test::box(Vec3(1, 1, 1)), Vec3::Zero(), Quat::Identity(), Vec3(-5, 1.5, 0),
                              Vec3(1, 0, 0)));
 }
 
 TEST(Raycast, CapsuleSideAndCap) {
-  const Shape s = make_capsule(0.5, 1.0);
+  const Shape s = test::capsule(0.5, 1.0);
   auto side = raycast_shape(s, Vec3::Zero(), Quat::Identity(), Vec3(4, 0.3, 0), Vec3(-1, 0, 0));
   ASSERT_TRUE(side);
   EXPECT_NEAR(side->distance, 3.5, 1e-12);
@@ -144,7 +140,7 @@ TEST(Raycast, CapsuleSideAndCap) {
 }
 
 TEST(Raycast, PlaneFromAboveParallelAndAway) {
-  const Shape s = make_plane(Vec3(0, 1, 0), 0.5);  // y <= 0.5 in the body frame
+  const Shape s = plane_shape_of(Vec3(0, 1, 0), 0.5);  // y <= 0.5 in the body frame
   const Vec3 pos(0, 1, 0);                          // so y <= 1.5 in the world
   auto h = raycast_shape(s, pos, Quat::Identity(), Vec3(2, 5.5, 0), Vec3(0, -2, 0));
   ASSERT_TRUE(h);
@@ -155,7 +151,7 @@ TEST(Raycast, PlaneFromAboveParallelAndAway) {
 }
 
 TEST(Raycast, DegenerateDirectionNeverHits) {
-  const Shape s = make_sphere(1.0);
+  const Shape s = test::sphere(1.0);
   EXPECT_FALSE(raycast_shape(s, Vec3::Zero(), Quat::Identity(), Vec3(0, 0, 5), Vec3::Zero()));
   EXPECT_FALSE(raycast_shape(s, Vec3::Zero(), Quat::Identity(), Vec3(0, 0, 5), Vec3(0, 0, std::nan(""))));
 }
@@ -171,14 +167,14 @@ TEST_P(RaycastRandom, MatchesSphereTracing) {
   switch (static_cast<ShapeType>(GetParam())) {
     case ShapeType::Plane: {
       const Vec3 normal = draw3(u, rng);
-      s = make_plane(normal, u(rng));
+      s = plane_shape_of(normal, u(rng));
       break;
     }
-    case ShapeType::Sphere: s = make_sphere(size(rng)); break;
-    case ShapeType::Box: s = make_box(draw3(size, rng)); break;
+    case ShapeType::Sphere: s = test::sphere(size(rng)); break;
+    case ShapeType::Box: s = test::box(draw3(size, rng)); break;
     case ShapeType::Capsule: {
       const double radius = size(rng);
-      s = make_capsule(radius, size(rng));
+      s = test::capsule(radius, size(rng));
       break;
     }
     case ShapeType::Mesh: break;

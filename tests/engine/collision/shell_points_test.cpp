@@ -168,7 +168,7 @@ std::vector<PenetratingPoint> brute_force(const Shape& field, const Vec3& x_a, c
   return out;
 }
 
-Mat3 random_rotation(std::mt19937& rng) {
+Mat3 random_rotation_matrix(std::mt19937& rng) {
   std::normal_distribution<double> g;
   Quat q(g(rng), g(rng), g(rng), g(rng));
   return q.normalized().toRotationMatrix();
@@ -185,7 +185,7 @@ void expect_walk_matches_brute_force(const Shape& field, const Shape& points, do
   int nonempty = 0;
   for (int trial = 0; trial < 30; ++trial) {
     const Vec3 x_a(u(rng), u(rng), u(rng)), x_b = x_a + Vec3(u(rng), u(rng), u(rng));
-    const Mat3 R_a = random_rotation(rng), R_b = random_rotation(rng);
+    const Mat3 R_a = random_rotation_matrix(rng), R_b = random_rotation_matrix(rng);
     find_penetrating_points(field, x_a, R_a, *shell, x_b, R_b, found);
     const auto expected = brute_force(field, x_a, R_a, *shell, x_b, R_b);
     ASSERT_EQ(found.size(), expected.size()) << what << " trial " << trial;

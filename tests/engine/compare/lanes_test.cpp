@@ -14,7 +14,7 @@ namespace cl {
 namespace {
 
 // Every body's state is bit for bit the same.
-void expect_same_state(const World& a, const World& b, const std::string& what) {
+void expect_same_lane_state(const World& a, const World& b, const std::string& what) {
   ASSERT_EQ(a.bodies.size(), b.bodies.size());
   for (size_t i = 0; i < a.bodies.size(); ++i) {
     const Body& x = a.bodies[i];
@@ -61,8 +61,8 @@ TEST(Lanes, EachLaneEqualsItsSoloRunWithOneAndTwoThreads) {
     for (int i = 0; i < lanes.size(); ++i) {
       EXPECT_FALSE(lanes.stopped(i));
       EXPECT_EQ(lanes.world(i).step_count(), kSteps);
-      expect_same_state(lanes.world(i), solo[size_t(i)],
-                        specs[size_t(i)].solver + " with " + std::to_string(threads) + " threads");
+      expect_same_lane_state(lanes.world(i), solo[size_t(i)],
+                             specs[size_t(i)].solver + " with " + std::to_string(threads) + " threads");
     }
   }
 }

@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-json scene() {
+json scaling_scene() {
   return json::parse(R"({
     "format": 1, "name": "s", "description": "d", "topic": "Conformance", "gravity": [0, -9.81, 0], "dt": 0.02,
     "materials": {"m": {"friction": 0.5, "restitution": 0.5}},
@@ -37,10 +37,10 @@ json scene() {
 
 TEST(ScaledScene, LengthsMassesAndTimesScaleGravityAndAnglesStay) {
   const Scale s{0.04, 0.5};  // L = 0.04: times and speeds by 0.2
-  const json out = scaled_scene(scene(), s, 0.001);
+  const json out = scaled_scene(scaling_scene(), s, 0.001);
   EXPECT_EQ(out["dt"], 0.001);
   EXPECT_EQ(out["gravity"], json::parse("[0, -9.81, 0]"));
-  EXPECT_EQ(out["materials"], scene()["materials"]);
+  EXPECT_EQ(out["materials"], scaling_scene()["materials"]);
   const json& ground = out["bodies"][0];
   EXPECT_DOUBLE_EQ(ground["shape"]["offset"].get<double>(), 0.02);
   EXPECT_EQ(ground["shape"]["normal"], json::parse("[0, 1, 0]"));
@@ -56,7 +56,7 @@ TEST(ScaledScene, LengthsMassesAndTimesScaleGravityAndAnglesStay) {
   EXPECT_DOUBLE_EQ(out["bodies"][3]["shape"]["half_height"].get<double>(), 0.012);
   const json& hinge = out["joints"][0];
   EXPECT_DOUBLE_EQ(hinge["anchor"][1].get<double>(), 0.12);
-  EXPECT_EQ(hinge["limits"], scene()["joints"][0]["limits"]);  // angles
+  EXPECT_EQ(hinge["limits"], scaling_scene()["joints"][0]["limits"]);  // angles
   EXPECT_DOUBLE_EQ(hinge["motor"]["speed"].get<double>(), 15.0);      // rad/s by 1 / sqrt(L)
   EXPECT_DOUBLE_EQ(hinge["motor"]["max_force"].get<double>(), 2.0);   // N m by M L
   const json& slider = out["joints"][1];
@@ -70,9 +70,9 @@ TEST(ScaledScene, LengthsMassesAndTimesScaleGravityAndAnglesStay) {
 }
 
 TEST(ScaledScene, AtScaleOneOnlyTheStepChanges) {
-  json expected = scene();
+  json expected = scaling_scene();
   expected["dt"] = 0.005;
-  EXPECT_EQ(scaled_scene(scene(), Scale{}, 0.005), expected);
+  EXPECT_EQ(scaled_scene(scaling_scene(), Scale{}, 0.005), expected);
 }
 
 // A quantity without a scaling rule is refused, naming where it is.
@@ -85,13 +85,13 @@ TEST(ScaledScene, RefusesWhatItCannotScale) {
       EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
     }
   };
-  json forces = scene();
+  json forces = scaling_scene();
   forces["forces"] = json::array();
   refused(forces, "/forces");
-  json mesh = scene();
+  json mesh = scaling_scene();
   mesh["bodies"][1]["shape"] = json::parse(R"({"type": "mesh", "file": "a.obj"})");
   refused(mesh, "/bodies/1/shape/file");
-  json servo = scene();
+  json servo = scaling_scene();
   servo["joints"][0].erase("motor");
   servo["joints"][0]["servo"] = json::parse(R"({"target": 0})");
   refused(servo, "/joints/0/servo");

@@ -14,14 +14,14 @@ namespace cl {
 namespace {
 
 // Random contacts between random bodies: the same problem as ContactPgs's contacts and as rows for solve_pgs.
-struct Problem {
+struct ContactProblem {
   std::vector<InverseMass> masses;
   std::vector<BodyVelocity> u;
   std::vector<ContactBodies> bodies;
   std::vector<ContactPoint> points;
 };
 
-Vec3 random_unit(std::mt19937& rng) {
+Vec3 unit_direction(std::mt19937& rng) {
   std::normal_distribution<double> g;
   return Vec3(g(rng), g(rng), g(rng)).normalized();
 }
@@ -29,10 +29,10 @@ Vec3 random_unit(std::mt19937& rng) {
 // `pairs` touching pairs among `body_count` bodies (body 0 fixed, and every seventh one, as a layer's held bodies
 // are), each with 1 to `most` contact points (more than a block's 8 when `most` is larger), random lever arms,
 // normals and tangents, targets, mu and warm starts.
-Problem random_problem(unsigned seed, int body_count, int pairs, int most) {
+ContactProblem random_problem(unsigned seed, int body_count, int pairs, int most) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> uni(-1.0, 1.0), pos(0.05, 2.0);
-  Problem p;
+  ContactProblem p;
   for (int i = 0; i < body_count; ++i) {
     InverseMass m;
     if (i % 7 != 0) {
@@ -53,8 +53,8 @@ Problem random_problem(unsigned seed, int body_count, int pairs, int most) {
       ContactPoint c;
       c.ra = Vec3(uni(rng), uni(rng), uni(rng));
       c.rb = Vec3(uni(rng), uni(rng), uni(rng));
-      c.dir[0] = random_unit(rng);
-      sliding_tangents(c.dir[0], random_unit(rng), c.dir[1], c.dir[2]);
+      c.dir[0] = unit_direction(rng);
+      sliding_tangents(c.dir[0], unit_direction(rng), c.dir[1], c.dir[2]);
       c.target = 0.5 * uni(rng);
       c.mu = mu;
       c.lambda[0] = std::max(0.0, uni(rng));
@@ -68,7 +68,7 @@ Problem random_problem(unsigned seed, int body_count, int pairs, int most) {
 }
 
 // The contacts as lcp builds them as rows: normal (bounds [0, inf)), then its tangent rows.
-std::vector<Row> rows_of(const Problem& p, int rows, bool disc) {
+std::vector<Row> rows_of(const ContactProblem& p, int rows, bool disc) {
   std::vector<Row> out;
   for (size_t k = 0; k < p.points.size(); ++k) {
     const ContactPoint& c = p.points[k];
@@ -108,7 +108,7 @@ PgsSettings coloured(int iterations, PgsPrecision precision = PgsPrecision::Doub
   return s;
 }
 
-Solved solve_as_rows(const Problem& p, int rows, bool disc, const PgsSettings& settings) {
+Solved solve_as_rows(const ContactProblem& p, int rows, bool disc, const PgsSettings& settings) {
   Solved s{{}, p.u, {}};
   std::vector<Row> r = rows_of(p, rows, disc);
   apply_impulses(r, s.u);
@@ -118,7 +118,7 @@ Solved solve_as_rows(const Problem& p, int rows, bool disc, const PgsSettings& s
 }
 
 // The compact path: warm started by its own warm_start, or (`as_rows`) from the velocities apply_impulses gives.
-Solved solve_compact(ContactPgs& lanes, const Problem& p, int rows, bool disc, const PgsSettings& settings,
+Solved solve_compact(ContactPgs& lanes, const ContactProblem& p, int rows, bool disc, const PgsSettings& settings,
                      bool as_rows = false) {
   Solved s{{}, p.u, {}};
   EXPECT_TRUE(lanes.plan(p.bodies, rows, disc, p.masses, settings.precision));
@@ -142,7 +142,7 @@ TEST(PgsContacts, DoubleGivesTheRowsResultBitForBit) {
       for (bool disc : {false, true}) {
         if (disc && rows != 3) continue;
         SCOPED_TRACE("seed " + std::to_string(seed) + ", rows " + std::to_string(rows) + (disc ? ", disc" : ""));
-        const Problem p = random_problem(seed, 30, 60, 11);
+        const ContactProblem p = random_problem(seed, 30, 60, 11);
         const Solved expected = solve_as_rows(p, rows, disc, coloured(10));
         ContactPgs lanes;
         const Solved got = solve_compact(lanes, p, rows, disc, coloured(10), true);
@@ -165,7 +165,7 @@ TEST(PgsContacts, WarmStartIsApplyImpulsesUpToTheOrderOfTheAdditions) {
   for (PgsPrecision precision : {PgsPrecision::Double, PgsPrecision::Single})
     for (int rows : {1, 2, 3}) {
       SCOPED_TRACE("rows " + std::to_string(rows) + (precision == PgsPrecision::Single ? ", float" : ""));
-      const Problem p = random_problem(6, 30, 60, 11);
+      const ContactProblem p = random_problem(6, 30, 60, 11);
       std::vector<BodyVelocity> expected = p.u, got = p.u;
       apply_impulses(rows_of(p, rows, false), expected);
       ContactPgs lanes;
@@ -192,7 +192,7 @@ TEST(PgsContacts, WarmStartIsApplyImpulsesUpToTheOrderOfTheAdditions) {
 // In single precision the compact contacts agree with the rows' double solve to float rounding (a few units of
 // the seventh digit of the impulses), not bit for bit.
 TEST(PgsContacts, FloatAgreesWithDoubleToRounding) {
-  const Problem p = random_problem(4, 30, 60, 6);
+  const ContactProblem p = random_problem(4, 30, 60, 6);
   const Solved expected = solve_as_rows(p, 3, false, coloured(10));
   ContactPgs lanes;
   const Solved got = solve_compact(lanes, p, 3, false, coloured(10, PgsPrecision::Single));
@@ -204,7 +204,7 @@ TEST(PgsContacts, FloatAgreesWithDoubleToRounding) {
 // The layout is kept while the contacts' bodies, their row count and the bodies the solve moves stay the same, and
 // a solve on the kept layout gives what one on a fresh layout gives.
 TEST(PgsContacts, LayoutIsKeptWhileTheContactsKeepTheirBodies) {
-  Problem p = random_problem(5, 20, 30, 5);
+  ContactProblem p = random_problem(5, 20, 30, 5);
   ContactPgs lanes;
   const Solved first = solve_compact(lanes, p, 3, false, coloured(10));
   EXPECT_FALSE(lanes.kept_layout());
@@ -227,7 +227,7 @@ TEST(PgsContacts, LayoutIsKeptWhileTheContactsKeepTheirBodies) {
 // of momentum (mu 0.25: 0.5 m/s), its friction within mu lambda_n.
 TEST(PgsContacts, ContactStopsTheApproachAndFrictionIsBoundedByMu) {
   for (PgsPrecision precision : {PgsPrecision::Double, PgsPrecision::Single}) {
-    Problem p;
+    ContactProblem p;
     p.masses = {InverseMass{}, InverseMass{0.5, Mat3::Identity()}};
     p.u = {BodyVelocity{}, BodyVelocity{Vec3(5, -3, 0), Vec3::Zero()}};
     p.bodies = {{0, 1}};
@@ -249,7 +249,7 @@ TEST(PgsContacts, ContactStopsTheApproachAndFrictionIsBoundedByMu) {
 // The contacts written batch range by batch range (as lcp hands the ranges to the world's threads), in any order,
 // give the solve of the contacts written at once, bit for bit.
 TEST(PgsContacts, WritingTheBatchesInRangesGivesTheWholeWrite) {
-  const Problem p = random_problem(7, 60, 200, 6);
+  const ContactProblem p = random_problem(7, 60, 200, 6);
   ContactPgs whole, pieces;
   const Solved expected = solve_compact(whole, p, 3, false, coloured(10));
   ASSERT_TRUE(pieces.plan(p.bodies, 3, false, p.masses, PgsPrecision::Double));
@@ -284,7 +284,7 @@ TEST(PgsContacts, PlanRefusesContactsItCannotLayOut) {
 // A large solve on two threads (the levels' batches split between them) gives the one-thread result bit for bit,
 // and the rows' result.
 TEST(PgsContacts, TwoThreadsGiveTheResultOfOne) {
-  const Problem p = random_problem(6, 400, 1600, 4);
+  const ContactProblem p = random_problem(6, 400, 1600, 4);
   TaskPool pool(2);
   ContactPgs one, two;
   const Solved a = solve_compact(one, p, 3, false, coloured(10));

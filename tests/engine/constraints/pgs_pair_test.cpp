@@ -12,7 +12,7 @@ namespace {
 
 // Bodies 0 (fixed, like a threaded block), 1 and 2 (dynamic, like the bolt and a second body) with rows laid out
 // as the implicit-penalty friction lays them out and as contacts do.
-struct Problem {
+struct PairProblem {
   std::vector<InverseMass> masses{InverseMass{}, InverseMass{0.25, Mat3::Identity() * 0.8},
                                   InverseMass{0.5, Mat3::Identity() * 1.3}};
   std::vector<BodyVelocity> u{BodyVelocity{}, {Vec3(0.3, -1.2, 0.1), Vec3(0.5, 2.0, -0.4)},
@@ -25,7 +25,7 @@ double rnd() { return 2.0 * std::rand() / RAND_MAX - 1.0; }
 // `points` points between `field` and `owner`, each a normal row and two friction rows that follow it. With
 // `impulse_rows`, the normal row is the implicit-penalty friction's: no Jacobian, its impulse fixed by lo = hi =
 // lambda (inert). Otherwise it is a contact's normal row (lo = 0, a target, sometimes soft) that the sweeps move.
-void add_points(Problem& p, int field, int owner, int points, bool impulse_rows, bool disc = false) {
+void add_points(PairProblem& p, int field, int owner, int points, bool impulse_rows, bool disc = false) {
   for (int k = 0; k < points; ++k) {
     const Vec3 n = Vec3(0.3 * rnd(), 1.0, 0.3 * rnd()).normalized();
     const Vec3 rf(rnd(), rnd(), rnd()), ro(rnd(), rnd(), rnd());
@@ -60,11 +60,11 @@ void add_points(Problem& p, int field, int owner, int points, bool impulse_rows,
 
 // Solved as solve_pgs sweeps one row at a time and by solve_pgs_pair_runs: the path must be taken and give the
 // same impulses, velocities, residuals and sweep count bit for bit.
-void expect_pair_runs_match(const Problem& base, int iterations, double tolerance = 0.0, bool relative = false,
+void expect_pair_runs_match(const PairProblem& base, int iterations, double tolerance = 0.0, bool relative = false,
                             TaskPool* pool = nullptr) {
   for (bool symmetric : {false, true}) {
     SCOPED_TRACE(symmetric ? "symmetric" : "forward");
-    Problem one = base, pair = base;
+    PairProblem one = base, pair = base;
     std::vector<double> r1, r2;
     PgsSettings s{iterations, tolerance, symmetric};
     s.relative = relative;
@@ -91,7 +91,7 @@ void expect_pair_runs_match(const Problem& base, int iterations, double toleranc
         EXPECT_EQ(one.u[i].w[c], pair.u[i].w[c]) << "body " << i;
       }
     // solve_pgs dispatches to the same path by default.
-    Problem via = base;
+    PairProblem via = base;
     apply_impulses(via.rows, via.u);
     PgsSettings by_default{iterations, tolerance, symmetric};
     by_default.relative = relative;
@@ -104,7 +104,7 @@ void expect_pair_runs_match(const Problem& base, int iterations, double toleranc
 // the bolt's (frozen on side b), each with the implicit-penalty friction's impulse-only normal rows.
 TEST(PgsPair, OnePairAgainstAFixedBodyGivesTheOneRowResult) {
   std::srand(21);
-  Problem p;
+  PairProblem p;
   add_points(p, 0, 1, 60, true);
   add_points(p, 1, 0, 40, true);
   expect_pair_runs_match(p, 20);
@@ -115,7 +115,7 @@ TEST(PgsPair, OnePairAgainstAFixedBodyGivesTheOneRowResult) {
 // list in between.
 TEST(PgsPair, MovingNormalRowsAndShortRunsGiveTheOneRowResult) {
   std::srand(22);
-  Problem p;
+  PairProblem p;
   add_points(p, 0, 1, 50, false);
   add_points(p, 1, 2, 3, false);
   add_points(p, 2, 0, 30, true);
@@ -128,7 +128,7 @@ TEST(PgsPair, MovingNormalRowsAndShortRunsGiveTheOneRowResult) {
 // Long runs (thousands of points, as the bolt's) whose rows are copied in pieces on two threads: the same result.
 TEST(PgsPair, RowsCopiedOnTwoThreadsGiveTheOneRowResult) {
   std::srand(23);
-  Problem p;
+  PairProblem p;
   add_points(p, 0, 1, 2500, true);
   add_points(p, 1, 0, 1200, false);
   add_points(p, 2, 0, 900, true);
@@ -141,13 +141,13 @@ TEST(PgsPair, RowsCopiedOnTwoThreadsGiveTheOneRowResult) {
 // compact rows) and moving ones, on one and on two threads: the same result as one row at a time.
 TEST(PgsPair, DiscPairsGiveTheOneRowResult) {
   std::srand(24);
-  Problem p;
+  PairProblem p;
   add_points(p, 0, 1, 60, true, true);
   add_points(p, 1, 0, 40, false, true);
   add_points(p, 1, 2, 3, false, true);
   expect_pair_runs_match(p, 20);
   expect_pair_runs_match(p, 40, 1e-3, true);
-  Problem large;
+  PairProblem large;
   add_points(large, 0, 1, 2500, true, true);
   add_points(large, 1, 0, 1500, false, true);
   TaskPool pool(2);
@@ -156,8 +156,8 @@ TEST(PgsPair, DiscPairsGiveTheOneRowResult) {
 
 // Lists where the path does not pay or cannot keep the one-row result are left to the other paths, untouched.
 TEST(PgsPair, DeclinesListsItCannotTake) {
-  auto declined = [](Problem p) {
-    const Problem before = p;
+  auto declined = [](PairProblem p) {
+    const PairProblem before = p;
     std::vector<double> residuals;
     PgsSettings s{10, 0.0, true};
     s.residuals = &residuals;
@@ -167,17 +167,17 @@ TEST(PgsPair, DeclinesListsItCannotTake) {
     for (size_t i = 0; i < p.u.size(); ++i) EXPECT_EQ(p.u[i].v, before.u[i].v);
   };
   std::srand(23);
-  Problem both_move;  // no side that no row moves
+  PairProblem both_move;  // no side that no row moves
   add_points(both_move, 1, 2, 40, true);
   declined(both_move);
-  Problem short_runs;  // runs of 15 rows
+  PairProblem short_runs;  // runs of 15 rows
   for (int k = 0; k < 10; ++k) add_points(short_runs, k % 2 ? 0 : 2, 1, 5, true);
   declined(short_runs);
-  Problem negative_zero;  // the fixed body's velocity has a -0, which the one-row path would turn into +0
+  PairProblem negative_zero;  // the fixed body's velocity has a -0, which the one-row path would turn into +0
   add_points(negative_zero, 0, 1, 40, true);
   negative_zero.u[0].v.x() = -0.0;
   declined(negative_zero);
-  Problem overflow;  // a sweep overflows: the skipped rows would no longer match the one-row path
+  PairProblem overflow;  // a sweep overflows: the skipped rows would no longer match the one-row path
   add_points(overflow, 0, 1, 40, true);
   overflow.rows[1].target = -std::numeric_limits<double>::max();
   overflow.rows[1].normal_row = -1;

@@ -11,13 +11,14 @@
 #include <gtest/gtest.h>
 
 #include "support/scratch.h"
+#include "support/strings.h"
 
 namespace cl {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using test::contains;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -9,13 +9,14 @@
 #include <gtest/gtest.h>
 
 #include "support/scratch.h"
+#include "support/strings.h"
 
 namespace cl {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using test::contains;
 
 TEST(OutputPlan, OutputsAreComparedByIdentityNotSpelling) {
   const fs::path dir = cl::test::fresh_scratch_dir();

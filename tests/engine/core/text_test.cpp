@@ -10,11 +10,12 @@
 #include <gtest/gtest.h>
 
 #include "support/scratch.h"
+#include "support/strings.h"
 
 namespace cl {
 namespace {
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using test::contains;
 
 TEST(Text, ControlCharactersAndBadBytesAreEscaped) {
   EXPECT_EQ(escape_for_message("plain name, 1.5 m"), "plain name, 1.5 m");

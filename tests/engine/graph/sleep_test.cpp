@@ -13,7 +13,7 @@ namespace {
 
 constexpr double kH = 1.0 / 60.0;
 
-SleepSettings settings() {
+SleepSettings sleep_settings() {
   SleepSettings s;
   s.energy_per_mass = 0.002;
   s.steps = 5;
@@ -38,7 +38,7 @@ int steps_to_sleep(Body b, int n, F velocity) {
   const ContactGraph graph;
   for (int k = 1; k <= n; ++k) {
     if (!bodies[0].sleeping) bodies[0].linear_velocity = velocity(k);
-    update_sleep(bodies, graph, settings());
+    update_sleep(bodies, graph, sleep_settings());
     if (bodies[0].sleeping) return k;
   }
   return 0;
@@ -93,9 +93,9 @@ TEST(Sleep, AVelocityChangingFasterThanTheSteadyAccelerationKeepsItAwake) {
 TEST(Sleep, DrivenBodiesAndDisabledPolicyNeverSleep) {
   std::vector<Body> bodies{ball(0.5)};
   const ContactGraph graph;
-  for (int k = 0; k < 20; ++k) update_sleep(bodies, graph, settings(), {1});
+  for (int k = 0; k < 20; ++k) update_sleep(bodies, graph, sleep_settings(), {1});
   EXPECT_FALSE(bodies[0].sleeping);
-  SleepSettings off = settings();
+  SleepSettings off = sleep_settings();
   off.enabled = false;
   for (int k = 0; k < 20; ++k) EXPECT_EQ(update_sleep(bodies, graph, off), 0);
   EXPECT_FALSE(bodies[0].sleeping);

@@ -18,7 +18,7 @@ Body body_of(BodyKind kind, double mass, const Vec3& position) {
   return b;
 }
 
-ContactGraph graph_of(const std::vector<Body>& bodies, std::vector<BodyPair> pairs) {
+ContactGraph loads_graph(const std::vector<Body>& bodies, std::vector<BodyPair> pairs) {
   ContactGraph g;
   g.update_edges(pairs);
   ContactList contacts;
@@ -43,7 +43,7 @@ TEST(StackLoads, AColumnCarriesWhatIsAbove) {
                                     body_of(BodyKind::Dynamic, 3, Vec3(0, 2.5, 0))};
   std::vector<double> load;
   std::vector<Vec3> centre;
-  stack_loads(graph_of(bodies, {{0, 1}, {1, 2}, {2, 3}}), bodies, load, &centre);
+  stack_loads(loads_graph(bodies, {{0, 1}, {1, 2}, {2, 3}}), bodies, load, &centre);
   ASSERT_EQ(load.size(), 4u);
   EXPECT_TRUE(std::isinf(load[0]));
   EXPECT_DOUBLE_EQ(load[1], 6.0);
@@ -58,7 +58,7 @@ TEST(StackLoads, AFloatingGroupCarriesNothing) {
   const std::vector<Body> bodies = {body_of(BodyKind::Dynamic, 1, Vec3(0, 5, 0)),
                                     body_of(BodyKind::Dynamic, 2, Vec3(0, 6, 0))};
   std::vector<double> load;
-  stack_loads(graph_of(bodies, {{0, 1}}), bodies, load);
+  stack_loads(loads_graph(bodies, {{0, 1}}), bodies, load);
   EXPECT_EQ(load, (std::vector<double>{0.0, 0.0}));
 }
 

@@ -19,9 +19,9 @@
 namespace cl {
 namespace {
 
-constexpr double kPi = std::numbers::pi;
-constexpr JointType kAllTypes[] = {JointType::Ball,   JointType::Hinge,     JointType::Slider,
-                                   JointType::Hinge2, JointType::Universal, JointType::Fixed};
+using test::kPi;
+constexpr JointType kJointTypes[] = {JointType::Ball,   JointType::Hinge,     JointType::Slider,
+                                     JointType::Hinge2, JointType::Universal, JointType::Fixed};
 
 std::string type_name(JointType t) { return std::string(joint_type_name(t)); }
 
@@ -30,10 +30,10 @@ std::string type_name(JointType t) { return std::string(joint_type_name(t)); }
 using test::make_body;
 using test::Rng;
 
-constexpr uint32_t kSeed = 12345;  // of every random state below
+constexpr uint32_t kJointSeed = 12345;  // of every random state below
 
 // Two dynamic boxes of different, anisotropic sizes at random poses.
-std::vector<Body> random_pair(Rng& rng) {
+std::vector<Body> random_bodies(Rng& rng) {
   std::vector<Body> bodies;
   bodies.push_back(make_body(test::box(Vec3(0.3, 0.5, 0.2)), rng.vec(2.0), rng.quat(), 700));
   bodies.push_back(make_body(test::box(Vec3(0.6, 0.2, 0.4)), rng.vec(2.0), rng.quat(), 1300));
@@ -245,10 +245,10 @@ double spin_about_second_axis(const JointSetup& s, const std::vector<Body>& bodi
   return basis.fullPivLu().solve(bodies[1].angular_velocity - bodies[0].angular_velocity)(1);
 }
 
-JointSetup random_joint(Rng& rng, JointType type, Joint& joint) {
+JointSetup random_joint_setup(Rng& rng, JointType type, Joint& joint) {
   JointSetup s;
   s.type = type;
-  s.bodies0 = random_pair(rng);
+  s.bodies0 = random_bodies(rng);
   s.anchor = 0.5 * (s.bodies0[0].position + s.bodies0[1].position) + rng.vec(0.5);
   s.s1 = rng.unit();
   s.s2 = second_axis(rng, s.s1);
@@ -260,11 +260,11 @@ JointSetup random_joint(Rng& rng, JointType type, Joint& joint) {
 // --- 1. Jacobians against finite differences -----------------------------------------------------------
 
 TEST(JointJacobian, EqualityRowsAreTheDerivativeOfTheConstraintFunctions) {
-  Rng rng(kSeed);
-  for (JointType type : kAllTypes) {
+  Rng rng(kJointSeed);
+  for (JointType type : kJointTypes) {
     for (int trial = 0; trial < 20; ++trial) {
       Joint j;
-      const JointSetup s = random_joint(rng, type, j);
+      const JointSetup s = random_joint_setup(rng, type, j);
       std::vector<Body> bodies = s.bodies0;
       randomize_velocities(rng, bodies);
       EXPECT_LT(joint_error(j, bodies), 1e-12) << type_name(type);
@@ -286,12 +286,12 @@ TEST(JointJacobian, EqualityRowsAreTheDerivativeOfTheConstraintFunctions) {
 // Limit and motor rows measure the coordinate's rate: J u = dx/dt for the lower limit and the motor (hinge,
 // slider), -dx/dt for the upper limit; the hinge-2 / universal motor measures the spin about the second axis.
 TEST(JointJacobian, LimitAndMotorRowsMeasureTheCoordinateRate) {
-  Rng rng(kSeed);
-  for (JointType type : kAllTypes) {
+  Rng rng(kJointSeed);
+  for (JointType type : kJointTypes) {
     if (!joint_type_has_coordinate(type)) continue;
     for (int trial = 0; trial < 20; ++trial) {
       Joint j;
-      const JointSetup s = random_joint(rng, type, j);
+      const JointSetup s = random_joint_setup(rng, type, j);
       j.limit = JointLimit{true, s.x0, s.x0};  // both bounds active
       j.motor = JointMotor{true, 1.5, 10.0};
       std::vector<Body> bodies = s.bodies0;
@@ -343,12 +343,12 @@ TEST(JointJacobian, LimitAndMotorRowsMeasureTheCoordinateRate) {
 // LimitRows::Always adds a limit's row however far the bound is, with the target that lets the coordinate reach
 // the bound at the end of the step and no further (-(x - lower) / h); Near leaves a far bound out.
 TEST(JointRows, SpeculativeLimitRowsAreThereAtAnyDistance) {
-  Rng rng(kSeed);
-  for (JointType type : kAllTypes) {
+  Rng rng(kJointSeed);
+  for (JointType type : kJointTypes) {
     if (!joint_type_has_coordinate(type)) continue;
     SCOPED_TRACE(type_name(type));
     Joint j;
-    const JointSetup s = random_joint(rng, type, j);
+    const JointSetup s = random_joint_setup(rng, type, j);
     j.limit = JointLimit{true, s.x0 - 0.7, s.x0 + 0.9};
     const double h = 0.01;
     std::vector<JointRow> near, always;
@@ -368,11 +368,11 @@ TEST(JointRows, SpeculativeLimitRowsAreThereAtAnyDistance) {
 // Away from the satisfied pose, the rows whose constraint function is exact everywhere still match: the
 // anchor rows, the hinge-2/universal angle row, and their first-axis rate.
 TEST(JointJacobian, ExactRowsMatchAlsoWhenTheJointIsViolated) {
-  Rng rng(kSeed);
+  Rng rng(kJointSeed);
   for (JointType type : {JointType::Ball, JointType::Hinge2, JointType::Universal, JointType::Fixed}) {
     for (int trial = 0; trial < 20; ++trial) {
       Joint j;
-      const JointSetup s = random_joint(rng, type, j);
+      const JointSetup s = random_joint_setup(rng, type, j);
       std::vector<Body> bodies = s.bodies0;
       bodies[1].position += rng.vec(0.2);
       bodies[1].orientation = Quat(Eigen::AngleAxisd(0.3, rng.unit())) * bodies[1].orientation;
@@ -416,10 +416,10 @@ TEST(JointJacobian, ExactRowsMatchAlsoWhenTheJointIsViolated) {
 // sliding b along the axis by +d changes the slider displacement by +d; turning b about the steering axis
 // changes the hinge-2 coordinate, spinning it about its own (wheel) axis does not.
 TEST(JointCoordinate, MovesWithTheBodyAlongTheFreeDirection) {
-  Rng rng(kSeed);
+  Rng rng(kJointSeed);
   for (JointType type : {JointType::Hinge, JointType::Slider, JointType::Hinge2, JointType::Universal}) {
     Joint j;
-    const JointSetup s = random_joint(rng, type, j);
+    const JointSetup s = random_joint_setup(rng, type, j);
     std::vector<Body> bodies = s.bodies0;
     const double d = 0.4;
     Body& B = bodies[1];
@@ -486,7 +486,7 @@ void displace(Body& b, const Vec3& by, const Quat& turn) {
 TEST(JointErrorTerm, ErpOnlyStepsShrinkTheErrorMonotonically) {
   const Vec3 s1 = Vec3(0.2, 1, 0.1).normalized(), s2 = Vec3(1, 0, 0.3).normalized();
   for (bool fixed_a : {true, false}) {
-    for (JointType type : kAllTypes) {
+    for (JointType type : kJointTypes) {
       SCOPED_TRACE(type_name(type) + (fixed_a ? " to a fixed body" : " between two dynamic bodies"));
       JointWorld w = two_sphere_world(type, fixed_a, s1, s2);
       w.world.joints[0].erp = 0.5;
@@ -516,7 +516,7 @@ TEST(JointErrorTerm, ErpOnlyStepsShrinkTheErrorMonotonically) {
 TEST(JointErrorTerm, StepsWithMomentumShrinkTheErrorToASmallFloor) {
   const Vec3 s1 = Vec3(0.2, 1, 0.1).normalized(), s2 = Vec3(1, 0, 0.3).normalized();
   for (bool fixed_a : {true, false}) {
-    for (JointType type : kAllTypes) {
+    for (JointType type : kJointTypes) {
       SCOPED_TRACE(type_name(type) + (fixed_a ? " to a fixed body" : " between two dynamic bodies"));
       JointWorld w = two_sphere_world(type, fixed_a, s1, s2);
       w.world.joints[0].erp = 0.5;
@@ -592,11 +592,11 @@ void expect_same_momentum(const Momentum& before, const Momentum& after) {
 // At a satisfied pose every row (equality, both limits, motor) is a pair of equal and opposite impulses
 // through one point, or opposite torques: any J^T lambda, and a real solve, keep P and L (about the origin).
 TEST(JointMomentum, InternalRowsConserveLinearAndAngularMomentum) {
-  Rng rng(kSeed);
-  for (JointType type : kAllTypes) {
+  Rng rng(kJointSeed);
+  for (JointType type : kJointTypes) {
     for (int trial = 0; trial < 10; ++trial) {
       Joint j;
-      const JointSetup s = random_joint(rng, type, j);
+      const JointSetup s = random_joint_setup(rng, type, j);
       std::vector<Body> bodies = s.bodies0;
       randomize_velocities(rng, bodies);
       if (joint_type_has_coordinate(type)) {
@@ -635,11 +635,11 @@ TEST(JointMomentum, InternalRowsConserveLinearAndAngularMomentum) {
 // (p_a - p_b) x F that vanishes with the error (thesis sect. 4.9 ball form); every other row, limits and motors
 // included, still conserves momentum exactly.
 TEST(JointMomentum, ViolatedJointsOnlyAnchorRowsMakeACoupleOfTheError) {
-  Rng rng(kSeed);
-  for (JointType type : kAllTypes) {
+  Rng rng(kJointSeed);
+  for (JointType type : kJointTypes) {
     for (int trial = 0; trial < 10; ++trial) {
       Joint j;
-      const JointSetup s = random_joint(rng, type, j);
+      const JointSetup s = random_joint_setup(rng, type, j);
       std::vector<Body> bodies = s.bodies0;
       displace(bodies[1], rng.vec(0.05), Quat(Eigen::AngleAxisd(0.05, rng.unit())));
       randomize_velocities(rng, bodies);
@@ -998,11 +998,11 @@ TEST_P(JointPhysics, Hinge2WheelMotorAndSteeringLimit) {
 // Decoupled rows (the default) are the physical equality rows recombined so that J M^-1 J^T = I; limit and
 // motor rows are unchanged, and solving either set gives the same velocities.
 TEST(JointRows, DecoupledRowsAreOrthonormalInTheMassMetricAndSolveTheSame) {
-  Rng rng(kSeed);
-  for (JointType type : kAllTypes) {
+  Rng rng(kJointSeed);
+  for (JointType type : kJointTypes) {
     for (int trial = 0; trial < 10; ++trial) {
       Joint j;
-      const JointSetup s = random_joint(rng, type, j);
+      const JointSetup s = random_joint_setup(rng, type, j);
       std::vector<Body> bodies = s.bodies0;
       if (trial % 3 == 0) bodies[0].kind = BodyKind::Fixed, bodies[0].inv_mass = 0, bodies[0].inv_inertia_world.setZero();
       displace(bodies[1], rng.vec(0.05), Quat(Eigen::AngleAxisd(0.05, rng.unit())));
@@ -1052,7 +1052,7 @@ TEST(JointRows, DecoupledRowsAreOrthonormalInTheMassMetricAndSolveTheSame) {
 }
 
 TEST(JointTypes, NamesRoundTrip) {
-  for (JointType t : kAllTypes) EXPECT_EQ(joint_type_from_name(joint_type_name(t)), t);
+  for (JointType t : kJointTypes) EXPECT_EQ(joint_type_from_name(joint_type_name(t)), t);
   EXPECT_FALSE(joint_type_from_name("hinge3").has_value());
 }
 

@@ -15,11 +15,12 @@
 #include "mesh/bvh.h"
 #include "mesh/generate.h"
 #include "mesh/mesh.h"
+#include "support/builders.h"
 
 namespace cl::ldi {
 namespace {
 
-constexpr double kPi = std::numbers::pi;
+using test::kPi;
 
 MeshInput input(const TriangleMesh& m, const Vec3& centre = Vec3::Zero()) {
   return MeshInput{m.vertices, m.triangles, centre};

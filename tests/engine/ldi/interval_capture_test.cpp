@@ -13,7 +13,7 @@
 namespace cl::ldi {
 namespace {
 
-TriangleMesh posed(TriangleMesh m, const Quat& q, const Vec3& t) {
+TriangleMesh placed(TriangleMesh m, const Quat& q, const Vec3& t) {
   transform_mesh(m, q, t);
   return m;
 }
@@ -21,8 +21,8 @@ TriangleMesh posed(TriangleMesh m, const Quat& q, const Vec3& t) {
 // A cube and a turned sphere overlapping obliquely, so that every axis has many intervals of many lengths.
 struct Pair {
   TriangleMesh a = make_box(Vec3(0.3, 0.3, 0.3), 2);
-  TriangleMesh b = posed(make_uv_sphere(0.25, 24, 12), Quat(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized())),
-                         Vec3(0.33, 0.21, -0.17));
+  TriangleMesh b = placed(make_uv_sphere(0.25, 24, 12), Quat(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized())),
+                          Vec3(0.33, 0.21, -0.17));
   MeshInput in_a() const { return MeshInput{a.vertices, a.triangles, Vec3::Zero()}; }
   MeshInput in_b() const { return MeshInput{b.vertices, b.triangles, Vec3(0.33, 0.21, -0.17)}; }
 };

@@ -6,11 +6,12 @@
 
 #include <numbers>
 #include <random>
+#include "support/builders.h"
 
 namespace cl {
 namespace {
 
-constexpr double kPi = std::numbers::pi;
+using test::kPi;
 
 TEST(MassProperties, RotatedTranslatedBox) {
   const Vec3 h(0.5, 1.0, 1.5);

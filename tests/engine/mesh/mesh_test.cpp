@@ -9,13 +9,14 @@
 #include <fstream>
 #include <numbers>
 #include <sstream>
+#include "support/strings.h"
 
 namespace cl {
 namespace {
 
 std::string mesh_path(const std::string& name) { return std::string(CONTACTLAB_SOURCE_DIR) + "/tests/data/meshes/" + name; }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using test::contains;
 
 std::string to_obj(const TriangleMesh& m) {
   std::ostringstream o;

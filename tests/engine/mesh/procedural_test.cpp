@@ -8,11 +8,12 @@
 #include <limits>
 #include <numbers>
 #include <set>
+#include "support/builders.h"
 
 namespace cl {
 namespace {
 
-constexpr double kPi = std::numbers::pi;
+using test::kPi;
 
 // Every generated mesh must be a usable rigid body: validate_mesh finds nothing wrong.
 void expect_valid(const TriangleMesh& m, int expected_euler = 2) {

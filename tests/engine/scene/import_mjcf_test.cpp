@@ -24,7 +24,7 @@ std::string write(const std::string& name, const std::string& text) {
   return path;
 }
 
-std::string error_of(const std::string& path) {
+std::string mjcf_error(const std::string& path) {
   try {
     import_mjcf(path);
   } catch (const ModelError& e) {
@@ -89,18 +89,18 @@ TEST(ImportMjcf, ClassesOrientationsAndUnits) {
 
 TEST(ImportMjcf, BrokenXmlNamesTheLine) {
   // tinyxml2 names the element left open, at the line where it opens.
-  EXPECT_EQ(error_of(kData + "broken.xml"), kData + "broken.xml:3: XML syntax error: XML_ERROR_MISMATCHED_ELEMENT "
-                                                    "(XMLElement name=body)");
+  EXPECT_EQ(mjcf_error(kData + "broken.xml"), kData + "broken.xml:3: XML syntax error: XML_ERROR_MISMATCHED_ELEMENT "
+                                                      "(XMLElement name=body)");
 }
 
 TEST(ImportMjcf, UnknownJointTypeNamesTheElement) {
-  EXPECT_EQ(error_of(kData + "unknown_joint.xml"),
+  EXPECT_EQ(mjcf_error(kData + "unknown_joint.xml"),
             kData + "unknown_joint.xml:4: <joint name=\"twist\">: unknown joint type \"screw\" (MJCF's types: hinge, "
                     "slide, ball, free)");
 }
 
 TEST(ImportMjcf, MissingMeshNamesTheAsset) {
-  const std::string e = error_of(kData + "missing_mesh.xml");
+  const std::string e = mjcf_error(kData + "missing_mesh.xml");
   EXPECT_NE(e.find("missing_mesh.xml:3: <mesh name=\"part\">: mesh file \"meshes/nowhere.obj\" not found"),
             std::string::npos) << e;
 }
@@ -109,13 +109,13 @@ TEST(ImportMjcf, WhatContactLabCannotHoldIsAnErrorOrAWarning) {
   auto doc = [](const std::string& body) {
     return "<mujoco><worldbody><body name=\"b\">" + body + "</body></worldbody></mujoco>";
   };
-  EXPECT_NE(error_of(write("two.xml", doc("<joint name=\"x\"/><joint name=\"y\"/><geom size=\"0.1\"/>"))).find(
+  EXPECT_NE(mjcf_error(write("two.xml", doc("<joint name=\"x\"/><joint name=\"y\"/><geom size=\"0.1\"/>"))).find(
                 "two.xml:1: <joint name=\"y\">: a second joint in body \"b\""), std::string::npos);
-  EXPECT_NE(error_of(write("ell.xml", doc("<geom type=\"ellipsoid\" size=\"0.1 0.2 0.3\"/>"))).find(
+  EXPECT_NE(mjcf_error(write("ell.xml", doc("<geom type=\"ellipsoid\" size=\"0.1 0.2 0.3\"/>"))).find(
                 "geom type \"ellipsoid\" is not imported"), std::string::npos);
-  EXPECT_NE(error_of(write("plane.xml", doc("<freejoint/><geom type=\"plane\" size=\"1 1 1\"/>"))).find(
+  EXPECT_NE(mjcf_error(write("plane.xml", doc("<freejoint/><geom type=\"plane\" size=\"1 1 1\"/>"))).find(
                 "a plane on a moving body"), std::string::npos);
-  EXPECT_NE(error_of(write("class.xml", doc("<geom class=\"nope\" size=\"0.1\"/>"))).find(
+  EXPECT_NE(mjcf_error(write("class.xml", doc("<geom class=\"nope\" size=\"0.1\"/>"))).find(
                 "unknown default class \"nope\""), std::string::npos);
   const RobotModel m = import_mjcf(write("warn.xml", "<mujoco><worldbody><body name=\"b\"><joint name=\"j\" "
                                                      "stiffness=\"3\"/><geom size=\"0.1\"/><geom size=\"0.1\" "

@@ -13,9 +13,9 @@ namespace cl {
 namespace {
 
 #if CONTACTLAB_TEST_HAS_URDF
-const std::string kData = std::string(CONTACTLAB_SOURCE_DIR) + "/tests/data/models/";
+const std::string kUrdfData = std::string(CONTACTLAB_SOURCE_DIR) + "/tests/data/models/";
 
-std::string error_of(const std::string& path) {
+std::string urdf_error(const std::string& path) {
   try {
     import_urdf(path);
   } catch (const ModelError& e) {
@@ -48,24 +48,24 @@ TEST(ImportUrdf, ReadsTheArm) {
 }
 
 TEST(ImportUrdf, BrokenXmlNamesTheLine) {
-  const std::string e = error_of(kData + "broken.urdf");
-  EXPECT_EQ(e.rfind(kData + "broken.urdf:", 0), 0u) << e;
+  const std::string e = urdf_error(kUrdfData + "broken.urdf");
+  EXPECT_EQ(e.rfind(kUrdfData + "broken.urdf:", 0), 0u) << e;
   EXPECT_NE(e.find("XML syntax error"), std::string::npos) << e;
 }
 
 TEST(ImportUrdf, UnknownJointTypeNamesTheElement) {
-  EXPECT_EQ(error_of(kData + "unknown_joint.urdf"),
-            kData + "unknown_joint.urdf:5: <joint name=\"twist\">: unknown joint type \"screw\" (URDF's types: "
-                    "revolute, continuous, prismatic, fixed, floating, planar)");
+  EXPECT_EQ(urdf_error(kUrdfData + "unknown_joint.urdf"),
+            kUrdfData + "unknown_joint.urdf:5: <joint name=\"twist\">: unknown joint type \"screw\" (URDF's types: "
+                        "revolute, continuous, prismatic, fixed, floating, planar)");
 }
 
 TEST(ImportUrdf, MissingMeshNamesTheElement) {
-  const std::string e = error_of(kData + "missing_mesh.urdf");
+  const std::string e = urdf_error(kUrdfData + "missing_mesh.urdf");
   EXPECT_NE(e.find("missing_mesh.urdf:4: <mesh>: mesh file \"meshes/nowhere.obj\" not found"), std::string::npos) << e;
 }
 
 TEST(ImportUrdf, LoopInTheTreeNamesTheJoint) {
-  const std::string e = error_of(kData + "loop.urdf");
+  const std::string e = urdf_error(kUrdfData + "loop.urdf");
   EXPECT_NE(e.find("loop.urdf:"), std::string::npos) << e;
   EXPECT_NE(e.find("closes a loop in the tree"), std::string::npos) << e;
 }
@@ -74,15 +74,15 @@ TEST(ImportUrdf, PlanarJointsAreRefused) {
   const std::string path = testing::TempDir() + "/planar.urdf";
   std::ofstream(path) << "<robot name=\"p\"><link name=\"a\"/><link name=\"b\"/>\n<joint name=\"slide\" "
                          "type=\"planar\"><parent link=\"a\"/><child link=\"b\"/></joint></robot>";
-  EXPECT_NE(error_of(path).find("planar.urdf:2: <joint name=\"slide\">: planar joints are not imported"),
-            std::string::npos) << error_of(path);
+  EXPECT_NE(urdf_error(path).find("planar.urdf:2: <joint name=\"slide\">: planar joints are not imported"),
+            std::string::npos) << urdf_error(path);
 }
 
 TEST(ImportUrdf, UrdfdomErrorsNameTheElement) {
   const std::string path = testing::TempDir() + "/nolimit.urdf";
   std::ofstream(path) << "<robot name=\"p\"><link name=\"a\"/><link name=\"b\"/>\n<joint name=\"hinge\" "
                          "type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint></robot>";
-  const std::string e = error_of(path);
+  const std::string e = urdf_error(path);
   EXPECT_NE(e.find("nolimit.urdf:2: <joint name=\"hinge\">: urdfdom: "), std::string::npos) << e;
 }
 

@@ -13,9 +13,9 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kScenes = std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/";
+const std::string kWrittenScenes = std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/";
 
-World load(const std::string& path) {
+World load_written(const std::string& path) {
   SceneLoadResult r = load_scene_file(path);
   EXPECT_TRUE(r.ok()) << r.error;
   return std::move(r.world);
@@ -31,7 +31,7 @@ TEST(MjcfWriter, ReadsBackAsTheSameWorld) {
   if (!has_mjcf_import()) GTEST_SKIP() << "no MJCF import in this build";
   for (const std::string scene : {"models/gripper_mjcf.json", "models/walker_urdf.json", "door.json"}) {
     SCOPED_TRACE(scene);
-    const World w = load(kScenes + scene);
+    const World w = load_written(kWrittenScenes + scene);
     std::string error;
     const std::string xml = world_to_mjcf(w, {}, &error);
     ASSERT_FALSE(xml.empty()) << error;
@@ -70,7 +70,7 @@ TEST(MjcfWriter, ReadsBackAsTheSameWorld) {
 
 TEST(MjcfWriter, WritesControlsAndSizes) {
   if (!has_urdf_import()) GTEST_SKIP() << "no URDF import in this build";
-  const World w = load(kScenes + "models/gripper_urdf.json");
+  const World w = load_written(kWrittenScenes + "models/gripper_urdf.json");
   MjcfWriteOptions o;
   o.iterations = 7;
   o.nconmax = 100;
@@ -91,11 +91,11 @@ TEST(MjcfWriter, WritesControlsAndSizes) {
 TEST(MjcfWriter, RefusesWhatMjcfCannotHold) {
   if (!has_urdf_import()) GTEST_SKIP() << "no URDF import in this build";
   std::string error;
-  EXPECT_TRUE(world_to_mjcf(load(kScenes + "models/arm_urdf.json"), {}, &error).empty());
+  EXPECT_TRUE(world_to_mjcf(load_written(kWrittenScenes + "models/arm_urdf.json"), {}, &error).empty());
   EXPECT_NE(error.find("body 'arm/turret' (/bodies/6): mesh shapes are not written"), std::string::npos) << error;
-  EXPECT_TRUE(world_to_mjcf(load(kScenes + "car.json"), {}, &error).empty());
+  EXPECT_TRUE(world_to_mjcf(load_written(kWrittenScenes + "car.json"), {}, &error).empty());
   EXPECT_NE(error.find("hinge2 joints are not written"), std::string::npos) << error;
-  EXPECT_TRUE(world_to_mjcf(load(kScenes + "excavator.json"), {}, &error).empty());
+  EXPECT_TRUE(world_to_mjcf(load_written(kWrittenScenes + "excavator.json"), {}, &error).empty());
   EXPECT_FALSE(error.empty());
 }
 

@@ -14,25 +14,25 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kLabel = std::string(CONTACTLAB_SOURCE_DIR) + "/tests/data/models/scene.json";
+const std::string kMotionSceneLabel = std::string(CONTACTLAB_SOURCE_DIR) + "/tests/data/models/scene.json";
 
 bool has(const std::string& file) {
   return file.size() > 5 && file.substr(file.size() - 5) == ".urdf" ? has_urdf_import() : has_mjcf_import();
 }
 
-World load(const json& model, double dt, const std::string& solver) {
+World load_model(const json& model, double dt, const std::string& solver) {
   json doc = {{"format", 1}, {"dt", dt},
               {"bodies", json::array({{{"name", "ground"}, {"shape", {{"type", "plane"}, {"normal", {0, 1, 0}}}},
                                        {"fixed", true}}})},
               {"models", json::array({model})}};
-  SceneLoadResult r = load_scene_json(doc, kLabel);
+  SceneLoadResult r = load_scene_json(doc, kMotionSceneLabel);
   EXPECT_TRUE(r.ok()) << r.error;
   std::string why;
   EXPECT_TRUE(r.world.set_solver(solver, &why)) << why;
   return std::move(r.world);
 }
 
-int body(const World& w, const std::string& name) {
+int body_or_none(const World& w, const std::string& name) {
   for (size_t i = 0; i < w.bodies.size(); ++i)
     if (w.bodies[i].name == name) return int(i);
   return -1;
@@ -50,8 +50,8 @@ TEST(ModelIncludeMotion, PendulumPeriodUnderEveryMethod) {
       // The whole model turned by theta0 about the hinge's direction (the scene's z): the pendulum starts there.
       const json model = {{"file", file}, {"attach_to", "ground"},
                           {"orientation", {std::cos(theta0 / 2), 0, 0, std::sin(theta0 / 2)}}};
-      World w = load(model, 0.002, s.name);
-      const int bob = body(w, "pendulum/bob");
+      World w = load_model(model, 0.002, s.name);
+      const int bob = body_or_none(w, "pendulum/bob");
       ASSERT_GE(bob, 0);
       const Vec3 pivot = Quat(Eigen::AngleAxisd(theta0, Vec3::UnitZ())) * Vec3(0, 2, 0);
       // Zero crossings of the angle, each found between two steps by linear interpolation.
@@ -85,8 +85,8 @@ TEST(ModelIncludeMotion, MotorSpinUpAndSpeedUnderEveryMethod) {
       json model = {{"file", file}, {"attach_to", "ground"}};
       if (file == "rotor.xml") model["controls"] = {{"drive", speed}};
       else model["motors"] = {{"spin", {{"speed", speed}}}};
-      World w = load(model, 0.001, s.name);
-      const int rotor = body(w, "rotor/rotor");
+      World w = load_model(model, 0.001, s.name);
+      const int rotor = body_or_none(w, "rotor/rotor");
       ASSERT_GE(rotor, 0);
       while (w.time() < reach / 2 - 1e-9) { const StepResult step = w.step(); ASSERT_TRUE(step.ok) << step.error; }
       EXPECT_NEAR(w.bodies[size_t(rotor)].angular_velocity.y(), tau * w.time() / inertia, 0.02 * speed / 2);

@@ -14,7 +14,7 @@ using nlohmann::json;
 
 const std::string kLabel = std::string(CONTACTLAB_SOURCE_DIR) + "/tests/data/models/scene.json";
 
-json scene(const json& models) {
+json models_scene(const json& models) {
   json doc = {{"format", 1},
               {"bodies", json::array({{{"name", "ground"}, {"shape", {{"type", "plane"}, {"normal", {0, 1, 0}}}},
                                        {"fixed", true}}})},
@@ -22,7 +22,7 @@ json scene(const json& models) {
   return doc;
 }
 
-int body(const World& w, const std::string& name) {
+int body_index(const World& w, const std::string& name) {
   for (size_t i = 0; i < w.bodies.size(); ++i)
     if (w.bodies[i].name == name) return int(i);
   ADD_FAILURE() << "no body " << name;
@@ -41,15 +41,15 @@ TEST(ModelInclude, PlacesAModelTwiceWithItsPose) {
   const json models = {{{"file", "pendulum.xml"}, {"name", "left"}, {"attach_to", "ground"}},
                        {{"file", "pendulum.xml"}, {"name", "right"}, {"attach_to", "ground"}, {"position", {3, 0, 0}},
                         {"orientation", {std::cos(0.25), 0, std::sin(0.25), 0}}}};
-  const SceneLoadResult r = load_scene_json(scene(models), kLabel);
+  const SceneLoadResult r = load_scene_json(models_scene(models), kLabel);
   ASSERT_TRUE(r.ok()) << r.error;
   const World& w = r.world;
   ASSERT_EQ(w.bodies.size(), 3u);
   // z up in the model, y up in the scene: the bob 1 m above the origin, its hinge at 2 m.
-  const Body& left = w.bodies[size_t(body(w, "left/bob"))];
+  const Body& left = w.bodies[size_t(body_index(w, "left/bob"))];
   EXPECT_NEAR((left.position - Vec3(0, 1, 0)).norm(), 0, 1e-12);
   EXPECT_NEAR(left.mass, 1, 1e-12);
-  const Body& right = w.bodies[size_t(body(w, "right/bob"))];
+  const Body& right = w.bodies[size_t(body_index(w, "right/bob"))];
   EXPECT_NEAR((right.position - Vec3(3, 1, 0)).norm(), 0, 1e-12);  // turned about the vertical through its origin
   const Joint* swing = joint(w, "right/swing");
   ASSERT_TRUE(swing);
@@ -63,17 +63,17 @@ TEST(ModelInclude, PlacesAModelTwiceWithItsPose) {
 TEST(ModelInclude, ActuatorsBecomeMotorsAndServos) {
   if (!has_mjcf_import()) GTEST_SKIP() << "no MJCF import in this build";
   const SceneLoadResult r = load_scene_json(
-      scene({{{"file", "rotor.xml"}, {"attach_to", "ground"}, {"controls", {{"drive", 3}}}}}), kLabel);
+      models_scene({{{"file", "rotor.xml"}, {"attach_to", "ground"}, {"controls", {{"drive", 3}}}}}), kLabel);
   ASSERT_TRUE(r.ok()) << r.error;
   const Joint* spin = joint(r.world, "rotor/spin");
   ASSERT_TRUE(spin);
   EXPECT_TRUE(spin->motor.enabled);
   EXPECT_EQ(spin->motor.speed, 3);
   EXPECT_EQ(spin->motor.max_force, 2);  // the actuator's forcerange
-  EXPECT_NEAR(r.world.bodies[size_t(body(r.world, "rotor/rotor"))].mass, 1.2, 1e-12);  // density 500 from the class
+  EXPECT_NEAR(r.world.bodies[size_t(body_index(r.world, "rotor/rotor"))].mass, 1.2, 1e-12);  // density 500 from the class
 
   const SceneLoadResult g = load_scene_json(
-      scene({{{"file", "models/gripper.xml"}, {"attach_to", "ground"}, {"controls", {{"left", 0.02}}}}}), kLabel);
+      models_scene({{{"file", "models/gripper.xml"}, {"attach_to", "ground"}, {"controls", {{"left", 0.02}}}}}), kLabel);
   ASSERT_TRUE(g.ok()) << g.error;
   const Joint* left = joint(g.world, "gripper/left");
   ASSERT_TRUE(left);
@@ -91,7 +91,7 @@ TEST(ModelInclude, ActuatorsBecomeMotorsAndServos) {
 TEST(ModelInclude, UrdfJointsAreDrivenFromTheScene) {
   if (!has_urdf_import()) GTEST_SKIP() << "no URDF import in this build";
   const json m = {{"file", "rotor.urdf"}, {"attach_to", "ground"}, {"motors", {{"spin", {{"speed", 4}}}}}};
-  const SceneLoadResult r = load_scene_json(scene(json::array({m})), kLabel);
+  const SceneLoadResult r = load_scene_json(models_scene(json::array({m})), kLabel);
   ASSERT_TRUE(r.ok()) << r.error;
   const Joint* spin = joint(r.world, "rotor/spin");
   ASSERT_TRUE(spin);
@@ -99,7 +99,7 @@ TEST(ModelInclude, UrdfJointsAreDrivenFromTheScene) {
   EXPECT_EQ(spin->motor.max_force, 2);  // the URDF effort bound
   json fast = m;
   fast["motors"]["spin"]["speed"] = 20;
-  const SceneLoadResult f = load_scene_json(scene(json::array({fast})), kLabel);
+  const SceneLoadResult f = load_scene_json(models_scene(json::array({fast})), kLabel);
   ASSERT_TRUE(f.ok()) << f.error;
   ASSERT_FALSE(f.warnings.empty());
   EXPECT_NE(f.warnings.back().find("/models/0/motors/spin/speed: faster than the joint's velocity bound in the file (10)"),
@@ -107,7 +107,7 @@ TEST(ModelInclude, UrdfJointsAreDrivenFromTheScene) {
 }
 
 std::string error(const json& models) {
-  const SceneLoadResult r = load_scene_json(scene(models), kLabel);
+  const SceneLoadResult r = load_scene_json(models_scene(models), kLabel);
   EXPECT_FALSE(r.ok());
   return r.error;
 }
@@ -134,7 +134,7 @@ TEST(ModelInclude, ErrorsNameThePathTheFileTheElementAndTheLine) {
 
 TEST(ModelInclude, MultiGeomLinksAreWeldedPieces) {
   if (!has_mjcf_import()) GTEST_SKIP() << "no MJCF import in this build";
-  const SceneLoadResult r = load_scene_json(scene({{{"file", "models/walker.xml"}}}), kLabel);
+  const SceneLoadResult r = load_scene_json(models_scene({{{"file", "models/walker.xml"}}}), kLabel);
   ASSERT_TRUE(r.ok()) << r.error;
   const World& w = r.world;
   // A shin is a box and a ball foot: two bodies welded by a fixed joint, the joints going to the first.
@@ -142,12 +142,12 @@ TEST(ModelInclude, MultiGeomLinksAreWeldedPieces) {
   ASSERT_TRUE(weld);
   EXPECT_EQ(weld->type, JointType::Fixed);
   EXPECT_EQ(w.bodies[size_t(weld->body_a)].name, "walker/shin_fl");
-  EXPECT_EQ(w.bodies[size_t(body(w, "walker/shin_fl#2"))].shape.type, ShapeType::Sphere);
+  EXPECT_EQ(w.bodies[size_t(body_index(w, "walker/shin_fl#2"))].shape.type, ShapeType::Sphere);
   // Eight servos hold the legs; the torso floats.
   int servos = 0;
   for (const Joint& j : w.joints) servos += j.servo.enabled && j.servo.stiffness == 300 ? 1 : 0;
   EXPECT_EQ(servos, 8);
-  EXPECT_TRUE(w.bodies[size_t(body(w, "walker/torso"))].is_dynamic());
+  EXPECT_TRUE(w.bodies[size_t(body_index(w, "walker/torso"))].is_dynamic());
   // The class's degrees made radians.
   const Joint* hip = joint(w, "walker/hip_fl");
   ASSERT_TRUE(hip);
@@ -156,12 +156,12 @@ TEST(ModelInclude, MultiGeomLinksAreWeldedPieces) {
 
 TEST(ModelInclude, CylindersAreprismsWithAWarning) {
   if (!has_mjcf_import()) GTEST_SKIP() << "no MJCF import in this build";
-  const SceneLoadResult r = load_scene_json(scene({{{"file", "models/arm.xml"}}}), kLabel);
+  const SceneLoadResult r = load_scene_json(models_scene({{{"file", "models/arm.xml"}}}), kLabel);
   ASSERT_TRUE(r.ok()) << r.error;
   bool warned = false;
   for (const std::string& w : r.warnings) warned = warned || w.find("1 cylinder made 24-sided prisms") != std::string::npos;
   EXPECT_TRUE(warned);
-  const Body& base = r.world.bodies[size_t(body(r.world, "arm/base"))];
+  const Body& base = r.world.bodies[size_t(body_index(r.world, "arm/base"))];
   EXPECT_EQ(base.kind, BodyKind::Fixed);  // welded to the world
   EXPECT_EQ(base.shape.type, ShapeType::Mesh);
 }

@@ -22,7 +22,7 @@ using json = nlohmann::json;
 using test::source_dir;
 
 // Ground, a kinematic "pusher" and a dynamic "block".
-json base_doc() {
+json forces_doc() {
   return json::parse(R"({
     "format": 1, "dt": 0.01,
     "bodies": [
@@ -33,15 +33,15 @@ json base_doc() {
   })");
 }
 
-json with(json force, const std::string& key, const json& value) {
+json force_with(json force, const std::string& key, const json& value) {
   force[key] = value;
   return force;
 }
 
-json push() { return json::parse(R"({"body": "block", "force": [20, 0, 0]})"); }
+json block_push() { return json::parse(R"({"body": "block", "force": [20, 0, 0]})"); }
 
 SceneLoadResult load_forces(const json& forces) {
-  json doc = base_doc();
+  json doc = forces_doc();
   doc["forces"] = forces;
   return load_scene_json(doc, "mem.json");
 }
@@ -52,7 +52,7 @@ TEST(ForcesScene, ReadsEveryFieldAndDefaults) {
   const json random = json::parse(R"({"body": "block", "force": {"min": [0, -100, 0], "max": [0, -10, 0]},
       "point": {"min": [-0.5, 0.5, -0.5], "max": [0.5, 0.5, 0.5]}, "torque": [0, 1, 0], "start": 0.5, "end": 10.5,
       "on": 0.5, "off": 0.5, "resample": "step", "seed": 7})");
-  const SceneLoadResult r = load_forces(json::array({push(), random, json::parse(R"({"body": "block", "torque": [0, 0, 3], "on": 1, "period": 4})")}));
+  const SceneLoadResult r = load_forces(json::array({block_push(), random, json::parse(R"({"body": "block", "torque": [0, 0, 3], "on": 1, "period": 4})")}));
   ASSERT_TRUE(r.ok()) << r.error;
   ASSERT_EQ(r.world.forces.size(), 3u);
   const AppliedForce& a = r.world.forces[0];
@@ -88,7 +88,7 @@ TEST(ForcesScene, ReadsEveryFieldAndDefaults) {
 }
 
 TEST(ForcesScene, ErrorsNameThePointerAndTheExpectation) {
-  const json p = push();
+  const json p = block_push();
   const json range = json::parse(R"({"min": [10, 0, 0], "max": [100, 0, 0]})");
   struct Case {
     json forces;
@@ -97,49 +97,49 @@ TEST(ForcesScene, ErrorsNameThePointerAndTheExpectation) {
   const std::vector<Case> cases = {
       {json::object(), "mem.json: /forces: expected an array of applied forces"},
       {json::array({3}), "mem.json: /forces/0: expected an object describing an applied force"},
-      {json::array({with(p, "forse", 1)}), "mem.json: /forces/0/forse: unknown key (did you mean \"force\"?); an applied "
-                                           "force takes: body, force, point, torque, start, end, on, period, off, resample, seed"},
+      {json::array({force_with(p, "forse", 1)}), "mem.json: /forces/0/forse: unknown key (did you mean \"force\"?); an applied "
+                                                 "force takes: body, force, point, torque, start, end, on, period, off, resample, seed"},
       {json::array({json{{"force", {1, 0, 0}}}}), "mem.json: /forces/0/body: missing required field: expected the name of a "
                                                   "dynamic body"},
-      {json::array({with(p, "body", "blok")}), "mem.json: /forces/0/body: expected the name of a dynamic body, got \"blok\", "
-                                               "which names no body (did you mean \"block\"?)"},
-      {json::array({with(p, "body", "ground")}), "mem.json: /forces/0/body: expected the name of a dynamic body, got "
-                                                 "\"ground\", a fixed body (forces move only dynamic bodies"},
-      {json::array({with(p, "body", "pusher")}), "got \"pusher\", a kinematic body"},
+      {json::array({force_with(p, "body", "blok")}), "mem.json: /forces/0/body: expected the name of a dynamic body, got \"blok\", "
+                                                     "which names no body (did you mean \"block\"?)"},
+      {json::array({force_with(p, "body", "ground")}), "mem.json: /forces/0/body: expected the name of a dynamic body, got "
+                                                       "\"ground\", a fixed body (forces move only dynamic bodies"},
+      {json::array({force_with(p, "body", "pusher")}), "got \"pusher\", a kinematic body"},
       {json::array({json{{"body", "block"}}}), "mem.json: /forces/0: missing required field: an applied force needs "
                                                "\"force\" (N) or \"torque\" (N m)"},
-      {json::array({with(p, "force", {1, 0})}), "mem.json: /forces/0/force: expected an array of 3 numbers [x, y, z], got [1,0]"},
-      {json::array({with(p, "force", "big")}), "mem.json: /forces/0/force: expected an array of 3 numbers [x, y, z] (N, world "
-                                               "frame) or a range {\"min\": [x, y, z], \"max\": [x, y, z]}, got \"big\""},
-      {json::array({with(p, "force", json::parse(R"({"min": [100, 0, 0], "max": [10, 0, 0]})"))}),
+      {json::array({force_with(p, "force", {1, 0})}), "mem.json: /forces/0/force: expected an array of 3 numbers [x, y, z], got [1,0]"},
+      {json::array({force_with(p, "force", "big")}), "mem.json: /forces/0/force: expected an array of 3 numbers [x, y, z] (N, world "
+                                                     "frame) or a range {\"min\": [x, y, z], \"max\": [x, y, z]}, got \"big\""},
+      {json::array({force_with(p, "force", json::parse(R"({"min": [100, 0, 0], "max": [10, 0, 0]})"))}),
        "mem.json: /forces/0/force/max/0: expected a number >= min's (100), got 10"},
-      {json::array({with(p, "force", json::parse(R"({"min": [1, 0, 0]})"))}),
+      {json::array({force_with(p, "force", json::parse(R"({"min": [1, 0, 0]})"))}),
        "mem.json: /forces/0/force/max: missing required field: expected an array of 3 numbers"},
-      {json::array({with(p, "force", json::parse(R"({"min": [1, 0, 0], "max": [2, 0, 0], "mode": 1})"))}),
+      {json::array({force_with(p, "force", json::parse(R"({"min": [1, 0, 0], "max": [2, 0, 0], "mode": 1})"))}),
        "mem.json: /forces/0/force/mode: unknown key; a range takes: min, max"},
-      {json::array({with(p, "torque", {0, std::numeric_limits<double>::quiet_NaN(), 0})}), "mem.json: /forces/0/torque/1: expected a finite number, got NaN"},
+      {json::array({force_with(p, "torque", {0, std::numeric_limits<double>::quiet_NaN(), 0})}), "mem.json: /forces/0/torque/1: expected a finite number, got NaN"},
       {json::array({json{{"body", "block"}, {"torque", {0, 1, 0}}, {"point", {1, 0, 0}}}}),
        "mem.json: /forces/0/point: unexpected without \"force\": the point is where the force acts"},
-      {json::array({with(p, "start", -1)}), "mem.json: /forces/0/start: expected a time >= 0 s, got -1"},
-      {json::array({with(with(p, "start", 2), "end", 1)}), "mem.json: /forces/0/end: expected a time after start (2 s), got 1"},
-      {json::array({with(p, "end", 0)}), "mem.json: /forces/0/end: expected a time after start (0 s), got 0"},
-      {json::array({with(p, "period", 1)}), "mem.json: /forces/0/on: missing required field: expected the time in s the force "
-                                            "acts in each period"},
-      {json::array({with(p, "on", 1)}), "mem.json: /forces/0/period: missing required field: expected the period in s"},
-      {json::array({with(with(with(p, "on", 1), "off", 1), "period", 2)}), "mem.json: /forces/0/off: expected either "
-                                                                           "\"period\" or \"off\", got both"},
-      {json::array({with(with(p, "on", 1), "period", -2)}), "mem.json: /forces/0/period: expected a period >= on (1 s), got -2"},
-      {json::array({with(with(p, "on", 1), "period", 0.5)}), "mem.json: /forces/0/period: expected a period >= on (1 s), got 0.5"},
-      {json::array({with(with(p, "on", 0), "period", 1)}), "mem.json: /forces/0/on: expected a positive time in s, got 0"},
-      {json::array({with(with(p, "on", 1), "off", -1)}), "mem.json: /forces/0/off: expected a time >= 0 s, got -1"},
-      {json::array({with(p, "resample", "step")}), "mem.json: /forces/0/resample: unexpected for a force without a range"},
-      {json::array({with(p, "seed", 3)}), "mem.json: /forces/0/seed: unexpected for a force without a range"},
-      {json::array({with(with(p, "force", range), "resample", "steps")}),
+      {json::array({force_with(p, "start", -1)}), "mem.json: /forces/0/start: expected a time >= 0 s, got -1"},
+      {json::array({force_with(force_with(p, "start", 2), "end", 1)}), "mem.json: /forces/0/end: expected a time after start (2 s), got 1"},
+      {json::array({force_with(p, "end", 0)}), "mem.json: /forces/0/end: expected a time after start (0 s), got 0"},
+      {json::array({force_with(p, "period", 1)}), "mem.json: /forces/0/on: missing required field: expected the time in s the force "
+                                                  "acts in each period"},
+      {json::array({force_with(p, "on", 1)}), "mem.json: /forces/0/period: missing required field: expected the period in s"},
+      {json::array({force_with(force_with(force_with(p, "on", 1), "off", 1), "period", 2)}), "mem.json: /forces/0/off: expected either "
+                                                                                             "\"period\" or \"off\", got both"},
+      {json::array({force_with(force_with(p, "on", 1), "period", -2)}), "mem.json: /forces/0/period: expected a period >= on (1 s), got -2"},
+      {json::array({force_with(force_with(p, "on", 1), "period", 0.5)}), "mem.json: /forces/0/period: expected a period >= on (1 s), got 0.5"},
+      {json::array({force_with(force_with(p, "on", 0), "period", 1)}), "mem.json: /forces/0/on: expected a positive time in s, got 0"},
+      {json::array({force_with(force_with(p, "on", 1), "off", -1)}), "mem.json: /forces/0/off: expected a time >= 0 s, got -1"},
+      {json::array({force_with(p, "resample", "step")}), "mem.json: /forces/0/resample: unexpected for a force without a range"},
+      {json::array({force_with(p, "seed", 3)}), "mem.json: /forces/0/seed: unexpected for a force without a range"},
+      {json::array({force_with(force_with(p, "force", range), "resample", "steps")}),
        "mem.json: /forces/0/resample: expected how often a value is drawn (one of: step, window), got \"steps\" (did you "
        "mean \"step\"?)"},
-      {json::array({with(with(p, "force", range), "seed", 1.5)}), "mem.json: /forces/0/seed: expected a whole number in [0, "
-                                                                  "9007199254740991], got 1.5"},
-      {json::array({with(with(p, "force", range), "seed", -1)}), "mem.json: /forces/0/seed: expected a whole number"},
+      {json::array({force_with(force_with(p, "force", range), "seed", 1.5)}), "mem.json: /forces/0/seed: expected a whole number in [0, "
+                                                                              "9007199254740991], got 1.5"},
+      {json::array({force_with(force_with(p, "force", range), "seed", -1)}), "mem.json: /forces/0/seed: expected a whole number"},
   };
   for (const Case& c : cases) {
     const SceneLoadResult r = load_forces(c.forces);
@@ -171,7 +171,7 @@ TEST(ForcesScene, WritesWhatItReadsAndLoadsItBack) {
 // The viewer can make a pushed body kinematic (a script): its forces then do nothing, and are not saved (the file
 // would not load).
 TEST(ForcesScene, ForcesOnABodyMadeKinematicAreNotSaved) {
-  SceneLoadResult r = load_forces(json::array({push(), json::parse(R"({"body": "block", "torque": [0, 1, 0]})")}));
+  SceneLoadResult r = load_forces(json::array({block_push(), json::parse(R"({"body": "block", "torque": [0, 1, 0]})")}));
   ASSERT_TRUE(r.ok()) << r.error;
   r.world.bodies[2].kind = BodyKind::Kinematic;
   r.world.bodies[2].set_mass_properties(0.0, 0.0);
@@ -181,7 +181,7 @@ TEST(ForcesScene, ForcesOnABodyMadeKinematicAreNotSaved) {
 }
 
 TEST(ForcesScene, NoForcesKeyMeansNoForces) {
-  const SceneLoadResult r = load_scene_json(base_doc(), "mem.json");
+  const SceneLoadResult r = load_scene_json(forces_doc(), "mem.json");
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_TRUE(r.world.forces.empty());
   EXPECT_FALSE(scene_to_json(r.world).contains("forces"));

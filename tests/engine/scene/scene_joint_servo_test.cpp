@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-json base() {
+json servo_doc() {
   return json::parse(R"({
     "format": 1,
     "gravity": [0, -9.81, 0],
@@ -41,20 +41,20 @@ const json kServos = json::parse(R"([
    "coordinate": 6.5, "servo": {"target": 7, "stiffness": 50, "damping": 5, "max_force": 30, "range": [-20, 20]}}
 ])");
 
-SceneLoadResult load(const json& joints) {
-  json doc = base();
+SceneLoadResult load_servos(const json& joints) {
+  json doc = servo_doc();
   doc["joints"] = joints;
   return load_scene_json(doc, "mem.json");
 }
 
-std::string load_error(const json& joints) {
-  SceneLoadResult r = load(joints);
+std::string servo_error(const json& joints) {
+  SceneLoadResult r = load_servos(joints);
   EXPECT_FALSE(r.ok()) << "loaded: " << joints.dump();
   return r.error;
 }
 
 TEST(SceneJointServo, EveryFieldIsRead) {
-  SceneLoadResult r = load(kServos);
+  SceneLoadResult r = load_servos(kServos);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_TRUE(r.warnings.empty());
   const auto& j = r.world.joints;
@@ -81,7 +81,7 @@ TEST(SceneJointServo, EveryFieldIsRead) {
 }
 
 TEST(SceneJointServo, SavingIsAFixedPoint) {
-  SceneLoadResult r = load(kServos);
+  SceneLoadResult r = load_servos(kServos);
   ASSERT_TRUE(r.ok()) << r.error;
   const json saved = scene_to_json(r.world);
   const json& j = saved["joints"];
@@ -105,7 +105,7 @@ TEST(SceneJointServo, SavingIsAFixedPoint) {
 
 // After the bodies moved (the servos drive them), the saved scene has the same servos and loads again.
 TEST(SceneJointServo, SavingAMovedWorldKeepsTheServos) {
-  SceneLoadResult r = load(kServos);
+  SceneLoadResult r = load_servos(kServos);
   ASSERT_TRUE(r.ok()) << r.error;
   World& w = r.world;
   for (int i = 0; i < 30; ++i) ASSERT_TRUE(w.step().ok);
@@ -136,37 +136,37 @@ TEST(SceneJointServo, ErrorsNameTheFileAndThePointer) {
     j[0]["servo"] = servo;
     return j;
   };
-  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 20000})"))),
+  EXPECT_EQ(servo_error(hinge(json::parse(R"({"target": 20000})"))),
             "mem.json: /joints/0/servo/target: expected an angle in [-10000, 10000] rad (it may span many turns), got "
             "20000");
-  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 0.1, "max_force": 3})"))),
+  EXPECT_EQ(servo_error(hinge(json::parse(R"({"target": 0.1, "max_force": 3})"))),
             "mem.json: /joints/0/servo/max_force: unexpected for a hinge servo without \"stiffness\" or \"damping\" (it "
             "holds the angle as a rigid constraint, with whatever torque that takes); give it gains to make it a "
             "bounded PD torque");
-  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 0.1, "damping": -3})"))),
+  EXPECT_EQ(servo_error(hinge(json::parse(R"({"target": 0.1, "damping": -3})"))),
             "mem.json: /joints/0/servo/damping: expected a non-negative damping in N m s/rad, got -3");
-  EXPECT_EQ(load_error(hinge(json::parse(R"({"target": 0.1, "stiffness": 3, "max_force": -1})"))),
+  EXPECT_EQ(servo_error(hinge(json::parse(R"({"target": 0.1, "stiffness": 3, "max_force": -1})"))),
             "mem.json: /joints/0/servo/max_force: expected a positive torque in N m, got -1");
-  EXPECT_EQ(load_error(hinge(json::parse("5"))),
+  EXPECT_EQ(servo_error(hinge(json::parse("5"))),
             "mem.json: /joints/0/servo: expected an object {\"target\", \"range\"} (a rigid hinge servo) or "
             "{\"target\", \"stiffness\", \"damping\", \"max_force\", \"range\"} (a PD torque), got 5");
-  EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": 100})"))),
+  EXPECT_EQ(servo_error(slider(json::parse(R"({"target": 0.1, "stiffness": 100})"))),
             "mem.json: /joints/0/servo/damping: missing required field: expected a non-negative damping in N s/m");
-  EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": 100, "damping": -1})"))),
+  EXPECT_EQ(servo_error(slider(json::parse(R"({"target": 0.1, "stiffness": 100, "damping": -1})"))),
             "mem.json: /joints/0/servo/damping: expected a non-negative damping in N s/m, got -1");
-  EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": 1, "damping": 1, "range": [0.2, 0.5]})"))),
+  EXPECT_EQ(servo_error(slider(json::parse(R"({"target": 0.1, "stiffness": 1, "damping": 1, "range": [0.2, 0.5]})"))),
             "mem.json: /joints/0/servo/target: expected a target within \"range\" [0.2, 0.5], got 0.1");
-  EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": 1, "damping": 1, "range": [0.2]})"))),
+  EXPECT_EQ(servo_error(slider(json::parse(R"({"target": 0.1, "stiffness": 1, "damping": 1, "range": [0.2]})"))),
             "mem.json: /joints/0/servo/range: expected an array [lower, upper] of displacements in m, got [0.2]");
-  EXPECT_EQ(load_error(slider(json::parse(R"({"target": 0.1, "stiffness": true, "damping": 1})"))),
+  EXPECT_EQ(servo_error(slider(json::parse(R"({"target": 0.1, "stiffness": true, "damping": 1})"))),
             "mem.json: /joints/0/servo/stiffness: expected a non-negative stiffness in N/m, got true");
   json ball = json::parse(R"([{"type": "ball", "bodies": ["post", "arm"], "anchor": [0, 3, -1], "servo": {"target": 0}}])");
-  EXPECT_EQ(load_error(ball), "mem.json: /joints/0/servo: unexpected for a ball joint (it has no servo); \"servo\" is "
-                              "for: hinge, slider");
+  EXPECT_EQ(servo_error(ball), "mem.json: /joints/0/servo: unexpected for a ball joint (it has no servo); \"servo\" is "
+                               "for: hinge, slider");
   json both = hinge(json::parse(R"({"target": 0.1})"));
   both[0]["motor"] = json::parse(R"({"speed": 1, "max_force": 5})");
-  EXPECT_EQ(load_error(both), "mem.json: /joints/0/servo: unexpected together with \"motor\" (both drive the joint "
-                              "coordinate; use one of them)");
+  EXPECT_EQ(servo_error(both), "mem.json: /joints/0/servo: unexpected together with \"motor\" (both drive the joint "
+                               "coordinate; use one of them)");
 }
 
 // Every mutation of a servo (each key removed, each value replaced by wrong types) is reported, never thrown.
@@ -176,12 +176,12 @@ TEST(SceneJointServo, MutationsNeverThrow) {
     for (const auto& [key, value] : kServos[i]["servo"].items()) {
       json joints = kServos;
       joints[i]["servo"].erase(key);
-      SceneLoadResult r = load(joints);
+      SceneLoadResult r = load_servos(joints);
       if (!r.ok()) { EXPECT_EQ(r.error.rfind("mem.json: /joints/", 0), 0u) << r.error; }
       for (const json& v : bad_values) {
         joints = kServos;
         joints[i]["servo"][key] = v;
-        SceneLoadResult m = load(joints);
+        SceneLoadResult m = load_servos(joints);
         if (!m.ok()) { EXPECT_EQ(m.error.rfind("mem.json: /joints/", 0), 0u) << m.error; }
       }
     }
@@ -202,7 +202,7 @@ const json kKeyed = json::parse(R"([
 ])");
 
 TEST(SceneJointServo, KeysAndRateAreRead) {
-  SceneLoadResult r = load(kKeyed);
+  SceneLoadResult r = load_servos(kKeyed);
   ASSERT_TRUE(r.ok()) << r.error;
   const auto& j = r.world.joints;
   EXPECT_EQ(j[0].servo.key_raise, 'u') << "upper case is read as lower case";
@@ -216,7 +216,7 @@ TEST(SceneJointServo, KeysAndRateAreRead) {
 }
 
 TEST(SceneJointServo, KeysAndRateRoundTrip) {
-  SceneLoadResult r = load(kKeyed);
+  SceneLoadResult r = load_servos(kKeyed);
   ASSERT_TRUE(r.ok()) << r.error;
   const json saved = scene_to_json(r.world);
   const json& j = saved["joints"];
@@ -247,52 +247,52 @@ TEST(SceneJointServo, BadKeysAndRatesNameTheFileAndThePointer) {
     j[i]["servo"][key] = value;
     return j;
   };
-  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["u"])"))),
+  EXPECT_EQ(servo_error(with(0, "keys", json::parse(R"(["u"])"))),
             "mem.json: /joints/0/servo/keys: expected an array of two keys [\"raise\", \"lower\"] (letters a-z or "
             "digits 0-9), got [\"u\"]");
-  EXPECT_EQ(load_error(with(0, "keys", "uj")),
+  EXPECT_EQ(servo_error(with(0, "keys", "uj")),
             "mem.json: /joints/0/servo/keys: expected an array of two keys [\"raise\", \"lower\"] (letters a-z or "
             "digits 0-9), got \"uj\"");
-  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["up", "j"])"))),
+  EXPECT_EQ(servo_error(with(0, "keys", json::parse(R"(["up", "j"])"))),
             "mem.json: /joints/0/servo/keys/0: expected a single letter a-z or digit 0-9, got \"up\"");
-  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["u", "-"])"))),
+  EXPECT_EQ(servo_error(with(0, "keys", json::parse(R"(["u", "-"])"))),
             "mem.json: /joints/0/servo/keys/1: expected a single letter a-z or digit 0-9, got \"-\"");
-  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["u", 5])"))),
+  EXPECT_EQ(servo_error(with(0, "keys", json::parse(R"(["u", 5])"))),
             "mem.json: /joints/0/servo/keys/1: expected a single letter a-z or digit 0-9, got 5");
-  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["u", ""])"))),
+  EXPECT_EQ(servo_error(with(0, "keys", json::parse(R"(["u", ""])"))),
             "mem.json: /joints/0/servo/keys/1: expected a single letter a-z or digit 0-9, got \"\"");
-  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["u", "U"])"))),
+  EXPECT_EQ(servo_error(with(0, "keys", json::parse(R"(["u", "U"])"))),
             "mem.json: /joints/0/servo/keys/1: expected a key other than the raising key \"u\", got \"U\"");
   // The viewer's own shortcuts (R reset, F frame, V the comparison view, C follow a body), in either case.
-  EXPECT_EQ(load_error(with(0, "keys", json::parse(R"(["R", "j"])"))),
+  EXPECT_EQ(servo_error(with(0, "keys", json::parse(R"(["R", "j"])"))),
             "mem.json: /joints/0/servo/keys/0: expected a key the viewer does not already use (R resets the scene, F "
             "frames it, V switches the comparison view, C follows a body), got \"R\"");
-  EXPECT_EQ(load_error(with(1, "keys", json::parse(R"(["7", "f"])"))),
+  EXPECT_EQ(servo_error(with(1, "keys", json::parse(R"(["7", "f"])"))),
             "mem.json: /joints/1/servo/keys/1: expected a key the viewer does not already use (R resets the scene, F "
             "frames it, V switches the comparison view, C follows a body), got \"f\"");
-  EXPECT_EQ(load_error(with(1, "keys", json::parse(R"(["7", "V"])"))),
+  EXPECT_EQ(servo_error(with(1, "keys", json::parse(R"(["7", "V"])"))),
             "mem.json: /joints/1/servo/keys/1: expected a key the viewer does not already use (R resets the scene, F "
             "frames it, V switches the comparison view, C follows a body), got \"V\"");
-  EXPECT_EQ(load_error(with(1, "keys", json::parse(R"(["7", "C"])"))),
+  EXPECT_EQ(servo_error(with(1, "keys", json::parse(R"(["7", "C"])"))),
             "mem.json: /joints/1/servo/keys/1: expected a key the viewer does not already use (R resets the scene, F "
             "frames it, V switches the comparison view, C follows a body), got \"C\"");
   // A key drives one servo only.
-  EXPECT_EQ(load_error(with(1, "keys", json::parse(R"(["J", "8"])"))),
+  EXPECT_EQ(servo_error(with(1, "keys", json::parse(R"(["J", "8"])"))),
             "mem.json: /joints/1/servo/keys/0: expected a key no other servo uses, got \"j\" (already used by "
             "/joints/0/servo/keys/1)");
-  EXPECT_EQ(load_error(with(2, "keys", json::parse(R"(["a", "8"])"))),
+  EXPECT_EQ(servo_error(with(2, "keys", json::parse(R"(["a", "8"])"))),
             "mem.json: /joints/2/servo/keys/1: expected a key no other servo uses, got \"8\" (already used by "
             "/joints/1/servo/keys/1)");
   // The rate.
-  EXPECT_EQ(load_error(with(0, "rate", 0)), "mem.json: /joints/0/servo/rate: expected a positive rate in rad/s, got 0");
-  EXPECT_EQ(load_error(with(1, "rate", -1)), "mem.json: /joints/1/servo/rate: expected a positive rate in m/s, got -1");
-  EXPECT_EQ(load_error(with(1, "rate", "fast")),
+  EXPECT_EQ(servo_error(with(0, "rate", 0)), "mem.json: /joints/0/servo/rate: expected a positive rate in rad/s, got 0");
+  EXPECT_EQ(servo_error(with(1, "rate", -1)), "mem.json: /joints/1/servo/rate: expected a positive rate in m/s, got -1");
+  EXPECT_EQ(servo_error(with(1, "rate", "fast")),
             "mem.json: /joints/1/servo/rate: expected a positive rate in m/s, got \"fast\"");
-  EXPECT_EQ(load_error(with(2, "rate", 1)),
+  EXPECT_EQ(servo_error(with(2, "rate", 1)),
             "mem.json: /joints/2/servo/rate: unexpected without \"keys\" (the rate is how fast the keys move the "
             "target)");
   // Unknown keys list the new ones.
-  EXPECT_EQ(load_error(with(0, "key", json::parse(R"(["a", "b"])"))),
+  EXPECT_EQ(servo_error(with(0, "key", json::parse(R"(["a", "b"])"))),
             "mem.json: /joints/0/servo/key: unknown key (did you mean \"keys\"?); \"servo\" takes: target, "
             "stiffness, damping, max_force, range, keys, rate");
 }
@@ -306,7 +306,7 @@ TEST(SceneJointServo, KeyMutationsNeverThrow) {
       for (const json& v : bad_values) {
         json joints = kKeyed;
         joints[i]["servo"][key] = v;
-        SceneLoadResult m = load(joints);
+        SceneLoadResult m = load_servos(joints);
         if (!m.ok()) { EXPECT_EQ(m.error.rfind("mem.json: /joints/", 0), 0u) << m.error; }
       }
     }

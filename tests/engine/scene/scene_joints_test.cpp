@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-fs::path scenes_dir() {
+fs::path joint_scenes_dir() {
 #ifdef CONTACTLAB_SOURCE_DIR
   return fs::path(CONTACTLAB_SOURCE_DIR) / "scenes";
 #else
@@ -28,7 +28,7 @@ fs::path scenes_dir() {
 }
 
 // Ground, a fixed post, and three dynamic bodies apart from each other.
-json base() {
+json joints_doc() {
   return json::parse(R"({
     "format": 1,
     "gravity": [0, 0, 0],
@@ -42,25 +42,25 @@ json base() {
     ]})");
 }
 
-SceneLoadResult load(const json& joints, const std::string& label = "mem.json") {
-  json doc = base();
+SceneLoadResult load_joints(const json& joints, const std::string& label = "mem.json") {
+  json doc = joints_doc();
   doc["joints"] = joints;
   return load_scene_json(doc, label);
 }
 
-World load_ok(const json& joints) {
-  SceneLoadResult r = load(joints);
+World load_joints_ok(const json& joints) {
+  SceneLoadResult r = load_joints(joints);
   EXPECT_TRUE(r.ok()) << r.error;
   return std::move(r.world);
 }
 
-std::string load_error(const json& joints) {
-  SceneLoadResult r = load(joints);
+std::string joints_error(const json& joints) {
+  SceneLoadResult r = load_joints(joints);
   EXPECT_FALSE(r.ok()) << "loaded: " << joints.dump();
   return r.error;
 }
 
-const json kAllTypes = json::parse(R"([
+const json kEveryJointType = json::parse(R"([
   {"name": "ball", "type": "ball", "bodies": ["post", "a"], "anchor": [0.5, 3, 0]},
   {"name": "hinge", "type": "hinge", "bodies": ["a", "b"], "anchor": [1.5, 3, 0], "axis": [0, 0, 1],
    "coordinate": 0.25, "limits": {"lower": -0.5, "upper": 1}, "motor": {"speed": 2, "max_force": 30}, "erp": 0.4,
@@ -75,7 +75,7 @@ const json kAllTypes = json::parse(R"([
 ])");
 
 TEST(SceneJoints, EveryFieldIsRead) {
-  const World w = load_ok(kAllTypes);
+  const World w = load_joints_ok(kEveryJointType);
   ASSERT_EQ(w.joints.size(), 6u);
   const JointType types[] = {JointType::Ball, JointType::Hinge, JointType::Slider, JointType::Hinge2,
                              JointType::Universal, JointType::Fixed};
@@ -121,7 +121,7 @@ TEST(SceneJoints, EveryFieldIsRead) {
 }
 
 TEST(SceneJoints, SavingIsAFixedPointAndKeepsEveryField) {
-  const World w = load_ok(kAllTypes);
+  const World w = load_joints_ok(kEveryJointType);
   const json saved = scene_to_json(w);
   ASSERT_TRUE(saved.contains("joints"));
   EXPECT_EQ(saved["joints"], joints_json(w));
@@ -154,7 +154,7 @@ TEST(SceneJoints, SavingIsAFixedPointAndKeepsEveryField) {
 }
 
 TEST(SceneJoints, NoJointsWritesNoKey) {
-  SceneLoadResult r = load_scene_json(base(), "mem.json");
+  SceneLoadResult r = load_scene_json(joints_doc(), "mem.json");
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_FALSE(scene_to_json(r.world).contains("joints"));
   EXPECT_EQ(joints_json(r.world), json::array());
@@ -163,7 +163,7 @@ TEST(SceneJoints, NoJointsWritesNoKey) {
 // After the bodies moved, the joint is written at their current poses with its current coordinate, so that
 // loading the saved scene gives the same joint: same anchors, axes, coordinate and limits.
 TEST(SceneJoints, SavingAMovedWorldKeepsTheJointWhereItIs) {
-  SceneLoadResult r = load_scene_file((scenes_dir() / "door.json").string());
+  SceneLoadResult r = load_scene_file((joint_scenes_dir() / "door.json").string());
   ASSERT_TRUE(r.ok()) << r.error;
   World& w = r.world;
   while (w.time() < 1.0) ASSERT_TRUE(w.step().ok);
@@ -188,7 +188,7 @@ TEST(SceneJoints, SavingAMovedWorldKeepsTheJointWhereItIs) {
 }
 
 TEST(SceneJoints, WarningsForNormalisedAxesAndAStartOutsideTheLimits) {
-  SceneLoadResult r = load(json::parse(R"([
+  SceneLoadResult r = load_joints(json::parse(R"([
     {"type": "hinge", "bodies": ["post", "a"], "anchor": [0.5, 3, 0], "axis": [0, 0, 2],
      "limits": {"lower": 0.2, "upper": 0.4}}])"));
   ASSERT_TRUE(r.ok()) << r.error;
@@ -202,28 +202,28 @@ TEST(SceneJoints, WarningsForNormalisedAxesAndAStartOutsideTheLimits) {
 }
 
 TEST(SceneJoints, ErrorsNameTheFileAndThePointer) {
-  EXPECT_EQ(load_error(json::parse(R"([{"type": "slider", "bodies": ["a", "b"], "anchor": [1, 3, 0], "axis": [1, 0, 0],
+  EXPECT_EQ(joints_error(json::parse(R"([{"type": "slider", "bodies": ["a", "b"], "anchor": [1, 3, 0], "axis": [1, 0, 0],
                                         "limits": {"lower": 1, "upper": 0}}])")),
             "mem.json: /joints/0/limits/upper: expected a value >= \"lower\" (1), got 0");
   // A slider's limits are displacements: any finite value, not only angles.
-  load_ok(json::parse(R"([{"type": "slider", "bodies": ["a", "b"], "anchor": [1, 3, 0], "axis": [1, 0, 0],
+  load_joints_ok(json::parse(R"([{"type": "slider", "bodies": ["a", "b"], "anchor": [1, 3, 0], "axis": [1, 0, 0],
                            "limits": {"lower": -5, "upper": 5}}])"));
-  EXPECT_EQ(load_error(json::parse(R"([{"type": "universal", "bodies": ["a", "b"], "anchor": [1, 3, 0],
+  EXPECT_EQ(joints_error(json::parse(R"([{"type": "universal", "bodies": ["a", "b"], "anchor": [1, 3, 0],
                                         "axis": [1, 0, 0], "axis2": [-1, 0.1, 0]}])")),
             "mem.json: /joints/0/axis2: expected a direction at least 10 degrees from parallel to \"axis\", got "
             "[-1,0.1,0] (5.71059 degrees)");
-  EXPECT_EQ(load_error(json::parse(R"([{"type": "ball", "bodies": ["a", "ground"], "anchor": [1, 3, 0], "erp": "0.2"}])")),
+  EXPECT_EQ(joints_error(json::parse(R"([{"type": "ball", "bodies": ["a", "ground"], "anchor": [1, 3, 0], "erp": "0.2"}])")),
             "mem.json: /joints/0/erp: expected a number in [0, 1], got \"0.2\"");
-  EXPECT_EQ(load_error(json::parse(R"([{"type": "ball", "bodies": ["a", "b", "c"], "anchor": [1, 3, 0]}])")),
+  EXPECT_EQ(joints_error(json::parse(R"([{"type": "ball", "bodies": ["a", "b", "c"], "anchor": [1, 3, 0]}])")),
             "mem.json: /joints/0/bodies: expected an array of two body names [\"A\", \"B\"], got [\"a\",\"b\",\"c\"]");
-  EXPECT_EQ(load_error(json::parse(R"([{"type": "hinge", "bodies": ["a", "b"], "anchor": [1, 3, 0], "axis": [0, 0, 1],
+  EXPECT_EQ(joints_error(json::parse(R"([{"type": "hinge", "bodies": ["a", "b"], "anchor": [1, 3, 0], "axis": [0, 0, 1],
                                         "motor": {"speed": 1}}])")),
             "mem.json: /joints/0/motor/max_force: missing required field: expected a non-negative torque in N m");
-  EXPECT_EQ(load_error(json::parse(R"([{"type": "hinge", "bodies": ["a", "b"], "anchor": [1, 3, 0], "axis": [0, 0, 1],
+  EXPECT_EQ(joints_error(json::parse(R"([{"type": "hinge", "bodies": ["a", "b"], "anchor": [1, 3, 0], "axis": [0, 0, 1],
                                         "coordinate": 20000}])")),
             "mem.json: /joints/0/coordinate: expected an angle in [-10000, 10000] rad, got 20000");
   // A kinematic body may be one side.
-  json doc = base();
+  json doc = joints_doc();
   doc["bodies"][4]["kinematic"] = true;
   doc["bodies"][4].erase("density");
   doc["joints"] = json::parse(R"([{"type": "ball", "bodies": ["c", "b"], "anchor": [2.5, 3, 0]}])");
@@ -237,16 +237,16 @@ TEST(SceneJoints, ErrorsNameTheFileAndThePointer) {
 // thrown.
 TEST(SceneJoints, MutationsNeverThrow) {
   const json bad_values = json::parse(R"([null, true, -1, 0, 1e300, "x", [], [1, 2], [0, 0, 0], {}, {"lower": 1}])");
-  for (size_t i = 0; i < kAllTypes.size(); ++i) {
-    for (const auto& [key, value] : kAllTypes[i].items()) {
-      json joints = kAllTypes;
+  for (size_t i = 0; i < kEveryJointType.size(); ++i) {
+    for (const auto& [key, value] : kEveryJointType[i].items()) {
+      json joints = kEveryJointType;
       joints[i].erase(key);
-      SceneLoadResult r = load(joints);
+      SceneLoadResult r = load_joints(joints);
       if (!r.ok()) { EXPECT_EQ(r.error.rfind("mem.json: /joints/", 0), 0u) << r.error; }
       for (const json& v : bad_values) {
-        joints = kAllTypes;
+        joints = kEveryJointType;
         joints[i][key] = v;
-        SceneLoadResult m = load(joints);
+        SceneLoadResult m = load_joints(joints);
         if (!m.ok()) { EXPECT_EQ(m.error.rfind("mem.json: /joints/", 0), 0u) << m.error; }
       }
     }
@@ -256,7 +256,7 @@ TEST(SceneJoints, MutationsNeverThrow) {
 // --- the shipped joint scenes ---------------------------------------------------------------------------
 
 World load_scene(const std::string& name) {
-  SceneLoadResult r = load_scene_file((scenes_dir() / name).string());
+  SceneLoadResult r = load_scene_file((joint_scenes_dir() / name).string());
   EXPECT_TRUE(r.ok()) << r.error;
   EXPECT_TRUE(r.warnings.empty());
   return std::move(r.world);

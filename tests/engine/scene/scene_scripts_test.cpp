@@ -21,7 +21,7 @@ using json = nlohmann::json;
 using test::source_dir;
 
 // Ground, a kinematic "pusher", a kinematic "arm" and a dynamic "ball".
-json base_doc() {
+json scripts_doc() {
   return json::parse(R"({
     "format": 1, "dt": 0.01,
     "bodies": [
@@ -43,7 +43,7 @@ struct Loaded {
 
 // Loads the scene without its "scripts" (with or without the scene loader knowing them), then reads the
 // scripts: the part under test, independent of how scene.cpp calls it.
-Loaded load(const json& doc, const std::string& label = "mem.json") {
+Loaded load_scripted(const json& doc, const std::string& label = "mem.json") {
   json bodies_only = doc;
   bodies_only.erase("scripts");
   SceneLoadResult base = load_scene_json(bodies_only, label);
@@ -61,15 +61,15 @@ Loaded load(const json& doc, const std::string& label = "mem.json") {
   return out;
 }
 
-std::string error_of(const json& scripts) {
-  json doc = base_doc();
+std::string scripts_error(const json& scripts) {
+  json doc = scripts_doc();
   doc["scripts"] = scripts;
-  Loaded l = load(doc);
+  Loaded l = load_scripted(doc);
   EXPECT_FALSE(l.error.empty()) << "expected an error for " << scripts.dump();
   return l.error;
 }
 
-json with(json script, const std::string& key, const json& value) {
+json script_with(json script, const std::string& key, const json& value) {
   script[key] = value;
   return script;
 }
@@ -77,11 +77,11 @@ json with(json script, const std::string& key, const json& value) {
 }  // namespace
 
 TEST(ScriptScene, ReadsEveryFieldAndDefaults) {
-  json doc = base_doc();
+  json doc = scripts_doc();
   json full = json::parse(
       R"({"body": "arm", "path": [[0, 3, 0], [2, 4, 0], [0, 5, 2]], "speed": 1.5, "timing": "ease", "loop": true, "start_time": 0.75})");
   doc["scripts"] = json::array({pusher_script(), full});
-  const Loaded l = load(doc);
+  const Loaded l = load_scripted(doc);
   ASSERT_TRUE(l.error.empty()) << l.error;
   ASSERT_EQ(l.world.scripts.size(), 2u);
   const Script& a = l.world.scripts[0];
@@ -103,13 +103,13 @@ TEST(ScriptScene, ReadsEveryFieldAndDefaults) {
 }
 
 TEST(ScriptScene, ScriptedBodyStartsOnItsPathWithTheFirstStepVelocity) {
-  json doc = base_doc();
+  json doc = scripts_doc();
   doc["bodies"][1]["position"] = {7, 7, 7};
   doc["bodies"][1]["linear_velocity"] = {1, 0, 0};
   doc["bodies"][1]["angular_velocity"] = {0, 2, 0};
   doc["bodies"][1]["orientation"] = {0, 0, 1, 0};
   doc["scripts"] = json::array({pusher_script()});
-  const Loaded l = load(doc, "s.json");
+  const Loaded l = load_scripted(doc, "s.json");
   ASSERT_TRUE(l.error.empty()) << l.error;
   const Body& b = l.world.bodies[1];
   EXPECT_EQ(b.position, Vec3(-4, 0.5, 0));
@@ -124,7 +124,7 @@ TEST(ScriptScene, ScriptedBodyStartsOnItsPathWithTheFirstStepVelocity) {
 }
 
 TEST(ScriptScene, NoScriptsKeyMeansNoScripts) {
-  const Loaded l = load(base_doc());
+  const Loaded l = load_scripted(scripts_doc());
   EXPECT_TRUE(l.error.empty()) << l.error;
   EXPECT_TRUE(l.world.scripts.empty());
   EXPECT_EQ(scripts_json(l.world), json::array());
@@ -139,66 +139,66 @@ TEST(ScriptScene, ErrorsNameThePointerAndTheExpectation) {
   const std::vector<Case> cases = {
       {json::object(), "mem.json: /scripts: expected an array of scripts"},
       {json::array({3}), "mem.json: /scripts/0: expected an object describing a script"},
-      {json::array({with(p, "sped", 2)}), "mem.json: /scripts/0/sped: unknown key (did you mean \"speed\"?); a script takes: "
-                                          "body, path, speed, timing, loop, start_time"},
+      {json::array({script_with(p, "sped", 2)}), "mem.json: /scripts/0/sped: unknown key (did you mean \"speed\"?); a script takes: "
+                                                 "body, path, speed, timing, loop, start_time"},
       {json::array({json{{"path", p["path"]}, {"speed", 1}}}), "mem.json: /scripts/0/body: missing required field: expected "
                                                                "the name of a kinematic body"},
-      {json::array({with(p, "body", 4)}), "mem.json: /scripts/0/body: expected the name of a kinematic body, got 4"},
-      {json::array({with(p, "body", "pushr")}), "mem.json: /scripts/0/body: expected the name of a kinematic body, got "
-                                                "\"pushr\", which names no body (did you mean \"pusher\"?); kinematic "
-                                                "bodies: pusher, arm"},
-      {json::array({with(p, "body", "ball")}), "mem.json: /scripts/0/body: expected the name of a kinematic body, got "
-                                               "\"ball\", a dynamic body (a scripted body needs \"kinematic\": true at "
-                                               "/bodies/3)"},
-      {json::array({with(p, "body", "ground")}), "got \"ground\", a fixed body"},
-      {json::array({p, with(p, "speed", 1)}), "mem.json: /scripts/1/body: expected a body that no other script drives, got "
-                                              "\"pusher\" (already driven by /scripts/0)"},
-      {json::array({with(p, "path", json::array({{0, 0, 0}}))}), "mem.json: /scripts/0/path: expected an array of at least 2 "
-                                                                 "points [[x, y, z], ...], got [[0,0,0]]"},
-      {json::array({with(p, "path", "line")}), "/scripts/0/path: expected an array of at least 2 points"},
-      {json::array({with(with(p, "loop", true), "path", json::array({{0, 0, 0}, {1, 0, 0}}))}),
+      {json::array({script_with(p, "body", 4)}), "mem.json: /scripts/0/body: expected the name of a kinematic body, got 4"},
+      {json::array({script_with(p, "body", "pushr")}), "mem.json: /scripts/0/body: expected the name of a kinematic body, got "
+                                                       "\"pushr\", which names no body (did you mean \"pusher\"?); kinematic "
+                                                       "bodies: pusher, arm"},
+      {json::array({script_with(p, "body", "ball")}), "mem.json: /scripts/0/body: expected the name of a kinematic body, got "
+                                                      "\"ball\", a dynamic body (a scripted body needs \"kinematic\": true at "
+                                                      "/bodies/3)"},
+      {json::array({script_with(p, "body", "ground")}), "got \"ground\", a fixed body"},
+      {json::array({p, script_with(p, "speed", 1)}), "mem.json: /scripts/1/body: expected a body that no other script drives, got "
+                                                     "\"pusher\" (already driven by /scripts/0)"},
+      {json::array({script_with(p, "path", json::array({{0, 0, 0}}))}), "mem.json: /scripts/0/path: expected an array of at least 2 "
+                                                                        "points [[x, y, z], ...], got [[0,0,0]]"},
+      {json::array({script_with(p, "path", "line")}), "/scripts/0/path: expected an array of at least 2 points"},
+      {json::array({script_with(script_with(p, "loop", true), "path", json::array({{0, 0, 0}, {1, 0, 0}}))}),
        "mem.json: /scripts/0/path: expected an array of at least 3 points [[x, y, z], ...] (a looping path), got"},
-      {json::array({with(p, "path", json::array({{0, 0, 0}, {1, 0}}))}), "mem.json: /scripts/0/path/1: expected an array of "
-                                                                         "3 numbers [x, y, z], got [1,0]"},
-      {json::array({with(p, "path", json::array({{0, 0, 0}, {1, 0, 0}, {1, 0, 0}}))}),
+      {json::array({script_with(p, "path", json::array({{0, 0, 0}, {1, 0}}))}), "mem.json: /scripts/0/path/1: expected an array of "
+                                                                                "3 numbers [x, y, z], got [1,0]"},
+      {json::array({script_with(p, "path", json::array({{0, 0, 0}, {1, 0, 0}, {1, 0, 0}}))}),
        "mem.json: /scripts/0/path/2: expected a point distinct from the previous one (consecutive path points must "
        "differ), got [1,0,0]"},
-      {json::array({with(with(p, "loop", true), "path", json::array({{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 0, 0}}))}),
+      {json::array({script_with(script_with(p, "loop", true), "path", json::array({{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 0, 0}}))}),
        "mem.json: /scripts/0/path/3: expected a point distinct from the first one (a looping path closes itself"},
-      {json::array({with(p, "path", json::array({{0, 0, 0}, {2, 0, 0}, {1, 0, 0}}))}),
+      {json::array({script_with(p, "path", json::array({{0, 0, 0}, {2, 0, 0}, {1, 0, 0}}))}),
        "mem.json: /scripts/0/path/1: expected a point where the path does not turn straight back"},
-      {json::array({with(p, "speed", 0)}), "mem.json: /scripts/0/speed: expected a positive number, got 0"},
-      {json::array({with(p, "speed", "fast")}), "mem.json: /scripts/0/speed: expected a positive number, got \"fast\""},
+      {json::array({script_with(p, "speed", 0)}), "mem.json: /scripts/0/speed: expected a positive number, got 0"},
+      {json::array({script_with(p, "speed", "fast")}), "mem.json: /scripts/0/speed: expected a positive number, got \"fast\""},
       {json::array({json{{"body", "pusher"}, {"path", p["path"]}}}), "mem.json: /scripts/0/speed: missing required field: "
                                                                      "expected a positive speed in m/s"},
-      {json::array({with(p, "timing", "eas")}), "mem.json: /scripts/0/timing: expected a timing (one of: constant, ease), "
-                                                "got \"eas\" (did you mean \"ease\"?)"},
-      {json::array({with(p, "timing", 1)}), "mem.json: /scripts/0/timing: expected a timing (one of: constant, ease), got 1"},
-      {json::array({with(p, "loop", "yes")}), "mem.json: /scripts/0/loop: expected true or false, got \"yes\""},
-      {json::array({with(p, "start_time", -1)}), "mem.json: /scripts/0/start_time: expected a time >= 0 s, got -1"},
-      {json::array({with(p, "start_time", nullptr)}), "mem.json: /scripts/0/start_time: expected a time >= 0 s, got null"},
+      {json::array({script_with(p, "timing", "eas")}), "mem.json: /scripts/0/timing: expected a timing (one of: constant, ease), "
+                                                       "got \"eas\" (did you mean \"ease\"?)"},
+      {json::array({script_with(p, "timing", 1)}), "mem.json: /scripts/0/timing: expected a timing (one of: constant, ease), got 1"},
+      {json::array({script_with(p, "loop", "yes")}), "mem.json: /scripts/0/loop: expected true or false, got \"yes\""},
+      {json::array({script_with(p, "start_time", -1)}), "mem.json: /scripts/0/start_time: expected a time >= 0 s, got -1"},
+      {json::array({script_with(p, "start_time", nullptr)}), "mem.json: /scripts/0/start_time: expected a time >= 0 s, got null"},
   };
   for (const Case& c : cases) {
-    const std::string error = error_of(c.scripts);
+    const std::string error = scripts_error(c.scripts);
     EXPECT_NE(error.find(c.message), std::string::npos) << "scripts: " << c.scripts.dump() << "\nerror: " << error
                                                         << "\nwanted: " << c.message;
   }
 }
 
 TEST(ScriptScene, WritesWhatItReads) {
-  json doc = base_doc();
+  json doc = scripts_doc();
   doc["scripts"] = json::array(
       {pusher_script(),
        json::parse(R"({"body": "arm", "path": [[0, 3, 0], [2, 4, 0.125], [0, 5, 2]], "speed": 1.5, "timing": "ease", "loop": true, "start_time": 0.75})")});
-  const Loaded l = load(doc);
+  const Loaded l = load_scripted(doc);
   ASSERT_TRUE(l.error.empty()) << l.error;
   const json written = scripts_json(l.world);
   ASSERT_EQ(written.size(), 2u);
   EXPECT_EQ(written[0], json::parse(R"({"body": "pusher", "path": [[-4, 0.5, 0], [0, 0.5, 1], [4, 0.5, 0]], "speed": 2.0,
                                         "timing": "constant", "loop": false, "start_time": 0.0})"));
-  json again = base_doc();
+  json again = scripts_doc();
   again["scripts"] = written;
-  const Loaded l2 = load(again);
+  const Loaded l2 = load_scripted(again);
   ASSERT_TRUE(l2.error.empty()) << l2.error;
   EXPECT_EQ(scripts_json(l2.world), written);
   // The ordered form keeps the documented key order.
@@ -210,7 +210,7 @@ TEST(ScriptScene, WritesWhatItReads) {
 
 // Needs scene.cpp to read and write "scripts" (the lead wires it).
 TEST(ScriptScene, SceneFilesCarryScripts) {
-  json doc = base_doc();
+  json doc = scripts_doc();
   doc["scripts"] = json::array({pusher_script()});
   SceneLoadResult r = load_scene_json(doc, "mem.json");
   ASSERT_TRUE(r.ok()) << r.error;
@@ -231,20 +231,20 @@ TEST(ScriptScene, SceneFilesCarryScripts) {
 // --- the shipped scripted scenes --------------------------------------------------------------------------
 
 namespace {
-Loaded load_shipped(const std::string& name) {
+Loaded load_shipped_scripted(const std::string& name) {
   const fs::path file = source_dir() / "scenes" / name;
   std::ifstream in(file);
   EXPECT_TRUE(in.good()) << file;
   std::stringstream text;
   text << in.rdbuf();
-  Loaded l = load(json::parse(text.str()), file.string());
+  Loaded l = load_scripted(json::parse(text.str()), file.string());
   EXPECT_TRUE(l.error.empty()) << l.error;
   EXPECT_TRUE(l.warnings.empty()) << l.warnings.front();
   return l;
 }
 
 // Steps with the scripts applied at the start of each step (idempotent once World::step does it too).
-void run(World& w, int steps) {
+void run_scripted(World& w, int steps) {
   for (int k = 0; k < steps; ++k) {
     apply_scripts(w.scripts, w.bodies, w.time(), w.settings.dt);
     ASSERT_TRUE(w.step().ok) << k;
@@ -253,7 +253,7 @@ void run(World& w, int steps) {
 }  // namespace
 
 TEST(ScriptScene, ShippedBallPushPushesTheGrid) {
-  Loaded l = load_shipped("scripted_ball_push.json");
+  Loaded l = load_shipped_scripted("scripted_ball_push.json");
   World& w = l.world;
   ASSERT_EQ(w.scripts.size(), 1u);
   EXPECT_EQ(w.settings.dt, 0.01);
@@ -275,16 +275,16 @@ TEST(ScriptScene, ShippedBallPushPushesTheGrid) {
     return n;
   };
   // The grid holds until the pusher arrives (about 2.7 s), then the pusher breaks into it.
-  run(w, 200);
+  run_scripted(w, 200);
   EXPECT_EQ(displaced(0.05), 0);
   const Script& s = w.scripts[0];
-  run(w, int(std::ceil((s.start_time + script_duration(s)) / w.settings.dt)) - 200);
+  run_scripted(w, int(std::ceil((s.start_time + script_duration(s)) / w.settings.dt)) - 200);
   EXPECT_LE((w.bodies[size_t(s.body)].position - s.points.back()).norm(), 1e-9);
   EXPECT_GE(displaced(0.5), 10) << "the pusher should have displaced part of the grid";
 }
 
 TEST(ScriptScene, ShippedWallHitKnocksBricksOut) {
-  Loaded l = load_shipped("scripted_wall_hit.json");
+  Loaded l = load_shipped_scripted("scripted_wall_hit.json");
   World& w = l.world;
   ASSERT_EQ(w.scripts.size(), 1u);
   int bricks = 0;
@@ -294,7 +294,7 @@ TEST(ScriptScene, ShippedWallHitKnocksBricksOut) {
   for (const Body& b : w.bodies) start.push_back(b.position);
   // Until the ball has passed through the wall (the middle of its arc) and half a second more.
   const Script& s = w.scripts[0];
-  run(w, int(std::ceil((s.start_time + 0.5 * script_duration(s) + 0.5) / w.settings.dt)));
+  run_scripted(w, int(std::ceil((s.start_time + 0.5 * script_duration(s) + 0.5) / w.settings.dt)));
   int knocked = 0, far_moved = 0;
   for (size_t i = 0; i < w.bodies.size(); ++i) {
     if (!w.bodies[i].is_dynamic()) continue;

@@ -19,7 +19,7 @@ namespace {
 
 using namespace cl::test;
 
-constexpr double kPi = std::numbers::pi;
+using test::kPi;
 
 // A curvy, non-planar open path with uneven point spacing.
 std::vector<Vec3> wavy_points() {

@@ -97,7 +97,7 @@ double triangle_distance2(const Vec3& p, const Vec3& a, const Vec3& b, const Vec
   return std::min({segment_distance2(p, a, b), segment_distance2(p, b, c), segment_distance2(p, c, a)});
 }
 
-double winding_number(const TriangleMesh& m, const Vec3& p) {
+double mesh_winding_number(const TriangleMesh& m, const Vec3& p) {
   double w = 0;
   for (const auto& t : m.triangles) {
     const Vec3 a = m.vertices[t[0]] - p, b = m.vertices[t[1]] - p, c = m.vertices[t[2]] - p;
@@ -112,7 +112,7 @@ double brute_sdf(const TriangleMesh& m, const Vec3& p) {
   for (const auto& t : m.triangles)
     d2 = std::min(d2, triangle_distance2(p, m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]]));
   const double d = std::sqrt(d2);
-  return winding_number(m, p) > 0.5 ? -d : d;
+  return mesh_winding_number(m, p) > 0.5 ? -d : d;
 }
 
 // How far the tessellation deviates from the analytic surface: max |analytic sdf| over points of every triangle
@@ -135,7 +135,7 @@ SdfOptions no_cache(int resolution) {
   return o;
 }
 
-struct Shape {
+struct SdfCase {
   const char* name;
   TriangleMesh mesh;
   std::function<double(const Vec3&)> analytic;
@@ -144,8 +144,8 @@ struct Shape {
   std::function<double(const Vec3&)> kink_distance;
 };
 
-std::vector<Shape> shapes() {
-  std::vector<Shape> s;
+std::vector<SdfCase> shapes() {
+  std::vector<SdfCase> s;
   s.push_back({"sphere", uv_sphere(1.0, 96, 48), [](const Vec3& p) { return p.norm() - 1.0; },
                [](const Vec3& p) { return p.norm(); }});
   const Vec3 half(0.8, 0.5, 0.3);
@@ -170,7 +170,7 @@ std::vector<Shape> shapes() {
 // ---------------------------------------------------------------------------------------------------------
 
 TEST(SdfMeshDistance, NodeValuesMatchBruteForce) {
-  for (const Shape& shape : shapes()) {
+  for (const SdfCase& shape : shapes()) {
     const SignedDistanceGrid g = SignedDistanceGrid::build(shape.mesh, no_cache(32));
     std::mt19937 rng(1);
     const auto n = g.node_counts();
@@ -206,7 +206,7 @@ TEST(SdfGrid, GeometryFollowsResolutionAndPadding) {
 // cone-like medial singularities), within half a cell plus the sagitta of the analytic SDF, and everywhere
 // within the Lipschitz bound (cell diagonal).
 TEST(SdfGrid, InterpolatedValuesWithinHalfACell) {
-  for (const Shape& shape : shapes()) {
+  for (const SdfCase& shape : shapes()) {
     const SignedDistanceGrid g = SignedDistanceGrid::build(shape.mesh, no_cache(48));
     const double h = g.cell_size();
     const double sag = sagitta(shape.mesh, shape.analytic);
@@ -283,7 +283,7 @@ TEST(SdfGrid, SignCorrectInsideThinWalls) {
 // Central differences of value() at points away from cell faces (where the trilinear interpolant is smooth),
 // inside and outside the grid box.
 TEST(SdfGrid, GradientMatchesFiniteDifferences) {
-  const Shape shape = shapes()[2];
+  const SdfCase shape = shapes()[2];
   const SignedDistanceGrid g = SignedDistanceGrid::build(shape.mesh, no_cache(32));
   const double h = g.cell_size();
   const Aabb b = g.box();

@@ -25,8 +25,8 @@ using namespace cl::test;
 
 namespace {
 
-constexpr double kG = 9.81;
-constexpr double kSteps[] = {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000};
+using test::kG;
+using test::kTimeSteps;
 constexpr double kSizes[] = {0.02, 0.1, 1.0, 4.0};  // the box's edge, the ball's diameter, m (density 1000)
 constexpr double kYaws[] = {0.0, 22.5, 45.0, 67.5};
 constexpr double kFrictions[] = {0.1, 0.5, 1.0};
@@ -108,7 +108,7 @@ class CoulombFriction : public testing::TestWithParam<const char*> {};
 
 // The box at every yaw, friction, size and step.
 TEST_P(CoulombFriction, InclineBoxSlidesOrHoldsAtEveryYaw) {
-  for (double dt : kSteps)
+  for (double dt : kTimeSteps)
     for (double size : kSizes)
       for (double yaw : kYaws)
         for (double mu : kFrictions)
@@ -119,7 +119,7 @@ TEST_P(CoulombFriction, InclineBoxSlidesOrHoldsAtEveryYaw) {
 // 1). At 0.5 and 1 the 2 cm ball at dt 1/30 rolls 7 to 10 diameters a step; continuous collision once stopped it
 // short as if it had hit the plane it rolled on, and it ended 4 to 8 % slow.
 TEST_P(CoulombFriction, InclineBallSlidesOrRollsAtEveryYaw) {
-  for (double dt : kSteps)
+  for (double dt : kTimeSteps)
     for (double size : kSizes)
       for (double yaw : kYaws)
         for (double mu : {0.1, 0.2, 0.5, 1.0})

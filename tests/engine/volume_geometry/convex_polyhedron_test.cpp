@@ -9,12 +9,12 @@
 namespace cl::vg {
 namespace {
 
-Mat3 turned(double angle, const Vec3& axis) { return Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix(); }
+Mat3 rotation_about(double angle, const Vec3& axis) { return Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix(); }
 
 TEST(ConvexPolyhedron, BoxVolumeCentroidAndFaces) {
   ConvexPolyhedron p;
   const Vec3 c(1.5, -2, 0.25), h(0.3, 0.2, 0.1);
-  p.set_box(c, turned(0.7, Vec3(1, 2, 3)), h, FaceOwner::A);
+  p.set_box(c, rotation_about(0.7, Vec3(1, 2, 3)), h, FaceOwner::A);
   Vec3 centroid;
   EXPECT_NEAR(p.volume(&centroid), 8 * h.prod(), 1e-15);
   EXPECT_NEAR((centroid - c).norm(), 0.0, 1e-14);
@@ -35,7 +35,7 @@ TEST(ConvexPolyhedron, BoxVolumeCentroidAndFaces) {
 TEST(ConvexPolyhedron, EdgeDownCubeCutByAPlaneIsAPrism) {
   const double h = 0.5, d = 0.1;
   ConvexPolyhedron p;
-  p.set_box(Vec3(0.3, h * std::sqrt(2.0) - d, -1), turned(M_PI / 4, Vec3::UnitZ()), Vec3(h, h, h), FaceOwner::B);
+  p.set_box(Vec3(0.3, h * std::sqrt(2.0) - d, -1), rotation_about(M_PI / 4, Vec3::UnitZ()), Vec3(h, h, h), FaceOwner::B);
   ASSERT_TRUE(p.clip(Vec3::UnitY(), 0.0, FaceOwner::A));
   Vec3 centroid;
   EXPECT_NEAR(p.volume(&centroid), d * d * 2 * h, 1e-14);
@@ -71,7 +71,7 @@ TEST(ConvexPolyhedron, CoplanarFacesAreKeptWhole) {
 // Cut after cut into the eight octants of a cube: the parts add up to the whole, each an eighth.
 TEST(ConvexPolyhedron, PartsOfACutAddUpToTheWhole) {
   ConvexPolyhedron box;
-  box.set_box(Vec3(0.1, 0.2, 0.3), turned(0.4, Vec3(1, 1, 0)), Vec3(0.5, 0.3, 0.2), FaceOwner::A);
+  box.set_box(Vec3(0.1, 0.2, 0.3), rotation_about(0.4, Vec3(1, 1, 0)), Vec3(0.5, 0.3, 0.2), FaceOwner::A);
   const double whole = box.volume();
   double sum = 0;
   ConvexPolyhedron x, y, z;

@@ -3,13 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include "support/builders.h"
 
 namespace cl {
 namespace {
 
-Shape make_sphere(double r) { Shape s; s.type = ShapeType::Sphere; s.radius = r; return s; }
-Shape make_box(Vec3 h) { Shape s; s.type = ShapeType::Box; s.half_extents = h; return s; }
-Shape make_plane(Vec3 n, double offset) {
+Shape world_plane(Vec3 n, double offset) {
   Shape s; s.type = ShapeType::Plane; s.normal = n.normalized(); s.offset = offset; return s;
 }
 
@@ -22,10 +21,10 @@ TEST(Raycast, WorldReturnsNearestBody) {
     b.position = p;
     w.bodies.push_back(b);
   };
-  add("ground", make_plane(Vec3(0, 1, 0), 0.0), Vec3::Zero());
-  add("far", make_sphere(0.5), Vec3(0, 1, -5));
-  add("near", make_box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 1, -2));
-  add("twin", make_box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 1, -2));  // same place: the lower index wins
+  add("ground", world_plane(Vec3(0, 1, 0), 0.0), Vec3::Zero());
+  add("far", test::sphere(0.5), Vec3(0, 1, -5));
+  add("near", test::box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 1, -2));
+  add("twin", test::box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 1, -2));  // same place: the lower index wins
 
   RayHit h = raycast(w, Vec3(0, 1, 5), Vec3(0, 0, -1));
   ASSERT_TRUE(h.hit);

@@ -17,8 +17,6 @@ namespace {
 
 using test::body_named;
 using test::joint_named;
-World load(const std::string& name) { return test::load_shipped_scene(name); }
-
 // One stretch of driving: the keys of these servos are held (each target moves towards its value at the
 // servo's `rate`, as the viewer does while a key is down) until all have arrived, then nothing is touched for
 // `dwell` seconds.
@@ -50,7 +48,7 @@ double azimuth(const Vec3& p) { return std::atan2(-p.z(), p.x()); }
 // the rotation constraint of the cabin and the penalty contacts between a mesh rock and the steel plates hold
 // together well enough to do what the scene is for, with every step finite.
 TEST(Excavator, KeyboardCyclePicksUpARockCarriesItAndTipsItOut) {
-  World w = load("excavator.json");
+  World w = test::load_shipped_scene("excavator.json");
   const double h = w.settings.dt;
   const int bottom = body_named(w, "bucket_bottom");
   ASSERT_GE(bottom, 0);

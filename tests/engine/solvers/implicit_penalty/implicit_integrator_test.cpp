@@ -27,8 +27,8 @@ IntegratorBody point_body(double m, const Vec3& x, const Vec3& v) {
 }
 
 // One step of the group {0..n-1} under `forces`; returns dS.
-Eigen::VectorXd step(std::vector<IntegratorBody>& bodies, const std::vector<PairForce>& forces, double h,
-                     Integrator mode) {
+Eigen::VectorXd integrate(std::vector<IntegratorBody>& bodies, const std::vector<PairForce>& forces, double h,
+                          Integrator mode) {
   std::vector<int> group(bodies.size()), slot(bodies.size());
   for (size_t i = 0; i < bodies.size(); ++i) group[i] = slot[i] = int(i);
   std::vector<int> which(forces.size());
@@ -45,7 +45,7 @@ Eigen::VectorXd step(std::vector<IntegratorBody>& bodies, const std::vector<Pair
 TEST(ImplicitIntegrator, SpringIsBackwardEuler) {
   const double m = 2.0, k = 500.0, c = 3.0, h = 0.01;
   std::vector<IntegratorBody> bodies{point_body(m, Vec3(0.1, -0.2, 0.3), Vec3(1, 0.5, -2))};
-  const Eigen::VectorXd dS = step(bodies, {spring_to_origin(bodies[0], k, c)}, h, Integrator::Implicit);
+  const Eigen::VectorXd dS = integrate(bodies, {spring_to_origin(bodies[0], k, c)}, h, Integrator::Implicit);
   const Vec3 x = bodies[0].pose.x, v = bodies[0].pose.v;
   const Vec3 expected = (v - h * k * x / m) / (1 + h * c / m + h * h * k / m);
   const Vec3 got = v + dS.segment<3>(0) / m;
@@ -61,7 +61,7 @@ TEST(ImplicitIntegrator, StiffSpringStableOnlyImplicitly) {
     std::vector<IntegratorBody> bodies{point_body(m, Vec3(0.01, 0, 0), Vec3::Zero())};
     double energy0 = 0.5 * k * 1e-4, energy = energy0;
     for (int i = 0; i < 50; ++i) {
-      const Eigen::VectorXd dS = step(bodies, {spring_to_origin(bodies[0], k, 0.0)}, h, mode);
+      const Eigen::VectorXd dS = integrate(bodies, {spring_to_origin(bodies[0], k, 0.0)}, h, mode);
       bodies[0].pose.v += dS.segment<3>(0) / m;
       bodies[0].pose.x += h * bodies[0].pose.v;
       const double e = 0.5 * m * bodies[0].pose.v.squaredNorm() + 0.5 * k * bodies[0].pose.x.squaredNorm();
@@ -103,7 +103,7 @@ TEST(ImplicitIntegrator, InternalForcesConserveMomentum) {
     f.d_pos.block<3, 1>(0, 6 + j) = -dfb_dxb;
     f.d_pos.block<3, 1>(0, j) = dfb_dxb;
   }
-  const Eigen::VectorXd dS = step(bodies, {f}, 0.02, Integrator::Implicit);
+  const Eigen::VectorXd dS = integrate(bodies, {f}, 0.02, Integrator::Implicit);
   EXPECT_LT((dS.segment<3>(0) + dS.segment<3>(6)).norm(), 1e-12 * fb.norm());
 }
 

@@ -17,8 +17,6 @@ namespace {
 
 using test::body_named;
 using test::joint_named;
-World load(const std::string& name) { return test::load_shipped_scene(name); }
-
 // Turn of the body about +y since `start`, counted across steps (called every step: small increments).
 struct TurnCounter {
   Quat last;
@@ -39,7 +37,7 @@ struct BoltRun {
 // The hex bolt driven by the screwdriver's PD torque: the servo's target runs down (clockwise, screwing
 // in) by `turn` rad at 2 rad/s, and back up to 0 if `back_out`; then the run goes on for a second.
 BoltRun drive_bolt(double max_torque, double friction, double turn, bool back_out = false) {
-  World w = load("bolt_screwdriver.json");
+  World w = test::load_shipped_scene("bolt_screwdriver.json");
   const int bolt = body_named(w, "bolt");
   const int hinge = joint_named(w, "screwdriver_hinge");
   EXPECT_GE(bolt, 0);
@@ -95,7 +93,7 @@ TEST(ImplicitPenaltyScenes, BoltTurnsWhenTheTorqueBeatsTheFriction) {
 // (kinetic plus potential) never rises above where it started: a contact's stiffness is fixed while it is deep,
 // where re-setting it from the growing stack's load pumped the stack to 3.3 MJ by step 53.
 TEST(ImplicitPenaltyScenes, TorusStackGainsNoEnergy) {
-  World w = load("torus_stack.json");
+  World w = test::load_shipped_scene("torus_stack.json");
   std::string error;
   ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
   const double start = w.kinetic_energy() + w.potential_energy();
@@ -112,7 +110,7 @@ TEST(ImplicitPenaltyScenes, TorusStackGainsNoEnergy) {
 // the pile's energy from 2.5 kJ to 32 kJ. Allowed: the shipped-scene test's 1% of what the run dissipates and 0.1% of
 // the potential energy's size.
 TEST(ImplicitPenaltyScenes, MeshPileGainsNoEnergy) {
-  World w = load("mesh_pile.json");
+  World w = test::load_shipped_scene("mesh_pile.json");
   std::string error;
   ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;
   const double start = w.kinetic_energy() + w.potential_energy(), potential = std::abs(w.potential_energy());
@@ -133,7 +131,7 @@ TEST(ImplicitPenaltyScenes, MeshPileGainsNoEnergy) {
 // 0.15 J at 1/1000 s). Allowed: the shipped-scene test's 1% of what the run dissipates.
 TEST(ImplicitPenaltyScenes, SeesawGainsNoEnergy) {
   for (const double dt : {1.0 / 30, 1.0 / 60, 0.01, 1.0 / 200, 1.0 / 1000}) {
-    World w = load("seesaw.json");
+    World w = test::load_shipped_scene("seesaw.json");
     w.settings.dt = dt;
     std::string error;
     ASSERT_TRUE(w.set_solver("implicit-penalty", &error)) << error;

@@ -23,7 +23,7 @@ namespace {
 
 using test::expect_sheet_rests;
 
-World load(const std::string& json) {
+World load_text(const std::string& json) {
   SceneLoadResult r = load_scene_text(json, "test.json");
   EXPECT_TRUE(r.ok()) << r.error;
   return r.world;
@@ -36,16 +36,16 @@ double shell_points(const World& w) {
   return -1.0;
 }
 
-std::string ground() {
+std::string ground_json() {
   return R"({"name": "ground", "shape": {"type": "plane", "normal": [0, 1, 0], "offset": 0}, "fixed": true})";
 }
 
 // The paper's per-point model: a 0.4 m box of 64 kg on the plane: its 10 x 10 bottom points carry the weight, so it comes to rest at the
 // depth d = m g / (k N) of eq. 19, and stays there.
 TEST(ImplicitPenaltySolver, BoxRestsAtTheAnalyticDepth) {
-  World w = load(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty",
+  World w = load_text(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty",
       "params": {"contact_model": "per_point", "stiffness": 100000, "damping": 200, "point_spacing": 0.04}},
-      "bodies": [)" + ground() + R"(, {"name": "box", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]},
+      "bodies": [)" + ground_json() + R"(, {"name": "box", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]},
       "density": 1000, "position": [0, 0.2, 0]}]})");
   for (int i = 0; i < 300; ++i) ASSERT_TRUE(w.step().ok);
   const Body& box = w.bodies[1];
@@ -68,7 +68,7 @@ TEST(ImplicitPenaltySolver, BoxRestsAtTheAnalyticDepth) {
 // move during it), which shrinks in proportion to h.
 TEST(ImplicitPenaltySolver, IsolatedPairConservesMomentum) {
   auto run = [](double h, double& linear, double& angular) {
-    World w = load(R"({"format": 1, "gravity": [0, 0, 0], "solver": {"type": "implicit-penalty"},
+    World w = load_text(R"({"format": 1, "gravity": [0, 0, 0], "solver": {"type": "implicit-penalty"},
         "bodies": [
           {"name": "a", "shape": {"type": "box", "half_extents": [0.2, 0.1, 0.15]}, "density": 800,
            "position": [0, 0, 0], "linear_velocity": [1, 0.1, 0], "angular_velocity": [0, 0.5, 1]},
@@ -108,7 +108,7 @@ TEST(ImplicitPenaltySolver, IsolatedPairConservesMomentum) {
 // A swinging hinged bar (pendulum) keeps its hinge: the joint error stays under 1e-6 of the bar's length
 // (the paper reports below 1e-7 of the box length for its chains).
 TEST(ImplicitPenaltySolver, HingeErrorStaysTiny) {
-  World w = load(R"({"format": 1, "dt": 0.005, "solver": {"type": "implicit-penalty"},
+  World w = load_text(R"({"format": 1, "dt": 0.005, "solver": {"type": "implicit-penalty"},
       "bodies": [
         {"name": "frame", "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "fixed": true,
          "position": [0, 2, 0]},
@@ -135,7 +135,7 @@ TEST(ImplicitPenaltySolver, HingeErrorStaysTiny) {
 // system is finite and the step goes on.
 TEST(ImplicitPenaltySolver, OverflowingJointSystemStopsTheStep) {
   const auto hinge_at = [&](const std::string& x) {
-    return load(R"({"format": 1, "dt": 0.005, "solver": {"type": "implicit-penalty"},
+    return load_text(R"({"format": 1, "dt": 0.005, "solver": {"type": "implicit-penalty"},
       "bodies": [
         {"name": "frame", "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "fixed": true,
          "position": [0, 2, 0]},
@@ -160,8 +160,8 @@ TEST(ImplicitPenaltySolver, OverflowingJointSystemStopsTheStep) {
 // slider's upper limit stops a cart pulled along the rail. With limit_stiffness 0 the limits are ignored.
 TEST(ImplicitPenaltySolver, JointLimitsHold) {
   const auto bar = [&](double limit_stiffness) {
-    World w = load(R"({"format": 1, "dt": 0.005, "solver": {"type": "implicit-penalty", "params": {"limit_stiffness": )" +
-                   std::to_string(limit_stiffness) + R"(}},
+    World w = load_text(R"({"format": 1, "dt": 0.005, "solver": {"type": "implicit-penalty", "params": {"limit_stiffness": )" +
+                        std::to_string(limit_stiffness) + R"(}},
       "bodies": [
         {"name": "frame", "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "fixed": true,
          "position": [0, 2, 0]},
@@ -183,7 +183,7 @@ TEST(ImplicitPenaltySolver, JointLimitsHold) {
   EXPECT_GT(lowest, -0.52) << "caught, with little overshoot";
   EXPECT_LT(bar(0).second, -1.2) << "no limit: it swings on down";
 
-  World w = load(R"({"format": 1, "dt": 0.01, "gravity": [0, 0, 0], "solver": {"type": "implicit-penalty"},
+  World w = load_text(R"({"format": 1, "dt": 0.01, "gravity": [0, 0, 0], "solver": {"type": "implicit-penalty"},
       "bodies": [
         {"name": "rail", "shape": {"type": "box", "half_extents": [1, 0.05, 0.05]}, "fixed": true, "position": [0, 1, 0]},
         {"name": "cart", "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]}, "density": 500,
@@ -200,7 +200,7 @@ TEST(ImplicitPenaltySolver, JointLimitsHold) {
 // A slider's 8 constraint rows (3 redundant) and a servo: the SVD solve copes, the carriage slides to the servo
 // target and stays on the axis.
 TEST(ImplicitPenaltySolver, RedundantSliderRowsSolve) {
-  World w = load(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty"},
+  World w = load_text(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty"},
       "bodies": [
         {"name": "rail", "shape": {"type": "box", "half_extents": [1, 0.05, 0.05]}, "fixed": true, "position": [0, 1, 0]},
         {"name": "cart", "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]}, "density": 500,
@@ -218,16 +218,16 @@ TEST(ImplicitPenaltySolver, RedundantSliderRowsSolve) {
 // Contact groups are the connected components of touching bodies and joints: two separate stacks are two groups,
 // and a joint between the two tops makes them one.
 TEST(ImplicitPenaltySolver, GroupsAreConnectedComponents) {
-  const std::string bodies = ground() + R"(,
+  const std::string bodies = ground_json() + R"(,
       {"name": "a0", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "density": 500, "position": [0, 0.199, 0]},
       {"name": "a1", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "density": 500, "position": [0, 0.597, 0]},
       {"name": "b0", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "density": 500, "position": [2, 0.199, 0]},
       {"name": "b1", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]}, "density": 500, "position": [2, 0.597, 0]})";
-  World two = load(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty"}, "bodies": [)" + bodies + "]}");
+  World two = load_text(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty"}, "bodies": [)" + bodies + "]}");
   ASSERT_TRUE(two.step().ok);
   EXPECT_EQ(two.last_stats().groups, 2);
-  World one = load(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty"}, "bodies": [)" + bodies +
-                   R"(], "joints": [{"type": "ball", "bodies": ["a1", "b1"], "anchor": [1, 0.6, 0]}]})");
+  World one = load_text(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty"}, "bodies": [)" + bodies +
+                        R"(], "joints": [{"type": "ball", "bodies": ["a1", "b1"], "anchor": [1, 0.6, 0]}]})");
   ASSERT_TRUE(one.step().ok);
   EXPECT_EQ(one.last_stats().groups, 1);
 }
@@ -237,8 +237,8 @@ TEST(ImplicitPenaltySolver, GroupsAreConnectedComponents) {
 // falls freely for one step (speed g h).
 TEST(ImplicitPenaltySolver, SkinCarriesATouchingBodyFromItsFirstStep) {
   auto first_step_speed = [](const char* skin) {
-    World w = load(std::string(R"({"format": 1, "dt": 0.016666666666666666, "solver": {"type": "implicit-penalty",
-        "params": {"skin": )") + skin + R"(}}, "bodies": [)" + ground() + R"(, {"name": "box",
+    World w = load_text(std::string(R"({"format": 1, "dt": 0.016666666666666666, "solver": {"type": "implicit-penalty",
+        "params": {"skin": )") + skin + R"(}}, "bodies": [)" + ground_json() + R"(, {"name": "box",
         "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "density": 1000, "position": [0, 0.05, 0]}]})");
     EXPECT_TRUE(w.step().ok);
     return w.bodies[1].linear_velocity.norm();
@@ -252,11 +252,11 @@ TEST(ImplicitPenaltySolver, SkinCarriesATouchingBodyFromItsFirstStep) {
 // in three pairs through well over a hundred points, and a limit of 3 contacts holds them (one contact per point
 // stopped scenes/pile1000.json at step 50, past 250,000). Their rest is unchanged: the top box's weight is carried.
 TEST(ImplicitPenaltySolver, MaxContactsCountsTouchingPairsNotShellPoints) {
-  std::string bodies = ground();
+  std::string bodies = ground_json();
   for (int i = 0; i < 3; ++i)
     bodies += R"(, {"name": "box)" + std::to_string(i) + R"(", "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]},
         "density": 1000, "position": [0, )" + std::to_string(0.1 + 0.2 * i) + R"(, 0]})";
-  World w = load(R"({"format": 1, "dt": 0.016666666666666666, "max_contacts": 3,
+  World w = load_text(R"({"format": 1, "dt": 0.016666666666666666, "max_contacts": 3,
       "solver": {"type": "implicit-penalty"}, "bodies": [)" + bodies + "]}");
   for (int s = 0; s < 120; ++s) {
     const StepResult r = w.step();
@@ -273,12 +273,12 @@ TEST(ImplicitPenaltySolver, MaxContactsCountsTouchingPairsNotShellPoints) {
 // stiffens its contacts against tilting and it stands.
 TEST(ImplicitPenaltySolver, StackStiffnessKeepsATallColumnStanding) {
   auto top_drift = [](const char* margin) {
-    std::string bodies = ground();
+    std::string bodies = ground_json();
     for (int i = 0; i < 20; ++i)
       bodies += R"(, {"name": "box_)" + std::to_string(i) +
                 R"(", "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "density": 1000, "position": [0, )" +
                 std::to_string(0.05 + 0.1 * i) + R"(, 0]})";
-    World w = load(std::string(R"({"format": 1, "dt": 0.016666666666666666, "solver": {"type": "implicit-penalty",
+    World w = load_text(std::string(R"({"format": 1, "dt": 0.016666666666666666, "solver": {"type": "implicit-penalty",
         "params": {"stack_margin": )") + margin + R"(}}, "bodies": [)" + bodies + "]}");
     // From 0.5 s on, once the contacts have settled, to 10 s.
     Vec3 start = Vec3::Zero();
@@ -299,9 +299,9 @@ TEST(ImplicitPenaltySolver, StackStiffnessKeepsATallColumnStanding) {
 // Euler's limit of 2.
 TEST(ImplicitPenaltySolver, StiffContactStableOnlyImplicitly) {
   for (const char* integrator : {"implicit", "explicit"}) {
-    World w = load(std::string(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty",
+    World w = load_text(std::string(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty",
         "params": {"contact_model": "per_point", "stiffness": 1000000, "integrator": ")") + integrator + R"("}},
-        "bodies": [)" + ground() + R"(, {"name": "box", "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]},
+        "bodies": [)" + ground_json() + R"(, {"name": "box", "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]},
         "mass": 1, "position": [0, 0.099, 0]}]})");
     bool ok = true;
     for (int i = 0; i < 200 && ok; ++i) ok = w.step().ok && w.kinetic_energy() < 100.0;
@@ -330,7 +330,7 @@ TEST(ImplicitPenaltySolver, SwingingChainGainsNoEnergy) {
       joints += R"(, {"type": "ball", "bodies": ["link_)" + std::to_string(i - 1) + R"(", ")" + name +
                 R"("], "anchor": [)" + std::to_string(0.5 * i) + R"(, 11, 0]})";
   }
-  World w = load(R"({"format": 1, "dt": 0.008333333333333333, "solver": {"type": "implicit-penalty"},
+  World w = load_text(R"({"format": 1, "dt": 0.008333333333333333, "solver": {"type": "implicit-penalty"},
       "bodies": [)" + bodies + R"(], "joints": [)" + joints + "]}");
   const double start = w.kinetic_energy() + w.potential_energy();
   double most = start;
@@ -389,8 +389,8 @@ TEST(ImplicitPenaltySolver, BoxOnAnInclineSlidesOrHoldsAtTheEdgeOfSticking) {
 // 4 cm deep, a step's travel) the spring it entered gives back a step's worth more than the impact paid for it
 // (3%), which the next step's damping takes: a known limit of a spring met within a step (see contact_forces).
 TEST(ImplicitPenaltySolver, FrictionlessBallOnABoxEdgeIsNotSpunUp) {
-  World w = load(R"({"format": 1, "dt": 0.016666666666666666, "solver": {"type": "implicit-penalty"},
-      "materials": {"default": {"friction": 0, "restitution": 0}}, "bodies": [)" + ground() + R"(,
+  World w = load_text(R"({"format": 1, "dt": 0.016666666666666666, "solver": {"type": "implicit-penalty"},
+      "materials": {"default": {"friction": 0, "restitution": 0}}, "bodies": [)" + ground_json() + R"(,
       {"name": "box", "shape": {"type": "box", "half_extents": [0.5, 0.5, 0.5]}, "fixed": true, "position": [0, 0.5, 0]},
       {"name": "ball", "shape": {"type": "sphere", "radius": 0.4}, "density": 1000, "position": [0.5, 2.5, 0.8],
        "linear_velocity": [0, -5, 0]}]})");
@@ -556,7 +556,7 @@ TEST(ImplicitPenaltySolver, BoxTumblingOntoItsCornerGainsNoEnergyAtEveryStepAndS
 // under either).
 TEST(ImplicitPenaltySolver, GradientModesDiffer) {
   auto run = [](const char* mode) {
-    World w = load(std::string(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty",
+    World w = load_text(std::string(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty",
         "params": {"gradients": ")") + mode + R"("}}, "bodies": [
         {"name": "slab", "shape": {"type": "box", "half_extents": [2, 0.1, 2]}, "fixed": true, "position": [0, -0.1, 0]},
         {"name": "box", "shape": {"type": "box", "half_extents": [0.3, 0.1, 0.2]}, "density": 500,
@@ -571,7 +571,7 @@ TEST(ImplicitPenaltySolver, GradientModesDiffer) {
 // same sums as on one thread, so the same motion bit for bit. A wide box sliding and turning on a fixed slab, both
 // shells at 64 points along their longest edges: about 1,800 points of each inside the other.
 TEST(ImplicitPenaltySolver, ForcesAndFrictionRowsOnTwoThreadsAreThoseOfOne) {
-  World one = load(R"({"format": 1, "dt": 0.01, "materials": {"default": {"friction": 0.5, "restitution": 0}},
+  World one = load_text(R"({"format": 1, "dt": 0.01, "materials": {"default": {"friction": 0.5, "restitution": 0}},
       "solver": {"type": "implicit-penalty", "params": {"point_spacing": 0.01, "box_points": 64}}, "bodies": [
       {"name": "slab", "shape": {"type": "box", "half_extents": [0.6, 0.1, 0.6]}, "fixed": true,
        "position": [0, -0.1, 0]},
@@ -611,7 +611,7 @@ namespace {
 // max_force / I (the bound is a constant torque) and stays below the speed.
 TEST(ImplicitPenaltySolver, HingeMotorReachesItsSpeedOnlyWithEnoughForce) {
   for (double max_force : {2000.0, 20.0}) {
-    World w = load(R"({"format": 1, "dt": 0.016666666666666666, "gravity": [0, 0, 0],
+    World w = load_text(R"({"format": 1, "dt": 0.016666666666666666, "gravity": [0, 0, 0],
         "solver": {"type": "implicit-penalty"}, "bodies": [
         {"name": "frame", "shape": {"type": "box", "half_extents": [0.1, 0.1, 0.1]}, "fixed": true,
          "position": [0, 2, -1]},
@@ -641,10 +641,10 @@ TEST(ImplicitPenaltySolver, HingeMotorReachesItsSpeedOnlyWithEnoughForce) {
 TEST(ImplicitPenaltySolver, ReportsItsSolvesAndTheirResidual) {
   for (const char* model : {"physical", "per_point"}) {
     SCOPED_TRACE(model);
-    World w = load(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty",
+    World w = load_text(R"({"format": 1, "dt": 0.01, "solver": {"type": "implicit-penalty",
         "params": {"contact_model": ")" + std::string(model) + R"(", "friction_iterations": 15}},
         "materials": {"default": {"friction": 0.5, "restitution": 0}},
-        "bodies": [)" + ground() + R"(, {"name": "box", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]},
+        "bodies": [)" + ground_json() + R"(, {"name": "box", "shape": {"type": "box", "half_extents": [0.2, 0.2, 0.2]},
         "density": 1000, "position": [0, 0.199, 0]}]})");
     for (int i = 0; i < 100; ++i) ASSERT_TRUE(w.step().ok);
     const StepStats& s = w.last_stats();

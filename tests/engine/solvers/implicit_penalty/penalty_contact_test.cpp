@@ -23,7 +23,7 @@
 namespace cl::implicit_penalty {
 namespace {
 
-Mat3 random_rotation(std::mt19937& rng) {
+Mat3 random_frame(std::mt19937& rng) {
   std::normal_distribution<double> g;
   Quat q(g(rng), g(rng), g(rng), g(rng));
   q.normalize();
@@ -35,7 +35,7 @@ Vec3 random_vec(std::mt19937& rng, double scale = 1.0) {
   return Vec3(u(rng), u(rng), u(rng));
 }
 
-Vec3 random_unit(std::mt19937& rng) {
+Vec3 random_direction(std::mt19937& rng) {
   std::normal_distribution<double> g;
   return Vec3(g(rng), g(rng), g(rng)).normalized();
 }
@@ -76,13 +76,13 @@ struct TestBody {
 TestBody random_body(std::mt19937& rng, bool prescribed) {
   TestBody b;
   b.x = random_vec(rng);
-  b.R = random_rotation(rng);
+  b.R = random_frame(rng);
   b.v = random_vec(rng, 2.0);
   if (prescribed) {
     b.w_prescribed = random_vec(rng, 3.0);
   } else {
     std::uniform_real_distribution<double> u(0.5, 2.0);
-    const Mat3 Q = random_rotation(rng);
+    const Mat3 Q = random_frame(rng);
     const Vec3 inertia(u(rng), u(rng), u(rng));
     b.inv_inertia_body = Q * inertia.cwiseInverse().asDiagonal() * Q.transpose();
     b.L = random_vec(rng, 3.0);
@@ -125,12 +125,12 @@ Config random_config(const Shape& field, std::mt19937& rng, bool a_prescribed = 
   c.field = field;
   c.a = random_body(rng, a_prescribed);
   c.b = random_body(rng, b_prescribed);
-  c.r_b = random_unit(rng) * 0.8;
-  c.n_b = random_unit(rng);
+  c.r_b = random_direction(rng) * 0.8;
+  c.n_b = random_direction(rng);
   std::uniform_real_distribution<double> u(0, 1);
   Vec3 local;
   switch (field.type) {
-    case ShapeType::Sphere: local = random_unit(rng) * field.radius * (0.4 + 0.5 * u(rng)); break;
+    case ShapeType::Sphere: local = random_direction(rng) * field.radius * (0.4 + 0.5 * u(rng)); break;
     case ShapeType::Plane: {
       const Vec3 t = random_vec(rng);
       local = t - (field.normal.dot(t) - field.offset + 0.05 + 0.2 * u(rng)) * field.normal;
@@ -231,7 +231,7 @@ Shape box_field() {
 Shape plane_field(std::mt19937& rng) {
   Shape s;
   s.type = ShapeType::Plane;
-  s.normal = random_unit(rng);
+  s.normal = random_direction(rng);
   s.offset = 0.3;
   return s;
 }
@@ -280,7 +280,7 @@ TEST(PenaltyContact, ExactGradientsMatchFiniteDifferencesInAMeshGrid) {
     std::mt19937 rng(400 + seed);
     Config c = random_config(sphere_field(), rng);
     c.field = field;
-    const Vec3 local = random_unit(rng) * 0.8 * std::uniform_real_distribution<double>(0.3, 0.95)(rng);
+    const Vec3 local = random_direction(rng) * 0.8 * std::uniform_real_distribution<double>(0.3, 0.95)(rng);
     const Vec3 cell = (local - grid.origin()) / grid.cell_size();
     const Vec3 fraction = cell - cell.array().floor().matrix();
     if (fraction.minCoeff() < 0.02 || fraction.maxCoeff() > 0.98) continue;
@@ -431,8 +431,8 @@ TEST(PenaltyContact, DepthDampingGradientIsThePointsOuterProductsBitForBit) {
   const BodyPose a = random_body(rng, false).pose(), b = random_body(rng, false).pose();
   std::vector<PenetratingPoint> points(200);
   for (PenetratingPoint& p : points) {
-    p.r_b = random_unit(rng) * 0.7;
-    p.n_b = random_unit(rng);
+    p.r_b = random_direction(rng) * 0.7;
+    p.n_b = random_direction(rng);
     p.g_a = random_vec(rng);  // raw, as a grid's
     p.d = -0.003;
   }
@@ -752,9 +752,9 @@ TEST(PenaltyContact, AddPointForcesIsTheSumOfItsPoints) {
   std::vector<PenetratingPoint> points;
   for (int i = 0; i < 5; ++i) {
     PenetratingPoint p;
-    p.r_b = random_unit(rng);
-    p.n_b = random_unit(rng);
-    p.g_a = random_unit(rng);
+    p.r_b = random_direction(rng);
+    p.n_b = random_direction(rng);
+    p.g_a = random_direction(rng);
     p.d = -0.01 * (i + 1);
     points.push_back(p);
   }
@@ -777,7 +777,7 @@ std::vector<PenetratingPoint> points_in_runs(std::mt19937& rng) {
   std::vector<PenetratingPoint> points;
   std::uniform_real_distribution<double> depth(-0.01, -0.0001);
   for (const int run : {9, 1, 2, 6, 3, 64}) {
-    const Vec3 g = random_unit(rng), n = random_unit(rng);
+    const Vec3 g = random_direction(rng), n = random_direction(rng);
     for (int i = 0; i < run; ++i) {
       PenetratingPoint p;
       p.index = int(points.size());
@@ -876,9 +876,9 @@ TEST(PenaltyContact, CostPerPoint) {
   const Config c = random_config(box_field(), rng);
   std::vector<PenetratingPoint> points(1000);
   for (PenetratingPoint& p : points) {
-    p.r_b = random_unit(rng);
-    p.n_b = random_unit(rng);
-    p.g_a = random_unit(rng);
+    p.r_b = random_direction(rng);
+    p.n_b = random_direction(rng);
+    p.g_a = random_direction(rng);
     p.d = -0.01;
   }
   const BodyPose a = c.a.pose(), b = c.b.pose();

@@ -25,7 +25,7 @@
 namespace cl::implicit_penalty {
 namespace {
 
-constexpr double kPi = std::numbers::pi;
+using test::kPi;
 constexpr JointType kAllTypes[] = {JointType::Ball,   JointType::Hinge,     JointType::Slider,
                                    JointType::Hinge2, JointType::Universal, JointType::Fixed};
 

@@ -8,7 +8,7 @@
 namespace cl::implicit_penalty {
 namespace {
 
-PenetratingPoint point(const Vec3& g, const Vec3& n, const Vec3& r, double d) {
+PenetratingPoint run_point(const Vec3& g, const Vec3& n, const Vec3& r, double d) {
   PenetratingPoint p;
   p.g_a = g;
   p.n_b = n;
@@ -20,11 +20,11 @@ PenetratingPoint point(const Vec3& g, const Vec3& n, const Vec3& r, double d) {
 TEST(PointRuns, ARunEndsWhereTheGradientOrTheNormalChanges) {
   const Vec3 up(0, 1, 0), down(0, -1, 0), side(1, 0, 0);
   const std::vector<PenetratingPoint> points = {
-      point(up, down, Vec3(0, 0, 0), -1e-3), point(up, down, Vec3(1, 0, 0), -2e-3), point(up, down, Vec3(2, 0, 0), -1e-3),
-      point(up, side, Vec3(0, 0, 0), -1e-3),  // another normal
-      point(up, down, Vec3(0, 0, 0), -1e-3),
-      point(Vec3(0, 1, 1e-17), down, Vec3(0, 0, 0), -1e-3),  // another gradient, however near
-      point(Vec3(-0.0, 1, 0), down, Vec3(0, 0, 0), -1e-3), point(Vec3(0.0, 1, 0), down, Vec3(0, 0, 0), -1e-3)};
+      run_point(up, down, Vec3(0, 0, 0), -1e-3), run_point(up, down, Vec3(1, 0, 0), -2e-3), run_point(up, down, Vec3(2, 0, 0), -1e-3),
+      run_point(up, side, Vec3(0, 0, 0), -1e-3),  // another normal
+      run_point(up, down, Vec3(0, 0, 0), -1e-3),
+      run_point(Vec3(0, 1, 1e-17), down, Vec3(0, 0, 0), -1e-3),  // another gradient, however near
+      run_point(Vec3(-0.0, 1, 0), down, Vec3(0, 0, 0), -1e-3), run_point(Vec3(0.0, 1, 0), down, Vec3(0, 0, 0), -1e-3)};
   EXPECT_EQ(point_run_length(points, 0), 3u);
   EXPECT_EQ(point_run_length(points, 1), 2u);
   EXPECT_EQ(point_run_length(points, 3), 1u);
@@ -35,8 +35,8 @@ TEST(PointRuns, ARunEndsWhereTheGradientOrTheNormalChanges) {
 
 TEST(PointRuns, MomentsAreTheSumsOverThePoints) {
   const Vec3 g(0, 1, 0), n(0, -1, 0);
-  const std::vector<PenetratingPoint> run = {point(g, n, Vec3(1, 2, 3), -1e-3), point(g, n, Vec3(-4, 0.5, 2), -3e-3),
-                                             point(g, n, Vec3(0.25, -1, 7), -2e-3)};
+  const std::vector<PenetratingPoint> run = {run_point(g, n, Vec3(1, 2, 3), -1e-3), run_point(g, n, Vec3(-4, 0.5, 2), -3e-3),
+                                             run_point(g, n, Vec3(0.25, -1, 7), -2e-3)};
   const RunMoments m = run_moments(run);
   EXPECT_EQ(m.count, 3);
   double d = 0.0;

@@ -18,7 +18,7 @@ namespace cl {
 using namespace cl::test;
 
 namespace {
-constexpr double kG = 9.81;
+using test::kG;
 
 World empty_world(double dt = 1.0 / 60.0) {
   World w;

@@ -9,16 +9,11 @@
 #include "graph/sleep.h"
 #include "scene/scene.h"
 #include "support/builders.h"
+#include "support/scenes.h"
 
 namespace cl {
 
 namespace {
-World load(const std::string& name) {
-  SceneLoadResult r = load_scene_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + name);
-  EXPECT_TRUE(r.ok()) << r.error;
-  return r.world;
-}
-
 void set(World& w, const char* name, double value) { ASSERT_TRUE(w.solver().params().set(name, value, nullptr)) << name; }
 
 double top_drop(World w, int steps) {
@@ -61,10 +56,10 @@ std::string describe(const GapCase& c) {
 // Thesis S12: the 25-box column fails under plain PGS with 10 iterations and stands under shock
 // propagation with 10/5 iterations.
 TEST(ShockPropagation, ColumnOf25FallsUnderPlainPgsAndStandsWithShockPropagation) {
-  World plain = load("column25.json");
+  World plain = test::load_shipped_scene("column25.json");
   set(plain, "shock_propagation", 0);
   set(plain, "sleeping", 0);
-  World shock = load("column25.json");
+  World shock = test::load_shipped_scene("column25.json");
   set(shock, "sleeping", 0);
   EXPECT_EQ(shock.solver().params().get("iterations"), 10);
   EXPECT_EQ(shock.solver().params().get("correction_iterations"), 5);
@@ -78,7 +73,7 @@ TEST(ShockPropagation, ColumnOf25FallsUnderPlainPgsAndStandsWithShockPropagation
 // cleaned together); without it the projection has not converged after the same number of steps.
 TEST(ShockPropagation, PenetratedBallGridIsCleanedLayerByLayer) {
   auto deepest_after = [](bool shock, int steps) {
-    World w = load("ball_grid_penetrated.json");
+    World w = test::load_shipped_scene("ball_grid_penetrated.json");
     set(w, "shock_propagation", shock ? 1 : 0);
     set(w, "sleeping", 0);
     for (int s = 0; s < steps; ++s) EXPECT_TRUE(w.step().ok);
@@ -88,7 +83,7 @@ TEST(ShockPropagation, PenetratedBallGridIsCleanedLayerByLayer) {
   EXPECT_LT(deepest_after(true, 5), 0.002);
   EXPECT_GT(deepest_after(false, 5), 0.01);
   // Bottom-up: after one step the lowest layer is clean and no layer is worse than at the start.
-  World w = load("ball_grid_penetrated.json");
+  World w = test::load_shipped_scene("ball_grid_penetrated.json");
   set(w, "sleeping", 0);
   w.step();
   w.step();
@@ -179,7 +174,7 @@ TEST(ShockPropagation, LayerRoundsSweepAsOneSolve) {
 // iterations and f = 0 solver error alone tips it after a while; 30 iterations keep that error out.)
 TEST(ShockPropagation, SeesawTipsOnlyWhenTheFractionLetsTheLoadBeFelt) {
   auto plank_tilt = [](double f) {
-    World w = load("seesaw.json");
+    World w = test::load_shipped_scene("seesaw.json");
     set(w, "shock_fraction", f);
     set(w, "iterations", 30);
     set(w, "sleeping", 0);
@@ -194,10 +189,10 @@ TEST(ShockPropagation, SeesawTipsOnlyWhenTheFractionLetsTheLoadBeFelt) {
 // Shock propagation also holds the thesis's heavy-on-light pair (S15) that plain PGS needs tens of
 // thousands of iterations for.
 TEST(ShockPropagation, HeavyBallOnLightBallStands) {
-  World plain = load("two_balls.json");
+  World plain = test::load_shipped_scene("two_balls.json");
   set(plain, "shock_propagation", 0);
   set(plain, "sleeping", 0);
-  World shock = load("two_balls.json");
+  World shock = test::load_shipped_scene("two_balls.json");
   set(shock, "sleeping", 0);
   EXPECT_GT(top_drop(plain, 300), 0.05);
   EXPECT_LT(top_drop(shock, 300), 0.005);
@@ -207,7 +202,7 @@ TEST(ShockPropagation, HeavyBallOnLightBallStands) {
 // later for 0.4, never for 1.0.
 TEST(Sleeping, StackFallsAsleepSoonerForLowerRestitution) {
   auto frames_to_sleep = [](double e) {
-    World w = load("sleepy_stack.json");
+    World w = test::load_shipped_scene("sleepy_stack.json");
     w.materials[0].restitution = e;
     for (int s = 1; s <= 1000; ++s) {
       EXPECT_TRUE(w.step().ok);
@@ -226,7 +221,7 @@ TEST(Sleeping, StackFallsAsleepSoonerForLowerRestitution) {
 TEST(Sleeping, SleepingBodiesStayPutAndWakeWhenHit) {
   for (const double recycle : {0.0, 0.0005}) {
     SCOPED_TRACE(recycle);
-    World w = load("sleepy_stack.json");
+    World w = test::load_shipped_scene("sleepy_stack.json");
     ASSERT_TRUE(w.solver().params().set("recycle_distance", recycle, nullptr));
     for (int s = 0; s < 300; ++s) ASSERT_TRUE(w.step().ok);
     ASSERT_EQ(w.last_stats().sleeping, 10);
@@ -260,7 +255,7 @@ TEST(Sleeping, SleepingBodiesStayPutAndWakeWhenHit) {
 }
 
 TEST(Sleeping, CanBeTurnedOff) {
-  World w = load("sleepy_stack.json");
+  World w = test::load_shipped_scene("sleepy_stack.json");
   set(w, "sleeping", 0);
   for (int s = 0; s < 300; ++s) ASSERT_TRUE(w.step().ok);
   EXPECT_EQ(w.last_stats().sleeping, 0);

@@ -21,9 +21,9 @@ namespace cl {
 using namespace cl::test;
 
 namespace {
-constexpr double kG = 9.81;
+using test::kG;
 
-World pid_world(double dt, const char* integrator = nullptr) {
+World springs_world(double dt, const char* integrator = nullptr) {
   World w;
   w.settings.dt = dt;
   w.settings.gravity = Vec3(0, -kG, 0);
@@ -35,7 +35,7 @@ World pid_world(double dt, const char* integrator = nullptr) {
   return w;
 }
 
-void run_for(World& w, double seconds) {
+void run_springs(World& w, double seconds) {
   const int steps = int(std::lround(seconds / w.settings.dt));
   for (int s = 0; s < steps; ++s) {
     const StepResult r = w.step();
@@ -50,7 +50,7 @@ World rammed_under_rows(double dt, double to, double speed) {
   std::string error;
   EXPECT_TRUE(r.world.set_solver("pid-penalty", &error)) << error;
   EXPECT_TRUE(r.world.solver().params().set_from_string("friction", "rows", &error)) << error;
-  run_for(r.world, 0.2);
+  run_springs(r.world, 0.2);
   return std::move(r.world);
 }
 
@@ -73,7 +73,7 @@ TEST(PidPenaltyImplicit, ATouchingBallGripsFromItsFirstSubstep) {
   const Vec3 n(-std::sin(theta), std::cos(theta), 0.0);
   for (const double radius : {0.01, 0.5, 2.0}) {
     SCOPED_TRACE("radius " + std::to_string(radius));
-    World w = pid_world(h);
+    World w = springs_world(h);
     const int surface = add_material(w, 0.5, 0.0);
     add_plane(w, n, 0.0, surface);
     const int ball = add_body(w, sphere(radius), radius * n, 1000.0, Quat::Identity(), surface);
@@ -88,19 +88,19 @@ TEST(PidPenaltyImplicit, ATouchingBallGripsFromItsFirstSubstep) {
 // The default integrator takes the world's step in substeps of `substep` (1 ms: 17 of them at 1/60 s) under any
 // load, and the column stands; semi_implicit_euler, the springs explicit, needs several times as many.
 TEST(PidPenaltyImplicit, KeepsThePapersSubstepUnderAnyLoad) {
-  World w = pid_world(1.0 / 60);
+  World w = springs_world(1.0 / 60);
   const int top = add_column(w, 40);
-  run_for(w, 0.5);
+  run_springs(w, 0.5);
   EXPECT_EQ(w.last_stats().iterations, 17);
   const Vec3 from = w.bodies[size_t(top)].position;
-  run_for(w, 3.0);
+  run_springs(w, 3.0);
   EXPECT_EQ(w.last_stats().iterations, 17);
   EXPECT_LT((w.bodies[size_t(top)].position - from).norm(), 0.01);
   EXPECT_LT(w.bodies[size_t(top)].linear_velocity.norm(), 1e-2);
 
-  World explicit_springs = pid_world(1.0 / 60, "semi_implicit_euler");
+  World explicit_springs = springs_world(1.0 / 60, "semi_implicit_euler");
   add_column(explicit_springs, 40);
-  run_for(explicit_springs, 0.5);
+  run_springs(explicit_springs, 0.5);
   EXPECT_GT(explicit_springs.last_stats().iterations, 3 * 17);
 }
 
@@ -112,10 +112,10 @@ TEST(PidPenaltyImplicit, RestsAtTheDepthOfEquation3) {
     double depth[2];
     int k = 0;
     for (const char* integrator : {"implicit_euler", "semi_implicit_euler"}) {
-      World w = pid_world(dt, integrator);
+      World w = springs_world(dt, integrator);
       add_plane(w);
       const int id = add_body(w, box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 0.5, 0));
-      run_for(w, 3.0);
+      run_springs(w, 3.0);
       depth[k++] = 0.5 - w.bodies[size_t(id)].position.y();
       EXPECT_LT(w.bodies[size_t(id)].linear_velocity.norm(), 1e-4) << integrator << " dt " << dt;
     }
@@ -129,13 +129,13 @@ TEST(PidPenaltyImplicit, RestsAtTheDepthOfEquation3) {
 // is held about g / k_p = 1 mm deep), the light one neither inside the ground nor thrown.
 TEST(PidPenaltyImplicit, AHeavyLoadRestsOnALightBody) {
   for (const bool spheres : {false, true}) {
-    World w = pid_world(1.0 / 60);
+    World w = springs_world(1.0 / 60);
     add_plane(w);
     const Shape shape = spheres ? sphere(0.5) : box(Vec3(0.5, 0.5, 0.5));
     const double volume = spheres ? 4.0 / 3.0 * std::acos(-1.0) * 0.125 : 1.0;
     const int light = add_body(w, shape, Vec3(0, 0.5, 0), 1e-6 / volume);
     const int heavy = add_body(w, shape, Vec3(0, 1.5, 0), 1e6 / volume);
-    run_for(w, 5.0);
+    run_springs(w, 5.0);
     for (const int id : {light, heavy}) {
       const Body& b = w.bodies[size_t(id)];
       const double start = id == light ? 0.5 : 1.5;
@@ -149,10 +149,10 @@ TEST(PidPenaltyImplicit, AHeavyLoadRestsOnALightBody) {
 // Issue 31: a sheet 0.2 mm thick dropped level from 0.5 m comes to rest on the ground, its bottom at most a tenth
 // of its half thickness deep (gain_mass's thin-body bound), not through it.
 TEST(PidPenaltyImplicit, AThinSheetRestsOnTheGround) {
-  World w = pid_world(1.0 / 60);
+  World w = springs_world(1.0 / 60);
   add_plane(w);
   const int id = add_body(w, box(Vec3(0.5, 1e-4, 0.5)), Vec3(0, 0.5, 0), 1000.0);
-  run_for(w, 5.0);
+  run_springs(w, 5.0);
   const Body& b = w.bodies[size_t(id)];
   const double bottom = b.position.y() - 1e-4;
   EXPECT_GT(bottom, -1.1e-5);
@@ -166,7 +166,7 @@ TEST(PidPenaltyImplicit, AThinSheetRestsOnTheGround) {
 // which passes wholly through the ground, and the world stops the run there. It must never end inside the ground
 // with the run going on.
 TEST(PidPenaltyImplicit, ATiltedThinSheetRestsOrStopsTheRun) {
-  World w = pid_world(1.0 / 60);
+  World w = springs_world(1.0 / 60);
   add_plane(w);
   const Quat tilt(Eigen::AngleAxisd(0.0873, Vec3::UnitX()));
   const int id = add_body(w, box(Vec3(0.5, 1e-4, 0.5)), Vec3(0, 0.5, 0), 1000.0, tilt);
@@ -186,11 +186,11 @@ TEST(PidPenaltyImplicit, ATiltedThinSheetRestsOrStopsTheRun) {
 // Issue 31: a steel needle 2 km long and 1 cm thick, dropped almost level, rests on the ground at most a tenth of
 // its half thickness deep.
 TEST(PidPenaltyImplicit, ANeedleRestsOnTheGround) {
-  World w = pid_world(1.0 / 60);
+  World w = springs_world(1.0 / 60);
   add_plane(w);
   const Quat tilt(Eigen::AngleAxisd(4e-4, Vec3::UnitZ()));
   const int id = add_body(w, box(Vec3(1000, 0.005, 0.005)), Vec3(0, 0.5, 0), 7800.0, tilt);
-  run_for(w, 5.0);
+  run_springs(w, 5.0);
   const Body& b = w.bodies[size_t(id)];
   EXPECT_GT(b.position.y(), 0.005 - 5.5e-4);
   EXPECT_LT(b.position.y(), 0.005);
@@ -320,7 +320,7 @@ TEST(PidPenaltyImplicit, FrictionRowsHoldAndSlideASmallBoxAtTheEdgeOfSticking) {
   const Vec3 n(-std::sin(theta), std::cos(theta), 0.0), down(-std::cos(theta), -std::sin(theta), 0.0);
   for (const double mu : {0.51, 0.49})
     for (const double dt : {1.0 / 30, 1.0 / 60, 1.0 / 250, 1.0 / 1000}) {
-      World w = pid_world(dt);
+      World w = springs_world(dt);
       std::string error;
       ASSERT_TRUE(w.solver().params().set_from_string("friction", "rows", &error)) << error;
       const int material = add_material(w, mu, 0.0);
@@ -328,7 +328,7 @@ TEST(PidPenaltyImplicit, FrictionRowsHoldAndSlideASmallBoxAtTheEdgeOfSticking) {
       const int id = add_body(w, box(Vec3(half, half, half)), half * n, 1000.0,
                               Quat(Eigen::AngleAxisd(theta, Vec3::UnitZ())), material);
       const Vec3 start = w.bodies[size_t(id)].position;
-      run_for(w, 2.0);
+      run_springs(w, 2.0);
       const Body& b = w.bodies[size_t(id)];
       if (mu > 0.5) {
         EXPECT_LT((b.position - start).norm(), 0.02 * half) << "dt " << dt << ": crept";
@@ -352,12 +352,12 @@ TEST(PidPenaltyImplicit, FrictionRowsSlideABoxAtTheEdgeOfSlidingAtCoulombsRate) 
   const double a = kG * (std::sin(theta) - mu * std::cos(theta));
   for (const double half : {0.01, 0.05, 0.5, 2.0})
     for (const double dt : {1.0 / 30, 1.0 / 120, 1.0 / 500, 1.0 / 1000}) {
-      World w = pid_world(dt);
+      World w = springs_world(dt);
       const int material = add_material(w, mu, 0.0);
       add_plane(w, n, 0.0, material);
       const int id = add_body(w, box(Vec3(half, half, half)), half * n, 1000.0,
                               Quat(Eigen::AngleAxisd(theta, Vec3::UnitZ())), material);
-      run_for(w, 2.0);
+      run_springs(w, 2.0);
       EXPECT_NEAR(w.bodies[size_t(id)].linear_velocity.dot(down), a * 2.0, a * dt)
           << "box of " << 2 * half << " m, dt " << dt;
     }

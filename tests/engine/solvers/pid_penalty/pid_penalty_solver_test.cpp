@@ -18,7 +18,7 @@ namespace cl {
 using namespace cl::test;
 
 namespace {
-constexpr double kG = 9.81;
+using test::kG;
 
 World pid_world(double dt = 1.0 / 60.0) {
   World w;
@@ -302,7 +302,7 @@ using namespace cl::test;
 
 namespace {
 constexpr double kGravity = 9.81;
-const double kSteps[] = {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000};
+using test::kTimeSteps;
 
 World pid_world_at(double dt) {
   World w;
@@ -324,7 +324,7 @@ void run_for(World& w, double seconds) {
 // kilogram: the gains are per kilogram of the load, so the depth does not depend on the mass or the size).
 TEST(PidPenaltySolver, BoxRestsAtEveryStepSizeAndMass) {
   const double kp = PidPenaltySolver().params().get("proportional_gain").value();
-  for (const double dt : kSteps)
+  for (const double dt : kTimeSteps)
     for (const double half : {0.01, 0.5, 2.0})
       for (const double mass : {0.01, 1e5}) {
         World w = pid_world_at(dt);
@@ -346,7 +346,7 @@ TEST(PidPenaltySolver, FrictionlessInclineAtEveryStep) {
   const double theta = std::acos(-1.0) / 6.0;
   const Vec3 n(-std::sin(theta), std::cos(theta), 0);
   const Quat tilt(Eigen::AngleAxisd(theta, Vec3::UnitZ()));
-  for (const double dt : kSteps) {
+  for (const double dt : kTimeSteps) {
     World w = pid_world_at(dt);
     const int ice = add_material(w, 0.0, 0.0);
     add_plane(w, n, 0.0, ice);
@@ -452,7 +452,7 @@ TEST(PidPenaltySolver, AnUnboundedMotorStopsAtAFixedPost) {
 TEST(PidPenaltySolver, BallCarryingALoadRestsAtEveryStepSizeAndMass) {
   const double kp = PidPenaltySolver().params().get("proportional_gain").value();
   for (const bool joined : {true, false})
-    for (const double dt : kSteps)
+    for (const double dt : kTimeSteps)
       for (const double width : {0.02, 0.5, 4.0})
         for (const double mass : {0.01, 1e5}) {
           World w = pid_world_at(dt);

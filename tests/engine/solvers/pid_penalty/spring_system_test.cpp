@@ -17,7 +17,7 @@
 namespace cl::pid_penalty {
 namespace {
 
-struct Problem {
+struct SpringProblem {
   std::vector<Mat6> mass;
   std::vector<SystemRow> rows;
   std::vector<std::pair<int, int>> couplings;
@@ -25,10 +25,10 @@ struct Problem {
 
 // n bodies of masses 1e-3 .. 1e3 kg, rows between random pairs of them (and some on one body alone, against a fixed
 // one) with weights over twelve decades, as stacks of light and heavy bodies give.
-Problem random_problem(int n, int rows, unsigned seed) {
+SpringProblem random_springs(int n, int rows, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  Problem p;
+  SpringProblem p;
   for (int k = 0; k < n; ++k) {
     const double m = std::pow(10.0, 3.0 * unit(rng));
     Mat6 M = Mat6::Zero();
@@ -53,7 +53,7 @@ Problem random_problem(int n, int rows, unsigned seed) {
   return p;
 }
 
-Eigen::MatrixXd dense(const Problem& p) {
+Eigen::MatrixXd dense(const SpringProblem& p) {
   const int n = int(p.mass.size());
   Eigen::MatrixXd A = Eigen::MatrixXd::Zero(6 * n, 6 * n);
   for (int k = 0; k < n; ++k) A.block<6, 6>(6 * k, 6 * k) = p.mass[size_t(k)];
@@ -69,7 +69,7 @@ Eigen::MatrixXd dense(const Problem& p) {
 
 TEST(SpringSystem, SolvesAsADenseFactorizationDoes) {
   for (const auto& [n, rows] : {std::pair{1, 3}, std::pair{5, 12}, std::pair{40, 120}, std::pair{120, 400}}) {
-    const Problem p = random_problem(n, rows, unsigned(n));
+    const SpringProblem p = random_springs(n, rows, unsigned(n));
     SpringSystem system;
     ASSERT_TRUE(system.factor(p.mass, p.rows, p.couplings)) << n;
     const Eigen::VectorXd b = Eigen::VectorXd::Random(6 * n);
@@ -87,7 +87,7 @@ TEST(SpringSystem, SolvesAsADenseFactorizationDoes) {
 // The ordering is the couplings': rows may change weight, vanish (weight 0) or come back without a new ordering, and
 // couplings no row uses yet are allowed.
 TEST(SpringSystem, KeepsItsOrderingWhileOnlyTheRowsChange) {
-  Problem p = random_problem(30, 90, 7u);
+  SpringProblem p = random_springs(30, 90, 7u);
   SpringSystem system;
   ASSERT_TRUE(system.factor(p.mass, p.rows, p.couplings));
   for (int round = 0; round < 5; ++round) {
@@ -114,7 +114,7 @@ TEST(SpringSystem, KeepsItsOrderingWhileOnlyTheRowsChange) {
 // solves M x = b.
 TEST(SpringSystem, AStackIsSolvedWithoutFillIn) {
   const int n = 200;
-  Problem p;
+  SpringProblem p;
   for (int k = 0; k < n; ++k) p.mass.push_back(Mat6::Identity() * (1.0 + k));
   for (int k = 0; k + 1 < n - 1; ++k) {  // the last body has no rows
     SystemRow row;
@@ -141,7 +141,7 @@ TEST(SpringSystem, AStackIsSolvedWithoutFillIn) {
 // elimination tree; the solution is a fresh factorization's to the bit, and a system that changed nowhere refactors
 // nothing.
 TEST(SpringSystem, RefactorsOnlyWhatAChangeOfWeightsReaches) {
-  Problem p = random_problem(60, 70, 11u);  // sparse: several groups of coupled bodies
+  SpringProblem p = random_springs(60, 70, 11u);  // sparse: several groups of coupled bodies
   SpringSystem system;
   ASSERT_TRUE(system.factor(p.mass, p.rows, p.couplings));
   EXPECT_EQ(system.columns_factored(), 60);
@@ -174,7 +174,7 @@ TEST(SpringSystem, RefactorsOnlyWhatAChangeOfWeightsReaches) {
 
 // After a refused system the next factorization starts afresh.
 TEST(SpringSystem, FactorsAfreshAfterARefusedSystem) {
-  Problem p = random_problem(10, 20, 5u);
+  SpringProblem p = random_springs(10, 20, 5u);
   SpringSystem system;
   ASSERT_TRUE(system.factor(p.mass, p.rows, p.couplings));
   const Mat6 mass = p.mass[0];
@@ -190,7 +190,7 @@ TEST(SpringSystem, FactorsAfreshAfterARefusedSystem) {
 }
 
 TEST(SpringSystem, RefusesASystemThatIsNotPositiveDefinite) {
-  Problem p = random_problem(4, 6, 3u);
+  SpringProblem p = random_springs(4, 6, 3u);
   p.mass[2] = -p.mass[2];
   p.mass[2].bottomRightCorner<3, 3>() *= 1e-9;  // a negative mass the rows cannot make up for
   for (SystemRow& row : p.rows) row.w = 0.0;

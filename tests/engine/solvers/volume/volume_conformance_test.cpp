@@ -27,8 +27,8 @@ using namespace cl::test;
 
 namespace {
 
-constexpr double kG = 9.81;
-constexpr double kSteps[] = {1.0 / 30, 1.0 / 60, 1.0 / 100, 1.0 / 200, 1.0 / 500, 1.0 / 1000};
+using test::kG;
+using test::kTimeSteps;
 struct Scale {
   double half;  // m
   double mass;  // kg
@@ -37,12 +37,12 @@ constexpr Scale kScales[] = {{0.01, 0.01}, {0.1, 2.0}, {0.5, 1000.0}, {2.0, 1e5}
 
 // A box resting on a plane tilted `degrees` about an axis turned `yaw` degrees about the vertical from z, touching
 // it, friction mu; dt as given. The box is body 1.
-struct Incline {
+struct VolumeIncline {
   World world;
   Vec3 normal, down;  // the plane's normal, the direction down its slope
 };
-Incline incline(double dt, double degrees, double mu, const Scale& scale, double yaw = 0.0) {
-  Incline in;
+VolumeIncline volume_incline(double dt, double degrees, double mu, const Scale& scale, double yaw = 0.0) {
+  VolumeIncline in;
   World& w = in.world;
   w.settings.dt = dt;
   std::string error;
@@ -59,7 +59,7 @@ Incline incline(double dt, double degrees, double mu, const Scale& scale, double
   return in;
 }
 
-std::string where(double dt, const Scale& s) {
+std::string volume_where(double dt, const Scale& s) {
   return "dt 1/" + std::to_string(int(std::lround(1 / dt))) + ", box " + std::to_string(2 * s.half) + " m";
 }
 
@@ -69,15 +69,15 @@ std::string where(double dt, const Scale& s) {
 // the plane (its height over it changes by less than the depth post-stabilisation keeps, half a pixel).
 TEST(VolumeConformance, FrictionlessInclineAtEveryStepAndSize) {
   for (const Scale& s : kScales)
-    for (double dt : kSteps) {
-      Incline in = incline(dt, 30, 0.0, s);
+    for (double dt : kTimeSteps) {
+      VolumeIncline in = volume_incline(dt, 30, 0.0, s);
       const double h0 = in.normal.dot(in.world.bodies[1].position);
       const int steps = int(std::lround(1.0 / dt));
-      for (int k = 0; k < steps; ++k) ASSERT_TRUE(in.world.step().ok) << where(dt, s);
+      for (int k = 0; k < steps; ++k) ASSERT_TRUE(in.world.step().ok) << volume_where(dt, s);
       const Body& b = in.world.bodies[1];
-      EXPECT_NEAR(b.linear_velocity.dot(in.down), kG * 0.5, 5e-3) << where(dt, s);
-      EXPECT_NEAR(b.linear_velocity.dot(in.normal), 0.0, 1e-3) << where(dt, s);
-      EXPECT_LT(std::abs(in.normal.dot(b.position) - h0), 0.5 * 0.01 + 1e-9) << where(dt, s);
+      EXPECT_NEAR(b.linear_velocity.dot(in.down), kG * 0.5, 5e-3) << volume_where(dt, s);
+      EXPECT_NEAR(b.linear_velocity.dot(in.normal), 0.0, 1e-3) << volume_where(dt, s);
+      EXPECT_LT(std::abs(in.normal.dot(b.position) - h0), 0.5 * 0.01 + 1e-9) << volume_where(dt, s);
     }
 }
 
@@ -89,12 +89,12 @@ TEST(VolumeConformance, FrictionlessInclineAtEveryStepAndSize) {
 TEST(VolumeConformance, SlidingFrictionAtEveryStepAndSize) {
   const double a = kG * (std::sin(20 * M_PI / 180) - 0.2 * std::cos(20 * M_PI / 180));
   for (const Scale& s : kScales)
-    for (double dt : kSteps) {
-      Incline in = incline(dt, 20, 0.2, s);
+    for (double dt : kTimeSteps) {
+      VolumeIncline in = volume_incline(dt, 20, 0.2, s);
       const int steps = int(std::lround(1.0 / dt));
       double worst = 0;  // the largest |friction| / (mu normal) of the contacts together over the steps
       for (int k = 0; k < steps; ++k) {
-        ASSERT_TRUE(in.world.step().ok) << where(dt, s);
+        ASSERT_TRUE(in.world.step().ok) << volume_where(dt, s);
         Vec3 friction = Vec3::Zero();
         double normal = 0;
         for (const Contact& c : in.world.contacts()) {
@@ -103,8 +103,8 @@ TEST(VolumeConformance, SlidingFrictionAtEveryStepAndSize) {
         }
         if (normal > 0) worst = std::max(worst, friction.norm() / (0.2 * normal));
       }
-      EXPECT_NEAR(in.world.bodies[1].linear_velocity.dot(in.down), a, 1e-3 * a) << where(dt, s);
-      EXPECT_LE(worst, 1.0 + 1e-9) << where(dt, s);
+      EXPECT_NEAR(in.world.bodies[1].linear_velocity.dot(in.down), a, 1e-3 * a) << volume_where(dt, s);
+      EXPECT_LE(worst, 1.0 + 1e-9) << volume_where(dt, s);
     }
 }
 
@@ -120,12 +120,12 @@ TEST(VolumeConformance, EdgeOfSticking) {
   const double theta = std::atan(0.5);
   const double a = kG * (std::sin(theta) - 0.49 * std::cos(theta));
   for (const Scale& s : kScales)
-    for (double dt : kSteps)
+    for (double dt : kTimeSteps)
       for (double yaw : {0.0, 45.0}) {
-        const std::string at = where(dt, s) + ", yaw " + std::to_string(int(yaw));
+        const std::string at = volume_where(dt, s) + ", yaw " + std::to_string(int(yaw));
         const int steps = int(std::lround(1.0 / dt));
-        Incline slide = incline(dt, theta * 180 / M_PI, 0.49, s, yaw);
-        Incline hold = incline(dt, theta * 180 / M_PI, 0.51, s, yaw);
+        VolumeIncline slide = volume_incline(dt, theta * 180 / M_PI, 0.49, s, yaw);
+        VolumeIncline hold = volume_incline(dt, theta * 180 / M_PI, 0.51, s, yaw);
         const Vec3 start = hold.world.bodies[1].position;
         for (int k = 0; k < steps; ++k) {
           ASSERT_TRUE(slide.world.step().ok) << at;
@@ -150,7 +150,7 @@ TEST(VolumeConformance, EdgeOfSticking) {
 // 7.7 mm up and rose 0.0587 m of 0.05); it leaves at the speed the rebound has at the gap.
 TEST(VolumeConformance, BounceApexAtEveryStep) {
   const double e = 0.5, r = 0.05;
-  for (double dt : kSteps)
+  for (double dt : kTimeSteps)
     for (double drop : {0.2, 0.2013, 0.2031, 0.2057}) {
       World w;
       w.settings.dt = dt;
@@ -169,7 +169,7 @@ TEST(VolumeConformance, BounceApexAtEveryStep) {
         if (rising) apex = std::max(apex, b.position.y() - r);
       }
       const double v = std::sqrt(2 * kG * drop);
-      const std::string at = where(dt, {r, 0.0}) + ", drop " + std::to_string(drop);
+      const std::string at = volume_where(dt, {r, 0.0}) + ", drop " + std::to_string(drop);
       EXPECT_NEAR(apex, e * e * drop, v * dt + e * e * kG * dt * dt / 2) << at;
     }
 }
@@ -180,7 +180,7 @@ TEST(VolumeConformance, BounceApexAtEveryStep) {
 // forces, as under lcp: with a fixed 0.5 m/s threshold the balls met at 0.4 m/s and stuck together (b at
 // 0.200 m/s of 0.4 in the conformance sweep's head_on_elastic at 2 cm).
 TEST(VolumeConformance, SmallBallsBounceAtSlowApproaches) {
-  for (double dt : kSteps)
+  for (double dt : kTimeSteps)
     for (double e : {1.0, 0.0}) {
       World w;
       w.settings.dt = dt;
@@ -193,13 +193,13 @@ TEST(VolumeConformance, SmallBallsBounceAtSlowApproaches) {
       w.bodies[size_t(a)].linear_velocity = Vec3(0.2, 0, 0);
       w.bodies[size_t(b)].linear_velocity = Vec3(-0.2, 0, 0);
       const int steps = int(std::lround(0.5 / dt));
-      for (int k = 0; k < steps; ++k) ASSERT_TRUE(w.step().ok) << where(dt, {0.01, 0.0});
-      const std::string at = where(dt, {0.01, 0.0}) + ", e " + std::to_string(e);
+      for (int k = 0; k < steps; ++k) ASSERT_TRUE(w.step().ok) << volume_where(dt, {0.01, 0.0});
+      const std::string at = volume_where(dt, {0.01, 0.0}) + ", e " + std::to_string(e);
       // 1% of the approach speed, as the conformance cases allow (a restitution coefficient is known to 1%).
       EXPECT_NEAR(w.bodies[size_t(b)].linear_velocity.x(), e * 0.2, 4e-3) << at;
       EXPECT_NEAR(w.bodies[size_t(a)].linear_velocity.x() + w.bodies[size_t(b)].linear_velocity.x(), 0.0, 1e-9) << at;
     }
-  for (double dt : kSteps) {
+  for (double dt : kTimeSteps) {
     World w;
     w.settings.dt = dt;
     std::string error;
@@ -213,7 +213,7 @@ TEST(VolumeConformance, SmallBallsBounceAtSlowApproaches) {
       highest = std::max(highest, w.bodies[size_t(ball)].position.y() - 0.01);
     }
     // A resting contact approaches at g h per step at most: a bounce would lift the ball by about that times h.
-    EXPECT_LT(highest, 0.5 * kG * dt * dt) << where(dt, {0.01, 0.0});
+    EXPECT_LT(highest, 0.5 * kG * dt * dt) << volume_where(dt, {0.01, 0.0});
   }
 }
 

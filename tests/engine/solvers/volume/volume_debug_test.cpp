@@ -12,6 +12,7 @@
 #include "scene/scene.h"
 #include "solvers/volume/volume_solver.h"
 #include "support/builders.h"
+#include "support/scenes.h"
 #include "world/world.h"
 
 namespace cl {
@@ -20,15 +21,9 @@ using namespace cl::test;
 
 namespace {
 
-World load(const std::string& name) {
-  SceneLoadResult r = load_scene_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + name);
-  EXPECT_TRUE(r.ok()) << r.error;
-  return r.world;
-}
+const VolumeSolver& solver_of(const World& w) { return dynamic_cast<const VolumeSolver&>(w.solver()); }
 
-const VolumeSolver& volume_solver(const World& w) { return dynamic_cast<const VolumeSolver&>(w.solver()); }
-
-void set(World& w, const char* name, double value) { ASSERT_TRUE(w.solver().params().set(name, value, nullptr)) << name; }
+void set_param(World& w, const char* name, double value) { ASSERT_TRUE(w.solver().params().set(name, value, nullptr)) << name; }
 
 constexpr unsigned kAllVolumeLayers = kDebugVolumes | kDebugVolumeGradients | kDebugVolumeCells;
 
@@ -89,8 +84,8 @@ std::vector<const Contact*> volume_contacts(const World& w, int a, int b) {
 // before each step, at the pre-step and the current poses, gives the same simulation bit for bit as not drawn.
 TEST(VolumeDebugDraw, SimulationIsBitIdenticalWhetherOrNotDrawn) {
   for (bool multi : {true, false}) {
-    World plain = load("volume_interpenetrated.json");
-    set(plain, "multi_volume", multi ? 1 : 0);
+    World plain = test::load_shipped_scene("volume_interpenetrated.json");
+    set_param(plain, "multi_volume", multi ? 1 : 0);
     World drawn = plain;
     const int steps = multi ? 25 : 12;
     size_t lines = 0;
@@ -114,7 +109,7 @@ TEST(VolumeDebugDraw, SimulationIsBitIdenticalWhetherOrNotDrawn) {
 // index) at the same position and normal, one grid cell per constraint, gradients that balance between the two
 // bodies (equal and opposite forces).
 TEST(VolumeDebugDraw, GeometryAtTheCollisionStageMatchesItsContacts) {
-  World w = load("volume_interpenetrated.json");
+  World w = test::load_shipped_scene("volume_interpenetrated.json");
   for (int s = 0; s < 2; ++s) ASSERT_TRUE(w.step().ok);
   const std::vector<Body> stage = w.bodies;
   ASSERT_TRUE(w.step().ok);
@@ -123,7 +118,7 @@ TEST(VolumeDebugDraw, GeometryAtTheCollisionStageMatchesItsContacts) {
   size_t constraints = 0;
   for (const BodyPair& p : pairs) {
     SCOPED_TRACE("pair " + std::to_string(p.a) + " " + std::to_string(p.b));
-    const VolumeSolver::PairGeometry g = volume_solver(w).pair_geometry(stage, p.a, p.b, 20000);
+    const VolumeSolver::PairGeometry g = solver_of(w).pair_geometry(stage, p.a, p.b, 20000);
     const std::vector<const Contact*> contacts = volume_contacts(w, p.a, p.b);
     ASSERT_EQ(contacts.size(), g.constraints.size());
     for (const Contact* c : contacts) {
@@ -165,14 +160,14 @@ TEST(VolumeDebugDraw, MonoIntervalsAndGradientsGiveTheConstraint) {
   World w;
   w.settings.dt = 0.01;
   ASSERT_TRUE(w.set_solver("volume", nullptr));
-  set(w, "pixel_size", 0.01);
-  set(w, "multi_volume", 0);
-  set(w, "exact_primitives", 0);
-  set(w, "threads", 1);
+  set_param(w, "pixel_size", 0.01);
+  set_param(w, "multi_volume", 0);
+  set_param(w, "exact_primitives", 0);
+  set_param(w, "threads", 1);
   add_plane(w);
   add_body(w, box(Vec3(0.2, 0.1, 0.15)), Vec3(0.003, 0.07, -0.002), 500.0);
   w.bodies[1].orientation = Quat(Eigen::AngleAxisd(0.2, Vec3(1, 0, 1).normalized()));
-  const VolumeSolver::PairGeometry g = volume_solver(w).pair_geometry(w.bodies, 0, 1, 20000);
+  const VolumeSolver::PairGeometry g = solver_of(w).pair_geometry(w.bodies, 0, 1, 20000);
   ASSERT_EQ(g.constraints.size(), 1u);
   EXPECT_TRUE(g.cells.empty());
   const VolumeSolver::Constraint& c = g.constraints[0];
@@ -206,12 +201,12 @@ TEST(VolumeDebugDraw, ExactPairDrawsItsIntersection) {
     World w;
     w.settings.dt = 0.01;
     ASSERT_TRUE(w.set_solver("volume", nullptr));
-    set(w, "pixel_size", 0.01);
-    set(w, "multi_volume", multi ? 1 : 0);
+    set_param(w, "pixel_size", 0.01);
+    set_param(w, "multi_volume", multi ? 1 : 0);
     add_plane(w);
     add_body(w, box(Vec3(0.2, 0.1, 0.15)), Vec3(0.003, 0.07, -0.002), 500.0);
     w.bodies[1].orientation = Quat(Eigen::AngleAxisd(0.2, Vec3(1, 0, 1).normalized()));
-    const VolumeSolver::PairGeometry g = volume_solver(w).pair_geometry(w.bodies, 0, 1, 1000000);
+    const VolumeSolver::PairGeometry g = solver_of(w).pair_geometry(w.bodies, 0, 1, 1000000);
     // Tilted, the box's corner under the ground leaves a corner column of the 3 x 3 empty.
     ASSERT_EQ(g.constraints.size(), multi ? 8u : 1u);
     double exact = 0;
@@ -239,7 +234,7 @@ TEST(VolumeDebugDraw, ExactPairDrawsItsIntersection) {
 // Drawn between steps at the current poses (the viewer's default), the cells layer's constraint points are
 // where the next collision stage puts its volume contacts, bit for bit; the notes count them.
 TEST(VolumeDebugDraw, DrawingAtTheCurrentPosesIsWhatTheNextCollisionStageComputes) {
-  World w = load("volume_interpenetrated.json");
+  World w = test::load_shipped_scene("volume_interpenetrated.json");
   for (int s = 0; s < 2; ++s) ASSERT_TRUE(w.step().ok);
   DrawRecorder rec(kDebugVolumeCells);
   w.draw_debug(rec);
@@ -265,7 +260,7 @@ TEST(VolumeDebugDraw, DrawingAtTheCurrentPosesIsWhatTheNextCollisionStageCompute
 // colours, subsampled to the limit), gradients arrows whose longest per pair is gradient_length; no volume
 // layer draws nothing (and computes nothing: no notes), nor does another solver's layer.
 TEST(VolumeDebugDraw, DrawsTheLayersAskedFor) {
-  World w = load("volume_interpenetrated.json");
+  World w = test::load_shipped_scene("volume_interpenetrated.json");
   ASSERT_TRUE(w.step().ok);
   EXPECT_EQ(w.solver().debug_layers(), kAllVolumeLayers);
 
@@ -299,7 +294,7 @@ TEST(VolumeDebugDraw, DrawsTheLayersAskedFor) {
   EXPECT_GT(notes.at("intervals x") + notes.at("intervals y") + notes.at("intervals z"),
             notes.at("drawn x") + notes.at("drawn y") + notes.at("drawn z"));
   for (const BodyPair& p : w.collision_pairs(w.bodies)) {
-    const VolumeSolver::PairGeometry g = volume_solver(w).pair_geometry(w.bodies, p.a, p.b, 500);
+    const VolumeSolver::PairGeometry g = solver_of(w).pair_geometry(w.bodies, p.a, p.b, 500);
     for (size_t a = 0; a < 3; ++a) {
       const long stride = g.intervals.stride[a];
       EXPECT_LE(g.intervals.total[a] / (stride * stride), 500);

@@ -18,7 +18,7 @@ namespace cl {
 
 namespace {
 
-World load(const std::string& name) {
+World load_volume_scene(const std::string& name) {
   SceneLoadResult r = load_scene_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + name);
   EXPECT_TRUE(r.ok()) << r.error;
   EXPECT_TRUE(r.warnings.empty()) << name;  // e.g. a script that does not start where its body is
@@ -28,7 +28,7 @@ World load(const std::string& name) {
   return std::move(r.world);
 }
 
-int body(const World& w, const std::string& name) {
+int body_at(const World& w, const std::string& name) {
   for (size_t i = 0; i < w.bodies.size(); ++i)
     if (w.bodies[i].name == name) return int(i);
   ADD_FAILURE() << "no body " << name;
@@ -51,7 +51,7 @@ struct Settling {
   double deepest = 0;            // m: the lowest point of any dynamic body under the ground (0 if none)
 };
 
-Settling run(World& w, int steps, int window) {
+Settling settle(World& w, int steps, int window) {
   Settling r;
   for (int s = 0; s < steps; ++s) {
     EXPECT_TRUE(w.step().ok) << "step " << s;
@@ -70,11 +70,11 @@ struct Grasp {
 };
 
 Grasp grasp(double jaw_friction) {
-  World w = load("volume_grasp.json");
+  World w = load_volume_scene("volume_grasp.json");
   for (Material& m : w.materials)
     if (m.name == "jaw") m.friction = jaw_friction;
-  const int block = body(w, "block");
-  const int jaw = body(w, "jaw_left");
+  const int block = body_at(w, "block");
+  const int jaw = body_at(w, "jaw_left");
   Grasp g;
   g.start_gap = w.bodies[jaw].position.y() - w.bodies[block].position.y();
   for (int s = 0; s < 350; ++s) {
@@ -117,16 +117,16 @@ TEST(VolumeScenes, GraspSlipsWithLowFriction) {
 // energy stays gone, the second lies on the first (not beside it: held by four regions of contact whose normals
 // push against each other), and nothing is more than a pixel under the ground.
 TEST(VolumeScenes, ArmadillosComeToRestOnEachOther) {
-  World w = load("volume_armadillos.json");
-  const Settling r = run(w, 600, 100);
+  World w = load_volume_scene("volume_armadillos.json");
+  const Settling r = settle(w, 600, 100);
   EXPECT_LT(r.max_recent_energy, 1e-3);  // J, for 476 kg (1 mm/s would be 0.24 mJ)
   EXPECT_LT(r.deepest, 0.01);            // at most one pixel (post-stabilisation keeps half a pixel)
-  const Body& a0 = w.bodies[body(w, "armadillo_0")];
-  const Body& a1 = w.bodies[body(w, "armadillo_1")];
+  const Body& a0 = w.bodies[body_at(w, "armadillo_0")];
+  const Body& a1 = w.bodies[body_at(w, "armadillo_1")];
   // Resting on the other armadillo, not on the ground: no volume between the second and the ground, its
   // lowest point (a hanging limb, 8 cm up as measured) clear of the ground by more than the half pixel a resting
   // contact keeps, and its centre well above the first's.
-  const auto* on_ground = dynamic_cast<const VolumeSolver&>(w.solver()).constraints(body(w, "ground"), body(w, "armadillo_1"));
+  const auto* on_ground = dynamic_cast<const VolumeSolver&>(w.solver()).constraints(body_at(w, "ground"), body_at(w, "armadillo_1"));
   EXPECT_TRUE(on_ground == nullptr || on_ground->empty());
   EXPECT_GT(lowest_point(a1), 0.02);
   EXPECT_GT(a1.position.y(), a0.position.y() + 0.3);
@@ -135,8 +135,8 @@ TEST(VolumeScenes, ArmadillosComeToRestOnEachOther) {
 // Eight tori dropped in a staggered column settle into a standing stack: at rest after 4 s, the top torus
 // about 8 x 0.235 m up, none under the ground.
 TEST(VolumeScenes, StackOfToriSettlesAndStands) {
-  World w = load("volume_tori.json");
-  const Settling r = run(w, 400, 50);
+  World w = load_volume_scene("volume_tori.json");
+  const Settling r = settle(w, 400, 50);
   EXPECT_LT(r.max_recent_energy, 0.01);  // J, for 796 kg
   EXPECT_LT(r.deepest, 0.01);
   double top = 0;
@@ -147,8 +147,8 @@ TEST(VolumeScenes, StackOfToriSettlesAndStands) {
 
 // The pile of twelve scanned meshes in the box comes to rest within 4 s (measured: 3.5 s), all inside the box.
 TEST(VolumeScenes, PileOfScannedMeshesComesToRestInTheBox) {
-  World w = load("volume_pile.json");
-  const Settling r = run(w, 400, 30);
+  World w = load_volume_scene("volume_pile.json");
+  const Settling r = settle(w, 400, 30);
   EXPECT_LT(r.max_recent_energy, 0.01);
   EXPECT_LT(r.deepest, 0.015);
   for (const Body& b : w.bodies) {
