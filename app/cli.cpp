@@ -438,12 +438,12 @@ void list_solvers(bool markdown) {
 
 }  // namespace
 
-namespace {
-
-int fail(const std::string& message, int code = 2) {
+int command_failed(const std::string& message, int code) {
   std::fprintf(stderr, "contactlab: %s\n", escape_for_message(message).c_str());
   return code;
 }
+
+namespace {
 
 // The sidecar of a comparison CSV: out.csv -> out.lanes.json.
 std::string sidecar_path(const std::string& csv) {
@@ -469,11 +469,11 @@ OutputPlan run_plan(const CommandLine& cmd) {
 // Loads the scene for a run without a window: false with the exit code in `code` (2) and the message printed.
 bool load_for_run(const CommandLine& cmd, OutputPlan& plan, SceneLoadResult& loaded) {
   std::string error;
-  if (!plan.check(error)) return fail(error), false;
+  if (!plan.check(error)) return command_failed(error), false;
   try {
     loaded = load_scene_file(cmd.scene);
   } catch (const std::bad_alloc&) {
-    fail(cmd.scene + ": out of memory while loading the scene (see --memory-budget)");
+    command_failed(cmd.scene + ": out of memory while loading the scene (see --memory-budget)");
     return false;
   }
   if (!loaded.ok()) {
@@ -482,7 +482,7 @@ bool load_for_run(const CommandLine& cmd, OutputPlan& plan, SceneLoadResult& loa
   }
   for (const std::string& w : loaded.warnings) std::fprintf(stderr, "contactlab: warning: %s\n", w.c_str());
   for (const ReadFile& f : mesh_files_read(loaded.world, cmd.scene)) plan.read(f.role, f.path);
-  if (!plan.check_identities(error)) return fail(error), false;
+  if (!plan.check_identities(error)) return command_failed(error), false;
   return true;
 }
 
@@ -540,19 +540,19 @@ int run_headless(const CommandLine& cmd) {
   // replace the earlier ones only at the end; a run that stops early (a blow-up) still puts them in place, so
   // the steps before a failure can be studied. A lost output is exit 2, never a silent 0.
   StepWriter writer;
-  if (!writer.open(cmd.metrics, cmd.trace, &error)) return fail(error);
+  if (!writer.open(cmd.metrics, cmd.trace, &error)) return command_failed(error);
   // The state's file is opened now too (a pipe without a reader is found before the first step), and written at
   // the end.
   OutputFile state;
-  if (!cmd.state.empty() && !state.open(cmd.state, "state file", error)) return fail(error);
+  if (!cmd.state.empty() && !state.open(cmd.state, "state file", error)) return command_failed(error);
   // --record: the scene's text, the options as edits at step 0, and at the end the state each lane ended in.
   HeadlessRecording recording;
-  if (!cmd.record.empty() && !start_headless_recording(cmd, world, recording, &error)) return fail(error);
+  if (!cmd.record.empty() && !start_headless_recording(cmd, world, recording, &error)) return command_failed(error);
   std::string stopped;
   try {
     for (int s = 0; s < cmd.steps; ++s) {
       const StepResult r = world.step();
-      if (!writer.add(world.last_stats(), &error)) return fail(error);
+      if (!writer.add(world.last_stats(), &error)) return command_failed(error);
       if (!r.ok) {
         stopped = r.error;
         break;
@@ -560,17 +560,17 @@ int run_headless(const CommandLine& cmd) {
     }
   } catch (const std::bad_alloc&) {
     writer.discard();
-    return fail(out_of_memory(cmd.scene, world));
+    return command_failed(out_of_memory(cmd.scene, world));
   }
   // The state is made ready before the metrics and trace go in place, so that a state that cannot be written
   // (a full disk) leaves every earlier output as it was.
   if (!cmd.state.empty() && !(state.write(state_to_json(world).dump(2) + "\n", error) && state.finish(error)))
-    return fail(error);
-  if (!writer.close(&error)) return fail(error);
-  if (!cmd.state.empty() && !state.publish(error)) return fail(error);
-  if (recording.active() && !finish_headless_recording(recording, world, stopped, &error)) return fail(error);
+    return command_failed(error);
+  if (!writer.close(&error)) return command_failed(error);
+  if (!cmd.state.empty() && !state.publish(error)) return command_failed(error);
+  if (recording.active() && !finish_headless_recording(recording, world, stopped, &error)) return command_failed(error);
   if (!stopped.empty())
-    return fail(cmd.scene + ": " + stopped + kept_outputs({cmd.metrics, cmd.trace}, writer.steps()), 3);
+    return command_failed(cmd.scene + ": " + stopped + kept_outputs({cmd.metrics, cmd.trace}, writer.steps()), 3);
   return 0;
 }
 
@@ -585,7 +585,7 @@ int run_compare(const CommandLine& cmd) {
   Lanes lanes(std::max(cmd.threads, 0));
   std::string error;
   std::vector<LaneSpec> specs;
-  if (!parse_lane_list(cmd.compare, specs, &error) || !assign_lane_params(cmd.params, specs, &error)) return fail(error);
+  if (!parse_lane_list(cmd.compare, specs, &error) || !assign_lane_params(cmd.params, specs, &error)) return command_failed(error);
   for (size_t i = 0; i < specs.size(); ++i) {
     if (!lanes.add(base, specs[i], &error)) {
       std::fprintf(stderr, "contactlab: %s: --compare lane %zu: %s\n", scene.c_str(), i + 1,
@@ -600,7 +600,7 @@ int run_compare(const CommandLine& cmd) {
   // sidecar says what each lane ran. Both are put in place at the end (the sidecar after the CSV).
   StepWriter writer;
   const std::string sidecar = cmd.metrics.empty() ? std::string() : sidecar_path(cmd.metrics);
-  if (!writer.open(cmd.metrics, "", &error)) return fail(error);
+  if (!writer.open(cmd.metrics, "", &error)) return command_failed(error);
   writer.set_leading_columns("lane,solver,scene");
 
   ComparisonSummary summary;
@@ -618,22 +618,22 @@ int run_compare(const CommandLine& cmd) {
         const World& w = lanes.world(i);
         if (w.last_stats().step != s + 1) continue;  // stopped before this step
         const std::string leading = std::to_string(i + 1) + "," + std::string(w.solver().name()) + "," + csv_field(base.name);
-        if (!writer.add(w.last_stats(), &error, leading)) return fail(error);
+        if (!writer.add(w.last_stats(), &error, leading)) return command_failed(error);
       }
       if (!any_running) break;
     }
   } catch (const std::bad_alloc&) {
     writer.discard();
-    return fail(out_of_memory(cmd.scene, base));
+    return command_failed(out_of_memory(cmd.scene, base));
   }
-  if (!writer.close(&error)) return fail(error);
+  if (!writer.close(&error)) return command_failed(error);
   if (!sidecar.empty()) {
     std::vector<const World*> worlds;
     for (int i = 0; i < lanes.size(); ++i) worlds.push_back(&lanes.world(i));
     nlohmann::ordered_json j = lanes_sidecar_json(cmd.scene, worlds, cmd.metrics);
     j["steps"] = cmd.steps;
     j["threads"] = lanes.threads();
-    if (!write_output_file(sidecar, j.dump(2) + "\n", "lanes sidecar", error)) return fail(error);
+    if (!write_output_file(sidecar, j.dump(2) + "\n", "lanes sidecar", error)) return command_failed(error);
   }
   std::fputs(comparison_table(base.name, base.settings.dt, cmd.steps, summary.lanes(lanes)).c_str(), stdout);
   if (!cmd.metrics.empty()) std::printf("wrote %s and %s\n", cmd.metrics.c_str(), sidecar.c_str());

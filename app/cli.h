@@ -45,6 +45,9 @@ struct CommandLine {
 bool parse_command_line(int argc, char** argv, CommandLine& out, std::string* error);
 const char* usage_text();
 
+// Prints "contactlab: <message>" on stderr (control characters escaped) and returns `code`: a command's failure.
+int command_failed(const std::string& message, int code = 2);
+
 // Runs a scene without a window. Returns the exit code: 0 ok, 2 bad input or environment (an output that cannot be
 // written or would overwrite a file the run reads, out of memory), 3 the simulation failed. Every output is
 // checked before the scene loads and before the first step, and replaces the earlier file only when complete.

@@ -11,15 +11,6 @@
 
 namespace cl {
 
-namespace {
-
-int fail(const std::string& message, int code = 2) {
-  std::fprintf(stderr, "contactlab: %s\n", escape_for_message(message).c_str());
-  return code;
-}
-
-}  // namespace
-
 bool start_headless_recording(const CommandLine& cmd, const World& world, HeadlessRecording& rec, std::string* error) {
   std::string text, why;
   if (!read_text_file(cmd.scene, scene_io::kMaxSceneBytes, "scene file", text, why)) {
@@ -54,31 +45,31 @@ int run_replay_headless(const CommandLine& cmd) {
   plan.read("--replay", cmd.replay);
   if (!cmd.state.empty()) plan.write("--state", cmd.state);
   std::string error;
-  if (!plan.check(error)) return fail(error);
+  if (!plan.check(error)) return command_failed(error);
   Replay replay;
-  if (!read_replay_file(cmd.replay, replay, &error)) return fail(error);
+  if (!read_replay_file(cmd.replay, replay, &error)) return command_failed(error);
   ReplayPlayer player;
   try {
-    if (!player.begin(replay, &error)) return fail(cmd.replay + ": " + error);
+    if (!player.begin(replay, &error)) return command_failed(cmd.replay + ": " + error);
   } catch (const std::bad_alloc&) {
-    return fail(cmd.replay + ": out of memory while loading the scene (see --memory-budget)");
+    return command_failed(cmd.replay + ": out of memory while loading the scene (see --memory-budget)");
   }
   // The meshes the replay's scene reads (beside the scene file it names) are inputs too.
   for (const ReadFile& f : mesh_files_read(player.scene().world, replay.start.scene_file)) plan.read(f.role, f.path);
-  if (!plan.check_identities(error)) return fail(error);
+  if (!plan.check_identities(error)) return command_failed(error);
   OutputFile state;
-  if (!cmd.state.empty() && !state.open(cmd.state, "state file", error)) return fail(error);
+  if (!cmd.state.empty() && !state.open(cmd.state, "state file", error)) return command_failed(error);
   TaskPool pool(cmd.threads >= 0 ? cmd.threads : 1);
   try {
     while (player.step(pool, &error)) {
     }
   } catch (const std::bad_alloc&) {
-    return fail(cmd.replay + ": out of memory at step " + std::to_string(player.lanes()[0].step_count() + 1));
+    return command_failed(cmd.replay + ": out of memory at step " + std::to_string(player.lanes()[0].step_count() + 1));
   }
-  if (!error.empty()) return fail(cmd.replay + ": " + error);
+  if (!error.empty()) return command_failed(cmd.replay + ": " + error);
   if (!cmd.state.empty() &&
       !(state.write(state_to_json(player.lanes()[0]).dump(2) + "\n", error) && state.finish(error) && state.publish(error)))
-    return fail(error);
+    return command_failed(error);
   std::string differences;
   const bool same = player.matches_recording(&differences);
   const std::vector<World>& lanes = player.lanes();
@@ -89,7 +80,7 @@ int run_replay_headless(const CommandLine& cmd) {
                 (long long)lanes[i].step_count(), lanes[i].time(), hash_text(state_hash(lanes[i])).c_str(),
                 player.errors()[i].empty() ? "" : ", stopped: ", escape_for_message(player.errors()[i]).c_str());
   if (!same) {
-    fail(cmd.replay + ": the replay did not end where the recording did", 3);
+    command_failed(cmd.replay + ": the replay did not end where the recording did", 3);
     std::fputs(differences.c_str(), stderr);
     return 3;
   }

@@ -29,7 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string scene_dir() { return std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/conformance"; }
+std::string scene_dir() { return CONTACTLAB_SOURCE_DIR "/scenes/conformance"; }
 
 const AwaitingFix* awaiting_fix(const std::string& case_name, const std::string& solver, const Condition& at) {
   const std::string name = condition_name(at);
