@@ -32,12 +32,6 @@ World load_model(const json& model, double dt, const std::string& solver) {
   return std::move(r.world);
 }
 
-int body_or_none(const World& w, const std::string& name) {
-  for (size_t i = 0; i < w.bodies.size(); ++i)
-    if (w.bodies[i].name == name) return int(i);
-  return -1;
-}
-
 // T = 2 pi sqrt(I_pivot / (m g l)) (1 + theta0^2 / 16): a ball of radius r on an arm of l, I_pivot = 2/5 m r^2 + m l^2.
 TEST(ModelIncludeMotion, PendulumPeriodUnderEveryMethod) {
   if (!has_urdf_import() && !has_mjcf_import()) GTEST_SKIP() << "no URDF or MJCF import in this build";
@@ -51,7 +45,7 @@ TEST(ModelIncludeMotion, PendulumPeriodUnderEveryMethod) {
       const json model = {{"file", file}, {"attach_to", "ground"},
                           {"orientation", {std::cos(theta0 / 2), 0, 0, std::sin(theta0 / 2)}}};
       World w = load_model(model, 0.002, s.name);
-      const int bob = body_or_none(w, "pendulum/bob");
+      const int bob = w.find_body("pendulum/bob");
       ASSERT_GE(bob, 0);
       const Vec3 pivot = Quat(Eigen::AngleAxisd(theta0, Vec3::UnitZ())) * Vec3(0, 2, 0);
       // Zero crossings of the angle, each found between two steps by linear interpolation.
@@ -86,7 +80,7 @@ TEST(ModelIncludeMotion, MotorSpinUpAndSpeedUnderEveryMethod) {
       if (file == "rotor.xml") model["controls"] = {{"drive", speed}};
       else model["motors"] = {{"spin", {{"speed", speed}}}};
       World w = load_model(model, 0.001, s.name);
-      const int rotor = body_or_none(w, "rotor/rotor");
+      const int rotor = w.find_body("rotor/rotor");
       ASSERT_GE(rotor, 0);
       while (w.time() < reach / 2 - 1e-9) { const StepResult step = w.step(); ASSERT_TRUE(step.ok) << step.error; }
       EXPECT_NEAR(w.bodies[size_t(rotor)].angular_velocity.y(), tau * w.time() / inertia, 0.02 * speed / 2);

@@ -8,10 +8,6 @@
 namespace cl {
 namespace {
 
-Shape world_plane(Vec3 n, double offset) {
-  Shape s; s.type = ShapeType::Plane; s.normal = n.normalized(); s.offset = offset; return s;
-}
-
 TEST(Raycast, WorldReturnsNearestBody) {
   World w;
   auto add = [&w](const char* name, Shape s, Vec3 p) {
@@ -21,7 +17,7 @@ TEST(Raycast, WorldReturnsNearestBody) {
     b.position = p;
     w.bodies.push_back(b);
   };
-  add("ground", world_plane(Vec3(0, 1, 0), 0.0), Vec3::Zero());
+  add("ground", test::plane_shape(Vec3(0, 1, 0), 0.0), Vec3::Zero());
   add("far", test::sphere(0.5), Vec3(0, 1, -5));
   add("near", test::box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 1, -2));
   add("twin", test::box(Vec3(0.5, 0.5, 0.5)), Vec3(0, 1, -2));  // same place: the lower index wins
