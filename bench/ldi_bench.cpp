@@ -38,7 +38,7 @@ double mesh_volume(const cl::TriangleMesh& m) {
   return v / 6.0;
 }
 
-const Pair& armadillos() {
+const Pair& overlapping_armadillos() {
   static const Pair p = [] {
     Pair out;
     std::vector<std::filesystem::path> candidates;
@@ -91,7 +91,7 @@ const Pair& armadillos() {
 // Args: pixels across the bounding box (64, 128), threads (1, 2), multi-volume (0, 1), and whether the meshes come
 // with their BVH (MeshInput::tree: only the triangles in nodes that reach the images are visited; same results).
 void BM_LdiArmadillos(benchmark::State& state) {
-  const Pair& p = armadillos();
+  const Pair& p = overlapping_armadillos();
   cl::ldi::VolumeOptions o;
   o.pixel_size = p.size / double(state.range(0));
   o.threads = int(state.range(1));

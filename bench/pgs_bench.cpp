@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "compare/summary.h"
 #include "constraints/pgs.h"
 #include "core/task_pool.h"
 #include "scene/scene.h"
@@ -68,12 +69,7 @@ const PyramidRows& pyramid_rows() {
 
 enum class Mode { OneRow, Lanes, Coloured, ColouredTwoThreads };
 
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
-void run(benchmark::State& state, Mode mode) {
+void run_pgs(benchmark::State& state, Mode mode) {
   const PyramidRows& p = pyramid_rows();
   cl::PgsSettings settings{int(state.range(0)), 0.0, false};
   settings.lanes = mode != Mode::OneRow;
@@ -106,18 +102,20 @@ void run(benchmark::State& state, Mode mode) {
   const double updates = double(p.rows.size()) * settings.iterations;
   state.counters["rows"] = double(p.rows.size());
   state.counters["threads"] = threads;
-  state.counters["solve_us"] = median(whole) * 1e6;
-  state.counters["layout_us"] = median(layout) * 1e6;
+  const double whole_median = cl::quantile(whole, 0.5);
+  const double layout_median = cl::quantile(layout, 0.5);
+  state.counters["solve_us"] = whole_median * 1e6;
+  state.counters["layout_us"] = layout_median * 1e6;
   // Wall time per row update of the whole solve (layout included) and of the sweeps alone (the layout's median
   // taken out), medians over the benchmark's iterations.
-  state.counters["ns_per_row_update"] = median(whole) * 1e9 / updates;
-  state.counters["ns_per_row_update_in_sweeps"] = (median(whole) - median(layout)) * 1e9 / updates;
+  state.counters["ns_per_row_update"] = whole_median * 1e9 / updates;
+  state.counters["ns_per_row_update_in_sweeps"] = (whole_median - layout_median) * 1e9 / updates;
 }
 
-void PgsPyramidOneRowAtATime(benchmark::State& state) { run(state, Mode::OneRow); }
-void PgsPyramidLanes(benchmark::State& state) { run(state, Mode::Lanes); }
-void PgsPyramidColoured(benchmark::State& state) { run(state, Mode::Coloured); }
-void PgsPyramidColouredTwoThreads(benchmark::State& state) { run(state, Mode::ColouredTwoThreads); }
+void PgsPyramidOneRowAtATime(benchmark::State& state) { run_pgs(state, Mode::OneRow); }
+void PgsPyramidLanes(benchmark::State& state) { run_pgs(state, Mode::Lanes); }
+void PgsPyramidColoured(benchmark::State& state) { run_pgs(state, Mode::Coloured); }
+void PgsPyramidColouredTwoThreads(benchmark::State& state) { run_pgs(state, Mode::ColouredTwoThreads); }
 
 }  // namespace
 

@@ -18,7 +18,7 @@
 
 namespace {
 
-void run(benchmark::State& state, const char* scene, const char* solver, double seconds) {
+void run_pid_scene(benchmark::State& state, const char* scene, const char* solver, double seconds) {
   // The pyramid lists lcp alone among its methods (the shipped-scene test would take too long under the others);
   // the benchmark runs it under both on purpose.
   cl::World initial;
@@ -56,10 +56,10 @@ void run(benchmark::State& state, const char* scene, const char* solver, double 
   state.counters["max_moved_m"] = moved;
 }
 
-void BM_PidVsLcp_Pile_Lcp(benchmark::State& s) { run(s, "pile.json", "lcp", 10.0); }
-void BM_PidVsLcp_Pile_Pid(benchmark::State& s) { run(s, "pile.json", "pid-penalty", 10.0); }
-void BM_PidVsLcp_Pyramid20_Lcp(benchmark::State& s) { run(s, "pyramid20.json", "lcp", 5.0); }
-void BM_PidVsLcp_Pyramid20_Pid(benchmark::State& s) { run(s, "pyramid20.json", "pid-penalty", 5.0); }
+void BM_PidVsLcp_Pile_Lcp(benchmark::State& s) { run_pid_scene(s, "pile.json", "lcp", 10.0); }
+void BM_PidVsLcp_Pile_Pid(benchmark::State& s) { run_pid_scene(s, "pile.json", "pid-penalty", 10.0); }
+void BM_PidVsLcp_Pyramid20_Lcp(benchmark::State& s) { run_pid_scene(s, "pyramid20.json", "lcp", 5.0); }
+void BM_PidVsLcp_Pyramid20_Pid(benchmark::State& s) { run_pid_scene(s, "pyramid20.json", "pid-penalty", 5.0); }
 
 BENCHMARK(BM_PidVsLcp_Pile_Lcp)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PidVsLcp_Pile_Pid)->Iterations(1)->Unit(benchmark::kMillisecond);

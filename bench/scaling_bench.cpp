@@ -10,7 +10,7 @@
 // method at its defaults (lcp: 10 iterations, shock propagation on), every body awake (lcp's sleeping off;
 // the other methods never sleep).
 //
-// Series (each run is one benchmark iteration of up to kSteps steps):
+// Series (each run is one benchmark iteration of up to kScalingSteps steps):
 // (<method> in the names with '_' for '-'; the label is the method's name)
 //   ScalePyramid/<method>/<rows>   pyramids of 10, 20, 30, 40 rows (55, 210, 465, 820 boxes)
 //   ScaleTower/<method>/<boxes>    towers of 10, 20, 40, 80 boxes: a second family in which the contacts grow
@@ -48,9 +48,9 @@
 
 namespace {
 
-constexpr int kSteps = 120;             // 2 s at 1/60 s
+constexpr int kScalingSteps = 120;       // 2 s at 1/60 s
 constexpr double kBudgetSeconds = 20.0;  // stepping time a run may take
-constexpr int kMinSteps = 5;            // a run expected to fit fewer steps than this in the budget is skipped
+constexpr int kMinSteps = 5;             // a run expected to fit fewer steps than this in the budget is skipped
 
 // Bytes the allocator has handed out and not had back, over every arena and the mmapped chunks.
 double heap_in_use() {
@@ -110,8 +110,8 @@ std::map<std::string, Previous>& previous_runs() {
 }
 
 // Loads `doc`, sets `param` (if any) on its method, and steps it up to kSteps times within the budget.
-void run(benchmark::State& state, const std::string& series, const std::string& method, const nlohmann::json& doc,
-         const char* param = nullptr, double value = 0) {
+void run_series(benchmark::State& state, const std::string& series, const std::string& method,
+                const nlohmann::json& doc, const char* param = nullptr, double value = 0) {
   cl::SceneLoadResult loaded = cl::load_scene_json(doc, doc["name"].get<std::string>());
   if (!loaded.ok()) {
     state.SkipWithError(loaded.error.c_str());
@@ -145,7 +145,7 @@ void run(benchmark::State& state, const std::string& series, const std::string& 
   }
 
   std::vector<double> ms;
-  ms.reserve(kSteps);
+  ms.reserve(kScalingSteps);
   double contacts_sum = 0, last_contacts = 0, heap_world = 0, heap_steps = 0;
   bool stopped = false;
   for (auto _ : state) {
@@ -157,7 +157,7 @@ void run(benchmark::State& state, const std::string& series, const std::string& 
       cl::World w = initial;
       const double heap1 = heap_in_use();
       const auto start = std::chrono::steady_clock::now();
-      for (int s = 0; s < kSteps; ++s) {
+      for (int s = 0; s < kScalingSteps; ++s) {
         const auto t0 = std::chrono::steady_clock::now();
         const cl::StepResult r = w.step();
         const auto t1 = std::chrono::steady_clock::now();
@@ -168,7 +168,7 @@ void run(benchmark::State& state, const std::string& series, const std::string& 
         }
         ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
         contacts_sum += w.last_stats().contacts;
-        if (std::chrono::duration<double>(t1 - start).count() > kBudgetSeconds && s + 1 < kSteps) {
+        if (std::chrono::duration<double>(t1 - start).count() > kBudgetSeconds && s + 1 < kScalingSteps) {
           stopped = true;
           break;
         }
@@ -194,15 +194,15 @@ void run(benchmark::State& state, const std::string& series, const std::string& 
 }
 
 void BM_ScalePyramid(benchmark::State& state, const char* method) {
-  run(state, "pyramid", method, pyramid(int(state.range(0)), method));
+  run_series(state, "pyramid", method, pyramid(int(state.range(0)), method));
 }
 void BM_ScaleTower(benchmark::State& state, const char* method) {
-  run(state, "tower", method, tower(int(state.range(0)), method));
+  run_series(state, "tower", method, tower(int(state.range(0)), method));
 }
 // `iterations` of lcp on the 20-row pyramid, of volume on the 10-row one (volume takes seconds per step on 210).
 void BM_ScaleIterations(benchmark::State& state, const char* method) {
   const int rows = std::string(method) == "lcp" ? 20 : 10;
-  run(state, "iterations", method, pyramid(rows, method), "iterations", double(state.range(0)));
+  run_series(state, "iterations", method, pyramid(rows, method), "iterations", double(state.range(0)));
 }
 
 // Registered smallest first within each method, so that the "too slow" rule sees the previous size.

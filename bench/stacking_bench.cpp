@@ -16,7 +16,7 @@
 
 namespace {
 
-cl::World load(const std::string& name) {
+cl::World load_stacking_scene(const std::string& name) {
   const std::string path = std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + name;
   cl::SceneLoadResult r = cl::load_scene_file(path);
   if (!r.ok()) {
@@ -30,7 +30,7 @@ cl::World load(const std::string& name) {
 
 // Steps `scene` for 10 s, optionally with one parameter changed; one run per benchmark iteration.
 void run_scene(benchmark::State& state, const std::string& scene, const char* param = nullptr, double value = 0) {
-  cl::World initial = load(scene);
+  cl::World initial = load_stacking_scene(scene);
   if (param && !initial.solver().params().set(param, value, nullptr)) state.SkipWithError("bad parameter");
   const int steps = int(std::lround(10.0 / initial.settings.dt));
   double ms_per_step = 0, drift = 0, top = 0, penetration = 0;

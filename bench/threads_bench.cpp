@@ -23,7 +23,7 @@
 
 namespace {
 
-void run(benchmark::State& state, const char* scene, const char* solver, int steps) {
+void step_scene(benchmark::State& state, const char* scene, const char* solver, int steps) {
   cl::World initial;
   if (!cl::bench::load_awake(state, scene, solver, initial)) return;
   initial.settings.threads = int(state.range(0));
@@ -47,8 +47,8 @@ void run(benchmark::State& state, const char* scene, const char* solver, int ste
   state.counters["step_ms"] = cl::quantile(step, 0.5);
 }
 
-void BM_NarrowPhaseThreads_BowlDrop(benchmark::State& s) { run(s, "bowl_drop.json", "implicit-penalty", 300); }
-void BM_NarrowPhaseThreads_Pile1000(benchmark::State& s) { run(s, "pile1000.json", "lcp", 180); }
+void BM_NarrowPhaseThreads_BowlDrop(benchmark::State& s) { step_scene(s, "bowl_drop.json", "implicit-penalty", 300); }
+void BM_NarrowPhaseThreads_Pile1000(benchmark::State& s) { step_scene(s, "pile1000.json", "lcp", 180); }
 
 BENCHMARK(BM_NarrowPhaseThreads_BowlDrop)->Arg(1)->Arg(2)->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_NarrowPhaseThreads_Pile1000)->Arg(1)->Arg(2)->Iterations(1)->Unit(benchmark::kSecond);

@@ -41,9 +41,9 @@
 
 namespace {
 
-constexpr int kSteps = 200;  // 2 s at the scene's h = 0.01 s
+constexpr int kVolumeSteps = 200;  // 2 s at the scene's h = 0.01 s
 
-bool load(cl::World& world, std::string& error) {
+bool load_volume_scene(cl::World& world, std::string& error) {
   cl::SceneLoadResult r =
       cl::load_scene_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/volume_armadillos.json");
   if (!r.ok()) {
@@ -56,10 +56,10 @@ bool load(cl::World& world, std::string& error) {
 
 // The armadillo scene, loaded once per process, into `out`; false (the benchmark skipped with the loader's
 // message) when it does not load.
-bool armadillos(cl::World& out, benchmark::State& state) {
+bool load_armadillos(cl::World& out, benchmark::State& state) {
   static std::string load_error;
   static cl::World world;
-  static const bool ok = load(world, load_error);
+  static const bool ok = load_volume_scene(world, load_error);
   if (!ok) {
     state.SkipWithError(load_error.c_str());
     return false;
@@ -85,7 +85,7 @@ VolumeTotals run_volume(const cl::World& initial) {
   cl::World w = initial;
   VolumeTotals t;
   const auto& solver = dynamic_cast<const cl::VolumeSolver&>(w.solver());
-  for (int s = 0; s < kSteps; ++s) {
+  for (int s = 0; s < kVolumeSteps; ++s) {
     const cl::VolumeSolver::Profile before = solver.profile();
     if (!w.step().ok) break;
     const cl::VolumeSolver::Profile& after = solver.profile();
@@ -122,7 +122,7 @@ void report(benchmark::State& state, const VolumeTotals& t) {
 // Args: multi-volume (0, 1), threads.
 void BM_VolumeArmadillos(benchmark::State& state) {
   cl::World initial;
-  if (!armadillos(initial, state)) return;
+  if (!load_armadillos(initial, state)) return;
   if (!set(initial, "multi_volume", double(state.range(0)), state) || !set(initial, "threads", double(state.range(1)), state))
     return;
   VolumeTotals t;
@@ -140,7 +140,7 @@ BENCHMARK(BM_VolumeArmadillos)
 
 void BM_VolumeArmadillosLcp(benchmark::State& state) {
   cl::World initial;
-  if (!armadillos(initial, state)) return;
+  if (!load_armadillos(initial, state)) return;
   std::string error;
   if (!initial.set_solver("lcp", &error)) {
     state.SkipWithError(error.c_str());
@@ -153,7 +153,7 @@ void BM_VolumeArmadillosLcp(benchmark::State& state) {
     cl::World w = initial;
     steps = 0;
     ms = narrow = solve = contacts = max_contacts = 0;
-    for (int s = 0; s < kSteps; ++s) {
+    for (int s = 0; s < kVolumeSteps; ++s) {
       if (!w.step().ok) break;
       const cl::StepStats& st = w.last_stats();
       if (st.contacts == 0) continue;
@@ -179,7 +179,7 @@ BENCHMARK(BM_VolumeArmadillosLcp)->Unit(benchmark::kSecond)->Iterations(1)->Repe
 // Args: pixel and cell size in mm (cell 0: one volume per pair).
 void sweep(benchmark::State& state, bool multi) {
   cl::World initial;
-  if (!armadillos(initial, state)) return;
+  if (!load_armadillos(initial, state)) return;
   if (!set(initial, "pixel_size", 1e-3 * double(state.range(0)), state) ||
       !set(initial, "multi_volume", multi ? 1 : 0, state) || !set(initial, "threads", 2, state))
     return;
