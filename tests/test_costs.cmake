@@ -43,17 +43,19 @@ set(CONTACTLAB_SLOW_SCENE_CELLS
     tower320:volume tower320:pid-penalty wall200:pid-penalty wall:pid-penalty scripted_wall_hit:pid-penalty
     ball_grid:pid-penalty)
 
-# The tests that run longest under the sanitizers (40 s and more each, about 900 s in all on the 2-core machine) and
-# repeat code that shorter tests run there too: the long physics runs of the tower's sleeping test, the scanned-mesh
-# pile, the gripper, the excavator, the bolt, pid's loaded ball at every step and mass, and the distance grids'
-# accuracy sweep. The sanitizer build labels them `long_under_sanitizers` and .ci/sanitize
-# leaves them out (`ctest -LE 'slow|long_under_sanitizers'`); the main build runs them, and `ctest -L
+# The tests that run longest under the sanitizers (40 s and more each, about 1,100 s in all on the 2-core machine)
+# and repeat code that shorter tests run there too: the long physics runs of the tower's sleeping test, the
+# scanned-mesh pile, the gripper, the excavator, the bolt, pid's loaded ball at every step and mass, the copy of six
+# scenes stepped on under every method (the replay and history tests copy worlds there too), volume's box on the
+# incline at every yaw (its ball at every yaw and its edge of sticking stay), and the distance grids' accuracy sweep.
+# The sanitizer build labels them `long_under_sanitizers` and .ci/sanitize leaves them out (`ctest -LE 'slow|long_under_sanitizers'`); the main build runs them, and `ctest -L
 # long_under_sanitizers` in build-asan/ runs them under the sanitizers by hand (docs/testing.md, "Sanitizers").
 set(CONTACTLAB_LONG_UNDER_SANITIZERS
     "${CONTACTLAB_TOWER_SLEEPING_TEST}|conformance_sweep"
     VolumeScenes.PileOfScannedMeshesComesToRestInTheBox ImplicitPenaltyFrictionStage.AGripperHoldsWhatCoulombHolds
     Excavator.KeyboardCyclePicksUpARockCarriesItAndTipsItOut ImplicitPenaltyScenes.BoltTurnsWhenTheTorqueBeatsTheFriction
-    PidPenaltySolver.BallCarryingALoadRestsAtEveryStepSizeAndMass SdfGrid.InterpolatedValuesWithinHalfACell)
+    PidPenaltySolver.BallCarryingALoadRestsAtEveryStepSizeAndMass SdfGrid.InterpolatedValuesWithinHalfACell
+    WorldCopy.ACopyStepsOnBitForBitUnderEveryMethod "${CONTACTLAB_VOLUME_YAW_TEST}")
 
 # Writes the costs of this build's table as a ctest include file run after the GoogleTest discovery's (which define
 # the gtest tests when ctest starts) and sets those of the tests this directory adds itself.
