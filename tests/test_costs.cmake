@@ -48,8 +48,9 @@ set(CONTACTLAB_SLOW_SCENE_CELLS
 # scanned-mesh pile, the gripper, the excavator, the bolt, pid's loaded ball at every step and mass, the copy of six
 # scenes stepped on under every method (the replay and history tests copy worlds there too), volume's box on the
 # incline at every yaw (its ball at every yaw and its edge of sticking stay), and the distance grids' accuracy sweep.
-# The sanitizer build labels them `long_under_sanitizers` and .ci/sanitize leaves them out (`ctest -LE 'slow|long_under_sanitizers'`); the main build runs them, and `ctest -L
-# long_under_sanitizers` in build-asan/ runs them under the sanitizers by hand (docs/testing.md, "Sanitizers").
+# The sanitizer build labels them `long_under_sanitizers` and .ci/sanitize leaves them out (`ctest -LE
+# 'slow|long_under_sanitizers'`); the main build runs them, and `ctest -L long_under_sanitizers` in build-asan/ runs
+# them under the sanitizers by hand (docs/testing.md, "Sanitizers").
 set(CONTACTLAB_LONG_UNDER_SANITIZERS
     "${CONTACTLAB_TOWER_SLEEPING_TEST}|conformance_sweep"
     VolumeScenes.PileOfScannedMeshesComesToRestInTheBox ImplicitPenaltyFrictionStage.AGripperHoldsWhatCoulombHolds
