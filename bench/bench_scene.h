@@ -11,7 +11,7 @@
 namespace cl::bench {
 
 // False, with the benchmark skipped and the reason given, when the scene does not load or the method is unknown.
-// A benchmark may run a scene under a method its `methods` leaves out (the shipped-scene test's choice, for time).
+// `solver` null keeps the scene's own method. A benchmark may run a scene under a method its `methods` leaves out.
 inline bool load_awake(benchmark::State& state, const std::string& scene, const char* solver, World& out) {
   SceneLoadResult loaded = load_scene_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + scene);
   if (!loaded.ok()) {
@@ -21,7 +21,7 @@ inline bool load_awake(benchmark::State& state, const std::string& scene, const 
   out = std::move(loaded.world);
   out.methods.clear();
   std::string error;
-  if (!out.set_solver(solver, &error) ||
+  if ((solver && !out.set_solver(solver, &error)) ||
       (out.solver().params().get("sleeping") && !out.solver().params().set("sleeping", 0, &error))) {
     state.SkipWithError(error.c_str());
     return false;

@@ -109,7 +109,7 @@ std::map<std::string, Previous>& previous_runs() {
   return runs;
 }
 
-// Loads `doc`, sets `param` (if any) on its method, and steps it up to kSteps times within the budget.
+// Loads `doc`, sets `param` (if any) on its method, and steps it up to kScalingSteps times within the budget.
 void run_series(benchmark::State& state, const std::string& series, const std::string& method,
                 const nlohmann::json& doc, const char* param = nullptr, double value = 0) {
   cl::SceneLoadResult loaded = cl::load_scene_json(doc, doc["name"].get<std::string>());

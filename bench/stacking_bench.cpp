@@ -9,28 +9,17 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
+#include <cmath>
+#include <string>
 
-#include "scene/scene.h"
+#include "bench_scene.h"
 
 namespace {
 
-cl::World load_stacking_scene(const std::string& name) {
-  const std::string path = std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/" + name;
-  cl::SceneLoadResult r = cl::load_scene_file(path);
-  if (!r.ok()) {
-    std::fprintf(stderr, "%s\n", r.error.c_str());
-    std::exit(2);
-  }
-  std::string error;
-  if (!r.world.solver().params().set("sleeping", 0, &error)) std::fprintf(stderr, "%s\n", error.c_str());
-  return r.world;
-}
-
 // Steps `scene` for 10 s, optionally with one parameter changed; one run per benchmark iteration.
 void run_scene(benchmark::State& state, const std::string& scene, const char* param = nullptr, double value = 0) {
-  cl::World initial = load_stacking_scene(scene);
+  cl::World initial;
+  if (!cl::bench::load_awake(state, scene, nullptr, initial)) return;
   if (param && !initial.solver().params().set(param, value, nullptr)) state.SkipWithError("bad parameter");
   const int steps = int(std::lround(10.0 / initial.settings.dt));
   double ms_per_step = 0, drift = 0, top = 0, penetration = 0;

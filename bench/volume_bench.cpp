@@ -43,28 +43,16 @@ namespace {
 
 constexpr int kVolumeSteps = 200;  // 2 s at the scene's h = 0.01 s
 
-bool load_volume_scene(cl::World& world, std::string& error) {
-  cl::SceneLoadResult r =
-      cl::load_scene_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/volume_armadillos.json");
-  if (!r.ok()) {
-    error = r.error;
-    return false;
-  }
-  world = std::move(r.world);
-  return true;
-}
-
 // The armadillo scene, loaded once per process, into `out`; false (the benchmark skipped with the loader's
 // message) when it does not load.
 bool load_armadillos(cl::World& out, benchmark::State& state) {
-  static std::string load_error;
-  static cl::World world;
-  static const bool ok = load_volume_scene(world, load_error);
-  if (!ok) {
-    state.SkipWithError(load_error.c_str());
+  static const cl::SceneLoadResult loaded =
+      cl::load_scene_file(std::string(CONTACTLAB_SOURCE_DIR) + "/scenes/volume_armadillos.json");
+  if (!loaded.ok()) {
+    state.SkipWithError(loaded.error.c_str());
     return false;
   }
-  out = world;
+  out = loaded.world;
   return true;
 }
 
@@ -80,7 +68,7 @@ struct VolumeTotals {
   double ms = 0, images = 0, modelling = 0, solve = 0, constraints = 0, max_constraints = 0, ldi = 0, rows = 0;
 };
 
-// Steps `initial` kSteps times under its volume solver and sums the steps that have contacts.
+// Steps `initial` kVolumeSteps times under its volume solver and sums the steps that have contacts.
 VolumeTotals run_volume(const cl::World& initial) {
   cl::World w = initial;
   VolumeTotals t;
