@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <time.h>
@@ -57,11 +58,18 @@ double machine_workload_seconds() {
   return seconds;
 }
 
+double slowness_of_runs(std::span<const double> run_seconds) {
+  if (run_seconds.empty()) return 1.0;
+  std::vector<double> runs(run_seconds.begin(), run_seconds.end());
+  const auto middle = runs.begin() + std::ptrdiff_t(runs.size() / 2);
+  std::nth_element(runs.begin(), middle, runs.end());
+  return std::clamp(*middle / kReferenceWorkloadSeconds, kMinSlowness, kMaxSlowness);
+}
+
 double machine_slowness() {
   std::array<double, 9> runs{};
   for (double& r : runs) r = machine_workload_seconds();
-  std::nth_element(runs.begin(), runs.begin() + 4, runs.end());
-  return std::clamp(runs[4] / kReferenceWorkloadSeconds, kMinSlowness, kMaxSlowness);
+  return slowness_of_runs(runs);
 }
 
 CpuBudget::CpuBudget(double reference_seconds) : reference_(reference_seconds), start_(thread_cpu_seconds()) {}

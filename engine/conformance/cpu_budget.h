@@ -4,6 +4,7 @@
 // the machine's sake, and a run that crawls fails everywhere (docs/testing.md, "CPU budgets").
 #pragma once
 
+#include <span>
 #include <string>
 
 namespace cl::conformance {
@@ -24,6 +25,10 @@ double machine_workload_seconds();
 // a wild measurement neither fails every run nor lets one crawl for ever.
 inline constexpr double kMinSlowness = 0.25, kMaxSlowness = 4.0;
 double machine_slowness();
+
+// The slowness that runs of the workload give: the median of their times, s, over kReferenceWorkloadSeconds, kept
+// within [kMinSlowness, kMaxSlowness] (an even count takes the upper of the two middle times). 1 for no runs.
+double slowness_of_runs(std::span<const double> run_seconds);
 
 // The CPU time a run may take, counted on the calling thread from construction. The machine's slowness is measured
 // once the run has taken kMinSlowness times the budget, so that short runs pay nothing for it.
