@@ -17,20 +17,17 @@ double spend_until_exceeded(CpuBudget& budget, double limit) {
   return thread_cpu_seconds() - start;
 }
 
-TEST(CpuBudget, TheWorkloadTakesItsTimeAndTheSlownessIsWithinItsBounds) {
+// How the slowness follows from the workload's times is tested on given times (below): a test that compared a live
+// measurement with live runs around it failed whenever the machine's load changed between them.
+TEST(CpuBudget, TheWorkloadTakesItsTime) {
   const double seconds = machine_workload_seconds();
   EXPECT_GT(seconds, 0.0);
   EXPECT_LT(seconds, 2.0);  // about 20 ms on the reference machine
-  // How the slowness follows from the runs' times is tested below on given times: a test that compared a live
-  // measurement with live runs around it failed whenever the machine's load changed between them.
-  const double slowness = machine_slowness();
-  EXPECT_GE(slowness, kMinSlowness);
-  EXPECT_LE(slowness, kMaxSlowness);
 }
 
 TEST(CpuBudget, TheSlownessIsTheMedianRunOverTheReferenceMachines) {
   const double ref = kReferenceWorkloadSeconds;
-  // Two runs slowed by a load spike and one lucky run move the median of 9 by nothing.
+  // The median of 9 passes over two runs slowed by a load spike and one lucky run.
   const std::array<double, 9> runs{1.5 * ref, 1.1 * ref, 9 * ref, 1.2 * ref, 0.3 * ref,
                                    1.4 * ref, 1.3 * ref, 20 * ref, 1.0 * ref};
   EXPECT_DOUBLE_EQ(slowness_of_runs(runs), 1.3);
