@@ -51,21 +51,8 @@ inline constexpr double kThinDepth = 0.01;
 // How many times critical the implicit normal damping of a pair may be (pair_gains).
 inline constexpr double kDampingCap = 5.0;
 
-// The implicit integrator's friction rows (solve_springs): each stops its pair's slip at the centre of its normal
-// forces as a damper of h e = this times the pair's gain mass (kg), stiff enough that a sticking contact slips by
-// a ten-thousandth of what one substep's load would give it, and held to Coulomb's limit when its force would pass
-// mu times the pair's normal force.
-inline constexpr double kFrictionLock = 10;
 // SpringRow::point of a pair's two friction rows (kFrictionRow and kFrictionRow - 1); -1 is its centre's damping.
 inline constexpr int kFrictionRow = -2;
-// The implicit integrator's tilt rows (solve_springs, with the friction rows): each damps its pair's relative turn
-// about a tangent axis with h e = this times the pair's moment of inertia about it, which halves a turn within the
-// substep, so that the friction's moment at a sliding box's base is held by the pressure shifting across the patch
-// as on a rigid face (without them the base stuck while the box turned over it: 0.8 % fast at the edge of sliding),
-// while the points' springs still level a body that rests tilted within I / (k h), 0.07 s for a cube of tilt
-// stiffness k on the ground (at 10 a box that slid to a stop crept back 0.13 mm as its tilt relaxed over 0.7 s, and
-// at 100 a tilted box landing was still turning after 10 s).
-inline constexpr double kTiltLock = 1;
 // SpringRow::point of a pair's tilt rows (before its friction rows, which stay last).
 inline constexpr int kTiltRow = -4;
 

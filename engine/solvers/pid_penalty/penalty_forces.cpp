@@ -203,13 +203,13 @@ void PidPenaltySolver::penalty_forces(const std::vector<Body>& bodies, const std
               const double inverse = (body_a.is_dynamic() ? axis.dot(body_a.inv_inertia_world * axis) : 0.0) +
                                      (body_b.is_dynamic() ? axis.dot(body_b.inv_inertia_world * axis) : 0.0);
               if (!(inverse > 0.0) || !(reach > 0.0)) continue;
-              SpringRow row{&pair, ia, ib, centre, axis, 0.0, kTiltLock / (inverse * h), 0.0, kTiltRow};
+              SpringRow row{&pair, ia, ib, centre, axis, 0.0, set_.tilt_lock / (inverse * h), 0.0, kTiltRow};
               row.angular = true;
               row.reach = reach;
               springs_.push_back(row);
             }
           }
-          const double e = kFrictionLock * pair.gain_mass / h;
+          const double e = set_.friction_lock * pair.gain_mass / h;
           const Vec3 spring = -g.kp * (pair.stretch - n.dot(pair.stretch) * n);
           springs_.push_back({&pair, ia, ib, centre, t1, spring.dot(t1), e, 0.0, kFrictionRow});
           springs_.push_back({&pair, ia, ib, centre, t2, spring.dot(t2), e, 0.0, kFrictionRow - 1});

@@ -65,6 +65,20 @@ const ParamTable<PidPenaltySolver::Settings>& PidPenaltySolver::table() {
        "tangential spring-damper on each pair's accumulated slip at that centre, saturated at mu times the normal "
        "force (explicit)",
        {"spring", "rows"}}),
+      // The friction rows' damping (solve_springs): a sticking contact slips at its friction force over e.
+      T::bind(&S::friction_lock, {"friction_lock", ParamKind::Real, "", 0.01, 1000, 10,
+       "friction rows: how firmly a pair's two friction rows stop its slip; their damping h e is this times the "
+       "pair's gain mass (kg, see gains). Too low lets part of a slip through, and a box that must slide is read "
+       "as sticking: at 0.01 a 2 cm box at the edge of sliding slides 1.4 % fast"}),
+      // The tilt rows' damping (solve_springs): the friction's moment at a sliding box's base is held by the pressure
+      // shifting across the patch as on a rigid face, while the points' springs still level a body that rests tilted
+      // within I / (k h), 0.07 s for a cube of tilt stiffness k on the ground (at 10 a box that slid to a stop crept
+      // back 0.13 mm as its tilt relaxed over 0.7 s, and at 100 a tilted box landing was still turning after 10 s).
+      T::bind(&S::tilt_lock, {"tilt_lock", ParamKind::Real, "", 0.01, 100, 1,
+       "friction rows: how firmly a flat pair's two tilt rows hold its relative turn about the tangent axes, each "
+       "within the normal force times the patch's reach; their damping h e is this times the pair's moment of "
+       "inertia about the axis (1 halves a turn within the substep). Too low lets the friction's moment turn a "
+       "sliding box over its base: at 0.01 a 1 m box at the edge of sliding slides 0.25 % fast"}),
       T::bind(&S::point_spacing, {"point_spacing", ParamKind::Real, "m", kLeastShellSpacing, 1, 0.05,
        "Pairs with a mesh: spacing of the point shells of the boxes and capsules they meet (at most a third of a "
        "box's shortest edge); spheres and capsules also at most sqrt(r x 1 mm) so a cap 1 mm deep holds a point; "

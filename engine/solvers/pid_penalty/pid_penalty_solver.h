@@ -103,6 +103,7 @@ class PidPenaltySolver final : public Solver {
     double kp, kv, ki, forgetting, impact_speed, substep, least_substep, point_spacing, point_damping;
     Integrator integrator;
     FrictionModel friction;
+    double friction_lock, tilt_lock;
     int impact_passes, joint_iterations;
   };
   static const ParamTable<Settings>& table();

@@ -62,6 +62,23 @@ int add_column(World& w, int n) {
   for (int i = 0; i < n; ++i) top = add_body(w, box(Vec3(0.05, 0.05, 0.05)), Vec3(0, 0.05 + 0.1 * i, 0));
   return top;
 }
+
+// A box of half-edge `half` placed at rest on the plane of FrictionRowsHoldAndSlideASmallBoxAtTheEdgeOfSticking
+// (tan theta = 0.5) with friction `mu` and pid-penalty's `name` parameter at `value`: how fast it slides down the
+// plane after 2 s at world step `dt` (m/s).
+double incline_speed(double mu, const char* name, double value, double half, double dt) {
+  const double theta = std::atan(0.5);
+  const Vec3 n(-std::sin(theta), std::cos(theta), 0.0), down(-std::cos(theta), -std::sin(theta), 0.0);
+  World w = springs_world(dt);
+  std::string error;
+  EXPECT_TRUE(w.solver().params().set(name, value, &error)) << error;
+  const int material = add_material(w, mu, 0.0);
+  add_plane(w, n, 0.0, material);
+  const int id = add_body(w, box(Vec3(half, half, half)), half * n, 1000.0,
+                          Quat(Eigen::AngleAxisd(theta, Vec3::UnitZ())), material);
+  run_springs(w, 2.0);
+  return w.bodies[size_t(id)].linear_velocity.dot(down);
+}
 }  // namespace
 
 // A ball placed touching a 30 degree incline (depth 0) under the default integrator: its touching point is a row of
@@ -361,6 +378,24 @@ TEST(PidPenaltyImplicit, FrictionRowsSlideABoxAtTheEdgeOfSlidingAtCoulombsRate) 
       EXPECT_NEAR(w.bodies[size_t(id)].linear_velocity.dot(down), a * 2.0, a * dt)
           << "box of " << 2 * half << " m, dt " << dt;
     }
+}
+
+// `friction_lock` (the friction rows' damping, h e over the pair's gain mass): at the default the 2 cm box at the
+// edge of sliding (mu 0.49) slides at Coulomb's rate within the speed a world step of it gives; at 0.01 the rows let
+// part of its slip through, read it as sticking where it must slide, and it slides 1.4 % fast (measured).
+TEST(PidPenaltyImplicit, FrictionLockHoldsTheRateAtTheEdgeOfSliding) {
+  const double a = kG * (std::sin(std::atan(0.5)) - 0.49 * std::cos(std::atan(0.5))), dt = 1.0 / 1000;
+  EXPECT_NEAR(incline_speed(0.49, "friction_lock", 10.0, 0.01, dt), 2.0 * a, a * dt);
+  EXPECT_GT(incline_speed(0.49, "friction_lock", 0.01, 0.01, dt), 2.0 * a + 10.0 * a * dt);
+}
+
+// `tilt_lock` (the tilt rows' damping, h e over the pair's moment of inertia about the axis): at the default a 1 m
+// box at the edge of sliding slides at Coulomb's rate within the speed a world step of it gives; at 0.01 the
+// friction's moment turns the box over its base while it slides, and it slides 0.25 % fast (measured).
+TEST(PidPenaltyImplicit, TiltLockHoldsTheRateAtTheEdgeOfSliding) {
+  const double a = kG * (std::sin(std::atan(0.5)) - 0.49 * std::cos(std::atan(0.5))), dt = 1.0 / 1000;
+  EXPECT_NEAR(incline_speed(0.49, "tilt_lock", 1.0, 0.5, dt), 2.0 * a, a * dt);
+  EXPECT_GT(incline_speed(0.49, "tilt_lock", 0.01, 0.5, dt), 2.0 * a + 3.0 * a * dt);
 }
 
 }  // namespace cl
