@@ -16,13 +16,15 @@ inline constexpr SubStage kStages[] = {
 };
 
 // The method's own counters (StepStats::counters), of the step's last substep but for the impulse passes.
-enum Counter { kCountPenaltyPairs, kCountImpactPairs, kCountLargestIntegral, kCountImpulsePasses, kCountSpringSolves };
+enum Counter { kCountPenaltyPairs, kCountImpactPairs, kCountLargestIntegral, kCountImpulsePasses, kCountSpringSolves,
+              kCountFinishedSubsteps };
 inline constexpr SolverCounter kCounters[] = {
     {"penalty_pairs", ""},         // pairs in penalty (resting) mode (Fig. 2)
     {"impact_pairs", ""},          // pairs in impact mode
     {"largest_integral", "m"},     // the largest integral term I of eq. 2 over the pairs
     {"impulse_passes", ""},        // passes of sequential impulses over the impacting pairs, all substeps
     {"spring_solves", ""},         // factorizations of the implicit integrator's system, all substeps
+    {"finished_substeps", ""},     // substeps whose springs were finished by sweeps (finishing_sweeps.cpp)
 };
 
 // m: a point this far outside still touches. Boxes stacked exactly touching (depth 0) that all fall by the same

@@ -20,9 +20,10 @@ const ParamTable<PidPenaltySolver::Settings>& PidPenaltySolver::table() {
        "carry force; deepest_point: the paper's baseline, the deepest point alone",
        {"multi_point", "deepest_point"}}),
       T::bind(&S::gains, {"gains", ParamKind::Choice, "", 0, 1, 0,
-       "What the gains are per kilogram of. load: of the mass the contact carries, the upper body's and "
-       "everything stacked on it (from the contact graph's stack heights; m1 + m2 for pairs outside a stack), so "
-       "that every contact of a stack is held about as deep as one box on the ground; masses: of m1 + m2, the "
+       "What the gains are per kilogram of. load: of the mass the contact carries, the upper body's share of "
+       "everything at or above its stack height (from the contact graph's stack heights, shared among the bodies "
+       "level with it there; m1 + m2 for pairs outside a stack), so that every contact of a stack is held about "
+       "as deep as one box on the ground; masses: of m1 + m2, the "
        "paper's rule (sect. III-C), under which a contact low in a stack carries many times the mass its gains "
        "are sized for",
        {"load", "masses"}}),
@@ -119,10 +120,13 @@ double PidPenaltySolver::gain_mass(const PairKey& key, const Body& a, const Body
   // there so that stacks stand "without extensively tweaking the PD gains"; but its forgetting factor bounds it
   // at k_i d / (1 - lambda), and with gains of m1 + m2 the contact under a 100 kg box on a 1 kg box is held by
   // 1 kg's gains about 10 cm deep. Sized by the load, each contact of a stack is held about as deep as a box on
-  // the ground.
+  // the ground. The load is the upper body's share of what its stack height carries (stack_loads): a pyramid's
+  // bottom row carries the pyramid among its boxes, and gains sized by all of it on each held its 60-row pyramid
+  // some 60 times stiffer than its load needs, which its implicit springs' solve could not settle (it blew up).
   const auto load = [&](int i) { return size_t(i) < loads_.size() ? loads_[size_t(i)] : 0.0; };
   const int upper = load(key.first) <= load(key.second) ? key.first : key.second;
-  const double carried = std::isfinite(load(upper)) ? std::max(load(upper), masses) : masses;
+  const double share = size_t(upper) < shares_.size() ? shares_[size_t(upper)] : 0.0;
+  const double carried = std::isfinite(share) ? std::max(share, masses) : masses;
   if (set_.kp <= 0.0) return carried;
   // The depth the load would be held at, g / k_p per kilogram, is bounded twice over; where a bound is shallower
   // the pair takes the gains that hold its load that deep.
@@ -258,7 +262,8 @@ void PidPenaltySolver::solve_velocities(StepContext& ctx) {
     for (const int i : {joint.body_a, joint.body_b})
       if (i >= 0 && size_t(i) < n) jointed_[size_t(i)] = 1;
   work_ = ctx.bodies;
-  stack_loads(ctx.graph, ctx.bodies, loads_, &load_centres_);
+  const Vec3 up = ctx.gravity.norm() > 0.0 ? Vec3(-ctx.gravity.normalized()) : Vec3::Zero();
+  stack_loads(ctx.graph, ctx.bodies, loads_, &load_centres_, &shares_, up);
   layers_.assign(n, 0);
   for (size_t i = 0; i < n && i < ctx.graph.group_of_body().size(); ++i) {
     const int g = ctx.graph.group_of_body()[i];

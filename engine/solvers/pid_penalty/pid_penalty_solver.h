@@ -34,6 +34,7 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <vector>
 
 #include "collision/shell_points.h"
@@ -228,6 +229,12 @@ class PidPenaltySolver final : public Solver {
   // (M + h J^T E J) v' = M v + h J^T (s - e u_0), u_0 a kinematic side's known part of u, one sparse symmetric system over the bodies the rows move
   // (implicit_springs.cpp).
   void solve_springs(std::vector<Body>& work, double h);
+  // solve_springs' finish where its active set did not settle: projected Gauss-Seidel sweeps on the same rows
+  // (finishing_sweeps.cpp). slot: each body's block of unknowns in v (-1: none); system: the rows' Jacobians; force:
+  // each row's force (N) at the last solve, then after the sweeps; v: the unknowns' velocities, likewise.
+  void finish_springs(const std::vector<Body>& work, double h, std::span<const int> slot,
+                      std::span<const pid_penalty::SystemRow> system, Eigen::VectorXd& v,
+                      std::vector<double>& force) const;
 
   double shell_spacing(const Shape& shape) const;
   Gains pair_gains(const PairKey& key, const Pair& pair, const Body& a, const Body& b, double h) const;
@@ -294,6 +301,7 @@ class PidPenaltySolver final : public Solver {
   std::vector<SpringRow> springs_;   // of the substep's force evaluation (implicit integrator)
   pid_penalty::SpringSystem spring_system_;  // solve_springs' system and its factorization
   std::vector<double> loads_;  // kg per body: stack_loads of the step (graph/stack_loads.h)
+  std::vector<double> shares_;  // kg per body: its share of its stack height's load (stack_loads)
   std::vector<Vec3> load_centres_;  // per body: the centre of mass of its load
   std::vector<int> layers_;  // per body: the stack layers of its contact group (0 outside a stack)
   std::vector<char> jointed_;  // per body: a joint holds it (its pairs' friction stays the explicit spring)
