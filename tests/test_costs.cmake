@@ -18,7 +18,7 @@ set(CONTACTLAB_TEST_COSTS
     Excavator.KeyboardCyclePicksUpARockCarriesItAndTipsItOut 25 VolumeScenes.PileOfScannedMeshesComesToRestInTheBox 20
     scenes.torus_stack 18 scenes.bolt_screwdriver 18 scenes.bolt_in_hole 16 scenes.pile 13 scenes.default 13
     WorldCopy.ACopyStepsOnBitForBitUnderEveryMethod 13 ImplicitPenaltyFrictionStage.AGripperHoldsWhatCoulombHolds 12
-    scenes.volume_tori 12 scenes.excavator 10 PidPenaltyFinishingSweeps.ADeepPyramidComesToRest 17)
+    scenes.volume_tori 12 scenes.excavator 10 PidPenaltyFinishingSweeps.ADeepPyramidComesToRest 36)
 set(CONTACTLAB_SANITIZE_TEST_COSTS
     "${CONTACTLAB_TOWER_SLEEPING_TEST}" 200 VolumeScenes.PileOfScannedMeshesComesToRestInTheBox 160
     WorldCopy.ACopyStepsOnBitForBitUnderEveryMethod 130 "${CONTACTLAB_VOLUME_YAW_TEST}" 62
