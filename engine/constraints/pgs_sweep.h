@@ -1,5 +1,7 @@
 // What every sweep of the projected Gauss-Seidel shares (pgs.cpp's one-row and lane paths, pgs_pair.cpp): the
-// one-row update and the order of a backward sweep. Internal to the constraints layer.
+// one-row update and the order of a backward sweep. Internal to the constraints layer but for pid-penalty's
+// finishing sweeps (solvers/pid_penalty/finishing_sweeps.cpp), which take the one-row update pair by pair, each
+// pair's friction bounded by the sum of its points' impulses.
 #pragma once
 
 #include <algorithm>

@@ -33,12 +33,14 @@ void stack_loads(const ContactGraph& graph, const std::vector<Body>& bodies, std
         moment += b.mass * b.position;
       }
       // The bodies of this height level with its lowest: those that carry what is above side by side.
-      double lowest = std::numeric_limits<double>::infinity();
-      for (size_t k = i; k < j; ++k) lowest = std::min(lowest, up.dot(bodies[size_t(by_height[k].second)].position));
       int level = 0;
-      for (size_t k = i; k < j; ++k) {
-        const Body& b = bodies[size_t(by_height[k].second)];
-        level += up.dot(b.position) <= lowest + 0.5 * shape_bounding_radius(b.shape);
+      if (share) {
+        double lowest = std::numeric_limits<double>::infinity();
+        for (size_t k = i; k < j; ++k) lowest = std::min(lowest, up.dot(bodies[size_t(by_height[k].second)].position));
+        for (size_t k = i; k < j; ++k) {
+          const Body& b = bodies[size_t(by_height[k].second)];
+          level += up.dot(b.position) <= lowest + 0.5 * shape_bounding_radius(b.shape);
+        }
       }
       for (size_t k = i; k < j; ++k) {
         load[size_t(by_height[k].second)] = above;

@@ -15,7 +15,8 @@ inline constexpr SubStage kStages[] = {
     {"update", StepStage::Solve},               // the integrator
 };
 
-// The method's own counters (StepStats::counters), of the step's last substep but for the impulse passes.
+// The method's own counters (StepStats::counters), of the step's last substep but for the impulse passes, the
+// spring solves and the finished substeps (over all its substeps).
 enum Counter { kCountPenaltyPairs, kCountImpactPairs, kCountLargestIntegral, kCountImpulsePasses, kCountSpringSolves,
               kCountFinishedSubsteps };
 inline constexpr SolverCounter kCounters[] = {
