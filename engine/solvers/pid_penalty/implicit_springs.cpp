@@ -392,19 +392,14 @@ void PidPenaltySolver::solve_springs(std::vector<Body>& work, double h) {
   // within its bounds. Kept, the pull of a 60-row pyramid's first substep reached 5 MN, and it blew up.
   bool finished = false;
   if (!settled) {
-    bool pulls = false;
+    bool pulls = false;  // slack[r] / kPullSlack: the row's pair's mean point force
     for (size_t r = 0; r < nr && !pulls; ++r)
       pulls = !springs_[r].angular && springs_[r].point > kFrictionRow &&
-              value(r) < springs_[r].lower - kFinishPull / kPullSlack * slack[r];
+              value(r) < springs_[r].lower - kFinishPull * slack[r] / kPullSlack;
     if (pulls) {
-      thread_local std::vector<double> finish;
-      finish.resize(nr);
-      for (size_t r = 0; r < nr; ++r) finish[r] = value(r);
-      finish_springs(work, h, slot, rows, v, finish);
-      for (size_t r = 0; r < nr; ++r) {
-        held[r] = finish[r] <= springs_[r].lower;
-        hold[r] = finish[r];
-      }
+      for (size_t r = 0; r < nr; ++r) hold[r] = value(r);  // a free row's value does not read hold
+      finish_springs(work, h, slot, rows, v, hold);
+      for (size_t r = 0; r < nr; ++r) held[r] = hold[r] <= springs_[r].lower;  // a point at its bound stays lifted
       finished = true;
       counters_.add(kCountFinishedSubsteps, 1);
     }
