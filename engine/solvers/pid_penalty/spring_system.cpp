@@ -8,6 +8,28 @@
 
 namespace cl::pid_penalty {
 
+namespace {
+
+// C -= A B^T, each column of C losing the columns of A weighted by a row of B. The same sums in the same order as
+// Eigen's lazy 6 x 6 product (each coefficient's terms in ascending inner index, then subtracted), so the factors are
+// those of `C.noalias() -= A * B.transpose()` to the bit; a quarter faster, since the columns of A stay in registers
+// over the whole product (the factorization's products are two fifths of a resting pyramid's step).
+void subtract_product_transposed(Mat6& C, const Mat6& A, const Mat6& B) {
+  for (int j = 0; j < 6; ++j) {
+    Vec6 sum = A.col(0) * B(j, 0);
+    for (int l = 1; l < 6; ++l) sum += A.col(l) * B(j, l);
+    C.col(j) -= sum;
+  }
+}
+
+// M += w x y^T, column by column: the same products as Eigen's `M.noalias() += w * x * y.transpose()`.
+void add_outer(Mat6& M, double w, const Vec6& x, const Vec6& y) {
+  const Vec6 wx = w * x;
+  for (int j = 0; j < 6; ++j) M.col(j) += wx * y(j);
+}
+
+}  // namespace
+
 // Minimum degree ordering on the graph of the blocks (each elimination joins the eliminated block's remaining
 // neighbours into a clique: the fill-in), ties to the lowest index so that the order is deterministic. Each block's
 // neighbours at its elimination are its column's pattern in L.
@@ -98,11 +120,11 @@ bool SpringSystem::factor(std::span<const Mat6> mass, std::span<const SystemRow>
   for (const SystemRow& row : rows) {
     if (!(row.w > 0.0)) continue;
     const int pa = row.sa >= 0 ? position_[size_t(row.sa)] : -1, pb = row.sb >= 0 ? position_[size_t(row.sb)] : -1;
-    if (pa >= 0) next_diagonal_[size_t(pa)].noalias() += row.w * row.ja * row.ja.transpose();
-    if (pb >= 0) next_diagonal_[size_t(pb)].noalias() += row.w * row.jb * row.jb.transpose();
+    if (pa >= 0) add_outer(next_diagonal_[size_t(pa)], row.w, row.ja, row.ja);
+    if (pb >= 0) add_outer(next_diagonal_[size_t(pb)], row.w, row.jb, row.jb);
     if (pa < 0 || pb < 0) continue;
-    if (pa > pb) next_blocks_[size_t(find(pa, pb))].noalias() += row.w * row.ja * row.jb.transpose();
-    else if (pb > pa) next_blocks_[size_t(find(pb, pa))].noalias() += row.w * row.jb * row.ja.transpose();
+    if (pa > pb) add_outer(next_blocks_[size_t(find(pa, pb))], row.w, row.ja, row.jb);
+    else if (pb > pa) add_outer(next_blocks_[size_t(find(pb, pa))], row.w, row.jb, row.ja);
     else next_diagonal_[size_t(pa)].noalias() += row.w * (row.ja * row.jb.transpose() + row.jb * row.ja.transpose());
   }
   // The columns whose blocks of A changed since the last factorization, and the columns after them in the
@@ -136,14 +158,14 @@ bool SpringSystem::factor_column(int k) {
   for (int r = row_start_[size_t(k)]; r < row_start_[size_t(k) + 1]; ++r) {
     const int b = row_entries_[size_t(r)];  // L_kl
     const Mat6& Bb = blocks_[size_t(b)];
-    D.noalias() -= Bb * Bb.transpose();
+    subtract_product_transposed(D, Bb, Bb);
     // The blocks below L_kl in column l (rows i > k): block (i, k) is there by the fill-in of the ordering.
     // Both columns' rows ascend: one walk down column k finds them.
     const int end = start_[size_t(column_[size_t(b)]) + 1];
     int at = first;
     for (int a = b + 1; a < end; ++a) {
       while (rows_[size_t(at)] < rows_[size_t(a)]) ++at;
-      blocks_[size_t(at)].noalias() -= blocks_[size_t(a)] * Bb.transpose();
+      subtract_product_transposed(blocks_[size_t(at)], blocks_[size_t(a)], Bb);
     }
   }
   const Eigen::LLT<Mat6> llt(D);
@@ -151,11 +173,14 @@ bool SpringSystem::factor_column(int k) {
   Mat6 inverse = Mat6::Identity();
   llt.matrixL().solveInPlace(inverse);
   diagonal_[size_t(k)] = inverse;
-  const Mat6 right = inverse.transpose();
-  for (int e = first; e < last; ++e) {
+  for (int e = first; e < last; ++e) {  // B L_kk^-T: column j of the result is B times row j of L_kk^-1
     Mat6& B = blocks_[size_t(e)];
     const Mat6 A = B;
-    B.noalias() = A * right;
+    for (int j = 0; j < 6; ++j) {
+      Vec6 sum = A.col(0) * inverse(j, 0);
+      for (int l = 1; l < 6; ++l) sum += A.col(l) * inverse(j, l);
+      B.col(j) = sum;
+    }
   }
   return true;
 }
