@@ -85,18 +85,23 @@ void face_contacts(const Vec3& hr, int k, double s, const Mat3& inc_rot, const V
     return false;
   };
 
-  // 1b. Reference corners strictly inside the incident face's projection.
+  // 1b. Reference corners inside the incident face's projection, inclusive by the same tolerance: a reference
+  //     corner on an incident edge (a narrow box against a wide one of the same height, their edges flush) is on
+  //     no crossing of the edges (those end at it), and strictly inside it was no contact either; a gripper's finger
+  //     met its box in no point at all and the box fell out of the grip in the first step.
   const double ru[4] = {-hr[u], hr[u], hr[u], -hr[u]}, rv[4] = {-hr[v], -hr[v], hr[v], hr[v]};
   auto cross2 = [&](int a, int b, double pu, double pv) {
     return (c3[b][u] - c3[a][u]) * (pv - c3[a][v]) - (c3[b][v] - c3[a][v]) * (pu - c3[a][u]);
   };
+  auto edge_length = [&](int a, int b) { return std::hypot(c3[b][u] - c3[a][u], c3[b][v] - c3[a][v]); };
   const double area = cross2(0, 1, c3[2][u], c3[2][v]);
   bool ref_flag[4] = {false, false, false, false};
   if (std::abs(area) > tol * tol) {
     const double orient = area > 0 ? 1.0 : -1.0;
     for (int r = 0; r < 4; ++r) {
       bool inside = true;
-      for (int e = 0; e < 4 && inside; ++e) inside = orient * cross2(e, (e + 1) % 4, ru[r], rv[r]) > tol * scale;
+      for (int e = 0; e < 4 && inside; ++e)
+        inside = orient * cross2(e, (e + 1) % 4, ru[r], rv[r]) > -corner_tol * edge_length(e, (e + 1) % 4);
       if (!inside || std::abs(inc_normal[k]) < 1e-9) continue;
       // Height of the incident face above the reference face at (ru, rv).
       Vec3 x = Vec3::Zero();

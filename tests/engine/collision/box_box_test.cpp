@@ -67,6 +67,24 @@ TEST(BoxBox, OffsetBoxesGiveOverlapRectangle) {
   }
 }
 
+// A narrow box flush against a wide one of the same height, the narrow one first (a gripper's finger on its box):
+// the narrow face's corners lie on the wide face's edges, on no crossing of edges (those end at them) and not
+// strictly inside it. They are its four contact points; there were none, and a gripped box fell out of the fingers.
+TEST(BoxBox, ANarrowFaceFlushWithAWideOneGivesItsCorners) {
+  for (const double size : {0.01, 1.0, 100.0}) {
+    SCOPED_TRACE(size);
+    const Vec3 finger = size * Vec3(0.1, 0.5, 0.2), box = size * kHalf;
+    const auto pts = collide(Vec3(0, 0, 0), Quat::Identity(), finger, size * Vec3(0.599, 0, 0), Quat::Identity(), box);
+    ASSERT_EQ(pts.size(), 4u);
+    for (const auto& p : pts) {
+      EXPECT_TRUE(p.normal.isApprox(Vec3(1, 0, 0), 1e-12));
+      EXPECT_NEAR(p.depth, 0.001 * size, 1e-9 * size);
+      EXPECT_NEAR(std::abs(p.position.y()), 0.5 * size, 1e-9 * size);
+      EXPECT_NEAR(std::abs(p.position.z()), 0.2 * size, 1e-9 * size);
+    }
+  }
+}
+
 // A box turned 45 degrees about the normal on another: an octagon, 8 crossing points, no corners.
 TEST(BoxBox, TwistedFaceGivesOctagon) {
   const Quat q(Eigen::AngleAxisd(std::numbers::pi / 4, Vec3::UnitY()));
