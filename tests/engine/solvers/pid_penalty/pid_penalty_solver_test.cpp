@@ -517,18 +517,7 @@ TEST(PidPenaltySolver, TheShippedGripperLiftsItsBox) {
 // fell out in its first step: the fingers' faces, flush with the box's top and bottom, met it in no contact point
 // (BoxBox.ANarrowFaceFlushWithAWideOneGivesItsCorners).
 TEST(PidPenaltySolver, AGripperHoldsWhatCoulombHolds) {
-  for (const double dt : {1.0 / 60, 1.0 / 250, 1.0 / 1000})
-    for (const double size : {0.02, 0.1, 0.5})
-      for (const double mu : {0.3, 1.0}) {
-        SCOPED_TRACE(testing::Message() << "dt " << dt << " size " << size << " mu " << mu);
-        const GripLift held = grip_and_lift("pid-penalty", dt, size, 1.3, mu);
-        ASSERT_TRUE(held.ok);
-        EXPECT_LT(std::abs(held.slid), 0.05 * size);
-        EXPECT_GT(held.rose, 0.9 * held.lift);
-        const GripLift slips = grip_and_lift("pid-penalty", dt, size, 0.7 / 1.25, mu);  // 30 % short at rest
-        ASSERT_TRUE(slips.ok);
-        EXPECT_GT(slips.slid, size);
-      }
+  expect_gripper_holds_what_coulomb_holds("pid-penalty");
 }
 
 // The stack rule sizes a pair's gains to hold its load no deeper than J / (c H n), J the patch's least second
