@@ -46,9 +46,9 @@ set(CONTACTLAB_SLOW_SCENE_CELLS
 # The tests that run longest under the sanitizers (40 s and more each, about 1,100 s in all on the 2-core machine)
 # and repeat code that shorter tests run there too: the long physics runs of the tower's sleeping test, the
 # scanned-mesh pile, the gripper, the excavator, the bolt, pid's loaded ball at every step and mass and its deep
-# pyramids, the copy of six
-# scenes stepped on under every method (the replay and history tests copy worlds there too), volume's box on the
-# incline at every yaw (its ball at every yaw and its edge of sticking stay), and the distance grids' accuracy sweep.
+# pyramids, the copy of six scenes stepped on under every method (the replay and history tests copy worlds there
+# too), volume's box on the incline at every yaw (its ball at every yaw and its edge of sticking stay), and the
+# distance grids' accuracy sweep.
 # The sanitizer build labels them `long_under_sanitizers` and .ci/sanitize leaves them out (`ctest -LE
 # 'slow|long_under_sanitizers'`); the main build runs them, and `ctest -L long_under_sanitizers` in build-asan/ runs
 # them under the sanitizers by hand (docs/testing.md, "Sanitizers").

@@ -51,7 +51,6 @@ void PidPenaltySolver::finish_springs(const std::vector<Body>& work, double h, s
   thread_local std::vector<double> lambda;
   thread_local std::vector<size_t> pair_end;  // per pair: one past its last row
   rows.resize(nr);
-  lambda.resize(nr);
   pair_end.clear();
   for (size_t r = 0; r < nr; ++r)
     if (r + 1 == nr || springs_[r + 1].pair != springs_[r].pair) pair_end.push_back(r + 1);
