@@ -520,6 +520,7 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
       const RateRow r = coordinate_rate_row(joint, e);
       const double cap = servo_row_bound(joint, h);
       s.add(r.ja_lin, r.ja_ang, r.jb_lin, r.jb_ang, target, -cap, cap, cfm, kRowServo, n + 3);
+      s.out.back().spring = servo_is_pd(joint);
     }
   }
 }
@@ -631,17 +632,26 @@ JointDescription describe_joint(const Joint& joint, const std::vector<Body>& bod
 namespace cl {
 
 double JointWarmStart::guess(const JointRow& row) const {
-  if (row.joint < 0 || size_t(row.joint) >= lambda_.size()) return 0.0;
-  return kWarmStart * lambda_[size_t(row.joint)][size_t(row.slot)];
+  const double last = row.joint >= 0 && size_t(row.joint) < lambda_.size() ? lambda_[size_t(row.joint)][size_t(row.slot)]
+                                                                            : kNone;
+  // A PD servo's force with the joint held still over the step (J u = 0 in J u + cfm lambda = target:
+  // lambda = h k (x* - x)), within its bound; none for a row without a spring.
+  const double held = row.spring ? std::clamp(row.target / row.cfm, row.lo, row.hi) : 0.0;
+  if (std::isnan(last)) return held;
+  return kWarmStart * last + (1.0 - kWarmStart) * held;
 }
 
 void JointWarmStart::forget(int joint) {
-  if (joint >= 0 && size_t(joint) < lambda_.size()) lambda_[size_t(joint)].fill(0.0);
+  if (joint >= 0 && size_t(joint) < lambda_.size()) lambda_[size_t(joint)].fill(kNone);
 }
 
 void JointWarmStart::keep(const JointRow& row, double lambda) {
   if (row.joint < 0) return;
-  if (size_t(row.joint) >= lambda_.size()) lambda_.resize(size_t(row.joint) + 1, std::array<double, kMaxJointRows>{});
+  if (size_t(row.joint) >= lambda_.size()) {
+    std::array<double, kMaxJointRows> none;
+    none.fill(kNone);
+    lambda_.resize(size_t(row.joint) + 1, none);
+  }
   lambda_[size_t(row.joint)][size_t(row.slot)] = lambda;
 }
 

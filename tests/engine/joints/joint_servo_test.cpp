@@ -89,6 +89,53 @@ TEST(JointServo, SliderRowIsTheImplicitSpringDamper) {
   EXPECT_EQ(rows.size(), 5u);
 }
 
+// The warm start of a PD servo's row (JointWarmStart): without a last impulse, its spring's force over the step with
+// the joint held still, h k (x* - x), within h max_force; after one, 0.9 of the last impulse and a tenth of that
+// force. Rows without a spring start from 0 and then from 0.9 of their last impulse, as do a rigid hinge servo's.
+TEST(JointServo, AServoRowIsWarmStartedFromItsSpring) {
+  World w = slider_world(Vec3::UnitX(), Vec3::Zero());
+  Joint& j = w.joints[0];
+  j.servo.enabled = true;
+  j.servo.target = 0.2;
+  j.servo.stiffness = 4000;
+  j.servo.damping = 150;
+  const double h = w.settings.dt, held = h * 4000 * 0.2;
+  std::vector<JointRow> rows;
+  joint_rows(j, 0, w.bodies, h, rows);
+  ASSERT_EQ(rows.size(), 6u);
+  const JointRow& servo = rows.back();
+  const JointRow& equality = rows.front();
+  ASSERT_EQ(servo.kind, kRowServo);
+  EXPECT_TRUE(servo.spring);
+  EXPECT_FALSE(equality.spring);
+  JointWarmStart warm;
+  EXPECT_NEAR(warm.guess(servo), held, 1e-12);
+  EXPECT_EQ(warm.guess(equality), 0.0);
+  warm.forget(0);
+  for (const JointRow& r : rows) warm.keep(r, 5.0);
+  EXPECT_NEAR(warm.guess(servo), 0.9 * 5.0 + 0.1 * held, 1e-12);
+  EXPECT_NEAR(warm.guess(equality), 0.9 * 5.0, 1e-12);
+  // A slot its joint had no row in last step (the servo just switched on) starts afresh.
+  warm.forget(0);
+  for (size_t i = 0; i + 1 < rows.size(); ++i) warm.keep(rows[i], 5.0);
+  EXPECT_NEAR(warm.guess(servo), held, 1e-12);
+  // Within the bound h max_force.
+  j.servo.max_force = 100;
+  rows.clear();
+  joint_rows(j, 0, w.bodies, h, rows);
+  EXPECT_NEAR(JointWarmStart().guess(rows.back()), h * 100, 1e-12);
+  // A rigid hinge servo (no gains) is a constraint, not a spring.
+  World hinge = slider_world(Vec3::UnitX(), Vec3::Zero());
+  hinge.joints[0] = make_joint(JointType::Hinge, hinge.bodies, 0, 1, Vec3(0.5, 1, 0), Vec3::UnitZ(), Vec3::UnitX());
+  hinge.joints[0].servo.enabled = true;
+  hinge.joints[0].servo.target = 0.3;
+  rows.clear();
+  joint_rows(hinge.joints[0], 0, hinge.bodies, h, rows);
+  ASSERT_EQ(rows.back().kind, kRowServo);
+  EXPECT_FALSE(rows.back().spring);
+  EXPECT_EQ(JointWarmStart().guess(rows.back()), 0.0);
+}
+
 // Under gravity along a tilted axis: the block settles at target - m g sin / k and stays on the axis; with
 // stiff gains too (the row is implicit).
 TEST(JointServo, SliderServoSettlesAtItsTarget) {
