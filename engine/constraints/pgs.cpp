@@ -428,7 +428,7 @@ PgsResult solve_in_order(std::span<Row> rows, std::span<BodyVelocity> u, const P
     auto update = [&](size_t i) {
       residual = std::max(residual, relax(rows, i, [&](size_t k) -> double& { return rows[k].lambda; }, u));
     };
-    if (!settings.symmetric || result.sweeps % 2 == 1) {
+    if (!sweep_backward(settings, result.sweeps)) {
       for (size_t i = 0; i < n; ++i) update(i);
     } else {
       backward_by_groups(size_t(0), n, [&](size_t i) { return !rows[i].follows; }, update);

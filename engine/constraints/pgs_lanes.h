@@ -211,7 +211,7 @@ struct LaneSweeps {
       double mine = 0.0;
       // Symmetric Gauss-Seidel: every second sweep takes the levels backwards, which is the sweep order of the
       // blocks reversed (blocks keep their row order).
-      const bool backward = settings.symmetric && sweeps % 2 == 0;
+      const bool backward = sweep_backward(settings, sweeps);
       for (int k = 0; k < levels; ++k) {
         const auto [first, last] = level_share(level_batches, backward ? levels - 1 - k : k, p, participants);
         mine = std::max(mine, sweep(first, last, backward));

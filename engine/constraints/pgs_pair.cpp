@@ -355,7 +355,7 @@ std::optional<PgsResult> solve_pgs_pair_runs(std::span<Row> rows, std::span<Body
   while (result.sweeps < settings.iterations) {
     ++result.sweeps;
     double residual = 0.0;
-    const bool backward = settings.symmetric && result.sweeps % 2 == 0;
+    const bool backward = sweep_backward(settings, result.sweeps);
     for (size_t k = 0; k < W.runs.size(); ++k) {
       const Run& run = W.runs[backward ? W.runs.size() - 1 - k : k];
       if (run.frozen != Frozen::kNone) {

@@ -247,7 +247,10 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   sweep_residuals_.clear();
   // The joints' motors are held for the second half of the sweeps (joints/motor_solve.h).
   motor_row_indices(joint_rows_, 0, motor_rows_);
-  const PgsResult result = solve_pgs_holding_motors(rows_, motor_rows_, vel_, pgs_settings(set_.iterations, &sweep_residuals_));
+  // The sweeps end on the contacts: forwards after the joints' rows, where there are any.
+  PgsSettings settings = pgs_settings(set_.iterations, &sweep_residuals_);
+  settings.end_forward = !joint_rows_.empty();
+  const PgsResult result = solve_pgs_holding_motors(rows_, motor_rows_, vel_, settings);
   merge_convergence(sweep_residuals_);
   ctx.stats.iterations += result.sweeps;
   profile_.solve_s += seconds_since(t1);

@@ -220,6 +220,34 @@ TEST(Pgs, SymmetricSweepsKeepTheOrderInsideABlock) {
 }
 
 
+// A symmetric solve ends on the rows listed first (a backward last sweep) or, with end_forward, on those listed last,
+// whatever the number of sweeps: two rows that want the body at different speeds along x, which no sweep
+// reconciles, leave it at the speed of the row updated last. On every path: one row at a time, the lanes, and the
+// runs of one pair's rows.
+TEST(Pgs, SymmetricSweepsEndAsAsked) {
+  for (int path = 0; path < 3; ++path)
+    for (int sweeps : {1, 2, 5, 20})
+      for (bool end_forward : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "path " << path << ", sweeps " << sweeps << ", end_forward " << end_forward);
+        TwoBodies s;
+        std::vector<Row> rows;
+        for (double target : {1.0, 2.0}) {
+          rows.push_back(point_row(0, 1, Vec3::Zero(), Vec3::Zero(), Vec3::UnitX()));
+          rows.back().target = target;
+          prepare(rows.back(), s.masses);
+        }
+        PgsSettings settings{sweeps, 0.0, true};
+        settings.end_forward = end_forward;
+        settings.lanes = path == 1;
+        settings.pair_runs = path == 2;
+        EXPECT_EQ(sweep_backward(settings, sweeps), !end_forward);
+        solve_pgs(rows, s.u, settings);
+        EXPECT_DOUBLE_EQ(s.u[1].v.x(), end_forward ? 2.0 : 1.0);
+      }
+  PgsSettings plain{5, 0.0, false};
+  for (int sweep = 1; sweep <= 5; ++sweep) EXPECT_FALSE(sweep_backward(plain, sweep));
+}
+
 // Contact-like blocks (a normal row and two friction rows) between body pairs, with random geometry: bodies
 // 0 .. fixed-1 are fixed, the rest dynamic with unit-ish masses; pairs[i] gives block i's bodies.
 struct BlockProblem {
