@@ -36,6 +36,17 @@ World slider_world(const Vec3& axis, const Vec3& gravity) {
   return w;
 }
 
+// The slider of slider_world along x without gravity, its servo on: target 0.2 m, k 4000 N/m, c 150 N s/m.
+World servo_slider_world() {
+  World w = slider_world(Vec3::UnitX(), Vec3::Zero());
+  JointServo& servo = w.joints[0].servo;
+  servo.enabled = true;
+  servo.target = 0.2;
+  servo.stiffness = 4000;
+  servo.damping = 150;
+  return w;
+}
+
 TEST(JointServo, TypesAndTargetRange) {
   EXPECT_TRUE(joint_type_has_servo(JointType::Hinge));
   EXPECT_TRUE(joint_type_has_servo(JointType::Slider));
@@ -57,12 +68,8 @@ TEST(JointServo, TypesAndTargetRange) {
 // The servo row is the motor's rate row with the spring-damper's target and CFM; one exact row solve gives
 // the backward-Euler velocity v+ = (m v - h k e) / (m + h c + h^2 k).
 TEST(JointServo, SliderRowIsTheImplicitSpringDamper) {
-  World w = slider_world(Vec3::UnitX(), Vec3::Zero());
+  World w = servo_slider_world();
   Joint& j = w.joints[0];
-  j.servo.enabled = true;
-  j.servo.target = 0.2;
-  j.servo.stiffness = 4000;
-  j.servo.damping = 150;
   w.bodies[1].linear_velocity = Vec3(0.3, 0, 0);
   const double h = w.settings.dt, m = w.bodies[1].mass, k = 4000, c = 150;
   std::vector<JointRow> rows;
@@ -93,12 +100,8 @@ TEST(JointServo, SliderRowIsTheImplicitSpringDamper) {
 // the joint held still, h k (x* - x), within h max_force; after one, 0.9 of the last impulse and a tenth of that
 // force. Rows without a spring start from 0 and then from 0.9 of their last impulse, as do a rigid hinge servo's.
 TEST(JointServo, AServoRowIsWarmStartedFromItsSpring) {
-  World w = slider_world(Vec3::UnitX(), Vec3::Zero());
+  World w = servo_slider_world();
   Joint& j = w.joints[0];
-  j.servo.enabled = true;
-  j.servo.target = 0.2;
-  j.servo.stiffness = 4000;
-  j.servo.damping = 150;
   const double h = w.settings.dt, held = h * 4000 * 0.2;
   std::vector<JointRow> rows;
   joint_rows(j, 0, w.bodies, h, rows);
