@@ -632,8 +632,8 @@ JointDescription describe_joint(const Joint& joint, const std::vector<Body>& bod
 namespace cl {
 
 double JointWarmStart::guess(const JointRow& row) const {
-  const double last = row.joint >= 0 && size_t(row.joint) < lambda_.size() ? lambda_[size_t(row.joint)][size_t(row.slot)]
-                                                                            : kNone;
+  const bool kept = row.joint >= 0 && size_t(row.joint) < lambda_.size();
+  const double last = kept ? lambda_[size_t(row.joint)][size_t(row.slot)] : kNone;
   // A PD servo's force with the joint held still over the step (J u = 0 in J u + cfm lambda = target:
   // lambda = h k (x* - x)), within its bound; none for a row without a spring.
   const double held = row.spring ? std::clamp(row.target / row.cfm, row.lo, row.hi) : 0.0;

@@ -112,7 +112,8 @@ TEST(LcpJoints, ALimitMetWithinOneStepFromRestHolds) {
 // 1/30 s a 10 cm one. Left out, not yet right: at 1/30 s the 2 cm box held slides 11 to 14 % of its size down the
 // fingers during the lift (docs/faults.md).
 TEST(LcpJoints, AGripperHoldsWhatCoulombHolds) {
-  expect_gripper_holds_what_coulomb_holds("lcp", [](double dt, double size, double) { return dt > 1.0 / 45 && size < 0.05; });
+  expect_gripper_holds_what_coulomb_holds("lcp",
+                                          [](double dt, double size, double) { return dt > 1.0 / 45 && size < 0.05; });
 }
 
 }  // namespace cl

@@ -486,8 +486,8 @@ TEST(VolumeSolver, AThinSheetRestsOnTheGround) {
 // out, and at 1/30 s a 10 cm one; ended on the joints, a 2 cm box held at 1/1000 s crept down the fingers. Left
 // out, not yet right: at 1/30 s the 2 cm box held at mu 0.3 falls out of the fingers (docs/faults.md).
 TEST(VolumeSolver, AGripperHoldsWhatCoulombHolds) {
-  expect_gripper_holds_what_coulomb_holds("volume",
-                                          [](double dt, double size, double mu) { return dt > 1.0 / 45 && size < 0.05 && mu < 0.5; });
+  expect_gripper_holds_what_coulomb_holds(
+      "volume", [](double dt, double size, double mu) { return dt > 1.0 / 45 && size < 0.05 && mu < 0.5; });
 }
 
 }  // namespace cl
