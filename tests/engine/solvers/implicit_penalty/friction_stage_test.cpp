@@ -16,7 +16,7 @@ using test::GripLift;
 // A box squeezed between two fingers on servo-driven sliders and lifted (tests/support/scenes.h, the shipped
 // gripper of issue 38 at any size): with the squeeze 30 % above what Coulomb's law needs at the lift's greatest
 // acceleration the box rises with the palm at every step from 1/60 to 1/1000 s, at 2 cm to 0.5 m (4 g to 62 kg)
-// and at mu 0.3 and 1, sliding down the palm less than 5 % of its size (at most 2.8 %, a 2 cm box at 1/250 s;
+// and at mu 0.3 to 1, sliding down the palm less than 5 % of its size (at most 2.8 %, a 2 cm box at 1/250 s;
 // `lcp` 1 %); with the squeeze 30 % short of holding its weight alone it slides out. With the friction rows solved
 // without the joints every held box slid: 5 to 24 % of its size at 1/1000 s, out of the fingers at 1/60 s but the
 // 0.5 m box (70 to 83 %), and the shipped scene's 10 cm box lay on the ground after 6 s (0.060 m instead of 0.27).

@@ -510,7 +510,7 @@ TEST(PidPenaltySolver, TheShippedGripperLiftsItsBox) {
 // A box squeezed between two fingers on servo-driven sliders and lifted (tests/support/scenes.h, grip_and_lift):
 // with the squeeze 30 % above what Coulomb's law needs at the lift's greatest acceleration the box rises with the
 // palm, sliding down it less than 5 % of its size (at most 1 %), at 1/30 to 1/1000 s, 2 cm to 0.5 m and mu 0.3
-// and 1; 30 % short of its weight it slides out. The friction spring of a pair with a jointed body held its stretch
+// to 1; 30 % short of its weight it slides out. The friction spring of a pair with a jointed body held its stretch
 // to mu times the penalty springs' normal force alone, while the squeeze reached the box mostly through the joints'
 // contact rows (`pressed`), so the spring held a fraction of the weight and its damper the rest while the box crept
 // down: a 10 cm box slid 55 % of its size at 1/1000 s, a 2 cm one out of the fingers. At 1/60 s a 2 cm box also
