@@ -209,9 +209,9 @@ inline GripLift grip_and_lift(const std::string& solver, double dt, double size,
 }
 
 // The sweep of grip_and_lift each method's gripper test runs, at 1/30, 1/60, 1/250 and 1/1000 s, 2 cm, 10 cm and
-// 0.5 m, and mu 0.3, 0.5 and 1: held with 30 % to spare, the box rises with the palm and slides down it less than 5 % of
-// its size; 30 % short of its weight at rest, it slides out. `skip_held` and `skip_short` leave out the cases of
-// each kind that a method does not get right yet (its test says why).
+// 0.5 m, and mu 0.3, 0.5 and 1: held with 30 % to spare, the box rises with the palm and slides down it less than
+// 5 % of its size; 30 % short of its weight at rest, it slides out. `skip_held` and `skip_short` leave out the cases
+// of each kind that a method does not get right yet (its test says why).
 using GripCase = bool (*)(double dt, double size, double mu);
 inline void expect_gripper_holds_what_coulomb_holds(const std::string& solver, GripCase skip_held = nullptr,
                                                     GripCase skip_short = nullptr) {

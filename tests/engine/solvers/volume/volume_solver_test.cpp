@@ -488,7 +488,7 @@ TEST(VolumeSolver, AThinSheetRestsOnTheGround) {
 // mu 0.5 slides 11 % of its size down them (docs/faults.md).
 TEST(VolumeSolver, AGripperHoldsWhatCoulombHolds) {
   expect_gripper_holds_what_coulomb_holds("volume", [](double dt, double size, double mu) {
-    return size < 0.05 && ((dt > 1.0 / 45 && mu < 0.4) || (dt > 1.0 / 100 && dt < 1.0 / 45 && mu > 0.4 && mu < 0.6));
+    return size < 0.05 && ((dt > 1.0 / 45 && mu == 0.3) || (dt > 1.0 / 100 && dt < 1.0 / 45 && mu == 0.5));
   });
 }
 
