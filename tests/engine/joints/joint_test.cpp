@@ -1123,13 +1123,7 @@ TEST(JointMotor, AnUnboundedMotorNeverDrivesThroughAFixedContact) {
       EXPECT_LT(door.most, bound) << solver << " h " << h;
       EXPECT_GT(door.last, DoorAgainstPost::kTouch - 0.01) << solver << " h " << h << ": the door stops short";
       EXPECT_TRUE(door.ok) << solver << " h " << h;
-      // Known fault (docs/faults.md), listed so that this fails once it is fixed: under pid-penalty at 1/500 s the
-      // door, held at the post, still creeps into it (2.1 mm over the last half second).
-      const bool creeps = std::string(solver) == "pid-penalty" && h == 1.0 / 500;
-      if (creeps)
-        EXPECT_GE(door.late_travel * reach, 1e-3) << solver << " h " << h << ": fixed, take it off the list";
-      else
-        EXPECT_LT(door.late_travel * reach, 1e-3) << solver << " h " << h << ": the door creeps";
+      EXPECT_LT(door.late_travel * reach, 1e-3) << solver << " h " << h << ": the door creeps";
     }
 }
 
