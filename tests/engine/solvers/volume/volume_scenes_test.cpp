@@ -145,10 +145,14 @@ TEST(VolumeScenes, StackOfToriSettlesAndStands) {
   EXPECT_GT(top, 1.6);  // the column stands (a fallen one would be under 0.7 m)
 }
 
-// The pile of twelve scanned meshes in the box comes to rest within 4 s (measured: 3.5 s), all inside the box.
+// The pile of twelve scanned meshes in the box comes to rest within 5 s, all inside the box. When it rests is
+// chaotic: at the scene's 0.01 s it rests at 3.8 s, and at steps within 2 % of it anywhere from 1.4 to 4.9 s (the
+// last step with 0.01 J or more; at dc945fb, before continuous collision stopped putting back two bodies that fall
+// together as if they had hit, at 1.9 s, and from 1.7 to 2.8 s); at 0.009998 s one elephant keeps spinning
+// against the box's wall (docs/faults.md).
 TEST(VolumeScenes, PileOfScannedMeshesComesToRestInTheBox) {
   World w = load_volume_scene("volume_pile.json");
-  const Settling r = settle(w, 400, 30);
+  const Settling r = settle(w, 500, 30);
   EXPECT_LT(r.max_recent_energy, 0.01);
   EXPECT_LT(r.deepest, 0.015);
   for (const Body& b : w.bodies) {
