@@ -687,9 +687,22 @@ int run_sweep(const CommandLine& cmd) {
   settings.params = cmd.params;
   settings.duration = cmd.duration;
   settings.scene_dir = viewer::resolve_root() + "/scenes/conformance";
-  // Check the output before the runs, as the other modes do.
+  // Check the output before the runs, as the other modes do: writable, and none of the files the sweep reads (the
+  // case's scene or the scene named, and that scene's meshes), by identity (output_plan.h).
   OutputFile file;
   std::string why;
+  if (!cmd.out.empty()) {
+    const std::string scene = conformance::sweep_scene_path(settings);
+    OutputPlan plan;
+    plan.read("the scene", scene);
+    plan.write("--out", cmd.out);
+    if (!plan.check(why)) return command_failed(why);
+    // A scene that does not load is the sweep's to report (below); one that does has its meshes read too.
+    if (SceneLoadResult loaded = load_scene_file(scene); loaded.ok()) {
+      for (const ReadFile& f : mesh_files_read(loaded.world, scene)) plan.read(f.role, f.path);
+      if (!plan.check_identities(why)) return command_failed(why);
+    }
+  }
   if (!cmd.out.empty() && !file.open(cmd.out, "sweep file", why)) {
     std::fprintf(stderr, "contactlab: %s\n", escape_for_message(why).c_str());
     return 2;

@@ -49,10 +49,15 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+std::string sweep_scene_path(const SweepSettings& settings) {
+  const Case* c = find_case(settings.target);
+  return c ? settings.scene_dir + "/" + c->scene : settings.target;
+}
+
 std::vector<SweepPoint> run_sweep(const SweepSettings& settings, std::string* error) {
   std::vector<SweepPoint> out;
   const Case* c = find_case(settings.target);
-  const std::string path = c ? settings.scene_dir + "/" + c->scene : settings.target;
+  const std::string path = sweep_scene_path(settings);
   if (!c) {
     SceneLoadResult probe = load_scene_file(path);
     if (!probe.ok()) {

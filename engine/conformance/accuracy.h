@@ -37,6 +37,9 @@ struct SweepPoint {
   std::string message;        // why the run failed, empty if it did not
 };
 
+// The scene file a sweep runs: its conformance case's scene, or the target itself.
+std::string sweep_scene_path(const SweepSettings& settings);
+
 // Runs the sweep; `error` is set (and nothing returned) when the target neither names a case nor loads.
 std::vector<SweepPoint> run_sweep(const SweepSettings& settings, std::string* error);
 

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
-#include <cstdlib>
 #include <cstring>
 
 #include <fcntl.h>
@@ -65,15 +64,10 @@ bool OutputFile::open(const std::string& path, const char* what, std::string& er
   buffer_.clear();
   in_place_ = false;
   if (path.empty()) return fail("no file name", error);
-  // Through a symbolic link the file it names is replaced, and the link stays.
-  target_ = path;
+  // Through a symbolic link the file it names is replaced (or made, for a link to a name not there yet), and the
+  // link stays.
+  target_ = written_path(path);
   struct stat st;
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    if (char* real = ::realpath(path.c_str(), nullptr)) {
-      target_ = real;
-      std::free(real);
-    }
-  }
   if (::stat(target_.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return fail("it is a directory", error);
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {

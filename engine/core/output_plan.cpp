@@ -30,16 +30,7 @@ std::optional<Identity> identity(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) return Identity{st.st_dev, st.st_ino, "", S_ISCHR(st.st_mode) != 0};
   // A dangling symbolic link is written as the name it holds.
-  std::string target = path;
-  struct stat lst;
-  if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
-    char buf[4096];
-    const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
-    if (n > 0) {
-      buf[n] = 0;
-      target = buf[0] == '/' ? std::string(buf) : path_folder(path) + "/" + buf;
-    }
-  }
+  const std::string target = written_path(path);
   std::string base = path_name(target);
   if (base.empty() || base == "." || base == "..") return std::nullopt;
   if (::stat(path_folder(target).c_str(), &st) != 0) return std::nullopt;
@@ -60,6 +51,22 @@ std::string path_folder(const std::string& path) {
 std::string path_name(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string written_path(const std::string& path) {
+  std::string at = path;
+  for (int hops = 0; hops < 40; ++hops) {  // the kernel's own bound on a chain of links (ELOOP)
+    struct stat lst;
+    if (::lstat(at.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) return at;
+    char buf[4096];
+    const ssize_t n = ::readlink(at.c_str(), buf, sizeof buf - 1);
+    if (n <= 0) return at;
+    buf[n] = 0;
+    at = buf[0] == '/' ? std::string(buf) : path_folder(at) + "/" + buf;
+  }
+  struct stat lst;
+  if (::lstat(at.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) return at;  // a chain of exactly 40
+  return path;  // a loop: the open fails on the path itself (ELOOP)
 }
 
 bool same_file(const std::string& a, const std::string& b) {

@@ -36,6 +36,10 @@ class OutputPlan {
 std::string path_folder(const std::string& path);
 std::string path_name(const std::string& path);
 
+// The file a write to `path` replaces: through symbolic links, followed as far as they lead, also to a name that
+// does not exist yet (a dangling link is written as the name it holds, and stays a link); else `path` itself.
+std::string written_path(const std::string& path);
+
 // Whether the two paths name one file (device and inode; where a file does not exist yet, its folder's
 // identity and its name).
 bool same_file(const std::string& a, const std::string& b);

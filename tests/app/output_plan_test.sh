@@ -68,6 +68,15 @@ grid=$(ls "$out/cache/contactlab/"sdf-*.bin | head -1)
 check metrics_over_cached_grid 2 "would overwrite the cached distance grid of $w/mesh/torus.json: /bodies/1/shape" -- \
   env XDG_CACHE_HOME="$out/cache" "$exe" --headless "$w/mesh/torus.json" --steps 2 --metrics "$grid"
 
+# --sweep's --out: the scene it sweeps and that scene's meshes are read, so neither may be written.
+check sweep_out_over_scene 2 "--out '$w/hard.json' would overwrite the scene '$scene'" -- \
+  "$exe" --sweep "$scene" --dt 1/60 --solver lcp --duration 0.05 --out "$w/hard.json"
+same sweep_out_over_scene "$scene" "$w/scene.orig"
+check sweep_out_over_mesh 2 "--out '$w/mesh/my_torus.obj' would overwrite the mesh file of $w/mesh/torus.json" -- \
+  env XDG_CACHE_HOME="$out/cache" "$exe" --sweep "$w/mesh/torus.json" --dt 1/60 --solver lcp --duration 0.05 \
+  --out "$w/mesh/my_torus.obj"
+same sweep_out_over_mesh "$w/mesh/my_torus.obj" "$w/torus.orig"
+
 # --screenshot over the scene or a mesh: refused before any window opens (no display needed).
 check screenshot_over_scene 2 "--screenshot '$w/hard.json' would overwrite the open scene" -- \
   env -u DISPLAY "$exe" "$scene" --screenshot "$w/hard.json"
@@ -131,6 +140,15 @@ check outputs_dev_null 0 "" -- "$exe" --headless "$scene" --steps 5 --metrics /d
 echo "old" > "$w/real.csv"; ln -s real.csv "$w/link.csv"
 check metrics_through_symlink 0 "" -- "$exe" --headless "$scene" --steps 3 --metrics "$w/link.csv"
 [ -L "$w/link.csv" ] && [ "$(wc -l < "$w/real.csv")" = 4 ] || { echo "FAIL metrics_through_symlink: link or rows"; fail=1; }
+# A link to a name that is not there yet (dangling) makes that file and stays a link; one into a missing folder is
+# refused before the run.
+ln -s made.csv "$w/dangling.csv"
+check metrics_through_dangling_link 0 "" -- "$exe" --headless "$scene" --steps 3 --metrics "$w/dangling.csv"
+[ -L "$w/dangling.csv" ] && [ "$(wc -l < "$w/made.csv")" = 4 ] || { echo "FAIL metrics_through_dangling_link"; fail=1; }
+ln -s nowhere/x.csv "$w/dangling_nowhere.csv"
+check metrics_dangling_into_missing_folder 2 "its folder '$w/nowhere' does not exist" -- \
+  "$exe" --headless "$scene" --steps 3 --metrics "$w/dangling_nowhere.csv"
+[ -L "$w/dangling_nowhere.csv" ] || { echo "FAIL metrics_dangling_into_missing_folder: the link is gone"; fail=1; }
 # A full disk for the state: exit 2, and the metrics of that run do not replace the earlier ones.
 check state_full_disk_keeps_metrics 2 "/dev/full: cannot write state file: No space left on device" -- \
   "$exe" --headless "$scene" --steps 5 --metrics "$w/m.csv" --state /dev/full

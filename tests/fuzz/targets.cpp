@@ -113,14 +113,16 @@ void output_paths(const std::uint8_t* data, std::size_t size, const std::string&
   CommandLine cmd;
   int code = 0;
   if (parse_arguments(data, size, cmd) && !cmd.help && !cmd.list_solvers &&
-      !cmd.conformance && (cmd.headless || !cmd.compare.empty())) {
+      !cmd.conformance && (cmd.headless || !cmd.compare.empty() || !cmd.sweep.empty())) {
     cmd.steps = std::min(cmd.steps, 3);  // the outputs are the point, not the run
+    cmd.duration = std::min(cmd.duration, 0.05);
+    if (cmd.dts.size() > 2) cmd.dts.resize(2);
     cmd.threads = 1;
     // Messages of the run are not wanted in the replay's log.
     std::fflush(stderr);
     const int saved = ::dup(2), null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 2);
-    code = cmd.compare.empty() ? run_headless(cmd) : run_compare(cmd);
+    code = !cmd.sweep.empty() ? run_sweep(cmd) : cmd.compare.empty() ? run_headless(cmd) : run_compare(cmd);
     std::fflush(stderr);
     ::dup2(saved, 2);
     ::close(saved);
