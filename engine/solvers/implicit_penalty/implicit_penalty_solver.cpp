@@ -575,7 +575,7 @@ void ImplicitPenaltySolver::contact_forces(const StepContext& ctx) {
       add_round_pair_force(pa, pb, exact->axes, gains.k * count * kCapSecant * exact->depth,
                            gains.k * count, gains.k_d * count, GradientMode::Approximate, exact->normal, f);
       f.points = count;  // g stays empty
-    } else if (physical && ((round_shape(shape_a) && round_shape(shape_b)) || box_ball)) {
+    } else if (physical && pushed_along_one_line(shape_a, shape_b)) {
       // Two round bodies: the points' K times mean depth along the line of their centres or axes (round_pair.h),
       // with the approximate gradients: the exact ones' turning line (negative stiffness force / D) outweighed a
       // 4 mg ball's m / h^2 off-centre under a 2 cm ball (h = 1/100 s): 1.25 J from 0.013 J in a step. A ball and a

@@ -86,8 +86,10 @@ bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const s
       i += run;
     }
   }
-  if (!(total > 0.0) || pushes.norm() < 1e-6 * total) return false;
-  const Vec3 normal = pushes.normalized();
+  // The points' pushes give the normal unless the pair's line is given (s.normal); only then may they cancel.
+  const bool given = !s.normal.isZero(0.0);
+  if (!(total > 0.0) || (!given && pushes.norm() < 1e-6 * total)) return false;
+  const Vec3 normal = given ? s.normal : Vec3(pushes.normalized());
   // A ball on a plane touches it at its surface point facing it, not at the pressure's centre d deep inside it:
   // v = w r there is rolling without slipping.
   const Vec3 centre = s.normal_force >= 0.0 ? s.centre : Vec3(moment / total);

@@ -47,6 +47,10 @@ struct PatchFrictionSettings {
   // place of the centre of their pressure (see patch_friction_rows). normal_force < 0: none given.
   double normal_force = -1.0;
   Vec3 centre{0, 0, 0};
+  // Unit, pushing b out of a: the line the pair's force acts along where the method puts it there (two round
+  // bodies, a ball and a box: through the centres, round_pair.h) in place of the points' pushes, whose sampled
+  // directions tilt it. Zero: the points' pushes.
+  Vec3 normal{0, 0, 0};
   double mu = 0.0;               // the pair's friction coefficient
   double dynamic_ratio = 1.0;    // sliding friction over static
   double slip_speed = 0.0;       // m/s: faster than this the patch slides
@@ -58,7 +62,7 @@ inline constexpr int kPatchRows = 6;
 
 // Writes the patch friction rows of the pair (a, b) (a < b: rows move b relative to a) made of `sides`, prepared
 // with `masses`, to out[0 .. kPatchRows), the normal row at index `normal_index` of the caller's row list.
-// False (nothing written) when no point delivered a normal impulse or the directions cancel.
+// False (nothing written) when no point delivered a normal impulse, or the directions cancel and no normal is given.
 bool patch_friction_rows(int a, int b, std::span<const PatchSide> sides, const std::vector<Body>& bodies,
                          const PatchFrictionSettings& s, std::span<const InverseMass> masses, int normal_index,
                          Row* out);

@@ -9,6 +9,12 @@ namespace cl::implicit_penalty {
 
 bool round_shape(const Shape& s) { return s.type == ShapeType::Sphere || s.type == ShapeType::Capsule; }
 
+bool pushed_along_one_line(const Shape& a, const Shape& b) {
+  const bool box_ball = (a.type == ShapeType::Sphere && b.type == ShapeType::Box) ||
+                        (a.type == ShapeType::Box && b.type == ShapeType::Sphere);
+  return (round_shape(a) && round_shape(b)) || box_ball;
+}
+
 namespace {
 
 // A round body's centre segment (world): a sphere's is its centre.

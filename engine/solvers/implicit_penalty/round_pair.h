@@ -15,6 +15,10 @@ namespace cl::implicit_penalty {
 // A sphere or a capsule.
 bool round_shape(const Shape& s);
 
+// Whether the physical model pushes the pair along one line, through its centres or axes (two round bodies) or from
+// the box's closest point to the ball's centre (a ball and a box), rather than along its points' sampled pushes.
+bool pushed_along_one_line(const Shape& a, const Shape& b);
+
 // The closest points of two round bodies' centres or axes (world): a sphere's centre, the closest points of two
 // capsules' segments (Ericson, Real-Time Collision Detection 5.1.9). Parallel segments have a line of closest
 // pairs; the pair at the middle of their overlap is taken, so that two capsules lying side by side are pushed

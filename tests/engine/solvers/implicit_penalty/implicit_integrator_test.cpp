@@ -107,6 +107,41 @@ TEST(ImplicitIntegrator, InternalForcesConserveMomentum) {
   EXPECT_LT((dS.segment<3>(0) + dS.segment<3>(6)).norm(), 1e-12 * fb.norm());
 }
 
+// A 1e-6 kg body between the ground and a 1e6 kg one, on two springs stiff enough to hold the heavy one 1 mm deep,
+// the heavy one landing at 2 cm/s: each body's change of velocity as the 2 x 2 backward Euler system in velocities
+// gives it (long double). The changes of momentum solved for are 1e12 apart; the light body's is not lost in the
+// rounding of the heavy one's.
+TEST(ImplicitIntegrator, ExtremeMassRatioKeepsTheLightBodysVelocity) {
+  const double ml = 1e-6, mh = 1e6, g = 9.81, W = mh * g, k = W / 1e-3, h = 1.0 / 60, v0 = -0.02;
+  std::vector<IntegratorBody> bodies{point_body(ml, Vec3(0, 0.5, 0), Vec3::Zero()),
+                                     point_body(mh, Vec3(0, 1.5, 0), Vec3(0, v0, 0))};
+  bodies[0].force = Vec3(0, -ml * g, 0);
+  bodies[1].force = Vec3(0, -W, 0);
+  const Mat3 K = k * Mat3::Identity();
+  PairForce ground;  // the light body on the ground, carrying the heavy one's weight
+  ground.a = 0;
+  ground.wrench.segment<3>(0) = Vec3(0, W, 0);
+  ground.d_pos.block<3, 3>(0, 0) = -K;
+  PairForce pair;  // the heavy one on the light one
+  pair.a = 0;
+  pair.b = 1;
+  pair.wrench.segment<3>(0) = Vec3(0, -W, 0);
+  pair.wrench.segment<3>(6) = Vec3(0, W, 0);
+  pair.d_pos.block<3, 3>(0, 0) = -K;
+  pair.d_pos.block<3, 3>(0, 6) = K;
+  pair.d_pos.block<3, 3>(6, 0) = K;
+  pair.d_pos.block<3, 3>(6, 6) = -K;
+  const Eigen::VectorXd dS = integrate(bodies, {ground, pair}, h, Integrator::Implicit);
+  // Along y: (M + h^2 K) dv = h (F + h dF/dx v), with F = (-ml g, 0) and dF/dx v = (k v0, -k v0).
+  using R = long double;
+  const R a11 = R(ml) + R(h) * h * 2 * k, a12 = -R(h) * h * k, a22 = R(mh) + R(h) * h * k;
+  const R b1 = R(h) * (-R(ml) * g + R(h) * k * v0), b2 = R(h) * (-R(h) * k * v0);
+  const R det = a11 * a22 - a12 * a12;
+  const double light = double((b1 * a22 - a12 * b2) / det), heavy = double((a11 * b2 - a12 * b1) / det);
+  EXPECT_NEAR(dS(1) / ml, light, 1e-6 * std::abs(light));
+  EXPECT_NEAR(dS(7) / mh, heavy, 1e-6 * std::abs(heavy));
+}
+
 // Torque-free tumbling: L is the state, so it is kept exactly; the rotation map V = (I - h dw/dtheta)^-1.
 // A group's factor kept from step to step (GroupFactor) gives the solution a fresh factorisation gives, bit for
 // bit, while G's pattern holds, and analyses a changed pattern again. The springs close a ring, so that the sparse
