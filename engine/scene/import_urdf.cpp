@@ -5,6 +5,8 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <console_bridge/console.h>
 #include <urdf_parser/urdf_parser.h>
@@ -40,7 +42,7 @@ class UrdfReader {
     std::string text;
     auto doc = mx::open(file_, "robot", text);
     check_tree(doc->RootElement());
-    urdf_ = parse(text);
+    urdf_ = parse(text, doc->RootElement());
     const urdf::ModelInterfaceSharedPtr& urdf = urdf_;
     model_.file = file_;
     model_.format = "urdf";
@@ -107,12 +109,27 @@ class UrdfReader {
                                                       "their own \"joints\")");
       }
     }
+    // Geometry urdfdom does not know (a <capsule>, which some tools write), in a collision or a visual, makes it
+    // log an error and return the model without the link's collision geometry: the link would have lost its
+    // shapes in silence. Said here with the element's line.
+    for (const XMLElement* link = robot->FirstChildElement("link"); link; link = link->NextSiblingElement("link"))
+      for (const char* part : {"collision", "visual"})
+        for (const XMLElement* c = link->FirstChildElement(part); c; c = c->NextSiblingElement(part)) {
+          const XMLElement* g = c->FirstChildElement("geometry");
+          if (!g) model_fail(file_, mx::source_of(c), std::string("a <") + part + "> needs a <geometry>");
+          const XMLElement* shape = g->FirstChildElement();
+          static const std::set<std::string> shapes = {"box", "sphere", "cylinder", "mesh"};
+          if (!shape) model_fail(file_, mx::source_of(g), "a <geometry> needs a shape: box, sphere, cylinder or mesh");
+          if (!shapes.count(shape->Name()))
+            model_fail(file_, mx::source_of(shape), std::string("<") + shape->Name() + "> is no URDF geometry (box, "
+                                                    "sphere, cylinder or mesh): not imported");
+        }
     for (const XMLElement* e = robot->FirstChildElement("joint"); e; e = e->NextSiblingElement("joint"))
       if (e->FirstChildElement("mimic"))
         model_.warnings.push_back(model_where(file_, mx::source_of(e)) + ": <mimic> is not imported (the joint moves on its own)");
   }
 
-  urdf::ModelInterfaceSharedPtr parse(const std::string& text) {
+  urdf::ModelInterfaceSharedPtr parse(const std::string& text, const XMLElement* robot) {
     static std::mutex mutex;  // console_bridge's handler is process-wide
     std::lock_guard<std::mutex> lock(mutex);
     Collector collector;
@@ -124,17 +141,40 @@ class UrdfReader {
       collector.errors.push_back(e.what());
     }
     console_bridge::restorePreviousOutputHandler();
-    if (m) return m;
-    std::string why = collector.errors.empty() ? "urdfdom could not read the model" : collector.errors.front();
-    // urdfdom names elements in brackets ("Joint [elbow] is missing a ..."): point at the line.
-    ModelSource where;
-    const size_t open = why.find('['), close = why.find(']', open == std::string::npos ? 0 : open);
-    if (open != std::string::npos && close != std::string::npos) {
-      const std::string name = why.substr(open + 1, close - open - 1);
-      if (auto j = joints_.find(name); j != joints_.end()) where = mx::source_of(j->second);
-      else if (auto l = links_.find(name); l != links_.end()) where = mx::source_of(l->second);
+    // urdfdom may log an error and still return the model without what it could not read (a link's <inertial>
+    // whose mass is no number, a limit's effort): any error fails the import.
+    if (m && collector.errors.empty()) return m;
+    const std::string why = collector.errors.empty() ? "urdfdom could not read the model" : collector.errors.front();
+    throw ModelError(model_where(file_, locate(why, robot)) + ": urdfdom: " + why);
+  }
+
+  // Where urdfdom's message points: it names a joint or link, or a value it could not read, in brackets, parentheses
+  // or quotes ("Joint [elbow] is missing a ...", "mass [heavy] is not a float", "effort value (x) is not a valid
+  // float", "Unknown geometry type 'capsule'"): that joint or link, else the first element of that name or holding
+  // that value.
+  ModelSource locate(const std::string& why, const XMLElement* robot) const {
+    const auto between = [&](char open, char close) -> std::string {
+      const size_t a = why.find(open), b = why.find(close, a == std::string::npos ? 0 : a + 1);
+      return a != std::string::npos && b != std::string::npos ? why.substr(a + 1, b - a - 1) : std::string();
+    };
+    for (const std::string& token : {between('[', ']'), between('(', ')'), between('\'', '\'')}) {
+      if (token.empty()) continue;
+      if (auto j = joints_.find(token); j != joints_.end()) return mx::source_of(j->second);
+      if (auto l = links_.find(token); l != links_.end()) return mx::source_of(l->second);
+      // Depth first through the file.
+      std::vector<const XMLElement*> stack = {robot};
+      while (!stack.empty()) {
+        const XMLElement* e = stack.back();
+        stack.pop_back();
+        if (token == e->Name()) return mx::source_of(e);
+        for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next())
+          if (token == a->Value()) return mx::source_of(e);
+        std::vector<const XMLElement*> children;
+        for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) children.push_back(c);
+        stack.insert(stack.end(), children.rbegin(), children.rend());
+      }
     }
-    throw ModelError(model_where(file_, where) + ": urdfdom: " + why);
+    return {};
   }
 
   // --- the model ---------------------------------------------------------------------------------------------

@@ -86,6 +86,45 @@ TEST(ImportUrdf, UrdfdomErrorsNameTheElement) {
   EXPECT_NE(e.find("nolimit.urdf:2: <joint name=\"hinge\">: urdfdom: "), std::string::npos) << e;
 }
 
+// Geometry and values urdfdom cannot read are errors naming the element and its line, never dropped in silence:
+// for a collision <capsule> or a mass that is no number urdfdom 3.0 logs an error and returns the model without
+// that link's collision geometry, which was imported as if nothing were wrong; for an effort that is no number it
+// fails, and the message named no line. A visual <capsule> and a <collision> without <geometry> are refused too.
+TEST(ImportUrdf, GeometryAndValuesUrdfdomCannotReadNameTheElement) {
+  const std::string head = "<robot name=\"p\"><link name=\"a\">\n";
+  const struct {
+    const char* name;
+    std::string body, expected;
+  } cases[] = {
+      {"capsule.urdf",
+       "<collision><geometry><sphere radius=\"0.1\"/></geometry></collision>\n<collision><geometry>\n"
+       "<capsule radius=\"0.1\" length=\"0.2\"/></geometry></collision></link></robot>",
+       "capsule.urdf:4: <capsule>: <capsule> is no URDF geometry (box, sphere, cylinder or mesh): not imported"},
+      {"mass.urdf",
+       "<inertial>\n<mass value=\"heavy\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/>"
+       "</inertial><collision><geometry><sphere radius=\"0.1\"/></geometry></collision></link></robot>",
+       "mass.urdf:3: <mass>: urdfdom: "},
+      {"effort.urdf",
+       "<collision><geometry><sphere radius=\"0.1\"/></geometry></collision></link><link name=\"b\">"
+       "<collision><geometry><sphere radius=\"0.1\"/></geometry></collision></link>\n<joint name=\"j\" "
+       "type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/>\n"
+       "<limit lower=\"0\" upper=\"1\" effort=\"x\" velocity=\"1\"/></joint></robot>",
+       "effort.urdf:4: <limit>: urdfdom: "},
+      {"visual.urdf",
+       "<collision><geometry><sphere radius=\"0.1\"/></geometry></collision>\n<visual><geometry>\n"
+       "<capsule radius=\"0.1\" length=\"0.2\"/></geometry></visual></link></robot>",
+       "visual.urdf:4: <capsule>: <capsule> is no URDF geometry (box, sphere, cylinder or mesh): not imported"},
+      {"bare.urdf", "<collision>\n<origin xyz=\"0 0 0\"/></collision></link></robot>",
+       "bare.urdf:2: <collision>: a <collision> needs a <geometry>"},
+  };
+  for (const auto& c : cases) {
+    const std::string path = testing::TempDir() + "/" + c.name;
+    std::ofstream(path) << head << c.body;
+    const std::string e = urdf_error(path);
+    EXPECT_NE(e.find(c.expected), std::string::npos) << e;
+  }
+}
+
 #else
 TEST(ImportUrdf, ThisBuildHasNone) { GTEST_SKIP() << "built without liburdfdom-dev: no URDF import"; }
 #endif
