@@ -40,9 +40,21 @@ namespace {
 using viewer::AppState;
 using viewer::InputQueue;
 
+// GLFW's errors while the window opens are kept for the one message that says it could not (no display: "X11: The
+// DISPLAY environment variable is missing"); later ones are printed as they come, one line each.
+std::string* glfw_errors_kept = nullptr;
+
 void glfw_error(int code, const char* description) {
-  std::cerr << "contactlab: GLFW error " << code << ": " << description << "\n";
+  const std::string text = escape_for_message(description != nullptr ? description : "");
+  if (glfw_errors_kept != nullptr) {
+    *glfw_errors_kept += (glfw_errors_kept->empty() ? "" : "; ") + text;
+    return;
+  }
+  std::cerr << "contactlab: GLFW error " << code << ": " << text << "\n";
 }
+
+// ": what GLFW said" when it said anything, for the end of a message.
+std::string glfw_said(const std::string& errors) { return errors.empty() ? std::string() : ": " + errors; }
 
 // Owns GLFW, the window and the ImGui context, and tears them down in order on every return path.
 struct WindowSystem {
@@ -62,10 +74,20 @@ struct WindowSystem {
   // False with a message on stderr when there is no display or no OpenGL 4.5 core context. The window's input
   // goes into `queue` (input_glfw.h), which ImGui is fed from a frame at a time.
   bool open(int width, int height, bool visible, InputQueue* queue) {
+    std::string errors;
+    glfw_errors_kept = &errors;
+    const bool opened = open_window(width, height, visible, queue, errors);
+    glfw_errors_kept = nullptr;
+    // Opened all the same: what GLFW said on the way is still said.
+    if (opened && !errors.empty()) std::cerr << "contactlab: GLFW: " << errors << "\n";
+    return opened;
+  }
+
+  bool open_window(int width, int height, bool visible, InputQueue* queue, const std::string& errors) {
     glfwSetErrorCallback(glfw_error);
     if (glfwInit() != GLFW_TRUE) {
-      std::cerr << "contactlab: cannot initialise GLFW (no display? under a headless system use "
-                   "xvfb-run -a -s '-screen 0 1280x720x24' contactlab ...)\n";
+      std::cerr << "contactlab: cannot initialise GLFW" << glfw_said(errors)
+                << " (no display? under a headless system use xvfb-run -a -s '-screen 0 1280x720x24' contactlab ...)\n";
       return false;
     }
     glfw_ready = true;
@@ -77,13 +99,13 @@ struct WindowSystem {
     glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
     window = glfwCreateWindow(width, height, "ContactLab", nullptr, nullptr);
     if (window == nullptr) {
-      std::cerr << "contactlab: cannot create a window with an OpenGL 4.5 core context "
-                   "(the GPU driver may be too old; Mesa's llvmpipe works)\n";
+      std::cerr << "contactlab: cannot create a window with an OpenGL 4.5 core context" << glfw_said(errors)
+                << " (the GPU driver may be too old; Mesa's llvmpipe works)\n";
       return false;
     }
     glfwMakeContextCurrent(window);
     if (gladLoadGL(glfwGetProcAddress) == 0) {
-      std::cerr << "contactlab: cannot load the OpenGL 4.5 functions\n";
+      std::cerr << "contactlab: cannot load the OpenGL 4.5 functions" << glfw_said(errors) << "\n";
       return false;
     }
 
@@ -232,14 +254,14 @@ int run_viewer(const ViewerOptions& options) {
 
   viewer::Renderer renderer;
   if (!renderer.init(app.scene.root + "/shaders", &error)) {
-    std::cerr << "contactlab: cannot build the shaders: " << error << "\n";
+    std::cerr << "contactlab: cannot build the shaders: " << escape_for_message(error) << "\n";
     return 2;
   }
   glEnable(GL_MULTISAMPLE);
   // The scene browser's thumbnails: drawn by a renderer of their own (so the scene's GPU meshes stay), cached.
   viewer::ThumbnailCache thumbnails;
   if (!thumbnails.init(app.scene.root + "/shaders", &error))
-    std::cerr << "contactlab: the scene browser will have no thumbnails: " << error << "\n";
+    std::cerr << "contactlab: the scene browser will have no thumbnails: " << escape_for_message(error) << "\n";
 
   // ImGui lays out auto-sized windows over the first frames, so screenshots render at least a few.
   const int frames_to_render = screenshot ? std::max(options.frames, 3) : 0;

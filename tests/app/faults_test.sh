@@ -167,13 +167,24 @@ for name in name_control_characters key_control_characters; do
 done
 
 # The viewer's exits: no display is the environment (exit 2), never exit 1.
-check no_display 2 "cannot initialise GLFW" -- env -u DISPLAY -u WAYLAND_DISPLAY "$exe" "$scene"
+check no_display 2 "cannot initialise GLFW: X11: The DISPLAY environment variable is missing" -- \
+  env -u DISPLAY -u WAYLAND_DISPLAY "$exe" "$scene"
 check bad_display 2 "cannot initialise GLFW" -- env -u WAYLAND_DISPLAY DISPLAY=:97531 "$exe" "$scene"
+# One line each, with what GLFW said in it (it printed its own error on a line before).
+for name in no_display bad_display; do
+  [ "$(wc -l < "$out/$name.err")" = 1 ] || { echo "FAIL $name: not one line:"; cat "$out/$name.err"; fail=1; }
+done
 . "$(dirname "$0")/test_display.sh"
 use_test_display "$out"
 if [ -n "${DISPLAY:-}" ]; then
   mkdir -p "$out/home_without_shaders/scenes"
   check missing_shaders 2 "cannot build the shaders" -- env CONTACTLAB_HOME="$out/home_without_shaders" "$exe" "$scene" --screenshot "$out/x.png" --frames 1
+  # A shader that does not compile: the compiler's log, escaped onto the message's one line.
+  mkdir -p "$out/home_bad_shader/scenes"; cp -r "$src/shaders" "$out/home_bad_shader/"
+  for f in "$out/home_bad_shader/shaders/"*; do echo "this is not GLSL" >> "$f"; done
+  check bad_shader 2 "cannot build the shaders" -- \
+    env CONTACTLAB_HOME="$out/home_bad_shader" "$exe" "$scene" --screenshot "$out/x.png" --frames 1
+  [ "$(wc -l < "$out/bad_shader.err")" = 1 ] || { echo "FAIL bad_shader: not one line:"; cat "$out/bad_shader.err"; fail=1; }
   check screenshot_full_disk 2 "/dev/full: cannot write PNG image: No space left on device" -- "$exe" "$scene" --screenshot /dev/full --frames 1
   grep -q "^wrote" "$out/screenshot_full_disk.out" && { echo "FAIL screenshot_full_disk: says wrote"; fail=1; }
   # A blow-up in screenshot mode is exit 3, as without a window (the picture is still written).
