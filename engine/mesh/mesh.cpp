@@ -55,6 +55,20 @@ Aabb TriangleMesh::bounds() const {
   return b;
 }
 
+bool TriangleMesh::convex() const {
+  if (triangles.empty()) return false;
+  const Aabb box = bounds();
+  const double tolerance = 1e-6 * (box.hi - box.lo).norm();
+  for (size_t t = 0; t < triangles.size(); ++t) {
+    const Vec3 n = normal(int(t));
+    if (n.isZero(0.0)) continue;
+    const double d = n.dot(vertices[size_t(triangles[t][0])]);
+    for (const Vec3& v : vertices)
+      if (n.dot(v) - d > tolerance) return false;
+  }
+  return true;
+}
+
 namespace {
 
 // Undirected edge -> incident (triangle, local edge) list.

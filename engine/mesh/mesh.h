@@ -27,6 +27,9 @@ struct TriangleMesh {
   double surface_area() const;
   // Bounding box of the vertices; lo = hi = 0 for a mesh without vertices.
   Aabb bounds() const;
+  // Whether the closed mesh bounds a convex solid: every vertex lies on or behind the plane of every triangle,
+  // to within a millionth of the bounding box's diagonal (a mesh file's rounding).
+  bool convex() const;
 };
 
 // Options of load_mesh. The defaults reject everything a rigid body cannot use.

@@ -176,6 +176,18 @@ std::optional<MeshSource> mesh_source(const std::shared_ptr<const MeshShape>& sh
   return it->second.second;
 }
 
+std::optional<CylinderSize> procedural_cylinder(const Body& body) {
+  if (body.shape.type != ShapeType::Mesh) return std::nullopt;
+  const std::optional<MeshSource> source = mesh_source(body.shape.mesh);
+  if (!source || source->generator != "cylinder") return std::nullopt;
+  CylinderSize c;
+  for (const auto& [name, values] : source->params) {
+    if (name == "radius") c.radius = values[0];
+    if (name == "half_height") c.half_height = values[0];
+  }
+  return c;
+}
+
 bool parse_byte_size(const std::string& text, std::uint64_t& bytes) {
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
   char* end = nullptr;

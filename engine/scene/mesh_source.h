@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collision/mesh_shape.h"
+#include "core/body.h"
 #include "scene/scene_procedural.h"
 
 namespace cl {
@@ -29,6 +30,12 @@ struct MeshSource {
 void remember_mesh_source(const std::shared_ptr<const MeshShape>& shape, MeshSource source);
 // The source of a shape the scene layer built; nothing for a shape made elsewhere (tests, code).
 std::optional<MeshSource> mesh_source(const std::shared_ptr<const MeshShape>& shape);
+// A body whose mesh is the procedural "cylinder" (axis along its y axis): its radius and half height (m), for
+// writers and peer engines that have cylinders of their own; nothing for any other body.
+struct CylinderSize {
+  double radius = kCylinderRadius, half_height = kCylinderHalfHeight;
+};
+std::optional<CylinderSize> procedural_cylinder(const Body& body);
 
 // The memory that mesh shapes may take together, bytes: set_memory_budget's, else $CONTACTLAB_MEMORY_BUDGET
 // (bytes, or with a K, M or G suffix), else half the machine's memory, and never more than three quarters of

@@ -63,8 +63,8 @@ class Writer {
     for (size_t i = 0; i < w_.bodies.size(); ++i) {
       const Body& b = w_.bodies[i];
       if (b.kind == BodyKind::Kinematic) fail_body(i, "kinematic bodies are not written (MJCF has fixed and moving bodies)");
-      if (b.shape.type == ShapeType::Mesh && !cylinder(b))
-        fail_body(i, "mesh shapes are not written (only procedural cylinders, as MJCF cylinders)");
+      if (b.shape.type == ShapeType::Mesh && !procedural_cylinder(b) && !(b.shape.mesh && b.shape.mesh->mesh.convex()))
+        fail_body(i, "a mesh that does not bound a convex solid is not written (MuJoCo collides a mesh's convex hull)");
     }
     if (!w_.scripts.empty()) throw std::runtime_error("scripts are not written (/scripts)");
     if (!w_.forces.empty()) throw std::runtime_error("applied forces are not written (/forces)");
@@ -74,19 +74,6 @@ class Writer {
         fail_joint(j, std::string(joint_type_name(t)) + " joints are not written (MJCF bodies take one hinge, slide, "
                                                         "ball or weld from their parent)");
     }
-  }
-
-  // The procedural cylinder of a body: {radius, half_height}, or nothing.
-  std::optional<std::pair<double, double>> cylinder(const Body& b) const {
-    if (b.shape.type != ShapeType::Mesh) return std::nullopt;
-    const auto source = mesh_source(b.shape.mesh);
-    if (!source || source->generator != "cylinder") return std::nullopt;
-    double r = 0.1, h = 0.1;
-    for (const auto& [name, values] : source->params) {
-      if (name == "radius") r = values[0];
-      if (name == "half_height") h = values[0];
-    }
-    return std::make_pair(r, h);
   }
 
   void build_tree() {
@@ -136,9 +123,9 @@ class Writer {
     }
   }
 
-  std::string geom(const Body& b, const Vec3& pos, const Quat& q) const {
+  std::string geom(const Body& b, const Vec3& pos, const Quat& q) {
     const double friction = w_.materials[size_t(b.material)].friction;
-    std::string type, size;
+    std::string type, size, mesh;  // mesh: the quoted name of a mesh asset
     Vec3 p = pos;
     Quat r = q;
     switch (b.shape.type) {
@@ -158,15 +145,24 @@ class Writer {
         r = q * kZToY;
         break;
       case ShapeType::Mesh: {
-        const auto c = *cylinder(b);
-        type = "cylinder";
-        size = num(c.first) + " " + num(c.second);
-        r = q * kZToY;
+        if (const std::optional<CylinderSize> c = procedural_cylinder(b)) {
+          type = "cylinder";
+          size = num(c->radius) + " " + num(c->half_height);
+          r = q * kZToY;
+          break;
+        }
+        // A convex mesh (check), its vertices written into the file: an asset of its own.
+        type = "mesh";
+        mesh = quoted("mesh" + std::to_string(assets_.size()));
+        std::string vertices;
+        for (const Vec3& v : b.shape.mesh->mesh.vertices) vertices += (vertices.empty() ? "" : " ") + v3(v);
+        assets_.push_back("<mesh name=" + mesh + " vertex=\"" + vertices + "\"/>\n");
         break;
       }
     }
-    return "<geom name=" + quoted(b.name) + " type=\"" + type + "\" size=\"" + size + "\" pos=\"" + v3(p) +
-           "\" quat=\"" + q4(r.normalized()) + "\" condim=\"3\" friction=\"" + num(friction) + " 0.005 0.0001\"/>\n";
+    const std::string shape = mesh.empty() ? " size=\"" + size + "\"" : " mesh=" + mesh;
+    return "<geom name=" + quoted(b.name) + " type=\"" + type + "\"" + shape + " pos=\"" + v3(p) + "\" quat=\"" +
+           q4(r.normalized()) + "\" condim=\"3\" friction=\"" + num(friction) + " 0.005 0.0001\"/>\n";
   }
 
   void body(size_t i, int parent, std::string& out) {
@@ -243,6 +239,11 @@ class Writer {
       if (!w_.bodies[i].is_dynamic()) world += geom(w_.bodies[i], w_.bodies[i].position, w_.bodies[i].orientation);
     for (size_t c : children_[w_.bodies.size()])
       if (w_.bodies[c].is_dynamic()) body(c, -1, world);
+    if (!assets_.empty()) {
+      xml += "<asset>\n";
+      for (const std::string& a : assets_) xml += a;
+      xml += "</asset>\n";
+    }
     xml += "<worldbody>\n" + world + "</worldbody>\n";
     if (!actuators_.empty()) xml += "<actuator>\n" + actuators_ + "</actuator>\n";
     if (!equalities_.empty()) xml += "<equality>\n" + equalities_ + "</equality>\n";
@@ -259,6 +260,7 @@ class Writer {
   std::vector<int> parent_, joint_of_;
   std::vector<std::vector<size_t>> children_;
   std::string actuators_, equalities_;
+  std::vector<std::string> assets_;  // <mesh> elements, one per mesh body written
   std::vector<double> controls_;
 };
 

@@ -5,9 +5,10 @@
 // by max_force) or servo (a position actuator with the servo's stiffness, its damping as joint damping, a rigid
 // hinge servo as a joint equality). The controls go in a keyframe named "contactlab".
 //
-// Not written (an error naming the body or joint): kinematic bodies, scripts, applied forces, mesh shapes other
-// than procedural cylinders (written as MJCF cylinders), hinge-2 and universal joints, joints between two dynamic
-// bodies that close a loop, and a second joint to a fixed body.
+// Procedural cylinders are written as MJCF cylinders, meshes that bound a convex solid as MJCF meshes with their
+// vertices in the file (MuJoCo collides a mesh's convex hull, so it is that mesh). Not written (an error naming the
+// body or joint): kinematic bodies, scripts, applied forces, meshes that are not convex, hinge-2 and universal
+// joints, joints between two dynamic bodies that close a loop, and a second joint to a fixed body.
 #pragma once
 
 #include <string>

@@ -51,7 +51,7 @@ const std::map<std::string, Generator, std::less<>>& generators() {
          return m;
        }}},
       {"cylinder", {{"radius", "half_height", "segments"}, [](const Binder& b, std::string* e) {
-         const double r = b.number("radius", 0.1), h = b.number("half_height", 0.1);
+         const double r = b.number("radius", kCylinderRadius), h = b.number("half_height", kCylinderHalfHeight);
          const int n = int(b.number("segments", 32));
          if (!(r > 0) || !(h > 0) || n < 3 || n > 4096) {
            if (e) *e = "cylinder: need radius > 0, half_height > 0 and 3 to 4096 segments";

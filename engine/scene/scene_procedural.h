@@ -25,4 +25,7 @@ double procedural_param_whole_max(std::string_view name);
 // Builds the mesh; on failure returns an empty mesh and explains in *error (naming the parameter).
 TriangleMesh build_procedural(std::string_view type, const ProceduralParams& params, std::string* error);
 
+// The "cylinder" generator's defaults (m); its axis is the body's y axis, as a capsule's.
+inline constexpr double kCylinderRadius = 0.1, kCylinderHalfHeight = 0.1;
+
 }  // namespace cl

@@ -332,5 +332,22 @@ TEST(MeshGenerate, GeneratorsAreValidClosedMeshes) {
   EXPECT_TRUE(make_uv_sphere(-1, 9, 5).empty());
 }
 
+// A box (also with its faces split), a cylinder and a sphere bound convex solids; a torus, a sphere with one vertex
+// pushed in by 5 % of its radius (a dent deeper than its facets' sag), and an empty mesh do not. A vertex pushed
+// in or out by a billionth of the radius (a mesh file's rounding) leaves the sphere convex.
+TEST(MeshConvex, ConvexSolidsAndNot) {
+  EXPECT_TRUE(make_box(Vec3(1, 2, 3)).convex());
+  EXPECT_TRUE(make_box(Vec3(1, 2, 3), 4).convex());
+  EXPECT_TRUE(make_cylinder(0.1, 0.3, 16).convex());
+  EXPECT_TRUE(make_uv_sphere(1.0, 24, 12).convex());
+  EXPECT_FALSE(make_torus(1.0, 0.3, 24, 12).convex());
+  EXPECT_FALSE(TriangleMesh().convex());
+  for (const double push : {-0.05, -1e-9, 1e-9}) {
+    TriangleMesh dented = make_uv_sphere(1.0, 24, 12);
+    dented.vertices[dented.vertices.size() / 2] *= 1.0 + push;  // a vertex off the poles
+    EXPECT_EQ(dented.convex(), push > -0.01) << "push " << push;
+  }
+}
+
 }  // namespace
 }  // namespace cl

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "scene/mjcf_writer.h"
 #include "scene/model_include.h"
@@ -88,11 +89,33 @@ TEST(MjcfWriter, WritesControlsAndSizes) {
                      "forcerange=\"-40 40\"/>"), std::string::npos) << xml;
 }
 
-TEST(MjcfWriter, RefusesWhatMjcfCannotHold) {
+// A mesh that bounds a convex solid (the arm's hexagonal turret) is written as an MJCF mesh asset with its vertices
+// in the file, and its geom on its body; MuJoCo collides a mesh's convex hull, so it is that very solid.
+TEST(MjcfWriter, WritesConvexMeshesWithTheirVertices) {
   if (!has_urdf_import()) GTEST_SKIP() << "no URDF import in this build";
+  const World w = load_written(kWrittenScenes + "models/arm_urdf.json");
   std::string error;
-  EXPECT_TRUE(world_to_mjcf(load_written(kWrittenScenes + "models/arm_urdf.json"), {}, &error).empty());
-  EXPECT_NE(error.find("body 'arm/turret' (/bodies/6): mesh shapes are not written"), std::string::npos) << error;
+  const std::string xml = world_to_mjcf(w, {}, &error);
+  ASSERT_FALSE(xml.empty()) << error;
+  const Body* turret = find(w, "arm/turret");
+  ASSERT_TRUE(turret && turret->shape.mesh);
+  const size_t asset = xml.find("<asset>\n<mesh name=\"mesh0\" vertex=\"");
+  ASSERT_NE(asset, std::string::npos) << xml;
+  // As many vertices as the turret's mesh has: three numbers each.
+  const size_t begin = xml.find("vertex=\"", asset) + 8, end = xml.find('"', begin);
+  std::istringstream numbers(xml.substr(begin, end - begin));
+  size_t count = 0;
+  for (double x; numbers >> x;) ++count;
+  EXPECT_EQ(count, 3 * turret->shape.mesh->mesh.vertices.size());
+  EXPECT_NE(xml.find("<geom name=\"arm/turret\" type=\"mesh\" mesh=\"mesh0\" pos=\"0 0 0\""), std::string::npos) << xml;
+  EXPECT_LT(xml.find("</asset>"), xml.find("<worldbody>"));
+}
+
+TEST(MjcfWriter, RefusesWhatMjcfCannotHold) {
+  std::string error;
+  EXPECT_TRUE(world_to_mjcf(load_written(kWrittenScenes + "torus_stack.json"), {}, &error).empty());
+  EXPECT_NE(error.find("body 'torus_0' (/bodies/1): a mesh that does not bound a convex solid is not written"),
+            std::string::npos) << error;
   EXPECT_TRUE(world_to_mjcf(load_written(kWrittenScenes + "car.json"), {}, &error).empty());
   EXPECT_NE(error.find("hinge2 joints are not written"), std::string::npos) << error;
   EXPECT_TRUE(world_to_mjcf(load_written(kWrittenScenes + "excavator.json"), {}, &error).empty());
