@@ -2,11 +2,15 @@
 // sequential-impulse solver at its defaults but the iteration count, one fixed step of the scene's dt per step.
 #include <btBulletDynamicsCommon.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "joints.h"
 #include "peer.h"
+#include "scene/mesh_source.h"
 
 namespace peers {
 
@@ -25,10 +29,65 @@ btVector3 bt(const cl::Vec3& v) { return btVector3(btScalar(v.x()), btScalar(v.y
 btQuaternion bt(const cl::Quat& q) { return btQuaternion(btScalar(q.x()), btScalar(q.y()), btScalar(q.z()), btScalar(q.w())); }
 cl::Vec3 cl3(const btVector3& v) { return cl::Vec3(v.x(), v.y(), v.z()); }
 
+// Bullet counts a hinge's angle as body A against body B, the other way round from ContactLab's coordinate
+// (body b against body a, joints.h); a slider's position it counts as ContactLab does.
+constexpr double kHingeSign = -1.0, kSliderSign = 1.0;
+
+// A joint's drive (motor or servo) as one row of Bullet's solver: the row ContactLab's joints give
+// (JointDrives::drive_row), set before each step. Bullet's solver takes a row's softness as cfm' in
+// lambda += D (target - J u) - cfm' lambda, D = 1 / (J M^-1 J^T) (btSequentialImpulseConstraintSolver,
+// resolveSingleConstraintRowGeneric), whose fixed point is J u = target - (cfm' / D) lambda: the row's cfm
+// (velocity per impulse) is handed over as cfm' = cfm D, at Bullet's own masses. That iteration diverges for
+// cfm' >= 1, a servo as soft as h (c + h k) <= 1 / (J M^-1 J^T) (a light finger's): there, where the servo's
+// spring-damper is too weak to move the bodies further than the step's own motion, its force is taken at the
+// start of the step, lambda = (target - J u) / cfm = -h (k (x - x*) + (c + h k) dx/dt) within the force bound,
+// which explicit integration keeps stable in that range, and the row applies exactly that (lo = hi = lambda).
+class DriveConstraint final : public btTypedConstraint {
+ public:
+  // CONTACT_CONSTRAINT_TYPE: a type no part of Bullet casts (its debug drawing casts D6 and the others).
+  DriveConstraint(btRigidBody& a, btRigidBody& b) : btTypedConstraint(CONTACT_CONSTRAINT_TYPE, a, b) {}
+  std::optional<cl::JointRow> row;
+
+  void getInfo1(btConstraintInfo1* info) override {
+    info->m_numConstraintRows = row ? 1 : 0;
+    info->nub = row ? 5 : 6;
+  }
+  void getInfo2(btConstraintInfo2* info) override {
+    if (!row) return;
+    const btVector3 la = bt(row->ja_lin), aa = bt(row->ja_ang), lb = bt(row->jb_lin), ab = bt(row->jb_ang);
+    const btScalar jmj = la.length2() * m_rbA.getInvMass() + aa.dot(m_rbA.getInvInertiaTensorWorld() * aa) +
+                         lb.length2() * m_rbB.getInvMass() + ab.dot(m_rbB.getInvInertiaTensorWorld() * ab);
+    for (int k = 0; k < 3; ++k) {
+      info->m_J1linearAxis[k] = la[k];
+      info->m_J1angularAxis[k] = aa[k];
+      info->m_J2linearAxis[k] = lb[k];
+      info->m_J2angularAxis[k] = ab[k];
+    }
+    const double lo = std::max(row->lo, -double(SIMD_INFINITY)), hi = std::min(row->hi, double(SIMD_INFINITY));
+    const double cfm = jmj > 0 ? row->cfm / jmj : 0.0;
+    info->m_constraintError[0] = btScalar(row->target);
+    if (cfm < 1.0) {
+      info->cfm[0] = btScalar(cfm);
+      info->m_lowerLimit[0] = btScalar(lo);
+      info->m_upperLimit[0] = btScalar(hi);
+      return;
+    }
+    const double rate = la.dot(m_rbA.getLinearVelocity()) + aa.dot(m_rbA.getAngularVelocity()) +
+                        lb.dot(m_rbB.getLinearVelocity()) + ab.dot(m_rbB.getAngularVelocity());
+    const double lambda = std::clamp((row->target - rate) / row->cfm, lo, hi);
+    info->m_lowerLimit[0] = info->m_upperLimit[0] = btScalar(lambda);
+  }
+  void setParam(int, btScalar, int) override {}
+  btScalar getParam(int, int) const override { return 0; }
+};
+
 class BulletPeer final : public Peer {
  public:
   ~BulletPeer() override {
-    // The world first (it refers to the bodies), then bodies, shapes and the world's parts.
+    // The world first (it refers to the bodies and constraints), then constraints, bodies, shapes and the world's
+    // parts.
+    if (world_)
+      for (int i = world_->getNumConstraints() - 1; i >= 0; --i) world_->removeConstraint(world_->getConstraint(i));
     if (world_)
       for (int i = world_->getNumCollisionObjects() - 1; i >= 0; --i)
         world_->removeCollisionObject(world_->getCollisionObjectArray()[i]);
@@ -63,7 +122,25 @@ class BulletPeer final : public Peer {
         // Bullet's capsule lies along its y axis, as ContactLab's; its height is the distance between the
         // centres of the two hemispheres.
         case cl::ShapeType::Capsule: shape = std::make_unique<btCapsuleShape>(btScalar(b.shape.radius), btScalar(2 * b.shape.half_height)); break;
-        case cl::ShapeType::Mesh: *error = "bullet: mesh shapes are not converted"; return false;
+        case cl::ShapeType::Mesh: {
+          // A procedural cylinder, Bullet's lying along y as ContactLab's, or a convex mesh as its hull
+          // (check_convertible refuses other meshes). The hull's margin, which Bullet adds around it, is 1 mm
+          // instead of its default 4 cm.
+          if (const std::optional<cl::CylinderSize> c = cl::procedural_cylinder(b)) {
+            shape = std::make_unique<btCylinderShape>(btVector3(btScalar(c->radius), btScalar(c->half_height),
+                                                                btScalar(c->radius)));
+          } else if (const cl::TriangleMesh* mesh = convex_mesh(b)) {
+            auto hull = std::make_unique<btConvexHullShape>();
+            for (const cl::Vec3& v : mesh->vertices) hull->addPoint(bt(v), false);
+            hull->recalcLocalAabb();
+            hull->setMargin(btScalar(0.001));
+            shape = std::move(hull);
+          } else {
+            *error = "bullet: a mesh that does not bound a convex solid is not converted";
+            return false;
+          }
+          break;
+        }
       }
       const bool dynamic = b.is_dynamic();
       // ContactLab's mass and body-frame inertia (diagonal for these shapes about their own axes).
@@ -85,15 +162,26 @@ class BulletPeer final : public Peer {
       shapes_.push_back(std::move(shape));
       owned_.push_back(std::move(body));
     }
+    make_joints(w);
     notes_ = {"bullet: btDiscreteDynamicsWorld, sequential impulses at " + std::to_string(settings.iterations) +
               " iterations, split impulse, warm starting and ERP 0.2 (its defaults), single precision; "
               "friction and restitution combined as ContactLab does (geometric mean, larger) through Bullet's "
               "combination callbacks; deactivation disabled"};
+    if (!w.joints.empty())
+      notes_.push_back("bullet: hinge, slider, ball and fixed joints as btHingeConstraint, btSliderConstraint, "
+                       "btPoint2PointConstraint and btFixedConstraint with Bullet's own limits; motors and servos as "
+                       "one row each in Bullet's solver, the row of ContactLab's drive (a servo's implicit PD "
+                       "spring-damper as the row's target and CFM)");
     (void)error;
     return true;
   }
 
   bool step(PeerContacts& contacts, std::string* error) override {
+    if (drives_ && drives_->any()) {
+      read_state(state_);
+      drives_->update(state_);
+      for (size_t k = 0; k < drive_rows_.size(); ++k) drive_rows_[k]->row = drives_->drive_row(k, dt_);
+    }
     // maxSubSteps 0: one step of exactly dt (no fixed-step interpolation).
     world_->stepSimulation(btScalar(dt_), 0);
     // The manifolds hold the points found at the start of this step (distance < 0: penetration).
@@ -105,6 +193,53 @@ class BulletPeer final : public Peer {
     contacts.finish();
     (void)error;
     return true;
+  }
+
+  // The scene's joints as Bullet's constraints (joints.h), each built from one world frame at the anchor, turned so
+  // that its own axis (z for a hinge, x for a slider) is the joint's; the joined bodies do not collide.
+  void make_joints(const cl::World& w) {
+    drives_ = std::make_unique<JointDrives>(w);
+    for (const cl::Joint& j : w.joints) {
+      btRigidBody& a = *bodies_[size_t(j.body_a)];
+      btRigidBody& b = *bodies_[size_t(j.body_b)];
+      const JointStart start = joint_start(j, w.bodies);
+      const cl::Vec3 own_axis = j.type == cl::JointType::Slider ? cl::Vec3::UnitX() : cl::Vec3::UnitZ();
+      const btTransform frame(bt(cl::Quat::FromTwoVectors(own_axis, start.axis)), bt(start.anchor));
+      const btTransform in_a = a.getCenterOfMassTransform().inverse() * frame;
+      const btTransform in_b = b.getCenterOfMassTransform().inverse() * frame;
+      std::unique_ptr<btTypedConstraint> c;
+      switch (j.type) {
+        case cl::JointType::Hinge: {
+          auto h = std::make_unique<btHingeConstraint>(a, b, in_a, in_b, false);
+          if (j.limit.enabled) {
+            const auto [lo, hi] = engine_limits(j, start.coordinate, kHingeSign);
+            h->setLimit(btScalar(lo), btScalar(hi));
+          }
+          c = std::move(h);
+          break;
+        }
+        case cl::JointType::Slider: {
+          auto s = std::make_unique<btSliderConstraint>(a, b, in_a, in_b, true);
+          if (j.limit.enabled) {
+            const auto [lo, hi] = engine_limits(j, start.coordinate, kSliderSign);
+            s->setLowerLinLimit(btScalar(lo));
+            s->setUpperLinLimit(btScalar(hi));
+          }
+          c = std::move(s);
+          break;
+        }
+        case cl::JointType::Ball:
+          c = std::make_unique<btPoint2PointConstraint>(a, b, in_a.getOrigin(), in_b.getOrigin());
+          break;
+        default: c = std::make_unique<btFixedConstraint>(a, b, in_a, in_b); break;  // fixed (check_convertible)
+      }
+      world_->addConstraint(c.get(), true);
+      constraints_.push_back(std::move(c));
+      auto drive = std::make_unique<DriveConstraint>(a, b);
+      world_->addConstraint(drive.get(), true);
+      drive_rows_.push_back(drive.get());
+      constraints_.push_back(std::move(drive));
+    }
   }
 
   void read_state(std::vector<PeerBodyState>& out) const override {
@@ -129,6 +264,10 @@ class BulletPeer final : public Peer {
   std::vector<std::unique_ptr<btDefaultMotionState>> motion_;
   std::vector<std::unique_ptr<btRigidBody>> owned_;
   std::vector<btRigidBody*> bodies_;  // by ContactLab body index
+  std::vector<std::unique_ptr<btTypedConstraint>> constraints_;  // joints and their drives
+  std::vector<DriveConstraint*> drive_rows_;                     // by ContactLab joint index
+  std::unique_ptr<JointDrives> drives_;
+  std::vector<PeerBodyState> state_;
   std::unique_ptr<btDiscreteDynamicsWorld> world_;
   double dt_ = 1.0 / 60.0;
 };

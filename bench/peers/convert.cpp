@@ -3,7 +3,9 @@
 #include <string>
 
 #include "core/text.h"
+#include "scene/mesh_source.h"
 #include "scene/mjcf_writer.h"
+#include "joints.h"
 #include "peer.h"
 
 namespace peers {
@@ -24,19 +26,26 @@ std::string check_convertible(const cl::World& world, const std::string& scene_p
     if (cl::world_to_mjcf(world, {}, &why).empty()) return head + why;
     return {};
   }
+  // Bullet and ODE have cylinders and joints of their own (joints.h); DART's peer takes neither.
+  const bool joints = engine == "bullet" || engine == "ode";
   for (size_t i = 0; i < world.bodies.size(); ++i) {
     const cl::Body& b = world.bodies[i];
-    if (b.shape.type == cl::ShapeType::Mesh)
-      return head + body_label(world, i) +
-             ": a mesh shape is not converted (the peers take planes, boxes, spheres and capsules)";
+    if (b.shape.type == cl::ShapeType::Mesh && !joints)
+      return head + body_label(world, i) + ": a mesh shape is not converted (" + std::string(engine) +
+             " takes planes, boxes, spheres and capsules)";
+    if (b.shape.type == cl::ShapeType::Mesh && !cl::procedural_cylinder(b) && !convex_mesh(b))
+      return head + body_label(world, i) + ": a mesh that does not bound a convex solid is not converted (" +
+             std::string(engine) + " takes planes, boxes, spheres, capsules, procedural cylinders and convex meshes)";
     if (b.kind == cl::BodyKind::Kinematic)
       return head + body_label(world, i) + ": kinematic bodies are not converted (only fixed and dynamic ones)";
   }
-  if (!world.joints.empty()) {
-    const cl::Joint& j = world.joints.front();
-    return head + "joint '" + cl::escape_for_message(j.name) + "' (/joints/0) between '" +
-           cl::escape_for_message(world.bodies[size_t(j.body_a)].name) + "' and '" +
-           cl::escape_for_message(world.bodies[size_t(j.body_b)].name) + "': joints are not converted";
+  for (size_t k = 0; k < world.joints.size(); ++k) {
+    const cl::Joint& j = world.joints[k];
+    const std::string why = joints ? joint_not_converted(j, world.bodies) : "joints are not converted";
+    if (!why.empty())
+      return head + "joint '" + cl::escape_for_message(j.name) + "' (/joints/" + std::to_string(k) + ") between '" +
+             cl::escape_for_message(world.bodies[size_t(j.body_a)].name) + "' and '" +
+             cl::escape_for_message(world.bodies[size_t(j.body_b)].name) + "': " + why;
   }
   if (!world.scripts.empty()) return head + "scripts are not converted (/scripts)";
   if (!world.forces.empty()) {
@@ -44,6 +53,12 @@ std::string check_convertible(const cl::World& world, const std::string& scene_p
     return head + "applied forces are not converted (/forces/0 on " + body_label(world, size_t(b)) + ")";
   }
   return {};
+}
+
+const cl::TriangleMesh* convex_mesh(const cl::Body& body) {
+  if (body.shape.type != cl::ShapeType::Mesh || !body.shape.mesh) return nullptr;
+  const cl::TriangleMesh& mesh = body.shape.mesh->mesh;
+  return mesh.convex() ? &mesh : nullptr;
 }
 
 void world_plane(const cl::Body& body, cl::Vec3& normal, double& offset) {

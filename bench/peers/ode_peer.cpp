@@ -2,12 +2,15 @@
 // scene's dt, a hash space, contacts made in the near callback with ContactLab's friction and restitution.
 #include <ode/ode.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "joints.h"
 #include "peer.h"
+#include "scene/mesh_source.h"
 
 #ifndef CONTACTLAB_ODE_VERSION
 #define CONTACTLAB_ODE_VERSION "?"
@@ -19,6 +22,13 @@ namespace {
 
 // The most contact points ODE may return for one pair (its box-box gives up to 8; others fewer).
 constexpr int kMaxContactsPerPair = 8;
+// How ODE counts a joint's coordinate against ContactLab's (body b against body a, joints.h): a slider's position
+// and a hinge's angle as body 1 against body 2, the other way round. But a hinge attached to a fixed body 1
+// (null), which ODE swaps, has its stops and motor in the swapped bodies' terms (dJointGetHingeAngle alone turns
+// the angle back), and those count as ContactLab does.
+double coordinate_sign(cl::JointType type, bool swapped) {
+  return type == cl::JointType::Hinge && swapped ? 1.0 : -1.0;
+}
 
 void set_quat(dQuaternion q, const cl::Quat& r) {
   q[0] = r.w();
@@ -72,10 +82,23 @@ class OdePeer final : public Peer {
           break;
         // ODE's capsule lies along its z axis, with `length` between the hemisphere centres.
         case cl::ShapeType::Capsule: geom = dCreateCapsule(space_, b.shape.radius, 2 * b.shape.half_height); break;
-        case cl::ShapeType::Mesh: *error = "ode: mesh shapes are not converted"; return false;
+        case cl::ShapeType::Mesh: {
+          // A procedural cylinder (ODE's lies along its z axis) or a convex mesh (check_convertible refuses other
+          // meshes).
+          if (const std::optional<cl::CylinderSize> c = cl::procedural_cylinder(b)) {
+            geom = dCreateCylinder(space_, c->radius, 2 * c->half_height);
+          } else if (const cl::TriangleMesh* mesh = convex_mesh(b)) {
+            geom = make_convex(*mesh);
+          } else {
+            *error = "ode: a mesh that does not bound a convex solid is not converted";
+            return false;
+          }
+          break;
+        }
       }
       dGeomSetData(geom, reinterpret_cast<void*>(i));
-      const bool capsule = b.shape.type == cl::ShapeType::Capsule;
+      // ContactLab's capsules and cylinders lie along their y axis, ODE's along z.
+      const bool along_y = b.shape.type == cl::ShapeType::Capsule || cl::procedural_cylinder(b).has_value();
       dQuaternion z_to_y;
       set_quat(z_to_y, rotation_from_z(cl::Vec3::UnitY()));
       if (b.is_dynamic()) {
@@ -91,16 +114,17 @@ class OdePeer final : public Peer {
         dBodySetLinearVel(body, b.linear_velocity.x(), b.linear_velocity.y(), b.linear_velocity.z());
         dBodySetAngularVel(body, b.angular_velocity.x(), b.angular_velocity.y(), b.angular_velocity.z());
         dGeomSetBody(geom, body);
-        if (capsule) dGeomSetOffsetQuaternion(geom, z_to_y);
+        if (along_y) dGeomSetOffsetQuaternion(geom, z_to_y);
         bodies_[i] = body;
       } else if (b.shape.type != cl::ShapeType::Plane) {
-        // A fixed body: a geom without a body, at the body's pose (a capsule turned from z to y first).
+        // A fixed body: a geom without a body, at the body's pose (a capsule or cylinder turned from z to y first).
         dGeomSetPosition(geom, b.position.x(), b.position.y(), b.position.z());
         dQuaternion q;
-        set_quat(q, capsule ? b.orientation * rotation_from_z(cl::Vec3::UnitY()) : b.orientation);
+        set_quat(q, along_y ? b.orientation * rotation_from_z(cl::Vec3::UnitY()) : b.orientation);
         dGeomSetQuaternion(geom, q);
       }
     }
+    make_joints(w);
     char threshold[32];
     std::snprintf(threshold, sizeof threshold, "%g", settings.restitution_threshold);
     notes_ = {"ode: dWorldQuickStep at " + std::to_string(settings.iterations) +
@@ -108,10 +132,15 @@ class OdePeer final : public Peer {
               "up to " + std::to_string(kMaxContactsPerPair) + " points per pair, no bounce below " +
               threshold + " m/s (lcp's restitution_threshold); "
               "auto-disable off"};
+    if (!w.joints.empty())
+      notes_.push_back("ode: hinge, slider, ball and fixed joints with their limits as ODE's own, ERP 0.2; motors "
+                       "and servos as ODE's joint motor set each step to the row of ContactLab's drive (a servo's "
+                       "implicit PD spring-damper as the motor's velocity and CFM)");
     return true;
   }
 
   bool step(PeerContacts& contacts, std::string* error) override {
+    if (drives_->any()) set_drives();
     contacts_ = &contacts;
     dSpaceCollide(space_, this, &OdePeer::near_callback);
     dWorldQuickStep(world_, dt_);
@@ -142,9 +171,89 @@ class OdePeer final : public Peer {
   static void near_callback(void* data, dGeomID g1, dGeomID g2) {
     static_cast<OdePeer*>(data)->collide(g1, g2);
   }
+  // A convex mesh as ODE's convex polyhedron: a plane and a polygon per triangle (counter-clockwise seen from
+  // outside), which ODE keeps pointers to, so they are kept here.
+  dGeomID make_convex(const cl::TriangleMesh& mesh) {
+    ConvexData& d = *convex_.emplace_back(std::make_unique<ConvexData>());
+    for (const cl::Vec3& v : mesh.vertices) d.points.insert(d.points.end(), {v.x(), v.y(), v.z()});
+    for (size_t t = 0; t < mesh.triangles.size(); ++t) {
+      const cl::Vec3 n = mesh.normal(int(t));
+      const auto& tri = mesh.triangles[t];
+      d.planes.insert(d.planes.end(), {n.x(), n.y(), n.z(), n.dot(mesh.vertices[size_t(tri[0])])});
+      d.polygons.insert(d.polygons.end(), {3u, unsigned(tri[0]), unsigned(tri[1]), unsigned(tri[2])});
+    }
+    return dCreateConvex(space_, d.planes.data(), unsigned(mesh.triangles.size()), d.points.data(),
+                         unsigned(mesh.vertices.size()), d.polygons.data());
+  }
+
+  // The scene's joints as ODE's own joints (joints.h), attached to null for a fixed body.
+  void make_joints(const cl::World& w) {
+    drives_ = std::make_unique<JointDrives>(w);
+    joined_ = cl::joined_pairs(w.joints);
+    joints_.clear();
+    signs_.clear();
+    for (const cl::Joint& j : w.joints) {
+      const JointStart start = joint_start(j, w.bodies);
+      const cl::Vec3& p = start.anchor;
+      const cl::Vec3& s = start.axis;
+      dJointID id = nullptr;
+      switch (j.type) {
+        case cl::JointType::Hinge: id = dJointCreateHinge(world_, nullptr); break;
+        case cl::JointType::Slider: id = dJointCreateSlider(world_, nullptr); break;
+        case cl::JointType::Ball: id = dJointCreateBall(world_, nullptr); break;
+        default: id = dJointCreateFixed(world_, nullptr); break;  // check_convertible leaves fixed joints only
+      }
+      dJointAttach(id, bodies_[size_t(j.body_a)], bodies_[size_t(j.body_b)]);
+      signs_.push_back(coordinate_sign(j.type, bodies_[size_t(j.body_a)] == nullptr));
+      // The anchor and axis are set after attaching: ODE takes the angle's zero and the slider's origin there.
+      switch (j.type) {
+        case cl::JointType::Hinge:
+          dJointSetHingeAnchor(id, p.x(), p.y(), p.z());
+          dJointSetHingeAxis(id, s.x(), s.y(), s.z());
+          break;
+        case cl::JointType::Slider: dJointSetSliderAxis(id, s.x(), s.y(), s.z()); break;
+        case cl::JointType::Ball: dJointSetBallAnchor(id, p.x(), p.y(), p.z()); break;
+        default: dJointSetFixed(id); break;
+      }
+      if (j.limit.enabled && (j.type == cl::JointType::Hinge || j.type == cl::JointType::Slider)) {
+        const auto [lo, hi] = engine_limits(j, start.coordinate, signs_.back());
+        // The high stop first: ODE ignores a low stop above the current high one.
+        set_param(id, j.type, dParamHiStop, hi);
+        set_param(id, j.type, dParamLoStop, lo);
+      }
+      joints_.push_back(id);
+    }
+  }
+
+  static void set_param(dJointID id, cl::JointType type, int param, dReal value) {
+    if (type == cl::JointType::Hinge) dJointSetHingeParam(id, param, value);
+    if (type == cl::JointType::Slider) dJointSetSliderParam(id, param, value);
+  }
+
+  // Each drive's row at the state before the step, as the joint's motor: its target rate the motor's velocity,
+  // its impulse bound over h the force bound, and its cfm (velocity per impulse) times h the motor's CFM, since
+  // ODE's is per unit force. A row without cfm keeps ODE's own (the world's CFM, 1e-5).
+  void set_drives() {
+    read_state(state_);
+    drives_->update(state_);
+    for (size_t k = 0; k < joints_.size(); ++k) {
+      const cl::JointType type = scene_->joints[k].type;
+      const std::optional<cl::JointRow> row = drives_->drive_row(k, dt_);
+      if (!row) continue;
+      set_param(joints_[k], type, dParamVel, signs_[k] * row->target);
+      set_param(joints_[k], type, dParamFMax, std::min(row->hi, -row->lo) / dt_);
+      if (row->cfm > 0) set_param(joints_[k], type, dParamCFM, row->cfm * dt_);
+    }
+  }
+
   void collide(dGeomID g1, dGeomID g2) {
     dBodyID b1 = dGeomGetBody(g1), b2 = dGeomGetBody(g2);
     if (!b1 && !b2) return;  // two fixed bodies
+    // Bodies a joint joins do not collide, as in ContactLab (also where one of them is fixed).
+    const size_t i1 = reinterpret_cast<size_t>(dGeomGetData(g1)), i2 = reinterpret_cast<size_t>(dGeomGetData(g2));
+    if (!joined_.empty() &&
+        std::binary_search(joined_.begin(), joined_.end(), cl::BodyPair{int(std::min(i1, i2)), int(std::max(i1, i2))}))
+      return;
     dContact contact[kMaxContactsPerPair];
     const int n = dCollide(g1, g2, kMaxContactsPerPair, &contact[0].geom, sizeof(dContact));
     if (n == 0) return;
@@ -170,6 +279,16 @@ class OdePeer final : public Peer {
   dSpaceID space_ = nullptr;
   dJointGroupID contact_group_ = nullptr;
   std::vector<dBodyID> bodies_;  // by ContactLab body index; null for fixed bodies
+  std::vector<dJointID> joints_;  // by ContactLab joint index (destroyed with the world)
+  std::vector<double> signs_;     // coordinate_sign of each joint
+  struct ConvexData {
+    std::vector<dReal> planes, points;
+    std::vector<unsigned> polygons;
+  };
+  std::vector<std::unique_ptr<ConvexData>> convex_;  // what ODE's convex geoms point to
+  std::vector<cl::BodyPair> joined_;
+  std::unique_ptr<JointDrives> drives_;
+  std::vector<PeerBodyState> state_;
   PeerContacts* contacts_ = nullptr;
   double dt_ = 1.0 / 60.0;
 };

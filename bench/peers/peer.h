@@ -2,8 +2,9 @@
 // peer implements, the settings they are matched on, and the scene checks and conversions they share.
 //
 // A peer is built from a cl::World loaded by ContactLab's own scene loader, so every engine reads the same
-// bodies, poses, velocities, masses, inertias, materials, gravity and dt. Only planes, boxes, spheres and
-// capsules on fixed and dynamic bodies are converted; check_convertible names what is not.
+// bodies, poses, velocities, masses, inertias, materials, gravity and dt. Planes, boxes, spheres and capsules on
+// fixed and dynamic bodies are converted; Bullet and ODE also take procedural cylinders, convex meshes and joints
+// (joints.h), MuJoCo what the MJCF writer writes. check_convertible names what is not converted.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mesh/mesh.h"
 #include "world/world.h"
 
 namespace peers {
@@ -83,6 +85,10 @@ std::vector<std::unique_ptr<Peer>> make_peers();
 // Empty when every peer can take the scene; else one line naming the scene file, the body (name and JSON path)
 // and what is not converted, for the engine named `engine`.
 std::string check_convertible(const cl::World& world, const std::string& scene_path, std::string_view engine);
+
+// A mesh body's triangles (body frame, about its centre of mass) when they bound a convex solid, which Bullet and
+// ODE take as a convex polyhedron; null for any other body or mesh.
+const cl::TriangleMesh* convex_mesh(const cl::Body& body);
 
 // A fixed plane body's half space in the world frame: normal . x <= offset.
 void world_plane(const cl::Body& body, cl::Vec3& normal, double& offset);
