@@ -34,14 +34,14 @@ cl::Vec3 cl3(const btVector3& v) { return cl::Vec3(v.x(), v.y(), v.z()); }
 constexpr double kHingeSign = -1.0, kSliderSign = 1.0;
 
 // A joint's drive (motor or servo) as one row of Bullet's solver: the row ContactLab's joints give
-// (JointDrives::drive_row), set before each step. Bullet's solver takes a row's softness as cfm' in
-// lambda += D (target - J u) - cfm' lambda, D = 1 / (J M^-1 J^T) (btSequentialImpulseConstraintSolver,
-// resolveSingleConstraintRowGeneric), whose fixed point is J u = target - (cfm' / D) lambda: the row's cfm
-// (velocity per impulse) is handed over as cfm' = cfm D, at Bullet's own masses. That iteration diverges for
-// cfm' >= 1, a servo as soft as h (c + h k) <= 1 / (J M^-1 J^T) (a light finger's): there, where the servo's
-// spring-damper is too weak to move the bodies further than the step's own motion, its force is taken at the
-// start of the step, lambda = (target - J u) / cfm = -h (k (x - x*) + (c + h k) dx/dt) within the force bound,
-// which explicit integration keeps stable in that range, and the row applies exactly that (lo = hi = lambda).
+// (JointDrives::drive_row), set before each step. Bullet's sequential impulses update a row's impulse as
+// lambda += D (target - J u) - cfm' lambda, D = 1 / (J M^-1 J^T), whose fixed point is J u = target - (cfm' / D)
+// lambda: the row's cfm (velocity per impulse) is handed over as cfm' = cfm D, at Bullet's own masses. That
+// iteration does not settle for cfm' >= 1 (it oscillates at 1 and diverges above), a servo as soft as h (c + h k)
+// <= 1 / (J M^-1 J^T) (a light finger's): there, where the servo's spring-damper is too weak to move the bodies
+// further than the step's own motion, its force is taken at the start of the step,
+// lambda = (target - J u) / cfm = -h (k (x - x*) + (c + h k) dx/dt) within the force bound, which explicit
+// integration keeps stable in that range, and the row applies exactly that (lo = hi = lambda).
 class DriveConstraint final : public btTypedConstraint {
  public:
   // CONTACT_CONSTRAINT_TYPE: a type no part of Bullet casts (its debug drawing casts D6 and the others).
@@ -50,7 +50,7 @@ class DriveConstraint final : public btTypedConstraint {
 
   void getInfo1(btConstraintInfo1* info) override {
     info->m_numConstraintRows = row ? 1 : 0;
-    info->nub = row ? 5 : 6;
+    info->nub = 0;
   }
   void getInfo2(btConstraintInfo2* info) override {
     if (!row) return;
@@ -129,7 +129,7 @@ class BulletPeer final : public Peer {
           if (const std::optional<cl::CylinderSize> c = cl::procedural_cylinder(b)) {
             shape = std::make_unique<btCylinderShape>(btVector3(btScalar(c->radius), btScalar(c->half_height),
                                                                 btScalar(c->radius)));
-          } else if (const cl::TriangleMesh* mesh = convex_mesh(b)) {
+          } else if (const cl::TriangleMesh* mesh = cl::convex_mesh(b)) {
             auto hull = std::make_unique<btConvexHullShape>();
             for (const cl::Vec3& v : mesh->vertices) hull->addPoint(bt(v), false);
             hull->recalcLocalAabb();
@@ -143,7 +143,8 @@ class BulletPeer final : public Peer {
         }
       }
       const bool dynamic = b.is_dynamic();
-      // ContactLab's mass and body-frame inertia (diagonal for these shapes about their own axes).
+      // ContactLab's mass and body-frame inertia: diagonal for these shapes about their own axes (check_convertible
+      // refuses a mesh whose frame is not its principal axes).
       const btScalar mass = dynamic ? btScalar(b.mass) : btScalar(0);
       const btVector3 inertia = dynamic ? bt(cl::Vec3(b.inertia_body.diagonal())) : btVector3(0, 0, 0);
       motion_.push_back(std::make_unique<btDefaultMotionState>(pose));

@@ -1,4 +1,5 @@
 // The scene checks and conversions every peer shares (peer.h).
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -14,6 +15,12 @@ namespace {
 
 std::string body_label(const cl::World& world, size_t i) {
   return "body '" + cl::escape_for_message(world.bodies[i].name) + "' (/bodies/" + std::to_string(i) + ")";
+}
+
+// Whether an inertia tensor is diagonal, to a billionth of its trace.
+bool diagonal(const cl::Mat3& inertia) {
+  const double off = std::max({std::abs(inertia(0, 1)), std::abs(inertia(0, 2)), std::abs(inertia(1, 2))});
+  return off <= 1e-9 * inertia.trace();
 }
 
 }  // namespace
@@ -33,9 +40,13 @@ std::string check_convertible(const cl::World& world, const std::string& scene_p
     if (b.shape.type == cl::ShapeType::Mesh && !joints)
       return head + body_label(world, i) + ": a mesh shape is not converted (" + std::string(engine) +
              " takes planes, boxes, spheres and capsules)";
-    if (b.shape.type == cl::ShapeType::Mesh && !cl::procedural_cylinder(b) && !convex_mesh(b))
+    if (b.shape.type == cl::ShapeType::Mesh && !cl::procedural_cylinder(b) && !cl::convex_mesh(b))
       return head + body_label(world, i) + ": a mesh that does not bound a convex solid is not converted (" +
              std::string(engine) + " takes planes, boxes, spheres, capsules, procedural cylinders and convex meshes)";
+    if (engine == "bullet" && b.is_dynamic() && !diagonal(b.inertia_body))
+      return head + body_label(world, i) +
+             ": a body whose inertia is not diagonal in its own frame is not converted (bullet takes a body's "
+             "inertia about its own axes; a mesh is not turned to its principal axes)";
     if (b.kind == cl::BodyKind::Kinematic)
       return head + body_label(world, i) + ": kinematic bodies are not converted (only fixed and dynamic ones)";
   }
@@ -53,12 +64,6 @@ std::string check_convertible(const cl::World& world, const std::string& scene_p
     return head + "applied forces are not converted (/forces/0 on " + body_label(world, size_t(b)) + ")";
   }
   return {};
-}
-
-const cl::TriangleMesh* convex_mesh(const cl::Body& body) {
-  if (body.shape.type != cl::ShapeType::Mesh || !body.shape.mesh) return nullptr;
-  const cl::TriangleMesh& mesh = body.shape.mesh->mesh;
-  return mesh.convex() ? &mesh : nullptr;
 }
 
 void world_plane(const cl::Body& body, cl::Vec3& normal, double& offset) {

@@ -1,6 +1,7 @@
 // The joints of a ContactLab scene as the Bullet and ODE peers build them (joints.h).
 #include "joints.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,13 +23,12 @@ namespace {
 
 // The most contact points ODE may return for one pair (its box-box gives up to 8; others fewer).
 constexpr int kMaxContactsPerPair = 8;
-// How ODE counts a joint's coordinate against ContactLab's (body b against body a, joints.h): a slider's position
-// and a hinge's angle as body 1 against body 2, the other way round. But a hinge attached to a fixed body 1
-// (null), which ODE swaps, has its stops and motor in the swapped bodies' terms (dJointGetHingeAngle alone turns
-// the angle back), and those count as ContactLab does.
-double coordinate_sign(cl::JointType type, bool swapped) {
-  return type == cl::JointType::Hinge && swapped ? 1.0 : -1.0;
-}
+// How ODE counts a joint's coordinate against ContactLab's (body b against body a, joints.h), measured: a slider's
+// position and a hinge's angle as body 1 against body 2, the other way round. But ODE swaps a joint attached to a
+// fixed (null) body 1, and a hinge's stops, and the velocity of an angular or linear motor, then count in the
+// swapped bodies' terms (dJointGetHingeAngle alone turns the angle back), that is as ContactLab does.
+double stop_sign(cl::JointType type, bool swapped) { return type == cl::JointType::Hinge && swapped ? 1.0 : -1.0; }
+double motor_sign(bool swapped) { return swapped ? 1.0 : -1.0; }
 
 void set_quat(dQuaternion q, const cl::Quat& r) {
   q[0] = r.w();
@@ -87,7 +87,7 @@ class OdePeer final : public Peer {
           // meshes).
           if (const std::optional<cl::CylinderSize> c = cl::procedural_cylinder(b)) {
             geom = dCreateCylinder(space_, c->radius, 2 * c->half_height);
-          } else if (const cl::TriangleMesh* mesh = convex_mesh(b)) {
+          } else if (const cl::TriangleMesh* mesh = cl::convex_mesh(b)) {
             geom = make_convex(*mesh);
           } else {
             *error = "ode: a mesh that does not bound a convex solid is not converted";
@@ -104,8 +104,9 @@ class OdePeer final : public Peer {
       if (b.is_dynamic()) {
         dBodyID body = dBodyCreate(world_);
         dMass mass;
-        const cl::Vec3 inertia = b.inertia_body.diagonal();
-        dMassSetParameters(&mass, b.mass, 0, 0, 0, inertia.x(), inertia.y(), inertia.z(), 0, 0, 0);
+        // ContactLab's body-frame inertia, whole: a mesh's frame need not be its principal axes.
+        const cl::Mat3& in = b.inertia_body;
+        dMassSetParameters(&mass, b.mass, 0, 0, 0, in(0, 0), in(1, 1), in(2, 2), in(0, 1), in(0, 2), in(1, 2));
         dBodySetMass(body, &mass);
         dBodySetPosition(body, b.position.x(), b.position.y(), b.position.z());
         dQuaternion q;
@@ -128,14 +129,15 @@ class OdePeer final : public Peer {
     char threshold[32];
     std::snprintf(threshold, sizeof threshold, "%g", settings.restitution_threshold);
     notes_ = {"ode: dWorldQuickStep at " + std::to_string(settings.iterations) +
-              " iterations, ERP 0.2 and CFM 1e-5 (its defaults), contacts with friction pyramid dContactApprox1, "
+              " iterations, ERP 0.2 and CFM 1e-10 (its defaults in double precision), contacts with friction "
+              "pyramid dContactApprox1, "
               "up to " + std::to_string(kMaxContactsPerPair) + " points per pair, no bounce below " +
               threshold + " m/s (lcp's restitution_threshold); "
               "auto-disable off"};
     if (!w.joints.empty())
       notes_.push_back("ode: hinge, slider, ball and fixed joints with their limits as ODE's own, ERP 0.2; motors "
-                       "and servos as ODE's joint motor set each step to the row of ContactLab's drive (a servo's "
-                       "implicit PD spring-damper as the motor's velocity and CFM)");
+                       "and servos as an angular or linear motor on the joint's axis, set each step to the row of "
+                       "ContactLab's drive (a servo's implicit PD spring-damper as the motor's velocity and CFM)");
     return true;
   }
 
@@ -176,26 +178,35 @@ class OdePeer final : public Peer {
   dGeomID make_convex(const cl::TriangleMesh& mesh) {
     ConvexData& d = *convex_.emplace_back(std::make_unique<ConvexData>());
     for (const cl::Vec3& v : mesh.vertices) d.points.insert(d.points.end(), {v.x(), v.y(), v.z()});
+    unsigned faces = 0;
     for (size_t t = 0; t < mesh.triangles.size(); ++t) {
       const cl::Vec3 n = mesh.normal(int(t));
+      if (n.isZero(0.0)) continue;  // a degenerate triangle bounds nothing (TriangleMesh::convex skips it too)
+      ++faces;
       const auto& tri = mesh.triangles[t];
       d.planes.insert(d.planes.end(), {n.x(), n.y(), n.z(), n.dot(mesh.vertices[size_t(tri[0])])});
       d.polygons.insert(d.polygons.end(), {3u, unsigned(tri[0]), unsigned(tri[1]), unsigned(tri[2])});
     }
-    return dCreateConvex(space_, d.planes.data(), unsigned(mesh.triangles.size()), d.points.data(),
+    return dCreateConvex(space_, d.planes.data(), faces, d.points.data(),
                          unsigned(mesh.vertices.size()), d.polygons.data());
   }
 
-  // The scene's joints as ODE's own joints (joints.h), attached to null for a fixed body.
+  // The scene's joints as ODE's own joints (joints.h), attached to null for a fixed body, with their limits as the
+  // joints' stops. A hinge's or slider's drive is a joint of its own, an angular or linear motor on the joint's
+  // axis (as carried by body 1) without stops: at a stop ODE's hinge and slider no longer solve their motor but
+  // push with its whole force bound, away from the stop as soon as the drive's rate (which ContactLab's limits
+  // bound) turns back, and without bound for a servo without one.
   void make_joints(const cl::World& w) {
     drives_ = std::make_unique<JointDrives>(w);
     joined_ = cl::joined_pairs(w.joints);
-    joints_.clear();
-    signs_.clear();
+    drive_joints_.clear();
+    drive_signs_.clear();
     for (const cl::Joint& j : w.joints) {
       const JointStart start = joint_start(j, w.bodies);
       const cl::Vec3& p = start.anchor;
       const cl::Vec3& s = start.axis;
+      dBodyID a = bodies_[size_t(j.body_a)], b = bodies_[size_t(j.body_b)];
+      const bool swapped = a == nullptr;
       dJointID id = nullptr;
       switch (j.type) {
         case cl::JointType::Hinge: id = dJointCreateHinge(world_, nullptr); break;
@@ -203,8 +214,7 @@ class OdePeer final : public Peer {
         case cl::JointType::Ball: id = dJointCreateBall(world_, nullptr); break;
         default: id = dJointCreateFixed(world_, nullptr); break;  // check_convertible leaves fixed joints only
       }
-      dJointAttach(id, bodies_[size_t(j.body_a)], bodies_[size_t(j.body_b)]);
-      signs_.push_back(coordinate_sign(j.type, bodies_[size_t(j.body_a)] == nullptr));
+      dJointAttach(id, a, b);
       // The anchor and axis are set after attaching: ODE takes the angle's zero and the slider's origin there.
       switch (j.type) {
         case cl::JointType::Hinge:
@@ -215,34 +225,57 @@ class OdePeer final : public Peer {
         case cl::JointType::Ball: dJointSetBallAnchor(id, p.x(), p.y(), p.z()); break;
         default: dJointSetFixed(id); break;
       }
-      if (j.limit.enabled && (j.type == cl::JointType::Hinge || j.type == cl::JointType::Slider)) {
-        const auto [lo, hi] = engine_limits(j, start.coordinate, signs_.back());
-        // The high stop first: ODE ignores a low stop above the current high one.
-        set_param(id, j.type, dParamHiStop, hi);
-        set_param(id, j.type, dParamLoStop, lo);
+      const bool hinge = j.type == cl::JointType::Hinge, slider = j.type == cl::JointType::Slider;
+      if (j.limit.enabled && (hinge || slider)) {
+        const auto [lo, hi] = engine_limits(j, start.coordinate, stop_sign(j.type, swapped));
+        if (hinge) {
+          dJointSetHingeParam(id, dParamLoStop, lo);
+          dJointSetHingeParam(id, dParamHiStop, hi);
+        } else {
+          dJointSetSliderParam(id, dParamLoStop, lo);
+          dJointSetSliderParam(id, dParamHiStop, hi);
+        }
       }
-      joints_.push_back(id);
+      dJointID drive = nullptr;
+      if ((j.motor.enabled || j.servo.enabled) && (hinge || slider)) {
+        drive = hinge ? dJointCreateAMotor(world_, nullptr) : dJointCreateLMotor(world_, nullptr);
+        dJointAttach(drive, a, b);
+        if (hinge) {
+          dJointSetAMotorMode(drive, dAMotorUser);
+          dJointSetAMotorNumAxes(drive, 1);
+          dJointSetAMotorAxis(drive, 0, 1, s.x(), s.y(), s.z());
+        } else {
+          dJointSetLMotorNumAxes(drive, 1);
+          dJointSetLMotorAxis(drive, 0, 1, s.x(), s.y(), s.z());
+        }
+      }
+      drive_joints_.push_back(drive);
+      drive_signs_.push_back(motor_sign(swapped));
     }
   }
 
-  static void set_param(dJointID id, cl::JointType type, int param, dReal value) {
-    if (type == cl::JointType::Hinge) dJointSetHingeParam(id, param, value);
-    if (type == cl::JointType::Slider) dJointSetSliderParam(id, param, value);
-  }
-
-  // Each drive's row at the state before the step, as the joint's motor: its target rate the motor's velocity,
-  // its impulse bound over h the force bound, and its cfm (velocity per impulse) times h the motor's CFM, since
-  // ODE's is per unit force. A row without cfm keeps ODE's own (the world's CFM, 1e-5).
+  // Each drive's row at the state before the step, as its motor: its target rate the motor's velocity, its impulse
+  // bound over h the force bound, and its cfm (velocity per impulse) times h the motor's CFM, since ODE's is per
+  // unit force. A row without cfm keeps ODE's own (the world's CFM).
   void set_drives() {
     read_state(state_);
     drives_->update(state_);
-    for (size_t k = 0; k < joints_.size(); ++k) {
-      const cl::JointType type = scene_->joints[k].type;
+    for (size_t k = 0; k < drive_joints_.size(); ++k) {
+      dJointID drive = drive_joints_[k];
+      if (!drive) continue;
       const std::optional<cl::JointRow> row = drives_->drive_row(k, dt_);
-      if (!row) continue;
-      set_param(joints_[k], type, dParamVel, signs_[k] * row->target);
-      set_param(joints_[k], type, dParamFMax, std::min(row->hi, -row->lo) / dt_);
-      if (row->cfm > 0) set_param(joints_[k], type, dParamCFM, row->cfm * dt_);
+      const bool angular = dJointGetType(drive) == dJointTypeAMotor;
+      const auto set = [&](int param, dReal value) {
+        if (angular) dJointSetAMotorParam(drive, param, value);
+        else dJointSetLMotorParam(drive, param, value);
+      };
+      if (!row) {
+        set(dParamFMax, 0);  // off this step (a motor of max_force 0)
+        continue;
+      }
+      set(dParamVel, drive_signs_[k] * row->target);
+      set(dParamFMax, std::min(row->hi, -row->lo) / dt_);
+      if (row->cfm > 0) set(dParamCFM, row->cfm * dt_);
     }
   }
 
@@ -279,8 +312,8 @@ class OdePeer final : public Peer {
   dSpaceID space_ = nullptr;
   dJointGroupID contact_group_ = nullptr;
   std::vector<dBodyID> bodies_;  // by ContactLab body index; null for fixed bodies
-  std::vector<dJointID> joints_;  // by ContactLab joint index (destroyed with the world)
-  std::vector<double> signs_;     // coordinate_sign of each joint
+  std::vector<dJointID> drive_joints_;  // by ContactLab joint index: its motor, or null (destroyed with the world)
+  std::vector<double> drive_signs_;     // motor_sign of each
   struct ConvexData {
     std::vector<dReal> planes, points;
     std::vector<unsigned> polygons;

@@ -13,7 +13,6 @@
 #include <string_view>
 #include <vector>
 
-#include "mesh/mesh.h"
 #include "world/world.h"
 
 namespace peers {
@@ -85,10 +84,6 @@ std::vector<std::unique_ptr<Peer>> make_peers();
 // Empty when every peer can take the scene; else one line naming the scene file, the body (name and JSON path)
 // and what is not converted, for the engine named `engine`.
 std::string check_convertible(const cl::World& world, const std::string& scene_path, std::string_view engine);
-
-// A mesh body's triangles (body frame, about its centre of mass) when they bound a convex solid, which Bullet and
-// ODE take as a convex polyhedron; null for any other body or mesh.
-const cl::TriangleMesh* convex_mesh(const cl::Body& body);
 
 // A fixed plane body's half space in the world frame: normal . x <= offset.
 void world_plane(const cl::Body& body, cl::Vec3& normal, double& offset);

@@ -188,6 +188,12 @@ std::optional<CylinderSize> procedural_cylinder(const Body& body) {
   return c;
 }
 
+const TriangleMesh* convex_mesh(const Body& body) {
+  if (body.shape.type != ShapeType::Mesh || !body.shape.mesh) return nullptr;
+  const TriangleMesh& mesh = body.shape.mesh->mesh;
+  return mesh.convex() ? &mesh : nullptr;
+}
+
 bool parse_byte_size(const std::string& text, std::uint64_t& bytes) {
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
   char* end = nullptr;

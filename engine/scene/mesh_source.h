@@ -36,6 +36,9 @@ struct CylinderSize {
   double radius = kCylinderRadius, half_height = kCylinderHalfHeight;
 };
 std::optional<CylinderSize> procedural_cylinder(const Body& body);
+// A mesh body's triangles (body frame, about its centre of mass) when they bound a convex solid, for writers and
+// peer engines that take convex shapes; null for any other body or mesh.
+const TriangleMesh* convex_mesh(const Body& body);
 
 // The memory that mesh shapes may take together, bytes: set_memory_budget's, else $CONTACTLAB_MEMORY_BUDGET
 // (bytes, or with a K, M or G suffix), else half the machine's memory, and never more than three quarters of

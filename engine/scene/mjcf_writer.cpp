@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <deque>
+#include <map>
 #include <sstream>
 
 #include "core/text.h"
@@ -63,7 +64,7 @@ class Writer {
     for (size_t i = 0; i < w_.bodies.size(); ++i) {
       const Body& b = w_.bodies[i];
       if (b.kind == BodyKind::Kinematic) fail_body(i, "kinematic bodies are not written (MJCF has fixed and moving bodies)");
-      if (b.shape.type == ShapeType::Mesh && !procedural_cylinder(b) && !(b.shape.mesh && b.shape.mesh->mesh.convex()))
+      if (b.shape.type == ShapeType::Mesh && !procedural_cylinder(b) && !convex_mesh(b))
         fail_body(i, "a mesh that does not bound a convex solid is not written (MuJoCo collides a mesh's convex hull)");
     }
     if (!w_.scripts.empty()) throw std::runtime_error("scripts are not written (/scripts)");
@@ -151,9 +152,11 @@ class Writer {
           r = q * kZToY;
           break;
         }
-        // A convex mesh (check), its vertices written into the file: an asset of its own.
+        // A convex mesh (check), its vertices written into the file: one asset per shape, which bodies share.
         type = "mesh";
-        mesh = quoted("mesh" + std::to_string(assets_.size()));
+        auto [it, made] = mesh_names_.emplace(b.shape.mesh.get(), quoted("mesh" + std::to_string(assets_.size())));
+        mesh = it->second;
+        if (!made) break;
         std::string vertices;
         for (const Vec3& v : b.shape.mesh->mesh.vertices) vertices += (vertices.empty() ? "" : " ") + v3(v);
         assets_.push_back("<mesh name=" + mesh + " vertex=\"" + vertices + "\"/>\n");
@@ -260,7 +263,8 @@ class Writer {
   std::vector<int> parent_, joint_of_;
   std::vector<std::vector<size_t>> children_;
   std::string actuators_, equalities_;
-  std::vector<std::string> assets_;  // <mesh> elements, one per mesh body written
+  std::vector<std::string> assets_;  // <mesh> elements, one per mesh shape written
+  std::map<const MeshShape*, std::string> mesh_names_;  // the quoted asset name of each
   std::vector<double> controls_;
 };
 

@@ -101,12 +101,15 @@ TEST(MjcfWriter, WritesConvexMeshesWithTheirVertices) {
   ASSERT_TRUE(turret && turret->shape.mesh);
   const size_t asset = xml.find("<asset>\n<mesh name=\"mesh0\" vertex=\"");
   ASSERT_NE(asset, std::string::npos) << xml;
-  // As many vertices as the turret's mesh has: three numbers each.
+  // The turret's vertices (body frame, about its centre of mass), in order, as written (17 digits: exactly).
   const size_t begin = xml.find("vertex=\"", asset) + 8, end = xml.find('"', begin);
   std::istringstream numbers(xml.substr(begin, end - begin));
-  size_t count = 0;
-  for (double x; numbers >> x;) ++count;
-  EXPECT_EQ(count, 3 * turret->shape.mesh->mesh.vertices.size());
+  std::vector<double> written;
+  for (double x; numbers >> x;) written.push_back(x);
+  const std::vector<Vec3>& vertices = turret->shape.mesh->mesh.vertices;
+  ASSERT_EQ(written.size(), 3 * vertices.size());
+  for (size_t i = 0; i < vertices.size(); ++i)
+    EXPECT_EQ(Vec3(written[3 * i], written[3 * i + 1], written[3 * i + 2]), vertices[i]) << "vertex " << i;
   EXPECT_NE(xml.find("<geom name=\"arm/turret\" type=\"mesh\" mesh=\"mesh0\" pos=\"0 0 0\""), std::string::npos) << xml;
   EXPECT_LT(xml.find("</asset>"), xml.find("<worldbody>"));
 }
