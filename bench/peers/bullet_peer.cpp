@@ -179,9 +179,9 @@ class BulletPeer final : public Peer {
 
   bool step(PeerContacts& contacts, std::string* error) override {
     if (drives_ && drives_->any()) {
-      read_state(state_);
-      drives_->update(state_);
-      for (size_t k = 0; k < drive_rows_.size(); ++k) drive_rows_[k]->row = drives_->drive_row(k, dt_);
+      drives_->update(*this);
+      for (size_t k = 0; k < drive_rows_.size(); ++k)
+        if (drive_rows_[k]) drive_rows_[k]->row = drives_->drive_row(k, dt_);
     }
     // maxSubSteps 0: one step of exactly dt (no fixed-step interpolation).
     world_->stepSimulation(btScalar(dt_), 0);
@@ -236,6 +236,10 @@ class BulletPeer final : public Peer {
       }
       world_->addConstraint(c.get(), true);
       constraints_.push_back(std::move(c));
+      if (!j.motor.enabled && !j.servo.enabled) {
+        drive_rows_.push_back(nullptr);
+        continue;
+      }
       auto drive = std::make_unique<DriveConstraint>(a, b);
       world_->addConstraint(drive.get(), true);
       drive_rows_.push_back(drive.get());
@@ -266,9 +270,8 @@ class BulletPeer final : public Peer {
   std::vector<std::unique_ptr<btRigidBody>> owned_;
   std::vector<btRigidBody*> bodies_;  // by ContactLab body index
   std::vector<std::unique_ptr<btTypedConstraint>> constraints_;  // joints and their drives
-  std::vector<DriveConstraint*> drive_rows_;                     // by ContactLab joint index
+  std::vector<DriveConstraint*> drive_rows_;                     // by ContactLab joint index; null: no drive
   std::unique_ptr<JointDrives> drives_;
-  std::vector<PeerBodyState> state_;
   std::unique_ptr<btDiscreteDynamicsWorld> world_;
   double dt_ = 1.0 / 60.0;
 };

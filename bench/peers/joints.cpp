@@ -44,14 +44,12 @@ JointDrives::JointDrives(const cl::World& world) : bodies_(world.bodies), joints
   for (const cl::Joint& j : joints_) any_ = any_ || j.motor.enabled || j.servo.enabled;
 }
 
-void JointDrives::update(const std::vector<PeerBodyState>& state) {
-  for (size_t i = 0; i < state.size() && i < bodies_.size(); ++i) {
+void JointDrives::update(const Peer& peer) {
+  peer.read_state(state_);
+  for (size_t i = 0; i < state_.size() && i < bodies_.size(); ++i) {
     cl::Body& b = bodies_[i];
     if (!b.is_dynamic()) continue;
-    b.position = state[i].position;
-    b.orientation = state[i].orientation;
-    b.linear_velocity = state[i].linear_velocity;
-    b.angular_velocity = state[i].angular_velocity;
+    copy_state(state_[i], b);
     b.update_world_inertia();
   }
   cl::update_servo_coordinates(joints_, bodies_);

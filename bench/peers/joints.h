@@ -44,8 +44,8 @@ class JointDrives {
   explicit JointDrives(const cl::World& world);
   // Whether any joint has a motor or servo (without, the peer need not read its state for them).
   bool any() const { return any_; }
-  // The engine's state before a step (Peer::read_state); hinge servos unwrap their angle from it.
-  void update(const std::vector<PeerBodyState>& state);
+  // Reads the engine's state before a step (Peer::read_state); hinge servos unwrap their angle from it.
+  void update(const Peer& peer);
   // The drive row of joint `j` for a step of h at the state of the last update: its motor's (or, without one,
   // its servo's), J u the rate of ContactLab's coordinate, lambda an impulse in [lo, hi]; nothing without a drive.
   std::optional<cl::JointRow> drive_row(size_t j, double h) const;
@@ -53,6 +53,7 @@ class JointDrives {
  private:
   std::vector<cl::Body> bodies_;
   std::vector<cl::Joint> joints_;
+  std::vector<PeerBodyState> state_;
   bool any_ = false;
 };
 

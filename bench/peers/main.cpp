@@ -473,10 +473,7 @@ class PeerLane : public Lane {
     for (size_t i = 0; i < state_.size(); ++i) {
       cl::Body& b = mirror_.bodies[i];
       if (!b.is_dynamic()) continue;
-      b.position = state_[i].position;
-      b.orientation = state_[i].orientation;
-      b.linear_velocity = state_[i].linear_velocity;
-      b.angular_velocity = state_[i].angular_velocity;
+      peers::copy_state(state_[i], b);
       if (!b.position.allFinite() || !b.linear_velocity.allFinite() || !b.angular_velocity.allFinite()) {
         run.status = "failed";
         run.message = run.engine + ": body '" + cl::escape_for_message(b.name) + "' non-finite at step " + std::to_string(s + 1);

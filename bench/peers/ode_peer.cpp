@@ -258,8 +258,7 @@ class OdePeer final : public Peer {
   // bound over h the force bound, and its cfm (velocity per impulse) times h the motor's CFM, since ODE's is per
   // unit force. A row without cfm keeps ODE's own (the world's CFM).
   void set_drives() {
-    read_state(state_);
-    drives_->update(state_);
+    drives_->update(*this);
     for (size_t k = 0; k < drive_joints_.size(); ++k) {
       dJointID drive = drive_joints_[k];
       if (!drive) continue;
@@ -321,7 +320,6 @@ class OdePeer final : public Peer {
   std::vector<std::unique_ptr<ConvexData>> convex_;  // what ODE's convex geoms point to
   std::vector<cl::BodyPair> joined_;
   std::unique_ptr<JointDrives> drives_;
-  std::vector<PeerBodyState> state_;
   PeerContacts* contacts_ = nullptr;
   double dt_ = 1.0 / 60.0;
 };

@@ -78,6 +78,14 @@ class Peer {
   bool declined_ = false;
 };
 
+// Puts a peer's state of a body into ContactLab's body (pose and velocities; its world inertia is not updated).
+inline void copy_state(const PeerBodyState& from, cl::Body& to) {
+  to.position = from.position;
+  to.orientation = from.orientation;
+  to.linear_velocity = from.linear_velocity;
+  to.angular_velocity = from.angular_velocity;
+}
+
 // What the peers in this build are (each is compiled in only when its Debian package was found).
 std::vector<std::unique_ptr<Peer>> make_peers();
 
