@@ -634,11 +634,10 @@ namespace cl {
 double JointWarmStart::guess(const JointRow& row) const {
   const bool kept = row.joint >= 0 && size_t(row.joint) < lambda_.size();
   const double last = kept ? lambda_[size_t(row.joint)][size_t(row.slot)] : kNone;
-  // A PD servo's force with the joint held still over the step (J u = 0 in J u + cfm lambda = target:
-  // lambda = h k (x* - x)), within its bound; none for a row without a spring.
+  // Without a last impulse, a PD servo's row starts from its force with the joint held still over the step (J u = 0
+  // in J u + cfm lambda = target: lambda = h k (x* - x)), within its bound; a row without a spring from 0.
   const double held = row.spring ? std::clamp(row.target / row.cfm, row.lo, row.hi) : 0.0;
-  if (std::isnan(last)) return held;
-  return kWarmStart * last + (1.0 - kWarmStart) * held;
+  return std::isnan(last) ? held : kWarmStart * last;
 }
 
 void JointWarmStart::forget(int joint) {

@@ -205,12 +205,11 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
 // Joint impulses kept from one step to the next, per joint and row slot, to warm start the next step's rows.
 // A row starts from kWarmStart times its slot's last impulse: limit rows come and go, and full-strength warm
 // starts of unconverged joint rows pump energy into chains (ODE uses 0.9 x_last for this, thesis sect. 6.1.4).
-// A PD servo's row takes the rest, 1 - kWarmStart, from its spring's force at the joint's present stretch with the
-// joint held still, and starts from that force when it has no last impulse (the first step, or the servo just
-// switched on). The last impulse carries what the rows it is coupled with built up; the spring's force what the
-// step's motion changed. A loop of stiff servos, two fingers squeezing a box from a palm, is otherwise built up a
-// part per step through the warm starts, and 0.9 of it a step let it down: under lcp (10 sweeps) a 2 cm box
-// gripped at 1/60 s fell out of the fingers, and a 10 cm one at 1/30 s (LcpJoints.AGripperHoldsWhatCoulombHolds).
+// A PD servo's row without a last impulse (the first step, or the servo just switched on) starts from its spring's
+// force at the joint's present stretch with the joint held still. (A share of that force in every step's start, a
+// position feedback taken explicitly, once held a loop of stiff servos that the sweeps left unsettled, two fingers
+// squeezing a box from a palm; with the joint block of joints/joint_solve.h the loop settles within the step, and
+// that share fed the sway of a walker on its feet until it blew up at 1/60 s.)
 class JointWarmStart {
  public:
   static constexpr double kWarmStart = 0.9;

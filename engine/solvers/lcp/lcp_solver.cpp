@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "collision/continuous.h"
-#include "joints/motor_solve.h"
+#include "joints/joint_solve.h"
 
 namespace cl {
 
@@ -76,6 +76,11 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
   static const T table({
       T::bind(&S::iterations, {"iterations", ParamKind::Integer, "", 1, 1000, 10,
        "Projected Gauss-Seidel sweeps over all rows per step for the velocities (thesis 6.1.7 uses 10)"}),
+      T::bind(&S::joint_sweeps, {"joint_sweeps", ParamKind::Integer, "", 0, 1000, 10,
+       "Sweeps over a group's joint rows alone after each sweep over all its rows, stopped early by the tolerance (a "
+       "block Gauss-Seidel). A robot on its feet is a loop of servos, hinges and contacts that plain sweeps leave "
+       "unsettled and the warm starts carry on: without them the walker blew up at 1/60 s. 0: plain sweeps over all "
+       "rows (thesis 6.1.4)"}),
       T::bind(&S::tolerance, {"tolerance", ParamKind::Real, "N s", 0, 1e6, 1e-9,
        "A PGS solve stops early once a sweep changes no impulse by more than this (0: always all iterations)"}),
       T::bind(&S::correction_iterations, {"correction_iterations", ParamKind::Integer, "", 0, 1000, 5,
@@ -400,9 +405,10 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   int sweeps = 0;
 
   // Warm start u += B lambda0, the sweeps, then the contact impulses added to the step's totals.
-  // The motors among the rows are held for the second half of the sweeps (joints/motor_solve.h); a stack layer
-  // (`top`, its top bodies) has none.
+  // The joint rows, which lead the rows, are solved as a block after each sweep, and the motors among them are held
+  // for the second half of the sweeps (joints/joint_solve.h); a stack layer (`top`, its top bodies) has none.
   std::vector<int> motors;
+  int joint_count = 0;  // the joint rows that lead rows_ (joints/joint_solve.h)
   PgsSettings recorded = pgs;
   recorded.residuals = &sweep_residuals_;
   auto account = [&](const PgsResult& result, int rows) {
@@ -435,7 +441,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
                                for (const Row& r : rows_) largest = std::max(largest, std::abs(r.lambda));
                                return largest;
                              })
-               : solve_pgs_holding_motors(rows_, motors, vel_, recorded);
+               : solve_joints_and_contacts(rows_, {joint_count, set_.joint_sweeps}, motors, vel_, recorded);
     account(result, int(rows_.size()));
     for (const ContactBlock& block : blocks_) {
       Vec3 friction = Vec3::Zero();
@@ -490,9 +496,11 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
         rows_.push_back(row);
         joint_rows.push_back(int(r));
       }
+      joint_count = int(rows_.size());
       add_contacts(ctx, group.edges, first);
       solve_rows(nullptr);
       motors.clear();
+      joint_count = 0;
       for (int r : joint_rows) joint_warm_.forget(joint_rows_[size_t(r)].joint);  // slots absent now restart at 0
       for (size_t i = 0; i < joint_rows.size(); ++i) joint_warm_.keep(joint_rows_[size_t(joint_rows[i])], rows_[i].lambda);
     }

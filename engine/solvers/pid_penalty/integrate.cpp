@@ -9,7 +9,7 @@
 #include "constraints/motion.h"
 #include "constraints/pgs.h"
 #include "constraints/row.h"
-#include "joints/motor_solve.h"
+#include "joints/joint_solve.h"
 #include "solvers/pid_penalty/internal.h"
 
 namespace cl {
@@ -99,9 +99,9 @@ void PidPenaltySolver::solve_joints(StepContext& ctx, std::vector<Body>& work, d
   if (set_.integrator == Integrator::SemiImplicitEuler)
     pair_rows(damped_, [](const DampedPoint&) { return true; }, [](const DampedPoint& d) { return d.spring; });
   apply_impulses(rows_, velocities_);
-  // The motors are held for the second half of the sweeps (joints/motor_solve.h).
+  // The motors are held for the second half of the sweeps (joints/joint_solve.h).
   motor_row_indices(joint_rows_, 0, motor_rows_);
-  solve_pgs_holding_motors(rows_, motor_rows_, velocities_, {set_.joint_iterations, 0.0, false});
+  solve_joints_and_contacts(rows_, {}, motor_rows_, velocities_, {set_.joint_iterations, 0.0, false});
   // What the contact rows pressed is part of their pairs' normal force, as the implicit springs' and dampers' part
   // is (damping_force): Coulomb's limit of the next substep's friction counts it. Without it, a gripper whose
   // fingers' servos squeeze a box through these rows held it by the penalty forces' part alone, and the box slid

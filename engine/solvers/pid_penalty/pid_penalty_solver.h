@@ -312,7 +312,7 @@ class PidPenaltySolver final : public Solver {
   std::vector<Motion> motions_;
   std::vector<Vec3> force_, torque_;
   std::vector<JointRow> joint_rows_;
-  std::vector<int> motor_rows_;  // indices of the motor rows in rows_ (joints/motor_solve.h)
+  std::vector<int> motor_rows_;  // indices of the motor rows in rows_ (joints/joint_solve.h)
   std::vector<Row> rows_;
   std::vector<BodyVelocity> velocities_;
   std::vector<InverseMass> masses_;

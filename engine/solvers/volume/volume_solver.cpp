@@ -30,6 +30,11 @@ const ParamTable<VolumeSolver::Settings>& VolumeSolver::table() {
        "reaches within this fraction of its contact's edge"}),
       T::bind(&S::iterations, {"iterations", ParamKind::Integer, "", 1, 1000, 20,
        "Projected Gauss-Seidel sweeps of the velocity MLCP with friction (eq. 16-17, 20-21)"}),
+      T::bind(&S::joint_sweeps, {"joint_sweeps", ParamKind::Integer, "", 0, 1000, 10,
+       "Sweeps over the joint rows alone after each sweep over all rows of the velocity solve, stopped early by the "
+       "tolerance (a block Gauss-Seidel, as under lcp). A robot on its feet is a loop of servos, hinges and contacts "
+       "that plain sweeps leave unsettled and the warm starts carry on: without them the walker fell at 1/60 s. 0: "
+       "plain sweeps over all rows"}),
       T::bind(&S::tolerance, {"tolerance", ParamKind::Real, "", 0, 1, 1e-15,
        "A PGS solve stops early once a sweep changes no multiplier by more than this fraction of the largest one "
        "(relative, so the stop does not depend on the unit of mass; 0: always all sweeps)"}),

@@ -85,7 +85,8 @@ class VolumeSolver final : public Solver {
   struct Settings {
     double pixel_size, cell_size, rim_width, rest_depth, tolerance, restitution_threshold;
     bool multi_volume, warm_start, stack_layers, sphere_region_rows, speculative, exact_primitives;
-    int iterations, stabilization_iterations, stabilization_sweeps, friction_directions, friction_cone, threads, combine;
+    int iterations, joint_sweeps, stabilization_iterations, stabilization_sweeps, friction_directions, friction_cone, threads,
+        combine;
     ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
   };
 
@@ -245,7 +246,7 @@ class VolumeSolver final : public Solver {
   std::vector<int> layer_row_source_;  // index in rows_ of each layer row
   std::vector<int> block_of_contact_;
   std::vector<JointRow> joint_rows_;
-  std::vector<int> motor_rows_;  // indices of the motor rows in rows_ (joints/motor_solve.h)
+  std::vector<int> motor_rows_;  // indices of the motor rows in rows_ (joints/joint_solve.h)
   JointWarmStart joint_warm_;
   int last_stab_iterations_ = 0;
   Profile profile_;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "joints/motor_solve.h"
+#include "joints/joint_solve.h"
 #include "solvers/volume/volume_stages.h"
 
 namespace cl {
@@ -245,12 +245,14 @@ void VolumeSolver::solve_velocities(StepContext& ctx) {
   // load (forward sweeps only loaded a gripped block's low-z cells first, and the friction's torque about the
   // grip axis tipped it over as it slipped).
   sweep_residuals_.clear();
-  // The joints' motors are held for the second half of the sweeps (joints/motor_solve.h).
+  // The joints' rows, which lead the rows, are solved as a block after each sweep, and their motors are held for the
+  // second half of the sweeps (joints/joint_solve.h).
   motor_row_indices(joint_rows_, 0, motor_rows_);
-  // The sweeps end on the contacts: forwards after the joints' rows, where there are any.
+  // The sweeps over all rows end on the contacts: forwards after the joints' rows, where there are any.
   PgsSettings settings = pgs_settings(set_.iterations, &sweep_residuals_);
   settings.end_forward = !joint_rows_.empty();
-  const PgsResult result = solve_pgs_holding_motors(rows_, motor_rows_, vel_, settings);
+  const JointBlock joints{int(joint_rows_.size()), set_.joint_sweeps};
+  const PgsResult result = solve_joints_and_contacts(rows_, joints, motor_rows_, vel_, settings);
   merge_convergence(sweep_residuals_);
   ctx.stats.iterations += result.sweeps;
   profile_.solve_s += seconds_since(t1);

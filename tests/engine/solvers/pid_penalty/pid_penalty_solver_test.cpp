@@ -434,7 +434,7 @@ TEST(PidPenaltySolver, MassesGainsAreThePapersRule) {
 // A hinge motor of 1e30 N m drives a door against a fixed post (test::door_against_post): the joints are solved
 // with the contacts' impulses, so the door stops at the post (0.37 rad) instead of passing through it (it turned
 // 1.48 rad in 1.5 s at 1/1000 s). At 1/240 s and coarser it still passed (1.0 rad at 1/30 s) until the motor was
-// held for the second half of the joints' sweeps (joints/motor_solve.h); the door never reaches the post's middle.
+// held for the second half of the joints' sweeps (joints/joint_solve.h); the door never reaches the post's middle.
 TEST(PidPenaltySolver, AnUnboundedMotorStopsAtAFixedPost) {
   for (double h : {1.0 / 30, 1.0 / 240, 1.0 / 500, 1.0 / 1000})
     EXPECT_LT(test::door_against_post("pid-penalty", h).most, test::DoorAgainstPost::kMiddle) << "h " << h;
