@@ -51,7 +51,8 @@ struct PgsSettings {
   // the rows listed first. A solve short of convergence leaves in the velocities the error of the rows it did not
   // update last: end on the contacts, whose friction error no position correction takes back. Ended on the joints,
   // a box held by the friction of two servo-driven fingers crept down them step after step (volume, 20 sweeps, 2 cm
-  // at 1/1000 s: 0.75 mm during a 0.77 s lift; with 19 or 21 sweeps, none).
+  // at 1/1000 s: 0.75 mm during a 0.77 s lift; with 19 or 21 sweeps, none). A solve with a joint block
+  // (joints/joint_solve.h) ends on that block instead, which settles the joints against those contacts.
   bool end_forward = false;
 };
 

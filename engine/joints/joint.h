@@ -209,7 +209,8 @@ void joint_rows(const Joint& joint, int joint_index, const std::vector<Body>& bo
 // force at the joint's present stretch with the joint held still. (A share of that force in every step's start, a
 // position feedback taken explicitly, once held a loop of stiff servos that the sweeps left unsettled, two fingers
 // squeezing a box from a palm; with the joint block of joints/joint_solve.h the loop settles within the step, and
-// that share fed the sway of a walker on its feet until it blew up at 1/60 s.)
+// that share fed the sway of a walker on its feet until it blew up at 1/60 s. pid-penalty, whose joints' solve has
+// no joint block, holds its gripped box without that share too: PidPenaltySolver.AGripperHoldsWhatCoulombHolds.)
 class JointWarmStart {
  public:
   static constexpr double kWarmStart = 0.9;

@@ -30,7 +30,8 @@
 // the door stopped at the post and its hinge whole. A motor that reaches its speed has done so in the first half
 // (the joint rows are solved exactly in a pass, JointRowForm::Decoupled), so holding it changes little; the warm
 // start (ODE's 0.9 of the last impulse, sect. 6.1.4) carries its impulse to the next step, where it grows by at most
-// the first half's sweeps: a blocked motor's impulse stays bounded.
+// what the first half's sweeps (and their joint blocks) add: a blocked motor's impulse stays bounded. With a joint
+// block, a solve that meets its tolerance within the first half ends there, its motors never held.
 #pragma once
 
 #include <span>

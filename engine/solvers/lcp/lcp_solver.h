@@ -45,8 +45,8 @@ class LcpSolver final : public Solver {
 
   // The parameters as plain fields (see param_specs for units and meaning), read once per step.
   struct Settings {
-    int iterations, joint_sweeps, layer_iterations, correction_iterations, friction_directions, friction_cone, sleep_steps,
-        precision;
+    int iterations, joint_sweeps, layer_iterations, correction_iterations, friction_directions, friction_cone;
+    int sleep_steps, precision;
     bool warm_start, shock_propagation, global_correction, sleeping, vector_lanes, coloured;
     double restitution_threshold, allowed_penetration, tolerance, layer_tolerance, shock_fraction, sleep_energy, recycle_distance;
   };

@@ -85,8 +85,8 @@ class VolumeSolver final : public Solver {
   struct Settings {
     double pixel_size, cell_size, rim_width, rest_depth, tolerance, restitution_threshold;
     bool multi_volume, warm_start, stack_layers, sphere_region_rows, speculative, exact_primitives;
-    int iterations, joint_sweeps, stabilization_iterations, stabilization_sweeps, friction_directions, friction_cone, threads,
-        combine;
+    int iterations, joint_sweeps, stabilization_iterations, stabilization_sweeps, friction_directions, friction_cone;
+    int threads, combine;
     ldi::VolumeOptions ldi_options() const;  // the kernel's options for these settings
   };
 

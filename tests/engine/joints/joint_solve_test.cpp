@@ -73,7 +73,8 @@ double largest_joint_error(const ChainOnFloor& c) {
 
 }  // namespace
 
-// Without a joint block (no sweeps, or no joint rows) and without motors, the solve is solve_pgs bit for bit.
+// Without a joint block (no sweeps, or no joint rows) and without motors, the solve is solve_pgs bit for bit: a
+// change that always took the block's path would fail here.
 TEST(JointSolve, WithoutAJointBlockItIsThePlainSweeps) {
   for (const JointBlock block : {JointBlock{9, 0}, JointBlock{0, 10}}) {
     ChainOnFloor plain = chain_on_floor(), joints = chain_on_floor();
@@ -100,14 +101,28 @@ TEST(JointSolve, TheJointBlockEndsWithTheJointsSettled) {
   EXPECT_EQ(residuals.size(), 4u);
   EXPECT_GT(largest_joint_error(plain), 1e-3);
   EXPECT_LT(largest_joint_error(block), 1e-9);
-  const Row& normal = block.rows[size_t(block.joint_rows)];
-  EXPECT_GT(normal.lambda, 0.0);  // the chain moving down presses on the floor
-  for (int k = 1; k <= 2; ++k) {
-    EXPECT_LE(std::abs(block.rows[size_t(block.joint_rows + k)].lambda), 0.5 * normal.lambda + 1e-15);
-  }
+  EXPECT_GT(block.rows[size_t(block.joint_rows)].lambda, 0.0);  // the chain moving down presses on the floor
 }
 
-// The block's sweeps stop at the solve's tolerance, and the solve stops once a sweep over all rows meets it.
+// A motor among the joint rows is held for the second half of the sweeps (its bounds closed on its impulse, so the
+// block's sweeps leave it too) and has its own bounds back after the solve.
+TEST(JointSolve, AMotorIsHeldForTheSecondHalfAndReleased) {
+  ChainOnFloor c = chain_on_floor();
+  Row& motor = c.rows[1];  // the first joint's second row, boxed as a motor is
+  motor.lo = -10.0;
+  motor.hi = 10.0;
+  const std::vector<int> motors = {1};
+  PgsSettings settings{6, 0.0, false};
+  // Three sweeps of the same rows without the hold: the motor's impulse after the first half.
+  ChainOnFloor half = c;
+  solve_joints_and_contacts(half.rows, {half.joint_rows, 5}, {}, half.u, PgsSettings{3, 0.0, false});
+  solve_joints_and_contacts(c.rows, {c.joint_rows, 5}, motors, c.u, settings);
+  EXPECT_EQ(c.rows[1].lambda, half.rows[1].lambda);  // held from the fourth sweep on
+  EXPECT_EQ(c.rows[1].lo, -10.0);
+  EXPECT_EQ(c.rows[1].hi, 10.0);
+}
+
+// The solve stops once a sweep over all rows meets its tolerance (the block's own sweeps stop at it too).
 TEST(JointSolve, TheToleranceStopsTheSolve) {
   ChainOnFloor c = chain_on_floor();
   const PgsSettings settings{500, 1e-12, false};
@@ -118,7 +133,7 @@ TEST(JointSolve, TheToleranceStopsTheSolve) {
 
 // A robot on its feet: the four-legged walker, its hips and knees held by PD servos, stands on its ball feet at steps
 // from 1/30 s to its own 1/250 s under `lcp` (sleeping off) and `volume`: kinetic energy after the first second
-// below 1e-3 J, and its torso within 1 mm of where it was at 4 s until 8 s (the most is a wander of 0.73 mm under
+// below 1e-3 J, and its torso at 8 s within 1 mm of where it was at 4 s (the most is a wander of 0.73 mm under
 // `lcp` at 1/30 s; under `volume` the feet first sink to the depth its post-stabilisation leaves, about 7 mm, within
 // 3 s). Without the joint block (joint_sweeps 0) its sway grew
 // until it fell and flailed: 800 J at 1/30 s and 70 J at 1/60 s under `lcp`, and at 1/250 s it shuffled on.
