@@ -42,10 +42,11 @@ template <class T> inline void store(T* p, typename LaneVector<T>::type v) {
   *reinterpret_cast<typename LaneVector<T>::type*>(p) = v;
 }
 
-// The lane kernels are compiled for x86-64-v3 (AVX2) as well where GCC can pick the version at load time; their
-// files are compiled without fused multiply-adds, so both versions round as the one-row path does.
+// The lane kernels are compiled for x86-64-v4 (AVX-512) and x86-64-v3 (AVX2) as well where GCC can pick the
+// version at load time; their files are compiled without fused multiply-adds, so every version rounds as the
+// one-row path does. AVX-512's 32 vector registers hold the velocities of two batches' lanes that AVX2's 16 spill.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define CL_PGS_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define CL_PGS_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define CL_PGS_CLONES
 #endif
