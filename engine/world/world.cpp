@@ -69,6 +69,7 @@ bool World::set_solver(std::string_view solver_name, std::string* error) {
     }
     return false;
   }
+  finish_report();  // by the method that made the step
   kept_params_.insert_or_assign(std::string(solver_->name()), solver_->params());
   solver_ = info->make();
   if (const auto kept = kept_params_.find(solver_name); kept != kept_params_.end()) {
@@ -87,6 +88,7 @@ const ParamSet* World::find_params(std::string_view solver_name) const {
 }
 
 ParamSet* World::solver_params(std::string_view solver_name) {
+  finish_report();  // before the parameters it reads can change
   if (const ParamSet* p = find_params(solver_name)) return const_cast<ParamSet*>(p);  // ours: this is not const
   const SolverInfo* info = find_solver(solver_name);
   if (!info) return nullptr;
@@ -103,7 +105,19 @@ std::vector<std::string> World::unsupported_features() const {
   return solver_->unsupported(SceneFeatures{bodies, materials, joints});
 }
 
+void World::finish_report() const {
+  if (!report_owed_) return;
+  report_owed_ = false;
+  // What the step's StepContext held: the bodies, contacts and graph the step left (the method reads them only).
+  World& self = const_cast<World&>(*this);
+  SolverStats unused;
+  const StepContext ctx{self.bodies, self.contacts_, graph_, joints, report_.dt, settings.gravity, unused, nullptr};
+  solver_->report_contacts(ctx, report_);
+  stats_.residuals = contact_residuals(report_);
+}
+
 void World::reset_contacts() {
+  finish_report();  // of the contacts about to be forgotten
   ++contact_resets_;
   contacts_.clear();
   previous_contacts_.clear();
@@ -161,9 +175,8 @@ StepResult World::step() {
     }
     report_.clear();
     report_.dt = settings.dt;
+    report_owed_ = found && result.ok;  // the report and its residuals: finish_report, when first read
     if (found && result.ok) {
-      solver_->report_contacts(ctx, report_);
-      stats.residuals = contact_residuals(report_);
       if (isolated()) {
         const MomentumSample after = momentum();
         stats.momentum_error = (after.linear - momentum_before.linear).norm();

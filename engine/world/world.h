@@ -97,7 +97,10 @@ class World {
   int find_material(std::string_view material_name) const;  // -1 if absent
 
   // --- solver ------------------------------------------------------------------------------------
-  Solver& solver() { return *solver_; }
+  Solver& solver() {
+    finish_report();  // before the parameters the report reads can change
+    return *solver_;
+  }
   const Solver& solver() const { return *solver_; }
   // Switches the contact method of this world (also while it runs). Each method keeps its parameters as last
   // set: switching away and back restores them (a method not used yet starts at its defaults). Refuses a
@@ -119,10 +122,19 @@ class World {
   double time() const { return time_; }
   int64_t step_count() const { return step_count_; }
   const ContactList& contacts() const { return contacts_; }
-  const StepStats& last_stats() const { return stats_; }
+  const StepStats& last_stats() const {
+    finish_report();
+    return stats_;
+  }
   // What the method reported of each contact in the last step (Solver::report_contacts): forces averaged over
-  // the step, relative velocities at its end. The residuals of StepStats come from it.
-  const ContactReport& contact_report() const { return report_; }
+  // the step, relative velocities at its end. The residuals of StepStats come from it. Both are computed when
+  // first read after the step, not by the step itself, so a step nobody inspects does not pay for them; the
+  // relative velocities are then those of `bodies` as they are at that read (the step's own, unless they were
+  // edited in between).
+  const ContactReport& contact_report() const {
+    finish_report();
+    return report_;
+  }
   // The bodies continuous collision stopped short of their step's end in the last step, by index.
   const std::vector<int>& last_swept_stops() const { return swept_stops_; }
   // Contact group of each body in the last step, -1 for a body in none (see ContactGraph::group_of_body).
@@ -164,6 +176,8 @@ class World {
   double mean_penetration() const;  // the mean depth of the penetrating contacts, each counted once; 0 without
 
  private:
+  // Computes the last step's contact report and its residuals if they are still owed (contact_report()).
+  void finish_report() const;
   bool update_bounds(StepResult& result);
   // The broad phase's boxes of `poses` (grown by half the contact margin) and which bodies never collide with
   // each other (fixed and kinematic).
@@ -222,8 +236,11 @@ class World {
   std::vector<int> swept_stops_;
   BroadPhase swept_broadphase_;  // continuous collision's, over the boxes the bodies sweep in a step
   DragSpring drag_;
-  StepStats stats_;
-  ContactReport report_;
+  // The last step's statistics and contact report; the report and stats_.residuals are filled on first read
+  // (finish_report), a cache of what the step left.
+  mutable StepStats stats_;
+  mutable ContactReport report_;
+  mutable bool report_owed_ = false;
   double time_ = 0.0;
   int64_t step_count_ = 0;
   int64_t solver_changes_ = 0;

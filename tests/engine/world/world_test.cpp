@@ -316,6 +316,45 @@ TEST(World, TelemetryCountsContactsGroupsAndEnergy) {
   EXPECT_GE(s.profile.total, s.profile.solve);
 }
 
+// The contact report and its residuals are computed when first read after a step (World::finish_report): read
+// late, from a copy, or after the method or its parameters changed, they are what the step's method reported.
+TEST(World, TheContactReportIsTheStepsWhenReadLate) {
+  for (const char* method : {"lcp", "implicit-penalty", "volume", "pid-penalty"}) {
+    SCOPED_TRACE(method);
+    World w = pile();
+    ASSERT_TRUE(w.set_solver(method, nullptr));
+    for (int s = 0; s < 60; ++s) w.step();
+    World copy = w;  // copied before anything read the report
+    const ContactReport now = w.contact_report();
+    const ContactResiduals residuals = w.last_stats().residuals;
+    ASSERT_FALSE(now.contacts.empty());
+    ASSERT_GT(residuals.contacts, 0);
+    auto same = [&](const ContactReport& r) {
+      if (r.contacts.size() != now.contacts.size() || r.dt != now.dt) return false;
+      for (size_t k = 0; k < r.contacts.size(); ++k)
+        if (r.contacts[k].normal_force != now.contacts[k].normal_force ||
+            r.contacts[k].friction_force != now.contacts[k].friction_force ||
+            r.contacts[k].velocity != now.contacts[k].velocity)
+          return false;
+      return true;
+    };
+    // A copy's first read, after its own method was switched away (the report is the step's method's).
+    World switched = copy;
+    ASSERT_TRUE(switched.set_solver(std::string(method) == "lcp" ? "volume" : "lcp", nullptr));
+    EXPECT_TRUE(same(switched.contact_report()));
+    EXPECT_EQ(switched.last_stats().residuals.complementarity, residuals.complementarity);
+    // Or after its contacts were forgotten, or dt changed.
+    World reset = copy;
+    reset.settings.dt *= 2.0;
+    reset.reset_contacts();
+    EXPECT_TRUE(same(reset.contact_report()));
+    EXPECT_TRUE(same(copy.contact_report()));
+    // The next step's report is that step's.
+    w.step();
+    EXPECT_FALSE(same(w.contact_report()));
+  }
+}
+
 TEST(World, KinematicBodiesPushButAreNotPushed) {
   World w;
   w.settings.gravity = Vec3::Zero();
