@@ -53,19 +53,21 @@ bool ContactPgs::plan(std::span<const ContactBodies> contacts, int rows, bool di
     rows_ = rows;
     disc_ = disc;
     precision_ = precision;
+    width_ = precision == PgsPrecision::Single ? kFloatWidth : kWidth;
     if (!(valid_ = layout(masses))) return false;
   }
   // The bodies' inverse masses, which may change while the layout stays (a body's mass edited).
   const size_t dummy = bodies_.size();
   auto mass_of = [&](int slot) { return size_t(slot) == dummy ? 0.0 : masses[size_t(bodies_[size_t(slot)])].linear; };
+  const size_t w = size_t(width_);
   for (const Batch& batch : batches_)
-    for (int l = 0; l < kWidth; ++l) {
+    for (size_t l = 0; l < w; ++l) {
       if (precision == PgsPrecision::Single) {
-        data_f_[batch.data + kMassA * kWidth + size_t(l)] = float(mass_of(batch.a[l]));
-        data_f_[batch.data + kMassB * kWidth + size_t(l)] = float(mass_of(batch.b[l]));
+        data_f_[batch.data + kMassA * w + l] = float(mass_of(batch.a[l]));
+        data_f_[batch.data + kMassB * w + l] = float(mass_of(batch.b[l]));
       } else {
-        data_[batch.data + kMassA * kWidth + size_t(l)] = mass_of(batch.a[l]);
-        data_[batch.data + kMassB * kWidth + size_t(l)] = mass_of(batch.b[l]);
+        data_[batch.data + kMassA * w + l] = mass_of(batch.a[l]);
+        data_[batch.data + kMassB * w + l] = mass_of(batch.b[l]);
       }
     }
   return true;
@@ -73,7 +75,8 @@ bool ContactPgs::plan(std::span<const ContactBodies> contacts, int rows, bool di
 
 // Blocks, colours and batches as solve_pgs lays out the same contacts' rows (pgs.cpp: build_blocks,
 // colour_blocks, order_blocks, plan_batches): runs of at most 24 rows of one pair, greedy colours in block order,
-// per colour blocks of one contact count four at a time.
+// per colour blocks of one contact count width_ at a time. The blocks of a colour share no moved body, so how
+// they are batched does not change a result: eight lanes of floats give the four lanes' results bit for bit.
 bool ContactPgs::layout(std::span<const InverseMass> masses) {
   const int per_block = kMaxBlockRows / rows_;
   if (slot_of_.size() < masses.size()) slot_of_.resize(masses.size(), -1);
@@ -134,7 +137,7 @@ bool ContactPgs::layout(std::span<const InverseMass> masses) {
         fresh.data = size;
         std::fill(std::begin(fresh.a), std::end(fresh.a), dummy);
         std::fill(std::begin(fresh.b), std::end(fresh.b), dummy);
-        size += size_t(kBatchFields + block.count * fields) * kWidth;
+        size += size_t(kBatchFields + block.count * fields) * size_t(width_);
         batch_index = int(batches_.size());
         batches_.push_back(fresh);
         block.lane = 0;
@@ -151,8 +154,8 @@ bool ContactPgs::layout(std::span<const InverseMass> masses) {
       batch.write_a[lane] = moved_[size_t(block.a)] != 0;
       batch.write_b[lane] = moved_[size_t(block.b)] != 0;
       for (int i = 0; i < block.count; ++i)
-        at_[size_t(block.first + i)] = batch.data + size_t(kBatchFields + i * fields) * kWidth + size_t(lane);
-      if (lane == kWidth - 1) batch_index = -1;
+        at_[size_t(block.first + i)] = batch.data + size_t(kBatchFields + i * fields) * size_t(width_) + size_t(lane);
+      if (lane == width_ - 1) batch_index = -1;
     }
     level_batches_.push_back(int(batches_.size()));
   }
@@ -181,14 +184,15 @@ inline void lane_product(const Lanes (&m)[9], const Lanes (&v)[3], Lanes (&out)[
 }
 inline Lanes lane_dot(const Lanes (&x)[3], const Lanes (&y)[3]) { return (x[0] * y[0] + x[1] * y[1]) + x[2] * y[2]; }
 
-// The contacts of one batch as point_row and prepare (row.h) compute their rows, operation for operation, four
-// lanes at once, written to their fields: per row the direction, -r_a x dir and r_b x dir, B's angular parts
-// I_a^-1 (-r_a x dir) and I_b^-1 (r_b x dir), 1 / A_ii with A_ii = m_a + m_b + the two angular terms summed as
-// prepare sums them; per contact the target and mu. An empty lane is written from a zero point and zero masses:
-// zeros (a normal that never moves, tangents bounded by mu 0).
+// The contacts of four lanes of one batch, from lane `first` of its `width`, as point_row and prepare (row.h)
+// compute their rows, operation for operation, in double, written to their fields: per row the direction,
+// -r_a x dir and r_b x dir, B's angular parts I_a^-1 (-r_a x dir) and I_b^-1 (r_b x dir), 1 / A_ii with
+// A_ii = m_a + m_b + the two angular terms summed as prepare sums them; per contact the target and mu. An empty
+// lane is written from a zero point and zero masses: zeros (a normal that never moves, tangents bounded by mu 0).
 template <class T>
 CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data, std::span<const ContactPoint> points,
-                               const InverseMass* const (&mass_a)[kWidth], const InverseMass* const (&mass_b)[kWidth]) {
+                               const InverseMass* const (&mass_a)[kWidth], const InverseMass* const (&mass_b)[kWidth],
+                               int width, int first) {
   constexpr int W = kWidth;
   static const ContactPoint none;
   const int fields = contact_fields(rows);
@@ -211,14 +215,17 @@ CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data
   const Lanes zero = {0, 0, 0, 0}, tiny = {1e-300, 1e-300, 1e-300, 1e-300}, one = {1, 1, 1, 1};
   for (int i = 0; i < batch.count; ++i) {
     const ContactPoint* p[W];
-    for (int l = 0; l < W; ++l) p[l] = batch.first[l] < 0 ? &none : &points[size_t(batch.first[l] + i)];
+    for (int l = 0; l < W; ++l) {
+      const int lane_first = batch.first[first + l];
+      p[l] = lane_first < 0 ? &none : &points[size_t(lane_first + i)];
+    }
     auto gather = [&p](auto&& get) { return Lanes{get(*p[0]), get(*p[1]), get(*p[2]), get(*p[3])}; };
     Lanes ra[3], rb[3];
     for (int c = 0; c < 3; ++c) {
       ra[c] = gather([c](const ContactPoint& q) { return q.ra[c]; });
       rb[c] = gather([c](const ContactPoint& q) { return q.rb[c]; });
     }
-    T* f = data + size_t(kBatchFields + i * fields) * W;
+    T* f = data + size_t(kBatchFields + i * fields) * size_t(width) + size_t(first);
     for (int r = 0; r < rows; ++r) {
       Lanes d[3], ja_lin[3], ja_ang[3], jb_ang[3], ba_lin[3], bb_lin[3], ba_ang[3], bb_ang[3];
       for (int c = 0; c < 3; ++c) d[c] = gather([c, r](const ContactPoint& q) { return q.dir[r][c]; });
@@ -237,56 +244,58 @@ CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data
       lane_product(ia, ja_ang, ba_ang);
       lane_product(ib, jb_ang, bb_ang);
       const Lanes diag = lane_dot(ja_lin, ba_lin) + lane_dot(ja_ang, ba_ang) + lane_dot(d, bb_lin) + lane_dot(jb_ang, bb_ang);
-      T* const row = f + size_t(r * kRowFields) * W;
+      T* const row = f + size_t(r * kRowFields * width);
       for (int c = 0; c < 3; ++c) {
-        put(row + (kDir + c) * W, d[c]);
-        put(row + (kJaAng + c) * W, ja_ang[c]);
-        put(row + (kJbAng + c) * W, jb_ang[c]);
-        put(row + (kBaAng + c) * W, ba_ang[c]);
-        put(row + (kBbAng + c) * W, bb_ang[c]);
+        put(row + (kDir + c) * width, d[c]);
+        put(row + (kJaAng + c) * width, ja_ang[c]);
+        put(row + (kJbAng + c) * width, jb_ang[c]);
+        put(row + (kBaAng + c) * width, ba_ang[c]);
+        put(row + (kBbAng + c) * width, bb_ang[c]);
       }
-      put(row + kInvDiag * W, diag > tiny ? one / diag : zero);  // a contact row has no CFM
-      put(row + kLambda * W, gather([r](const ContactPoint& q) { return q.lambda[r]; }));
+      put(row + kInvDiag * width, diag > tiny ? one / diag : zero);  // a contact row has no CFM
+      put(row + kLambda * width, gather([r](const ContactPoint& q) { return q.lambda[r]; }));
     }
-    put(f + target_field(rows) * W, gather([](const ContactPoint& q) { return q.target; }));
-    put(f + mu_field(rows) * W, gather([](const ContactPoint& q) { return q.mu; }));
+    put(f + target_field(rows) * width, gather([](const ContactPoint& q) { return q.target; }));
+    put(f + mu_field(rows) * width, gather([](const ContactPoint& q) { return q.mu; }));
   }
 }
 
 }  // namespace
 
 void ContactPgs::write(std::span<const ContactPoint> points, int first, int last) {
-  static_assert(kRowStride == size_t(kRowFields * kWidth) && kLambdaOffset == size_t(kLambda * kWidth));
+  static_assert(ContactPgs::kRowFields == size_t(RowField::kRowFields) && kLambdaField == size_t(RowField::kLambda));
   static const InverseMass none;
   const size_t dummy = bodies_.size();
   auto mass_of = [&](int slot) { return size_t(slot) == dummy ? &none : &masses_[size_t(bodies_[size_t(slot)])]; };
   for (int bi = first; bi < last; ++bi) {
     const Batch& batch = batches_[size_t(bi)];
-    const InverseMass* a[kWidth];
-    const InverseMass* b[kWidth];
-    for (int l = 0; l < kWidth; ++l) {
-      a[l] = mass_of(batch.a[l]);
-      b[l] = mass_of(batch.b[l]);
+    for (int half = 0; half < width_; half += kWidth) {  // four lanes at a time
+      const InverseMass* a[kWidth];
+      const InverseMass* b[kWidth];
+      for (int l = 0; l < kWidth; ++l) {
+        a[l] = mass_of(batch.a[half + l]);
+        b[l] = mass_of(batch.b[half + l]);
+      }
+      if (precision_ == PgsPrecision::Single)
+        write_batch(batch, rows_, data_f_.data() + batch.data, points, a, b, width_, half);
+      else
+        write_batch(batch, rows_, data_.data() + batch.data, points, a, b, width_, half);
     }
-    if (precision_ == PgsPrecision::Single)
-      write_batch(batch, rows_, data_f_.data() + batch.data, points, a, b);
-    else
-      write_batch(batch, rows_, data_.data() + batch.data, points, a, b);
   }
 }
 
 
 namespace {
 
-// u += M^-1 J^T lambda for the contacts of one batch, its lanes at once: each lane's bodies' velocities gathered,
-// each contact's rows added in order (Row::apply's u += lambda B, B's linear parts m (-n) and m n), scattered back.
-// In double precision, as the fields may be float: the same additions as apply_impulses, but a body's contacts are
-// taken colour by colour instead of in contact order.
+// u += M^-1 J^T lambda for the contacts of four lanes of one batch (from lane `first` of its `width`) at once:
+// each lane's bodies' velocities gathered, each contact's rows added in order (Row::apply's u += lambda B, B's
+// linear parts m (-n) and m n), scattered back. In double precision, as the fields may be float: the same
+// additions as apply_impulses, but a body's contacts are taken colour by colour instead of in contact order.
 template <class T>
 CL_PGS_CLONES void warm_start_batch(const ContactPgs::Batch& batch, int rows, const T* data, const double (&ma)[kWidth],
-                                    const double (&mb)[kWidth], std::array<double, 6>* velocity) {
+                                    const double (&mb)[kWidth], std::array<double, 6>* velocity, int width, int first) {
   using Lanes = LaneVector<double>::type;
-  constexpr int W = kWidth;
+  const int W = width;
   const int fields = contact_fields(rows);
   auto field = [](const T* f) {
     if constexpr (std::is_same_v<T, double>)
@@ -295,12 +304,12 @@ CL_PGS_CLONES void warm_start_batch(const ContactPgs::Batch& batch, int rows, co
       return __builtin_convertvector(load<float>(f), Lanes);
   };
   Lanes ua[6], ub[6];
-  load_lane_velocities<double>(velocity, batch.a, ua);
-  load_lane_velocities<double>(velocity, batch.b, ub);
+  load_lane_velocities<double>(velocity, batch.a, ua, first);
+  load_lane_velocities<double>(velocity, batch.b, ub, first);
   const Lanes mass_a = {ma[0], ma[1], ma[2], ma[3]}, mass_b = {mb[0], mb[1], mb[2], mb[3]};
   for (int i = 0; i < batch.count; ++i)
     for (int r = 0; r < rows; ++r) {
-      const T* f = data + size_t(kBatchFields + i * fields + r * kRowFields) * W;
+      const T* f = data + size_t(kBatchFields + i * fields + r * kRowFields) * size_t(W) + size_t(first);
       const Lanes l = field(f + kLambda * W);
       for (int c = 0; c < 3; ++c) {
         const Lanes dir = field(f + (kDir + c) * W);
@@ -310,8 +319,8 @@ CL_PGS_CLONES void warm_start_batch(const ContactPgs::Batch& batch, int rows, co
         ub[3 + c] += l * field(f + (kBbAng + c) * W);
       }
     }
-  store_lane_velocities<double>(velocity, batch.a, batch.write_a, ua);
-  store_lane_velocities<double>(velocity, batch.b, batch.write_b, ub);
+  store_lane_velocities<double>(velocity, batch.a, batch.write_a, ua, first);
+  store_lane_velocities<double>(velocity, batch.b, batch.write_b, ub, first);
 }
 
 }  // namespace
@@ -322,17 +331,18 @@ void ContactPgs::warm_start(std::span<BodyVelocity> u) {
   const size_t dummy = bodies_.size();
   // The inverse masses in double, as apply_impulses uses them (the batch's fields are float in single precision).
   auto mass_of = [&](int slot) { return size_t(slot) == dummy ? 0.0 : masses_[size_t(bodies_[size_t(slot)])].linear; };
-  for (const Batch& batch : batches_) {
-    double ma[kWidth], mb[kWidth];
-    for (int l = 0; l < kWidth; ++l) {
-      ma[l] = mass_of(batch.a[l]);
-      mb[l] = mass_of(batch.b[l]);
+  for (const Batch& batch : batches_)
+    for (int half = 0; half < width_; half += kWidth) {  // four lanes at a time
+      double ma[kWidth], mb[kWidth];
+      for (int l = 0; l < kWidth; ++l) {
+        ma[l] = mass_of(batch.a[half + l]);
+        mb[l] = mass_of(batch.b[half + l]);
+      }
+      if (precision_ == PgsPrecision::Single)
+        warm_start_batch(batch, rows_, data_f_.data() + batch.data, ma, mb, velocity_.data(), width_, half);
+      else
+        warm_start_batch(batch, rows_, data_.data() + batch.data, ma, mb, velocity_.data(), width_, half);
     }
-    if (precision_ == PgsPrecision::Single)
-      warm_start_batch(batch, rows_, data_f_.data() + batch.data, ma, mb, velocity_.data());
-    else
-      warm_start_batch(batch, rows_, data_.data() + batch.data, ma, mb, velocity_.data());
-  }
   scatter_velocities(bodies_, moved_, velocity_, u);
 }
 
@@ -344,26 +354,25 @@ using Batch = ContactPgs::Batch;
 // lanes (thesis sect. 6.1.5-6.1.6), with the arithmetic of pgs.cpp's update_batches on the rows these fields stand
 // for, and scatters the velocities back; backward takes the contacts in reverse (each contact's rows in order).
 // Returns the largest |change of lambda|.
-template <class T, int N>
+template <class T, int W, int N>
 __attribute__((always_inline)) inline double update_contacts(const Batch* const* batch, int rows, bool disc,
                                                              T* const* data, std::array<double, 6>* velocity,
                                                              bool backward) {
-  using Lanes = typename LaneVector<T>::type;
-  constexpr int W = kWidth;
+  using Lanes = typename LaneVector<T, W>::type;
   const int fields = contact_fields(rows);
-  const Lanes zero = {0, 0, 0, 0};
+  const Lanes zero = {};
   Lanes ua[N][6], ub[N][6], ma[N], mb[N];
   for (int n = 0; n < N; ++n) {
-    load_lane_velocities<T>(velocity, batch[n]->a, ua[n]);
-    load_lane_velocities<T>(velocity, batch[n]->b, ub[n]);
-    ma[n] = load<T>(data[n] + kMassA * W);
-    mb[n] = load<T>(data[n] + kMassB * W);
+    load_lane_velocities<T, W>(velocity, batch[n]->a, ua[n]);
+    load_lane_velocities<T, W>(velocity, batch[n]->b, ub[n]);
+    ma[n] = load<T, W>(data[n] + kMassA * W);
+    mb[n] = load<T, W>(data[n] + kMassB * W);
   }
   Lanes residual = zero;
   // J u of a row, summed in the order Row::value sums it, so that both paths round alike. J_a's linear part is
   // -dir: its term (-dir) . v_a is -(dir . v_a) exactly, and -x + y is y - x.
-  auto value_of = [&](const T* f, int n) {
-    auto field = [f](int j) { return load<T>(f + j * W); };
+  auto value_of = [&](const T* f, int n) __attribute__((always_inline)) {
+    auto field = [f](int j) { return load<T, W>(f + j * W); };
     const Lanes d0 = field(kDir), d1 = field(kDir + 1), d2 = field(kDir + 2);
     return ((field(kJaAng) * ua[n][3] + field(kJaAng + 1) * ua[n][4] + field(kJaAng + 2) * ua[n][5]) -
             (d0 * ua[n][0] + d1 * ua[n][1] + d2 * ua[n][2])) +
@@ -371,50 +380,51 @@ __attribute__((always_inline)) inline double update_contacts(const Batch* const*
            (field(kJbAng) * ub[n][3] + field(kJbAng + 1) * ub[n][4] + field(kJbAng + 2) * ub[n][5]);
   };
   // u += B d, B's linear parts m_a (-dir) and m_b dir as prepare() forms them (d (m_a (-dir)) is -(d (m_a dir))).
-  auto apply = [&](const T* f, int n, Lanes d) {
+  auto apply = [&](const T* f, int n, Lanes d) __attribute__((always_inline)) {
     for (int c = 0; c < 3; ++c) {
-      const Lanes dir = load<T>(f + (kDir + c) * W);
+      const Lanes dir = load<T, W>(f + (kDir + c) * W);
       ua[n][c] -= d * (ma[n] * dir);
-      ua[n][3 + c] += d * load<T>(f + (kBaAng + c) * W);
+      ua[n][3 + c] += d * load<T, W>(f + (kBaAng + c) * W);
       ub[n][c] += d * (mb[n] * dir);
-      ub[n][3 + c] += d * load<T>(f + (kBbAng + c) * W);
+      ub[n][3 + c] += d * load<T, W>(f + (kBbAng + c) * W);
     }
   };
   // Row r of contact i of every batch (not a disc pair's).
-  auto update_row = [&](int i, int r) {
+  auto update_row = [&](int i, int r) __attribute__((always_inline)) {
     for (int n = 0; n < N; ++n) {
       T* c = data[n] + size_t(kBatchFields + i * fields) * W;
       T* f = c + size_t(r * kRowFields) * W;
       Lanes lo, hi, target;
       if (r > 0) {
         // Friction box (thesis sect. 4.7): |lambda_t| <= mu lambda_n with the normal impulse of this sweep.
-        hi = load<T>(c + mu_field(rows) * W) * load<T>(c + kLambda * W);
+        hi = load<T, W>(c + mu_field(rows) * W) * load<T, W>(c + kLambda * W);
         lo = -hi;
         target = zero;
       } else {
         lo = zero;
-        hi = Lanes{1, 1, 1, 1} * std::numeric_limits<T>::infinity();
-        target = load<T>(c + target_field(rows) * W);
+        hi = zero + std::numeric_limits<T>::infinity();
+        target = load<T, W>(c + target_field(rows) * W);
       }
-      const Lanes lambda = load<T>(f + kLambda * W);
+      const Lanes lambda = load<T, W>(f + kLambda * W);
       const Lanes w = value_of(f, n) - target + zero * lambda;  // a contact row has no CFM
-      apply(f, n, commit_row<T>(lambda, load<T>(f + kInvDiag * W), w, lo, hi, f + kLambda * W, residual));
+      apply(f, n, commit_row<T, W>(lambda, load<T, W>(f + kInvDiag * W), w, lo, hi, f + kLambda * W, residual));
     }
   };
   // The tangent rows of contact i of every batch as a disc pair (relax_disc in pgs_sweep.h).
-  auto update_disc = [&](int i) {
+  auto update_disc = [&](int i) __attribute__((always_inline)) {
     for (int n = 0; n < N; ++n) {
       T* c = data[n] + size_t(kBatchFields + i * fields) * W;
       T* const fs[2] = {c + size_t(kRowFields) * W, c + size_t(2 * kRowFields) * W};
-      const Lanes radius = load<T>(c + mu_field(rows) * W) * load<T>(c + kLambda * W);
-      LanePair<T> x, l;
-      const LanePair<T> step = disc_lane_steps<T>(load<T>(fs[0] + kInvDiag * W), load<T>(fs[1] + kInvDiag * W));
+      const Lanes radius = load<T, W>(c + mu_field(rows) * W) * load<T, W>(c + kLambda * W);
+      LanePair<T, W> x, l;
+      const LanePair<T, W> step =
+          disc_lane_steps<T, W>(load<T, W>(fs[0] + kInvDiag * W), load<T, W>(fs[1] + kInvDiag * W));
       for (int k = 0; k < 2; ++k) {
-        l.v[k] = load<T>(fs[k] + kLambda * W);
+        l.v[k] = load<T, W>(fs[k] + kLambda * W);
         x.v[k] = l.v[k] - step.v[k] * (value_of(fs[k], n) - zero + zero * l.v[k]);
       }
-      residual = commit_disc<T>(x, l, radius, fs[0] + kLambda * W, fs[1] + kLambda * W, residual,
-                                [&](int j, Lanes d) { apply(fs[j], n, d); });
+      residual = commit_disc<T, W>(x, l, radius, fs[0] + kLambda * W, fs[1] + kLambda * W, residual,
+                                   [&](int j, Lanes d) { apply(fs[j], n, d); });
     }
   };
   const int count = batch[0]->count;
@@ -428,36 +438,38 @@ __attribute__((always_inline)) inline double update_contacts(const Batch* const*
     }
   }
   for (int n = 0; n < N; ++n) {
-    store_lane_velocities<T>(velocity, batch[n]->a, batch[n]->write_a, ua[n]);
-    store_lane_velocities<T>(velocity, batch[n]->b, batch[n]->write_b, ub[n]);
+    store_lane_velocities<T, W>(velocity, batch[n]->a, batch[n]->write_a, ua[n]);
+    store_lane_velocities<T, W>(velocity, batch[n]->b, batch[n]->write_b, ub[n]);
   }
-  return double(std::max(std::max(residual[0], residual[1]), std::max(residual[2], residual[3])));
+  T most = residual[0];
+  for (int l = 1; l < W; ++l) most = std::max(most, residual[l]);
+  return double(most);
 }
 
 CL_PGS_CLONES double update_contact_batch(const Batch& batch, int rows, bool disc, double* data,
                                           std::array<double, 6>* velocity, bool backward) {
   const Batch* b[1] = {&batch};
   double* d[1] = {data};
-  return update_contacts<double, 1>(b, rows, disc, d, velocity, backward);
+  return update_contacts<double, kWidth, 1>(b, rows, disc, d, velocity, backward);
 }
 CL_PGS_CLONES double update_contact_batch(const Batch& batch, int rows, bool disc, float* data,
                                           std::array<double, 6>* velocity, bool backward) {
   const Batch* b[1] = {&batch};
   float* d[1] = {data};
-  return update_contacts<float, 1>(b, rows, disc, d, velocity, backward);
+  return update_contacts<float, kFloatWidth, 1>(b, rows, disc, d, velocity, backward);
 }
 // Two batches of one level and one contact count at once (they commute): twice the independent work per row.
 CL_PGS_CLONES double update_contact_batch_pair(const Batch& x, const Batch& y, int rows, bool disc, double* data_x,
                                                double* data_y, std::array<double, 6>* velocity, bool backward) {
   const Batch* b[2] = {&x, &y};
   double* d[2] = {data_x, data_y};
-  return update_contacts<double, 2>(b, rows, disc, d, velocity, backward);
+  return update_contacts<double, kWidth, 2>(b, rows, disc, d, velocity, backward);
 }
 CL_PGS_CLONES double update_contact_batch_pair(const Batch& x, const Batch& y, int rows, bool disc, float* data_x,
                                                float* data_y, std::array<double, 6>* velocity, bool backward) {
   const Batch* b[2] = {&x, &y};
   float* d[2] = {data_x, data_y};
-  return update_contacts<float, 2>(b, rows, disc, d, velocity, backward);
+  return update_contacts<float, kFloatWidth, 2>(b, rows, disc, d, velocity, backward);
 }
 
 }  // namespace
@@ -479,8 +491,8 @@ struct ContactLaneSolve {
       const Batch& batch = P.batches_[size_t(bi)];
       for (int i = 0; i < batch.count; ++i)
         for (int r = 0; r < P.rows_; ++r)
-          for (int l = 0; l < kWidth; ++l)
-            most = std::max(most, double(std::abs(P.data<T>()[batch.data + size_t(kBatchFields + i * fields + r * kRowFields + kLambda) * kWidth + size_t(l)])));
+          for (int l = 0; l < P.width_; ++l)
+            most = std::max(most, double(std::abs(P.data<T>()[batch.data + size_t(kBatchFields + i * fields + r * kRowFields + kLambda) * size_t(P.width_) + size_t(l)])));
     }
     return most;
   }

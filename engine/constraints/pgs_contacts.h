@@ -67,7 +67,7 @@ class ContactPgs {
   PgsResult solve(std::span<BodyVelocity> u, const PgsSettings& settings);
   // Contact k's impulse on its row r.
   double lambda(int k, int r) const {
-    const size_t at = at_[size_t(k)] + size_t(r) * kRowStride + kLambdaOffset;
+    const size_t at = at_[size_t(k)] + size_t(r) * kRowFields * size_t(width_) + kLambdaField * size_t(width_);
     return precision_ == PgsPrecision::Single ? double(data_f_[at]) : data_[at];
   }
   size_t size() const { return keys_.size(); }
@@ -78,13 +78,15 @@ class ContactPgs {
     int a = 0, b = 0;          // its bodies' slots
     int level = 0, lane = 0;
   };
+  // A batch has 4 lanes in double precision (an AVX2 register of doubles) and 8 in single (one of floats).
+  static constexpr int kMaxLanes = 8;
   struct Batch {
     int count = 0;                    // contacts per lane
     size_t data = 0;                  // offset of its fields
-    int a[4] = {}, b[4] = {};         // each lane's bodies' slots (the dummy slot for an empty lane)
-    int first[4] = {-1, -1, -1, -1};  // each lane's first contact (-1: an empty lane)
-    bool write_a[4] = {}, write_b[4] = {};
-    bool full[4] = {};                // lanes in use
+    int a[kMaxLanes] = {}, b[kMaxLanes] = {};  // each lane's bodies' slots (the dummy slot for an empty lane)
+    int first[kMaxLanes] = {-1, -1, -1, -1, -1, -1, -1, -1};  // each lane's first contact (-1: an empty lane)
+    bool write_a[kMaxLanes] = {}, write_b[kMaxLanes] = {};
+    bool full[kMaxLanes] = {};        // lanes in use
   };
 
  private:
@@ -93,8 +95,8 @@ class ContactPgs {
   template <class T> const std::vector<T>& data() const;
   bool layout(std::span<const InverseMass> masses);
 
-  // Where a row's fields start after the previous row's, and its impulse after its first field (pgs_contacts.cpp).
-  static constexpr size_t kRowStride = 17 * 4, kLambdaOffset = 16 * 4;
+  // A row's fields, and its impulse's among them (pgs_contacts.cpp); each field is one value per lane.
+  static constexpr size_t kRowFields = 17, kLambdaField = 16;
 
   // What the layout was planned for.
   std::vector<ContactBodies> keys_;
@@ -102,6 +104,7 @@ class ContactPgs {
   int rows_ = 0;
   bool disc_ = false;
   PgsPrecision precision_ = PgsPrecision::Double;
+  int width_ = 4;  // lanes per batch
   bool valid_ = false, kept_ = false;
   std::span<const InverseMass> masses_;
 

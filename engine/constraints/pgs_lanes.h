@@ -19,28 +19,29 @@
 namespace cl::pgs_lanes {
 
 constexpr int kWidth = 4;  // lanes: 4 doubles fill an AVX2 register
+constexpr int kFloatWidth = 8;  // the contact path's lanes in single precision: 8 floats fill an AVX2 register
+constexpr int kMaxWidth = 8;
 constexpr int kMaxBlockRows = 24;  // a block's rows: 8 contact points of three rows
 constexpr int kMaxParticipants = 8;  // threads of one lane solve
 constexpr int kBatchesPerThreadLevel = 8;  // each thread's least share of a level's batches
 
-// Four values, one per lane, as a GCC/Clang vector: in double precision the compiler emits one AVX2 instruction,
-// or two SSE2 ones, per operation; in single precision (PgsSettings::precision) one SSE2 instruction, on half the
-// bytes, which is what a solve too large for the caches waits on. Loads and stores through it may be unaligned.
-template <class T> struct LaneVector;
-template <> struct LaneVector<double> {
-  typedef double type __attribute__((vector_size(kWidth * sizeof(double)), aligned(sizeof(double))));
+// W values, one per lane, as a GCC/Clang vector: four doubles or eight floats are one AVX2 instruction (two SSE2
+// ones) per operation; four floats (the rows' path in single precision, PgsSettings::precision) one SSE2
+// instruction on half the bytes, which is what a solve too large for the caches waits on. Loads and stores
+// through it may be unaligned.
+template <class T, int W = kWidth> struct LaneVector {
+  typedef T type __attribute__((vector_size(W * sizeof(T)), aligned(sizeof(T))));
 };
-template <> struct LaneVector<float> {
-  typedef float type __attribute__((vector_size(kWidth * sizeof(float)), aligned(sizeof(float))));
-};
-static_assert(kWidth == 4, "the gathers of the lane kernels spell out four lanes");
+static_assert(kWidth == 4 && kFloatWidth == 8, "the gathers of the lane kernels spell out four or eight lanes");
 
-template <class T> inline typename LaneVector<T>::type load(const T* p) {
-  return *reinterpret_cast<const typename LaneVector<T>::type*>(p);
+template <class T, int W = kWidth> inline typename LaneVector<T, W>::type load(const T* p) {
+  return *reinterpret_cast<const typename LaneVector<T, W>::type*>(p);
 }
-template <class T> inline void store(T* p, typename LaneVector<T>::type v) {
-  *reinterpret_cast<typename LaneVector<T>::type*>(p) = v;
+template <class T, int W = kWidth> inline void store(T* p, typename LaneVector<T, W>::type v) {
+  *reinterpret_cast<typename LaneVector<T, W>::type*>(p) = v;
 }
+// The number of lanes of a lane vector type.
+template <class Lanes> constexpr int lanes_of() { return int(sizeof(Lanes) / sizeof(Lanes{}[0])); }
 
 // The lane kernels are compiled for x86-64-v4 (AVX-512) and x86-64-v3 (AVX2) as well where GCC can pick the
 // version at load time; their files are compiled without fused multiply-adds, so every version rounds as the
@@ -73,35 +74,45 @@ class SpinBarrier {
   std::atomic<unsigned> phase_{0};
 };
 
-// The velocities (v, w) of a batch's four lanes' bodies (their slots), component by component, in the lanes' type.
-template <class T, class Slots>
+// The velocities (v, w) of a batch's W lanes' bodies (their slots, from slot[first]), component by component, in
+// the lanes' type.
+template <class T, int W = kWidth, class Slots>
 __attribute__((always_inline)) inline void load_lane_velocities(const std::array<double, 6>* velocity, const Slots& slot,
-                                                                typename LaneVector<T>::type (&u)[6]) {
-  const std::array<double, 6>* v[kWidth] = {&velocity[slot[0]], &velocity[slot[1]], &velocity[slot[2]], &velocity[slot[3]]};
-  for (size_t c = 0; c < 6; ++c) u[c] = typename LaneVector<T>::type{T((*v[0])[c]), T((*v[1])[c]), T((*v[2])[c]), T((*v[3])[c])};
+                                                                typename LaneVector<T, W>::type (&u)[6], int first = 0) {
+  using Lanes = typename LaneVector<T, W>::type;
+  const std::array<double, 6>* v[W];
+  for (int l = 0; l < W; ++l) v[l] = &velocity[slot[size_t(first + l)]];
+  for (size_t c = 0; c < 6; ++c) {
+    if constexpr (W == 4)
+      u[c] = Lanes{T((*v[0])[c]), T((*v[1])[c]), T((*v[2])[c]), T((*v[3])[c])};
+    else
+      u[c] = Lanes{T((*v[0])[c]), T((*v[1])[c]), T((*v[2])[c]), T((*v[3])[c]),
+                   T((*v[4])[c]), T((*v[5])[c]), T((*v[6])[c]), T((*v[7])[c])};
+  }
 }
 // Back into the slots of the lanes whose body the solve moves (`write`).
-template <class T, class Slots, class Write>
+template <class T, int W = kWidth, class Slots, class Write>
 __attribute__((always_inline)) inline void store_lane_velocities(std::array<double, 6>* velocity, const Slots& slot,
                                                                  const Write& write,
-                                                                 const typename LaneVector<T>::type (&u)[6]) {
-  for (int l = 0; l < kWidth; ++l)
-    if (write[size_t(l)])
-      for (size_t c = 0; c < 6; ++c) velocity[slot[size_t(l)]][c] = u[c][l];
+                                                                 const typename LaneVector<T, W>::type (&u)[6],
+                                                                 int first = 0) {
+  for (int l = 0; l < W; ++l)
+    if (write[size_t(first + l)])
+      for (size_t c = 0; c < 6; ++c) velocity[slot[size_t(first + l)]][c] = u[c][l];
 }
 
 // The two rows of a disc pair, lane by lane. Lane vectors go by value or as LaneVector: a deduced vector type
 // is the 32-byte aligned one, and a reference of that type to a LaneVector (8-byte aligned) may be misaligned.
-template <class T> struct LanePair {
-  typename LaneVector<T>::type v[2];
+template <class T, int W = kWidth> struct LanePair {
+  typename LaneVector<T, W>::type v[2];
 };
 
 // disc_steps (pgs_sweep.h) lane by lane: min(inv_1, inv_2) as std::min takes it, or each row's own where it is 0.
-template <class T>
-inline LanePair<T> disc_lane_steps(typename LaneVector<T>::type inv1, typename LaneVector<T>::type inv2) {
-  using Lanes = typename LaneVector<T>::type;
+template <class T, int W = kWidth>
+inline LanePair<T, W> disc_lane_steps(typename LaneVector<T, W>::type inv1, typename LaneVector<T, W>::type inv2) {
+  using Lanes = typename LaneVector<T, W>::type;
   const Lanes m = inv2 < inv1 ? inv2 : inv1;
-  const Lanes zero = {0, 0, 0, 0};
+  const Lanes zero = {};
   return {{m > zero ? m : inv1, m > zero ? m : inv2}};
 }
 
@@ -110,24 +121,24 @@ inline LanePair<T> disc_lane_steps(typename LaneVector<T>::type inv1, typename L
 template <class Lanes> inline Lanes disc_scale(Lanes x1, Lanes x2, Lanes radius) {
   const Lanes norm2 = x1 * x1 + x2 * x2;
   Lanes root = norm2;  // every lane set, then the square roots
-  for (int lane = 0; lane < kWidth; ++lane) root[lane] = std::sqrt(norm2[lane]);
-  const Lanes one = {1, 1, 1, 1};
+  for (int lane = 0; lane < lanes_of<Lanes>(); ++lane) root[lane] = std::sqrt(norm2[lane]);
+  const Lanes one = Lanes{} + 1;
   return norm2 > radius * radius ? radius / root : one;
 }
 
 // Puts a disc pair's unbounded update (x_1, x_2) from the impulses (l_1, l_2) on its disc, lane by lane: stores
 // each new impulse at lambda_j, hands row j's change to apply(j, d) and returns the residual raised to |change|.
-template <class T, class Apply>
-inline typename LaneVector<T>::type commit_disc(LanePair<T> x, LanePair<T> l, typename LaneVector<T>::type radius,
-                                                T* lambda1, T* lambda2, typename LaneVector<T>::type residual,
-                                                Apply&& apply) {
-  using Lanes = typename LaneVector<T>::type;
+template <class T, int W = kWidth, class Apply>
+inline typename LaneVector<T, W>::type commit_disc(LanePair<T, W> x, LanePair<T, W> l,
+                                                   typename LaneVector<T, W>::type radius, T* lambda1, T* lambda2,
+                                                   typename LaneVector<T, W>::type residual, Apply&& apply) {
+  using Lanes = typename LaneVector<T, W>::type;
   const Lanes k = disc_scale(x.v[0], x.v[1], radius);
   T* const lambda[2] = {lambda1, lambda2};
   for (int j = 0; j < 2; ++j) {
     const Lanes next = x.v[j] * k;
     const Lanes d = next - l.v[j];
-    store<T>(lambda[j], next);
+    store<T, W>(lambda[j], next);
     const Lanes size = d < T(0) ? -d : d;
     residual = size > residual ? size : residual;
     apply(j, d);
@@ -138,17 +149,18 @@ inline typename LaneVector<T>::type commit_disc(LanePair<T> x, LanePair<T> l, ty
 // One row's projected update, lane by lane (relax in pgs_sweep.h, operation for operation): the unbounded
 // update lambda - inv_diag w clamped to [lo, hi], stored at `out`; returns the change and raises the residual to
 // its size.
-template <class T>
-inline typename LaneVector<T>::type commit_row(typename LaneVector<T>::type lambda,
-                                               typename LaneVector<T>::type inv_diag, typename LaneVector<T>::type w,
-                                               typename LaneVector<T>::type lo, typename LaneVector<T>::type hi, T* out,
-                                               typename LaneVector<T>::type& residual) {
-  using Lanes = typename LaneVector<T>::type;
+template <class T, int W = kWidth>
+inline typename LaneVector<T, W>::type commit_row(typename LaneVector<T, W>::type lambda,
+                                                  typename LaneVector<T, W>::type inv_diag,
+                                                  typename LaneVector<T, W>::type w, typename LaneVector<T, W>::type lo,
+                                                  typename LaneVector<T, W>::type hi, T* out,
+                                                  typename LaneVector<T, W>::type& residual) {
+  using Lanes = typename LaneVector<T, W>::type;
   Lanes next = lambda - inv_diag * w;
   next = next < lo ? lo : next;
   next = next > hi ? hi : next;
   const Lanes d = next - lambda;
-  store<T>(out, next);
+  store<T, W>(out, next);
   const Lanes size = d < T(0) ? -d : d;
   residual = size > residual ? size : residual;
   return d;

@@ -295,6 +295,16 @@ TEST(PgsContacts, TwoThreadsGiveTheResultOfOne) {
   // From the rows' warm start, the rows' impulses.
   const Solved rows = solve_as_rows(p, 3, false, coloured(10));
   EXPECT_EQ(solve_compact(one, p, 3, false, coloured(10), true).lambda, rows.lambda);
+  // In single precision too (eight lanes a batch, so half as many batches: a larger solve), disc or box.
+  const ContactProblem large = random_problem(7, 800, 3200, 4);
+  for (const bool disc : {false, true}) {
+    ContactPgs one_f, two_f;
+    const Solved af = solve_compact(one_f, large, 3, disc, coloured(10, PgsPrecision::Single));
+    const Solved bf = solve_compact(two_f, large, 3, disc, coloured(10, PgsPrecision::Single, &pool));
+    EXPECT_EQ(bf.result.threads, 2);
+    EXPECT_EQ(af.lambda, bf.lambda);
+    EXPECT_EQ(af.result.sweeps, bf.result.sweeps);
+  }
 }
 
 }  // namespace
