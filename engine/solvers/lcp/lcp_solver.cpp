@@ -96,8 +96,9 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
       T::bind(&S::precision, {"solver_precision", ParamKind::Choice, "", 0, 1, 0,
        "Arithmetic of the PGS's vector lanes (velocities and projection). double: the reference. float: the rows' "
        "fields, impulses and velocity updates in single precision, half the memory each sweep streams, which is "
-       "what a large group (thousands of contacts) waits on; results differ from double's in the 7th digit of "
-       "each update (docs/methods/lcp.md lists what the conformance cases give at both)",
+       "what a large group (thousands of contacts) waits on, and eight contacts to a vector instead of four; "
+       "results differ from double's in the 7th digit of each update (docs/methods/lcp.md lists what the "
+       "conformance cases give at both)",
        {"double", "float"}}),
       T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
        "Start PGS from the previous step's impulses of contacts that persist (same feature pair, or within 2 cm)"}),
@@ -143,7 +144,8 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "of its points, by more than this fraction of one step of gravity, g h (0: always layer_iterations). Told "
        "by the bodies: a settled layer's impulses still wander between contact points that no velocity tells "
        "apart. A resting 20-row pyramid then takes about a third of its layers' sweeps; 1e-6 takes a fifth, but "
-       "the 100-row pyramid with gaps (every body awake) rocks apart at 1e-7 and stands at 1e-8"}),
+       "the 100-row pyramid with gaps (every body awake) rocks apart at 1e-7 and stands at 1e-8. Under "
+       "solver_precision=float no finer than float's resolution, 1.2e-7: a round's change stays at its rounding"}),
       T::bind(&S::global_correction, {"global_correction", ParamKind::Bool, "", 0, 1, 1,
        "With shock propagation: after the layers' projections, one more over the whole group without layers "
        "(the robust variant of thesis Fig. 6.60), which spreads what the layers could not remove: a body held "
@@ -300,7 +302,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
     result = lanes.solve(vel_, pgs);
     return true;
   }
-  result = sweep_layer(*top, vel_, ctx.bodies, set_.layer_tolerance * ctx.gravity.norm() * ctx.dt, pgs, layer_start_,
+  result = sweep_layer(*top, vel_, ctx.bodies, layer_stop_speed(ctx, pgs.precision), pgs, layer_start_,
                        [&](const PgsSettings& settings) { return lanes.solve(vel_, settings); },
                        [&] {
                          double largest = 0.0;
@@ -309,6 +311,17 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
                          return largest;
                        });
   return true;
+}
+
+// The change of a top body's velocity below which a stack layer's round of sweeps has settled it (sweep_layer):
+// layer_tolerance g h, but no finer than the lanes' arithmetic resolves. In single precision a layer's velocities,
+// of the order of g h (the step's gravity and the contacts that take it back), are rounded to float at every
+// update, and a round's change stays at that noise: 1e-8 to 5e-8 g h on pyramid20 after 8 sweeps, never below the
+// default 1e-8 g h, so every layer took all layer_iterations sweeps. There the stop is at float's epsilon g h.
+double LcpSolver::layer_stop_speed(const StepContext& ctx, PgsPrecision precision) const {
+  if (set_.layer_tolerance <= 0.0) return 0.0;  // always layer_iterations sweeps
+  const double resolution = precision == PgsPrecision::Single ? double(std::numeric_limits<float>::epsilon()) : 0.0;
+  return std::max(set_.layer_tolerance, resolution) * ctx.gravity.norm() * ctx.dt;
 }
 
 // Appends the rows of the contacts of these graph edges to rows_ (and their blocks to blocks_), in edge order.
@@ -427,7 +440,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     }
     solved_[contact] = 1;
   };
-  const double layer_speed = set_.layer_tolerance * ctx.gravity.norm() * ctx.dt;
+  const double layer_speed = layer_stop_speed(ctx, pgs.precision);
   auto solve_rows = [&](const std::vector<int>* top) {
     if (rows_.empty()) return;
     const bool layers = top != nullptr;

@@ -78,6 +78,7 @@ class LcpSolver final : public Solver {
   void add_contacts(const StepContext& ctx, const std::vector<int>& edges, Phase phase);
   // Solves these graph edges' contacts through the compact contact path; false when it does not take them. `top`:
   // a stack layer's top bodies (its sweeps end once they stop moving), else null.
+  double layer_stop_speed(const StepContext& ctx, PgsPrecision precision) const;
   bool solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs,
                      const std::vector<int>* top, PgsResult& result);
   void add_free_velocity(const std::vector<int>& bodies, double fraction);

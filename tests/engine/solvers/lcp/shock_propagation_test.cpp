@@ -151,6 +151,29 @@ TEST(ShockPropagation, SettledGappedPyramidStopsItsLayersEarly) {
   }
 }
 
+// In single precision (solver_precision=float) a settled layer's round changes its top bodies by float's rounding,
+// 1e-8 to 5e-8 g h, never below layer_tolerance's 1e-8: every layer took all its 40 sweeps (810 a step) until the
+// stop was raised to float's resolution, 1.2e-7 g h. The pyramid still stands.
+TEST(ShockPropagation, InSinglePrecisionSettledLayersStopAtFloatsResolution) {
+  for (const GapCase& c : kGapCases) {
+    SCOPED_TRACE(describe(c));
+    World w = gapped_pyramid(20, c.size, c.density, c.friction, c.dt);
+    ASSERT_TRUE(w.solver().params().set_from_string("solver_precision", "float", nullptr));
+    const World start = w;
+    for (int s = 0; s < 60; ++s) ASSERT_TRUE(w.step().ok);
+    int sweeps = 0;
+    for (int s = 0; s < 10; ++s) {
+      ASSERT_TRUE(w.step().ok);
+      sweeps += w.last_stats().iterations;
+    }
+    EXPECT_LT(sweeps, 10 * (10 + 20 * 16));
+    double largest = 0.0;
+    for (size_t i = 0; i < w.bodies.size(); ++i)
+      largest = std::max(largest, (w.bodies[i].position - start.bodies[i].position).norm());
+    EXPECT_LT(largest, 1e-4 * c.size);
+  }
+}
+
 // The rounds of a layer's sweeps sweep as one solve would: with a tolerance no round meets, the step is the one that
 // takes all layer_iterations at once (layer_tolerance = 0), bit for bit.
 TEST(ShockPropagation, LayerRoundsSweepAsOneSolve) {
