@@ -282,11 +282,13 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   ContactPgs& lanes = (*compact_)[compact_next_++];
   const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
   if (!lanes.plan(compact_keys_, rows, rows == 3 && disc, masses_, pgs.precision)) return false;
-  compact_points_.resize(size_t(count));
+  // Only grown: a whole group's solve follows its layers' smaller ones, and growing constructs every new point.
+  if (compact_points_.size() < size_t(count)) compact_points_.resize(size_t(count));
+  const std::span<const ContactPoint> points(compact_points_.data(), size_t(count));
   constexpr int kChunk = 256;  // contacts per task: far longer than handing a task out
   if (!ctx.pool || count < 2 * kChunk) {
     for (int i = 0; i < count; ++i) compact_points_[size_t(i)] = contact_point(ctx, compact_contacts_[size_t(i)], phase);
-    lanes.write(compact_points_);
+    lanes.write(points);
   } else {
     ctx.pool->run((count + kChunk - 1) / kChunk, [&](int task, int) {
       for (int i = task * kChunk; i < std::min(count, (task + 1) * kChunk); ++i)
@@ -294,7 +296,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
     });
     const int batches = lanes.batch_count(), chunk = kChunk / 4;  // a batch holds at least four contacts
     ctx.pool->run((batches + chunk - 1) / chunk, [&](int task, int) {
-      lanes.write(compact_points_, task * chunk, std::min(batches, (task + 1) * chunk));
+      lanes.write(points, task * chunk, std::min(batches, (task + 1) * chunk));
     });
   }
   lanes.warm_start(vel_);
