@@ -183,7 +183,9 @@ StepResult World::step() {
         stats.angular_momentum_error = (after.angular - momentum_before.angular).norm();
       }
     }
-    stats.energy_change = kinetic_energy() + potential_energy() - energy_before;
+    stats.kinetic_energy = kinetic_energy();  // the step's last change of the bodies' velocities and poses
+    stats.potential_energy = potential_energy();
+    stats.energy_change = stats.kinetic_energy + stats.potential_energy - energy_before;
     if (result.ok && check_finite("integrate", result) && check_speed("integrate", result))
       check_not_through_planes("integrate", result);
     update_servo_coordinates(joints, bodies);  // hinge servos count whole turns
@@ -208,8 +210,6 @@ StepResult World::step() {
   stats.mean_penetration = mean_penetration();
   stats.sub_stages = solver_->sub_stages();
   stats.counters = solver_->counters();
-  stats.kinetic_energy = kinetic_energy();
-  stats.potential_energy = potential_energy();
   stats_ = stats;
   return result;
 }
