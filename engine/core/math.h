@@ -68,8 +68,9 @@ inline void tangent_basis(const Vec3& n, Vec3& t1, Vec3& t2) {
 // part) when there is one, so that sliding friction is exactly mu lambda_n along the motion, else tangent_basis.
 inline void sliding_tangents(const Vec3& n, const Vec3& relative_velocity, Vec3& t1, Vec3& t2) {
   const Vec3 vt = relative_velocity - n * relative_velocity.dot(n);
-  if (vt.norm() > 1e-6) {
-    t1 = vt.normalized();
+  const double speed = vt.norm();
+  if (speed > 1e-6) {
+    t1 = vt / speed;  // vt.normalized(), whose norm this is, without taking it again
     t2 = n.cross(t1);
   } else {
     tangent_basis(n, t1, t2);

@@ -634,13 +634,18 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
         std::min(allowed, kThinAllowed * thinner_half_thickness(ctx.bodies[c.a].shape, ctx.bodies[c.b].shape));
     return depth - left;
   };
-  // Whether a contact of these edges is deeper than it may be.
+  // Whether a contact of these edges is deeper than it may be, before any displacement: each contact's excess is
+  // found once (a settled stack's layers, then the global correction, ask of every contact).
   auto any_excess = [&](const std::vector<int>& edges) {
     for (int e : edges) {
       const GraphEdge& edge = ctx.graph.edges()[e];
       for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) {
-        Vec3 ra, rb;
-        if (excess_of(ctx.contacts[k], depth_of(ctx.contacts[k], ra, rb)) > 0.0) return true;
+        double& excess = excess_before_[size_t(k)];
+        if (std::isnan(excess)) {
+          Vec3 ra, rb;
+          excess = excess_of(ctx.contacts[k], depth_of(ctx.contacts[k], ra, rb));
+        }
+        if (excess > 0.0) return true;
       }
     }
     return false;
@@ -755,6 +760,7 @@ void LcpSolver::integrate_positions(StepContext& ctx) {
     ScopedSubStage timer(sub_stages_, kProjection);
     load_inverse_masses(ctx.bodies, masses_);
     std::fill(vel_.begin(), vel_.end(), BodyVelocity{});
+    excess_before_.assign(ctx.contacts.size(), std::numeric_limits<double>::quiet_NaN());
     projection_next_ = 0;
     int sweeps = 0;
     for (int g = 0; g < int(groups.size()); ++g)

@@ -99,6 +99,8 @@ class LcpSolver final : public Solver {
   // with its body's whole rigid motion of the step.
   std::vector<Vec3> start_position_;
   std::vector<Mat3> turn_;  // its rotation in the position update (its orientation now times the start's inverse)
+  // Per contact, in the projection: its excess depth before any displacement, once found (NaN until then).
+  std::vector<double> excess_before_;
   // Rows of the current phase: the group's joint rows first, then its contacts' rows.
   std::vector<Row> rows_;
   std::vector<ContactBlock> blocks_;
