@@ -178,18 +178,21 @@ int LcpSolver::contact_row_count(const Contact& c) const { return 1 + (c.frictio
 
 // Contact k as this phase solves it: its lever arms, its normal and friction directions, the normal's target and
 // the warm start from what the same phase found in the previous step. Reads only the step's velocities and writes
-// only contact k's bounce, so contacts can be built on several threads.
-ContactPoint LcpSolver::contact_point(const StepContext& ctx, int k, Phase phase) {
+// only contact k's bounce, so contacts can be built on several threads. Written in place: a returned point was
+// copied out of the stack in wider moves than it was written in, each waiting for its stores to retire.
+void LcpSolver::contact_point(const StepContext& ctx, int k, Phase phase, ContactPoint& p) {
   const bool restitution = phase != Phase::Layers;
   const Contact& c = ctx.contacts[k];
   const bool warm = set_.warm_start && c.persisted;
   const double h = ctx.dt;
-  ContactPoint p;
-  const Vec3 ra = c.position - ctx.bodies[c.a].position, rb = c.position - ctx.bodies[c.b].position;
-  p.ra = ra;
-  p.rb = rb;
+  // Every field is set below (a ContactPoint{} assigned first went through the stack, as a returned one did).
+  p.ra = c.position - ctx.bodies[c.a].position;
+  p.rb = c.position - ctx.bodies[c.b].position;
+  const Vec3& ra = p.ra;
+  const Vec3& rb = p.rb;
   p.dir[0] = c.normal;
   p.mu = c.friction;
+  p.lambda[1] = p.lambda[2] = 0.0;
 
   // Relative velocity at the contact, b minus a, from the velocities so far.
   const Vec3 vrel = (vel_[c.b].v + vel_[c.b].w.cross(rb)) - (vel_[c.a].v + vel_[c.a].w.cross(ra));
@@ -220,10 +223,12 @@ ContactPoint LcpSolver::contact_point(const StepContext& ctx, int k, Phase phase
                                                  : c.friction_impulse;
   p.lambda[0] = warm ? normal0 : 0.0;
   const int friction_rows = contact_row_count(c) - 1;
-  if (friction_rows == 0) return p;
+  if (friction_rows == 0) {
+    p.dir[1] = p.dir[2] = Vec3::Zero();
+    return;
+  }
   sliding_tangents(c.normal, vrel, p.dir[1], p.dir[2]);
   for (int f = 0; f < friction_rows; ++f) p.lambda[1 + f] = warm ? friction0.dot(p.dir[1 + f]) : 0.0;
-  return p;
 }
 
 // The rows of contact k: normal (bounds [0, inf)) then its friction rows (bounds +-mu lambda_n), handed in order to
@@ -231,7 +236,8 @@ ContactPoint LcpSolver::contact_point(const StepContext& ctx, int k, Phase phase
 template <class Put>
 void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, int first, Put&& put) {
   const Contact& c = ctx.contacts[k];
-  const ContactPoint p = contact_point(ctx, k, phase);
+  ContactPoint p;
+  contact_point(ctx, k, phase, p);
   Row normal = point_row(c.a, c.b, p.ra, p.rb, p.dir[0]);
   normal.lo = 0.0;
   normal.target = p.target;
@@ -287,12 +293,12 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   const std::span<const ContactPoint> points(compact_points_.data(), size_t(count));
   constexpr int kChunk = 256;  // contacts per task: far longer than handing a task out
   if (!ctx.pool || count < 2 * kChunk) {
-    for (int i = 0; i < count; ++i) compact_points_[size_t(i)] = contact_point(ctx, compact_contacts_[size_t(i)], phase);
+    for (int i = 0; i < count; ++i) contact_point(ctx, compact_contacts_[size_t(i)], phase, compact_points_[size_t(i)]);
     lanes.write(points);
   } else {
     ctx.pool->run((count + kChunk - 1) / kChunk, [&](int task, int) {
       for (int i = task * kChunk; i < std::min(count, (task + 1) * kChunk); ++i)
-        compact_points_[size_t(i)] = contact_point(ctx, compact_contacts_[size_t(i)], phase);
+        contact_point(ctx, compact_contacts_[size_t(i)], phase, compact_points_[size_t(i)]);
     });
     const int batches = lanes.batch_count(), chunk = kChunk / 4;  // a batch holds at least four contacts
     ctx.pool->run((batches + chunk - 1) / chunk, [&](int task, int) {

@@ -70,7 +70,7 @@ class LcpSolver final : public Solver {
   // Rows of a contact: its normal row and its friction rows.
   int contact_row_count(const Contact& c) const;
   // Contact k as this phase solves it: lever arms, directions, normal target, warm start.
-  ContactPoint contact_point(const StepContext& ctx, int k, Phase phase);
+  void contact_point(const StepContext& ctx, int k, Phase phase, ContactPoint& p);
   // Hands contact k's rows (normal, then friction) to put, for rows_ from index `first` on.
   template <class Put>
   void write_contact_rows(const StepContext& ctx, int k, Phase phase, int first, Put&& put);
