@@ -144,7 +144,8 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "of its points, by more than this fraction of one step of gravity, g h (0: always layer_iterations). Told "
        "by the bodies: a settled layer's impulses still wander between contact points that no velocity tells "
        "apart. A resting 20-row pyramid then takes about a third of its layers' sweeps; 1e-6 takes a fifth, but "
-       "the 100-row pyramid with gaps (every body awake) rocks apart at 1e-7 and stands at 1e-8. Under "
+       "the 100-row pyramid with gaps (every body awake) rocked apart at 1e-7 and stood at 1e-8 until its pairs had "
+       "their four corners (it does not stand now: docs/faults.md). Under "
        "solver_precision=float no finer than float's resolution, 1.2e-7: a round's change stays at its rounding"}),
       T::bind(&S::global_correction, {"global_correction", ParamKind::Bool, "", 0, 1, 1,
        "With shock propagation: after the layers' projections, one more over the whole group without layers "
