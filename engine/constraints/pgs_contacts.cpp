@@ -53,6 +53,7 @@ bool ContactPgs::plan(std::span<const ContactBodies> contacts, int rows, bool di
     rows_ = rows;
     disc_ = disc;
     precision_ = precision;
+    static_assert(kFloatWidth <= kMaxLanes && kWidth <= kMaxLanes);
     width_ = precision == PgsPrecision::Single ? kFloatWidth : kWidth;
     if (!(valid_ = layout(masses))) return false;
   }
@@ -491,8 +492,10 @@ struct ContactLaneSolve {
       const Batch& batch = P.batches_[size_t(bi)];
       for (int i = 0; i < batch.count; ++i)
         for (int r = 0; r < P.rows_; ++r)
-          for (int l = 0; l < P.width_; ++l)
-            most = std::max(most, double(std::abs(P.data<T>()[batch.data + size_t(kBatchFields + i * fields + r * kRowFields + kLambda) * size_t(P.width_) + size_t(l)])));
+          for (int l = 0; l < P.width_; ++l) {
+            const size_t field = size_t(kBatchFields + i * fields + r * kRowFields + kLambda);
+            most = std::max(most, double(std::abs(P.data<T>()[batch.data + field * size_t(P.width_) + size_t(l)])));
+          }
     }
     return most;
   }

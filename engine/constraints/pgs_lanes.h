@@ -20,7 +20,6 @@ namespace cl::pgs_lanes {
 
 constexpr int kWidth = 4;  // lanes: 4 doubles fill an AVX2 register
 constexpr int kFloatWidth = 8;  // the contact path's lanes in single precision: 8 floats fill an AVX2 register
-constexpr int kMaxWidth = 8;
 constexpr int kMaxBlockRows = 24;  // a block's rows: 8 contact points of three rows
 constexpr int kMaxParticipants = 8;  // threads of one lane solve
 constexpr int kBatchesPerThreadLevel = 8;  // each thread's least share of a level's batches
@@ -77,8 +76,10 @@ class SpinBarrier {
 // The velocities (v, w) of a batch's W lanes' bodies (their slots, from slot[first]), component by component, in
 // the lanes' type.
 template <class T, int W = kWidth, class Slots>
-__attribute__((always_inline)) inline void load_lane_velocities(const std::array<double, 6>* velocity, const Slots& slot,
-                                                                typename LaneVector<T, W>::type (&u)[6], int first = 0) {
+__attribute__((always_inline)) inline void load_lane_velocities(const std::array<double, 6>* velocity,
+                                                                const Slots& slot,
+                                                                typename LaneVector<T, W>::type (&u)[6],
+                                                                int first = 0) {
   using Lanes = typename LaneVector<T, W>::type;
   const std::array<double, 6>* v[W];
   for (int l = 0; l < W; ++l) v[l] = &velocity[slot[size_t(first + l)]];

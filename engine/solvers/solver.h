@@ -110,8 +110,8 @@ class Solver {
   // Whether continuous collision also stops a fast body at another dynamic body (else only at fixed and
   // kinematic ones, as Box2D v3 does by default for all but its bullets).
   virtual bool continuous_between_dynamic_bodies() const { return true; }
-  // The contact report of the step just taken (telemetry/contact_report.h), called by World::step after
-  // integrate_positions with the bodies at the end of the step: each contact the method acted through, with the
+  // The contact report of the step just taken (telemetry/contact_report.h), called by World when the report is
+  // first read after the step, with the bodies at the end of the step: each contact the method acted through, with the
   // force it applied averaged over the step (docs/residuals.md). `out` comes cleared. Every method fills it.
   virtual void report_contacts(const StepContext& ctx, ContactReport& out) const = 0;
   // Whether continuous collision puts a stopped body back together with the dynamic bodies it touches (its

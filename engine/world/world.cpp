@@ -108,6 +108,7 @@ std::vector<std::string> World::unsupported_features() const {
 void World::finish_report() const {
   if (!report_owed_) return;
   report_owed_ = false;
+  if (bodies.size() != report_bodies_) return;  // bodies added or removed since the step: no report
   // What the step's StepContext held: the bodies, contacts and graph the step left (the method reads them only).
   World& self = const_cast<World&>(*this);
   SolverStats unused;
@@ -117,7 +118,13 @@ void World::finish_report() const {
 }
 
 void World::reset_contacts() {
-  finish_report();  // of the contacts about to be forgotten
+  // The bodies were added, removed or moved (a keyframe, an edit): a report still owed would read them, not the
+  // step's, and is dropped with the contacts it is of.
+  if (report_owed_) {
+    report_owed_ = false;
+    report_.contacts.clear();
+    stats_.residuals = ContactResiduals{};
+  }
   ++contact_resets_;
   contacts_.clear();
   previous_contacts_.clear();
@@ -176,6 +183,7 @@ StepResult World::step() {
     report_.clear();
     report_.dt = settings.dt;
     report_owed_ = found && result.ok;  // the report and its residuals: finish_report, when first read
+    report_bodies_ = bodies.size();
     if (found && result.ok) {
       if (isolated()) {
         const MomentumSample after = momentum();

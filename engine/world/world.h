@@ -128,9 +128,10 @@ class World {
   }
   // What the method reported of each contact in the last step (Solver::report_contacts): forces averaged over
   // the step, relative velocities at its end. The residuals of StepStats come from it. Both are computed when
-  // first read after the step, not by the step itself, so a step nobody inspects does not pay for them; the
-  // relative velocities are then those of `bodies` as they are at that read (the step's own, unless they were
-  // edited in between).
+  // first read after the step, not by the step itself, so a step's time does not hold them: read them before
+  // editing `bodies`, whose state they are computed from. reset_contacts() (after bodies were added, removed or
+  // teleported) drops a report not read yet, and so does a change in the number of bodies. Not for concurrent
+  // reads of one World.
   const ContactReport& contact_report() const {
     finish_report();
     return report_;
@@ -143,7 +144,7 @@ class World {
   const ContactGraph& graph() const { return graph_; }
   // Wakes a body (and lets the next step wake what it touches); used on user interaction.
   void wake(int body);
-  // Forget cached contacts (after bodies were added, removed or teleported).
+  // Forget cached contacts (after bodies were added, removed or teleported), and a contact report not read yet.
   void reset_contacts();
   // Sets the clock (a keyframe restored: time, s, and the steps taken, which applied forces and scripts read) and
   // forgets the cached contacts, which belong to the poses before.
@@ -241,6 +242,7 @@ class World {
   mutable StepStats stats_;
   mutable ContactReport report_;
   mutable bool report_owed_ = false;
+  size_t report_bodies_ = 0;  // the bodies of the step whose report is owed
   double time_ = 0.0;
   int64_t step_count_ = 0;
   int64_t solver_changes_ = 0;

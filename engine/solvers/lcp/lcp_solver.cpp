@@ -36,7 +36,7 @@ constexpr SolverCounter kCounters[] = {
 
 
 // A stack layer's sweeps, in rounds of kLayerRound up to settings.iterations, until a round changes no top body's
-// velocity at any of its points by more than `speed` (layer_tolerance g h; thesis sect. 6.4.4: only a converged
+// velocity at any of its points by more than `speed` (layer_stop_speed; thesis sect. 6.4.4: only a converged
 // layer hands the layers above no error). Told by the bodies, not the impulses: where the targets of a face's
 // contact points disagree by rounding (a gap closing at one corner, none at the next) the impulses wander between
 // them sweep after sweep while no velocity changes. sweep(settings) continues the solve where the last round left
@@ -449,7 +449,8 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     }
     solved_[contact] = 1;
   };
-  const double layer_speed = layer_stop_speed(ctx, pgs.precision);
+  // The rows' one-row paths stay in double (PgsSettings::precision); only their lanes may run in float.
+  const double layer_speed = layer_stop_speed(ctx, pgs.lanes ? pgs.precision : PgsPrecision::Double);
   auto solve_rows = [&](const std::vector<int>* top) {
     if (rows_.empty()) return;
     const bool layers = top != nullptr;

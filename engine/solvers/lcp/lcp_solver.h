@@ -76,9 +76,10 @@ class LcpSolver final : public Solver {
   void write_contact_rows(const StepContext& ctx, int k, Phase phase, int first, Put&& put);
   // Appends the rows of these graph edges' contacts to rows_ and their blocks to blocks_.
   void add_contacts(const StepContext& ctx, const std::vector<int>& edges, Phase phase);
+  // The change of a top body's velocity below which a stack layer's round of sweeps has settled it.
+  double layer_stop_speed(const StepContext& ctx, PgsPrecision precision) const;
   // Solves these graph edges' contacts through the compact contact path; false when it does not take them. `top`:
   // a stack layer's top bodies (its sweeps end once they stop moving), else null.
-  double layer_stop_speed(const StepContext& ctx, PgsPrecision precision) const;
   bool solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs,
                      const std::vector<int>* top, PgsResult& result);
   void add_free_velocity(const std::vector<int>& bodies, double fraction);

@@ -317,7 +317,7 @@ TEST(World, TelemetryCountsContactsGroupsAndEnergy) {
 }
 
 // The contact report and its residuals are computed when first read after a step (World::finish_report): read
-// late, from a copy, or after the method or its parameters changed, they are what the step's method reported.
+// late, from a copy, or after the method or dt changed, they are what the step's method reported.
 TEST(World, TheContactReportIsTheStepsWhenReadLate) {
   for (const char* method : {"lcp", "implicit-penalty", "volume", "pid-penalty"}) {
     SCOPED_TRACE(method);
@@ -343,12 +343,22 @@ TEST(World, TheContactReportIsTheStepsWhenReadLate) {
     ASSERT_TRUE(switched.set_solver(std::string(method) == "lcp" ? "volume" : "lcp", nullptr));
     EXPECT_TRUE(same(switched.contact_report()));
     EXPECT_EQ(switched.last_stats().residuals.complementarity, residuals.complementarity);
-    // Or after its contacts were forgotten, or dt changed.
-    World reset = copy;
-    reset.settings.dt *= 2.0;
-    reset.reset_contacts();
-    EXPECT_TRUE(same(reset.contact_report()));
+    // Or after dt changed.
+    World later = copy;
+    later.settings.dt *= 2.0;
+    EXPECT_TRUE(same(later.contact_report()));
     EXPECT_TRUE(same(copy.contact_report()));
+    // A report not read before the contacts are forgotten (bodies moved, added or removed) is dropped with them,
+    // and so is one whose bodies were removed: it would read bodies that are not the step's.
+    World reset = w;
+    reset.step();
+    reset.reset_contacts();
+    EXPECT_TRUE(reset.contact_report().contacts.empty());
+    EXPECT_EQ(reset.last_stats().residuals.contacts, 0);
+    World removed = w;
+    removed.step();
+    removed.bodies.pop_back();
+    EXPECT_TRUE(removed.contact_report().contacts.empty());
     // The next step's report is that step's.
     w.step();
     EXPECT_FALSE(same(w.contact_report()));
