@@ -119,12 +119,8 @@ void World::finish_report() const {
 
 void World::reset_contacts() {
   // The bodies were added, removed or moved (a keyframe, an edit): a report still owed would read them, not the
-  // step's, and is dropped with the contacts it is of.
-  if (report_owed_) {
-    report_owed_ = false;
-    report_.contacts.clear();
-    stats_.residuals = ContactResiduals{};
-  }
+  // step's, and is dropped with the contacts it is of (the step left the report and its residuals empty).
+  report_owed_ = false;
   ++contact_resets_;
   contacts_.clear();
   previous_contacts_.clear();
