@@ -18,7 +18,8 @@ set(CONTACTLAB_TEST_COSTS
     Excavator.KeyboardCyclePicksUpARockCarriesItAndTipsItOut 25 VolumeScenes.PileOfScannedMeshesComesToRestInTheBox 20
     scenes.torus_stack 18 scenes.bolt_screwdriver 18 scenes.bolt_in_hole 16 scenes.pile 13 scenes.default 13
     WorldCopy.ACopyStepsOnBitForBitUnderEveryMethod 13 ImplicitPenaltyFrictionStage.AGripperHoldsWhatCoulombHolds 12
-    scenes.volume_tori 12 scenes.excavator 10 PidPenaltyFinishingSweeps.ADeepPyramidComesToRest 36)
+    scenes.volume_tori 12 scenes.excavator 10 PidPenaltyFinishingSweeps.ADeepPyramidComesToRest 36
+    ShockPropagation.GappedPyramidOf100RowsStaysAtRestInDoubleAndFloat 19)
 set(CONTACTLAB_SANITIZE_TEST_COSTS
     "${CONTACTLAB_TOWER_SLEEPING_TEST}" 200 VolumeScenes.PileOfScannedMeshesComesToRestInTheBox 160
     WorldCopy.ACopyStepsOnBitForBitUnderEveryMethod 130 "${CONTACTLAB_VOLUME_YAW_TEST}" 62
@@ -43,12 +44,12 @@ set(CONTACTLAB_SLOW_SCENE_CELLS
     tower320:volume tower320:pid-penalty wall200:pid-penalty wall:pid-penalty scripted_wall_hit:pid-penalty
     ball_grid:pid-penalty)
 
-# The tests that run longest under the sanitizers (40 s and more each, about 1,100 s in all on the 2-core machine)
-# and repeat code that shorter tests run there too: the long physics runs of the tower's sleeping test, the
-# scanned-mesh pile, the gripper, the excavator, the bolt, pid's loaded ball at every step and mass and its deep
-# pyramids, the copy of six scenes stepped on under every method (the replay and history tests copy worlds there
-# too), volume's box on the incline at every yaw (its ball at every yaw and its edge of sticking stay), and the
-# distance grids' accuracy sweep.
+# The tests that run longest under the sanitizers (40 s and more each, about 1,100 s in all on the 2-core machine) and
+# repeat code that shorter tests run there too: the long physics runs of the tower's sleeping test, the scanned-mesh
+# pile, the gripper, the excavator, the bolt, pid's loaded ball at every step and mass and its deep pyramids, lcp's
+# 100-row gapped pyramid at rest for 300 steps, the copy of six scenes stepped on under every method (the replay and
+# history tests copy worlds there too), volume's box on the incline at every yaw (its ball at every yaw and its edge
+# of sticking stay), and the distance grids' accuracy sweep.
 # The sanitizer build labels them `long_under_sanitizers` and .ci/sanitize leaves them out (`ctest -LE
 # 'slow|long_under_sanitizers'`); the main build runs them, and `ctest -L long_under_sanitizers` in build-asan/ runs
 # them under the sanitizers by hand (docs/testing.md, "Sanitizers").
@@ -58,7 +59,8 @@ set(CONTACTLAB_LONG_UNDER_SANITIZERS
     Excavator.KeyboardCyclePicksUpARockCarriesItAndTipsItOut ImplicitPenaltyScenes.BoltTurnsWhenTheTorqueBeatsTheFriction
     PidPenaltySolver.BallCarryingALoadRestsAtEveryStepSizeAndMass SdfGrid.InterpolatedValuesWithinHalfACell
     WorldCopy.ACopyStepsOnBitForBitUnderEveryMethod "${CONTACTLAB_VOLUME_YAW_TEST}"
-    PidPenaltyFinishingSweeps.ADeepPyramidComesToRest)
+    PidPenaltyFinishingSweeps.ADeepPyramidComesToRest
+    ShockPropagation.GappedPyramidOf100RowsStaysAtRestInDoubleAndFloat)
 
 # Writes the costs of this build's table as a ctest include file run after the GoogleTest discovery's (which define
 # the gtest tests when ctest starts) and sets those of the tests this directory adds itself.

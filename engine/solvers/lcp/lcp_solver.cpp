@@ -35,16 +35,23 @@ constexpr SolverCounter kCounters[] = {
 };
 
 
+// The largest speed of any point of a body moving at u: |v| + |w| times its bounding radius.
+double point_speed(const BodyVelocity& u, const Body& body) {
+  return u.v.norm() + u.w.norm() * shape_bounding_radius(body.shape);
+}
+
 // A stack layer's sweeps, in rounds of kLayerRound up to settings.iterations, until a round changes no top body's
 // velocity at any of its points by more than `speed` (layer_stop_speed; thesis sect. 6.4.4: only a converged
-// layer hands the layers above no error). Told by the bodies, not the impulses: where the targets of a face's
+// layer hands the layers above no error). Told by the bodies alone, not the impulses: where the targets of a face's
 // contact points disagree by rounding (a gap closing at one corner, none at the next) the impulses wander between
-// them sweep after sweep while no velocity changes. sweep(settings) continues the solve where the last round left
-// it, so the rounds sweep as one solve would. `largest` gives the largest |lambda| (PgsSettings::relative).
+// them sweep after sweep while no velocity changes, and an impulse tolerance in N s is no measure of 2 cm boxes,
+// whose impulses are a millionth of 1 m boxes'. sweep(settings) continues the solve where the last round left it,
+// so the rounds sweep as one solve would. `largest` gives the largest |lambda| (PgsSettings::relative).
 template <class Sweep, class Largest>
 PgsResult sweep_layer(const std::vector<int>& top, const std::vector<BodyVelocity>& u, const std::vector<Body>& bodies,
                       double speed, PgsSettings settings, std::vector<BodyVelocity>& start, Sweep&& sweep,
                       Largest&& largest) {
+  settings.tolerance = 0.0;
   if (speed <= 0.0) return sweep(settings);
   PgsResult result;
   const int iterations = settings.iterations;
@@ -56,13 +63,12 @@ PgsResult sweep_layer(const std::vector<int>& top, const std::vector<BodyVelocit
     result.sweeps += round.sweeps;
     result.residual = round.residual;
     result.threads = std::max(result.threads, round.threads);
-    // The impulses met the tolerance (the round stopped at it, or at its last sweep).
+    // Only an exact solve (no impulse changed in its last sweep) ends a round early: the tolerance is 0.
     if (sweep_converged(settings, round.residual, largest)) break;
     double change = 0.0;
     for (size_t k = 0; k < top.size(); ++k) {
       const BodyVelocity& now = u[size_t(top[k])];
-      const double reach = shape_bounding_radius(bodies[size_t(top[k])].shape);
-      change = std::max(change, (now.v - start[k].v).norm() + (now.w - start[k].w).norm() * reach);
+      change = std::max(change, point_speed({now.v - start[k].v, now.w - start[k].w}, bodies[size_t(top[k])]));
     }
     if (change <= speed) break;
   }
@@ -82,7 +88,8 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "unsettled and the warm starts carry on: without them the walker blew up at 1/60 s. 0: plain sweeps over all "
        "rows (thesis 6.1.4)"}),
       T::bind(&S::tolerance, {"tolerance", ParamKind::Real, "N s", 0, 1e6, 1e-9,
-       "A PGS solve stops early once a sweep changes no impulse by more than this (0: always all iterations)"}),
+       "A PGS solve stops early once a sweep changes no impulse by more than this (0: always all iterations). "
+       "A stack layer's velocity solve stops by layer_tolerance instead"}),
       T::bind(&S::correction_iterations, {"correction_iterations", ParamKind::Integer, "", 0, 1000, 5,
        "PGS sweeps of the error-correction projection that removes penetration (thesis: 5; 0 turns it off)"}),
       T::bind(&S::vector_lanes, {"vector_lanes", ParamKind::Bool, "", 0, 1, 1,
@@ -141,12 +148,13 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "held row, so its sweeps cost little beside the whole group's"}),
       T::bind(&S::layer_tolerance, {"layer_tolerance", ParamKind::Real, "", 0, 1, 1e-8,
        "With shock propagation: a stack layer's sweeps stop once 4 more change no top body's velocity, at any "
-       "of its points, by more than this fraction of one step of gravity, g h (0: always layer_iterations). Told "
-       "by the bodies: a settled layer's impulses still wander between contact points that no velocity tells "
-       "apart. A resting 20-row pyramid then takes about a third of its layers' sweeps; 1e-6 takes a fifth, but "
-       "the 100-row pyramid with gaps (every body awake) rocked apart at 1e-7 and stood at 1e-8 until its pairs had "
-       "their four corners (it does not stand now: docs/faults.md). Under "
-       "solver_precision=float no finer than float's resolution, 1.2e-7: a round's change stays at its rounding"}),
+       "of its points, by more than this fraction of one step of gravity, g h (0: always layer_iterations, and no "
+       "body is left at rest). Told by the bodies: a settled layer's impulses still wander between contact points "
+       "that no velocity tells apart. A resting 20-row pyramid then takes about 7 sweeps a layer where 40 are "
+       "allowed; 1e-6 takes 4. A top body left slower than this (but at most 1e-6) is left at rest: what remains "
+       "is the sweeps' error, which the layers above would carry up and grow. Under solver_precision=float the "
+       "stop is no finer than float's resolution, 1.2e-7 (a round's change stays at its rounding), and the rest no "
+       "finer than 8 times it"}),
       T::bind(&S::global_correction, {"global_correction", ParamKind::Bool, "", 0, 1, 1,
        "With shock propagation: after the layers' projections, one more over the whole group without layers "
        "(the robust variant of thesis Fig. 6.60), which spreads what the layers could not remove: a body held "
@@ -333,6 +341,21 @@ double LcpSolver::layer_stop_speed(const StepContext& ctx, PgsPrecision precisio
   return std::max(set_.layer_tolerance, resolution) * ctx.gravity.norm() * ctx.dt;
 }
 
+// The speed at every point below which a stack layer's top body is at rest (solve_group): the layer's stop, but no
+// coarser than 1e-6 g h, and in single precision no finer than 8 float epsilons g h (9.5e-7 g h). The rest holds a
+// body that would start to move slower than that, so a looser stop must not hold a start a user could see (at
+// 1e-6, a box on an incline steeper than its friction angle by a millionth of its tangent). In float a resting
+// body's velocity is the sum of some ten terms of the order of g h (the step's gravity, each contact's impulses),
+// each rounded to float: on pyramid100_gaps up to 1.3e-7 g h over 600 steps. At the stop's one epsilon a body of
+// the first layer was left moving at step 218, and the layers above, held on it, carried that up until the pyramid
+// came apart.
+double LcpSolver::rest_speed(const StepContext& ctx, PgsPrecision precision) const {
+  const double gh = ctx.gravity.norm() * ctx.dt;
+  const double stop = std::min(layer_stop_speed(ctx, precision), 1e-6 * gh);
+  if (stop <= 0.0 || precision != PgsPrecision::Single) return stop;
+  return std::max(stop, 8.0 * double(std::numeric_limits<float>::epsilon()) * gh);
+}
+
 // Appends the rows of the contacts of these graph edges to rows_ (and their blocks to blocks_), in edge order.
 // A large set is built on the world's threads, each contact into its own slots: the same rows on any number.
 void LcpSolver::add_contacts(const StepContext& ctx, const std::vector<int>& edges, Phase phase) {
@@ -450,7 +473,8 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     solved_[contact] = 1;
   };
   // The rows' one-row paths stay in double (PgsSettings::precision); only their lanes may run in float.
-  const double layer_speed = layer_stop_speed(ctx, pgs.lanes ? pgs.precision : PgsPrecision::Double);
+  const PgsPrecision lane_precision = pgs.lanes ? pgs.precision : PgsPrecision::Double;
+  const double layer_speed = layer_stop_speed(ctx, lane_precision), at_rest = rest_speed(ctx, lane_precision);
   auto solve_rows = [&](const std::vector<int>* top) {
     if (rows_.empty()) return;
     const bool layers = top != nullptr;
@@ -539,6 +563,12 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       hold(layer.bottom);
       solve_contacts(layer.edges, Phase::Layers, &layer.top);
       release(ctx, layer.bottom);
+      // A top body the layer left slower than rest_speed is at rest: what is left is the sweeps' error, which the
+      // layers above, held on it, would carry up and grow (about 1.35 times a row on a pyramid with gaps,
+      // 4e-4 to 4e-2 g h at the top of 100 rows in the first step from rest), and a resting stack would creep.
+      for (int i : layer.top)
+        if (ctx.bodies[size_t(i)].is_dynamic() && point_speed(vel_[size_t(i)], ctx.bodies[size_t(i)]) <= at_rest)
+          vel_[size_t(i)] = BodyVelocity{};
     }
   }
   ctx.stats.residual = std::max(ctx.stats.residual, residual);

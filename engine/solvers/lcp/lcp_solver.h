@@ -78,6 +78,8 @@ class LcpSolver final : public Solver {
   void add_contacts(const StepContext& ctx, const std::vector<int>& edges, Phase phase);
   // The change of a top body's velocity below which a stack layer's round of sweeps has settled it.
   double layer_stop_speed(const StepContext& ctx, PgsPrecision precision) const;
+  // The speed below which a stack layer leaves a top body at rest.
+  double rest_speed(const StepContext& ctx, PgsPrecision precision) const;
   // Solves these graph edges' contacts through the compact contact path; false when it does not take them. `top`:
   // a stack layer's top bodies (its sweeps end once they stop moving), else null.
   bool solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs,
