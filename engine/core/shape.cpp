@@ -78,6 +78,10 @@ double shape_bounding_radius(const Shape& s) {
   return 0.0;
 }
 
+double shape_point_speed(const Shape& s, const Vec3& v, const Vec3& w) {
+  return v.norm() + w.norm() * shape_bounding_radius(s);
+}
+
 Aabb shape_aabb(const Shape& s, const Vec3& p, const Quat& q) {
   switch (s.type) {
     case ShapeType::Plane: {

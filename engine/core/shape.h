@@ -51,5 +51,8 @@ Mat3 shape_unit_inertia(const Shape& s);
 Aabb shape_aabb(const Shape& s, const Vec3& position, const Quat& orientation);
 // Radius of the smallest sphere about the body origin containing the shape (infinite for planes).
 double shape_bounding_radius(const Shape& s);
+// A bound on the speed of any point of the shape moving at v with angular velocity w about the body origin:
+// |v| + |w| times its bounding radius.
+double shape_point_speed(const Shape& s, const Vec3& v, const Vec3& w);
 
 }  // namespace cl

@@ -36,11 +36,6 @@ constexpr SolverCounter kCounters[] = {
 };
 
 
-// The largest speed of any point of a body moving at u: |v| + |w| times its bounding radius.
-double point_speed(const BodyVelocity& u, const Body& body) {
-  return u.v.norm() + u.w.norm() * shape_bounding_radius(body.shape);
-}
-
 // A stack layer's sweeps, in rounds of kLayerRound up to settings.iterations, until a round changes no top body's
 // velocity at any of its points by more than `speed` (layer_stop_speed; thesis sect. 6.4.4: only a converged
 // layer hands the layers above no error). Told by the bodies alone, not the impulses: where the targets of a face's
@@ -69,7 +64,8 @@ PgsResult sweep_layer(const std::vector<int>& top, const std::vector<BodyVelocit
     double change = 0.0;
     for (size_t k = 0; k < top.size(); ++k) {
       const BodyVelocity& now = u[size_t(top[k])];
-      change = std::max(change, point_speed({now.v - start[k].v, now.w - start[k].w}, bodies[size_t(top[k])]));
+      const Shape& shape = bodies[size_t(top[k])].shape;
+      change = std::max(change, shape_point_speed(shape, now.v - start[k].v, now.w - start[k].w));
     }
     if (change <= speed) break;
   }
@@ -567,9 +563,11 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       // A top body the layer left slower than rest_speed is at rest: what is left is the sweeps' error, which the
       // layers above, held on it, would carry up and grow (about 1.35 times a row on a pyramid with gaps,
       // 4e-4 to 4e-2 g h at the top of 100 rows in the first step from rest), and a resting stack would creep.
-      for (int i : layer.top)
-        if (ctx.bodies[size_t(i)].is_dynamic() && point_speed(vel_[size_t(i)], ctx.bodies[size_t(i)]) <= at_rest)
-          vel_[size_t(i)] = BodyVelocity{};
+      for (int i : layer.top) {
+        const Body& b = ctx.bodies[size_t(i)];
+        BodyVelocity& u = vel_[size_t(i)];
+        if (b.is_dynamic() && shape_point_speed(b.shape, u.v, u.w) <= at_rest) u = BodyVelocity{};
+      }
     }
   }
   ctx.stats.residual = std::max(ctx.stats.residual, residual);

@@ -286,8 +286,7 @@ double VolumeSolver::step_reach(const Body& a, const Body& b) const {
   double speed = 0.0;
   for (const Body* body : {&a, &b})
     if (body->is_dynamic())
-      speed += body->linear_velocity.norm() + body->angular_velocity.norm() * shape_bounding_radius(body->shape) +
-               last_gravity_ * last_dt_;
+      speed += shape_point_speed(body->shape, body->linear_velocity, body->angular_velocity) + last_gravity_ * last_dt_;
   return speed * last_dt_;
 }
 

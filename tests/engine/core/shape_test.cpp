@@ -99,4 +99,20 @@ TEST(Shape, AabbContainsRotatedBox) {
   }
 }
 
+// The point speed bounds the speed of every corner of a spinning, moving box, and a corner of one whose spin is
+// perpendicular to the corner's direction reaches it.
+TEST(Shape, PointSpeedBoundsEveryCorner) {
+  Shape s;
+  s.type = ShapeType::Box;
+  s.half_extents = Vec3(1, 2, 3);
+  const Vec3 v(0.3, -0.2, 0.1), w(0.5, 1.5, -0.7);
+  const double bound = shape_point_speed(s, v, w);
+  for (int c = 0; c < 8; ++c) {
+    const Vec3 r((c & 1) ? 1 : -1, (c & 2) ? 2 : -2, (c & 4) ? 3 : -3);
+    EXPECT_LE((v + w.cross(r)).norm(), bound + 1e-12);
+  }
+  const Vec3 corner(1, 2, 3), spin = corner.unitOrthogonal();
+  EXPECT_NEAR(shape_point_speed(s, Vec3::Zero(), spin), (spin.cross(corner)).norm(), 1e-12);
+}
+
 }  // namespace cl
