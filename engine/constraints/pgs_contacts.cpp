@@ -26,6 +26,19 @@ int mu_field(int rows) { return rows * kRowFields + 1; }
 
 }  // namespace
 
+bool ContactPgs::machine_is_wide() {
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+  // The lane kernels' x86-64-v4 version (CL_PGS_CLONES) is the one that runs here.
+  static const bool wide = __builtin_cpu_supports("x86-64-v4");
+  return wide;
+#else
+  return false;
+#endif
+}
+
+ContactPgs::ContactPgs(LaneWidth width)
+    : wide_(width == LaneWidth::Wide || (width == LaneWidth::Machine && machine_is_wide())) {}
+
 template <> std::vector<double>& ContactPgs::data<double>() { return data_; }
 template <> std::vector<float>& ContactPgs::data<float>() { return data_f_; }
 template <> const std::vector<double>& ContactPgs::data<double>() const { return data_; }
@@ -53,8 +66,11 @@ bool ContactPgs::plan(std::span<const ContactBodies> contacts, int rows, bool di
     rows_ = rows;
     disc_ = disc;
     precision_ = precision;
-    static_assert(kFloatWidth <= kMaxLanes && kWidth <= kMaxLanes);
-    width_ = precision == PgsPrecision::Single ? kFloatWidth : kWidth;
+    static_assert(kWideFloatWidth <= kMaxLanes && kWideWidth <= kMaxLanes);
+    if (precision == PgsPrecision::Single)
+      width_ = wide_ ? kWideFloatWidth : kFloatWidth;
+    else
+      width_ = wide_ ? kWideWidth : kWidth;
     if (!(valid_ = layout(masses))) return false;
   }
   // The bodies' inverse masses, which may change while the layout stays (a body's mass edited).
@@ -77,7 +93,7 @@ bool ContactPgs::plan(std::span<const ContactBodies> contacts, int rows, bool di
 // Blocks, colours and batches as solve_pgs lays out the same contacts' rows (pgs.cpp: build_blocks,
 // colour_blocks, order_blocks, plan_batches): runs of at most 24 rows of one pair, greedy colours in block order,
 // per colour blocks of one contact count width_ at a time. The blocks of a colour share no moved body, so how
-// they are batched does not change a result: eight lanes of floats give the four lanes' results bit for bit.
+// they are batched does not change a result: every LaneWidth gives the same bit for bit.
 bool ContactPgs::layout(std::span<const InverseMass> masses) {
   const int per_block = kMaxBlockRows / rows_;
   if (slot_of_.size() < masses.size()) slot_of_.resize(masses.size(), -1);
@@ -447,30 +463,21 @@ __attribute__((always_inline)) inline double update_contacts(const Batch* const*
   return double(most);
 }
 
-CL_PGS_CLONES double update_contact_batch(const Batch& batch, int rows, bool disc, double* data,
+// One batch of W lanes.
+template <class T, int W>
+CL_PGS_CLONES double update_contact_batch(const Batch& batch, int rows, bool disc, T* data,
                                           std::array<double, 6>* velocity, bool backward) {
   const Batch* b[1] = {&batch};
-  double* d[1] = {data};
-  return update_contacts<double, kWidth, 1>(b, rows, disc, d, velocity, backward);
-}
-CL_PGS_CLONES double update_contact_batch(const Batch& batch, int rows, bool disc, float* data,
-                                          std::array<double, 6>* velocity, bool backward) {
-  const Batch* b[1] = {&batch};
-  float* d[1] = {data};
-  return update_contacts<float, kFloatWidth, 1>(b, rows, disc, d, velocity, backward);
+  T* d[1] = {data};
+  return update_contacts<T, W, 1>(b, rows, disc, d, velocity, backward);
 }
 // Two batches of one level and one contact count at once (they commute): twice the independent work per row.
-CL_PGS_CLONES double update_contact_batch_pair(const Batch& x, const Batch& y, int rows, bool disc, double* data_x,
-                                               double* data_y, std::array<double, 6>* velocity, bool backward) {
+template <class T, int W>
+CL_PGS_CLONES double update_contact_batch_pair(const Batch& x, const Batch& y, int rows, bool disc, T* data_x,
+                                               T* data_y, std::array<double, 6>* velocity, bool backward) {
   const Batch* b[2] = {&x, &y};
-  double* d[2] = {data_x, data_y};
-  return update_contacts<double, kWidth, 2>(b, rows, disc, d, velocity, backward);
-}
-CL_PGS_CLONES double update_contact_batch_pair(const Batch& x, const Batch& y, int rows, bool disc, float* data_x,
-                                               float* data_y, std::array<double, 6>* velocity, bool backward) {
-  const Batch* b[2] = {&x, &y};
-  float* d[2] = {data_x, data_y};
-  return update_contacts<float, kFloatWidth, 2>(b, rows, disc, d, velocity, backward);
+  T* d[2] = {data_x, data_y};
+  return update_contacts<T, W, 2>(b, rows, disc, d, velocity, backward);
 }
 
 }  // namespace
@@ -500,7 +507,7 @@ struct ContactLaneSolve {
     return most;
   }
 
-  void run(int p) {
+  template <int W> void run_lanes(int p) {
     T* data = P.data<T>().data();
     auto sweep = [&](int first, int last, bool backward) {
       double mine = 0.0;
@@ -508,24 +515,33 @@ struct ContactLaneSolve {
         const Batch& batch = P.batches_[size_t(bi)];
         if (bi + 1 < last && P.batches_[size_t(bi) + 1].count == batch.count) {
           const Batch& next = P.batches_[size_t(bi) + 1];
-          mine = std::max(mine, update_contact_batch_pair(batch, next, P.rows_, P.disc_, data + batch.data,
-                                                          data + next.data, P.velocity_.data(), backward));
+          mine = std::max(mine, update_contact_batch_pair<T, W>(batch, next, P.rows_, P.disc_, data + batch.data,
+                                                                data + next.data, P.velocity_.data(), backward));
           ++bi;
         } else {
-          mine = std::max(mine, update_contact_batch(batch, P.rows_, P.disc_, data + batch.data, P.velocity_.data(),
-                                                     backward));
+          mine = std::max(mine, update_contact_batch<T, W>(batch, P.rows_, P.disc_, data + batch.data,
+                                                           P.velocity_.data(), backward));
         }
       }
       return mine;
     };
     sweeps.run(p, P.level_batches_, sweep, [&](int first, int last) { return largest_lambda(first, last); });
   }
+  void run(int p) {
+    constexpr bool single = std::is_same_v<T, float>;
+    if (P.wide_)
+      run_lanes<single ? kWideFloatWidth : kWideWidth>(p);
+    else
+      run_lanes<single ? kFloatWidth : kWidth>(p);
+  }
 };
 
 PgsResult ContactPgs::solve(std::span<BodyVelocity> u, const PgsSettings& settings) {
   if (keys_.empty() || !valid_) return {};
   gather_velocities(bodies_, u, velocity_);
-  const int participants = lane_participants(settings, int(batches_.size()), int(level_batches_.size()) - 1);
+  // A thread's least share of a level is counted in batches of the narrow width: a wide batch counts as two.
+  const int narrow_batches = int(batches_.size()) * (wide_ ? 2 : 1);
+  const int participants = lane_participants(settings, narrow_batches, int(level_batches_.size()) - 1);
   PgsResult result;
   if (precision_ == PgsPrecision::Single) {
     ContactLaneSolve<float> solve(*this, settings, participants);

@@ -43,8 +43,20 @@ struct ContactBodies {
   bool operator==(const ContactBodies&) const = default;
 };
 
+// How many contacts a batch updates at once: as many as the machine's vector registers hold (Machine: Wide where
+// the CPU has AVX-512 and the lane kernels are compiled for it, else Narrow), or either width by choice. The blocks
+// of a colour share no moved body, so the width does not change a result: every width gives the same bit for bit.
+enum class LaneWidth {
+  Machine,
+  Narrow,  // 4 doubles or 8 floats: an AVX2 register
+  Wide,    // 8 doubles or 16 floats: an AVX-512 register
+};
+
 class ContactPgs {
  public:
+  explicit ContactPgs(LaneWidth width = LaneWidth::Machine);
+  // Whether LaneWidth::Machine is Wide on this machine.
+  static bool machine_is_wide();
   // Lays out contacts between these bodies, each of `rows` rows (1: the normal only, 2: one tangent, 3: two), the
   // two tangents a disc pair when `disc` (FrictionCone), with the inverse masses the solve will see (a body with
   // none is not moved). The layout of the previous call is kept when all of this is unchanged. False when the
@@ -78,13 +90,14 @@ class ContactPgs {
     int a = 0, b = 0;          // its bodies' slots
     int level = 0, lane = 0;
   };
-  // A batch has 4 lanes in double precision (an AVX2 register of doubles) and 8 in single (one of floats).
-  static constexpr int kMaxLanes = 8;
+  // A batch has 4 or 8 lanes in double precision and 8 or 16 in single (LaneWidth).
+  static constexpr int kMaxLanes = 16;
   struct Batch {
     int count = 0;                    // contacts per lane
     size_t data = 0;                  // offset of its fields
     int a[kMaxLanes] = {}, b[kMaxLanes] = {};  // each lane's bodies' slots (the dummy slot for an empty lane)
-    int first[kMaxLanes] = {-1, -1, -1, -1, -1, -1, -1, -1};  // each lane's first contact (-1: an empty lane)
+    int first[kMaxLanes] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                            -1, -1, -1, -1, -1, -1, -1, -1};  // each lane's first contact (-1: an empty lane)
     bool write_a[kMaxLanes] = {}, write_b[kMaxLanes] = {};
     bool full[kMaxLanes] = {};        // lanes in use
   };
@@ -104,6 +117,7 @@ class ContactPgs {
   int rows_ = 0;
   bool disc_ = false;
   PgsPrecision precision_ = PgsPrecision::Double;
+  bool wide_ = false;  // LaneWidth::Wide
   int width_ = 4;  // lanes per batch
   bool valid_ = false, kept_ = false;
   std::span<const InverseMass> masses_;

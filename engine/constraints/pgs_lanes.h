@@ -20,6 +20,8 @@ namespace cl::pgs_lanes {
 
 constexpr int kWidth = 4;  // lanes: 4 doubles fill an AVX2 register
 constexpr int kFloatWidth = 8;  // the contact path's lanes in single precision: 8 floats fill an AVX2 register
+// The contact path's lanes on a machine with AVX-512: 8 doubles or 16 floats fill one of its registers.
+constexpr int kWideWidth = 8, kWideFloatWidth = 16;
 constexpr int kMaxBlockRows = 24;  // a block's rows: 8 contact points of three rows
 constexpr int kMaxParticipants = 8;  // threads of one lane solve
 constexpr int kBatchesPerThreadLevel = 8;  // each thread's least share of a level's batches
@@ -31,7 +33,6 @@ constexpr int kBatchesPerThreadLevel = 8;  // each thread's least share of a lev
 template <class T, int W = kWidth> struct LaneVector {
   typedef T type __attribute__((vector_size(W * sizeof(T)), aligned(sizeof(T))));
 };
-static_assert(kWidth == 4 && kFloatWidth == 8, "the gathers of the lane kernels spell out four or eight lanes");
 
 template <class T, int W = kWidth> inline typename LaneVector<T, W>::type load(const T* p) {
   return *reinterpret_cast<const typename LaneVector<T, W>::type*>(p);
@@ -83,13 +84,9 @@ __attribute__((always_inline)) inline void load_lane_velocities(const std::array
   using Lanes = typename LaneVector<T, W>::type;
   const std::array<double, 6>* v[W];
   for (int l = 0; l < W; ++l) v[l] = &velocity[slot[size_t(first + l)]];
-  for (size_t c = 0; c < 6; ++c) {
-    if constexpr (W == 4)
-      u[c] = Lanes{T((*v[0])[c]), T((*v[1])[c]), T((*v[2])[c]), T((*v[3])[c])};
-    else
-      u[c] = Lanes{T((*v[0])[c]), T((*v[1])[c]), T((*v[2])[c]), T((*v[3])[c]),
-                   T((*v[4])[c]), T((*v[5])[c]), T((*v[6])[c]), T((*v[7])[c])};
-  }
+  [&]<size_t... L>(std::index_sequence<L...>) {
+    for (size_t c = 0; c < 6; ++c) u[c] = Lanes{T((*v[L])[c])...};
+  }(std::make_index_sequence<size_t(W)>{});
 }
 // Back into the slots of the lanes whose body the solve moves (`write`).
 template <class T, int W = kWidth, class Slots, class Write>

@@ -100,9 +100,9 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
       T::bind(&S::precision, {"solver_precision", ParamKind::Choice, "", 0, 1, 0,
        "Arithmetic of the PGS's vector lanes (velocities and projection). double: the reference. float: the rows' "
        "fields, impulses and velocity updates in single precision, half the memory each sweep streams, which is "
-       "what a large group (thousands of contacts) waits on, and eight contacts to a vector instead of four; "
-       "results differ from double's in the 7th digit of each update (docs/methods/lcp.md lists what the "
-       "conformance cases give at both)",
+       "what a large group (thousands of contacts) waits on, and twice the contacts to a vector (8 or 16 where "
+       "double has 4 or 8); results differ from double's in the 7th digit of each update (docs/methods/lcp.md "
+       "lists what the conformance cases give at both)",
        {"double", "float"}}),
       T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
        "Start PGS from the previous step's impulses of contacts that persist (same feature pair, or within 2 cm)"}),
