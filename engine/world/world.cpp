@@ -461,9 +461,7 @@ bool World::check_speed(const char* stage, StepResult& result) const {
   if (settings.max_speed <= 0.0) return true;
   for (const Body& b : bodies) {
     if (!b.is_dynamic()) continue;
-    const Aabb box = shape_aabb(b.shape, b.position, b.orientation);
-    const double radius = 0.5 * (box.hi - box.lo).norm();
-    const double speed = b.linear_velocity.norm() + b.angular_velocity.norm() * radius;
+    const double speed = shape_point_speed(b.shape, b.linear_velocity, b.angular_velocity);
     if (speed > settings.max_speed) {
       char text[96];
       std::snprintf(text, sizeof text, "%.4g m/s (max_speed %.4g m/s)", speed, settings.max_speed);
