@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "constraints/friction_balance.h"
 #include "constraints/pgs_lanes.h"
 #include "constraints/pgs_sweep.h"
 
@@ -95,6 +96,7 @@ bool ContactPgs::plan(std::span<const ContactBodies> contacts, int rows, bool di
 // per colour blocks of one contact count width_ at a time. The blocks of a colour share no moved body, so how
 // they are batched does not change a result: every LaneWidth gives the same bit for bit.
 bool ContactPgs::layout(std::span<const InverseMass> masses) {
+  static_assert(kMaxBlockRows / 3 == kBlockContacts);
   const int per_block = kMaxBlockRows / rows_;
   if (slot_of_.size() < masses.size()) slot_of_.resize(masses.size(), -1);
   bodies_.clear();
@@ -480,6 +482,27 @@ CL_PGS_CLONES double update_contact_batch_pair(const Batch& x, const Batch& y, i
   return update_contacts<T, W, 2>(b, rows, disc, d, velocity, backward);
 }
 
+// The lanes of a batch (a bit each) in which some contact's friction is near the edge of its disc: near_disc_edge
+// (friction_balance.h) lane by lane, with the same operations.
+template <class T, int W>
+CL_PGS_CLONES uint32_t full_disc_lanes(int count, int rows, T least_speed, const T* data) {
+  using Lanes = typename LaneVector<T, W>::type;
+  const int fields = contact_fields(rows);
+  const Lanes zero = {}, near = zero + T(kNearDiscEdge), least = zero + least_speed;
+  Lanes any = zero;
+  for (int i = 0; i < count; ++i) {
+    const T* c = data + size_t(kBatchFields + i * fields) * W;
+    const Lanes normal = load<T, W>(c + kLambda * W), mu = load<T, W>(c + mu_field(rows) * W);
+    const Lanes mass = load<T, W>(c + kInvDiag * W);  // the normal row's 1 / A_nn
+    const Lanes t1 = load<T, W>(c + (kRowFields + kLambda) * W), t2 = load<T, W>(c + (2 * kRowFields + kLambda) * W);
+    const Lanes radius = near * mu * normal, used = t1 * t1 + t2 * t2;
+    any = (normal > zero) & (mu * normal >= least * mass) & (used > zero) & (used >= radius * radius) ? near : any;
+  }
+  uint32_t bits = 0;
+  for (int l = 0; l < W; ++l) bits |= any[l] != T(0) ? uint32_t(1) << l : 0;
+  return bits;
+}
+
 }  // namespace
 
 // The sweeps, run by `participants` threads at once (or by one), as pgs.cpp's LaneSolve (LaneSweeps): each takes the
@@ -535,6 +558,29 @@ struct ContactLaneSolve {
       run_lanes<single ? kFloatWidth : kWidth>(p);
   }
 };
+
+void ContactPgs::find_full_discs(double least_speed, std::vector<std::pair<int, int>>& out) const {
+  out.clear();
+  if (!valid_ || !disc_) return;
+  auto scan = [&]<class T, int W>(const std::vector<T>& data) {
+    for (const Batch& batch : batches_) {
+      const uint32_t lanes = full_disc_lanes<T, W>(batch.count, rows_, T(least_speed), data.data() + batch.data);
+      for (int l = 0; l < W; ++l)
+        if ((lanes >> l & 1) && batch.full[l]) out.emplace_back(batch.first[l], batch.count);
+    }
+  };
+  if (precision_ == PgsPrecision::Single) {
+    if (wide_)
+      scan.template operator()<float, kWideFloatWidth>(data_f_);
+    else
+      scan.template operator()<float, kFloatWidth>(data_f_);
+  } else {
+    if (wide_)
+      scan.template operator()<double, kWideWidth>(data_);
+    else
+      scan.template operator()<double, kWidth>(data_);
+  }
+}
 
 PgsResult ContactPgs::solve(std::span<BodyVelocity> u, const PgsSettings& settings) {
   if (keys_.empty() || !valid_) return {};

@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "constraints/pgs.h"
@@ -82,8 +83,22 @@ class ContactPgs {
     const size_t at = at_[size_t(k)] + size_t(r) * kRowFields * size_t(width_) + kLambdaField * size_t(width_);
     return precision_ == PgsPrecision::Single ? double(data_f_[at]) : data_[at];
   }
+  // Sets contact k's impulse on its row r without moving any body (friction_balance.h moves impulses so).
+  void set_lambda(int k, int r, double value) {
+    const size_t at = at_[size_t(k)] + size_t(r) * kRowFields * size_t(width_) + kLambdaField * size_t(width_);
+    if (precision_ == PgsPrecision::Single)
+      data_f_[at] = float(value);
+    else
+      data_[at] = value;
+  }
   size_t size() const { return keys_.size(); }
   int rows() const { return rows_; }
+  // Most contacts of one pair a lane holds at three rows a contact: a longer run of one pair's contacts is split.
+  static constexpr int kBlockContacts = 8;
+  // The blocks (up to kBlockContacts contacts of one pair, in the planned order: {first, count}) in which some
+  // contact's friction is near the edge of its disc and worth balancing at least_speed (near_disc_edge,
+  // friction_balance.h), for a disc layout.
+  void find_full_discs(double least_speed, std::vector<std::pair<int, int>>& out) const;
 
   struct Block {
     int first = 0, count = 0;  // its contacts

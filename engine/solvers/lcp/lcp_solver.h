@@ -15,6 +15,7 @@
 
 #include <vector>
 
+#include "constraints/friction_balance.h"
 #include "constraints/pgs.h"
 #include "constraints/pgs_contacts.h"
 #include "core/step_cache.h"
@@ -84,6 +85,20 @@ class LcpSolver final : public Solver {
   // a stack layer's top bodies (its sweeps end once they stop moving), else null.
   bool solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs,
                      const std::vector<int>* top, PgsResult& result);
+  // A contact's impulses as balance_friction reads them: its index, normal impulse and friction impulse.
+  struct FrictionOf {
+    int contact;
+    double normal;
+    Vec3 friction;
+  };
+  // Moves the friction impulses of one touching pair's contacts first..first + count - 1 of a solve to where they
+  // leave the points' discs the most room, without changing their effect (constraints/friction_balance.h): get(i)
+  // gives the i-th contact's FrictionOf, set(i, f) sets its friction impulse. Contacts whose normals differ (a
+  // curved pair's) are left alone.
+  template <class Get, class Set>
+  void balance_friction(const StepContext& ctx, int first, int count, Get&& get, Set&& set);
+  // The least speed a contact's whole friction must be worth for its pair to be balanced (near_disc_edge).
+  double balance_speed(const StepContext& ctx) const;
   void add_free_velocity(const std::vector<int>& bodies, double fraction);
   void solve_group(StepContext& ctx, const ContactGroup& group, int group_index);
   // Returns the PGS sweeps it took (summed over its layers).
@@ -115,6 +130,8 @@ class LcpSolver final : public Solver {
   std::vector<int> compact_contacts_;
   std::vector<ContactBodies> compact_keys_;
   std::vector<ContactPoint> compact_points_;
+  std::vector<FrictionPoint> balance_points_;  // one pair's points in balance_friction
+  std::vector<std::pair<int, int>> full_discs_;  // blocks of the compact path to balance
   // Joint rows of this step (built once), the contact group of each, and their impulses kept for warm starts.
   std::vector<JointRow> joint_rows_;
   std::vector<int> joint_row_group_;
