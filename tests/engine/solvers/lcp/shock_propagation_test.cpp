@@ -264,29 +264,33 @@ TEST(ShockPropagation, InSinglePrecisionSettledLayersStopAtFloatsResolution) {
 
 // At the edge between sticking and sliding the layers' disc friction is Coulomb's law: a box released on a slope
 // steeper than its friction angle by 0.1 % or 1 % of its tangent slides a h^2 n (n + 1) / 2 in n steps (the
-// discrete law, a = g (sin - mu cos)), one 0.1 % less steep never moves, over friction, time steps and sizes. Before
-// the pairs' friction was balanced (constraints/friction_balance.h) the first steps' sweeps spun the box about the
-// normal, its corners' frictions turned apart, and the box slid up to 1.6 times as far (mu 0.5, 1/30 s, 0.1 %).
+// discrete law, a = g (sin - mu cos)), one 0.1 % less steep never moves, over friction, time steps, sizes and both
+// solver precisions. Before the pairs' friction was balanced (constraints/friction_balance.h) the first steps'
+// sweeps spun the box about the normal, its corners' frictions turned apart, and the box slid up to 1.6 times as far
+// (mu 0.5, 1/30 s, 0.1 %).
 TEST(ShockPropagation, TheEdgeOfSlidingIsCoulombsLaw) {
   for (double mu : {0.2, 0.9})
     for (double excess : {0.001, 0.01, -0.001})
       for (double dt : {1.0 / 30, 1.0 / 240})
-        for (double size : {0.02, 1.0}) {
-          SCOPED_TRACE(testing::Message() << "mu " << mu << " excess " << excess << " dt " << dt << " size " << size);
-          const double angle = std::atan(mu * (1.0 + excess));
-          World w = box_on_slope(mu, angle, dt, size);
-          const int steps = int(std::lround(1.0 / dt));
-          for (int s = 0; s < steps; ++s) ASSERT_TRUE(w.step().ok);
-          EXPECT_GT(w.last_stats().layers, 0);
-          const double slid = w.bodies.back().position.x();
-          if (excess > 0) {
-            const double a = 9.81 * (std::sin(angle) - mu * std::cos(angle));
-            const double coulomb = a * dt * dt * steps * (steps + 1) / 2;
-            EXPECT_NEAR(slid, coulomb, 0.02 * coulomb);
-          } else {
-            EXPECT_LT(std::abs(slid), 1e-6 * size);
+        for (double size : {0.02, 1.0})
+          for (double precision : {0.0, 1.0}) {  // solver_precision double, float
+            SCOPED_TRACE(testing::Message() << "mu " << mu << " excess " << excess << " dt " << dt << " size " << size
+                                            << " solver_precision " << precision);
+            const double angle = std::atan(mu * (1.0 + excess));
+            World w = box_on_slope(mu, angle, dt, size);
+            set(w, "solver_precision", precision);
+            const int steps = int(std::lround(1.0 / dt));
+            for (int s = 0; s < steps; ++s) ASSERT_TRUE(w.step().ok);
+            EXPECT_GT(w.last_stats().layers, 0);
+            const double slid = w.bodies.back().position.x();
+            if (excess > 0) {
+              const double a = 9.81 * (std::sin(angle) - mu * std::cos(angle));
+              const double coulomb = a * dt * dt * steps * (steps + 1) / 2;
+              EXPECT_NEAR(slid, coulomb, 0.02 * coulomb);
+            } else {
+              EXPECT_LT(std::abs(slid), 1e-6 * size);
+            }
           }
-        }
 }
 
 // The rounds of a layer's sweeps sweep as one solve would: with a tolerance no round meets, the step is the one that
