@@ -276,16 +276,33 @@ void LcpSolver::write_contact_rows(const StepContext& ctx, int k, Phase phase, i
 // as the lanes hold them), balanced when they share a normal: the same impulses in both paths, so the same result.
 template <class Get, class Set>
 void LcpSolver::balance_friction(const StepContext& ctx, int first, int count, Get&& get, Set&& set) {
-  const Contact& c0 = ctx.contacts[size_t(get(first).contact)];
   balance_points_.clear();
+  Vec3 normal = Vec3::Zero();
   for (int i = first; i < first + count; ++i) {
     const FrictionOf f = get(i);
     const Contact& c = ctx.contacts[size_t(f.contact)];
-    if ((c.normal - c0.normal).cwiseAbs().maxCoeff() > 1e-9) return;
+    if (i == first) normal = c.normal;
+    if ((c.normal - normal).cwiseAbs().maxCoeff() > 1e-9) return;
     balance_points_.push_back({c.position - ctx.bodies[size_t(c.a)].position, f.normal, c.friction, f.friction});
   }
-  if (!balance_pair_friction(c0.normal, balance_points_)) return;
+  if (!balance_pair_friction(normal, balance_points_)) return;
   for (int i = first; i < first + count; ++i) set(i, balance_points_[size_t(i - first)].friction);
+}
+
+// A contact's friction impulse as the rows of rows_ (block) or the compact path's lanes (its i-th contact) hold it:
+// the sum of its tangent rows' impulses along their directions.
+Vec3 LcpSolver::block_friction(const ContactBlock& block) const {
+  Vec3 friction = Vec3::Zero();
+  for (int r = 1; r <= block.friction_rows; ++r) {
+    const Row& row = rows_[size_t(block.first_row + r)];
+    friction += row.lambda * row.jb_lin;  // jb_lin is the tangent direction
+  }
+  return friction;
+}
+Vec3 LcpSolver::lane_friction(const ContactPgs& lanes, int i) const {
+  Vec3 friction = Vec3::Zero();
+  for (int r = 1; r < lanes.rows(); ++r) friction += lanes.lambda(i, r) * compact_points_[size_t(i)].dir[r];
+  return friction;
 }
 
 // The least speed a contact's whole friction must be worth for its pair to be balanced (near_disc_edge): a
@@ -350,11 +367,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
       if (n < 2) continue;
       balance_friction(
           ctx, first, n,
-          [&](int i) {
-            Vec3 friction = Vec3::Zero();
-            for (int r = 1; r < rows; ++r) friction += lanes.lambda(i, r) * compact_points_[size_t(i)].dir[r];
-            return FrictionOf{compact_contacts_[size_t(i)], lanes.lambda(i, 0), friction};
-          },
+          [&](int i) { return FrictionOf{compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i)}; },
           [&](int i, const Vec3& friction) {
             for (int r = 1; r < rows; ++r) lanes.set_lambda(i, r, friction.dot(compact_points_[size_t(i)].dir[r]));
           });
@@ -528,12 +541,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     const double least_speed = balance_speed(ctx);
     auto get = [&](int i) {
       const ContactBlock& block = blocks_[size_t(i)];
-      Vec3 friction = Vec3::Zero();
-      for (int r = 1; r <= block.friction_rows; ++r) {
-        const Row& row = rows_[size_t(block.first_row + r)];
-        friction += row.lambda * row.jb_lin;  // jb_lin is the tangent direction
-      }
-      return FrictionOf{block.contact, rows_[size_t(block.first_row)].lambda, friction};
+      return FrictionOf{block.contact, rows_[size_t(block.first_row)].lambda, block_friction(block)};
     };
     auto set = [&](int i, const Vec3& friction) {
       const ContactBlock& block = blocks_[size_t(i)];
@@ -578,14 +586,8 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
                              })
                : solve_joints_and_contacts(rows_, {joint_count, set_.joint_sweeps}, motors, vel_, recorded);
     account(result, int(rows_.size()));
-    for (const ContactBlock& block : blocks_) {
-      Vec3 friction = Vec3::Zero();
-      for (int i = 1; i <= block.friction_rows; ++i) {
-        const Row& r = rows_[size_t(block.first_row + i)];
-        friction += r.lambda * r.jb_lin;  // jb_lin is the tangent direction
-      }
-      add_impulse(block.contact, rows_[size_t(block.first_row)].lambda, friction, layers);
-    }
+    for (const ContactBlock& block : blocks_)
+      add_impulse(block.contact, rows_[size_t(block.first_row)].lambda, block_friction(block), layers);
   };
   // A group's contacts alone (no joint rows) through the compact contact path, else as rows.
   // `top`: a stack layer's top bodies (its sweeps end as sweep_layer says), else null.
@@ -597,11 +599,8 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       if (compact_contacts_.empty()) return;
       const int rows = lanes.rows();
       account(result, int(compact_contacts_.size()) * rows);
-      for (size_t i = 0; i < compact_contacts_.size(); ++i) {
-        Vec3 friction = Vec3::Zero();
-        for (int r = 1; r < rows; ++r) friction += lanes.lambda(int(i), r) * compact_points_[i].dir[r];
-        add_impulse(compact_contacts_[i], lanes.lambda(int(i), 0), friction, phase == Phase::Layers);
-      }
+      for (int i = 0; i < int(compact_contacts_.size()); ++i)
+        add_impulse(compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i), phase == Phase::Layers);
       return;
     }
     rows_.clear();

@@ -99,6 +99,10 @@ class LcpSolver final : public Solver {
   void balance_friction(const StepContext& ctx, int first, int count, Get&& get, Set&& set);
   // The least speed a contact's whole friction must be worth for its pair to be balanced (near_disc_edge).
   double balance_speed(const StepContext& ctx) const;
+  // A contact's friction impulse from its tangent rows: in rows_ (its block), or in the compact path's lanes (its
+  // index in compact_contacts_).
+  Vec3 block_friction(const ContactBlock& block) const;
+  Vec3 lane_friction(const ContactPgs& lanes, int i) const;
   void add_free_velocity(const std::vector<int>& bodies, double fraction);
   void solve_group(StepContext& ctx, const ContactGroup& group, int group_index);
   // Returns the PGS sweeps it took (summed over its layers).
