@@ -15,15 +15,20 @@ namespace {
 
 using namespace pgs_lanes;
 
-// Per row and lane: the direction (the linear J of b; a's is its negation), J and B = M^-1 J^T of the two
-// bodies' angular parts, 1 / A_ii, lambda. Per contact after its rows: the normal's target and mu. Per batch
-// before its contacts: the two bodies' inverse masses (the linear B is m J).
-enum RowField { kDir = 0, kJaAng = 3, kJbAng = 6, kBaAng = 9, kBbAng = 12, kInvDiag = 15, kLambda = 16, kRowFields = 17 };
+// Per contact and lane: the lever arms r_a and r_b, then per row the direction (the linear J of b; a's is its
+// negation), the angular parts of B = M^-1 J^T of a and b, 1 / A_ii and lambda, then the normal's target and mu. Per
+// batch before its contacts: the two bodies' inverse masses (the linear B is m J). A row's angular J is formed from
+// the lever arms where it is used (angular_jacobians): 41 values per three-row contact where storing it took 53,
+// which is what a sweep over a group too large for the caches waits on (a fifth of the time of the 100-row
+// pyramids' whole-group sweeps), and in the caches the cross products cost less than the loads they replace.
+enum ContactField { kRa = 0, kRb = 3, kFirstRow = 6 };
+enum RowField { kDir = 0, kBaAng = 3, kBbAng = 6, kInvDiag = 9, kLambda = 10, kRowFields = 11 };
 enum BatchField { kMassA = 0, kMassB = 1, kBatchFields = 2 };
 
-int contact_fields(int rows) { return rows * kRowFields + 2; }
-int target_field(int rows) { return rows * kRowFields; }
-int mu_field(int rows) { return rows * kRowFields + 1; }
+int contact_fields(int rows) { return kFirstRow + rows * kRowFields + 2; }
+int row_field(int r) { return kFirstRow + r * kRowFields; }
+int target_field(int rows) { return kFirstRow + rows * kRowFields; }
+int mu_field(int rows) { return kFirstRow + rows * kRowFields + 1; }
 
 }  // namespace
 
@@ -203,11 +208,24 @@ inline void lane_product(const Lanes (&m)[9], const Lanes (&v)[3], Lanes (&out)[
 }
 inline Lanes lane_dot(const Lanes (&x)[3], const Lanes (&y)[3]) { return (x[0] * y[0] + x[1] * y[1]) + x[2] * y[2]; }
 
+// A row's angular Jacobians from the lever arms and its direction, lane by lane, as point_row (row.h) forms them:
+// J_a,ang = -(r_a x dir), J_b,ang = r_b x dir.
+template <class L>
+__attribute__((always_inline)) inline void angular_jacobians(const L (&ra)[3], const L (&rb)[3], const L (&d)[3],
+                                                             L (&ja)[3], L (&jb)[3]) {
+  ja[0] = -(ra[1] * d[2] - ra[2] * d[1]);
+  ja[1] = -(ra[2] * d[0] - ra[0] * d[2]);
+  ja[2] = -(ra[0] * d[1] - ra[1] * d[0]);
+  jb[0] = rb[1] * d[2] - rb[2] * d[1];
+  jb[1] = rb[2] * d[0] - rb[0] * d[2];
+  jb[2] = rb[0] * d[1] - rb[1] * d[0];
+}
+
 // The contacts of four lanes of one batch, from lane `first` of its `width`, as point_row and prepare (row.h)
-// compute their rows, operation for operation, in double, written to their fields: per row the direction,
-// -r_a x dir and r_b x dir, B's angular parts I_a^-1 (-r_a x dir) and I_b^-1 (r_b x dir), 1 / A_ii with
-// A_ii = m_a + m_b + the two angular terms summed as prepare sums them; per contact the target and mu. An empty
-// lane is written from a zero point and zero masses: zeros (a normal that never moves, tangents bounded by mu 0).
+// compute their rows, operation for operation, in double, written to their fields: per contact the lever arms; per
+// row the direction, B's angular parts I_a^-1 (-r_a x dir) and I_b^-1 (r_b x dir), 1 / A_ii with A_ii = m_a + m_b +
+// the two angular terms summed as prepare sums them, and the impulse; per contact the target and mu. An empty lane
+// is written from a zero point and zero masses: zeros (a normal that never moves, tangents bounded by mu 0).
 template <class T>
 CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data, std::span<const ContactPoint> points,
                                const InverseMass* const (&mass_a)[kWidth], const InverseMass* const (&mass_b)[kWidth],
@@ -245,16 +263,14 @@ CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data
       rb[c] = gather([c](const ContactPoint& q) { return q.rb[c]; });
     }
     T* f = data + size_t(kBatchFields + i * fields) * size_t(width) + size_t(first);
+    for (int c = 0; c < 3; ++c) {
+      put(f + (kRa + c) * width, ra[c]);
+      put(f + (kRb + c) * width, rb[c]);
+    }
     for (int r = 0; r < rows; ++r) {
       Lanes d[3], ja_lin[3], ja_ang[3], jb_ang[3], ba_lin[3], bb_lin[3], ba_ang[3], bb_ang[3];
       for (int c = 0; c < 3; ++c) d[c] = gather([c, r](const ContactPoint& q) { return q.dir[r][c]; });
-      // J_a = (-dir, -(r_a x dir)), J_b = (dir, r_b x dir) (point_row).
-      ja_ang[0] = -(ra[1] * d[2] - ra[2] * d[1]);
-      ja_ang[1] = -(ra[2] * d[0] - ra[0] * d[2]);
-      ja_ang[2] = -(ra[0] * d[1] - ra[1] * d[0]);
-      jb_ang[0] = rb[1] * d[2] - rb[2] * d[1];
-      jb_ang[1] = rb[2] * d[0] - rb[0] * d[2];
-      jb_ang[2] = rb[0] * d[1] - rb[1] * d[0];
+      angular_jacobians(ra, rb, d, ja_ang, jb_ang);
       for (int c = 0; c < 3; ++c) {
         ja_lin[c] = -d[c];
         ba_lin[c] = la * ja_lin[c];
@@ -263,11 +279,9 @@ CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data
       lane_product(ia, ja_ang, ba_ang);
       lane_product(ib, jb_ang, bb_ang);
       const Lanes diag = lane_dot(ja_lin, ba_lin) + lane_dot(ja_ang, ba_ang) + lane_dot(d, bb_lin) + lane_dot(jb_ang, bb_ang);
-      T* const row = f + size_t(r * kRowFields * width);
+      T* const row = f + size_t(row_field(r) * width);
       for (int c = 0; c < 3; ++c) {
         put(row + (kDir + c) * width, d[c]);
-        put(row + (kJaAng + c) * width, ja_ang[c]);
-        put(row + (kJbAng + c) * width, jb_ang[c]);
         put(row + (kBaAng + c) * width, ba_ang[c]);
         put(row + (kBbAng + c) * width, bb_ang[c]);
       }
@@ -282,7 +296,8 @@ CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data
 }  // namespace
 
 void ContactPgs::write(std::span<const ContactPoint> points, int first, int last) {
-  static_assert(ContactPgs::kRowFields == size_t(RowField::kRowFields) && kLambdaField == size_t(RowField::kLambda));
+  static_assert(ContactPgs::kRowFields == size_t(RowField::kRowFields) && kLambdaField == size_t(RowField::kLambda) &&
+                kFirstRowField == size_t(ContactField::kFirstRow));
   static const InverseMass none;
   const size_t dummy = bodies_.size();
   auto mass_of = [&](int slot) { return size_t(slot) == dummy ? &none : &masses_[size_t(bodies_[size_t(slot)])]; };
@@ -326,18 +341,20 @@ CL_PGS_CLONES void warm_start_batch(const ContactPgs::Batch& batch, int rows, co
   load_lane_velocities<double>(velocity, batch.a, ua, first);
   load_lane_velocities<double>(velocity, batch.b, ub, first);
   const Lanes mass_a = {ma[0], ma[1], ma[2], ma[3]}, mass_b = {mb[0], mb[1], mb[2], mb[3]};
-  for (int i = 0; i < batch.count; ++i)
+  for (int i = 0; i < batch.count; ++i) {
+    const T* c = data + size_t(kBatchFields + i * fields) * size_t(W) + size_t(first);
     for (int r = 0; r < rows; ++r) {
-      const T* f = data + size_t(kBatchFields + i * fields + r * kRowFields) * size_t(W) + size_t(first);
+      const T* f = c + size_t(row_field(r) * W);
       const Lanes l = field(f + kLambda * W);
-      for (int c = 0; c < 3; ++c) {
-        const Lanes dir = field(f + (kDir + c) * W);
-        ua[c] -= l * (mass_a * dir);
-        ua[3 + c] += l * field(f + (kBaAng + c) * W);
-        ub[c] += l * (mass_b * dir);
-        ub[3 + c] += l * field(f + (kBbAng + c) * W);
+      for (int k = 0; k < 3; ++k) {
+        const Lanes dir = field(f + (kDir + k) * W);
+        ua[k] -= l * (mass_a * dir);
+        ua[3 + k] += l * field(f + (kBaAng + k) * W);
+        ub[k] += l * (mass_b * dir);
+        ub[3 + k] += l * field(f + (kBbAng + k) * W);
       }
     }
+  }
   store_lane_velocities<double>(velocity, batch.a, batch.write_a, ua, first);
   store_lane_velocities<double>(velocity, batch.b, batch.write_b, ub, first);
 }
@@ -388,35 +405,49 @@ __attribute__((always_inline)) inline double update_contacts(const Batch* const*
     mb[n] = load<T, W>(data[n] + kMassB * W);
   }
   Lanes residual = zero;
+  // A row of a contact: its fields and its Jacobian's direction and angular parts (angular_jacobians).
+  struct LaneRow {
+    T* f;
+    Lanes d[3], ja[3], jb[3];
+  };
+  auto row_of = [&](T* c, int r) __attribute__((always_inline)) {
+    LaneRow row;
+    row.f = c + size_t(row_field(r)) * W;
+    Lanes ra[3], rb[3];
+    for (int k = 0; k < 3; ++k) {
+      ra[k] = load<T, W>(c + (kRa + k) * W);
+      rb[k] = load<T, W>(c + (kRb + k) * W);
+      row.d[k] = load<T, W>(row.f + (kDir + k) * W);
+    }
+    angular_jacobians(ra, rb, row.d, row.ja, row.jb);
+    return row;
+  };
   // J u of a row, summed in the order Row::value sums it, so that both paths round alike. J_a's linear part is
   // -dir: its term (-dir) . v_a is -(dir . v_a) exactly, and -x + y is y - x.
-  auto value_of = [&](const T* f, int n) __attribute__((always_inline)) {
-    auto field = [f](int j) { return load<T, W>(f + j * W); };
-    const Lanes d0 = field(kDir), d1 = field(kDir + 1), d2 = field(kDir + 2);
-    return ((field(kJaAng) * ua[n][3] + field(kJaAng + 1) * ua[n][4] + field(kJaAng + 2) * ua[n][5]) -
-            (d0 * ua[n][0] + d1 * ua[n][1] + d2 * ua[n][2])) +
-           (d0 * ub[n][0] + d1 * ub[n][1] + d2 * ub[n][2]) +
-           (field(kJbAng) * ub[n][3] + field(kJbAng + 1) * ub[n][4] + field(kJbAng + 2) * ub[n][5]);
+  auto value_of = [&](const LaneRow& j, int n) __attribute__((always_inline)) {
+    return ((j.ja[0] * ua[n][3] + j.ja[1] * ua[n][4] + j.ja[2] * ua[n][5]) -
+            (j.d[0] * ua[n][0] + j.d[1] * ua[n][1] + j.d[2] * ua[n][2])) +
+           (j.d[0] * ub[n][0] + j.d[1] * ub[n][1] + j.d[2] * ub[n][2]) +
+           (j.jb[0] * ub[n][3] + j.jb[1] * ub[n][4] + j.jb[2] * ub[n][5]);
   };
   // u += B d, B's linear parts m_a (-dir) and m_b dir as prepare() forms them (d (m_a (-dir)) is -(d (m_a dir))).
-  auto apply = [&](const T* f, int n, Lanes d) __attribute__((always_inline)) {
+  auto apply = [&](const LaneRow& j, int n, Lanes d) __attribute__((always_inline)) {
     for (int c = 0; c < 3; ++c) {
-      const Lanes dir = load<T, W>(f + (kDir + c) * W);
-      ua[n][c] -= d * (ma[n] * dir);
-      ua[n][3 + c] += d * load<T, W>(f + (kBaAng + c) * W);
-      ub[n][c] += d * (mb[n] * dir);
-      ub[n][3 + c] += d * load<T, W>(f + (kBbAng + c) * W);
+      ua[n][c] -= d * (ma[n] * j.d[c]);
+      ua[n][3 + c] += d * load<T, W>(j.f + (kBaAng + c) * W);
+      ub[n][c] += d * (mb[n] * j.d[c]);
+      ub[n][3 + c] += d * load<T, W>(j.f + (kBbAng + c) * W);
     }
   };
   // Row r of contact i of every batch (not a disc pair's).
   auto update_row = [&](int i, int r) __attribute__((always_inline)) {
     for (int n = 0; n < N; ++n) {
       T* c = data[n] + size_t(kBatchFields + i * fields) * W;
-      T* f = c + size_t(r * kRowFields) * W;
+      const LaneRow j = row_of(c, r);
       Lanes lo, hi, target;
       if (r > 0) {
         // Friction box (thesis sect. 4.7): |lambda_t| <= mu lambda_n with the normal impulse of this sweep.
-        hi = load<T, W>(c + mu_field(rows) * W) * load<T, W>(c + kLambda * W);
+        hi = load<T, W>(c + mu_field(rows) * W) * load<T, W>(c + (row_field(0) + kLambda) * W);
         lo = -hi;
         target = zero;
       } else {
@@ -424,26 +455,26 @@ __attribute__((always_inline)) inline double update_contacts(const Batch* const*
         hi = zero + std::numeric_limits<T>::infinity();
         target = load<T, W>(c + target_field(rows) * W);
       }
-      const Lanes lambda = load<T, W>(f + kLambda * W);
-      const Lanes w = value_of(f, n) - target + zero * lambda;  // a contact row has no CFM
-      apply(f, n, commit_row<T, W>(lambda, load<T, W>(f + kInvDiag * W), w, lo, hi, f + kLambda * W, residual));
+      const Lanes lambda = load<T, W>(j.f + kLambda * W);
+      const Lanes w = value_of(j, n) - target + zero * lambda;  // a contact row has no CFM
+      apply(j, n, commit_row<T, W>(lambda, load<T, W>(j.f + kInvDiag * W), w, lo, hi, j.f + kLambda * W, residual));
     }
   };
   // The tangent rows of contact i of every batch as a disc pair (relax_disc in pgs_sweep.h).
   auto update_disc = [&](int i) __attribute__((always_inline)) {
     for (int n = 0; n < N; ++n) {
       T* c = data[n] + size_t(kBatchFields + i * fields) * W;
-      T* const fs[2] = {c + size_t(kRowFields) * W, c + size_t(2 * kRowFields) * W};
-      const Lanes radius = load<T, W>(c + mu_field(rows) * W) * load<T, W>(c + kLambda * W);
+      const LaneRow js[2] = {row_of(c, 1), row_of(c, 2)};
+      const Lanes radius = load<T, W>(c + mu_field(rows) * W) * load<T, W>(c + (row_field(0) + kLambda) * W);
       LanePair<T, W> x, l;
       const LanePair<T, W> step =
-          disc_lane_steps<T, W>(load<T, W>(fs[0] + kInvDiag * W), load<T, W>(fs[1] + kInvDiag * W));
+          disc_lane_steps<T, W>(load<T, W>(js[0].f + kInvDiag * W), load<T, W>(js[1].f + kInvDiag * W));
       for (int k = 0; k < 2; ++k) {
-        l.v[k] = load<T, W>(fs[k] + kLambda * W);
-        x.v[k] = l.v[k] - step.v[k] * (value_of(fs[k], n) - zero + zero * l.v[k]);
+        l.v[k] = load<T, W>(js[k].f + kLambda * W);
+        x.v[k] = l.v[k] - step.v[k] * (value_of(js[k], n) - zero + zero * l.v[k]);
       }
-      residual = commit_disc<T, W>(x, l, radius, fs[0] + kLambda * W, fs[1] + kLambda * W, residual,
-                                   [&](int j, Lanes d) { apply(fs[j], n, d); });
+      residual = commit_disc<T, W>(x, l, radius, js[0].f + kLambda * W, js[1].f + kLambda * W, residual,
+                                   [&](int k, Lanes d) { apply(js[k], n, d); });
     }
   };
   const int count = batch[0]->count;
@@ -492,9 +523,9 @@ CL_PGS_CLONES uint32_t full_disc_lanes(int count, int rows, T least_speed, const
   Lanes any = zero;
   for (int i = 0; i < count; ++i) {
     const T* c = data + size_t(kBatchFields + i * fields) * W;
-    const Lanes normal = load<T, W>(c + kLambda * W), mu = load<T, W>(c + mu_field(rows) * W);
-    const Lanes mass = load<T, W>(c + kInvDiag * W);  // the normal row's 1 / A_nn
-    const Lanes t1 = load<T, W>(c + (kRowFields + kLambda) * W), t2 = load<T, W>(c + (2 * kRowFields + kLambda) * W);
+    const Lanes normal = load<T, W>(c + (row_field(0) + kLambda) * W), mu = load<T, W>(c + mu_field(rows) * W);
+    const Lanes mass = load<T, W>(c + (row_field(0) + kInvDiag) * W);  // the normal row's 1 / A_nn
+    const Lanes t1 = load<T, W>(c + (row_field(1) + kLambda) * W), t2 = load<T, W>(c + (row_field(2) + kLambda) * W);
     const Lanes radius = near * mu * normal, used = t1 * t1 + t2 * t2;
     any = (normal > zero) & (mu * normal >= least * mass) & (used > zero) & (used >= radius * radius) ? near : any;
   }
@@ -523,7 +554,7 @@ struct ContactLaneSolve {
       for (int i = 0; i < batch.count; ++i)
         for (int r = 0; r < P.rows_; ++r)
           for (int l = 0; l < P.width_; ++l) {
-            const size_t field = size_t(kBatchFields + i * fields + r * kRowFields + kLambda);
+            const size_t field = size_t(kBatchFields + i * fields + row_field(r) + kLambda);
             most = std::max(most, double(std::abs(P.data<T>()[batch.data + field * size_t(P.width_) + size_t(l)])));
           }
     }

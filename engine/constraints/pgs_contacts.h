@@ -1,10 +1,12 @@
 // The projected Gauss-Seidel's path for contact constraints (thesis sect. 6.1.4-6.1.7), kept between steps in a
 // compact lane layout. A contact's normal row and tangent rows (thesis sect. 4.5-4.7) share their bodies and their
 // lever arms, so instead of a Row per row (J and B of both bodies, bounds, copied into the lanes of pgs.cpp: 32
-// values per row) each contact is written once, straight into its lanes: per row the direction, the two angular
-// Jacobians and the two angular parts of B = M^-1 J^T, 1 / A_ii and the impulse; per contact the normal target and
-// mu; per lane of a batch the two bodies' inverse masses (the linear parts of J and B are +-n and m n). That is 53
-// values per three-row contact instead of 96, in float under `solver_precision=float`.
+// values per row) each contact is written once, straight into its lanes: its two lever arms r_a and r_b; per row the
+// direction, the two angular parts of B = M^-1 J^T, 1 / A_ii and the impulse; the normal target and mu; and per lane
+// of a batch the two bodies' inverse masses (the linear parts of J and B are +-n and m n). A row's angular Jacobians
+// -r_a x n and r_b x n are formed from the lever arms in each sweep, as point_row (row.h) forms them. That is 41
+// values per three-row contact instead of 96 (53 with the angular Jacobians stored), in float under
+// `solver_precision=float`: a sweep over a group too large for the caches waits on memory, not on that arithmetic.
 //
 // The layout (blocks of a pair's contacts, their colours, the batches) is what solve_pgs lays out for the same
 // contacts as rows, and it is kept from one solve to the next while the contacts' bodies, row counts and moved
@@ -80,12 +82,12 @@ class ContactPgs {
   PgsResult solve(std::span<BodyVelocity> u, const PgsSettings& settings);
   // Contact k's impulse on its row r.
   double lambda(int k, int r) const {
-    const size_t at = at_[size_t(k)] + size_t(r) * kRowFields * size_t(width_) + kLambdaField * size_t(width_);
+    const size_t at = at_[size_t(k)] + (kFirstRowField + size_t(r) * kRowFields + kLambdaField) * size_t(width_);
     return precision_ == PgsPrecision::Single ? double(data_f_[at]) : data_[at];
   }
   // Sets contact k's impulse on its row r without moving any body (friction_balance.h moves impulses so).
   void set_lambda(int k, int r, double value) {
-    const size_t at = at_[size_t(k)] + size_t(r) * kRowFields * size_t(width_) + kLambdaField * size_t(width_);
+    const size_t at = at_[size_t(k)] + (kFirstRowField + size_t(r) * kRowFields + kLambdaField) * size_t(width_);
     if (precision_ == PgsPrecision::Single)
       data_f_[at] = float(value);
     else
@@ -123,8 +125,9 @@ class ContactPgs {
   template <class T> const std::vector<T>& data() const;
   bool layout(std::span<const InverseMass> masses);
 
-  // A row's fields, and its impulse's among them (pgs_contacts.cpp); each field is one value per lane.
-  static constexpr size_t kRowFields = 17, kLambdaField = 16;
+  // Where a contact's first row starts among its fields, a row's fields, and its impulse's among them
+  // (pgs_contacts.cpp); each field is one value per lane.
+  static constexpr size_t kFirstRowField = 6, kRowFields = 11, kLambdaField = 10;
 
   // What the layout was planned for.
   std::vector<ContactBodies> keys_;
