@@ -18,7 +18,7 @@ using namespace pgs_lanes;
 // Per contact and lane: the lever arms r_a and r_b, then per row the direction (the linear J of b; a's is its
 // negation), the angular parts of B = M^-1 J^T of a and b, 1 / A_ii and lambda, then the normal's target and mu. Per
 // batch before its contacts: the two bodies' inverse masses (the linear B is m J). A row's angular J is formed from
-// the lever arms where it is used (angular_jacobians): 41 values per three-row contact where storing it took 53,
+// the lever arms where it is used (lane_cross): 41 values per three-row contact where storing it took 53,
 // which is what a sweep over a group too large for the caches waits on (a fifth of the time of the 100-row
 // pyramids' whole-group sweeps), and in the caches the cross products cost less than the loads they replace.
 enum ContactField { kRa = 0, kRb = 3, kFirstRow = 6 };
@@ -208,17 +208,15 @@ inline void lane_product(const Lanes (&m)[9], const Lanes (&v)[3], Lanes (&out)[
 }
 inline Lanes lane_dot(const Lanes (&x)[3], const Lanes (&y)[3]) { return (x[0] * y[0] + x[1] * y[1]) + x[2] * y[2]; }
 
-// A row's angular Jacobians from the lever arms and its direction, lane by lane, as point_row (row.h) forms them:
-// J_a,ang = -(r_a x dir), J_b,ang = r_b x dir.
+// r x d lane by lane, as point_row (row.h) forms a row's angular Jacobians: J_a,ang = -(r_a x dir), J_b,ang =
+// r_b x dir. By value in and out: a deduced vector type is the aligned one, and a reference of it to a LaneVector's
+// array may be misaligned (pgs_lanes.h).
+template <class L> struct LaneCross {
+  L v[3];
+};
 template <class L>
-__attribute__((always_inline)) inline void angular_jacobians(const L (&ra)[3], const L (&rb)[3], const L (&d)[3],
-                                                             L (&ja)[3], L (&jb)[3]) {
-  ja[0] = -(ra[1] * d[2] - ra[2] * d[1]);
-  ja[1] = -(ra[2] * d[0] - ra[0] * d[2]);
-  ja[2] = -(ra[0] * d[1] - ra[1] * d[0]);
-  jb[0] = rb[1] * d[2] - rb[2] * d[1];
-  jb[1] = rb[2] * d[0] - rb[0] * d[2];
-  jb[2] = rb[0] * d[1] - rb[1] * d[0];
+__attribute__((always_inline)) inline LaneCross<L> lane_cross(L r0, L r1, L r2, L d0, L d1, L d2) {
+  return {{r1 * d2 - r2 * d1, r2 * d0 - r0 * d2, r0 * d1 - r1 * d0}};
 }
 
 // The contacts of four lanes of one batch, from lane `first` of its `width`, as point_row and prepare (row.h)
@@ -270,7 +268,12 @@ CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data
     for (int r = 0; r < rows; ++r) {
       Lanes d[3], ja_lin[3], ja_ang[3], jb_ang[3], ba_lin[3], bb_lin[3], ba_ang[3], bb_ang[3];
       for (int c = 0; c < 3; ++c) d[c] = gather([c, r](const ContactPoint& q) { return q.dir[r][c]; });
-      angular_jacobians(ra, rb, d, ja_ang, jb_ang);
+      const auto ca = lane_cross(ra[0], ra[1], ra[2], d[0], d[1], d[2]);
+      const auto cb = lane_cross(rb[0], rb[1], rb[2], d[0], d[1], d[2]);
+      for (int c = 0; c < 3; ++c) {
+        ja_ang[c] = -ca.v[c];
+        jb_ang[c] = cb.v[c];
+      }
       for (int c = 0; c < 3; ++c) {
         ja_lin[c] = -d[c];
         ba_lin[c] = la * ja_lin[c];
@@ -405,7 +408,7 @@ __attribute__((always_inline)) inline double update_contacts(const Batch* const*
     mb[n] = load<T, W>(data[n] + kMassB * W);
   }
   Lanes residual = zero;
-  // A row of a contact: its fields and its Jacobian's direction and angular parts (angular_jacobians).
+  // A row of a contact: its fields and its Jacobian's direction and angular parts (lane_cross).
   struct LaneRow {
     T* f;
     Lanes d[3], ja[3], jb[3];
@@ -419,7 +422,12 @@ __attribute__((always_inline)) inline double update_contacts(const Batch* const*
       rb[k] = load<T, W>(c + (kRb + k) * W);
       row.d[k] = load<T, W>(row.f + (kDir + k) * W);
     }
-    angular_jacobians(ra, rb, row.d, row.ja, row.jb);
+    const auto ca = lane_cross(ra[0], ra[1], ra[2], row.d[0], row.d[1], row.d[2]);
+    const auto cb = lane_cross(rb[0], rb[1], rb[2], row.d[0], row.d[1], row.d[2]);
+    for (int k = 0; k < 3; ++k) {
+      row.ja[k] = -ca.v[k];
+      row.jb[k] = cb.v[k];
+    }
     return row;
   };
   // J u of a row, summed in the order Row::value sums it, so that both paths round alike. J_a's linear part is
@@ -527,7 +535,7 @@ CL_PGS_CLONES uint32_t full_disc_lanes(int count, int rows, T least_speed, const
     const Lanes mass = load<T, W>(c + (row_field(0) + kInvDiag) * W);  // the normal row's 1 / A_nn
     const Lanes t1 = load<T, W>(c + (row_field(1) + kLambda) * W), t2 = load<T, W>(c + (row_field(2) + kLambda) * W);
     const Lanes radius = near * mu * normal, used = t1 * t1 + t2 * t2;
-    any = (normal > zero) & (mu * normal >= least * mass) & (used > zero) & (used >= radius * radius) ? near : any;
+    any = ((normal > zero) & (mu * normal >= least * mass) & (used > zero) & (used >= radius * radius)) ? near : any;
   }
   uint32_t bits = 0;
   for (int l = 0; l < W; ++l) bits |= any[l] != T(0) ? uint32_t(1) << l : 0;
