@@ -222,14 +222,14 @@ __attribute__((always_inline)) inline LaneCross<L> lane_cross(L r0, L r1, L r2, 
 // The contacts of four lanes of one batch, from lane `first` of its `width`, as point_row and prepare (row.h)
 // compute their rows, operation for operation, in double, written to their fields: per contact the lever arms; per
 // row the direction, B's angular parts I_a^-1 (-r_a x dir) and I_b^-1 (r_b x dir), 1 / A_ii with A_ii = m_a + m_b +
-// the two angular terms summed as prepare sums them, and the impulse; per contact the target and mu. points[4 i + l]
-// is lane l's contact i. An empty lane is written from a zero point and zero masses: zeros (a normal that never
-// moves, tangents bounded by mu 0).
+// the two angular terms summed as prepare sums them, and the impulse; per contact the target and mu. An empty lane
+// is written from a zero point and zero masses: zeros (a normal that never moves, tangents bounded by mu 0).
 template <class T>
-CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data, const ContactPoint* points,
+CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data, std::span<const ContactPoint> points,
                                const InverseMass* const (&mass_a)[kWidth], const InverseMass* const (&mass_b)[kWidth],
                                int width, int first) {
   constexpr int W = kWidth;
+  static const ContactPoint none;
   const int fields = contact_fields(rows);
   auto put = [](T* f, Lanes v) {
     if constexpr (std::is_same_v<T, double>)
@@ -249,8 +249,12 @@ CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data
   }
   const Lanes zero = {0, 0, 0, 0}, tiny = {1e-300, 1e-300, 1e-300, 1e-300}, one = {1, 1, 1, 1};
   for (int i = 0; i < batch.count; ++i) {
-    const ContactPoint* p = points + W * i;
-    auto gather = [p](auto&& get) { return Lanes{get(p[0]), get(p[1]), get(p[2]), get(p[3])}; };
+    const ContactPoint* p[W];
+    for (int l = 0; l < W; ++l) {
+      const int lane_first = batch.first[first + l];
+      p[l] = lane_first < 0 ? &none : &points[size_t(lane_first + i)];
+    }
+    auto gather = [&p](auto&& get) { return Lanes{get(*p[0]), get(*p[1]), get(*p[2]), get(*p[3])}; };
     Lanes ra[3], rb[3];
     for (int c = 0; c < 3; ++c) {
       ra[c] = gather([c](const ContactPoint& q) { return q.ra[c]; });
@@ -294,25 +298,29 @@ CL_PGS_CLONES void write_batch(const ContactPgs::Batch& batch, int rows, T* data
 
 }  // namespace
 
-void ContactPgs::write_lanes(int bi, int half, const ContactPoint* points) {
-  static_assert(kWidth == 4 && kMaxBlockRows == kMostLaneContacts);  // write() hands four lanes' points
+void ContactPgs::write(std::span<const ContactPoint> points, int first, int last) {
   static_assert(ContactPgs::kRowFields == size_t(RowField::kRowFields) && kLambdaField == size_t(RowField::kLambda) &&
                 kFirstRowField == size_t(ContactField::kFirstRow));
   static const InverseMass none;
   const size_t dummy = bodies_.size();
   auto mass_of = [&](int slot) { return size_t(slot) == dummy ? &none : &masses_[size_t(bodies_[size_t(slot)])]; };
-  const Batch& batch = batches_[size_t(bi)];
-  const InverseMass* a[kWidth];
-  const InverseMass* b[kWidth];
-  for (int l = 0; l < kWidth; ++l) {
-    a[l] = mass_of(batch.a[half + l]);
-    b[l] = mass_of(batch.b[half + l]);
+  for (int bi = first; bi < last; ++bi) {
+    const Batch& batch = batches_[size_t(bi)];
+    for (int half = 0; half < width_; half += kWidth) {  // four lanes at a time
+      const InverseMass* a[kWidth];
+      const InverseMass* b[kWidth];
+      for (int l = 0; l < kWidth; ++l) {
+        a[l] = mass_of(batch.a[half + l]);
+        b[l] = mass_of(batch.b[half + l]);
+      }
+      if (precision_ == PgsPrecision::Single)
+        write_batch(batch, rows_, data_f_.data() + batch.data, points, a, b, width_, half);
+      else
+        write_batch(batch, rows_, data_.data() + batch.data, points, a, b, width_, half);
+    }
   }
-  if (precision_ == PgsPrecision::Single)
-    write_batch(batch, rows_, data_f_.data() + batch.data, points, a, b, width_, half);
-  else
-    write_batch(batch, rows_, data_.data() + batch.data, points, a, b, width_, half);
 }
+
 
 namespace {
 

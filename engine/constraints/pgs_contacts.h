@@ -17,7 +17,6 @@
 #pragma once
 
 #include <array>
-#include <concepts>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -70,22 +69,10 @@ class ContactPgs {
             PgsPrecision precision);
   // Whether the last plan kept the layout of the one before.
   bool kept_layout() const { return kept_; }
-  // Writes the contacts' constraints into their lanes, point_of(k, p) writing contact k's point into p (k: the
-  // contact's index in plan's contacts; every field set): J, B and 1 / A_ii of its rows as prepare() (row.h)
-  // computes them, the same bit for bit, four lanes at once. The points of four lanes are asked for just before
-  // they are written, into a buffer that stays in the L1 cache: a group's points, written out whole and read back,
-  // took two passes over 160 bytes a contact (6 MB on the 100-row pyramids). Only the contacts of batches
-  // [first, last): distinct batches may be written from several threads at once, if point_of may be called so.
-  // A batch's contacts are far apart in the contacts' order, so a point_of that has prefetch(k) is asked to fetch
-  // what contact k's point reads one batch ahead.
-  template <std::invocable<int, ContactPoint&> PointOf> void write(PointOf&& point_of, int first, int last);
-  template <std::invocable<int, ContactPoint&> PointOf> void write(PointOf&& point_of) {
-    write(point_of, 0, batch_count());
-  }
-  // The same from the points laid out already, points[k] contact k's.
-  void write(std::span<const ContactPoint> points, int first, int last) {
-    write([points](int k, ContactPoint& p) { p = points[size_t(k)]; }, first, last);
-  }
+  // Writes the contacts' constraints into their lanes, points[k] contact k's (one for each contact of plan): J, B and
+  // 1 / A_ii of its rows as prepare() (row.h) computes them, the same bit for bit, four contacts at once. Only the
+  // contacts of batches [first, last): distinct batches may be written from several threads at once.
+  void write(std::span<const ContactPoint> points, int first, int last);
   void write(std::span<const ContactPoint> points) { write(points, 0, batch_count()); }
   int batch_count() const { return int(batches_.size()); }
   // u += M^-1 J^T lambda for every contact's warm start (apply_impulses), batch by batch in lanes: a body's
@@ -97,20 +84,6 @@ class ContactPgs {
   double lambda(int k, int r) const {
     const size_t at = at_[size_t(k)] + (kFirstRowField + size_t(r) * kRowFields + kLambdaField) * size_t(width_);
     return precision_ == PgsPrecision::Single ? double(data_f_[at]) : data_[at];
-  }
-  // Contact k's row r's direction (the normal, then the tangents), as its lanes hold it (in float under single
-  // precision).
-  Vec3 direction(int k, int r) const {
-    const size_t at = at_[size_t(k)] + (kFirstRowField + size_t(r) * kRowFields) * size_t(width_);
-    return precision_ == PgsPrecision::Single
-               ? Vec3(data_f_[at], data_f_[at + size_t(width_)], data_f_[at + 2 * size_t(width_)])
-               : Vec3(data_[at], data_[at + size_t(width_)], data_[at + 2 * size_t(width_)]);
-  }
-  // Contact k's friction impulse: its tangent rows' impulses along their directions, summed in row order.
-  Vec3 friction(int k) const {
-    Vec3 sum = Vec3::Zero();
-    for (int r = 1; r < rows_; ++r) sum += lambda(k, r) * direction(k, r);
-    return sum;
   }
   // Sets contact k's impulse on its row r without moving any body (friction_balance.h moves impulses so).
   void set_lambda(int k, int r, double value) {
@@ -124,8 +97,6 @@ class ContactPgs {
   int rows() const { return rows_; }
   // Most contacts of one pair a lane holds at three rows a contact: a longer run of one pair's contacts is split.
   static constexpr int kBlockContacts = 8;
-  // Most contacts of a lane (a block of one-row contacts).
-  static constexpr int kMostLaneContacts = 24;
   // The blocks (up to kBlockContacts contacts of one pair, in the planned order: {first, count}) in which some
   // contact's friction is near the edge of its disc and worth balancing at least_speed (near_disc_edge,
   // friction_balance.h), for a disc layout.
@@ -153,9 +124,6 @@ class ContactPgs {
   template <class T> std::vector<T>& data();
   template <class T> const std::vector<T>& data() const;
   bool layout(std::span<const InverseMass> masses);
-  // Writes lanes [half, half + 4) of batch bi from points[4 i + l], lane l's contact i (a zero point in an empty
-  // lane).
-  void write_lanes(int bi, int half, const ContactPoint* points);
 
   // Where a contact's first row starts among its fields, a row's fields, and its impulse's among them
   // (pgs_contacts.cpp); each field is one value per lane.
@@ -183,38 +151,5 @@ class ContactPgs {
   std::vector<float> data_f_;
   std::vector<std::array<double, 6>> velocity_;  // per slot, during a solve; a dummy slot last
 };
-
-template <std::invocable<int, ContactPoint&> PointOf>
-void ContactPgs::write(PointOf&& point_of, int first, int last) {
-  constexpr int kLanes = 4;  // the lanes write_lanes takes at once
-  static_assert(kMaxLanes % kLanes == 0);
-  ContactPoint points[kMostLaneContacts * kLanes];
-  auto prefetch = [&](int bi) {
-    if constexpr (requires { point_of.prefetch(0); }) {
-      if (bi >= last) return;
-      const Batch& batch = batches_[size_t(bi)];
-      for (int l = 0; l < width_; ++l)
-        if (batch.first[l] >= 0)
-          for (int i = 0; i < batch.count; ++i) point_of.prefetch(batch.first[l] + i);
-    }
-  };
-  prefetch(first);
-  for (int bi = first; bi < last; ++bi) {
-    const Batch& batch = batches_[size_t(bi)];
-    prefetch(bi + 1);
-    for (int half = 0; half < width_; half += kLanes) {
-      for (int l = 0; l < kLanes; ++l) {
-        const int lane_first = batch.first[half + l];
-        for (int i = 0; i < batch.count; ++i) {
-          if (lane_first < 0)
-            points[kLanes * i + l] = ContactPoint{};
-          else
-            point_of(lane_first + i, points[kLanes * i + l]);
-        }
-      }
-      write_lanes(bi, half, points);
-    }
-  }
-}
 
 }  // namespace cl

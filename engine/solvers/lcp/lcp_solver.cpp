@@ -198,8 +198,8 @@ void LcpSolver::contact_point(const StepContext& ctx, int k, Phase phase, Contac
   const bool warm = set_.warm_start && c.persisted;
   const double h = ctx.dt;
   // Every field is set below (a ContactPoint{} assigned first went through the stack, as a returned one did).
-  p.ra = c.position - centres_[size_t(c.a)];
-  p.rb = c.position - centres_[size_t(c.b)];
+  p.ra = c.position - ctx.bodies[c.a].position;
+  p.rb = c.position - ctx.bodies[c.b].position;
   const Vec3& ra = p.ra;
   const Vec3& rb = p.rb;
   p.dir[0] = c.normal;
@@ -289,14 +289,19 @@ void LcpSolver::balance_friction(const StepContext& ctx, int first, int count, G
   for (int i = first; i < first + count; ++i) set(i, balance_points_[size_t(i - first)].friction);
 }
 
-// A contact's friction impulse as the rows of rows_ hold it: the sum of its tangent rows' impulses along their
-// directions.
+// A contact's friction impulse as the rows of rows_ (block) or the compact path's lanes (its i-th contact) hold it:
+// the sum of its tangent rows' impulses along their directions.
 Vec3 LcpSolver::block_friction(const ContactBlock& block) const {
   Vec3 friction = Vec3::Zero();
   for (int r = 1; r <= block.friction_rows; ++r) {
     const Row& row = rows_[size_t(block.first_row + r)];
     friction += row.lambda * row.jb_lin;  // jb_lin is the tangent direction
   }
+  return friction;
+}
+Vec3 LcpSolver::lane_friction(const ContactPgs& lanes, int i) const {
+  Vec3 friction = Vec3::Zero();
+  for (int r = 1; r < lanes.rows(); ++r) friction += lanes.lambda(i, r) * compact_points_[size_t(i)].dir[r];
   return friction;
 }
 
@@ -333,32 +338,21 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   ContactPgs& lanes = (*compact_)[compact_next_++];
   const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
   if (!lanes.plan(compact_keys_, rows, rows == 3 && disc, masses_, pgs.precision)) return false;
-  // Each contact's point built as its lanes are written (ContactPgs::write), on the world's threads for a large set.
-  // The lanes take contacts colour by colour, far apart in ctx.contacts: the Contact fields contact_point reads
-  // (from its start to `persisted`) are fetched a batch ahead. Without that the whole-group solve of
-  // pyramid100_gaps took 7-20 % longer than with all points built in order first.
-  struct PointOf {
-    LcpSolver& solver;
-    const StepContext& ctx;
-    Phase phase;
-    void operator()(int i, ContactPoint& p) const {
-      solver.contact_point(ctx, solver.compact_contacts_[size_t(i)], phase, p);
-    }
-    void prefetch(int i) const {
-      const Contact& c = ctx.contacts[size_t(solver.compact_contacts_[size_t(i)])];
-      const char* const first = reinterpret_cast<const char*>(&c);
-      const char* const last = reinterpret_cast<const char*>(&c.persisted);  // the last field contact_point reads
-      for (const char* at = first; at < last; at += 64) __builtin_prefetch(at);
-      __builtin_prefetch(last);
-    }
-  } point_of{*this, ctx, phase};
-  constexpr int kChunk = 64;  // batches per task (at least four contacts each): far longer than handing a task out
-  const int batches = lanes.batch_count();
-  if (!ctx.pool || batches < 2 * kChunk) {
-    lanes.write(point_of);
+  // Only grown: a whole group's solve follows its layers' smaller ones, and growing constructs every new point.
+  if (compact_points_.size() < size_t(count)) compact_points_.resize(size_t(count));
+  const std::span<const ContactPoint> points(compact_points_.data(), size_t(count));
+  constexpr int kChunk = 256;  // contacts per task: far longer than handing a task out
+  if (!ctx.pool || count < 2 * kChunk) {
+    for (int i = 0; i < count; ++i) contact_point(ctx, compact_contacts_[size_t(i)], phase, compact_points_[size_t(i)]);
+    lanes.write(points);
   } else {
-    ctx.pool->run((batches + kChunk - 1) / kChunk, [&](int task, int) {
-      lanes.write(point_of, task * kChunk, std::min(batches, (task + 1) * kChunk));
+    ctx.pool->run((count + kChunk - 1) / kChunk, [&](int task, int) {
+      for (int i = task * kChunk; i < std::min(count, (task + 1) * kChunk); ++i)
+        contact_point(ctx, compact_contacts_[size_t(i)], phase, compact_points_[size_t(i)]);
+    });
+    const int batches = lanes.batch_count(), chunk = kChunk / 4;  // a batch holds at least four contacts
+    ctx.pool->run((batches + chunk - 1) / chunk, [&](int task, int) {
+      lanes.write(points, task * chunk, std::min(batches, (task + 1) * chunk));
     });
   }
   lanes.warm_start(vel_);
@@ -373,9 +367,9 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
       if (n < 2) continue;
       balance_friction(
           ctx, first, n,
-          [&](int i) { return FrictionOf{compact_contacts_[size_t(i)], lanes.lambda(i, 0), lanes.friction(i)}; },
+          [&](int i) { return FrictionOf{compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i)}; },
           [&](int i, const Vec3& friction) {
-            for (int r = 1; r < rows; ++r) lanes.set_lambda(i, r, friction.dot(lanes.direction(i, r)));
+            for (int r = 1; r < rows; ++r) lanes.set_lambda(i, r, friction.dot(compact_points_[size_t(i)].dir[r]));
           });
     }
   };
@@ -606,7 +600,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       const int rows = lanes.rows();
       account(result, int(compact_contacts_.size()) * rows);
       for (int i = 0; i < int(compact_contacts_.size()); ++i)
-        add_impulse(compact_contacts_[size_t(i)], lanes.lambda(i, 0), lanes.friction(i), phase == Phase::Layers);
+        add_impulse(compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i), phase == Phase::Layers);
       return;
     }
     rows_.clear();
@@ -676,14 +670,12 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   const size_t n = ctx.bodies.size();
   vel_.resize(n);
   free_.assign(n, BodyVelocity{});
-  centres_.resize(n);
   load_inverse_masses(ctx.bodies, masses_);
   // Free velocity changes over the whole step (eqs. 4.12, 4.19); phases add fractions of them. Fixed
   // and kinematic bodies keep their prescribed velocity and have zero inverse mass (thesis sect. 5.2.5).
   for (size_t i = 0; i < n; ++i) {
     const Body& b = ctx.bodies[i];
     vel_[i] = {b.linear_velocity, b.angular_velocity};
-    centres_[i] = b.position;
     if (!b.sleeping) free_[i] = free_velocity_change(b, ctx.gravity, ctx.dt);
   }
   normal_total_.assign(ctx.contacts.size(), 0.0);
@@ -805,12 +797,15 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
     if (projection_next_ == projection_->size()) projection_->emplace_back();
     ContactPgs& lanes = (*projection_)[projection_next_++];
     if (!lanes.plan(compact_keys_, 1, false, masses_, pgs.precision)) return false;
-    lanes.write([&](int i, ContactPoint& p) {
-      const Contact& c = ctx.contacts[size_t(compact_contacts_[size_t(i)])];
+    compact_points_.resize(compact_contacts_.size());
+    for (size_t i = 0; i < compact_contacts_.size(); ++i) {
+      const Contact& c = ctx.contacts[size_t(compact_contacts_[i])];
+      ContactPoint& p = compact_points_[i];
       p = ContactPoint{};
       p.dir[0] = c.normal;
       p.target = excess_of(c, depth_of(c, p.ra, p.rb));
-    });
+    }
+    lanes.write(compact_points_);
     const PgsResult result = lanes.solve(vel_, pgs);
     sweeps += result.sweeps;
     if (result.threads > 1) counters_.add(kCountThreadedRows, double(compact_contacts_.size()));

@@ -99,9 +99,10 @@ class LcpSolver final : public Solver {
   void balance_friction(const StepContext& ctx, int first, int count, Get&& get, Set&& set);
   // The least speed a contact's whole friction must be worth for its pair to be balanced (near_disc_edge).
   double balance_speed(const StepContext& ctx) const;
-  // A contact's friction impulse from its tangent rows in rows_ (its block); the compact path's lanes give theirs
-  // (ContactPgs::friction).
+  // A contact's friction impulse from its tangent rows: in rows_ (its block), or in the compact path's lanes (its
+  // index in compact_contacts_).
   Vec3 block_friction(const ContactBlock& block) const;
+  Vec3 lane_friction(const ContactPgs& lanes, int i) const;
   void add_free_velocity(const std::vector<int>& bodies, double fraction);
   void solve_group(StepContext& ctx, const ContactGroup& group, int group_index);
   // Returns the PGS sweeps it took (summed over its layers).
@@ -115,7 +116,6 @@ class LcpSolver final : public Solver {
   std::vector<BodyVelocity> vel_;
   std::vector<InverseMass> masses_;
   std::vector<BodyVelocity> free_;
-  std::vector<Vec3> centres_;  // the bodies' centres of mass, side by side for the contacts' lever arms
   std::vector<BodyVelocity> layer_start_;  // a stack layer's top bodies' velocities at the start of a round of sweeps
   // Per body: its pose at the start of the position update, so that the projection moves each contact point
   // with its body's whole rigid motion of the step.
@@ -128,11 +128,12 @@ class LcpSolver final : public Solver {
   std::vector<ContactBlock> blocks_;
   // The compact contact path's solves, in the order the step takes them (each keeps its layout for the same solve
   // of the next step; a copy of the solver starts without them), the next one's index, and the contacts of the
-  // current one (their constraints built as the lanes are written).
+  // current one with their constraints as the lanes take them (and the tangents the impulses are added along).
   StepCache<std::vector<ContactPgs>> compact_, projection_;
   size_t compact_next_ = 0, projection_next_ = 0;
   std::vector<int> compact_contacts_;
   std::vector<ContactBodies> compact_keys_;
+  std::vector<ContactPoint> compact_points_;
   std::vector<FrictionPoint> balance_points_;  // one pair's points in balance_friction
   std::vector<std::pair<int, int>> full_discs_;  // blocks of the compact path to balance
   // Joint rows of this step (built once), the contact group of each, and their impulses kept for warm starts.

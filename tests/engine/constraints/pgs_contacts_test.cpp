@@ -270,42 +270,6 @@ TEST(PgsContacts, WritingTheBatchesInRangesGivesTheWholeWrite) {
   }
 }
 
-// Written from point_of, each contact's point is asked for once, and prefetched once when point_of can prefetch;
-// the lanes then hold each row's direction as given, and a contact's friction impulse is its tangent impulses along
-// those directions. Pairs of up to 24 one-row points (a whole block of the projection's rows) and of three-row ones.
-TEST(PgsContacts, WritesFromPointOfAskingForEachContactOnce) {
-  for (const int rows : {1, 3}) {
-    const ContactProblem p = random_problem(11, 40, 120, rows == 1 ? 30 : 6);
-    ContactPgs lanes;
-    ASSERT_TRUE(lanes.plan(p.bodies, rows, false, p.masses, PgsPrecision::Double));
-    struct PointOf {
-      const ContactProblem& p;
-      std::vector<int>& asked;
-      std::vector<int>& fetched;
-      void operator()(int k, ContactPoint& out) const {
-        ++asked[size_t(k)];
-        out = p.points[size_t(k)];
-      }
-      void prefetch(int k) const { ++fetched[size_t(k)]; }
-    };
-    std::vector<int> asked(p.points.size(), 0), fetched(p.points.size(), 0);
-    lanes.write(PointOf{p, asked, fetched});
-    EXPECT_EQ(asked, std::vector<int>(p.points.size(), 1)) << rows << " rows";
-    EXPECT_EQ(fetched, std::vector<int>(p.points.size(), 1)) << rows << " rows";
-    std::vector<BodyVelocity> u = p.u;
-    lanes.warm_start(u);
-    lanes.solve(u, coloured(10));
-    for (size_t k = 0; k < p.points.size(); ++k) {
-      Vec3 friction = Vec3::Zero();
-      for (int r = 0; r < rows; ++r) {
-        EXPECT_EQ(lanes.direction(int(k), r), p.points[k].dir[r]) << "contact " << k << " row " << r;
-        if (r > 0) friction += lanes.lambda(int(k), r) * p.points[k].dir[r];
-      }
-      EXPECT_EQ(lanes.friction(int(k)), friction) << "contact " << k;
-    }
-  }
-}
-
 // Batches as wide as AVX-512's registers (8 doubles, 16 floats) and as AVX2's (4, 8) give the same impulses and
 // velocities bit for bit, in both precisions, the disc and the box, on one thread and two: how the blocks of a
 // colour are batched changes no result.
