@@ -40,14 +40,15 @@ constexpr SolverCounter kCounters[] = {
 };
 
 
-// A stack layer's sweeps, in rounds of kLayerRound up to settings.iterations, until a round changes no top body's
-// velocity at any of its points by more than `speed` (layer_stop_speed; thesis sect. 6.4.4: only a converged
-// layer hands the layers above no error). Told by the bodies alone, not the impulses: where the targets of a face's
-// contact points disagree by rounding (a gap closing at one corner, none at the next) the impulses wander between
-// them sweep after sweep while no velocity changes, and an impulse tolerance in N s is no measure of 2 cm boxes,
-// whose impulses are a millionth of 1 m boxes'. sweep(settings) continues the solve where the last round left it,
-// so the rounds sweep as one solve would, and ends a round with what a round adds (the friction balance). With
-// speed 0 every round is swept. `largest` gives the largest |lambda| (PgsSettings::relative).
+// A stack layer's sweeps (or shock propagation's first phase's, `top` then its whole group), in rounds of kLayerRound
+// up to settings.iterations, until a round changes no top body's velocity at any of its points by more than `speed`
+// (layer_stop_speed; thesis sect. 6.4.4: only a converged layer hands the layers above no error). Told by the bodies
+// alone, not the impulses: where the targets of a face's contact points disagree by rounding (a gap closing at one
+// corner, none at the next) the impulses wander between them sweep after sweep while no velocity changes, and an
+// impulse tolerance in N s is no measure of 2 cm boxes, whose impulses are a millionth of 1 m boxes'. sweep(settings)
+// continues the solve where the last round left it, so the rounds sweep as one solve would, and ends a round with what
+// a round adds (the friction balance). With speed 0 every round is swept. `largest` gives the largest |lambda|
+// (PgsSettings::relative).
 template <class Sweep, class Largest>
 PgsResult sweep_layer(const std::vector<int>& top, const std::vector<BodyVelocity>& u, const std::vector<Body>& bodies,
                       double speed, PgsSettings settings, std::vector<BodyVelocity>& start, Sweep&& sweep,
@@ -92,7 +93,8 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "rows (thesis 6.1.4)"}),
       T::bind(&S::tolerance, {"tolerance", ParamKind::Real, "N s", 0, 1e6, 1e-9,
        "A PGS solve stops early once a sweep changes no impulse by more than this (0: always all iterations). "
-       "A stack layer's velocity solve stops by layer_tolerance instead"}),
+       "Under shock propagation the velocity solves (the first phase and each stack layer) stop by layer_tolerance "
+       "instead"}),
       T::bind(&S::correction_iterations, {"correction_iterations", ParamKind::Integer, "", 0, 1000, 5,
        "PGS sweeps of the error-correction projection that removes penetration (thesis: 5; 0 turns it off)"}),
       T::bind(&S::vector_lanes, {"vector_lanes", ParamKind::Bool, "", 0, 1, 1,
@@ -152,9 +154,10 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
       T::bind(&S::layer_tolerance, {"layer_tolerance", ParamKind::Real, "", 0, 1, 1e-8,
        "With shock propagation: a stack layer's sweeps stop once 2 more change no top body's velocity, at any "
        "of its points, by more than this fraction of one step of gravity, g h (0: always layer_iterations, and no "
-       "body is left at rest). Told by the bodies: a settled layer's impulses still wander between contact points "
-       "that no velocity tells apart. A resting 20-row pyramid then takes about 4 sweeps a layer where 40 are "
-       "allowed; 1e-6 takes 2. A top body left slower than this (but at most 1e-6) is left at rest: what remains "
+       "body is left at rest); the first phase's sweeps over the whole group stop the same way, told by all its "
+       "bodies (0: always iterations). Told by the bodies: a settled layer's impulses still wander between contact "
+       "points that no velocity tells apart. A resting 20-row pyramid then takes about 2 sweeps a layer where 40 are "
+       "allowed. A top body left slower than this (but at most 1e-6) is left at rest: what remains "
        "is the sweeps' error, which the layers above would carry up and grow. Under solver_precision=float the "
        "stop is no finer than float's resolution, 1.2e-7 (a round's change stays at its rounding), and the rest no "
        "finer than 8 times it"}),
@@ -226,12 +229,14 @@ void LcpSolver::contact_point(const StepContext& ctx, int k, Phase phase, Contac
   }
   p.target = bounce_[k] != 0.0 ? -bounce_[k] : -std::max(gap, 0.0) / h;
   // Warm start from the impulses this phase found last step: the layers' own part under shock propagation,
-  // the rest for the first phase (the layers carry less: not the weight of what is above them).
+  // the rest for the first phase (the layers carry less: not the weight of what is above them), its normal impulses
+  // balanced top-down where the stack allows (stack_warm_start.h).
   const double normal0 = phase == Phase::Layers ? c.layer_normal_impulse
-                         : phase == Phase::First ? c.normal_impulse - c.layer_normal_impulse
+                         : phase == Phase::First ? (stack_warm_.has(k) ? stack_warm_.normal(k)
+                                                                       : StackWarmStart::previous_normal(c))
                                                  : c.normal_impulse;
   const Vec3 friction0 = phase == Phase::Layers ? c.layer_friction_impulse
-                         : phase == Phase::First ? Vec3(c.friction_impulse - c.layer_friction_impulse)
+                         : phase == Phase::First ? StackWarmStart::previous_friction(c)
                                                  : c.friction_impulse;
   p.lambda[0] = warm ? normal0 : 0.0;
   const int friction_rows = contact_row_count(c) - 1;
@@ -315,7 +320,7 @@ double LcpSolver::balance_speed(const StepContext& ctx) const { return kBalanceS
 // the path does not take them (one row at a time, the graph's order, or contacts of different row counts): then
 // they are solved as rows. The result is the same bit for bit as the rows' in double precision.
 bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase,
-                              const PgsSettings& pgs, const std::vector<int>* top, PgsResult& result) {
+                              const PgsSettings& pgs, const std::vector<int>* settle, PgsResult& result) {
   if (!pgs.lanes || !pgs.coloured) return false;
   compact_contacts_.clear();
   compact_keys_.clear();
@@ -356,7 +361,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
     });
   }
   lanes.warm_start(vel_);
-  if (!top) {
+  if (!settle) {
     result = lanes.solve(vel_, pgs);
     return true;
   }
@@ -373,10 +378,10 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
           });
     }
   };
-  result = sweep_layer(*top, vel_, ctx.bodies, layer_stop_speed(ctx, pgs.precision), pgs, layer_start_,
+  result = sweep_layer(*settle, vel_, ctx.bodies, layer_stop_speed(ctx, pgs.precision), pgs, layer_start_,
                        [&](const PgsSettings& settings) {
                          const PgsResult round = lanes.solve(vel_, settings);
-                         if (disc) balance();
+                         if (disc && phase == Phase::Layers) balance();
                          return round;
                        },
                        [&] {
@@ -567,16 +572,16 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       if (any && last - first >= 2) balance_friction(ctx, first, last - first, get, set);
     }
   };
-  auto solve_rows = [&](const std::vector<int>* top) {
+  auto solve_rows = [&](Phase phase, const std::vector<int>* settle) {
     if (rows_.empty()) return;
-    const bool layers = top != nullptr;
+    const bool layers = phase == Phase::Layers;
     apply_impulses(rows_, vel_);
     sweep_residuals_.clear();
     const PgsResult result =
-        layers ? sweep_layer(*top, vel_, ctx.bodies, layer_speed, recorded, layer_start_,
+        settle ? sweep_layer(*settle, vel_, ctx.bodies, layer_speed, recorded, layer_start_,
                              [&](const PgsSettings& settings) {
                                const PgsResult round = solve_pgs(rows_, vel_, settings);
-                               balance_rows();
+                               if (layers) balance_rows();
                                return round;
                              },
                              [&] {
@@ -590,11 +595,12 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       add_impulse(block.contact, rows_[size_t(block.first_row)].lambda, block_friction(block), layers);
   };
   // A group's contacts alone (no joint rows) through the compact contact path, else as rows.
-  // `top`: a stack layer's top bodies (its sweeps end as sweep_layer says), else null.
-  auto solve_contacts = [&](const std::vector<int>& edges, Phase phase, const std::vector<int>* top) {
+  // `settle`: the bodies whose velocities end the sweeps as sweep_layer says (a stack layer's top bodies, or the
+  // whole group's in the first phase), else null: all the iterations, or the impulses' tolerance.
+  auto solve_contacts = [&](const std::vector<int>& edges, Phase phase, const std::vector<int>* settle) {
     sweep_residuals_.clear();
     PgsResult result;
-    if (solve_compact(ctx, edges, phase, recorded, top, result)) {
+    if (solve_compact(ctx, edges, phase, recorded, settle, result)) {
       const ContactPgs& lanes = (*compact_)[compact_next_ - 1];
       if (compact_contacts_.empty()) return;
       const int rows = lanes.rows();
@@ -606,19 +612,22 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     rows_.clear();
     blocks_.clear();
     add_contacts(ctx, edges, phase);
-    solve_rows(top);
+    solve_rows(phase, settle);
   };
 
   // Phase 1: the whole group over f h (all of h without shock propagation): weight feeling and impacts.
-  // The group's joint rows come first, warm started from their slots' last impulses.
+  // The group's joint rows come first, warm started from their slots' last impulses. Under shock propagation the
+  // normal impulses start balanced top-down (stack_warm_start.h), and the sweeps end as a layer's do, once a round
+  // changes no body's velocity by more than the layers' stop: the layers take what is left from there.
   {
     ScopedSubStage timer(sub_stages_, kVelocityPgs);
     add_free_velocity(group.bodies, f);
+    if (shock && set_.warm_start) stack_warm_.find(ctx.bodies, ctx.contacts, ctx.graph, group_index, free_, f);
     rows_.clear();
     blocks_.clear();
     const Phase first = shock ? Phase::First : Phase::Whole;
     if (std::find(joint_row_group_.begin(), joint_row_group_.end(), group_index) == joint_row_group_.end()) {
-      solve_contacts(group.edges, first, nullptr);
+      solve_contacts(group.edges, first, shock ? &group.bodies : nullptr);
     } else {
       std::vector<int> joint_rows;  // indices into joint_rows_, in the order they sit in rows_
       for (size_t r = 0; r < joint_rows_.size(); ++r) {
@@ -632,7 +641,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       }
       joint_count = int(rows_.size());
       add_contacts(ctx, group.edges, first);
-      solve_rows(nullptr);
+      solve_rows(first, nullptr);
       motors.clear();
       joint_count = 0;
       for (int r : joint_rows) joint_warm_.forget(joint_rows_[size_t(r)].joint);  // slots absent now restart at 0
@@ -683,6 +692,7 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   solved_.assign(ctx.contacts.size(), 0);
   layer_normal_.assign(ctx.contacts.size(), 0.0);
   layer_friction_.assign(ctx.contacts.size(), Vec3::Zero());
+  stack_warm_.clear(ctx.contacts.size());
   bounce_.assign(ctx.contacts.size(), 0.0);
   collect_joint_rows(ctx);
   classify_groups(ctx);

@@ -20,6 +20,7 @@
 #include "constraints/pgs_contacts.h"
 #include "core/step_cache.h"
 #include "graph/sleep.h"
+#include "solvers/lcp/stack_warm_start.h"
 #include "solvers/solver.h"
 
 namespace cl {
@@ -81,10 +82,11 @@ class LcpSolver final : public Solver {
   double layer_stop_speed(const StepContext& ctx, PgsPrecision precision) const;
   // The speed below which a stack layer leaves a top body at rest.
   double rest_speed(const StepContext& ctx, PgsPrecision precision) const;
-  // Solves these graph edges' contacts through the compact contact path; false when it does not take them. `top`:
-  // a stack layer's top bodies (its sweeps end once they stop moving), else null.
+  // Solves these graph edges' contacts through the compact contact path; false when it does not take them.
+  // `settle`: the bodies whose velocities end the sweeps (sweep_layer; a stack layer's top bodies, or the whole
+  // group's in shock propagation's first phase), else null.
   bool solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs,
-                     const std::vector<int>* top, PgsResult& result);
+                     const std::vector<int>* settle, PgsResult& result);
   // A contact's impulses as balance_friction reads them: its index, normal impulse and friction impulse.
   struct FrictionOf {
     int contact;
@@ -145,6 +147,7 @@ class LcpSolver final : public Solver {
   std::vector<Vec3> friction_total_;
   std::vector<double> layer_normal_;  // the part solved in the layers (shock propagation)
   std::vector<Vec3> layer_friction_;
+  StackWarmStart stack_warm_;  // the first phase's normal impulses to start from, under shock propagation
   std::vector<char> solved_;  // per contact: solved this step (its group was awake)
   std::vector<double> bounce_;  // per contact: the restitution target of this step (0: none)
   int group_sweeps_ = 0;  // most PGS sweeps any group needed this step (telemetry)

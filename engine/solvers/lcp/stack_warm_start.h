@@ -1,0 +1,69 @@
+// The normal impulses the first phase of shock propagation starts from (thesis sect. 6.4, Fig. 6.56: the dynamics
+// step of fraction f), found once a step for a contact group, top-down over its stack layers.
+//
+// Why: the first phase sweeps the whole group for f h, and its warm start is what it found the step before. On a
+// tall stack its sweeps cannot carry a load down many rows, so it ends with velocities of the order of f g h that the
+// layers then have to take out, each layer sweep after sweep (a 100-row pyramid's layers took 11 sweeps each, where
+// 2 settle a layer that starts at rest). A stack at rest is held by impulses that one pass from the top can find:
+// each body's contacts with the layer below take the body's own f h of gravity and applied force plus what the
+// bodies above press on it, at the points where they press. So each body's lower contacts start from the impulses
+// of the step before, changed by the least that balances the body (force and moment) over f h, before the layer
+// below is balanced in turn.
+//
+// Only normal impulses are found, and only for a body whose lower contacts share one normal (a face on faces): friction
+// keeps its warm start, and its impulses count as given. What the normals cannot balance (a sideways push, the
+// moment about the normal, a load outside the support: the impulses never go below 0) is left to the sweeps. A body
+// whose lower normals differ (a bowl in a bowl) keeps the warm start of the step before, which is handed down.
+// Contacts that did not persist start at 0 as before, and the sweeps decide the solve as they always did: this is
+// a starting point only.
+#pragma once
+
+#include <cmath>
+#include <vector>
+
+#include "collision/contact.h"
+#include "constraints/motion.h"
+#include "core/body.h"
+#include "graph/contact_graph.h"
+
+namespace cl {
+
+class StackWarmStart {
+ public:
+  // Forgets every contact's impulse (a step's contacts, before any group is found).
+  void clear(size_t contacts);
+  // The first phase's normal impulses of group `group`'s persisting layer contacts. free: each body's velocity change
+  // over the whole step from gravity and applied forces (free_velocity_change); fraction: f.
+  void find(const std::vector<Body>& bodies, const ContactList& contacts, const ContactGraph& graph, int group,
+            const std::vector<BodyVelocity>& free, double fraction);
+  bool has(int contact) const { return !std::isnan(normal_[size_t(contact)]); }
+  double normal(int contact) const { return normal_[size_t(contact)]; }
+
+  // The first phase's warm start of the step before: a contact's impulses less the layers' part.
+  static double previous_normal(const Contact& c) { return c.normal_impulse - c.layer_normal_impulse; }
+  static Vec3 previous_friction(const Contact& c) { return c.friction_impulse - c.layer_friction_impulse; }
+
+ private:
+  // Adds an impulse on c.b (its opposite on c.a) at the contact point to the dynamic bodies' sums.
+  void apply(const std::vector<Body>& bodies, const Contact& c, const Vec3& impulse);
+  // The lower contacts of body s: contacts_ in [first, last).
+  void balance(const std::vector<Body>& bodies, const ContactList& contacts, int s, size_t first, size_t last);
+
+  std::vector<double> normal_;  // per contact; NaN: none found
+  // Per body: the impulses found on it so far (its own f h of gravity counted as one), force and moment about its
+  // centre of mass.
+  std::vector<Vec3> force_, moment_;
+  std::vector<std::pair<int, int>> lower_;  // a layer's (top body, contact) pairs of contacts between heights
+  std::vector<int> contacts_;               // the layer's lower contacts, by top body
+  // One body's persisting lower contacts as balance reads them: the other body, the point, and the normal and
+  // friction impulse of the step before as they push the body.
+  struct LowerPoint {
+    int contact, other;
+    Vec3 position, normal;
+    double lambda0;
+    Vec3 friction;
+  };
+  std::vector<LowerPoint> lower_points_;
+};
+
+}  // namespace cl

@@ -1,0 +1,150 @@
+// The first phase's warm start under shock propagation: every body of a stack balanced top-down, at any size, mass
+// ratio and time step, with no normal impulse below 0.
+#include "solvers/lcp/stack_warm_start.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "support/builders.h"
+#include "world/world.h"
+
+namespace cl {
+namespace {
+
+void set_param(World& w, const char* name, double value) {
+  ASSERT_TRUE(w.solver().params().set(name, value, nullptr)) << name;
+}
+
+struct WarmCase {
+  double size, lower_density, upper_density, dt;
+};
+
+// A cube of edge `size` on the ground, and on it a cube of half the edge, off-centre by a fifth of the lower one's
+// edge: its load presses on one side of the lower cube, whose moments balance only with more impulse on that side.
+World offset_stack(const WarmCase& p) {
+  World w;
+  w.materials[0].friction = 0.5;
+  w.materials[0].restitution = 0.0;
+  w.settings.dt = p.dt;
+  test::add_plane(w);
+  test::add_body(w, test::box(Vec3::Constant(p.size / 2)), Vec3(0, p.size / 2, 0), p.lower_density);
+  test::add_body(w, test::box(Vec3::Constant(p.size / 4)), Vec3(0.2 * p.size, 1.25 * p.size, 0), p.upper_density);
+  set_param(w, "sleeping", 0);
+  return w;
+}
+
+// The impulses a warm start gives each body (normal impulses found, else the step before's, and the step before's
+// friction) plus f M (u* - u): zero where the lower contacts' normals reach (here the vertical force and the
+// moments about the horizontal axes).
+void expect_balanced(const World& w, const StackWarmStart& warm, double f, const WarmCase& p) {
+  const size_t n = w.bodies.size();
+  std::vector<Vec3> force(n, Vec3::Zero()), moment(n, Vec3::Zero());
+  for (size_t i = 0; i < n; ++i) {
+    const Body& b = w.bodies[i];
+    if (!b.is_dynamic()) continue;
+    const BodyVelocity free = free_velocity_change(b, w.settings.gravity, w.settings.dt);
+    force[i] = f * b.mass * free.v;
+    moment[i] = f * (b.inertia_world() * free.w);
+  }
+  int found = 0;
+  for (int k = 0; k < int(w.contacts().size()); ++k) {
+    const Contact& c = w.contacts()[size_t(k)];
+    if (!c.persisted) continue;
+    if (warm.has(k)) {
+      EXPECT_GE(warm.normal(k), 0.0) << "contact " << k;
+      ++found;
+    }
+    const double normal = warm.has(k) ? warm.normal(k) : StackWarmStart::previous_normal(c);
+    const Vec3 impulse = normal * c.normal + StackWarmStart::previous_friction(c);
+    for (const auto& [i, sign] : {std::pair{c.b, 1.0}, std::pair{c.a, -1.0}}) {
+      if (!w.bodies[size_t(i)].is_dynamic()) continue;
+      force[size_t(i)] += sign * impulse;
+      moment[size_t(i)] += (c.position - w.bodies[size_t(i)].position).cross(sign * impulse);
+    }
+  }
+  EXPECT_EQ(found, 8) << "four corners under each cube";
+  for (size_t i = 1; i < n; ++i) {
+    const Body& b = w.bodies[i];
+    const double weight = f * b.mass * 9.81 * p.dt;  // the body's own part
+    const double load = f * (w.bodies[1].mass + w.bodies[2].mass) * 9.81 * p.dt;  // the most any body carries
+    const double scale = std::max(weight, i == 1 ? load : weight);
+    const double arm = b.shape.half_extents.x();
+    EXPECT_NEAR(force[i].y() / scale, 0.0, 1e-9) << "body " << i;
+    EXPECT_NEAR(moment[i].x() / (scale * arm), 0.0, 1e-9) << "body " << i;
+    EXPECT_NEAR(moment[i].z() / (scale * arm), 0.0, 1e-9) << "body " << i;
+  }
+}
+
+class StackWarmStartCases : public ::testing::TestWithParam<WarmCase> {};
+
+TEST_P(StackWarmStartCases, BalancesEveryBodyOfAnOffsetStack) {
+  const WarmCase p = GetParam();
+  World w = offset_stack(p);
+  for (int s = 0; s < 5; ++s) ASSERT_TRUE(w.step().ok);
+  const double f = 0.01;
+  std::vector<BodyVelocity> free(w.bodies.size());
+  for (size_t i = 0; i < w.bodies.size(); ++i)
+    free[i] = free_velocity_change(w.bodies[i], w.settings.gravity, w.settings.dt);
+  StackWarmStart warm;
+  warm.clear(w.contacts().size());
+  ASSERT_EQ(w.graph().groups().size(), 1u);
+  warm.find(w.bodies, w.contacts(), w.graph(), 0, free, f);
+  expect_balanced(w, warm, f, p);
+}
+
+INSTANTIATE_TEST_SUITE_P(Conditions, StackWarmStartCases,
+                         ::testing::Values(WarmCase{1.0, 1000, 1000, 1.0 / 60}, WarmCase{0.02, 1000, 1000, 1.0 / 240},
+                                           WarmCase{10.0, 1000, 1000, 1.0 / 30},
+                                           WarmCase{1.0, 1e-6, 1e6, 1.0 / 30},    // heavy on light
+                                           WarmCase{1.0, 1e6, 1e-6, 1.0 / 120}));  // light on heavy
+
+// A load whose line of action is outside its support: the lower cube's contacts cannot balance its moment, and none
+// of them is asked to pull.
+TEST(StackWarmStart, NeverPullsUnderALoadOutsideItsSupport) {
+  World w = offset_stack({1.0, 1000, 1000, 1.0 / 60});
+  for (int s = 0; s < 3; ++s) ASSERT_TRUE(w.step().ok);
+  std::vector<BodyVelocity> free(w.bodies.size());
+  // The upper cube pushed on by a large sideways "gravity" of its own: its moment on the lower cube tips it.
+  for (size_t i = 0; i < w.bodies.size(); ++i)
+    free[i] = free_velocity_change(w.bodies[i], w.settings.gravity, w.settings.dt);
+  free[2].v += Vec3(40.0 * 9.81 * w.settings.dt, 0, 0);
+  StackWarmStart warm;
+  warm.clear(w.contacts().size());
+  warm.find(w.bodies, w.contacts(), w.graph(), 0, free, 0.01);
+  int found = 0;
+  for (int k = 0; k < int(w.contacts().size()); ++k)
+    if (warm.has(k)) {
+      EXPECT_GE(warm.normal(k), 0.0);
+      EXPECT_TRUE(std::isfinite(warm.normal(k)));
+      ++found;
+    }
+  EXPECT_EQ(found, 8);
+}
+
+// A ball held in a V of two planes: its lower contacts push along different normals, which would balance a sideways
+// push by pressing against each other. They keep the warm start of the step before.
+TEST(StackWarmStart, LeavesABodyOnSupportsOfDifferentNormalsAlone) {
+  World w;
+  w.materials[0].friction = 0.5;
+  w.materials[0].restitution = 0.0;
+  const double tilt = 0.5;  // rad, each plane's
+  test::add_plane(w, Vec3(std::sin(tilt), std::cos(tilt), 0));
+  test::add_plane(w, Vec3(-std::sin(tilt), std::cos(tilt), 0));
+  test::add_body(w, test::sphere(0.1), Vec3(0, 0.1 / std::cos(tilt), 0));
+  set_param(w, "sleeping", 0);
+  for (int s = 0; s < 5; ++s) ASSERT_TRUE(w.step().ok);
+  std::vector<BodyVelocity> free(w.bodies.size());
+  for (size_t i = 0; i < w.bodies.size(); ++i)
+    free[i] = free_velocity_change(w.bodies[i], w.settings.gravity, w.settings.dt);
+  ASSERT_EQ(w.contacts().size(), 2u);
+  ASSERT_TRUE(w.contacts()[0].persisted && w.contacts()[1].persisted);
+  StackWarmStart warm;
+  warm.clear(w.contacts().size());
+  warm.find(w.bodies, w.contacts(), w.graph(), 0, free, 0.01);
+  EXPECT_FALSE(warm.has(0));
+  EXPECT_FALSE(warm.has(1));
+}
+
+}  // namespace
+}  // namespace cl
