@@ -28,24 +28,24 @@ double recycle_limit(double distance, const Body& a, const Body& b) {
   return std::min(distance, kThinRecycle * thinner_half_thickness(a.shape, b.shape));
 }
 
-void anchor_contacts(const Body& a, const Body& b, Contact* first, Contact* last) {
+void anchor_contacts(const Body& a, const Body& b, const Contact* first, const Contact* last, ContactAnchor* out) {
   const Mat3 ra_t = a.rotation().transpose(), rb_t = b.rotation().transpose();
-  for (Contact* c = first; c != last; ++c) {
-    c->anchor_a = ra_t * (c->position - a.position);
-    c->anchor_b = rb_t * (c->position - b.position);
-    c->anchor_normal = ra_t * c->normal;
-    c->anchor_depth = c->depth;
+  for (const Contact* c = first; c != last; ++c, ++out) {
+    out->a = ra_t * (c->position - a.position);
+    out->b = rb_t * (c->position - b.position);
+    out->normal = ra_t * c->normal;
+    out->depth = c->depth;
   }
 }
 
-void recycle_contacts(const Body& a, const Body& b, Contact* first, Contact* last) {
+void recycle_contacts(const Body& a, const Body& b, const ContactAnchor* anchors, Contact* first, Contact* last) {
   const Mat3 ra = a.rotation(), rb = b.rotation();
-  for (Contact* c = first; c != last; ++c) {
-    const Vec3 pa = a.position + ra * c->anchor_a, pb = b.position + rb * c->anchor_b;
-    c->normal = ra * c->anchor_normal;
+  for (Contact* c = first; c != last; ++c, ++anchors) {
+    const Vec3 pa = a.position + ra * anchors->a, pb = b.position + rb * anchors->b;
+    c->normal = ra * anchors->normal;
     // Both points were at the contact's position when it was computed; b's point moving against the normal
     // (towards a) deepens the contact.
-    c->depth = c->anchor_depth + (pa - pb).dot(c->normal);
+    c->depth = anchors->depth + (pa - pb).dot(c->normal);
     c->position = 0.5 * (pa + pb);
   }
 }

@@ -20,13 +20,21 @@ double relative_motion(const GraphEdge& e, const std::vector<Body>& bodies);
 // 1/1000 s slipped 6 mm/s with its contact held to the ball), and a mesh's come from its point shell; 0 for them.
 double recycle_limit(double distance, const Body& a, const Body& b);
 
-// Fixes contacts the narrow phase just computed for bodies a, b at their current poses to the bodies: each one's
-// point in both body frames, its normal in a's frame and its depth.
-void anchor_contacts(const Body& a, const Body& b, Contact* first, Contact* last);
+// A contact as the narrow phase last computed it, fixed to the bodies: its point in a's and in b's body frame, its
+// normal in a's frame and its depth. The world keeps one beside each contact of its list (World::find_contacts).
+struct ContactAnchor {
+  Vec3 a{0, 0, 0}, b{0, 0, 0};
+  Vec3 normal{0, 1, 0};
+  double depth = 0.0;
+};
 
-// Re-projects anchored contacts to the bodies' current poses: the point on each body where it was, the normal
-// turned with a, and the depth changed by how far the two points moved apart along it (exact for the same
-// features, off by at most relative_motion for any contact point).
-void recycle_contacts(const Body& a, const Body& b, Contact* first, Contact* last);
+// Fixes contacts the narrow phase just computed for bodies a, b at their current poses to the bodies: the anchor of
+// each of [first, last) into out[0, last - first).
+void anchor_contacts(const Body& a, const Body& b, const Contact* first, const Contact* last, ContactAnchor* out);
+
+// Re-projects anchored contacts to the bodies' current poses, contact [first, last) from anchors[0, last - first):
+// the point on each body where it was, the normal turned with a, and the depth changed by how far the two points
+// moved apart along it (exact for the same features, off by at most relative_motion for any contact point).
+void recycle_contacts(const Body& a, const Body& b, const ContactAnchor* anchors, Contact* first, Contact* last);
 
 }  // namespace cl

@@ -124,6 +124,8 @@ void World::reset_contacts() {
   ++contact_resets_;
   contacts_.clear();
   previous_contacts_.clear();
+  anchors_.clear();
+  previous_anchors_.clear();
   broadphase_.clear();
   graph_.clear();
 }
@@ -301,7 +303,9 @@ TaskPool* World::workers() {
 bool World::find_contacts(StepResult& result) {
   const size_t limit = contact_limit(settings);
   std::swap(previous_contacts_, contacts_);
+  std::swap(previous_anchors_, anchors_);
   contacts_.clear();
+  anchors_.clear();
   auto previous_of = [&](int a, int b) {
     auto first = std::lower_bound(previous_contacts_.begin(), previous_contacts_.end(), std::pair(a, b),
                                   [](const Contact& c, const std::pair<int, int>& p) {
@@ -369,6 +373,7 @@ bool World::find_contacts(StepResult& result) {
   }
   if (over) {
     contacts_.clear();
+    anchors_.clear();
     graph_.attach_contacts(contacts_);
     too_many_contacts("contacts", limit, result);
     return false;
@@ -389,9 +394,11 @@ bool World::find_contacts(StepResult& result) {
         contacts_.back().persisted = true;
         contacts_.back().friction = friction;
         contacts_.back().restitution = restitution;
+        anchors_.push_back(previous_anchors_[k]);
       }
       if (work.recycled)
-        recycle_contacts(bodies[e.a], bodies[e.b], contacts_.data() + first, contacts_.data() + contacts_.size());
+        recycle_contacts(bodies[e.a], bodies[e.b], anchors_.data() + first, contacts_.data() + first,
+                         contacts_.data() + contacts_.size());
       continue;
     }
     const ContactList& found = found_[size_t(work.found)];
@@ -402,8 +409,6 @@ bool World::find_contacts(StepResult& result) {
     // alignment (a box set down across two others, its supports' corners on its edges) misses points that the
     // narrow phase finds as soon as the bodies have moved at all, and is not kept.
     e.anchored = recycle > 0.0 && same_features(found, previous_of(e.a, e.b));
-    if (e.anchored)
-      anchor_contacts(bodies[e.a], bodies[e.b], contacts_.data() + first, contacts_.data() + contacts_.size());
     // A list already strictly increasing (implicit-penalty's points come in feature order) has only this order:
     // the sort would leave it as it is.
     const auto begin = contacts_.begin() + std::ptrdiff_t(first);
@@ -416,6 +421,10 @@ bool World::find_contacts(StepResult& result) {
       contacts_[k].restitution = restitution;
       contacts_[k].persisted = false;
     }
+    anchors_.resize(contacts_.size());  // the contacts' anchors, in the order the contacts are now in
+    if (e.anchored)
+      anchor_contacts(bodies[e.a], bodies[e.b], contacts_.data() + first, contacts_.data() + contacts_.size(),
+                      anchors_.data() + first);
   }
   match_previous_contacts(previous_contacts_, contacts_);
   graph_.attach_contacts(contacts_);

@@ -21,6 +21,7 @@
 #include "solvers/solver_holder.h"
 #include "telemetry/telemetry.h"
 #include "world/applied_forces.h"
+#include "world/contact_recycling.h"
 
 namespace cl {
 
@@ -233,6 +234,9 @@ class World {
   std::vector<BodyPair> pairs_;
   ContactList contacts_;
   ContactList previous_contacts_;
+  // Beside each contact of contacts_ and previous_contacts_, what contact recycling fixed of it to its bodies (set
+  // only for the contacts of an anchored pair; world/contact_recycling.h).
+  std::vector<ContactAnchor> anchors_, previous_anchors_;
   std::vector<StepMotion> motions_;  // each body's motion over the step, for continuous collision
   std::vector<int> swept_stops_;
   BroadPhase swept_broadphase_;  // continuous collision's, over the boxes the bodies sweep in a step

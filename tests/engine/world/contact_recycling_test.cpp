@@ -103,9 +103,10 @@ TEST(ContactRecycling, UnmovedContactsAreTheNarrowPhases) {
   bodies[1].orientation = bodies[0].orientation;
   ContactList contacts = fresh(bodies);
   ASSERT_EQ(contacts.size(), 4u);
-  anchor_contacts(bodies[0], bodies[1], contacts.data(), contacts.data() + contacts.size());
+  std::vector<ContactAnchor> anchors(contacts.size());
+  anchor_contacts(bodies[0], bodies[1], contacts.data(), contacts.data() + contacts.size(), anchors.data());
   const ContactList before = contacts;
-  recycle_contacts(bodies[0], bodies[1], contacts.data(), contacts.data() + contacts.size());
+  recycle_contacts(bodies[0], bodies[1], anchors.data(), contacts.data(), contacts.data() + contacts.size());
   for (size_t k = 0; k < contacts.size(); ++k) {
     EXPECT_NEAR((contacts[k].position - before[k].position).norm(), 0.0, 1e-14);
     EXPECT_NEAR((contacts[k].normal - before[k].normal).norm(), 0.0, 1e-14);
@@ -142,13 +143,14 @@ TEST(ContactRecycling, NeverChangesADepthBeyondTheThreshold) {
         ContactList contacts = fresh(bodies);
         ASSERT_FALSE(contacts.empty()) << size << " " << kind;
         const GraphEdge e = cached_edge(bodies);
-        anchor_contacts(bodies[0], bodies[1], contacts.data(), contacts.data() + contacts.size());
+        std::vector<ContactAnchor> anchors(contacts.size());
+        anchor_contacts(bodies[0], bodies[1], contacts.data(), contacts.data() + contacts.size(), anchors.data());
         const ContactList before = contacts;
         const double threshold = recycle_limit(0.0005, bodies[0], bodies[1]);
         const std::vector<Body> start = bodies;
         move_by(bodies, start, e, rng, threshold * u(rng));
         ASSERT_LE(relative_motion(e, bodies), threshold);
-        recycle_contacts(bodies[0], bodies[1], contacts.data(), contacts.data() + contacts.size());
+        recycle_contacts(bodies[0], bodies[1], anchors.data(), contacts.data(), contacts.data() + contacts.size());
         for (size_t k = 0; k < contacts.size(); ++k)
           EXPECT_LE(std::abs(contacts[k].depth - before[k].depth), threshold) << size << " " << kind;
         const double now = deepest(fresh(bodies));
