@@ -218,9 +218,9 @@ TEST(ContactRecycling, WorldResultsStayWithinTheThreshold) {
 
 // In a world the anchors kept beside the contact list stay with their contacts: two boxes stacked on the ground,
 // frictionless, drifting and turning by less than the recycle distance a step, have every step each contact within
-// that distance of the narrow phase's contact of the same features at the poses the step found its contacts at (an anchor of another
-// contact, of this pair or the other, would put it a corner away), and on some steps not the narrow phase's bit for
-// bit (recycled, not collided again).
+// that distance of the narrow phase's contact of the same features at the poses the step found its contacts at
+// (an anchor of another contact, of this pair or the other, would put it a corner away), and on some steps not the
+// narrow phase's bit for bit (recycled, not collided again).
 TEST(ContactRecycling, WorldKeepsEachAnchorWithItsContact) {
   World w;
   const int m = test::add_material(w, 0.0, 0.0);
