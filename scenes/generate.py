@@ -560,7 +560,8 @@ def reference():
             "coloured_sweeps": True, "warm_start": True,
             "friction_directions": 2,
             "restitution_threshold": 0.5, "allowed_penetration": 0.001, "tolerance": 1e-9,
-            "shock_propagation": True, "shock_fraction": 0.01, "layer_iterations": 40, "layer_tolerance": 1e-8, "global_correction": True, "solver_precision": "double",
+            "shock_propagation": True, "shock_fraction": 0.01, "layer_iterations": 40, "layer_tolerance": 1e-8, "first_tolerance": 1e-4,
+            "global_correction": True, "solver_precision": "double",
             "friction_cone": "circle", "sleeping": True, "sleep_energy": 0.002, "sleep_steps": 5, "recycle_distance": 0.0005},
             "params_by_solver": {"implicit-penalty": {"penetration": 0.002}, "volume": {"pixel_size": 0.02}}},
         "materials": {

@@ -34,9 +34,10 @@ constexpr int kLayerRound = 2;
 // balanced after a layer's round (balance_speed).
 constexpr double kBalanceSpeed = 1e-3;
 
-enum Counter { kCountThreadedRows };
+enum Counter { kCountThreadedRows, kCountFirstSweeps };
 constexpr SolverCounter kCounters[] = {
-    {"threaded_rows", ""},  // rows of PGS solves whose sweeps were split among the world's threads
+    {"threaded_rows", ""},       // rows of PGS solves whose sweeps were split among the world's threads
+    {"first_phase_sweeps", ""},  // sweeps of shock propagation's first phase, summed over the groups
 };
 
 
@@ -154,13 +155,20 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
       T::bind(&S::layer_tolerance, {"layer_tolerance", ParamKind::Real, "", 0, 1, 1e-8,
        "With shock propagation: a stack layer's sweeps stop once 2 more change no top body's velocity, at any "
        "of its points, by more than this fraction of one step of gravity, g h (0: always layer_iterations, and no "
-       "body is left at rest); the first phase's sweeps over the whole group stop the same way, told by all its "
-       "bodies (0: always iterations). Told by the bodies: a settled layer's impulses still wander between contact "
+       "body is left at rest). Told by the bodies: a settled layer's impulses still wander between contact "
        "points that no velocity tells apart. A resting 20-row pyramid then takes about 2 sweeps a layer where 40 are "
        "allowed. A top body left slower than this (but at most 1e-6) is left at rest: what remains "
        "is the sweeps' error, which the layers above would carry up and grow. Under solver_precision=float the "
        "stop is no finer than float's resolution, 1.2e-7 (a round's change stays at its rounding), and the rest no "
        "finer than 8 times it"}),
+      T::bind(&S::first_tolerance, {"first_tolerance", ParamKind::Real, "", 0, 1, 1e-4,
+       "With shock propagation: the first phase's sweeps over the whole group stop once 2 more change no body's "
+       "velocity, at any of its points, by more than this fraction of the phase's own step of gravity, f g h, or "
+       "than the layers' stop (layer_tolerance g h) if that is coarser (both 0: always iterations). The layers then "
+       "solve every body again with its supports held, so the first phase hands them only their start and the "
+       "weight a body must feel (a see-saw tips). What it leaves the layers take out sweep by sweep: at 1e-4 a resting "
+       "100-row pyramid in double precision takes 0.6 to 0.8 of the time in its first phase, where 1e-3 cost a "
+       "resting 20-row pyramid's layers more sweeps than it saved"}),
       T::bind(&S::global_correction, {"global_correction", ParamKind::Bool, "", 0, 1, 1,
        "With shock propagation: after the layers' projections, one more over the whole group without layers "
        "(the robust variant of thesis Fig. 6.60), which spreads what the layers could not remove: a body held "
@@ -320,7 +328,8 @@ double LcpSolver::balance_speed(const StepContext& ctx) const { return kBalanceS
 // the path does not take them (one row at a time, the graph's order, or contacts of different row counts): then
 // they are solved as rows. The result is the same bit for bit as the rows' in double precision.
 bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase,
-                              const PgsSettings& pgs, const std::vector<int>* settle, PgsResult& result) {
+                              const PgsSettings& pgs, const std::vector<int>* settle, double speed,
+                              PgsResult& result) {
   if (!pgs.lanes || !pgs.coloured) return false;
   compact_contacts_.clear();
   compact_keys_.clear();
@@ -378,7 +387,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
           });
     }
   };
-  result = sweep_layer(*settle, vel_, ctx.bodies, layer_stop_speed(ctx, pgs.precision), pgs, layer_start_,
+  result = sweep_layer(*settle, vel_, ctx.bodies, speed, pgs, layer_start_,
                        [&](const PgsSettings& settings) {
                          const PgsResult round = lanes.solve(vel_, settings);
                          if (disc && phase == Phase::Layers) balance();
@@ -402,6 +411,19 @@ double LcpSolver::layer_stop_speed(const StepContext& ctx, PgsPrecision precisio
   if (set_.layer_tolerance <= 0.0) return 0.0;  // always layer_iterations sweeps
   const double resolution = precision == PgsPrecision::Single ? double(std::numeric_limits<float>::epsilon()) : 0.0;
   return std::max(set_.layer_tolerance, resolution) * ctx.gravity.norm() * ctx.dt;
+}
+
+// The change of a body's velocity at every point below which a round of the first phase's sweeps has settled it
+// (sweep_layer): first_tolerance f g h, the phase's own step of gravity, or the layers' stop if that is coarser. The
+// layers solve every body of a stack again on its held supports, so what the first phase leaves is their start, and
+// the weight a body must feel before its supports are held (thesis sect. 6.4.3, the see-saw): neither needs the
+// phase converged to the layers' stop, which took all 10 sweeps of the whole group of a resting 100-row pyramid,
+// the rounds' changes falling by a fifth a round (zero gaps: 7e-7, 4e-7, 3e-7 m/s after 4, 6, 10 sweeps). But what
+// the phase leaves, each layer takes out sweep by sweep down to its own stop: a resting 20-row pyramid's layers took
+// 46 sweeps a step after a first phase stopped at 1e-6 f g h, 68 at 1e-4 and 110 at 1e-3, hence the default 1e-4.
+double LcpSolver::first_stop_speed(const StepContext& ctx, PgsPrecision precision) const {
+  const double own = set_.first_tolerance * set_.shock_fraction * ctx.gravity.norm() * ctx.dt;
+  return std::max(layer_stop_speed(ctx, precision), own);
 }
 
 // The speed at every point below which a stack layer's top body is at rest (solve_group): the layer's stop, but no
@@ -538,6 +560,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   // The rows' one-row paths stay in double (PgsSettings::precision); only their lanes may run in float.
   const PgsPrecision lane_precision = pgs.lanes ? pgs.precision : PgsPrecision::Double;
   const double layer_speed = layer_stop_speed(ctx, lane_precision), at_rest = rest_speed(ctx, lane_precision);
+  const double first_speed = first_stop_speed(ctx, lane_precision);
   // After a round of a layer's sweeps, the pairs whose friction reached the edge of a disc (the layers' cone)
   // balanced, in blocks of a pair's contacts as the compact path's lanes hold them.
   auto balance_rows = [&] {
@@ -578,7 +601,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     apply_impulses(rows_, vel_);
     sweep_residuals_.clear();
     const PgsResult result =
-        settle ? sweep_layer(*settle, vel_, ctx.bodies, layer_speed, recorded, layer_start_,
+        settle ? sweep_layer(*settle, vel_, ctx.bodies, layers ? layer_speed : first_speed, recorded, layer_start_,
                              [&](const PgsSettings& settings) {
                                const PgsResult round = solve_pgs(rows_, vel_, settings);
                                if (layers) balance_rows();
@@ -600,7 +623,8 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   auto solve_contacts = [&](const std::vector<int>& edges, Phase phase, const std::vector<int>* settle) {
     sweep_residuals_.clear();
     PgsResult result;
-    if (solve_compact(ctx, edges, phase, recorded, settle, result)) {
+    const double speed = phase == Phase::Layers ? layer_speed : first_speed;
+    if (solve_compact(ctx, edges, phase, recorded, settle, speed, result)) {
       const ContactPgs& lanes = (*compact_)[compact_next_ - 1];
       if (compact_contacts_.empty()) return;
       const int rows = lanes.rows();
@@ -618,9 +642,10 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   // Phase 1: the whole group over f h (all of h without shock propagation): weight feeling and impacts.
   // The group's joint rows come first, warm started from their slots' last impulses. Under shock propagation the
   // normal impulses start balanced top-down (stack_warm_start.h), and the sweeps end as a layer's do, once a round
-  // changes no body's velocity by more than the layers' stop: the layers take what is left from there.
+  // changes no body's velocity by more than first_stop_speed: the layers take what is left from there.
   {
     ScopedSubStage timer(sub_stages_, kVelocityPgs);
+    const int sweeps_before = sweeps;
     add_free_velocity(group.bodies, f);
     if (shock && set_.warm_start) stack_warm_.find(ctx.bodies, ctx.contacts, ctx.graph, group_index, free_, f);
     rows_.clear();
@@ -647,6 +672,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       for (int r : joint_rows) joint_warm_.forget(joint_rows_[size_t(r)].joint);  // slots absent now restart at 0
       for (size_t i = 0; i < joint_rows.size(); ++i) joint_warm_.keep(joint_rows_[size_t(joint_rows[i])], rows_[i].lambda);
     }
+    if (shock) counters_.add(kCountFirstSweeps, double(sweeps - sweeps_before));
   }
   if (shock) {
     // Phase 2: the rest of the step, layer by layer, lower bodies of each layer held (infinite mass).

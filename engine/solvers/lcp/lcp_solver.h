@@ -50,7 +50,8 @@ class LcpSolver final : public Solver {
     int iterations, joint_sweeps, layer_iterations, correction_iterations, friction_directions, friction_cone;
     int sleep_steps, precision;
     bool warm_start, shock_propagation, global_correction, sleeping, vector_lanes, coloured;
-    double restitution_threshold, allowed_penetration, tolerance, layer_tolerance, shock_fraction, sleep_energy, recycle_distance;
+    double restitution_threshold, allowed_penetration, tolerance, layer_tolerance, first_tolerance, shock_fraction;
+    double sleep_energy, recycle_distance;
   };
 
  private:
@@ -80,13 +81,15 @@ class LcpSolver final : public Solver {
   void add_contacts(const StepContext& ctx, const std::vector<int>& edges, Phase phase);
   // The change of a top body's velocity below which a stack layer's round of sweeps has settled it.
   double layer_stop_speed(const StepContext& ctx, PgsPrecision precision) const;
+  // The change of a body's velocity below which a round of shock propagation's first phase has settled it.
+  double first_stop_speed(const StepContext& ctx, PgsPrecision precision) const;
   // The speed below which a stack layer leaves a top body at rest.
   double rest_speed(const StepContext& ctx, PgsPrecision precision) const;
   // Solves these graph edges' contacts through the compact contact path; false when it does not take them.
   // `settle`: the bodies whose velocities end the sweeps (sweep_layer; a stack layer's top bodies, or the whole
-  // group's in shock propagation's first phase), else null.
+  // group's in shock propagation's first phase), else null; `speed` the change of their velocities that settles them.
   bool solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs,
-                     const std::vector<int>* settle, PgsResult& result);
+                     const std::vector<int>* settle, double speed, PgsResult& result);
   // A contact's impulses as balance_friction reads them: its index, normal impulse and friction impulse.
   struct FrictionOf {
     int contact;
