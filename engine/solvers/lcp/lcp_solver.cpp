@@ -561,6 +561,8 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   const PgsPrecision lane_precision = pgs.lanes ? pgs.precision : PgsPrecision::Double;
   const double layer_speed = layer_stop_speed(ctx, lane_precision), at_rest = rest_speed(ctx, lane_precision);
   const double first_speed = first_stop_speed(ctx, lane_precision);
+  // The change of the settled bodies' velocities that ends a round of a phase's sweeps (sweep_layer).
+  auto stop_speed = [&](Phase phase) { return phase == Phase::Layers ? layer_speed : first_speed; };
   // After a round of a layer's sweeps, the pairs whose friction reached the edge of a disc (the layers' cone)
   // balanced, in blocks of a pair's contacts as the compact path's lanes hold them.
   auto balance_rows = [&] {
@@ -601,7 +603,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     apply_impulses(rows_, vel_);
     sweep_residuals_.clear();
     const PgsResult result =
-        settle ? sweep_layer(*settle, vel_, ctx.bodies, layers ? layer_speed : first_speed, recorded, layer_start_,
+        settle ? sweep_layer(*settle, vel_, ctx.bodies, stop_speed(phase), recorded, layer_start_,
                              [&](const PgsSettings& settings) {
                                const PgsResult round = solve_pgs(rows_, vel_, settings);
                                if (layers) balance_rows();
@@ -623,8 +625,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
   auto solve_contacts = [&](const std::vector<int>& edges, Phase phase, const std::vector<int>* settle) {
     sweep_residuals_.clear();
     PgsResult result;
-    const double speed = phase == Phase::Layers ? layer_speed : first_speed;
-    if (solve_compact(ctx, edges, phase, recorded, settle, speed, result)) {
+    if (solve_compact(ctx, edges, phase, recorded, settle, stop_speed(phase), result)) {
       const ContactPgs& lanes = (*compact_)[compact_next_ - 1];
       if (compact_contacts_.empty()) return;
       const int rows = lanes.rows();
