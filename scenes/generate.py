@@ -557,7 +557,7 @@ def reference():
         "threads": 1,
         "solver": {"type": "lcp", "params": {
             "iterations": 20, "joint_sweeps": 10, "correction_iterations": 5, "vector_lanes": True,
-            "coloured_sweeps": True, "warm_start": True,
+            "coloured_sweeps": True, "warm_start": True, "stack_warm_start": True,
             "friction_directions": 2,
             "restitution_threshold": 0.5, "allowed_penetration": 0.001, "tolerance": 1e-9,
             "shock_propagation": True, "shock_fraction": 0.01, "layer_iterations": 40, "layer_tolerance": 1e-8, "first_tolerance": 1e-4,

@@ -115,6 +115,11 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        {"double", "float"}}),
       T::bind(&S::warm_start, {"warm_start", ParamKind::Bool, "", 0, 1, 1,
        "Start PGS from the previous step's impulses of contacts that persist (same feature pair, or within 2 cm)"}),
+      T::bind(&S::stack_warm_start, {"stack_warm_start", ParamKind::Bool, "", 0, 1, 1,
+       "With warm_start: a stack's normal impulses (a group resting on fixed bodies, without joints) start "
+       "balanced, top-down: each body's contacts with the layer below change by the least that holds it at rest "
+       "under its weight and what is above it. For the whole step, or shock propagation's first phase. Off: the "
+       "thesis's plain PGS, under which a stack built at rest falls into itself"}),
       T::bind(&S::friction_directions, {"friction_directions", ParamKind::Integer, "", 0, 2, 2,
        "Tangent rows per contact: 0 frictionless, 1 along the sliding direction only, 2 two directions, the "
        "first along the sliding velocity, bounded as friction_cone says"}),
@@ -206,7 +211,9 @@ int LcpSolver::contact_row_count(const Contact& c) const { return 1 + (c.frictio
 void LcpSolver::contact_point(const StepContext& ctx, int k, Phase phase, ContactPoint& p) {
   const bool restitution = phase != Phase::Layers;
   const Contact& c = ctx.contacts[k];
-  const bool warm = set_.warm_start && c.persisted;
+  // A contact whose normal impulse the stack's balance found (stack_warm_start.h) starts from it, new or not.
+  const bool balanced = phase != Phase::Layers && stack_warm_.has(k);
+  const bool warm = set_.warm_start && (c.persisted || balanced);
   const double h = ctx.dt;
   // Every field is set below (a ContactPoint{} assigned first went through the stack, as a returned one did).
   p.ra = c.position - ctx.bodies[c.a].position;
@@ -237,11 +244,11 @@ void LcpSolver::contact_point(const StepContext& ctx, int k, Phase phase, Contac
   }
   p.target = bounce_[k] != 0.0 ? -bounce_[k] : -std::max(gap, 0.0) / h;
   // Warm start from the impulses this phase found last step: the layers' own part under shock propagation,
-  // the rest for the first phase (the layers carry less: not the weight of what is above them), its normal impulses
-  // balanced top-down where the stack allows (stack_warm_start.h).
+  // the rest for the first phase (the layers carry less: not the weight of what is above them). The normal
+  // impulses of a whole step or of the first phase start balanced top-down where the stack allows.
   const double normal0 = phase == Phase::Layers ? c.layer_normal_impulse
-                         : phase == Phase::First ? (stack_warm_.has(k) ? stack_warm_.normal(k)
-                                                                       : StackWarmStart::previous_normal(c))
+                         : balanced             ? stack_warm_.normal(k)
+                         : phase == Phase::First ? StackWarmStart::previous_normal(c)
                                                  : c.normal_impulse;
   const Vec3 friction0 = phase == Phase::Layers ? c.layer_friction_impulse
                          : phase == Phase::First ? StackWarmStart::previous_friction(c)
@@ -498,12 +505,14 @@ void LcpSolver::classify_groups(const StepContext& ctx) {
   const auto& groups = ctx.graph.groups();
   group_awake_.assign(groups.size(), 1);
   group_shock_.assign(groups.size(), 0);
+  group_stacked_.assign(groups.size(), 0);
   std::vector<char> has_joint(groups.size(), 0);
   for (int g : joint_row_group_)
     if (g >= 0) has_joint[g] = 1;
   for (size_t g = 0; g < groups.size(); ++g) {
     group_awake_[g] = !(set_.sleeping && group_asleep(groups[g], ctx.bodies, ctx.graph));
-    group_shock_[g] = set_.shock_propagation && !groups[g].floating && groups[g].layer_count > 0 && !has_joint[g];
+    group_stacked_[g] = !groups[g].floating && groups[g].layer_count > 0 && !has_joint[g];
+    group_shock_[g] = set_.shock_propagation && group_stacked_[g];
   }
 }
 
@@ -648,7 +657,8 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     ScopedSubStage timer(sub_stages_, kVelocityPgs);
     const int sweeps_before = sweeps;
     add_free_velocity(group.bodies, f);
-    if (shock && set_.warm_start) stack_warm_.find(ctx.bodies, ctx.contacts, ctx.graph, group_index, free_, f);
+    if (group_stacked_[group_index] && set_.warm_start && set_.stack_warm_start)
+      stack_warm_.find(ctx.bodies, ctx.contacts, ctx.graph, group_index, free_, f);
     rows_.clear();
     blocks_.clear();
     const Phase first = shock ? Phase::First : Phase::Whole;

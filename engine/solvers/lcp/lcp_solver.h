@@ -49,7 +49,7 @@ class LcpSolver final : public Solver {
   struct Settings {
     int iterations, joint_sweeps, layer_iterations, correction_iterations, friction_directions, friction_cone;
     int sleep_steps, precision;
-    bool warm_start, shock_propagation, global_correction, sleeping, vector_lanes, coloured;
+    bool warm_start, stack_warm_start, shock_propagation, global_correction, sleeping, vector_lanes, coloured;
     double restitution_threshold, allowed_penetration, tolerance, layer_tolerance, first_tolerance, shock_fraction;
     double sleep_energy, recycle_distance;
   };
@@ -155,7 +155,7 @@ class LcpSolver final : public Solver {
   std::vector<double> bounce_;  // per contact: the restitution target of this step (0: none)
   int group_sweeps_ = 0;  // most PGS sweeps any group needed this step (telemetry)
   // Per contact group, decided once per step by classify_groups.
-  std::vector<char> group_awake_, group_shock_;
+  std::vector<char> group_awake_, group_shock_, group_stacked_;
 };
 
 }  // namespace cl

@@ -94,9 +94,11 @@ void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList&
   for (size_t i = first; i < last; ++i) {
     const int k = contacts_[i];
     const Contact& c = contacts[size_t(k)];
-    if (!c.persisted) continue;  // starts at 0, as before
     const double sign = c.b == s ? 1.0 : -1.0;  // the contact's impulse on s is sign (lambda n + friction)
-    LowerPoint p{k, c.b == s ? c.a : c.b, c.position, sign * c.normal, previous_normal(c), sign * previous_friction(c)};
+    // A contact new this step starts from 0 and is balanced with the rest.
+    const double lambda0 = c.persisted ? previous_normal(c) : 0.0;
+    const Vec3 friction0 = c.persisted ? Vec3(sign * previous_friction(c)) : Vec3::Zero();
+    LowerPoint p{k, c.b == s ? c.a : c.b, c.position, sign * c.normal, lambda0, friction0};
     const Vec3 arm = p.position - centre;
     arm2 = std::max(arm2, arm.squaredNorm());
     force -= p.lambda0 * p.normal + p.friction;

@@ -1,21 +1,23 @@
-// The normal impulses the first phase of shock propagation starts from (thesis sect. 6.4, Fig. 6.56: the dynamics
-// step of fraction f), found once a step for a contact group, top-down over its stack layers.
+// The normal impulses a stack's velocity solve starts from: the first phase of shock propagation (thesis sect. 6.4,
+// Fig. 6.56: the dynamics step of fraction f), or without it the whole step (f = 1), found once a step for a contact
+// group, top-down over its stack layers.
 //
-// Why: the first phase sweeps the whole group for f h, and its warm start is what it found the step before. On a
-// tall stack its sweeps cannot carry a load down many rows, so it ends with velocities of the order of f g h that the
-// layers then have to take out, each layer sweep after sweep (a 100-row pyramid's layers took 11 sweeps each, where
-// 2 settle a layer that starts at rest). A stack at rest is held by impulses that one pass from the top can find:
-// each body's contacts with the layer below take the body's own f h of gravity and applied force plus what the
-// bodies above press on it, at the points where they press. So each body's lower contacts start from the impulses
-// of the step before, changed by the least that balances the body (force and moment) over f h, before the layer
-// below is balanced in turn.
+// Why: the sweeps over the whole group start from what they found the step before. On a tall stack they cannot
+// carry a load down many rows, so they end with velocities of the order of f g h. Under shock propagation the
+// layers then have to take them out, each layer sweep after sweep (a 100-row pyramid's layers took 11 sweeps each,
+// where 2 settle a layer that starts at rest). Without it nothing takes them out: a 20-row pyramid built at rest
+// fell into itself in its first steps, its contacts sank to the allowed penetration, and its top box ended 2 cm
+// lower. A stack at rest is held by impulses that one pass from the top can find: each body's contacts with the
+// layer below take the body's own f h of gravity and applied force plus what the bodies above press on it, at the
+// points where they press. So each body's lower contacts start from the impulses of the step before (0 for a
+// contact new this step), changed by the least that balances the body (force and moment) over f h, before the
+// layer below is balanced in turn.
 //
 // Only normal impulses are found, and only for a body whose lower contacts share one normal (a face on faces): friction
 // keeps its warm start, and its impulses count as given. What the normals cannot balance (a sideways push, the
 // moment about the normal, a load outside the support: the impulses never go below 0) is left to the sweeps. A body
-// whose lower normals differ (a bowl in a bowl) keeps the warm start of the step before, which is handed down.
-// Contacts that did not persist start at 0 as before, and the sweeps decide the solve as they always did: this is
-// a starting point only.
+// whose lower normals differ (a bowl in a bowl) keeps the warm start of the step before, which is handed down. The
+// sweeps decide the solve as they always did: this is a starting point only.
 #pragma once
 
 #include <cmath>
