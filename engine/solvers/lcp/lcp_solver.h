@@ -109,6 +109,8 @@ class LcpSolver final : public Solver {
   Vec3 block_friction(const ContactBlock& block) const;
   Vec3 lane_friction(const ContactPgs& lanes, int i) const;
   void add_free_velocity(const std::vector<int>& bodies, double fraction);
+  // Leaves at rest every dynamic body of `bodies` whose points all move no faster than `speed` (rest_speed).
+  void leave_at_rest(const StepContext& ctx, const std::vector<int>& bodies, double speed);
   void solve_group(StepContext& ctx, const ContactGroup& group, int group_index);
   // Returns the PGS sweeps it took (summed over its layers).
   int project_group(StepContext& ctx, const ContactGroup& group, int group_index);
