@@ -68,8 +68,11 @@ inline void tangent_basis(const Vec3& n, Vec3& t1, Vec3& t2) {
 // part) when there is one, so that sliding friction is exactly mu lambda_n along the motion, else tangent_basis.
 inline void sliding_tangents(const Vec3& n, const Vec3& relative_velocity, Vec3& t1, Vec3& t2) {
   const Vec3 vt = relative_velocity - n * relative_velocity.dot(n);
-  const double speed = vt.norm();
-  if (speed > 1e-6) {
+  // Told by the squared speed: a resting contact (most of a stack's) takes no square root, which was the end of a
+  // chain of loads that each contact of a resting pyramid waited on.
+  const double speed2 = vt.squaredNorm();
+  if (speed2 > 1e-12) {
+    const double speed = std::sqrt(speed2);
     t1 = vt / speed;  // vt.normalized(), whose norm this is, without taking it again
     t2 = n.cross(t1);
   } else {

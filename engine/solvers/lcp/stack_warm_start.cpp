@@ -62,6 +62,19 @@ Vec3d solve_well_posed(Mat3d g, const Vec3d& r) {
   return y;
 }
 
+// (r x n) . t1 and (r x n) . t2, component by component in the order Eigen's cross and dot take them on x86-64
+// (the same values bit for bit). Written out, the cross product stays in registers: Eigen's stored its components
+// one by one and read them back two at a time, a load that waits for both stores (an eighth of the balance's time).
+struct CrossDots {
+  double t1, t2;
+};
+inline CrossDots cross_dots(const Vec3& r, const Vec3& n, const Vec3& t1, const Vec3& t2) {
+  const double m0 = r.y() * n.z() - r.z() * n.y();
+  const double m1 = r.z() * n.x() - r.x() * n.z();
+  const double m2 = r.x() * n.y() - r.y() * n.x();
+  return {(m0 * t1.x() + m1 * t1.y()) + m2 * t1.z(), (m0 * t2.x() + m1 * t2.y()) + m2 * t2.z()};
+}
+
 }  // namespace
 
 void StackWarmStart::clear(size_t contacts) { normal_.assign(contacts, std::numeric_limits<double>::quiet_NaN()); }
@@ -115,8 +128,8 @@ void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList&
     t2 = n.cross(t1);
     Mat3d g = Mat3d::Zero();
     for (const LowerPoint& p : lower_points_) {
-      const Vec3 m = (p.position - centre).cross(p.normal);
-      const Vec3d column(p.normal.dot(n), to_unit * m.dot(t1), to_unit * m.dot(t2));
+      const CrossDots m = cross_dots(p.position - centre, p.normal, t1, t2);
+      const Vec3d column(p.normal.dot(n), to_unit * m.t1, to_unit * m.t2);
       g.noalias() += column * column.transpose();
     }
     y = solve_well_posed(g, Vec3d(force.dot(n), to_unit * moment.dot(t1), to_unit * moment.dot(t2)));
@@ -124,8 +137,8 @@ void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList&
   for (const LowerPoint& p : lower_points_) {
     double lambda = p.lambda0;
     if (parallel) {
-      const Vec3 m = (p.position - centre).cross(p.normal);
-      lambda = std::max(0.0, lambda + y[0] * p.normal.dot(n) + to_unit * (y[1] * m.dot(t1) + y[2] * m.dot(t2)));
+      const CrossDots m = cross_dots(p.position - centre, p.normal, t1, t2);
+      lambda = std::max(0.0, lambda + y[0] * p.normal.dot(n) + to_unit * (y[1] * m.t1 + y[2] * m.t2));
       normal_[size_t(p.contact)] = std::isfinite(lambda) ? lambda : 0.0;
       lambda = normal_[size_t(p.contact)];
     }
