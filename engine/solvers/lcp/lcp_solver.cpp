@@ -172,9 +172,10 @@ const ParamTable<LcpSolver::Settings>& LcpSolver::table() {
        "velocity, at any of its points, by more than this fraction of the phase's own step of gravity, f g h, or "
        "than the layers' stop (layer_tolerance g h) if that is coarser (both 0: always iterations). The layers then "
        "solve every body again with its supports held, so the first phase hands them only their start and the "
-       "weight a body must feel (a see-saw tips). What it leaves the layers take out sweep by sweep: at 1e-4 a resting "
-       "100-row pyramid in double precision takes 0.6 to 0.8 of the time in its first phase, where 1e-3 cost a "
-       "resting 20-row pyramid's layers more sweeps than it saved"}),
+       "weight a body must feel (a see-saw tips). What it leaves the layers take out sweep by sweep. It matters "
+       "where the phase does not start balanced (stack_warm_start off, or a stack on the move): there a settled "
+       "20-row pyramid with gaps takes 2 to 8 first-phase sweeps a step where 0 takes all 10, and 1e-3 cost its "
+       "layers more sweeps than it saved"}),
       T::bind(&S::global_correction, {"global_correction", ParamKind::Bool, "", 0, 1, 1,
        "With shock propagation: after the layers' projections, one more over the whole group without layers "
        "(the robust variant of thesis Fig. 6.60), which spreads what the layers could not remove: a body held "
@@ -425,23 +426,25 @@ double LcpSolver::layer_stop_speed(const StepContext& ctx, PgsPrecision precisio
 // (sweep_layer): first_tolerance f g h, the phase's own step of gravity, or the layers' stop if that is coarser. The
 // layers solve every body of a stack again on its held supports, so what the first phase leaves is their start, and
 // the weight a body must feel before its supports are held (thesis sect. 6.4.3, the see-saw): neither needs the
-// phase converged to the layers' stop, which took all 10 sweeps of the whole group of a resting 100-row pyramid,
-// the rounds' changes falling by a fifth a round (zero gaps: 7e-7, 4e-7, 3e-7 m/s after 4, 6, 10 sweeps). But what
-// the phase leaves, each layer takes out sweep by sweep down to its own stop: a resting 20-row pyramid's layers took
-// 46 sweeps a step after a first phase stopped at 1e-6 f g h, 68 at 1e-4 and 110 at 1e-3, hence the default 1e-4.
+// phase converged to the layers' stop. A stack at rest that starts balanced (stack_warm_start) settles in one round
+// at either stop; one that does not (before new contacts were balanced: a resting 100-row pyramid) took all 10
+// sweeps of the whole group to the layers' stop, the rounds' changes falling by a fifth a round (zero gaps: 7e-7,
+// 4e-7, 3e-7 m/s after 4, 6, 10 sweeps). But what the phase leaves, each layer takes out sweep by sweep down to its
+// own stop: a resting 20-row pyramid's layers then took 46 sweeps a step after a first phase stopped at 1e-6 f g h,
+// 68 at 1e-4 and 110 at 1e-3, hence the default 1e-4.
 double LcpSolver::first_stop_speed(const StepContext& ctx, PgsPrecision precision) const {
   const double own = set_.first_tolerance * set_.shock_fraction * ctx.gravity.norm() * ctx.dt;
   return std::max(layer_stop_speed(ctx, precision), own);
 }
 
-// The speed at every point below which a stack layer's top body is at rest (solve_group): the layer's stop, but no
-// coarser than 1e-6 g h, and in single precision no finer than 8 float epsilons g h (9.5e-7 g h). The rest holds a
-// body that would start to move slower than that, so a looser stop must not hold a start a user could see (at
-// 1e-6, a box on an incline steeper than its friction angle by a millionth of its tangent). In float a resting
-// body's velocity is the sum of some ten terms of the order of g h (the step's gravity, each contact's impulses),
-// each rounded to float: on pyramid100_gaps up to 1.3e-7 g h over 600 steps. At the stop's one epsilon a body of
-// the first layer was left moving at step 218, and the layers above, held on it, carried that up until the pyramid
-// came apart.
+// The speed at every point below which a stack layer's top body (or without shock propagation, a balanced stack's body)
+// is at rest (solve_group): the layer's stop, but no coarser than 1e-6 g h, and in single precision no finer than 8
+// float epsilons g h (9.5e-7 g h). The rest holds a body that would start to move slower than that, so a looser stop
+// must not hold a start a user could see (at 1e-6, a box on an incline steeper than its friction angle by a millionth
+// of its tangent). In float a resting body's velocity is the sum of some ten terms of the order of g h (the step's
+// gravity, each contact's impulses), each rounded to float: on pyramid100_gaps up to 1.3e-7 g h over 600 steps. At the
+// stop's one epsilon a body of the first layer was left moving at step 218, and the layers above, held on it, carried
+// that up until the pyramid came apart.
 double LcpSolver::rest_speed(const StepContext& ctx, PgsPrecision precision) const {
   const double gh = ctx.gravity.norm() * ctx.dt;
   const double stop = std::min(layer_stop_speed(ctx, precision), 1e-6 * gh);
@@ -543,6 +546,8 @@ void LcpSolver::leave_at_rest(const StepContext& ctx, const std::vector<int>& bo
 // the remaining (1 - f) h layer by layer, bottom-up, with each layer's bottom bodies held fixed (thesis Fig. 6.56).
 void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int group_index) {
   const bool shock = group_shock_[group_index];
+  // Whether the stack's normal impulses start balanced (stack_warm_start.h).
+  const bool balanced_start = group_stacked_[group_index] && set_.warm_start && set_.stack_warm_start;
   const double f = shock ? set_.shock_fraction : 1.0;
   PgsSettings pgs{set_.iterations, set_.tolerance, false};
   pgs.lanes = set_.vector_lanes;
@@ -666,8 +671,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     ScopedSubStage timer(sub_stages_, kVelocityPgs);
     const int sweeps_before = sweeps;
     add_free_velocity(group.bodies, f);
-    if (group_stacked_[group_index] && set_.warm_start && set_.stack_warm_start)
-      stack_warm_.find(ctx.bodies, ctx.contacts, ctx.graph, group_index, free_, f);
+    if (balanced_start) stack_warm_.find(ctx.bodies, ctx.contacts, ctx.graph, group_index, free_, f);
     rows_.clear();
     blocks_.clear();
     const Phase first = shock ? Phase::First : Phase::Whole;
@@ -698,8 +702,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     // with friction it grew from step to step: `pyramid20` built at rest moved 1e-13 m/s after its first steps, a
     // tenth more each step, until it fell into itself after 11 s, as far as it did in its first steps without the
     // balanced start.
-    if (!shock && group_stacked_[group_index] && set_.warm_start && set_.stack_warm_start)
-      leave_at_rest(ctx, group.bodies, at_rest);
+    if (balanced_start && !shock) leave_at_rest(ctx, group.bodies, at_rest);
   }
   if (shock) {
     // Phase 2: the rest of the step, layer by layer, lower bodies of each layer held (infinite mass).

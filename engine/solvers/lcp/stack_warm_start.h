@@ -6,7 +6,7 @@
 // carry a load down many rows, so they end with velocities of the order of f g h. Under shock propagation the
 // layers then have to take them out, each layer sweep after sweep (a 100-row pyramid's layers took 11 sweeps each,
 // where 2 settle a layer that starts at rest). Without it nothing takes them out: a 20-row pyramid built at rest
-// fell into itself in its first steps, its contacts sank to the allowed penetration, and its top box ended 2 cm
+// fell into itself in its first steps, its contacts sank to the allowed penetration, and its top box ended 1.7 cm
 // lower. A stack at rest is held by impulses that one pass from the top can find: each body's contacts with the
 // layer below take the body's own f h of gravity and applied force plus what the bodies above press on it, at the
 // points where they press. So each body's lower contacts start from the impulses of the step before (0 for a
