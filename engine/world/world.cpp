@@ -341,6 +341,16 @@ bool World::find_contacts(StepResult& result) {
       kept += size_t(last - first);
     }
   }
+  // Every pair keeps its contacts, and together they are the whole previous list (a stack at rest): the list
+  // stays where it is. A copy read and wrote each contact once more, and two lists took twice the cache.
+  if (to_collide_.empty() && kept == previous_contacts_.size() && kept <= limit) {
+    std::swap(previous_contacts_, contacts_);
+    std::swap(previous_anchors_, anchors_);
+    for (const PairWork& work : pair_work_)
+      continue_kept(edges[size_t(work.edge)], work.recycled, work.kept_first, work.kept_last);
+    graph_.attach_contacts(contacts_);
+    return true;
+  }
 
   // Collide. A heap of bodies at one place can have far more contacts than memory holds, so the running count
   // stops the work as soon as it passes the limit.
@@ -379,28 +389,19 @@ bool World::find_contacts(StepResult& result) {
     return false;
   }
 
-  // Join, pair by pair in edge order. Materials may change while the world runs (the viewer edits them), so kept
-  // contacts take them too.
+  // Join, pair by pair in edge order.
   for (const PairWork& work : pair_work_) {
     GraphEdge& e = edges[size_t(work.edge)];
-    const Material& ma = materials[bodies[e.a].material];
-    const Material& mb = materials[bodies[e.b].material];
-    const double friction = std::sqrt(ma.friction * mb.friction);
-    const double restitution = std::max(ma.restitution, mb.restitution);
     if (work.found < 0) {
       const size_t first = contacts_.size();
-      for (size_t k = work.kept_first; k < work.kept_last; ++k) {
-        contacts_.push_back(previous_contacts_[k]);
-        contacts_.back().persisted = true;
-        contacts_.back().friction = friction;
-        contacts_.back().restitution = restitution;
-        anchors_.push_back(previous_anchors_[k]);
-      }
-      if (work.recycled)
-        recycle_contacts(bodies[e.a], bodies[e.b], anchors_.data() + first, contacts_.data() + first,
-                         contacts_.data() + contacts_.size());
+      contacts_.insert(contacts_.end(), previous_contacts_.begin() + std::ptrdiff_t(work.kept_first),
+                       previous_contacts_.begin() + std::ptrdiff_t(work.kept_last));
+      anchors_.insert(anchors_.end(), previous_anchors_.begin() + std::ptrdiff_t(work.kept_first),
+                      previous_anchors_.begin() + std::ptrdiff_t(work.kept_last));
+      continue_kept(e, work.recycled, first, contacts_.size());
       continue;
     }
+    const auto [friction, restitution] = pair_materials(e);
     const ContactList& found = found_[size_t(work.found)];
     ContactGraph::remember_placement(e, bodies);
     const size_t first = contacts_.size();
@@ -429,6 +430,28 @@ bool World::find_contacts(StepResult& result) {
   match_previous_contacts(previous_contacts_, contacts_);
   graph_.attach_contacts(contacts_);
   return true;
+}
+
+// The friction and restitution of a pair's contacts: the geometric mean and the larger of its bodies' materials.
+// Materials may change while the world runs (the viewer edits them), so kept contacts take them too.
+std::pair<double, double> World::pair_materials(const GraphEdge& e) const {
+  const Material& ma = materials[bodies[e.a].material];
+  const Material& mb = materials[bodies[e.b].material];
+  return {std::sqrt(ma.friction * mb.friction), std::max(ma.restitution, mb.restitution)};
+}
+
+// Contacts [first, last) of contacts_, a pair's kept from the step before, as this step takes them: continued, with
+// the pair's materials as they are now, re-projected to the bodies' poses when recycled (world/contact_recycling.h).
+void World::continue_kept(const GraphEdge& e, bool recycled, size_t first, size_t last) {
+  const auto [friction, restitution] = pair_materials(e);
+  for (size_t k = first; k < last; ++k) {
+    contacts_[k].persisted = true;
+    contacts_[k].friction = friction;
+    contacts_[k].restitution = restitution;
+  }
+  if (recycled)
+    recycle_contacts(bodies[e.a], bodies[e.b], anchors_.data() + first, contacts_.data() + first,
+                     contacts_.data() + last);
 }
 
 // Contact groups over touching edges and joints, then stack heights and layers (thesis sect. 5.2, 8.3).

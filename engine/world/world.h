@@ -186,6 +186,8 @@ class World {
   void body_bounds(const std::vector<Body>& poses, std::vector<Aabb>& boxes, std::vector<char>& is_static) const;
   bool find_contacts(StepResult& result);
   void too_many_contacts(const char* what, size_t count, StepResult& result) const;
+  std::pair<double, double> pair_materials(const GraphEdge& e) const;
+  void continue_kept(const GraphEdge& e, bool recycled, size_t first, size_t last);
   void find_groups();
   void continuous_collision();
   void apply_drag();

@@ -568,6 +568,42 @@ TEST(World, ContinuousCollisionLeavesARestingTowerBitIdentical) {
   }
 }
 
+// A tower at rest under lcp keeps every contact of the step before, and the whole list in place: its contacts are
+// continued, and take a material changed while the world runs (the viewer edits them), the same as when the top box
+// was moved a little (its pair recycled) or enough to be collided again.
+TEST(World, ContactsKeptWholeTakeTheMaterialsAsTheyAreNow) {
+  for (const double shift : {0.0, 1e-5, 2e-2}) {
+    SCOPED_TRACE("top box moved by " + std::to_string(shift) + " m");
+    const bool one_moves = shift > 0.0;
+    World w;
+    std::string error;
+    ASSERT_TRUE(w.set_solver("lcp", &error)) << error;
+    const int mat = add_material(w, 0.6, 0.1);
+    add_plane(w, Vec3(0, 1, 0), 0.0, mat);
+    for (int i = 0; i < 3; ++i)
+      add_body(w, box(Vec3(0.2, 0.2, 0.2)), Vec3(0, 0.2 + 0.4 * i, 0), 500.0, Quat::Identity(), mat);
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(w.step().ok);
+    const World before = w;
+    w.bodies[3].position.x() += shift;  // the top box
+    w.materials[size_t(mat)].friction = 0.2;
+    w.materials[size_t(mat)].restitution = 0.3;
+    ASSERT_TRUE(w.step().ok);
+    if (!one_moves) {
+      EXPECT_TRUE(same_state(w, before));  // nothing moved, so no pair was collided
+    }
+    ASSERT_EQ(w.contacts().size(), before.contacts().size());
+    for (size_t k = 0; k < w.contacts().size(); ++k) {
+      const Contact& c = w.contacts()[k];
+      EXPECT_TRUE(c.persisted) << k;
+      EXPECT_DOUBLE_EQ(c.friction, 0.2) << k;
+      EXPECT_DOUBLE_EQ(c.restitution, 0.3) << k;
+      if (one_moves && c.b == 3) continue;
+      EXPECT_EQ(c.position, before.contacts()[k].position) << k;
+      EXPECT_EQ(c.depth, before.contacts()[k].depth) << k;
+    }
+  }
+}
+
 // A tumbling 20 cm box dropped at 20 m/s onto a fixed plate 1 cm thick (20 m wide) (a third of a metre a step, 33 plate
 // thicknesses) lands on it under every method: never below its top face, and no deeper in it than the method's
 // own contact depth and a quarter of the plate's half thickness.
