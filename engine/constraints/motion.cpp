@@ -32,6 +32,12 @@ void turn_about_axis(Quat& q, Vec3& p, int k, double t) {
 }  // namespace
 
 void advance_free_rotation(Body& b, double h) {
+  // A body not turning keeps its orientation: the flow below would turn it by angles of zero (a resting stack's
+  // bodies, left at rest by the lcp layers, are most of a large scene's).
+  if (b.angular_velocity.isZero(0.0)) {
+    b.orientation.normalize();
+    return;
+  }
   // The principal frame P = R Q of the body, with I_body = Q diag(d) Q^T (Q = 1 for the primitives).
   const Mat3& inertia = b.inertia_body;
   Vec3 d = inertia.diagonal();

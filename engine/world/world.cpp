@@ -212,8 +212,9 @@ StepResult World::step() {
   stats.sleeping = solver_stats.sleeping;
   stats.iterations = solver_stats.iterations;
   stats.residual = solver_stats.residual;
-  stats.max_penetration = max_penetration();
-  stats.mean_penetration = mean_penetration();
+  const Penetration penetration_now = penetration();
+  stats.max_penetration = penetration_now.max;
+  stats.mean_penetration = penetration_now.mean;
   stats.sub_stages = solver_->sub_stages();
   stats.counters = solver_->counters();
   stats_ = stats;
@@ -536,9 +537,12 @@ bool World::check_not_through_planes(const char* stage, StepResult& result) cons
 double World::kinetic_energy() const {
   double e = 0.0;
   for (const Body& b : bodies)
-    if (b.is_dynamic())
-      e += 0.5 * b.mass * b.linear_velocity.squaredNorm() +
-           0.5 * b.angular_velocity.dot(b.inertia_world() * b.angular_velocity);
+    if (b.is_dynamic()) {
+      double body = 0.5 * b.mass * b.linear_velocity.squaredNorm();
+      // A body not turning adds nothing, and its world inertia (two products of 3x3 matrices) is not formed.
+      if (!b.angular_velocity.isZero(0.0)) body += 0.5 * b.angular_velocity.dot(b.inertia_world() * b.angular_velocity);
+      e += body;
+    }
   return e;
 }
 
@@ -573,21 +577,22 @@ MomentumSample World::momentum() const {
   return m;
 }
 
-double World::max_penetration() const {
-  double d = 0.0;
-  for (const Contact& c : contacts_) d = std::max(d, c.depth);
-  return d;
-}
-
-double World::mean_penetration() const {
-  double sum = 0.0;
+// Both in one pass over the contacts: a large scene's list is far larger than the cache.
+World::Penetration World::penetration() const {
+  double deepest = 0.0, sum = 0.0;
   int count = 0;
-  for (const Contact& c : contacts_)
+  for (const Contact& c : contacts_) {
+    deepest = std::max(deepest, c.depth);
     if (c.depth > 0.0) {
       sum += c.depth;
       ++count;
     }
-  return count > 0 ? sum / count : 0.0;
+  }
+  return {deepest, count > 0 ? sum / count : 0.0};
 }
+
+double World::max_penetration() const { return penetration().max; }
+
+double World::mean_penetration() const { return penetration().mean; }
 
 }  // namespace cl

@@ -178,6 +178,10 @@ class World {
   double mean_penetration() const;  // the mean depth of the penetrating contacts, each counted once; 0 without
 
  private:
+  struct Penetration {
+    double max = 0.0, mean = 0.0;
+  };
+  Penetration penetration() const;
   // Computes the last step's contact report and its residuals if they are still owed (contact_report()).
   void finish_report() const;
   bool update_bounds(StepResult& result);
