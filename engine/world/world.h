@@ -237,7 +237,12 @@ class World {
   BroadPhase broadphase_;
   ContactGraph graph_;
   std::vector<Aabb> bounds_;
+  std::vector<char> is_static_;
   std::vector<BodyPair> pairs_;
+  // The boxes and static flags pairs_ was found for, when pairs_found_ (update_bounds).
+  std::vector<Aabb> pairs_bounds_;
+  std::vector<char> pairs_static_;
+  bool pairs_found_ = false;
   ContactList contacts_;
   ContactList previous_contacts_;
   // Beside each contact of contacts_ and previous_contacts_, what contact recycling fixed of it to its bodies (set

@@ -604,6 +604,34 @@ TEST(World, ContactsKeptWholeTakeTheMaterialsAsTheyAreNow) {
   }
 }
 
+// A scene at rest keeps the broad phase's pairs without a sweep; any change of a box or of what is fixed sweeps again.
+TEST(World, BroadPhasePairsFollowEveryChangeOfTheBoxes) {
+  World w;
+  std::string error;
+  ASSERT_TRUE(w.set_solver("lcp", &error)) << error;
+  add_plane(w);
+  for (int i = 0; i < 3; ++i) add_body(w, box(Vec3(0.2, 0.2, 0.2)), Vec3(0, 0.2 + 0.4 * i, 0), 500.0);
+  const auto expect_pairs_of_the_step = [&](const char* what, size_t expected) {
+    SCOPED_TRACE(what);
+    const std::vector<Body> before = w.bodies;
+    ASSERT_TRUE(w.step().ok);
+    EXPECT_EQ(size_t(w.last_stats().pairs), w.collision_pairs(before).size());
+    EXPECT_EQ(size_t(w.last_stats().pairs), expected);
+  };
+  for (int i = 0; i < 5; ++i) expect_pairs_of_the_step("at rest", 3);
+  w.bodies[3].position.x() += 5.0;  // the top box, lifted away from the tower
+  w.bodies[3].position.y() = 5.0;
+  expect_pairs_of_the_step("top box moved away", 2);
+  expect_pairs_of_the_step("top box falling", 2);
+  w.bodies[3].position.x() -= 5.0;  // back onto the middle one
+  w.bodies[3].position.y() = 1.0;
+  w.bodies[3].linear_velocity.setZero();
+  expect_pairs_of_the_step("top box back", 3);
+  w.bodies[1].kind = BodyKind::Fixed;  // the bottom box's pair with the plane is fixed against fixed
+  w.bodies[1].set_mass_properties(0.0, 0.0);
+  expect_pairs_of_the_step("bottom box fixed", 2);
+}
+
 // A tumbling 20 cm box dropped at 20 m/s onto a fixed plate 1 cm thick (20 m wide) (a third of a metre a step, 33 plate
 // thicknesses) lands on it under every method: never below its top face, and no deeper in it than the method's
 // own contact depth and a quarter of the plate's half thickness.
