@@ -34,7 +34,10 @@ void ContactGraph::clear() {
 
 // Merge of the sorted edge list with the sorted broad-phase pairs (thesis sect. 5.2, Fig. 5.3).
 void ContactGraph::update_edges(const std::vector<BodyPair>& pairs) {
-  std::vector<GraphEdge> next;
+  // Built in the list of the step before last, whose room is kept: a large scene's edges are megabytes, and a new
+  // list each step took fresh pages from the system, each cleared before use.
+  std::vector<GraphEdge>& next = next_edges_;
+  next.clear();
   next.reserve(pairs.size());
   size_t e = 0;
   for (const BodyPair& p : pairs) {
@@ -70,7 +73,7 @@ void ContactGraph::update_edges(const std::vector<BodyPair>& pairs) {
     old.layer = -1;
     next.push_back(old);
   }
-  edges_ = std::move(next);
+  std::swap(edges_, next);
 }
 
 bool ContactGraph::unmoved(const GraphEdge& e, const std::vector<Body>& bodies) {
@@ -109,9 +112,11 @@ void ContactGraph::attach_contacts(const ContactList& contacts) {
 // kinematic bodies have infinite mass and insulate: a floor does not merge every stack standing on it.
 void ContactGraph::find_groups(const std::vector<Body>& bodies, const std::vector<BodyPair>& links) {
   const int n = int(bodies.size());
-  std::vector<int> parent(n);
+  std::vector<int>& parent = scratch_.parent;
+  parent.resize(size_t(n));
   std::iota(parent.begin(), parent.end(), 0);
-  std::vector<char> member(n, 0);
+  std::vector<char>& member = scratch_.member;
+  member.assign(size_t(n), 0);
   auto connect = [&](int a, int b) {
     const bool da = bodies[a].is_dynamic(), db = bodies[b].is_dynamic();
     if (da) member[a] = 1;
@@ -124,7 +129,8 @@ void ContactGraph::find_groups(const std::vector<Body>& bodies, const std::vecto
 
   groups_.clear();
   group_of_body_.assign(n, -1);
-  std::vector<int> group_of_root(n, -1);
+  std::vector<int>& group_of_root = scratch_.group_of_root;
+  group_of_root.assign(size_t(n), -1);
   for (int i = 0; i < n; ++i) {
     if (!member[i]) continue;
     const int r = find_root(parent, i);
@@ -151,16 +157,28 @@ void ContactGraph::find_groups(const std::vector<Body>& bodies, const std::vecto
 void ContactGraph::find_layers(const std::vector<Body>& bodies) {
   const int n = int(bodies.size());
   height_of_body_.assign(n, kUnreached);
-  layers_.assign(groups_.size(), {});
+  // The layers' lists keep their room from step to step (a 100-row pyramid has a hundred layers of each list).
+  layers_.resize(groups_.size());
+  for (std::vector<StackLayer>& group_layers : layers_)
+    for (StackLayer& layer : group_layers) {
+      layer.bottom.clear();
+      layer.top.clear();
+      layer.edges.clear();
+    }
   for (int i = 0; i < n; ++i)
     if (!bodies[i].is_dynamic()) height_of_body_[i] = 0;
 
   // Incident edges of each body, restricted per group (fixed bodies are shared between groups).
-  std::vector<std::vector<int>> incident(n);
+  // Left empty after each group, and kept with their room.
+  std::vector<std::vector<int>>& incident = scratch_.incident;
+  if (incident.size() < size_t(n)) incident.resize(size_t(n));
   for (int g = 0; g < int(groups_.size()); ++g) {
     ContactGroup& group = groups_[g];
     group.layer_count = 0;
-    if (group.floating) continue;
+    if (group.floating) {
+      layers_[g].clear();
+      continue;
+    }
     for (int k : group.edges) {
       incident[edges_[k].a].push_back(k);
       incident[edges_[k].b].push_back(k);

@@ -91,6 +91,13 @@ class ContactGraph {
   std::vector<int> group_of_body_;
   std::vector<int> height_of_body_;
   std::vector<std::vector<StackLayer>> layers_;
+  // Room reused from step to step, holding nothing between calls.
+  std::vector<GraphEdge> next_edges_;  // update_edges' new list
+  struct Scratch {
+    std::vector<int> parent, group_of_root;       // find_groups
+    std::vector<char> member;                     // find_groups
+    std::vector<std::vector<int>> incident;       // find_layers: each body's edges in the group at hand
+  } scratch_;
 };
 
 }  // namespace cl

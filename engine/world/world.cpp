@@ -151,7 +151,9 @@ StepResult World::step() {
     apply_drag();
     solver_->begin_step();
     const double energy_before = kinetic_energy() + potential_energy();
-    const MomentumSample momentum_before = momentum();
+    // Sampled only where the step may conserve it (isolated()): with gravity, applied forces or drag it does not.
+    const bool may_be_isolated = settings.gravity.isZero(0.0) && forces.empty() && drag_.body < 0;
+    const MomentumSample momentum_before = may_be_isolated ? momentum() : MomentumSample{};
     bool found = false;
     {
       ScopedTimer t(stats.profile.broad_phase);
