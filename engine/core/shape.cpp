@@ -79,6 +79,8 @@ double shape_bounding_radius(const Shape& s) {
 }
 
 double shape_point_speed(const Shape& s, const Vec3& v, const Vec3& w) {
+  // Not turning, a bounded shape's points all move at v (a resting stack's bodies, tested every layer round).
+  if (s.type != ShapeType::Plane && w.isZero(0.0)) return v.norm();
   return v.norm() + w.norm() * shape_bounding_radius(s);
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <numbers>
 #include <random>
 
@@ -113,6 +114,11 @@ TEST(Shape, PointSpeedBoundsEveryCorner) {
   }
   const Vec3 corner(1, 2, 3), spin = corner.unitOrthogonal();
   EXPECT_NEAR(shape_point_speed(s, Vec3::Zero(), spin), (spin.cross(corner)).norm(), 1e-12);
+  // Not turning, every point moves at v; a turning plane's points, unbounded, have no bound on their speed.
+  EXPECT_EQ(shape_point_speed(s, v, Vec3::Zero()), v.norm());
+  Shape plane;
+  plane.type = ShapeType::Plane;
+  EXPECT_EQ(shape_point_speed(plane, v, w), std::numeric_limits<double>::infinity());
 }
 
 }  // namespace cl
