@@ -152,8 +152,7 @@ StepResult World::step() {
     solver_->begin_step();
     const double energy_before = kinetic_energy() + potential_energy();
     // Sampled only where the step may conserve it (isolated()): with gravity, applied forces or drag it does not.
-    const bool may_be_isolated = settings.gravity.isZero(0.0) && forces.empty() && drag_.body < 0;
-    const MomentumSample momentum_before = may_be_isolated ? momentum() : MomentumSample{};
+    const MomentumSample momentum_before = unforced() ? momentum() : MomentumSample{};
     bool found = false;
     {
       ScopedTimer t(stats.profile.broad_phase);
@@ -266,16 +265,17 @@ bool World::update_bounds(StepResult& result) {
   // The pairs depend on the boxes and their static flags alone: where these are the ones pairs_ was found for, bit
   // for bit (a scene at rest), the pairs are still the same. A sweep over a 100-row pyramid tests each box against
   // the hundred or so its interval overlaps along the axis.
-  const bool same = pairs_found_ && bounds_.size() == pairs_bounds_.size() && is_static_ == pairs_static_ &&
+  const bool same = bounds_.size() == pairs_bounds_.size() && is_static_ == pairs_static_ &&
                     std::memcmp(bounds_.data(), pairs_bounds_.data(), bounds_.size() * sizeof(Aabb)) == 0;
   if (same && pairs_.size() <= limit) return true;
-  pairs_found_ = broadphase_.find_pairs(bounds_, is_static_, pairs_, limit);
-  if (pairs_found_) {
+  if (broadphase_.find_pairs(bounds_, is_static_, pairs_, limit)) {
     std::swap(bounds_, pairs_bounds_);  // kept for the next step's test; bounds_ is rewritten whole
     std::swap(is_static_, pairs_static_);
     return true;
   }
-  pairs_.clear();
+  pairs_.clear();  // and, as no boxes have pairs, kept as the pairs of none
+  pairs_bounds_.clear();
+  pairs_static_.clear();
   too_many_contacts("overlapping pairs", limit, result);
   return false;
 }
@@ -566,8 +566,10 @@ double World::potential_energy() const {
   return e;
 }
 
+bool World::unforced() const { return settings.gravity.isZero(0.0) && forces.empty() && drag_.body < 0; }
+
 bool World::isolated() const {
-  if (!settings.gravity.isZero(0.0) || !forces.empty() || drag_.body >= 0) return false;
+  if (!unforced()) return false;
   for (const Body& b : bodies)
     if (b.is_dynamic() && (!b.force.isZero(0.0) || !b.torque.isZero(0.0))) return false;
   for (const Contact& c : contacts_)

@@ -199,6 +199,8 @@ class World {
   // True when nothing outside the dynamic bodies acts on them in this step (no gravity, applied force or drag,
   // no contact with a fixed or kinematic body, no joint to one): their momentum is then conserved.
   bool isolated() const;
+  // No gravity, applied force or drag (the first of isolated()'s tests, which needs no contacts).
+  bool unforced() const;
   MomentumSample momentum() const;
   bool check_speed(const char* stage, StepResult& result) const;
   bool check_not_through_planes(const char* stage, StepResult& result) const;
@@ -239,10 +241,9 @@ class World {
   std::vector<Aabb> bounds_;
   std::vector<char> is_static_;
   std::vector<BodyPair> pairs_;
-  // The boxes and static flags pairs_ was found for, when pairs_found_ (update_bounds).
+  // The boxes and static flags pairs_ was found for (update_bounds).
   std::vector<Aabb> pairs_bounds_;
   std::vector<char> pairs_static_;
-  bool pairs_found_ = false;
   ContactList contacts_;
   ContactList previous_contacts_;
   // Beside each contact of contacts_ and previous_contacts_, what contact recycling fixed of it to its bodies (set
