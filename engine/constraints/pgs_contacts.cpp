@@ -45,10 +45,10 @@ bool ContactPgs::machine_is_wide() {
 ContactPgs::ContactPgs(LaneWidth width)
     : wide_(width == LaneWidth::Wide || (width == LaneWidth::Machine && machine_is_wide())) {}
 
-template <> std::vector<double>& ContactPgs::data<double>() { return data_; }
-template <> std::vector<float>& ContactPgs::data<float>() { return data_f_; }
-template <> const std::vector<double>& ContactPgs::data<double>() const { return data_; }
-template <> const std::vector<float>& ContactPgs::data<float>() const { return data_f_; }
+template <> std::vector<double>& ContactPgs::data<double>() { return values().d; }
+template <> std::vector<float>& ContactPgs::data<float>() { return values().f; }
+template <> const std::vector<double>& ContactPgs::data<double>() const { return values().d; }
+template <> const std::vector<float>& ContactPgs::data<float>() const { return values().f; }
 
 bool ContactPgs::plan(std::span<const ContactBodies> contacts, int rows, bool disc, std::span<const InverseMass> masses,
                       PgsPrecision precision) {
@@ -79,6 +79,12 @@ bool ContactPgs::plan(std::span<const ContactBodies> contacts, int rows, bool di
       width_ = wide_ ? kWideWidth : kWidth;
     if (!(valid_ = layout(masses))) return false;
   }
+  // Room for the values, which may be shared (share_values) with a larger or smaller layout.
+  if (precision == PgsPrecision::Single) {
+    if (values().f.size() < size_) values().f.resize(size_);
+  } else {
+    if (values().d.size() < size_) values().d.resize(size_);
+  }
   // The bodies' inverse masses, which may change while the layout stays (a body's mass edited).
   const size_t dummy = bodies_.size();
   auto mass_of = [&](int slot) { return size_t(slot) == dummy ? 0.0 : masses[size_t(bodies_[size_t(slot)])].linear; };
@@ -86,11 +92,11 @@ bool ContactPgs::plan(std::span<const ContactBodies> contacts, int rows, bool di
   for (const Batch& batch : batches_)
     for (size_t l = 0; l < w; ++l) {
       if (precision == PgsPrecision::Single) {
-        data_f_[batch.data + kMassA * w + l] = float(mass_of(batch.a[l]));
-        data_f_[batch.data + kMassB * w + l] = float(mass_of(batch.b[l]));
+        data<float>()[batch.data + kMassA * w + l] = float(mass_of(batch.a[l]));
+        data<float>()[batch.data + kMassB * w + l] = float(mass_of(batch.b[l]));
       } else {
-        data_[batch.data + kMassA * w + l] = mass_of(batch.a[l]);
-        data_[batch.data + kMassB * w + l] = mass_of(batch.b[l]);
+        data<double>()[batch.data + kMassA * w + l] = mass_of(batch.a[l]);
+        data<double>()[batch.data + kMassB * w + l] = mass_of(batch.b[l]);
       }
     }
   return true;
@@ -183,12 +189,7 @@ bool ContactPgs::layout(std::span<const InverseMass> masses) {
     }
     level_batches_.push_back(int(batches_.size()));
   }
-  // Every lane is written by write() (an empty one with zeros), the inverse masses by plan().
-  if (precision_ == PgsPrecision::Single) {
-    data_f_.resize(std::max(data_f_.size(), size));
-  } else {
-    data_.resize(std::max(data_.size(), size));
-  }
+  size_ = size;  // every lane is written by write() (an empty one with zeros), the inverse masses by plan()
   velocity_.resize(bodies_.size() + 1);
   return true;
 }
@@ -314,9 +315,9 @@ void ContactPgs::write(std::span<const ContactPoint> points, int first, int last
         b[l] = mass_of(batch.b[half + l]);
       }
       if (precision_ == PgsPrecision::Single)
-        write_batch(batch, rows_, data_f_.data() + batch.data, points, a, b, width_, half);
+        write_batch(batch, rows_, data<float>().data() + batch.data, points, a, b, width_, half);
       else
-        write_batch(batch, rows_, data_.data() + batch.data, points, a, b, width_, half);
+        write_batch(batch, rows_, data<double>().data() + batch.data, points, a, b, width_, half);
     }
   }
 }
@@ -378,9 +379,9 @@ void ContactPgs::warm_start(std::span<BodyVelocity> u) {
         mb[l] = mass_of(batch.b[half + l]);
       }
       if (precision_ == PgsPrecision::Single)
-        warm_start_batch(batch, rows_, data_f_.data() + batch.data, ma, mb, velocity_.data(), width_, half);
+        warm_start_batch(batch, rows_, data<float>().data() + batch.data, ma, mb, velocity_.data(), width_, half);
       else
-        warm_start_batch(batch, rows_, data_.data() + batch.data, ma, mb, velocity_.data(), width_, half);
+        warm_start_batch(batch, rows_, data<double>().data() + batch.data, ma, mb, velocity_.data(), width_, half);
     }
   scatter_velocities(bodies_, moved_, velocity_, u);
 }
@@ -610,14 +611,14 @@ void ContactPgs::find_full_discs(double least_speed, std::vector<std::pair<int, 
   };
   if (precision_ == PgsPrecision::Single) {
     if (wide_)
-      scan.template operator()<float, kWideFloatWidth>(data_f_);
+      scan.template operator()<float, kWideFloatWidth>(data<float>());
     else
-      scan.template operator()<float, kFloatWidth>(data_f_);
+      scan.template operator()<float, kFloatWidth>(data<float>());
   } else {
     if (wide_)
-      scan.template operator()<double, kWideWidth>(data_);
+      scan.template operator()<double, kWideWidth>(data<double>());
     else
-      scan.template operator()<double, kWidth>(data_);
+      scan.template operator()<double, kWidth>(data<double>());
   }
 }
 

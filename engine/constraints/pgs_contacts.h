@@ -55,6 +55,14 @@ enum class LaneWidth {
   Wide,    // 8 doubles or 16 floats: an AVX-512 register
 };
 
+// The values of contacts' lanes. write() sets them whole from the contacts' points, and plan() the bodies' inverse
+// masses, so nothing in them is kept from one solve to the next: solves that never run at once may keep theirs in
+// one (ContactPgs::share_values).
+struct ContactLaneValues {
+  std::vector<double> d;
+  std::vector<float> f;
+};
+
 class ContactPgs {
  public:
   explicit ContactPgs(LaneWidth width = LaneWidth::Machine);
@@ -67,6 +75,12 @@ class ContactPgs {
   // lanes take): then build rows for solve_pgs.
   bool plan(std::span<const ContactBodies> contacts, int rows, bool disc, std::span<const InverseMass> masses,
             PgsPrecision precision);
+  // Keeps the lanes' values in `values` from the next plan() on (null: in this ContactPgs' own). ContactPgs that share
+  // them must not be solved at once: what lambda() reads is the last written. lcp's solves (the first phase, the
+  // stack layers, the projections) share theirs, so that each layer is written where the layer before it was, in the
+  // caches, instead of into values of its own that the step before left to be fetched from memory again (a 100-row
+  // pyramid's layers: 20 MB a step).
+  void share_values(ContactLaneValues* values) { shared_ = values; }
   // Whether the last plan kept the layout of the one before.
   bool kept_layout() const { return kept_; }
   // Writes the contacts' constraints into their lanes, points[k] contact k's (one for each contact of plan): J, B and
@@ -83,15 +97,15 @@ class ContactPgs {
   // Contact k's impulse on its row r.
   double lambda(int k, int r) const {
     const size_t at = at_[size_t(k)] + (kFirstRowField + size_t(r) * kRowFields + kLambdaField) * size_t(width_);
-    return precision_ == PgsPrecision::Single ? double(data_f_[at]) : data_[at];
+    return precision_ == PgsPrecision::Single ? double(values().f[at]) : values().d[at];
   }
   // Sets contact k's impulse on its row r without moving any body (friction_balance.h moves impulses so).
   void set_lambda(int k, int r, double value) {
     const size_t at = at_[size_t(k)] + (kFirstRowField + size_t(r) * kRowFields + kLambdaField) * size_t(width_);
     if (precision_ == PgsPrecision::Single)
-      data_f_[at] = float(value);
+      values().f[at] = float(value);
     else
-      data_[at] = value;
+      values().d[at] = value;
   }
   size_t size() const { return keys_.size(); }
   int rows() const { return rows_; }
@@ -147,8 +161,11 @@ class ContactPgs {
   std::vector<Batch> batches_;
   std::vector<int> level_batches_;
   std::vector<size_t> at_;     // per contact: offset of its fields in its batch, lane added
-  std::vector<double> data_;
-  std::vector<float> data_f_;
+  size_t size_ = 0;  // values of the layout
+  ContactLaneValues own_;
+  ContactLaneValues* shared_ = nullptr;
+  ContactLaneValues& values() { return shared_ ? *shared_ : own_; }
+  const ContactLaneValues& values() const { return shared_ ? *shared_ : own_; }
   std::vector<std::array<double, 6>> velocity_;  // per slot, during a solve; a dummy slot last
 };
 

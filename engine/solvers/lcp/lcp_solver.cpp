@@ -359,6 +359,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   if (count == 0) return true;
   if (compact_next_ == compact_->size()) compact_->emplace_back();
   ContactPgs& lanes = (*compact_)[compact_next_++];
+  lanes.share_values(&*lane_values_);
   const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
   if (!lanes.plan(compact_keys_, rows, rows == 3 && disc, masses_, pgs.precision)) return false;
   // Only grown: a whole group's solve follows its layers' smaller ones, and growing constructs every new point.
@@ -858,6 +859,7 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
     }
     if (projection_next_ == projection_->size()) projection_->emplace_back();
     ContactPgs& lanes = (*projection_)[projection_next_++];
+    lanes.share_values(&*lane_values_);
     if (!lanes.plan(compact_keys_, 1, false, masses_, pgs.precision)) return false;
     compact_points_.resize(compact_contacts_.size());
     for (size_t i = 0; i < compact_contacts_.size(); ++i) {

@@ -137,6 +137,7 @@ class LcpSolver final : public Solver {
   // of the next step; a copy of the solver starts without them), the next one's index, and the contacts of the
   // current one with their constraints as the lanes take them (and the tangents the impulses are added along).
   StepCache<std::vector<ContactPgs>> compact_, projection_;
+  StepCache<ContactLaneValues> lane_values_;  // shared by every compact solve's lanes (one at a time)
   size_t compact_next_ = 0, projection_next_ = 0;
   std::vector<int> compact_contacts_;
   std::vector<ContactBodies> compact_keys_;

@@ -223,6 +223,35 @@ TEST(PgsContacts, LayoutIsKeptWhileTheContactsKeepTheirBodies) {
   EXPECT_EQ(held.lambda, rows.lambda);
 }
 
+// Solves that keep their lanes' values in one ContactLaneValues, taken in turn as lcp takes its stack layers (a
+// small one, a larger one, the small one again on its kept layout, and one whose values move to a fresh, empty
+// store), give each what it gives with values of its own, bit for bit, in both precisions.
+TEST(PgsContacts, SolvesThatShareTheirValuesGiveTheirOwnResults) {
+  for (PgsPrecision precision : {PgsPrecision::Double, PgsPrecision::Single}) {
+    SCOPED_TRACE(precision == PgsPrecision::Single ? "float" : "double");
+    const ContactProblem small = random_problem(8, 12, 10, 5), large = random_problem(9, 40, 90, 9);
+    ContactPgs own_small, own_large;
+    const Solved small_alone = solve_compact(own_small, small, 3, true, coloured(10, precision));
+    const Solved large_alone = solve_compact(own_large, large, 3, true, coloured(10, precision));
+    ContactLaneValues values, fresh;
+    ContactPgs a, b;
+    a.share_values(&values);
+    b.share_values(&values);
+    for (int step = 0; step < 2; ++step) {
+      const Solved got_small = solve_compact(a, small, 3, true, coloured(10, precision));
+      const Solved got_large = solve_compact(b, large, 3, true, coloured(10, precision));
+      EXPECT_EQ(a.kept_layout(), step == 1);
+      EXPECT_EQ(got_small.lambda, small_alone.lambda);
+      EXPECT_EQ(got_large.lambda, large_alone.lambda);
+    }
+    b.share_values(&fresh);  // the kept layout's values in a store too small for it
+    const Solved moved = solve_compact(b, large, 3, true, coloured(10, precision));
+    EXPECT_TRUE(b.kept_layout());
+    EXPECT_EQ(moved.lambda, large_alone.lambda);
+    EXPECT_FALSE(precision == PgsPrecision::Single ? fresh.f.empty() : fresh.d.empty());
+  }
+}
+
 // A 2 kg body falling at 3 m/s onto a fixed one is stopped by lambda = m v; sliding at 5 m/s it loses mu lambda_n
 // of momentum (mu 0.25: 0.5 m/s), its friction within mu lambda_n.
 TEST(PgsContacts, ContactStopsTheApproachAndFrictionIsBoundedByMu) {
