@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/spin_wait.h"
+
 namespace cl {
 
 TaskPool::TaskPool(int threads) {
@@ -40,9 +42,18 @@ void TaskPool::drain(int worker) {
   }
 }
 
+// Spins while waiting() holds, for at most kSpin; then the caller sleeps on its condition if it must.
+template <class Waiting>
+static void spin_while(Waiting&& waiting, std::chrono::microseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  SpinWait wait;
+  while (waiting() && std::chrono::steady_clock::now() < until) wait();
+}
+
 void TaskPool::worker_loop(int worker) {
   unsigned seen = 0;
   for (;;) {
+    spin_while([&] { return generation_.load(std::memory_order_acquire) == seen && !stop_.load(); }, kSpin);
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
@@ -72,6 +83,7 @@ void TaskPool::run_erased(int n, void* fn, Call call) {
   }
   wake_.notify_all();
   drain(0);
+  spin_while([&] { return finished_.load(std::memory_order_acquire) != n; }, kSpin);
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [&] { return finished_ == tasks_; });
   job_ = nullptr;

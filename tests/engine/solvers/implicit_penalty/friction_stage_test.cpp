@@ -10,8 +10,7 @@
 namespace cl {
 namespace {
 
-using test::grip_and_lift;
-using test::GripLift;
+using test::expect_gripper_holds_what_coulomb_holds;
 
 // A box squeezed between two fingers on servo-driven sliders and lifted (tests/support/scenes.h, the shipped
 // gripper of issue 38 at any size): with the squeeze 30 % above what Coulomb's law needs at the lift's greatest
