@@ -366,7 +366,13 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   if (compact_points_.size() < size_t(count)) compact_points_.resize(size_t(count));
   const std::span<const ContactPoint> points(compact_points_.data(), size_t(count));
   constexpr int kChunk = 256;  // contacts per task: far longer than handing a task out
-  if (!ctx.pool || count < 2 * kChunk) {
+  // A solve of fewer contacts stays on this thread, its sweeps too: a stack's layers, a few hundred contacts each,
+  // took longer split between two threads than whole (large_pyramid's 100 layers 7.5 ms a step against 6.6).
+  constexpr int kThreadedFrom = 8 * kChunk;
+  const bool threaded = ctx.pool && count >= kThreadedFrom;
+  PgsSettings own = pgs;
+  if (!threaded) own.pool = nullptr;
+  if (!threaded) {
     for (int i = 0; i < count; ++i) contact_point(ctx, compact_contacts_[size_t(i)], phase, compact_points_[size_t(i)]);
     lanes.write(points);
   } else {
@@ -381,7 +387,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   }
   lanes.warm_start(vel_);
   if (!settle) {
-    result = lanes.solve(vel_, pgs);
+    result = lanes.solve(vel_, own);
     return true;
   }
   // After each round, the pairs whose friction reached the edge of a disc (the layers' cone) balanced.
@@ -397,7 +403,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
           });
     }
   };
-  result = sweep_layer(*settle, vel_, ctx.bodies, speed, pgs, layer_start_,
+  result = sweep_layer(*settle, vel_, ctx.bodies, speed, own, layer_start_,
                        [&](const PgsSettings& settings) {
                          const PgsResult round = lanes.solve(vel_, settings);
                          if (disc && phase == Phase::Layers) balance();
