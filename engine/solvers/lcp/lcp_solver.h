@@ -42,6 +42,7 @@ class LcpSolver final : public Solver {
     joint_warm_.clear();
     compact_->clear();
     projection_->clear();
+    *lane_values_ = ContactLaneValues();
   }
   std::vector<std::string> unsupported(const SceneFeatures& scene) const override;
 
