@@ -370,9 +370,9 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   // took longer split between two threads than whole (large_pyramid's 100 layers 7.5 ms a step against 6.6).
   constexpr int kThreadedFrom = 8 * kChunk;
   const bool threaded = ctx.pool && count >= kThreadedFrom;
-  PgsSettings own = pgs;
-  if (!threaded) own.pool = nullptr;
+  PgsSettings sweeps = pgs;
   if (!threaded) {
+    sweeps.pool = nullptr;
     for (int i = 0; i < count; ++i) contact_point(ctx, compact_contacts_[size_t(i)], phase, compact_points_[size_t(i)]);
     lanes.write(points);
   } else {
@@ -387,7 +387,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   }
   lanes.warm_start(vel_);
   if (!settle) {
-    result = lanes.solve(vel_, own);
+    result = lanes.solve(vel_, sweeps);
     return true;
   }
   // After each round, the pairs whose friction reached the edge of a disc (the layers' cone) balanced.
@@ -403,7 +403,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
           });
     }
   };
-  result = sweep_layer(*settle, vel_, ctx.bodies, speed, own, layer_start_,
+  result = sweep_layer(*settle, vel_, ctx.bodies, speed, sweeps, layer_start_,
                        [&](const PgsSettings& settings) {
                          const PgsResult round = lanes.solve(vel_, settings);
                          if (disc && phase == Phase::Layers) balance();
