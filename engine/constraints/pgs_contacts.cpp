@@ -365,24 +365,46 @@ CL_PGS_CLONES void warm_start_batch(const ContactPgs::Batch& batch, int rows, co
 
 }  // namespace
 
-void ContactPgs::warm_start(std::span<BodyVelocity> u) {
+void ContactPgs::warm_start(std::span<BodyVelocity> u, TaskPool* pool) {
   if (keys_.empty() || !valid_) return;
   gather_velocities(bodies_, u, velocity_);
   const size_t dummy = bodies_.size();
   // The inverse masses in double, as apply_impulses uses them (the batch's fields are float in single precision).
   auto mass_of = [&](int slot) { return size_t(slot) == dummy ? 0.0 : masses_[size_t(bodies_[size_t(slot)])].linear; };
-  for (const Batch& batch : batches_)
-    for (int half = 0; half < width_; half += kWidth) {  // four lanes at a time
-      double ma[kWidth], mb[kWidth];
-      for (int l = 0; l < kWidth; ++l) {
-        ma[l] = mass_of(batch.a[half + l]);
-        mb[l] = mass_of(batch.b[half + l]);
+  auto add = [&](int first, int last) {
+    for (int bi = first; bi < last; ++bi) {
+      const Batch& batch = batches_[size_t(bi)];
+      for (int half = 0; half < width_; half += kWidth) {  // four lanes at a time
+        double ma[kWidth], mb[kWidth];
+        for (int l = 0; l < kWidth; ++l) {
+          ma[l] = mass_of(batch.a[half + l]);
+          mb[l] = mass_of(batch.b[half + l]);
+        }
+        if (precision_ == PgsPrecision::Single)
+          warm_start_batch(batch, rows_, data<float>().data() + batch.data, ma, mb, velocity_.data(), width_, half);
+        else
+          warm_start_batch(batch, rows_, data<double>().data() + batch.data, ma, mb, velocity_.data(), width_, half);
       }
-      if (precision_ == PgsPrecision::Single)
-        warm_start_batch(batch, rows_, data<float>().data() + batch.data, ma, mb, velocity_.data(), width_, half);
-      else
-        warm_start_batch(batch, rows_, data<double>().data() + batch.data, ma, mb, velocity_.data(), width_, half);
     }
+  };
+  // On several threads a colour at a time, as the sweeps go: a colour's batches share no moved body, and the
+  // colours follow in batch order, so every body's impulses are added in the same order as on one thread.
+  PgsSettings threads;
+  threads.pool = pool;
+  const int levels = int(level_batches_.size()) - 1;
+  const int participants = lane_participants(threads, int(batches_.size()) * (wide_ ? 2 : 1), levels);
+  if (participants == 1) {
+    add(0, int(batches_.size()));
+  } else {
+    SpinBarrier barrier(participants);
+    pool->run(participants, [&](int p, int) {
+      for (int level = 0; level < levels; ++level) {
+        const auto [first, last] = level_share(level_batches_, level, p, participants);
+        add(first, last);
+        barrier.wait();
+      }
+    });
+  }
   scatter_velocities(bodies_, moved_, velocity_, u);
 }
 

@@ -91,7 +91,8 @@ class ContactPgs {
   int batch_count() const { return int(batches_.size()); }
   // u += M^-1 J^T lambda for every contact's warm start (apply_impulses), batch by batch in lanes: a body's
   // contacts are added colour by colour, not in contact order, so u may differ from apply_impulses's by rounding.
-  void warm_start(std::span<BodyVelocity> u);
+  // A large layout is split among the pool's threads colour by colour, with the same result bit for bit.
+  void warm_start(std::span<BodyVelocity> u, TaskPool* pool = nullptr);
   // The sweeps (settings.iterations, tolerance, residuals, pool as for solve_pgs; always coloured, in lanes).
   PgsResult solve(std::span<BodyVelocity> u, const PgsSettings& settings);
   // Contact k's impulse on its row r.

@@ -34,6 +34,13 @@ constexpr int kLayerRound = 2;
 // balanced after a layer's round (balance_speed).
 constexpr double kBalanceSpeed = 1e-3;
 
+// Contacts per task where a solve's contacts are built or read on the world's threads: far longer than handing a
+// task out. A solve of fewer than kThreadedContacts stays on the calling thread, its sweeps too: a stack's layers,
+// a few hundred contacts each, took longer split between two threads than whole (large_pyramid's 100 layers 7.5 ms
+// a step against 6.6).
+constexpr int kChunk = 256;
+constexpr int kThreadedContacts = 8 * kChunk;
+
 enum Counter { kCountThreadedRows, kCountFirstSweeps };
 constexpr SolverCounter kCounters[] = {
     {"threaded_rows", ""},       // rows of PGS solves whose sweeps were split among the world's threads
@@ -365,11 +372,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   // Only grown: a whole group's solve follows its layers' smaller ones, and growing constructs every new point.
   if (compact_points_.size() < size_t(count)) compact_points_.resize(size_t(count));
   const std::span<const ContactPoint> points(compact_points_.data(), size_t(count));
-  constexpr int kChunk = 256;  // contacts per task: far longer than handing a task out
-  // A solve of fewer contacts stays on this thread, its sweeps too: a stack's layers, a few hundred contacts each,
-  // took longer split between two threads than whole (large_pyramid's 100 layers 7.5 ms a step against 6.6).
-  constexpr int kThreadedFrom = 8 * kChunk;
-  const bool threaded = ctx.pool && count >= kThreadedFrom;
+  const bool threaded = ctx.pool && count >= kThreadedContacts;
   PgsSettings sweeps = pgs;
   if (!threaded) {
     sweeps.pool = nullptr;
@@ -385,7 +388,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
       lanes.write(points, task * chunk, std::min(batches, (task + 1) * chunk));
     });
   }
-  lanes.warm_start(vel_);
+  lanes.warm_start(vel_, sweeps.pool);
   if (!settle) {
     result = lanes.solve(vel_, sweeps);
     return true;
@@ -468,7 +471,6 @@ void LcpSolver::add_contacts(const StepContext& ctx, const std::vector<int>& edg
     for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) blocks_.push_back({k, 0, 0});
   }
   const int count = int(blocks_.size() - first_block);
-  constexpr int kChunk = 256;  // contacts per task: far longer than handing a task out
   if (!ctx.pool || count < 2 * kChunk) {
     for (size_t i = first_block; i < blocks_.size(); ++i) {
       ContactBlock& block = blocks_[i];
@@ -658,10 +660,18 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     if (solve_compact(ctx, edges, phase, recorded, settle, stop_speed(phase), result)) {
       const ContactPgs& lanes = (*compact_)[compact_next_ - 1];
       if (compact_contacts_.empty()) return;
-      const int rows = lanes.rows();
-      account(result, int(compact_contacts_.size()) * rows);
-      for (int i = 0; i < int(compact_contacts_.size()); ++i)
-        add_impulse(compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i), phase == Phase::Layers);
+      const int count = int(compact_contacts_.size());
+      account(result, count * lanes.rows());
+      // Each contact's impulses into its own slots: on the world's threads for a large solve.
+      auto read = [&](int first, int last) {
+        for (int i = first; i < last; ++i)
+          add_impulse(compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i), phase == Phase::Layers);
+      };
+      if (ctx.pool && count >= kThreadedContacts)
+        ctx.pool->run((count + kChunk - 1) / kChunk,
+                      [&](int task, int) { read(task * kChunk, std::min(count, (task + 1) * kChunk)); });
+      else
+        read(0, count);
       return;
     }
     rows_.clear();
@@ -678,7 +688,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     ScopedSubStage timer(sub_stages_, kVelocityPgs);
     const int sweeps_before = sweeps;
     add_free_velocity(group.bodies, f);
-    if (balanced_start) stack_warm_.find(ctx.bodies, ctx.contacts, ctx.graph, group_index, free_, f);
+    if (balanced_start) stack_warm_.find(ctx.bodies, ctx.contacts, ctx.graph, group_index, free_, f, ctx.pool);
     rows_.clear();
     blocks_.clear();
     const Phase first = shock ? Phase::First : Phase::Whole;
@@ -771,13 +781,23 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
     }
   ctx.stats.iterations += group_sweeps_;
 
-  for (size_t k = 0; k < ctx.contacts.size(); ++k) {
-    if (!solved_[k]) continue;  // asleep: keeps its impulses for when it wakes
-    ctx.contacts[k].normal_impulse = normal_total_[k];
-    ctx.contacts[k].friction_impulse = friction_total_[k];
-    ctx.contacts[k].layer_normal_impulse = layer_normal_[k];
-    ctx.contacts[k].layer_friction_impulse = layer_friction_[k];
-  }
+  // Each contact's impulses, on the world's threads for many contacts.
+  auto keep_impulses = [&](int first, int last) {
+    for (int k = first; k < last; ++k) {
+      if (!solved_[size_t(k)]) continue;  // asleep: keeps its impulses for when it wakes
+      Contact& c = ctx.contacts[size_t(k)];
+      c.normal_impulse = normal_total_[size_t(k)];
+      c.friction_impulse = friction_total_[size_t(k)];
+      c.layer_normal_impulse = layer_normal_[size_t(k)];
+      c.layer_friction_impulse = layer_friction_[size_t(k)];
+    }
+  };
+  const int contacts = int(ctx.contacts.size());
+  if (ctx.pool && contacts >= kThreadedContacts)
+    ctx.pool->run((contacts + kChunk - 1) / kChunk,
+                  [&](int task, int) { keep_impulses(task * kChunk, std::min(contacts, (task + 1) * kChunk)); });
+  else
+    keep_impulses(0, contacts);
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
     if (!b.is_dynamic() || (group_of[i] >= 0 && frozen(ctx, int(i)))) continue;
@@ -830,19 +850,34 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
         std::min(allowed, kThinAllowed * thinner_half_thickness(ctx.bodies[c.a].shape, ctx.bodies[c.b].shape));
     return depth - left;
   };
-  // Whether a contact of these edges is deeper than it may be, before any displacement: each contact's excess is
-  // found once (a settled stack's layers, then the global correction, ask of every contact).
+  // Contact k's excess depth before any displacement, found once (a settled stack's layers, then the global
+  // correction, ask of every contact).
+  auto excess_before = [&](int k) {
+    double& excess = excess_before_[size_t(k)];
+    if (std::isnan(excess)) {
+      Vec3 ra, rb;
+      excess = excess_of(ctx.contacts[k], depth_of(ctx.contacts[k], ra, rb));
+    }
+    return excess;
+  };
+  // A large group's are all found first on the world's threads, each into its own contact's slot: no body of the
+  // group moves before its last solve, so the same values as one by one below (a resting 100-row pyramid's 59,800
+  // contacts took 2 ms a step on one thread, the whole of its projection).
+  constexpr int kEdgesPerTask = 128;  // about 500 contacts: far longer than handing a task out
+  const int edge_count = int(group.edges.size());
+  if (ctx.pool && edge_count >= 4 * kEdgesPerTask)
+    ctx.pool->run((edge_count + kEdgesPerTask - 1) / kEdgesPerTask, [&](int task, int) {
+      for (int i = task * kEdgesPerTask; i < std::min(edge_count, (task + 1) * kEdgesPerTask); ++i) {
+        const GraphEdge& edge = ctx.graph.edges()[size_t(group.edges[size_t(i)])];
+        for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) excess_before(k);
+      }
+    });
+  // Whether a contact of these edges is deeper than it may be, before any displacement.
   auto any_excess = [&](const std::vector<int>& edges) {
     for (int e : edges) {
       const GraphEdge& edge = ctx.graph.edges()[e];
-      for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) {
-        double& excess = excess_before_[size_t(k)];
-        if (std::isnan(excess)) {
-          Vec3 ra, rb;
-          excess = excess_of(ctx.contacts[k], depth_of(ctx.contacts[k], ra, rb));
-        }
-        if (excess > 0.0) return true;
-      }
+      for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k)
+        if (excess_before(k) > 0.0) return true;
     }
     return false;
   };

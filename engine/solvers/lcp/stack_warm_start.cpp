@@ -20,6 +20,10 @@ constexpr double kParallel = 1e-4;
 // the contact points hardly span (points all on one line, about which the body would tip) is left to the sweeps.
 constexpr double kLeastPivot = 1e-2;
 
+// A layer's top bodies balanced per task on the world's threads: about 200 contacts, far longer than handing a task
+// out. A layer of fewer than twice as many bodies is balanced on the calling thread.
+constexpr int kBodiesPerTask = 32;
+
 // y with G y = r in the directions where the symmetric positive semidefinite 3x3 G is well above zero, 0 in the
 // rest: Cholesky with diagonal pivoting (largest first), stopped at the first pivot below kLeastPivot times the
 // largest diagonal entry.
@@ -95,15 +99,15 @@ void StackWarmStart::apply(const std::vector<Body>& bodies, const Contact& c, co
 // weight, the bodies above, the friction of its lower contacts). The sideways push and the moment about n are the
 // friction's, left to the sweeps. The moments are divided by the contacts' largest lever arm L, so that the
 // equations weigh alike at any size: lambda = lambda0 + A^T y, (A A^T) y = b - A lambda0, solved where well posed
-// (solve_well_posed), then no impulse below 0. What the lower contacts push on the bodies below is added to theirs.
-// Each contact is read once.
+// (solve_well_posed), then no impulse below 0. What the lower contacts push on the bodies below is left in pushes_,
+// to be added to theirs. Each contact is read once.
 void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList& contacts, int s, size_t first,
-                             size_t last) {
+                             size_t last, std::vector<LowerPoint>& lower_points) {
   const Vec3 centre = bodies[size_t(s)].position;
   Vec3 force = -force_[size_t(s)], moment = -moment_[size_t(s)];  // b, in world axes
   double arm2 = 0.0;
   bool parallel = true;
-  lower_points_.clear();
+  lower_points.clear();
   for (size_t i = first; i < last; ++i) {
     const int k = contacts_[i];
     const Contact& c = contacts[size_t(k)];
@@ -116,25 +120,28 @@ void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList&
     arm2 = std::max(arm2, arm.squaredNorm());
     force -= p.lambda0 * p.normal + p.friction;
     moment -= arm.cross(p.lambda0 * p.normal + p.friction);
-    if (!lower_points_.empty() && p.normal.dot(lower_points_.front().normal) < 1.0 - kParallel) parallel = false;
-    lower_points_.push_back(p);
+    if (!lower_points.empty() && p.normal.dot(lower_points.front().normal) < 1.0 - kParallel) parallel = false;
+    lower_points.push_back(p);
   }
   Vec3d y = Vec3d::Zero();
   Vec3 n = Vec3::Zero(), t1 = Vec3::Zero(), t2 = Vec3::Zero();
   const double to_unit = arm2 > 0.0 ? 1.0 / std::sqrt(arm2) : 1.0;  // 1 / L
-  if (parallel && !lower_points_.empty()) {
-    n = lower_points_.front().normal;
+  if (parallel && !lower_points.empty()) {
+    n = lower_points.front().normal;
     t1 = n.unitOrthogonal();
     t2 = n.cross(t1);
     Mat3d g = Mat3d::Zero();
-    for (const LowerPoint& p : lower_points_) {
+    for (const LowerPoint& p : lower_points) {
       const CrossDots m = cross_dots(p.position - centre, p.normal, t1, t2);
       const Vec3d column(p.normal.dot(n), to_unit * m.t1, to_unit * m.t2);
       g.noalias() += column * column.transpose();
     }
     y = solve_well_posed(g, Vec3d(force.dot(n), to_unit * moment.dot(t1), to_unit * moment.dot(t2)));
   }
-  for (const LowerPoint& p : lower_points_) {
+  for (size_t i = 0; i < lower_points.size(); ++i) {
+    const LowerPoint& p = lower_points[i];
+    Push& push = pushes_[first + i];
+    push.body = -1;
     double lambda = p.lambda0;
     if (parallel) {
       const CrossDots m = cross_dots(p.position - centre, p.normal, t1, t2);
@@ -145,13 +152,12 @@ void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList&
     const Body& below = bodies[size_t(p.other)];
     if (!below.is_dynamic()) continue;
     const Vec3 impulse = -(lambda * p.normal + p.friction);  // on the body below
-    force_[size_t(p.other)] += impulse;
-    moment_[size_t(p.other)] += (p.position - below.position).cross(impulse);
+    push = {p.other, impulse, (p.position - below.position).cross(impulse)};
   }
 }
 
 void StackWarmStart::find(const std::vector<Body>& bodies, const ContactList& contacts, const ContactGraph& graph,
-                          int group, const std::vector<BodyVelocity>& free, double fraction) {
+                          int group, const std::vector<BodyVelocity>& free, double fraction, TaskPool* pool) {
   const std::vector<StackLayer>& layers = graph.layers(group);
   const std::vector<int>& height = graph.height_of_body();
   force_.resize(bodies.size());
@@ -183,9 +189,33 @@ void StackWarmStart::find(const std::vector<Body>& bodies, const ContactList& co
     std::sort(lower_.begin(), lower_.end());
     contacts_.resize(lower_.size());
     for (size_t i = 0; i < lower_.size(); ++i) contacts_[i] = lower_[i].second;
+    spans_.clear();
     for (size_t first = 0, last = 0; first < lower_.size(); first = last) {
       for (last = first; last < lower_.size() && lower_[last].first == lower_[first].first;) ++last;
-      balance(bodies, contacts, lower_[first].first, first, last);
+      spans_.emplace_back(first, last);
+    }
+    // The layer's top bodies each on its own: a body's lower contacts push only on bodies of the layer below (a
+    // layer's edges join heights i and i + 1, or two bodies of height i + 1 side by side), so no body of the layer
+    // is pushed on by another before it is balanced, and the pushes are added after all of them, in contact order.
+    pushes_.resize(lower_.size());
+    points_.resize(size_t(pool ? pool->threads() : 1));
+    const int spans = int(spans_.size());
+    auto balance_spans = [&](int from, int to, int worker) {
+      for (int j = from; j < to; ++j) {
+        const auto [first, last] = spans_[size_t(j)];
+        balance(bodies, contacts, lower_[first].first, first, last, points_[size_t(worker)]);
+      }
+    };
+    if (pool && spans >= 2 * kBodiesPerTask)
+      pool->run((spans + kBodiesPerTask - 1) / kBodiesPerTask, [&](int task, int worker) {
+        balance_spans(task * kBodiesPerTask, std::min(spans, (task + 1) * kBodiesPerTask), worker);
+      });
+    else
+      balance_spans(0, spans, 0);
+    for (const Push& push : pushes_) {
+      if (push.body < 0) continue;
+      force_[size_t(push.body)] += push.force;
+      moment_[size_t(push.body)] += push.moment;
     }
   }
 }

@@ -26,6 +26,7 @@
 #include "collision/contact.h"
 #include "constraints/motion.h"
 #include "core/body.h"
+#include "core/task_pool.h"
 #include "graph/contact_graph.h"
 
 namespace cl {
@@ -36,8 +37,9 @@ class StackWarmStart {
   void clear(size_t contacts);
   // The first phase's normal impulses of group `group`'s persisting layer contacts. free: each body's velocity change
   // over the whole step from gravity and applied forces (free_velocity_change); fraction: f.
+  // A wide layer's bodies are balanced on the pool's threads, if any, with the same result bit for bit.
   void find(const std::vector<Body>& bodies, const ContactList& contacts, const ContactGraph& graph, int group,
-            const std::vector<BodyVelocity>& free, double fraction);
+            const std::vector<BodyVelocity>& free, double fraction, TaskPool* pool = nullptr);
   bool has(int contact) const { return !std::isnan(normal_[size_t(contact)]); }
   double normal(int contact) const { return normal_[size_t(contact)]; }
 
@@ -48,15 +50,6 @@ class StackWarmStart {
  private:
   // Adds an impulse on c.b (its opposite on c.a) at the contact point to the dynamic bodies' sums.
   void apply(const std::vector<Body>& bodies, const Contact& c, const Vec3& impulse);
-  // The lower contacts of body s: contacts_ in [first, last).
-  void balance(const std::vector<Body>& bodies, const ContactList& contacts, int s, size_t first, size_t last);
-
-  std::vector<double> normal_;  // per contact; NaN: none found
-  // Per body: the impulses found on it so far (its own f h of gravity counted as one), force and moment about its
-  // centre of mass.
-  std::vector<Vec3> force_, moment_;
-  std::vector<std::pair<int, int>> lower_;  // a layer's (top body, contact) pairs of contacts between heights
-  std::vector<int> contacts_;               // the layer's lower contacts, by top body
   // One body's persisting lower contacts as balance reads them: the other body, the point, and the normal and
   // friction impulse of the step before as they push the body.
   struct LowerPoint {
@@ -65,7 +58,26 @@ class StackWarmStart {
     double lambda0;
     Vec3 friction;
   };
-  std::vector<LowerPoint> lower_points_;
+  // The lower contacts of body s: contacts_ in [first, last), read into `points` (scratch). Reads only what is found
+  // on s so far, and leaves what they push on the bodies below in pushes_[first, last).
+  void balance(const std::vector<Body>& bodies, const ContactList& contacts, int s, size_t first, size_t last,
+               std::vector<LowerPoint>& points);
+
+  std::vector<double> normal_;  // per contact; NaN: none found
+  // Per body: the impulses found on it so far (its own f h of gravity counted as one), force and moment about its
+  // centre of mass.
+  std::vector<Vec3> force_, moment_;
+  std::vector<std::pair<int, int>> lower_;  // a layer's (top body, contact) pairs of contacts between heights
+  std::vector<int> contacts_;               // the layer's lower contacts, by top body
+  // What a layer's lower contact pushes on the dynamic body below (body -1: none), added to its sums once every
+  // body of the layer is balanced, in the order of the contacts: the sums of a balance made body by body.
+  struct Push {
+    int body;
+    Vec3 force, moment;
+  };
+  std::vector<Push> pushes_;
+  std::vector<std::pair<size_t, size_t>> spans_;  // the layer's top bodies' lower contacts, [first, last) of contacts_
+  std::vector<std::vector<LowerPoint>> points_;   // balance's scratch, one per thread
 };
 
 }  // namespace cl

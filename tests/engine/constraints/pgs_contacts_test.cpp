@@ -126,7 +126,7 @@ Solved solve_compact(ContactPgs& lanes, const ContactProblem& p, int rows, bool 
   if (as_rows)
     apply_impulses(rows_of(p, rows, disc), s.u);
   else
-    lanes.warm_start(s.u);
+    lanes.warm_start(s.u, settings.pool);
   s.result = lanes.solve(s.u, settings);
   for (size_t k = 0; k < p.points.size(); ++k)
     for (int r = 0; r < rows; ++r) s.lambda.push_back(lanes.lambda(int(k), r));
@@ -362,6 +362,30 @@ TEST(PgsContacts, TwoThreadsGiveTheResultOfOne) {
       EXPECT_EQ(af.lambda, bf.lambda);
       EXPECT_EQ(af.result.sweeps, bf.result.sweeps);
     }
+  }
+}
+
+// The warm start of a large layout on two threads (the colours' batches split between them, as the sweeps split
+// them) gives the one-thread velocities bit for bit: each body's impulses are added in the same order.
+TEST(PgsContacts, WarmStartOnTwoThreadsGivesTheVelocitiesOfOne) {
+  TaskPool pool(2);
+  for (const PgsPrecision precision : {PgsPrecision::Double, PgsPrecision::Single}) {
+    SCOPED_TRACE(precision == PgsPrecision::Single ? "float" : "double");
+    const ContactProblem p = random_problem(8, 800, 3200, 4);
+    ContactPgs lanes;
+    ASSERT_TRUE(lanes.plan(p.bodies, 3, false, p.masses, precision));
+    lanes.write(p.points);
+    std::vector<BodyVelocity> one = p.u, two = p.u;
+    lanes.warm_start(one);
+    lanes.warm_start(two, &pool);
+    // The layout is large enough to split: its solve on the same pool takes both threads.
+    std::vector<BodyVelocity> swept = two;
+    ASSERT_EQ(lanes.solve(swept, coloured(1, precision, &pool)).threads, 2);
+    for (size_t i = 0; i < p.u.size(); ++i) {
+      ASSERT_EQ(two[i].v, one[i].v) << "body " << i;
+      ASSERT_EQ(two[i].w, one[i].w) << "body " << i;
+    }
+    EXPECT_NE(one[1].v, p.u[1].v);  // the warm start does move the bodies
   }
 }
 

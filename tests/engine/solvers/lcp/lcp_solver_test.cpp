@@ -392,7 +392,8 @@ TEST(LcpSolver, UnsupportedOnlyWhenFrictionIsSwitchedOff) {
 }
 
 // The 20-row pyramid (one contact group of about 7,200 rows) on the world's two threads: the large PGS solves are
-// split between them (the counter says how many rows), and every body ends bit for bit where it does on one.
+// split between them (the counter says how many rows), and every body ends bit for bit where it does on one, every
+// contact with the same impulses.
 TEST(LcpSolver, LargeGroupOnTwoThreadsGivesTheResultOfOne) {
   World one = load_shipped_scene("pyramid20.json");
   ASSERT_TRUE(one.solver().params().set("sleeping", 0, nullptr));
@@ -407,6 +408,15 @@ TEST(LcpSolver, LargeGroupOnTwoThreadsGivesTheResultOfOne) {
       if (std::string(c.name) == "threaded_rows") threaded += c.value;
   }
   EXPECT_GT(threaded, 40 * 5000.0);
+  // The contacts' impulses too, which the next step starts from (a resting pyramid's bodies end at rest either way).
+  ASSERT_EQ(one.contacts().size(), two.contacts().size());
+  for (size_t k = 0; k < one.contacts().size(); ++k) {
+    const Contact& c = one.contacts()[k];
+    const Contact& d = two.contacts()[k];
+    ASSERT_TRUE(c.normal_impulse == d.normal_impulse && c.friction_impulse == d.friction_impulse &&
+                c.layer_normal_impulse == d.layer_normal_impulse && c.layer_friction_impulse == d.layer_friction_impulse)
+        << "contact " << k;
+  }
   for (size_t i = 0; i < one.bodies.size(); ++i) {
     const Body& x = one.bodies[i];
     const Body& y = two.bodies[i];

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/task_pool.h"
 #include "support/builders.h"
 #include "support/scenes.h"
 #include "world/world.h"
@@ -208,6 +209,31 @@ TEST(StackWarmStart, LeavesABodyOnSupportsOfDifferentNormalsAlone) {
   warm.find(w.bodies, w.contacts(), w.graph(), 0, free, 0.01);
   EXPECT_FALSE(warm.has(0));
   EXPECT_FALSE(warm.has(1));
+}
+
+// The 100-row pyramid, whose wide layers (64 top bodies or more) are balanced on two threads: the same impulses bit
+// for bit as on one.
+TEST(StackWarmStart, WideLayersOnTwoThreadsGiveTheImpulsesOfOne) {
+  World w = load_shipped_scene("large/large_pyramid.json");
+  set_param(w, "sleeping", 0);
+  for (int s = 0; s < 2; ++s) ASSERT_TRUE(w.step().ok);
+  std::vector<BodyVelocity> free(w.bodies.size());
+  for (size_t i = 0; i < w.bodies.size(); ++i)
+    free[i] = free_velocity_change(w.bodies[i], w.settings.gravity, w.settings.dt);
+  TaskPool pool(2);
+  StackWarmStart one, two;
+  one.clear(w.contacts().size());
+  two.clear(w.contacts().size());
+  one.find(w.bodies, w.contacts(), w.graph(), 0, free, 0.01);
+  two.find(w.bodies, w.contacts(), w.graph(), 0, free, 0.01, &pool);
+  int found = 0;
+  for (int k = 0; k < int(w.contacts().size()); ++k) {
+    ASSERT_EQ(one.has(k), two.has(k)) << "contact " << k;
+    if (!one.has(k)) continue;
+    ASSERT_EQ(one.normal(k), two.normal(k)) << "contact " << k;
+    ++found;
+  }
+  EXPECT_EQ(found, 4950 * 8 + 100 * 4);  // every lower contact: 8 of a box on two, 4 of a box on the ground
 }
 
 }  // namespace
