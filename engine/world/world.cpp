@@ -333,16 +333,17 @@ bool World::find_contacts(StepResult& result) {
   const std::vector<BodyPair> joined = joined_pairs(joints);
   std::vector<GraphEdge>& edges = graph_.edges();
   // Each edge's work into its own slot, on the world's threads for a large graph (a resting 100-row pyramid's
-  // 15,000 pairs), then gathered in edge order: the same work on any number of threads.
+  // 15,000 pairs), then gathered in edge order: the same work on any number of threads. Below 8 tasks' worth the
+  // threads' runs cost about what they save.
   constexpr int kEdgesPerTask = 256;
   const int edge_count = int(edges.size());
-  TaskPool* edge_pool = edge_count >= 4 * kEdgesPerTask ? workers() : nullptr;
-  // Runs each(i) for edges (or kept pairs) i in [0, n): on the world's threads from 4 tasks' worth on.
+  TaskPool* edge_pool = edge_count >= 8 * kEdgesPerTask ? workers() : nullptr;
+  // Runs each(i) for edges (or kept pairs) i in [0, n): on the world's threads from 8 tasks' worth on.
   auto for_each = [&](int n, auto&& each) {
     auto range = [&](int first, int last) {
       for (int i = first; i < last; ++i) each(i);
     };
-    if (edge_pool && n >= 4 * kEdgesPerTask)
+    if (edge_pool && n >= 8 * kEdgesPerTask)
       edge_pool->run((n + kEdgesPerTask - 1) / kEdgesPerTask,
                      [&](int task, int) { range(task * kEdgesPerTask, std::min(n, (task + 1) * kEdgesPerTask)); });
     else

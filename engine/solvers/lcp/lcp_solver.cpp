@@ -40,6 +40,10 @@ constexpr double kBalanceSpeed = 1e-3;
 // a step against 6.6).
 constexpr int kChunk = 256;
 constexpr int kThreadedContacts = 8 * kChunk;
+// The upkeep of a solve of this many contacts or more is shared too (its warm start, reading its impulses back,
+// keeping them in the contacts, the projection's depths): below, the threads' runs cost more than they saved
+// (`pyramid20`'s 2,360 contacts: 0.88 ms a step on two threads with them, 0.81 without).
+constexpr int kThreadedUpkeep = 32 * kChunk;
 
 enum Counter { kCountThreadedRows, kCountFirstSweeps };
 constexpr SolverCounter kCounters[] = {
@@ -388,7 +392,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
       lanes.write(points, task * chunk, std::min(batches, (task + 1) * chunk));
     });
   }
-  lanes.warm_start(vel_, sweeps.pool);
+  lanes.warm_start(vel_, count >= kThreadedUpkeep ? sweeps.pool : nullptr);
   if (!settle) {
     result = lanes.solve(vel_, sweeps);
     return true;
@@ -667,7 +671,7 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
         for (int i = first; i < last; ++i)
           add_impulse(compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i), phase == Phase::Layers);
       };
-      if (ctx.pool && count >= kThreadedContacts)
+      if (ctx.pool && count >= kThreadedUpkeep)
         ctx.pool->run((count + kChunk - 1) / kChunk,
                       [&](int task, int) { read(task * kChunk, std::min(count, (task + 1) * kChunk)); });
       else
@@ -793,7 +797,7 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
     }
   };
   const int contacts = int(ctx.contacts.size());
-  if (ctx.pool && contacts >= kThreadedContacts)
+  if (ctx.pool && contacts >= kThreadedUpkeep)
     ctx.pool->run((contacts + kChunk - 1) / kChunk,
                   [&](int task, int) { keep_impulses(task * kChunk, std::min(contacts, (task + 1) * kChunk)); });
   else
@@ -865,7 +869,7 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
   // contacts took 2 ms a step on one thread, the whole of its projection).
   constexpr int kEdgesPerTask = 128;  // about 500 contacts: far longer than handing a task out
   const int edge_count = int(group.edges.size());
-  if (ctx.pool && edge_count >= 4 * kEdgesPerTask)
+  if (ctx.pool && edge_count * 4 >= kThreadedUpkeep)  // about 4 contacts a pair
     ctx.pool->run((edge_count + kEdgesPerTask - 1) / kEdgesPerTask, [&](int task, int) {
       for (int i = task * kEdgesPerTask; i < std::min(edge_count, (task + 1) * kEdgesPerTask); ++i) {
         const GraphEdge& edge = ctx.graph.edges()[size_t(group.edges[size_t(i)])];

@@ -99,10 +99,10 @@ void StackWarmStart::apply(const std::vector<Body>& bodies, const Contact& c, co
 // weight, the bodies above, the friction of its lower contacts). The sideways push and the moment about n are the
 // friction's, left to the sweeps. The moments are divided by the contacts' largest lever arm L, so that the
 // equations weigh alike at any size: lambda = lambda0 + A^T y, (A A^T) y = b - A lambda0, solved where well posed
-// (solve_well_posed), then no impulse below 0. What the lower contacts push on the bodies below is left in pushes_,
-// to be added to theirs. Each contact is read once.
+// (solve_well_posed), then no impulse below 0. What the lower contacts push on the bodies below is added to theirs,
+// or with `defer` left in pushes_ to be added later. Each contact is read once.
 void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList& contacts, int s, size_t first,
-                             size_t last, std::vector<LowerPoint>& lower_points) {
+                             size_t last, std::vector<LowerPoint>& lower_points, bool defer) {
   const Vec3 centre = bodies[size_t(s)].position;
   Vec3 force = -force_[size_t(s)], moment = -moment_[size_t(s)];  // b, in world axes
   double arm2 = 0.0;
@@ -140,8 +140,7 @@ void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList&
   }
   for (size_t i = 0; i < lower_points.size(); ++i) {
     const LowerPoint& p = lower_points[i];
-    Push& push = pushes_[first + i];
-    push.body = -1;
+    if (defer) pushes_[first + i].body = -1;
     double lambda = p.lambda0;
     if (parallel) {
       const CrossDots m = cross_dots(p.position - centre, p.normal, t1, t2);
@@ -152,7 +151,13 @@ void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList&
     const Body& below = bodies[size_t(p.other)];
     if (!below.is_dynamic()) continue;
     const Vec3 impulse = -(lambda * p.normal + p.friction);  // on the body below
-    push = {p.other, impulse, (p.position - below.position).cross(impulse)};
+    const Vec3 moment = (p.position - below.position).cross(impulse);
+    if (defer) {
+      pushes_[first + i] = {p.other, impulse, moment};
+    } else {
+      force_[size_t(p.other)] += impulse;
+      moment_[size_t(p.other)] += moment;
+    }
   }
 }
 
@@ -194,24 +199,27 @@ void StackWarmStart::find(const std::vector<Body>& bodies, const ContactList& co
       for (last = first; last < lower_.size() && lower_[last].first == lower_[first].first;) ++last;
       spans_.emplace_back(first, last);
     }
-    // The layer's top bodies each on its own: a body's lower contacts push only on bodies of the layer below (a
-    // layer's edges join heights i and i + 1, or two bodies of height i + 1 side by side), so no body of the layer
-    // is pushed on by another before it is balanced, and the pushes are added after all of them, in contact order.
-    pushes_.resize(lower_.size());
+    // A wide layer's top bodies each on its own, on the pool's threads: a body's lower contacts push only on bodies
+    // of the layer below (a layer's edges join heights i and i + 1, or two bodies of height i + 1 side by side), so
+    // no body of the layer is pushed on by another before it is balanced, and the pushes are added after all of
+    // them, in contact order: the sums of the balances one by one.
     points_.resize(size_t(pool ? pool->threads() : 1));
     const int spans = int(spans_.size());
+    const bool threaded = pool && spans >= 2 * kBodiesPerTask;
+    if (threaded) pushes_.resize(lower_.size());
     auto balance_spans = [&](int from, int to, int worker) {
       for (int j = from; j < to; ++j) {
         const auto [first, last] = spans_[size_t(j)];
-        balance(bodies, contacts, lower_[first].first, first, last, points_[size_t(worker)]);
+        balance(bodies, contacts, lower_[first].first, first, last, points_[size_t(worker)], threaded);
       }
     };
-    if (pool && spans >= 2 * kBodiesPerTask)
-      pool->run((spans + kBodiesPerTask - 1) / kBodiesPerTask, [&](int task, int worker) {
-        balance_spans(task * kBodiesPerTask, std::min(spans, (task + 1) * kBodiesPerTask), worker);
-      });
-    else
+    if (!threaded) {
       balance_spans(0, spans, 0);
+      continue;
+    }
+    pool->run((spans + kBodiesPerTask - 1) / kBodiesPerTask, [&](int task, int worker) {
+      balance_spans(task * kBodiesPerTask, std::min(spans, (task + 1) * kBodiesPerTask), worker);
+    });
     for (const Push& push : pushes_) {
       if (push.body < 0) continue;
       force_[size_t(push.body)] += push.force;

@@ -59,9 +59,9 @@ class StackWarmStart {
     Vec3 friction;
   };
   // The lower contacts of body s: contacts_ in [first, last), read into `points` (scratch). Reads only what is found
-  // on s so far, and leaves what they push on the bodies below in pushes_[first, last).
+  // on s so far; what they push on the bodies below is added to those, or with `defer` left in pushes_[first, last).
   void balance(const std::vector<Body>& bodies, const ContactList& contacts, int s, size_t first, size_t last,
-               std::vector<LowerPoint>& points);
+               std::vector<LowerPoint>& points, bool defer);
 
   std::vector<double> normal_;  // per contact; NaN: none found
   // Per body: the impulses found on it so far (its own f h of gravity counted as one), force and moment about its
