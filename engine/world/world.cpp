@@ -333,8 +333,8 @@ bool World::find_contacts(StepResult& result) {
   const std::vector<BodyPair> joined = joined_pairs(joints);
   std::vector<GraphEdge>& edges = graph_.edges();
   // Each edge's work into its own slot, on the world's threads for a large graph (a resting 100-row pyramid's
-  // 15,000 pairs), then gathered in edge order: the same work on any number of threads. Below 8 tasks' worth the
-  // threads' runs cost about what they save.
+  // 15,000 pairs), then gathered in edge order: the same work on any number of threads. Fewer than 8 tasks' worth
+  // (about 0.2 ms on one thread) stay on the calling thread.
   constexpr int kEdgesPerTask = 256;
   const int edge_count = int(edges.size());
   TaskPool* edge_pool = edge_count >= 8 * kEdgesPerTask ? workers() : nullptr;

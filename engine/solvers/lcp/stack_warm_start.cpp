@@ -174,6 +174,7 @@ void StackWarmStart::find(const std::vector<Body>& bodies, const ContactList& co
     force_[size_t(i)] = fraction * body.mass * u.v;
     moment_[size_t(i)] = u.w.isZero(0.0) ? Vec3::Zero() : Vec3(fraction * (body.inertia_world() * u.w));
   }
+  points_.resize(size_t(pool ? pool->threads() : 1));
   // Top-down: a layer's top bodies are balanced once every body above them has been.
   for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer) {
     lower_.clear();
@@ -203,7 +204,6 @@ void StackWarmStart::find(const std::vector<Body>& bodies, const ContactList& co
     // of the layer below (a layer's edges join heights i and i + 1, or two bodies of height i + 1 side by side), so
     // no body of the layer is pushed on by another before it is balanced, and the pushes are added after all of
     // them, in contact order: the sums of the balances one by one.
-    points_.resize(size_t(pool ? pool->threads() : 1));
     const int spans = int(spans_.size());
     const bool threaded = pool && spans >= 2 * kBodiesPerTask;
     if (threaded) pushes_.resize(lower_.size());
