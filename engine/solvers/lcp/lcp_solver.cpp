@@ -667,9 +667,10 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       const int count = int(compact_contacts_.size());
       account(result, count * lanes.rows());
       // Each contact's impulses into its own slots: on the world's threads for a large solve.
+      const bool layers = phase == Phase::Layers;
       auto read = [&](int first, int last) {
         for (int i = first; i < last; ++i)
-          add_impulse(compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i), phase == Phase::Layers);
+          add_impulse(compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i), layers);
       };
       if (ctx.pool && count >= kThreadedUpkeep)
         ctx.pool->run((count + kChunk - 1) / kChunk,

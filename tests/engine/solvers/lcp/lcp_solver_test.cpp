@@ -415,7 +415,8 @@ void expect_same_on_two_threads(const char* scene, int steps, double threaded) {
     const Contact& c = one.contacts()[k];
     const Contact& d = two.contacts()[k];
     ASSERT_TRUE(c.normal_impulse == d.normal_impulse && c.friction_impulse == d.friction_impulse &&
-                c.layer_normal_impulse == d.layer_normal_impulse && c.layer_friction_impulse == d.layer_friction_impulse)
+                c.layer_normal_impulse == d.layer_normal_impulse &&
+                c.layer_friction_impulse == d.layer_friction_impulse)
         << "contact " << k;
   }
   for (size_t i = 0; i < one.bodies.size(); ++i) {
