@@ -556,7 +556,7 @@ PgsResult solve_pgs(std::span<Row> rows, std::span<BodyVelocity> u, const PgsSet
   const bool single = settings.precision == PgsPrecision::Single;
   plan_batches(L, single);
   gather_velocities(L.bodies, u, L.velocity);
-  const int participants = lane_participants(settings, int(L.batches.size()), int(L.level_batches.size()) - 1);
+  const int participants = lane_participants(settings.pool, int(L.batches.size()), int(L.level_batches.size()) - 1);
   PgsResult result;
   if (single) {
     LaneSolve<float> solve(rows, L, settings, participants);

@@ -389,10 +389,8 @@ void ContactPgs::warm_start(std::span<BodyVelocity> u, TaskPool* pool) {
   };
   // On several threads a colour at a time, as the sweeps go: a colour's batches share no moved body, and the
   // colours follow in batch order, so every body's impulses are added in the same order as on one thread.
-  PgsSettings threads;
-  threads.pool = pool;
   const int levels = int(level_batches_.size()) - 1;
-  const int participants = lane_participants(threads, int(batches_.size()) * (wide_ ? 2 : 1), levels);
+  const int participants = lane_participants(pool, int(batches_.size()) * (wide_ ? 2 : 1), levels);
   if (participants == 1) {
     add(0, int(batches_.size()));
   } else {
@@ -649,7 +647,7 @@ PgsResult ContactPgs::solve(std::span<BodyVelocity> u, const PgsSettings& settin
   gather_velocities(bodies_, u, velocity_);
   // A thread's least share of a level is counted in batches of the narrow width: a wide batch counts as two.
   const int narrow_batches = int(batches_.size()) * (wide_ ? 2 : 1);
-  const int participants = lane_participants(settings, narrow_batches, int(level_batches_.size()) - 1);
+  const int participants = lane_participants(settings.pool, narrow_batches, int(level_batches_.size()) - 1);
   PgsResult result;
   if (precision_ == PgsPrecision::Single) {
     ContactLaneSolve<float> solve(*this, settings, participants);

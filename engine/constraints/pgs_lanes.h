@@ -182,11 +182,9 @@ inline int take_colour(bool moves_a, ColoursUsed& a, bool moves_b, ColoursUsed& 
 
 // How many threads a lane solve of these batches in these levels takes: more than one only when every level has
 // batches enough for each thread to outweigh a barrier.
-inline int lane_participants(const PgsSettings& settings, int batches, int levels) {
-  if (!settings.pool || settings.pool->threads() <= 1 || settings.pool->serial() ||
-      batches < kBatchesPerThreadLevel * 2 * levels)
-    return 1;
-  return std::min({settings.pool->threads(), kMaxParticipants, batches / (kBatchesPerThreadLevel * levels)});
+inline int lane_participants(TaskPool* pool, int batches, int levels) {
+  if (!pool || pool->threads() <= 1 || pool->serial() || batches < kBatchesPerThreadLevel * 2 * levels) return 1;
+  return std::min({pool->threads(), kMaxParticipants, batches / (kBatchesPerThreadLevel * levels)});
 }
 
 // Thread p's batches of a level: [level_batches[level], level_batches[level + 1]) split in `participants` shares.

@@ -9,6 +9,7 @@
 // (each layer of a stack) finds them awake, where waking a sleeping thread takes tens of microseconds.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -40,6 +41,12 @@ class TaskPool {
       (*static_cast<std::remove_reference_t<F>*>(f))(task, worker);
     });
   }
+  // run() over the items [0, n) in ranges of `per_task`: fn(first, last, worker) for each range.
+  template <class F>
+  void run_ranges(int n, int per_task, F&& fn) {
+    run((n + per_task - 1) / per_task,
+        [&](int task, int worker) { fn(task * per_task, std::min(n, (task + 1) * per_task), worker); });
+  }
 
  private:
   static constexpr std::chrono::microseconds kSpin{200};
@@ -62,5 +69,16 @@ class TaskPool {
   std::atomic<unsigned> generation_{0};  // runs opened (written under mutex_)
   std::atomic<bool> stop_{false};  // written under mutex_
 };
+
+// fn(first, last, worker) over the items [0, n): in ranges of `per_task` on the pool's threads, or as one range on
+// the calling thread (worker 0) without a pool. Each item's output goes to a place of its own, so the result is the
+// same either way.
+template <class F>
+void for_ranges(TaskPool* pool, int n, int per_task, F&& fn) {
+  if (pool)
+    pool->run_ranges(n, per_task, fn);
+  else
+    fn(0, n, 0);
+}
 
 }  // namespace cl

@@ -340,14 +340,9 @@ bool World::find_contacts(StepResult& result) {
   TaskPool* edge_pool = edge_count >= 8 * kEdgesPerTask ? workers() : nullptr;
   // Runs each(i) for edges (or kept pairs) i in [0, n): on the world's threads from 8 tasks' worth on.
   auto for_each = [&](int n, auto&& each) {
-    auto range = [&](int first, int last) {
+    for_ranges(n >= 8 * kEdgesPerTask ? edge_pool : nullptr, n, kEdgesPerTask, [&](int first, int last, int) {
       for (int i = first; i < last; ++i) each(i);
-    };
-    if (edge_pool && n >= 8 * kEdgesPerTask)
-      edge_pool->run((n + kEdgesPerTask - 1) / kEdgesPerTask,
-                     [&](int task, int) { range(task * kEdgesPerTask, std::min(n, (task + 1) * kEdgesPerTask)); });
-    else
-      range(0, n);
+    });
   };
   const double recycle = solver_->recycle_distance();
   pair_work_.resize(edges.size());

@@ -376,23 +376,17 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   // Only grown: a whole group's solve follows its layers' smaller ones, and growing constructs every new point.
   if (compact_points_.size() < size_t(count)) compact_points_.resize(size_t(count));
   const std::span<const ContactPoint> points(compact_points_.data(), size_t(count));
-  const bool threaded = ctx.pool && count >= kThreadedContacts;
+  TaskPool* pool = count >= kThreadedContacts ? ctx.pool : nullptr;
   PgsSettings sweeps = pgs;
-  if (!threaded) {
-    sweeps.pool = nullptr;
-    for (int i = 0; i < count; ++i) contact_point(ctx, compact_contacts_[size_t(i)], phase, compact_points_[size_t(i)]);
-    lanes.write(points);
-  } else {
-    ctx.pool->run((count + kChunk - 1) / kChunk, [&](int task, int) {
-      for (int i = task * kChunk; i < std::min(count, (task + 1) * kChunk); ++i)
-        contact_point(ctx, compact_contacts_[size_t(i)], phase, compact_points_[size_t(i)]);
-    });
-    const int batches = lanes.batch_count(), chunk = kChunk / 4;  // a batch holds at least four contacts
-    ctx.pool->run((batches + chunk - 1) / chunk, [&](int task, int) {
-      lanes.write(points, task * chunk, std::min(batches, (task + 1) * chunk));
-    });
-  }
-  lanes.warm_start(vel_, count >= kThreadedUpkeep ? sweeps.pool : nullptr);
+  sweeps.pool = pool;
+  for_ranges(pool, count, kChunk, [&](int first, int last, int) {
+    for (int i = first; i < last; ++i)
+      contact_point(ctx, compact_contacts_[size_t(i)], phase, compact_points_[size_t(i)]);
+  });
+  // A batch holds at least four contacts.
+  for_ranges(pool, lanes.batch_count(), kChunk / 4,
+             [&](int first, int last, int) { lanes.write(points, first, last); });
+  lanes.warm_start(vel_, count >= kThreadedUpkeep ? pool : nullptr);
   if (!settle) {
     result = lanes.solve(vel_, sweeps);
     return true;
@@ -491,8 +485,8 @@ void LcpSolver::add_contacts(const StepContext& ctx, const std::vector<int>& edg
     block.friction_rows = n - 1;
     rows_.resize(rows_.size() + size_t(n));
   }
-  ctx.pool->run((count + kChunk - 1) / kChunk, [&](int task, int) {
-    for (int i = task * kChunk; i < std::min(count, (task + 1) * kChunk); ++i) {
+  ctx.pool->run_ranges(count, kChunk, [&](int first, int last, int) {
+    for (int i = first; i < last; ++i) {
       const ContactBlock& block = blocks_[first_block + size_t(i)];
       Row* out = &rows_[size_t(block.first_row)];
       write_contact_rows(ctx, block.contact, phase, block.first_row, [&out](const Row& r) { *out++ = r; });
@@ -668,15 +662,10 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       account(result, count * lanes.rows());
       // Each contact's impulses into its own slots: on the world's threads for a large solve.
       const bool layers = phase == Phase::Layers;
-      auto read = [&](int first, int last) {
+      for_ranges(count >= kThreadedUpkeep ? ctx.pool : nullptr, count, kChunk, [&](int first, int last, int) {
         for (int i = first; i < last; ++i)
           add_impulse(compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i), layers);
-      };
-      if (ctx.pool && count >= kThreadedUpkeep)
-        ctx.pool->run((count + kChunk - 1) / kChunk,
-                      [&](int task, int) { read(task * kChunk, std::min(count, (task + 1) * kChunk)); });
-      else
-        read(0, count);
+      });
       return;
     }
     rows_.clear();
@@ -787,7 +776,8 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
   ctx.stats.iterations += group_sweeps_;
 
   // Each contact's impulses, on the world's threads for many contacts.
-  auto keep_impulses = [&](int first, int last) {
+  const int contacts = int(ctx.contacts.size());
+  for_ranges(contacts >= kThreadedUpkeep ? ctx.pool : nullptr, contacts, kChunk, [&](int first, int last, int) {
     for (int k = first; k < last; ++k) {
       if (!solved_[size_t(k)]) continue;  // asleep: keeps its impulses for when it wakes
       Contact& c = ctx.contacts[size_t(k)];
@@ -796,13 +786,7 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
       c.layer_normal_impulse = layer_normal_[size_t(k)];
       c.layer_friction_impulse = layer_friction_[size_t(k)];
     }
-  };
-  const int contacts = int(ctx.contacts.size());
-  if (ctx.pool && contacts >= kThreadedUpkeep)
-    ctx.pool->run((contacts + kChunk - 1) / kChunk,
-                  [&](int task, int) { keep_impulses(task * kChunk, std::min(contacts, (task + 1) * kChunk)); });
-  else
-    keep_impulses(0, contacts);
+  });
   for (size_t i = 0; i < n; ++i) {
     Body& b = ctx.bodies[i];
     if (!b.is_dynamic() || (group_of[i] >= 0 && frozen(ctx, int(i)))) continue;
@@ -871,8 +855,8 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
   constexpr int kEdgesPerTask = 128;  // about 500 contacts: far longer than handing a task out
   const int edge_count = int(group.edges.size());
   if (ctx.pool && edge_count * 4 >= kThreadedUpkeep)  // about 4 contacts a pair
-    ctx.pool->run((edge_count + kEdgesPerTask - 1) / kEdgesPerTask, [&](int task, int) {
-      for (int i = task * kEdgesPerTask; i < std::min(edge_count, (task + 1) * kEdgesPerTask); ++i) {
+    ctx.pool->run_ranges(edge_count, kEdgesPerTask, [&](int first, int last, int) {
+      for (int i = first; i < last; ++i) {
         const GraphEdge& edge = ctx.graph.edges()[size_t(group.edges[size_t(i)])];
         for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) excess_before(k);
       }

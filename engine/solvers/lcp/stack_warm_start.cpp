@@ -207,19 +207,13 @@ void StackWarmStart::find(const std::vector<Body>& bodies, const ContactList& co
     const int spans = int(spans_.size());
     const bool threaded = pool && spans >= 2 * kBodiesPerTask;
     if (threaded) pushes_.resize(lower_.size());
-    auto balance_spans = [&](int from, int to, int worker) {
+    for_ranges(threaded ? pool : nullptr, spans, kBodiesPerTask, [&](int from, int to, int worker) {
       for (int j = from; j < to; ++j) {
         const auto [first, last] = spans_[size_t(j)];
         balance(bodies, contacts, lower_[first].first, first, last, points_[size_t(worker)], threaded);
       }
-    };
-    if (!threaded) {
-      balance_spans(0, spans, 0);
-      continue;
-    }
-    pool->run((spans + kBodiesPerTask - 1) / kBodiesPerTask, [&](int task, int worker) {
-      balance_spans(task * kBodiesPerTask, std::min(spans, (task + 1) * kBodiesPerTask), worker);
     });
+    if (!threaded) continue;
     for (const Push& push : pushes_) {
       if (push.body < 0) continue;
       force_[size_t(push.body)] += push.force;

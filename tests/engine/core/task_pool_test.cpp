@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -65,6 +66,36 @@ TEST(TaskPool, DestroyedWhileItsWorkersSpinOrSleep) {
       std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
     }
     EXPECT_EQ(ran.load(), 8);
+  }
+}
+
+// for_ranges hands out the items [0, n) in ranges of per_task on the pool's threads, each item once and every range
+// but the last full; without a pool it calls fn once, with the whole range, on worker 0.
+TEST(TaskPool, ForRangesCoversEveryItemOnce) {
+  TaskPool pool(2);
+  for (int n : {0, 1, 7, 256, 1000}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    std::vector<std::atomic<int>> seen(static_cast<size_t>(n));
+    std::atomic<int> short_ranges{0};
+    for_ranges(&pool, n, 64, [&](int first, int last, int worker) {
+      EXPECT_TRUE(worker >= 0 && worker < 2);
+      EXPECT_EQ(first % 64, 0);
+      if (last - first < 64) {
+        EXPECT_EQ(last, n);
+        short_ranges.fetch_add(1);
+      }
+      for (int i = first; i < last; ++i) seen[size_t(i)].fetch_add(1);
+    });
+    for (int i = 0; i < n; ++i) ASSERT_EQ(seen[size_t(i)].load(), 1) << "item " << i;
+    EXPECT_LE(short_ranges.load(), 1);
+    int calls = 0;
+    for_ranges(nullptr, n, 64, [&](int first, int last, int worker) {
+      EXPECT_EQ(first, 0);
+      EXPECT_EQ(last, n);
+      EXPECT_EQ(worker, 0);
+      ++calls;
+    });
+    EXPECT_EQ(calls, 1);
   }
 }
 
