@@ -1,7 +1,10 @@
 #include "solvers/lcp/stack_warm_start.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
+
+#include "core/spin_wait.h"
 
 namespace cl {
 
@@ -20,9 +23,8 @@ constexpr double kParallel = 1e-4;
 // the contact points hardly span (points all on one line, about which the body would tip) is left to the sweeps.
 constexpr double kLeastPivot = 1e-2;
 
-// A layer's top bodies balanced per task on the world's threads: about 200 contacts, far longer than handing a task
-// out. A layer of fewer than twice as many bodies is balanced on the calling thread.
-constexpr int kBodiesPerTask = 32;
+// The least group whose layers are read on one of the world's threads while another balances them (find).
+constexpr size_t kThreadedBodies = 1024;
 
 // y with G y = r in the directions where the symmetric positive semidefinite 3x3 G is well above zero, 0 in the
 // rest: Cholesky with diagonal pivoting (largest first), stopped at the first pivot below kLeastPivot times the
@@ -83,15 +85,6 @@ inline CrossDots cross_dots(const Vec3& r, const Vec3& n, const Vec3& t1, const 
 
 void StackWarmStart::clear(size_t contacts) { normal_.assign(contacts, std::numeric_limits<double>::quiet_NaN()); }
 
-void StackWarmStart::apply(const std::vector<Body>& bodies, const Contact& c, const Vec3& impulse) {
-  for (const auto& [i, sign] : {std::pair{c.b, 1.0}, std::pair{c.a, -1.0}}) {
-    const Body& body = bodies[size_t(i)];
-    if (!body.is_dynamic()) continue;
-    force_[size_t(i)] += sign * impulse;
-    moment_[size_t(i)] += (c.position - body.position).cross(sign * impulse);
-  }
-}
-
 // Body s's lower contacts, when their normals agree (kParallel), take the least change of their impulses of the step
 // before (in the sum of squares) that leaves s at rest over f h with everything found on it so far, in the push
 // along their normal n and the moments about the two axes across it: A lambda = b, where contact i's column of A is
@@ -99,17 +92,17 @@ void StackWarmStart::apply(const std::vector<Body>& bodies, const Contact& c, co
 // weight, the bodies above, the friction of its lower contacts). The sideways push and the moment about n are the
 // friction's, left to the sweeps. The moments are divided by the contacts' largest lever arm L, so that the
 // equations weigh alike at any size: lambda = lambda0 + A^T y, (A A^T) y = b - A lambda0, solved where well posed
-// (solve_well_posed), then no impulse below 0. What the lower contacts push on the bodies below is added to theirs,
-// or with `defer` left in pushes_ to be added later. Each contact is read once.
-void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList& contacts, int s, size_t first,
-                             size_t last, std::vector<LowerPoint>& lower_points, bool defer) {
+// (solve_well_posed), then no impulse below 0. What the lower contacts push on the bodies below is added to theirs.
+// Each contact is read once.
+void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList& contacts, int s,
+                             std::span<const std::pair<int, int>> lower) {
   const Vec3 centre = bodies[size_t(s)].position;
   Vec3 force = -force_[size_t(s)], moment = -moment_[size_t(s)];  // b, in world axes
   double arm2 = 0.0;
   bool parallel = true;
+  std::vector<LowerPoint>& lower_points = points_;
   lower_points.clear();
-  for (size_t i = first; i < last; ++i) {
-    const int k = contacts_[i];
+  for (const auto& [top, k] : lower) {
     const Contact& c = contacts[size_t(k)];
     const double sign = c.b == s ? 1.0 : -1.0;  // the contact's impulse on s is sign (lambda n + friction)
     // A contact new this step starts from 0 and is balanced with the rest.
@@ -138,9 +131,7 @@ void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList&
     }
     y = solve_well_posed(g, Vec3d(force.dot(n), to_unit * moment.dot(t1), to_unit * moment.dot(t2)));
   }
-  for (size_t i = 0; i < lower_points.size(); ++i) {
-    const LowerPoint& p = lower_points[i];
-    if (defer) pushes_[first + i].body = -1;
+  for (const LowerPoint& p : lower_points) {
     double lambda = p.lambda0;
     if (parallel) {
       const CrossDots m = cross_dots(p.position - centre, p.normal, t1, t2);
@@ -151,75 +142,99 @@ void StackWarmStart::balance(const std::vector<Body>& bodies, const ContactList&
     const Body& below = bodies[size_t(p.other)];
     if (!below.is_dynamic()) continue;
     const Vec3 impulse = -(lambda * p.normal + p.friction);  // on the body below
-    const Vec3 moment = (p.position - below.position).cross(impulse);
-    if (defer) {
-      pushes_[first + i] = {p.other, impulse, moment};
-    } else {
-      force_[size_t(p.other)] += impulse;
-      moment_[size_t(p.other)] += moment;
+    force_[size_t(p.other)] += impulse;
+    moment_[size_t(p.other)] += (p.position - below.position).cross(impulse);
+  }
+}
+
+// Layer `layer`'s lower contacts by top body, and the pushes of its contacts between bodies of one height (side by
+// side in a row), whose impulses are given: those of the step before, on c.b and their opposite on c.a.
+void StackWarmStart::read_layer(const std::vector<Body>& bodies, const ContactList& contacts,
+                                const ContactGraph& graph, const StackLayer& layer, LayerPlan& plan) const {
+  const std::vector<int>& height = graph.height_of_body();
+  plan.lower.clear();
+  plan.side.clear();
+  for (int e : layer.edges) {
+    const GraphEdge& edge = graph.edges()[size_t(e)];
+    const int ha = height[size_t(edge.a)], hb = height[size_t(edge.b)];
+    if (ha != hb) {
+      const int top = ha > hb ? edge.a : edge.b;
+      for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) plan.lower.push_back({top, k});
+      continue;
     }
+    for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) {
+      const Contact& c = contacts[size_t(k)];
+      if (!c.persisted) continue;
+      const Vec3 impulse = previous_friction(c) + previous_normal(c) * c.normal;
+      for (const auto& [i, sign] : {std::pair{c.b, 1.0}, std::pair{c.a, -1.0}}) {
+        const Body& body = bodies[size_t(i)];
+        if (body.is_dynamic())
+          plan.side.push_back({i, sign * impulse, (c.position - body.position).cross(sign * impulse)});
+      }
+    }
+  }
+  std::sort(plan.lower.begin(), plan.lower.end());
+  plan.spans.clear();
+  for (size_t first = 0, last = 0; first < plan.lower.size(); first = last) {
+    for (last = first; last < plan.lower.size() && plan.lower[last].first == plan.lower[first].first;) ++last;
+    plan.spans.emplace_back(first, last);
   }
 }
 
 void StackWarmStart::find(const std::vector<Body>& bodies, const ContactList& contacts, const ContactGraph& graph,
                           int group, const std::vector<BodyVelocity>& free, double fraction, TaskPool* pool) {
   const std::vector<StackLayer>& layers = graph.layers(group);
-  const std::vector<int>& height = graph.height_of_body();
+  const std::vector<int>& members = graph.groups()[size_t(group)].bodies;
   force_.resize(bodies.size());
   moment_.resize(bodies.size());
   // Each body's own f h of gravity and applied force, as the impulse it gives: f M (u* - u).
-  for (int i : graph.groups()[size_t(group)].bodies) {
+  for (int i : members) {
     const Body& body = bodies[size_t(i)];
     const BodyVelocity& u = free[size_t(i)];
     force_[size_t(i)] = fraction * body.mass * u.v;
     moment_[size_t(i)] = u.w.isZero(0.0) ? Vec3::Zero() : Vec3(fraction * (body.inertia_world() * u.w));
   }
-  points_.resize(size_t(pool ? pool->threads() : 1));
-  // Top-down: a layer's top bodies are balanced once every body above them has been.
-  for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer) {
-    lower_.clear();
-    for (int e : layer->edges) {
-      const GraphEdge& edge = graph.edges()[size_t(e)];
-      const int ha = height[size_t(edge.a)], hb = height[size_t(edge.b)];
-      if (ha != hb) {
-        const int top = ha > hb ? edge.a : edge.b;
-        for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) lower_.push_back({top, k});
-        continue;
-      }
-      // Contacts between bodies of one height (side by side in a row) are given: the impulses of the step before.
-      for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) {
-        const Contact& c = contacts[size_t(k)];
-        if (c.persisted) apply(bodies, c, previous_friction(c) + previous_normal(c) * c.normal);
-      }
-    }
-    std::sort(lower_.begin(), lower_.end());
-    contacts_.resize(lower_.size());
-    for (size_t i = 0; i < lower_.size(); ++i) contacts_[i] = lower_[i].second;
-    spans_.clear();
-    for (size_t first = 0, last = 0; first < lower_.size(); first = last) {
-      for (last = first; last < lower_.size() && lower_[last].first == lower_[first].first;) ++last;
-      spans_.emplace_back(first, last);
-    }
-    // A wide layer's top bodies each on its own, on the pool's threads: a body's lower contacts push only on bodies
-    // of the layer below (a layer's edges join heights i and i + 1, or two bodies of height i + 1 side by side), so
-    // no body of the layer is pushed on by another before it is balanced, and the pushes are added after all of
-    // them, in contact order: the sums of the balances one by one.
-    const int spans = int(spans_.size());
-    const bool threaded = pool && spans >= 2 * kBodiesPerTask;
-    if (threaded) pushes_.resize(lower_.size());
-    for_ranges(threaded ? pool : nullptr, spans, kBodiesPerTask, [&](int from, int to, int worker) {
-      for (int j = from; j < to; ++j) {
-        const auto [first, last] = spans_[size_t(j)];
-        balance(bodies, contacts, lower_[first].first, first, last, points_[size_t(worker)], threaded);
-      }
-    });
-    if (!threaded) continue;
-    for (const Push& push : pushes_) {
-      if (push.body < 0) continue;
+  // Top-down: a layer's top bodies are balanced once every body above them has been. A body's lower contacts push
+  // only on bodies of the layer below (a layer's edges join heights i and i + 1, or two bodies of height i + 1 side by
+  // side), so the balance of a layer's top bodies, one by one, reads nothing that another of them writes.
+  auto walk = [&](const LayerPlan& plan) {
+    for (const Push& push : plan.side) {
       force_[size_t(push.body)] += push.force;
       moment_[size_t(push.body)] += push.moment;
     }
+    for (const auto& [first, last] : plan.spans)
+      balance(bodies, contacts, plan.lower[first].first, std::span(plan.lower).subspan(first, last - first));
+  };
+  const int n = int(layers.size());
+  if (!pool || pool->threads() < 2 || pool->serial() || members.size() < kThreadedBodies) {
+    plans_.resize(1);
+    for (int l = n; l-- > 0;) {
+      read_layer(bodies, contacts, graph, layers[size_t(l)], plans_[0]);
+      walk(plans_[0]);
+    }
+    return;
   }
+  // What read_layer reads does not depend on the balance, so on two threads one reads the layers top-down, each
+  // into its own plan, while the other balances each as soon as it is read: the same balance in the same order.
+  // Were the second task's turn to come only once the first is done (a pool whose other thread is busy), the layers
+  // are all read first and then balanced.
+  if (plans_.size() < size_t(n)) plans_.resize(size_t(n));
+  std::atomic<int> read{0};  // layers read, from the top
+  pool->run(2, [&](int task, int) {
+    if (task == 0) {
+      for (int i = 0; i < n; ++i) {
+        read_layer(bodies, contacts, graph, layers[size_t(n - 1 - i)], plans_[size_t(n - 1 - i)]);
+        read.store(i + 1, std::memory_order_release);
+      }
+      return;
+    }
+    SpinWait wait;
+    for (int i = 0; i < n; ++i) {
+      while (read.load(std::memory_order_acquire) <= i) wait();
+      wait.reset();
+      walk(plans_[size_t(n - 1 - i)]);
+    }
+  });
 }
 
 }  // namespace cl

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cmath>
+#include <span>
 #include <vector>
 
 #include "collision/contact.h"
@@ -37,7 +38,7 @@ class StackWarmStart {
   void clear(size_t contacts);
   // The first phase's normal impulses of group `group`'s persisting layer contacts. free: each body's velocity change
   // over the whole step from gravity and applied forces (free_velocity_change); fraction: f.
-  // A wide layer's bodies are balanced on the pool's threads, if any, with the same result bit for bit.
+  // With a pool, a large group's layers are read on one thread while another balances them: the same bit for bit.
   void find(const std::vector<Body>& bodies, const ContactList& contacts, const ContactGraph& graph, int group,
             const std::vector<BodyVelocity>& free, double fraction, TaskPool* pool = nullptr);
   bool has(int contact) const { return !std::isnan(normal_[size_t(contact)]); }
@@ -48,8 +49,22 @@ class StackWarmStart {
   static Vec3 previous_friction(const Contact& c) { return c.friction_impulse - c.layer_friction_impulse; }
 
  private:
-  // Adds an impulse on c.b (its opposite on c.a) at the contact point to the dynamic bodies' sums.
-  void apply(const std::vector<Body>& bodies, const Contact& c, const Vec3& impulse);
+  // An impulse on a dynamic body, as it adds to the body's sums (force and moment about its centre of mass).
+  struct Push {
+    int body;
+    Vec3 force, moment;
+  };
+  // One stack layer as the balance takes it, read from the contacts: its top bodies' lower contacts, and what the
+  // contacts between bodies of one height push (their impulses of the step before). What is read of a layer does
+  // not depend on the balance of the layers above it, so a large group's layers are read on one thread, each into
+  // its own LayerPlan, while another balances them (find).
+  struct LayerPlan {
+    std::vector<std::pair<int, int>> lower;         // (top body, contact) of contacts between heights, sorted
+    std::vector<std::pair<size_t, size_t>> spans;   // each top body's lower contacts, [first, last) of lower
+    std::vector<Push> side;                         // the pushes of the contacts side by side, in edge order
+  };
+  void read_layer(const std::vector<Body>& bodies, const ContactList& contacts, const ContactGraph& graph,
+                  const StackLayer& layer, LayerPlan& plan) const;
   // One body's persisting lower contacts as balance reads them: the other body, the point, and the normal and
   // friction impulse of the step before as they push the body.
   struct LowerPoint {
@@ -58,26 +73,17 @@ class StackWarmStart {
     double lambda0;
     Vec3 friction;
   };
-  // The lower contacts of body s: contacts_ in [first, last), read into `points` (scratch). Reads only what is found
-  // on s so far; what they push on the bodies below is added to those, or with `defer` left in pushes_[first, last).
-  void balance(const std::vector<Body>& bodies, const ContactList& contacts, int s, size_t first, size_t last,
-               std::vector<LowerPoint>& points, bool defer);
+  // The lower contacts of body s: lower[first, last) of its layer. Reads only what is found on s so far, and adds
+  // what they push on the bodies below to those.
+  void balance(const std::vector<Body>& bodies, const ContactList& contacts, int s,
+               std::span<const std::pair<int, int>> lower);
 
   std::vector<double> normal_;  // per contact; NaN: none found
   // Per body: the impulses found on it so far (its own f h of gravity counted as one), force and moment about its
   // centre of mass.
   std::vector<Vec3> force_, moment_;
-  std::vector<std::pair<int, int>> lower_;  // a layer's (top body, contact) pairs of contacts between heights
-  std::vector<int> contacts_;               // the layer's lower contacts, by top body
-  // What a layer's lower contact pushes on the dynamic body below (body -1: none), added to its sums once every
-  // body of the layer is balanced, in the order of the contacts: the sums of a balance made body by body.
-  struct Push {
-    int body;
-    Vec3 force, moment;
-  };
-  std::vector<Push> pushes_;
-  std::vector<std::pair<size_t, size_t>> spans_;  // the layer's top bodies' lower contacts, [first, last) of contacts_
-  std::vector<std::vector<LowerPoint>> points_;   // balance's scratch, one per thread
+  std::vector<LayerPlan> plans_;       // per layer of the group, bottom-up as the graph lists them
+  std::vector<LowerPoint> points_;     // balance's scratch
 };
 
 }  // namespace cl

@@ -211,9 +211,9 @@ TEST(StackWarmStart, LeavesABodyOnSupportsOfDifferentNormalsAlone) {
   EXPECT_FALSE(warm.has(1));
 }
 
-// The 100-row pyramid, whose wide layers (64 top bodies or more) are balanced on two threads: the same impulses bit
-// for bit as on one.
-TEST(StackWarmStart, WideLayersOnTwoThreadsGiveTheImpulsesOfOne) {
+// The 100-row pyramid, whose layers are read on one thread while the other balances them: the same impulses bit for
+// bit as on one.
+TEST(StackWarmStart, LargeStackOnTwoThreadsGivesTheImpulsesOfOne) {
   World w = load_shipped_scene("large/large_pyramid.json");
   set_param(w, "sleeping", 0);
   for (int s = 0; s < 2; ++s) ASSERT_TRUE(w.step().ok);
