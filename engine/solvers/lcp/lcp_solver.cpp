@@ -347,10 +347,9 @@ double LcpSolver::balance_speed(const StepContext& ctx) const { return kBalanceS
 // from the same solve of the step before: written straight into their lanes, warm started and swept. False when
 // the path does not take them (one row at a time, the graph's order, or contacts of different row counts): then
 // they are solved as rows. The result is the same bit for bit as the rows' in double precision.
-bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase,
-                              const PgsSettings& pgs, const std::vector<int>* settle, double speed,
-                              PgsResult& result) {
-  if (!pgs.lanes || !pgs.coloured) return false;
+LcpSolver::Layout LcpSolver::lay_out_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase,
+                                             const PgsSettings& pgs) {
+  if (!pgs.lanes || !pgs.coloured) return Layout::Rows;
   compact_contacts_.clear();
   compact_keys_.clear();
   int rows = 0;
@@ -359,20 +358,31 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
     for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) {
       const Contact& c = ctx.contacts[size_t(k)];
       const int n = contact_row_count(c);
-      if (rows != 0 && n != rows) return false;
+      if (rows != 0 && n != rows) return Layout::Rows;
       rows = n;
       compact_contacts_.push_back(k);
       compact_keys_.push_back({c.a, c.b});
     }
   }
-  result = {};
-  const int count = int(compact_contacts_.size());
-  if (count == 0) return true;
+  if (compact_contacts_.empty()) return Layout::Empty;
   if (compact_next_ == compact_->size()) compact_->emplace_back();
   ContactPgs& lanes = (*compact_)[compact_next_++];
   lanes.share_values(&*lane_values_);
   const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
-  if (!lanes.plan(compact_keys_, rows, rows == 3 && disc, masses_, pgs.precision)) return false;
+  return lanes.plan(compact_keys_, rows, rows == 3 && disc, masses_, pgs.precision) ? Layout::Lanes : Layout::Rows;
+}
+
+bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase,
+                              const PgsSettings& pgs, const std::vector<int>* settle, double speed,
+                              PgsResult& result) {
+  const Layout layout = laid_out_ ? *std::exchange(laid_out_, std::nullopt) : lay_out_compact(ctx, edges, phase, pgs);
+  if (layout == Layout::Rows) return false;
+  result = {};
+  if (layout == Layout::Empty) return true;
+  ContactPgs& lanes = (*compact_)[compact_next_ - 1];
+  const int count = int(compact_contacts_.size());
+  const int rows = lanes.rows();
+  const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
   // Only grown: a whole group's solve follows its layers' smaller ones, and growing constructs every new point.
   if (compact_points_.size() < size_t(count)) compact_points_.resize(size_t(count));
   const std::span<const ContactPoint> points(compact_points_.data(), size_t(count));
@@ -682,11 +692,17 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     ScopedSubStage timer(sub_stages_, kVelocityPgs);
     const int sweeps_before = sweeps;
     add_free_velocity(group.bodies, f);
-    if (balanced_start) stack_warm_.find(ctx.bodies, ctx.contacts, ctx.graph, group_index, free_, f, ctx.pool);
+    const Phase first = shock ? Phase::First : Phase::Whole;
+    const bool contacts_only =
+        std::find(joint_row_group_.begin(), joint_row_group_.end(), group_index) == joint_row_group_.end();
+    // The contacts' lanes are laid out beside the stack's balance, which needs nothing of them.
+    if (balanced_start)
+      stack_warm_.find(ctx.bodies, ctx.contacts, ctx.graph, group_index, free_, f, ctx.pool, [&] {
+        if (contacts_only) laid_out_ = lay_out_compact(ctx, group.edges, first, recorded);
+      });
     rows_.clear();
     blocks_.clear();
-    const Phase first = shock ? Phase::First : Phase::Whole;
-    if (std::find(joint_row_group_.begin(), joint_row_group_.end(), group_index) == joint_row_group_.end()) {
+    if (contacts_only) {
       solve_contacts(group.edges, first, shock ? &group.bodies : nullptr);
     } else {
       std::vector<int> joint_rows;  // indices into joint_rows_, in the order they sit in rows_

@@ -13,6 +13,7 @@
 // layer by layer. Groups that are asleep are skipped.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "constraints/friction_balance.h"
@@ -91,6 +92,10 @@ class LcpSolver final : public Solver {
   // group's in shock propagation's first phase), else null; `speed` the change of their velocities that settles them.
   bool solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs,
                      const std::vector<int>* settle, double speed, PgsResult& result);
+  // The first half of solve_compact: the edges' contacts gathered and laid out in the next lanes. Rows: the path
+  // does not take them; Empty: there are none.
+  enum class Layout { Rows, Empty, Lanes };
+  Layout lay_out_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs);
   // A contact's impulses as balance_friction reads them: its index, normal impulse and friction impulse.
   struct FrictionOf {
     int contact;
@@ -141,6 +146,8 @@ class LcpSolver final : public Solver {
   StepCache<ContactLaneValues> lane_values_;  // shared by every compact solve's lanes (one at a time)
   size_t compact_next_ = 0, projection_next_ = 0;
   std::vector<int> compact_contacts_;
+  // The layout of the next solve_compact, when it was made ahead (the first phase's, beside the stack's balance).
+  std::optional<Layout> laid_out_;
   std::vector<ContactBodies> compact_keys_;
   std::vector<ContactPoint> compact_points_;
   std::vector<FrictionPoint> balance_points_;  // one pair's points in balance_friction

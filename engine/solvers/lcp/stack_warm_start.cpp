@@ -182,7 +182,8 @@ void StackWarmStart::read_layer(const std::vector<Body>& bodies, const ContactLi
 }
 
 void StackWarmStart::find(const std::vector<Body>& bodies, const ContactList& contacts, const ContactGraph& graph,
-                          int group, const std::vector<BodyVelocity>& free, double fraction, TaskPool* pool) {
+                          int group, const std::vector<BodyVelocity>& free, double fraction, TaskPool* pool,
+                          const std::function<void()>& beside) {
   const std::vector<StackLayer>& layers = graph.layers(group);
   const std::vector<int>& members = graph.groups()[size_t(group)].bodies;
   force_.resize(bodies.size());
@@ -212,6 +213,7 @@ void StackWarmStart::find(const std::vector<Body>& bodies, const ContactList& co
       read_layer(bodies, contacts, graph, layers[size_t(l)], plans_[0]);
       walk(plans_[0]);
     }
+    if (beside) beside();
     return;
   }
   // What read_layer reads does not depend on the balance, so on two threads one reads the layers top-down, each
@@ -226,6 +228,7 @@ void StackWarmStart::find(const std::vector<Body>& bodies, const ContactList& co
         read_layer(bodies, contacts, graph, layers[size_t(n - 1 - i)], plans_[size_t(n - 1 - i)]);
         read.store(i + 1, std::memory_order_release);
       }
+      if (beside) beside();
       return;
     }
     SpinWait wait;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cmath>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -39,8 +40,12 @@ class StackWarmStart {
   // The first phase's normal impulses of group `group`'s persisting layer contacts. free: each body's velocity change
   // over the whole step from gravity and applied forces (free_velocity_change); fraction: f.
   // With a pool, a large group's layers are read on one thread while another balances them: the same bit for bit.
+  // `beside`, if any, is work of the caller's that needs nothing find() does and touches nothing it touches: it is
+  // called on the thread that reads the layers once it has read them, while the other may still balance them, or
+  // without the threads once the balance is done.
   void find(const std::vector<Body>& bodies, const ContactList& contacts, const ContactGraph& graph, int group,
-            const std::vector<BodyVelocity>& free, double fraction, TaskPool* pool = nullptr);
+            const std::vector<BodyVelocity>& free, double fraction, TaskPool* pool = nullptr,
+            const std::function<void()>& beside = nullptr);
   bool has(int contact) const { return !std::isnan(normal_[size_t(contact)]); }
   double normal(int contact) const { return normal_[size_t(contact)]; }
 

@@ -212,7 +212,7 @@ TEST(StackWarmStart, LeavesABodyOnSupportsOfDifferentNormalsAlone) {
 }
 
 // The 100-row pyramid, whose layers are read on one thread while the other balances them: the same impulses bit for
-// bit as on one.
+// bit as on one, and the work handed to find() beside the balance done once either way.
 TEST(StackWarmStart, LargeStackOnTwoThreadsGivesTheImpulsesOfOne) {
   World w = load_shipped_scene("large/large_pyramid.json");
   set_param(w, "sleeping", 0);
@@ -224,8 +224,11 @@ TEST(StackWarmStart, LargeStackOnTwoThreadsGivesTheImpulsesOfOne) {
   StackWarmStart one, two;
   one.clear(w.contacts().size());
   two.clear(w.contacts().size());
-  one.find(w.bodies, w.contacts(), w.graph(), 0, free, 0.01);
-  two.find(w.bodies, w.contacts(), w.graph(), 0, free, 0.01, &pool);
+  int beside_one = 0, beside_two = 0;
+  one.find(w.bodies, w.contacts(), w.graph(), 0, free, 0.01, nullptr, [&] { ++beside_one; });
+  two.find(w.bodies, w.contacts(), w.graph(), 0, free, 0.01, &pool, [&] { ++beside_two; });
+  EXPECT_EQ(beside_one, 1);
+  EXPECT_EQ(beside_two, 1);
   int found = 0;
   for (int k = 0; k < int(w.contacts().size()); ++k) {
     ASSERT_EQ(one.has(k), two.has(k)) << "contact " << k;
