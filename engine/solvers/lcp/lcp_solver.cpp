@@ -332,10 +332,15 @@ Vec3 LcpSolver::block_friction(const ContactBlock& block) const {
   }
   return friction;
 }
-Vec3 LcpSolver::lane_friction(const ContactPgs& lanes, int i) const {
+Vec3 LcpSolver::lane_friction(const ContactPgs& lanes, std::span<const ContactPoint> points, int i) const {
   Vec3 friction = Vec3::Zero();
-  for (int r = 1; r < lanes.rows(); ++r) friction += lanes.lambda(i, r) * compact_points_[size_t(i)].dir[r];
+  for (int r = 1; r < lanes.rows(); ++r) friction += lanes.lambda(i, r) * points[size_t(i)].dir[r];
   return friction;
+}
+
+bool LcpSolver::own_lane_values(const StepContext& ctx, Phase phase, int contacts) {
+  return phase == Phase::First && contacts >= kThreadedUpkeep && ctx.pool && ctx.pool->threads() > 1 &&
+         !ctx.pool->serial();
 }
 
 // The least speed a contact's whole friction must be worth for its pair to be balanced (near_disc_edge): a
@@ -367,7 +372,7 @@ LcpSolver::Layout LcpSolver::lay_out_compact(const StepContext& ctx, const std::
   if (compact_contacts_.empty()) return Layout::Empty;
   if (compact_next_ == compact_->size()) compact_->emplace_back();
   ContactPgs& lanes = (*compact_)[compact_next_++];
-  lanes.share_values(&*lane_values_);
+  lanes.share_values(own_lane_values(ctx, phase, int(compact_contacts_.size())) ? nullptr : &*lane_values_);
   const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
   return lanes.plan(compact_keys_, rows, rows == 3 && disc, masses_, pgs.precision) ? Layout::Lanes : Layout::Rows;
 }
@@ -408,7 +413,9 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
       if (n < 2) continue;
       balance_friction(
           ctx, first, n,
-          [&](int i) { return FrictionOf{compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i)}; },
+          [&](int i) {
+            return FrictionOf{compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, points, i)};
+          },
           [&](int i, const Vec3& friction) {
             for (int r = 1; r < rows; ++r) lanes.set_lambda(i, r, friction.dot(compact_points_[size_t(i)].dir[r]));
           });
@@ -588,15 +595,28 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     residual = std::max(residual, result.residual);
     ctx.stats.rows += rows;
   };
+  // A contact's impulses are those of its group's one solve (the whole step, or the first phase) and, under shock
+  // propagation, those of its one stack layer: held apart, so that the first phase's may be read back while the
+  // layers are solved, and added once the step is solved.
   auto add_impulse = [&](int contact, double normal, const Vec3& friction, bool layers) {
-    normal_total_[contact] += normal;
-    friction_total_[contact] += friction;
     if (layers) {
       layer_normal_[contact] += normal;
       layer_friction_[contact] += friction;
+      return;
     }
+    normal_total_[contact] += normal;
+    friction_total_[contact] += friction;
     solved_[contact] = 1;
   };
+  // The impulses of the compact solve `lanes` of these contacts at these points, on the pool's threads if any.
+  auto read_back = [&](const ContactPgs& lanes, const std::vector<int>& contacts,
+                       const std::vector<ContactPoint>& points, bool layers, TaskPool* pool) {
+    for_ranges(pool, int(contacts.size()), kChunk, [&](int first, int last, int) {
+      for (int i = first; i < last; ++i)
+        add_impulse(contacts[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, points, i), layers);
+    });
+  };
+  int first_lanes = -1;  // the first phase's compact solve whose impulses are read back beside the layers
   // The rows' one-row paths stay in double (PgsSettings::precision); only their lanes may run in float.
   const PgsPrecision lane_precision = pgs.lanes ? pgs.precision : PgsPrecision::Double;
   const double layer_speed = layer_stop_speed(ctx, lane_precision), at_rest = rest_speed(ctx, lane_precision);
@@ -670,12 +690,15 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       if (compact_contacts_.empty()) return;
       const int count = int(compact_contacts_.size());
       account(result, count * lanes.rows());
+      if (own_lane_values(ctx, phase, count)) {  // read back beside the layers, from contacts and points kept aside
+        first_lanes = int(compact_next_) - 1;
+        std::swap(first_contacts_, compact_contacts_);
+        std::swap(first_points_, compact_points_);
+        return;
+      }
       // Each contact's impulses into its own slots: on the world's threads for a large solve.
-      const bool layers = phase == Phase::Layers;
-      for_ranges(count >= kThreadedUpkeep ? ctx.pool : nullptr, count, kChunk, [&](int first, int last, int) {
-        for (int i = first; i < last; ++i)
-          add_impulse(compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, i), layers);
-      });
+      read_back(lanes, compact_contacts_, compact_points_, phase == Phase::Layers,
+                count >= kThreadedUpkeep ? ctx.pool : nullptr);
       return;
     }
     rows_.clear();
@@ -738,14 +761,45 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     ScopedSubStage layers(sub_stages_, kShockLayers);
     recorded.iterations = set_.layer_iterations;
     add_free_velocity(group.bodies, 1.0 - f);
-    for (const StackLayer& layer : ctx.graph.layers(group_index)) {
-      hold(layer.bottom);
-      solve_contacts(layer.edges, Phase::Layers, &layer.top);
-      release(ctx, layer.bottom);
-      // A top body the layer left slower than rest_speed is at rest: what is left is the sweeps' error, which the
-      // layers above, held on it, would carry up and grow (about 1.35 times a row on a pyramid with gaps,
-      // 4e-4 to 4e-2 g h at the top of 100 rows in the first step from rest), and a resting stack would creep.
-      leave_at_rest(ctx, layer.top, at_rest);
+    const std::vector<StackLayer>& stack = ctx.graph.layers(group_index);
+    auto solve_layers = [&] {
+      for (const StackLayer& layer : stack) {
+        hold(layer.bottom);
+        solve_contacts(layer.edges, Phase::Layers, &layer.top);
+        release(ctx, layer.bottom);
+        // A top body the layer left slower than rest_speed is at rest: what is left is the sweeps' error, which the
+        // layers above, held on it, would carry up and grow (about 1.35 times a row on a pyramid with gaps,
+        // 4e-4 to 4e-2 g h at the top of 100 rows in the first step from rest), and a resting stack would creep.
+        leave_at_rest(ctx, layer.top, at_rest);
+      }
+    };
+    // A large first phase's impulses are read back on one thread while the layers are solved on another, when no
+    // layer is large enough to be solved on both: the layers write only their own part of the impulses.
+    TaskPool* pool = ctx.pool;
+    auto layers_on_one = [&] {
+      for (const StackLayer& layer : stack) {
+        int contacts = 0;
+        for (int e : layer.edges) contacts += ctx.graph.edges()[size_t(e)].contact_count;
+        if (contacts >= kThreadedContacts) return false;
+      }
+      return true;
+    };
+    if (first_lanes < 0) {
+      solve_layers();
+    } else if (layers_on_one()) {
+      compact_->reserve(compact_next_ + stack.size());  // the first phase's lanes stay where they are
+      const ContactPgs& first_solve = (*compact_)[size_t(first_lanes)];
+      ctx.pool = nullptr;
+      pool->run(2, [&](int task, int) {
+        if (task == 0)
+          solve_layers();
+        else
+          read_back(first_solve, first_contacts_, first_points_, false, nullptr);
+      });
+      ctx.pool = pool;
+    } else {
+      read_back((*compact_)[size_t(first_lanes)], first_contacts_, first_points_, false, pool);
+      solve_layers();
     }
   }
   ctx.stats.residual = std::max(ctx.stats.residual, residual);
@@ -797,8 +851,8 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
     for (int k = first; k < last; ++k) {
       if (!solved_[size_t(k)]) continue;  // asleep: keeps its impulses for when it wakes
       Contact& c = ctx.contacts[size_t(k)];
-      c.normal_impulse = normal_total_[size_t(k)];
-      c.friction_impulse = friction_total_[size_t(k)];
+      c.normal_impulse = normal_total_[size_t(k)] + layer_normal_[size_t(k)];
+      c.friction_impulse = friction_total_[size_t(k)] + layer_friction_[size_t(k)];
       c.layer_normal_impulse = layer_normal_[size_t(k)];
       c.layer_friction_impulse = layer_friction_[size_t(k)];
     }

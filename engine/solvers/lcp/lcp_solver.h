@@ -14,6 +14,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "constraints/friction_balance.h"
@@ -111,9 +112,12 @@ class LcpSolver final : public Solver {
   // The least speed a contact's whole friction must be worth for its pair to be balanced (near_disc_edge).
   double balance_speed(const StepContext& ctx) const;
   // A contact's friction impulse from its tangent rows: in rows_ (its block), or in the compact path's lanes (its
-  // index in compact_contacts_).
+  // index i among their contacts, whose points are `points`).
   Vec3 block_friction(const ContactBlock& block) const;
-  Vec3 lane_friction(const ContactPgs& lanes, int i) const;
+  Vec3 lane_friction(const ContactPgs& lanes, std::span<const ContactPoint> points, int i) const;
+  // Whether a solve's lanes keep values of their own, not lane_values_: a large first phase's on several threads,
+  // whose impulses are read back on one while the stack's layers are solved on another (solve_group).
+  static bool own_lane_values(const StepContext& ctx, Phase phase, int contacts);
   void add_free_velocity(const std::vector<int>& bodies, double fraction);
   // Leaves at rest every dynamic body of `bodies` whose points all move no faster than `speed` (rest_speed).
   void leave_at_rest(const StepContext& ctx, const std::vector<int>& bodies, double speed);
@@ -150,6 +154,9 @@ class LcpSolver final : public Solver {
   std::optional<Layout> laid_out_;
   std::vector<ContactBodies> compact_keys_;
   std::vector<ContactPoint> compact_points_;
+  // A large first phase's contacts and points, kept for reading its impulses back beside the layers.
+  std::vector<int> first_contacts_;
+  std::vector<ContactPoint> first_points_;
   std::vector<FrictionPoint> balance_points_;  // one pair's points in balance_friction
   std::vector<std::pair<int, int>> full_discs_;  // blocks of the compact path to balance
   // Joint rows of this step (built once), the contact group of each, and their impulses kept for warm starts.
