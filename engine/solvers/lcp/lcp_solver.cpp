@@ -1,10 +1,12 @@
 #include "solvers/lcp/lcp_solver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
 #include "collision/continuous.h"
+#include "core/spin_wait.h"
 #include "joints/joint_solve.h"
 
 namespace cl {
@@ -207,12 +209,12 @@ std::span<const ParamSpec> LcpSolver::param_specs() { return table().specs(); }
 LcpSolver::LcpSolver() : Solver(param_specs(), kStages, kCounters) { begin_step(); }
 
 // Shock propagation holds a layer's bottom bodies fixed: infinite mass while the layer is solved.
-void LcpSolver::hold(const std::vector<int>& bodies) {
-  for (int i : bodies) masses_[i] = InverseMass{};
+void LcpSolver::hold(const std::vector<int>& bodies, std::vector<InverseMass>& masses) {
+  for (int i : bodies) masses[size_t(i)] = InverseMass{};
 }
 
-void LcpSolver::release(const StepContext& ctx, const std::vector<int>& bodies) {
-  for (int i : bodies) masses_[i] = {ctx.bodies[i].inv_mass, ctx.bodies[i].inv_inertia_world};
+void LcpSolver::release(const StepContext& ctx, const std::vector<int>& bodies, std::vector<InverseMass>& masses) {
+  for (int i : bodies) masses[size_t(i)] = {ctx.bodies[size_t(i)].inv_mass, ctx.bodies[size_t(i)].inv_inertia_world};
 }
 
 int LcpSolver::contact_row_count(const Contact& c) const { return 1 + (c.friction > 0 ? set_.friction_directions : 0); }
@@ -353,10 +355,12 @@ double LcpSolver::balance_speed(const StepContext& ctx) const { return kBalanceS
 // the path does not take them (one row at a time, the graph's order, or contacts of different row counts): then
 // they are solved as rows. The result is the same bit for bit as the rows' in double precision.
 LcpSolver::Layout LcpSolver::lay_out_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase,
-                                             const PgsSettings& pgs) {
+                                             const PgsSettings& pgs, CompactSet& set,
+                                             std::span<const InverseMass> masses, ContactLaneValues* values,
+                                             std::optional<size_t> slot) {
   if (!pgs.lanes || !pgs.coloured) return Layout::Rows;
-  compact_contacts_.clear();
-  compact_keys_.clear();
+  set.contacts.clear();
+  set.keys.clear();
   int rows = 0;
   for (int e : edges) {
     const GraphEdge& edge = ctx.graph.edges()[size_t(e)];
@@ -365,38 +369,49 @@ LcpSolver::Layout LcpSolver::lay_out_compact(const StepContext& ctx, const std::
       const int n = contact_row_count(c);
       if (rows != 0 && n != rows) return Layout::Rows;
       rows = n;
-      compact_contacts_.push_back(k);
-      compact_keys_.push_back({c.a, c.b});
+      set.contacts.push_back(k);
+      set.keys.push_back({c.a, c.b});
     }
   }
-  if (compact_contacts_.empty()) return Layout::Empty;
-  if (compact_next_ == compact_->size()) compact_->emplace_back();
-  ContactPgs& lanes = (*compact_)[compact_next_++];
-  lanes.share_values(own_lane_values(ctx, phase, int(compact_contacts_.size())) ? nullptr : &*lane_values_);
+  if (set.contacts.empty()) return Layout::Empty;
+  if (slot) {
+    set.lanes = *slot;
+  } else {
+    if (compact_next_ == compact_->size()) compact_->emplace_back();
+    set.lanes = compact_next_++;
+  }
+  ContactPgs& lanes = (*compact_)[set.lanes];
+  lanes.share_values(own_lane_values(ctx, phase, int(set.contacts.size())) ? nullptr : values);
   const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
-  return lanes.plan(compact_keys_, rows, rows == 3 && disc, masses_, pgs.precision) ? Layout::Lanes : Layout::Rows;
+  return lanes.plan(set.keys, rows, rows == 3 && disc, masses, pgs.precision) ? Layout::Lanes : Layout::Rows;
 }
 
 bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase,
                               const PgsSettings& pgs, const std::vector<int>* settle, double speed,
                               PgsResult& result) {
-  const Layout layout = laid_out_ ? *std::exchange(laid_out_, std::nullopt) : lay_out_compact(ctx, edges, phase, pgs);
+  const Layout layout = laid_out_ ? *std::exchange(laid_out_, std::nullopt)
+                                  : lay_out_compact(ctx, edges, phase, pgs, gathered_, masses_, &*lane_values_);
   if (layout == Layout::Rows) return false;
   result = {};
   if (layout == Layout::Empty) return true;
-  ContactPgs& lanes = (*compact_)[compact_next_ - 1];
-  const int count = int(compact_contacts_.size());
+  solve_laid_out(ctx, gathered_, phase, pgs, settle, speed, result);
+  return true;
+}
+
+void LcpSolver::solve_laid_out(const StepContext& ctx, CompactSet& set, Phase phase, const PgsSettings& pgs,
+                               const std::vector<int>* settle, double speed, PgsResult& result) {
+  ContactPgs& lanes = (*compact_)[set.lanes];
+  const int count = int(set.contacts.size());
   const int rows = lanes.rows();
   const bool disc = set_.friction_cone == 0 || phase == Phase::Layers;  // as write_contact_rows
   // Only grown: a whole group's solve follows its layers' smaller ones, and growing constructs every new point.
-  if (compact_points_.size() < size_t(count)) compact_points_.resize(size_t(count));
-  const std::span<const ContactPoint> points(compact_points_.data(), size_t(count));
+  if (set.points.size() < size_t(count)) set.points.resize(size_t(count));
+  const std::span<const ContactPoint> points(set.points.data(), size_t(count));
   TaskPool* pool = count >= kThreadedContacts ? ctx.pool : nullptr;
   PgsSettings sweeps = pgs;
   sweeps.pool = pool;
   for_ranges(pool, count, kChunk, [&](int first, int last, int) {
-    for (int i = first; i < last; ++i)
-      contact_point(ctx, compact_contacts_[size_t(i)], phase, compact_points_[size_t(i)]);
+    for (int i = first; i < last; ++i) contact_point(ctx, set.contacts[size_t(i)], phase, set.points[size_t(i)]);
   });
   // A batch holds at least four contacts.
   for_ranges(pool, lanes.batch_count(), kChunk / 4,
@@ -404,7 +419,7 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
   lanes.warm_start(vel_, count >= kThreadedUpkeep ? pool : nullptr);
   if (!settle) {
     result = lanes.solve(vel_, sweeps);
-    return true;
+    return;
   }
   // After each round, the pairs whose friction reached the edge of a disc (the layers' cone) balanced.
   auto balance = [&] {
@@ -414,10 +429,10 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
       balance_friction(
           ctx, first, n,
           [&](int i) {
-            return FrictionOf{compact_contacts_[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, points, i)};
+            return FrictionOf{set.contacts[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, points, i)};
           },
           [&](int i, const Vec3& friction) {
-            for (int r = 1; r < rows; ++r) lanes.set_lambda(i, r, friction.dot(compact_points_[size_t(i)].dir[r]));
+            for (int r = 1; r < rows; ++r) lanes.set_lambda(i, r, friction.dot(set.points[size_t(i)].dir[r]));
           });
     }
   };
@@ -433,7 +448,6 @@ bool LcpSolver::solve_compact(const StepContext& ctx, const std::vector<int>& ed
                            for (int r = 0; r < rows; ++r) largest = std::max(largest, std::abs(lanes.lambda(i, r)));
                          return largest;
                        });
-  return true;
 }
 
 // The change of a top body's velocity below which a stack layer's round of sweeps has settled it (sweep_layer):
@@ -609,12 +623,13 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     solved_[contact] = 1;
   };
   // The impulses of the compact solve `lanes` of these contacts at these points, on the pool's threads if any.
-  auto read_back = [&](const ContactPgs& lanes, const std::vector<int>& contacts,
-                       const std::vector<ContactPoint>& points, bool layers, TaskPool* pool) {
-    for_ranges(pool, int(contacts.size()), kChunk, [&](int first, int last, int) {
-      for (int i = first; i < last; ++i)
-        add_impulse(contacts[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, points, i), layers);
-    });
+  auto read_range = [&](const ContactPgs& lanes, const CompactSet& set, int first, int last, bool layers) {
+    for (int i = first; i < last; ++i)
+      add_impulse(set.contacts[size_t(i)], lanes.lambda(i, 0), lane_friction(lanes, set.points, i), layers);
+  };
+  auto read_back = [&](const ContactPgs& lanes, const CompactSet& set, bool layers, TaskPool* pool) {
+    for_ranges(pool, int(set.contacts.size()), kChunk,
+               [&](int first, int last, int) { read_range(lanes, set, first, last, layers); });
   };
   int first_lanes = -1;  // the first phase's compact solve whose impulses are read back beside the layers
   // The rows' one-row paths stay in double (PgsSettings::precision); only their lanes may run in float.
@@ -686,18 +701,17 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     sweep_residuals_.clear();
     PgsResult result;
     if (solve_compact(ctx, edges, phase, recorded, settle, stop_speed(phase), result)) {
-      const ContactPgs& lanes = (*compact_)[compact_next_ - 1];
-      if (compact_contacts_.empty()) return;
-      const int count = int(compact_contacts_.size());
+      if (gathered_.contacts.empty()) return;
+      const ContactPgs& lanes = (*compact_)[gathered_.lanes];
+      const int count = int(gathered_.contacts.size());
       account(result, count * lanes.rows());
       if (own_lane_values(ctx, phase, count)) {  // read back beside the layers, from contacts and points kept aside
-        first_lanes = int(compact_next_) - 1;
-        std::swap(first_contacts_, compact_contacts_);
-        std::swap(first_points_, compact_points_);
+        first_lanes = int(gathered_.lanes);
+        std::swap(first_, gathered_);
         return;
       }
       // Each contact's impulses into its own slots: on the world's threads for a large solve.
-      read_back(lanes, compact_contacts_, compact_points_, phase == Phase::Layers,
+      read_back(lanes, gathered_, phase == Phase::Layers,
                 count >= kThreadedUpkeep ? ctx.pool : nullptr);
       return;
     }
@@ -721,7 +735,8 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     // The contacts' lanes are laid out beside the stack's balance, which needs nothing of them.
     if (balanced_start)
       stack_warm_.find(ctx.bodies, ctx.contacts, ctx.graph, group_index, free_, f, ctx.pool, [&] {
-        if (contacts_only) laid_out_ = lay_out_compact(ctx, group.edges, first, recorded);
+        if (contacts_only)
+          laid_out_ = lay_out_compact(ctx, group.edges, first, recorded, gathered_, masses_, &*lane_values_);
       });
     rows_.clear();
     blocks_.clear();
@@ -773,8 +788,63 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
         leave_at_rest(ctx, layer.top, at_rest);
       }
     };
-    // A large first phase's impulses are read back on one thread while the layers are solved on another, when no
-    // layer is large enough to be solved on both: the layers write only their own part of the impulses.
+    // After a large first phase, when no layer is large enough to be solved on both threads, the two threads take
+    // the layers in turn, even and odd. While one solves layer k, the other reads back the impulses of its layer
+    // k - 1 and lays out its layer k + 1 (its contacts gathered and its lanes planned against inverse masses of its
+    // own, with that layer's bottom held), then waits for layer k: half a layer's work on a resting 100-row
+    // pyramid, off the chain of layers. A layer's contacts, points and lanes stay on the thread that solves it, and
+    // only the velocities of the bodies between two layers pass from one to the other. Waiting threads read back
+    // the first phase's impulses. It is solve_layers's work in solve_layers's order on each body, with each layer's
+    // lanes seeing the same masses, so the result is the same bit for bit: two layers in flight keep their lanes'
+    // values apart (by parity), and each writes only its own contacts' impulses.
+    const int layer_count = int(stack.size());
+    const size_t first_layer = compact_next_;
+    std::atomic<int> swept{0};       // layers solved so far
+    std::atomic<int> first_read{0};  // chunks of the first phase's impulses claimed for reading back
+    auto solve_layers_in_turn = [&](int parity) {
+      const ContactPgs& first_solve = (*compact_)[size_t(first_lanes)];
+      const int first_count = int(first_.contacts.size());
+      // A short chunk (about a microsecond), so that a thread that reads one notices its turn in time.
+      constexpr int kFirstChunk = 32;
+      auto read_first = [&] {  // one chunk of the first phase's impulses; false when none is left
+        const int first = kFirstChunk * first_read.fetch_add(1, std::memory_order_relaxed);
+        if (first >= first_count) return false;
+        read_range(first_solve, first_, first, std::min(first_count, first + kFirstChunk), false);
+        return true;
+      };
+      std::vector<InverseMass>& masses = ahead_masses_[parity];
+      masses = masses_;
+      CompactSet& set = ahead_[parity];
+      ContactLaneValues* values = parity == 0 ? &*lane_values_ : &*ahead_values_;
+      for (int k = parity; k < layer_count; k += 2) {
+        // Layer k's lanes see the masses solve_layers's would: every lower layer's bottom released, its own held.
+        const StackLayer& layer = stack[size_t(k)];
+        for (int j = std::max(0, k - 2); j < k; ++j) release(ctx, stack[size_t(j)].bottom, masses);
+        hold(layer.bottom, masses);
+        set.layout = lay_out_compact(ctx, layer.edges, Phase::Layers, recorded, set, masses, values, first_layer + k);
+        SpinWait spin;
+        while (swept.load(std::memory_order_acquire) < k)
+          if (!read_first()) spin();
+        if (set.layout == Layout::Lanes) {
+          sweep_residuals_.clear();
+          PgsResult result;
+          solve_laid_out(ctx, set, Phase::Layers, recorded, &layer.top, layer_speed, result);
+          account(result, int(set.contacts.size()) * (*compact_)[set.lanes].rows());
+        } else if (set.layout == Layout::Rows) {
+          hold(layer.bottom);
+          rows_.clear();
+          blocks_.clear();
+          add_contacts(ctx, layer.edges, Phase::Layers);
+          solve_rows(Phase::Layers, &layer.top);
+          release(ctx, layer.bottom);
+        }
+        leave_at_rest(ctx, layer.top, at_rest);  // as solve_layers
+        swept.store(k + 1, std::memory_order_release);
+        if (set.layout == Layout::Lanes) read_range((*compact_)[set.lanes], set, 0, int(set.contacts.size()), true);
+      }
+      while (read_first()) {
+      }
+    };
     TaskPool* pool = ctx.pool;
     auto layers_on_one = [&] {
       for (const StackLayer& layer : stack) {
@@ -787,18 +857,14 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
     if (first_lanes < 0) {
       solve_layers();
     } else if (layers_on_one()) {
-      compact_->reserve(compact_next_ + stack.size());  // the first phase's lanes stay where they are
-      const ContactPgs& first_solve = (*compact_)[size_t(first_lanes)];
+      // Layer k's lanes are the (first_layer + k)-th, every step: both threads lay out theirs at once.
+      if (compact_->size() < first_layer + stack.size()) compact_->resize(first_layer + stack.size());
+      compact_next_ = first_layer + stack.size();
       ctx.pool = nullptr;
-      pool->run(2, [&](int task, int) {
-        if (task == 0)
-          solve_layers();
-        else
-          read_back(first_solve, first_contacts_, first_points_, false, nullptr);
-      });
+      pool->run(2, [&](int task, int) { solve_layers_in_turn(task); });
       ctx.pool = pool;
     } else {
-      read_back((*compact_)[size_t(first_lanes)], first_contacts_, first_points_, false, pool);
+      read_back((*compact_)[size_t(first_lanes)], first_, false, pool);
       solve_layers();
     }
   }
@@ -945,34 +1011,34 @@ int LcpSolver::project_group(StepContext& ctx, const ContactGroup& group, int gr
   // double precision. False when the path does not take them.
   auto project_compact = [&](const std::vector<int>& edges) {
     if (!pgs.lanes || !pgs.coloured) return false;
-    compact_contacts_.clear();
-    compact_keys_.clear();
+    gathered_.contacts.clear();
+    gathered_.keys.clear();
     for (int e : edges) {
       const GraphEdge& edge = ctx.graph.edges()[e];
       for (int k = edge.first_contact; k < edge.first_contact + edge.contact_count; ++k) {
         const Contact& c = ctx.contacts[k];
         // A row no body can move would have no effect (inv_diag 0): the rows leave it out as well.
         if (!movable(masses_[size_t(c.a)]) && !movable(masses_[size_t(c.b)])) continue;
-        compact_contacts_.push_back(k);
-        compact_keys_.push_back({c.a, c.b});
+        gathered_.contacts.push_back(k);
+        gathered_.keys.push_back({c.a, c.b});
       }
     }
     if (projection_next_ == projection_->size()) projection_->emplace_back();
     ContactPgs& lanes = (*projection_)[projection_next_++];
     lanes.share_values(&*lane_values_);
-    if (!lanes.plan(compact_keys_, 1, false, masses_, pgs.precision)) return false;
-    compact_points_.resize(compact_contacts_.size());
-    for (size_t i = 0; i < compact_contacts_.size(); ++i) {
-      const Contact& c = ctx.contacts[size_t(compact_contacts_[i])];
-      ContactPoint& p = compact_points_[i];
+    if (!lanes.plan(gathered_.keys, 1, false, masses_, pgs.precision)) return false;
+    gathered_.points.resize(gathered_.contacts.size());
+    for (size_t i = 0; i < gathered_.contacts.size(); ++i) {
+      const Contact& c = ctx.contacts[size_t(gathered_.contacts[i])];
+      ContactPoint& p = gathered_.points[i];
       p = ContactPoint{};
       p.dir[0] = c.normal;
       p.target = excess_of(c, depth_of(c, p.ra, p.rb));
     }
-    lanes.write(compact_points_);
+    lanes.write(gathered_.points);
     const PgsResult result = lanes.solve(vel_, pgs);
     sweeps += result.sweeps;
-    if (result.threads > 1) counters_.add(kCountThreadedRows, double(compact_contacts_.size()));
+    if (result.threads > 1) counters_.add(kCountThreadedRows, double(gathered_.contacts.size()));
     return true;
   };
   bool displaced = false;  // whether a solve of this group has run, and may have moved bodies (vel_ is 0 until then)

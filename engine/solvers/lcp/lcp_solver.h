@@ -45,6 +45,7 @@ class LcpSolver final : public Solver {
     compact_->clear();
     projection_->clear();
     *lane_values_ = ContactLaneValues();
+    *ahead_values_ = ContactLaneValues();
   }
   std::vector<std::string> unsupported(const SceneFeatures& scene) const override;
 
@@ -67,10 +68,12 @@ class LcpSolver final : public Solver {
     int first_row;  // the normal row
     int friction_rows;
   };
-  // Inverse masses of the current phase: hold() zeroes them for bodies a layer keeps fixed, release()
-  // restores them.
-  void hold(const std::vector<int>& bodies);
-  void release(const StepContext& ctx, const std::vector<int>& bodies);
+  // Inverse masses of the current phase (or of `masses`): hold() zeroes them for bodies a layer keeps fixed,
+  // release() restores them.
+  void hold(const std::vector<int>& bodies) { hold(bodies, masses_); }
+  void release(const StepContext& ctx, const std::vector<int>& bodies) { release(ctx, bodies, masses_); }
+  static void hold(const std::vector<int>& bodies, std::vector<InverseMass>& masses);
+  static void release(const StepContext& ctx, const std::vector<int>& bodies, std::vector<InverseMass>& masses);
   // Whole: a group without shock propagation; First: its dynamics step of fraction f; Layers: the rest.
   enum class Phase { Whole, First, Layers };
   // Rows of a contact: its normal row and its friction rows.
@@ -93,10 +96,25 @@ class LcpSolver final : public Solver {
   // group's in shock propagation's first phase), else null; `speed` the change of their velocities that settles them.
   bool solve_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs,
                      const std::vector<int>* settle, double speed, PgsResult& result);
-  // The first half of solve_compact: the edges' contacts gathered and laid out in the next lanes. Rows: the path
+  // The first half of solve_compact: the edges' contacts gathered into `set` and laid out in the next lanes (or
+  // those at `slot` in compact_), which see these inverse masses and keep their values in `values`. Rows: the path
   // does not take them; Empty: there are none.
   enum class Layout { Rows, Empty, Lanes };
-  Layout lay_out_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs);
+  // A compact solve's contacts (indices into the step's), their bodies, their points as its lanes take them, and
+  // its lanes (an index into compact_, or projection_).
+  struct CompactSet {
+    std::vector<int> contacts;
+    std::vector<ContactBodies> keys;
+    std::vector<ContactPoint> points;
+    size_t lanes = 0;
+    Layout layout = Layout::Empty;
+  };
+  Layout lay_out_compact(const StepContext& ctx, const std::vector<int>& edges, Phase phase, const PgsSettings& pgs,
+                         CompactSet& set, std::span<const InverseMass> masses, ContactLaneValues* values,
+                         std::optional<size_t> slot = std::nullopt);
+  // The second half: the contacts of `set`, laid out in its lanes, written, warm started and swept.
+  void solve_laid_out(const StepContext& ctx, CompactSet& set, Phase phase, const PgsSettings& pgs,
+                      const std::vector<int>* settle, double speed, PgsResult& result);
   // A contact's impulses as balance_friction reads them: its index, normal impulse and friction impulse.
   struct FrictionOf {
     int contact;
@@ -149,14 +167,16 @@ class LcpSolver final : public Solver {
   StepCache<std::vector<ContactPgs>> compact_, projection_;
   StepCache<ContactLaneValues> lane_values_;  // shared by every compact solve's lanes (one at a time)
   size_t compact_next_ = 0, projection_next_ = 0;
-  std::vector<int> compact_contacts_;
+  CompactSet gathered_;  // the current solve's
   // The layout of the next solve_compact, when it was made ahead (the first phase's, beside the stack's balance).
   std::optional<Layout> laid_out_;
-  std::vector<ContactBodies> compact_keys_;
-  std::vector<ContactPoint> compact_points_;
   // A large first phase's contacts and points, kept for reading its impulses back beside the layers.
-  std::vector<int> first_contacts_;
-  std::vector<ContactPoint> first_points_;
+  CompactSet first_;
+  // A large stack's layers, taken in turn by two threads (solve_group): by the parity of the layer, its set, the
+  // values of its lanes, and the inverse masses they see (its bottom held).
+  CompactSet ahead_[2];
+  StepCache<ContactLaneValues> ahead_values_;
+  std::vector<InverseMass> ahead_masses_[2];
   std::vector<FrictionPoint> balance_points_;  // one pair's points in balance_friction
   std::vector<std::pair<int, int>> full_discs_;  // blocks of the compact path to balance
   // Joint rows of this step (built once), the contact group of each, and their impulses kept for warm starts.

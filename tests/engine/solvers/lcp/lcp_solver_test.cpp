@@ -438,6 +438,11 @@ TEST(LcpSolver, HundredRowPyramidOnTwoThreadsGivesTheResultOfOne) {
   expect_same_on_two_threads("large/large_pyramid.json", 4, 150000.0);
 }
 
+// The same with 5 cm gaps in every row: boxes that settle as the layers are taken in turn by the two threads.
+TEST(LcpSolver, HundredRowPyramidWithGapsOnTwoThreadsGivesTheResultOfOne) {
+  expect_same_on_two_threads("large/pyramid100_gaps.json", 6, 100000.0);
+}
+
 // A capsule 30 % of its radius deep, spinning about its axis at v / r while it rolls at v = 3 sqrt(s) m/s (scaled
 // with the size s) across the ground or a fixed ball of radius s: the projection lifts it to allowed_penetration
 // (at most a tenth of its half thickness) in its first step and it stays there. Carried forward along the
