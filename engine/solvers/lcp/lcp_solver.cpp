@@ -813,7 +813,6 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
         return true;
       };
       std::vector<InverseMass>& masses = ahead_masses_[parity];
-      masses = masses_;
       CompactSet& set = ahead_[parity];
       ContactLaneValues* values = parity == 0 ? &*lane_values_ : &*ahead_values_;
       for (int k = parity; k < layer_count; k += 2) {
@@ -860,6 +859,8 @@ void LcpSolver::solve_group(StepContext& ctx, const ContactGroup& group, int gro
       // Layer k's lanes are the (first_layer + k)-th, every step: both threads lay out theirs at once.
       if (compact_->size() < first_layer + stack.size()) compact_->resize(first_layer + stack.size());
       compact_next_ = first_layer + stack.size();
+      ahead_masses_[0] = masses_;  // copied here: a layer solved as rows holds its bottom in masses_
+      ahead_masses_[1] = masses_;
       ctx.pool = nullptr;
       pool->run(2, [&](int task, int) { solve_layers_in_turn(task); });
       ctx.pool = pool;
