@@ -316,18 +316,14 @@ TaskPool* World::workers() {
 // in pair order, so the contacts are the same on any number of threads.
 bool World::find_contacts(StepResult& result) {
   const size_t limit = contact_limit(settings);
+  // The last step's contacts. Each edge still holds its pair's range of them (ContactGraph::attach_contacts, kept
+  // by update_edges; a new edge's pair had none), so no pair searches the list: a binary search over a 100-row
+  // pyramid's 20,000 contacts cost more than the rest of this pass.
   std::swap(previous_contacts_, contacts_);
   std::swap(previous_anchors_, anchors_);
-  contacts_.clear();
-  anchors_.clear();
-  auto previous_of = [&](int a, int b) {
-    auto first = std::lower_bound(previous_contacts_.begin(), previous_contacts_.end(), std::pair(a, b),
-                                  [](const Contact& c, const std::pair<int, int>& p) {
-                                    return c.a != p.first ? c.a < p.first : c.b < p.second;
-                                  });
-    auto last = first;
-    while (last != previous_contacts_.end() && last->a == a && last->b == b) ++last;
-    return std::pair(first, last);
+  auto previous_of = [&](const GraphEdge& e) {
+    const auto first = previous_contacts_.begin() + e.first_contact;
+    return std::pair(first, first + e.contact_count);
   };
   // Bodies joined by a joint do not collide with each other (as in ODE): the joint decides how they meet.
   const std::vector<BodyPair> joined = joined_pairs(joints);
@@ -362,9 +358,8 @@ bool World::find_contacts(StepResult& result) {
     if (!unmoved && !recycled) {
       work.found = 0;  // numbered below
     } else {
-      const auto [first, last] = previous_of(e.a, e.b);
-      work.kept_first = size_t(first - previous_contacts_.begin());
-      work.kept_last = size_t(last - previous_contacts_.begin());
+      work.kept_first = size_t(e.first_contact);
+      work.kept_last = size_t(e.first_contact + e.contact_count);
       work.recycled = recycled;
     }
   });
@@ -433,44 +428,49 @@ bool World::find_contacts(StepResult& result) {
     return false;
   }
 
-  // Join, pair by pair in edge order.
-  for (const PairWork& work : pair_work_) {
+  // Join in edge order: each pair's place in the list first, then its contacts written there, on the world's threads
+  // for a large graph. The list's room is the last step but one's: every element is written.
+  size_t joined_count = 0;
+  for (PairWork& work : pair_work_) {
+    work.at = joined_count;
+    joined_count += work.found < 0 ? work.kept_last - work.kept_first : found_[size_t(work.found)].size();
+  }
+  contacts_.resize(joined_count);
+  anchors_.resize(joined_count);
+  for_each(int(pair_work_.size()), [&](int i) {
+    const PairWork& work = pair_work_[size_t(i)];
     GraphEdge& e = edges[size_t(work.edge)];
+    const auto at = std::ptrdiff_t(work.at);
     if (work.found < 0) {
-      const size_t first = contacts_.size();
-      contacts_.insert(contacts_.end(), previous_contacts_.begin() + std::ptrdiff_t(work.kept_first),
-                       previous_contacts_.begin() + std::ptrdiff_t(work.kept_last));
-      anchors_.insert(anchors_.end(), previous_anchors_.begin() + std::ptrdiff_t(work.kept_first),
-                      previous_anchors_.begin() + std::ptrdiff_t(work.kept_last));
-      continue_kept(e, work.recycled, first, contacts_.size());
-      continue;
+      const auto first = std::ptrdiff_t(work.kept_first), last = std::ptrdiff_t(work.kept_last);
+      std::copy(previous_contacts_.begin() + first, previous_contacts_.begin() + last, contacts_.begin() + at);
+      std::copy(previous_anchors_.begin() + first, previous_anchors_.begin() + last, anchors_.begin() + at);
+      continue_kept(e, work.recycled, work.at, work.at + size_t(last - first));
+      return;
     }
     const auto [friction, restitution] = pair_materials(e);
     const ContactList& found = found_[size_t(work.found)];
     ContactGraph::remember_placement(e, bodies);
-    const size_t first = contacts_.size();
-    contacts_.insert(contacts_.end(), found.begin(), found.end());
+    const auto begin = contacts_.begin() + at;
+    const auto end = std::copy(found.begin(), found.end(), begin);
     // Recycled later only once two narrow phases in a row agree on the pair's features: a manifold found at an exact
     // alignment (a box set down across two others, its supports' corners on its edges) misses points that the
     // narrow phase finds as soon as the bodies have moved at all, and is not kept.
-    e.anchored = recycle > 0.0 && same_features(found, previous_of(e.a, e.b));
+    e.anchored = recycle > 0.0 && same_features(found, previous_of(e));
     // A list already strictly increasing (implicit-penalty's points come in feature order) has only this order:
     // the sort would leave it as it is.
-    const auto begin = contacts_.begin() + std::ptrdiff_t(first);
-    if (std::adjacent_find(begin, contacts_.end(), [](const Contact& x, const Contact& y) {
-          return !contact_less(x, y);
-        }) != contacts_.end())
-      std::sort(begin, contacts_.end(), contact_less);
-    for (size_t k = first; k < contacts_.size(); ++k) {
-      contacts_[k].friction = friction;
-      contacts_[k].restitution = restitution;
-      contacts_[k].persisted = false;
+    if (std::adjacent_find(begin, end, [](const Contact& x, const Contact& y) { return !contact_less(x, y); }) != end)
+      std::sort(begin, end, contact_less);
+    for (auto c = begin; c != end; ++c) {
+      c->friction = friction;
+      c->restitution = restitution;
+      c->persisted = false;
     }
-    anchors_.resize(contacts_.size());  // the contacts' anchors, in the order the contacts are now in
     if (e.anchored)
-      anchor_contacts(bodies[e.a], bodies[e.b], contacts_.data() + first, contacts_.data() + contacts_.size(),
-                      anchors_.data() + first);
-  }
+      anchor_contacts(bodies[e.a], bodies[e.b], &*begin, &*begin + found.size(), anchors_.data() + at);
+    else
+      std::fill(anchors_.begin() + at, anchors_.begin() + at + std::ptrdiff_t(found.size()), ContactAnchor{});
+  });
   match_previous_contacts(previous_contacts_, contacts_);
   graph_.attach_contacts(contacts_);
   return true;

@@ -230,6 +230,8 @@ class World {
     int found = -1;
     size_t kept_first = 0, kept_last = 0;
     bool recycled = false;
+    size_t at = 0;  // where the pair's contacts go in the step's list
+
   };
   std::vector<PairWork> pair_work_;
   std::vector<int> to_collide_;
