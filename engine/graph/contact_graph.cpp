@@ -25,6 +25,7 @@ void join(std::vector<int>& parent, int a, int b) {
 }  // namespace
 
 void ContactGraph::clear() {
+  shape_changed_ = true;
   edges_.clear();
   groups_.clear();
   group_of_body_.clear();
@@ -34,6 +35,19 @@ void ContactGraph::clear() {
 
 // Merge of the sorted edge list with the sorted broad-phase pairs (thesis sect. 5.2, Fig. 5.3).
 void ContactGraph::update_edges(const std::vector<BodyPair>& pairs) {
+  // The pairs are the edges', none of which was missing (a scene at rest): every edge persists, where it is. The
+  // merge below would copy a 100-row pyramid's 15,000 edges, 3 MB, to the same result. An edge found different ends
+  // this walk; those it set are set again by the merge.
+  if (pairs.size() == edges_.size()) {
+    size_t same = 0;
+    for (; same < pairs.size(); ++same) {
+      GraphEdge& e = edges_[same];
+      if (e.a != pairs[same].a || e.b != pairs[same].b || e.missing_steps != 0) break;
+      e.events = kPersistentProximity;
+    }
+    if (same == pairs.size()) return;
+  }
+  shape_changed_ = true;
   // Built in the list of the step before last, whose room is kept: a large scene's edges are megabytes, and a new
   // list each step took fresh pages from the system, each cleared before use.
   std::vector<GraphEdge>& next = next_edges_;
@@ -105,6 +119,7 @@ void ContactGraph::attach_contacts(const ContactList& contacts) {
     if (e.events & kVanishedProximity) continue;
     if (e.touching()) e.events |= was_touching ? kPersistentTouching : kNewTouching;
     else if (was_touching) e.events |= kVanishedTouching;
+    if (e.touching() != was_touching) shape_changed_ = true;
   }
 }
 
@@ -112,6 +127,16 @@ void ContactGraph::attach_contacts(const ContactList& contacts) {
 // kinematic bodies have infinite mass and insulate: a floor does not merge every stack standing on it.
 void ContactGraph::find_groups(const std::vector<Body>& bodies, const std::vector<BodyPair>& links) {
   const int n = int(bodies.size());
+  // The groups and layers depend on which edges touch, the links and which bodies are dynamic alone: where none of
+  // these changed since they were found (a scene at rest), they are still the same, and are kept.
+  std::vector<char>& dynamic = scratch_.dynamic;
+  dynamic.resize(size_t(n));
+  for (int i = 0; i < n; ++i) dynamic[size_t(i)] = bodies[size_t(i)].is_dynamic();
+  kept_groups_ = !shape_changed_ && links == found_links_ && dynamic == found_dynamic_;
+  if (kept_groups_) return;
+  shape_changed_ = false;
+  found_links_ = links;
+  std::swap(found_dynamic_, dynamic);
   std::vector<int>& parent = scratch_.parent;
   parent.resize(size_t(n));
   std::iota(parent.begin(), parent.end(), 0);
@@ -155,6 +180,10 @@ void ContactGraph::find_groups(const std::vector<Body>& bodies, const std::vecto
 // contact edges to a fixed (or kinematic) body; layer i holds the bodies of heights i and i+1 and the
 // edges between them; an edge between two bodies of equal height i+1 belongs to layer i.
 void ContactGraph::find_layers(const std::vector<Body>& bodies) {
+  if (kept_groups_) {  // the groups find_groups kept: so are their layers
+    kept_groups_ = false;
+    return;
+  }
   const int n = int(bodies.size());
   height_of_body_.assign(n, kUnreached);
   // The layers' lists keep their room from step to step (a 100-row pyramid has a hundred layers of each list).

@@ -91,11 +91,17 @@ class ContactGraph {
   std::vector<int> group_of_body_;
   std::vector<int> height_of_body_;
   std::vector<std::vector<StackLayer>> layers_;
+  // What the groups and layers were found for (find_groups): true once an edge was added or removed, or began or
+  // ceased to touch, since; and the links and bodies' dynamic flags. kept_groups_: find_groups kept its groups.
+  bool shape_changed_ = true;
+  std::vector<BodyPair> found_links_;
+  std::vector<char> found_dynamic_;
+  bool kept_groups_ = false;
   // Room reused from step to step, holding nothing between calls.
   std::vector<GraphEdge> next_edges_;  // update_edges' new list
   struct Scratch {
     std::vector<int> parent, group_of_root;       // find_groups
-    std::vector<char> member;                     // find_groups
+    std::vector<char> member, dynamic;            // find_groups
     std::vector<std::vector<int>> incident;       // find_layers: each body's edges in the group at hand
   } scratch_;
 };

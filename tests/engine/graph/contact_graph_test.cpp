@@ -170,4 +170,81 @@ TEST(ContactGraph, PyramidLayersFollowTheRows) {
   EXPECT_EQ(sorted(g.layers(0)[2].bottom), (std::vector<int>{4, 5}));
 }
 
+namespace {
+// A graph's groups and layers by body pairs (edge indices differ between graphs with different histories).
+struct Found {
+  std::vector<std::vector<int>> bodies;
+  std::vector<std::vector<BodyPair>> edges, layer_edges;
+  std::vector<std::vector<std::vector<int>>> bottoms, tops;
+  std::vector<int> floating, layer_counts, heights;
+  bool operator==(const Found&) const = default;
+};
+Found found_of(const ContactGraph& g) {
+  Found f;
+  auto pairs = [&](const std::vector<int>& edges) {
+    std::vector<BodyPair> out;
+    for (int k : edges) out.push_back({g.edges()[size_t(k)].a, g.edges()[size_t(k)].b});
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (int i = 0; i < int(g.groups().size()); ++i) {
+    const ContactGroup& group = g.groups()[size_t(i)];
+    f.bodies.push_back(group.bodies);
+    f.edges.push_back(pairs(group.edges));
+    f.floating.push_back(group.floating);
+    f.layer_counts.push_back(group.layer_count);
+    f.bottoms.emplace_back();
+    f.tops.emplace_back();
+    for (const StackLayer& layer : g.layers(i)) {
+      f.layer_edges.push_back(pairs(layer.edges));
+      f.bottoms.back().push_back(sorted(layer.bottom));
+      f.tops.back().push_back(sorted(layer.top));
+    }
+  }
+  f.heights = g.height_of_body();
+  return f;
+}
+}  // namespace
+
+// A graph stepped through changes finds, each step, the groups and layers a new graph finds for the same edges,
+// touching pairs, links and bodies: whether it kept them (nothing changed) or found them again.
+TEST(ContactGraph, SteppedGraphFindsWhatANewOneFinds) {
+  struct Step {
+    std::string kinds;
+    std::vector<BodyPair> pairs, touching, links;
+  };
+  const std::vector<BodyPair> column{{0, 1}, {1, 2}, {2, 3}, {3, 4}};
+  const std::vector<Step> steps = {
+      {"FDDDD", column, column, {}},
+      {"FDDDD", column, column, {}},                                // nothing changed: kept
+      {"FDDDD", column, {{0, 1}, {1, 2}, {3, 4}}, {}},               // an edge ceased to touch
+      {"FDDDD", column, {{0, 1}, {1, 2}, {3, 4}}, {}},               // kept
+      {"FDDDD", column, {{0, 1}, {1, 2}, {3, 4}}, {{2, 3}}},         // a link joins the two parts again
+      {"FDFDD", column, {{0, 1}, {1, 2}, {3, 4}}, {{2, 3}}},         // a body became fixed
+      {"FDFDD", {{0, 1}, {1, 2}, {1, 3}, {2, 3}, {3, 4}}, column, {}},  // a new pair, an edge touching again
+      {"FDDDD", {{0, 1}, {1, 2}, {1, 3}, {2, 3}, {3, 4}}, column, {}},  // the body dynamic again
+      {"FDDDD", {{0, 1}, {1, 2}, {1, 3}, {2, 3}, {3, 4}}, column, {}},
+  };
+  ContactGraph stepped;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& step = steps[i];
+    const auto bodies = bodies_of(step.kinds);
+    auto find = [&](ContactGraph& g) {
+      g.update_edges(step.pairs);
+      g.attach_contacts(contacts_of(step.touching));
+      g.find_groups(bodies, step.links);
+      g.find_layers(bodies);
+    };
+    find(stepped);
+    ContactGraph fresh;
+    find(fresh);
+    EXPECT_TRUE(found_of(stepped) == found_of(fresh)) << "step " << i;
+    for (const GraphEdge& e : stepped.edges())
+      if (e.events & kPersistentProximity) EXPECT_EQ(e.events & ~(kPersistentTouching | kNewTouching |
+                                                                    kVanishedTouching), kPersistentProximity);
+  }
+  // The column's heights where nothing changed (steps 7 and 8): the pair (1, 3) does not touch.
+  EXPECT_EQ(stepped.height_of_body(), (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
 }  // namespace cl
