@@ -467,7 +467,8 @@ bool World::find_contacts(StepResult& result) {
       c->persisted = false;
     }
     if (e.anchored)
-      anchor_contacts(bodies[e.a], bodies[e.b], &*begin, &*begin + found.size(), anchors_.data() + at);
+      anchor_contacts(bodies[e.a], bodies[e.b], contacts_.data() + at, contacts_.data() + at + found.size(),
+                      anchors_.data() + at);
     else
       std::fill(anchors_.begin() + at, anchors_.begin() + at + std::ptrdiff_t(found.size()), ContactAnchor{});
   });
