@@ -123,6 +123,20 @@ void ContactGraph::attach_contacts(const ContactList& contacts) {
   }
 }
 
+// The touching edges' ranges tile the list in edge order, so an edge without contacts starts where the touching
+// edge before it ends, as attach_contacts's walk would put it; every touching edge was touching before.
+void ContactGraph::keep_contacts() {
+  int end = 0;
+  for (GraphEdge& e : edges_) {
+    if (e.touching() && !(e.events & kVanishedProximity)) {
+      e.events |= kPersistentTouching;
+      end = e.first_contact + e.contact_count;
+    } else {
+      e.first_contact = end;
+    }
+  }
+}
+
 // Connected components of dynamic bodies (thesis sect. 5.2, made iterative by union-find). Fixed and
 // kinematic bodies have infinite mass and insulate: a floor does not merge every stack standing on it.
 void ContactGraph::find_groups(const std::vector<Body>& bodies, const std::vector<BodyPair>& links) {

@@ -25,7 +25,10 @@ enum EdgeEvent : uint8_t {
 
 struct GraphEdge {
   int a = -1, b = -1;       // body indices, a < b
-  int first_contact = 0;    // this step's contacts of the pair: World::contacts()[first_contact, +contact_count)
+  // The pair's contacts in World::contacts(): [first_contact, +contact_count) of this step's list after the narrow
+  // phase, of the last step's until then (the broad phase keeps them, and the narrow phase reads its last contacts
+  // there).
+  int first_contact = 0;
   int contact_count = 0;
   uint8_t events = 0;       // EdgeEvent bits of the last step
   int layer = -1;           // stack layer of the edge; -1 outside any stack
@@ -68,6 +71,9 @@ class ContactGraph {
   static void remember_placement(GraphEdge& e, const std::vector<Body>& bodies);
   // After the narrow phase: contact ranges and touching events (contacts sorted by pair).
   void attach_contacts(const ContactList& contacts);
+  // After a narrow phase that left the last step's list as it was, every pair's contacts where they were (a stack at
+  // rest): what attach_contacts would find in it, without reading the list.
+  void keep_contacts();
   // Contact groups: connected components of dynamic bodies over touching edges and the extra links
   // (joints), not passing through fixed or kinematic bodies (thesis sect. 5.2).
   void find_groups(const std::vector<Body>& bodies, const std::vector<BodyPair>& links);

@@ -158,6 +158,38 @@ TEST(ContactGraph, EdgeEventsAndObsoleteEdges) {
   EXPECT_EQ(g.edges()[0].events, kPersistentProximity | kPersistentTouching);
 }
 
+// A list left as it was (every touching pair keeps its contacts in place): keep_contacts finds what
+// attach_contacts's walk finds in it, ranges and events, beside new, untouching and vanishing edges.
+TEST(ContactGraph, KeptContactsAsAttachFindsThem) {
+  ContactList list;
+  for (const BodyPair& p : std::vector<BodyPair>{{0, 1}, {0, 1}, {0, 3}, {1, 2}, {1, 2}, {1, 2}, {2, 4}}) {
+    Contact c;
+    c.a = p.a;
+    c.b = p.b;
+    list.push_back(c);
+  }
+  ContactGraph walked;
+  walked.update_edges({{0, 1}, {0, 2}, {0, 3}, {1, 2}, {2, 4}, {3, 4}});
+  walked.attach_contacts(list);
+  // The next step: {0, 2} vanishes, {1, 3} and {4, 5} are new, none of them touching; the list stays.
+  walked.update_edges({{0, 1}, {0, 3}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {4, 5}});
+  ContactGraph kept = walked;
+  walked.attach_contacts(list);
+  kept.keep_contacts();
+  ASSERT_EQ(kept.edges().size(), walked.edges().size());
+  for (size_t i = 0; i < kept.edges().size(); ++i) {
+    const GraphEdge& k = kept.edges()[i];
+    const GraphEdge& w = walked.edges()[i];
+    SCOPED_TRACE("edge " + std::to_string(k.a) + "-" + std::to_string(k.b));
+    EXPECT_EQ(k.first_contact, w.first_contact);
+    EXPECT_EQ(k.contact_count, w.contact_count);
+    EXPECT_EQ(k.events, w.events);
+  }
+  EXPECT_EQ(edge(kept, 1, 2).first_contact, 3);
+  EXPECT_EQ(edge(kept, 1, 2).events, kPersistentProximity | kPersistentTouching);
+  EXPECT_EQ(edge(kept, 1, 3).first_contact, 6);  // new, where {1, 2}'s contacts end
+}
+
 // A pyramid of 3 rows: heights by row, one layer per row boundary.
 TEST(ContactGraph, PyramidLayersFollowTheRows) {
   // Floor 0; row 0: 1 2 3; row 1: 4 (on 1,2) 5 (on 2,3); row 2: 6 (on 4,5); row neighbours touch.
