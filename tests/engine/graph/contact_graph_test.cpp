@@ -271,9 +271,11 @@ TEST(ContactGraph, SteppedGraphFindsWhatANewOneFinds) {
     ContactGraph fresh;
     find(fresh);
     EXPECT_TRUE(found_of(stepped) == found_of(fresh)) << "step " << i;
-    for (const GraphEdge& e : stepped.edges())
-      if (e.events & kPersistentProximity) EXPECT_EQ(e.events & ~(kPersistentTouching | kNewTouching |
-                                                                    kVanishedTouching), kPersistentProximity);
+    for (const GraphEdge& e : stepped.edges()) {
+      if (e.events & kPersistentProximity) {
+        EXPECT_EQ(e.events & ~(kPersistentTouching | kNewTouching | kVanishedTouching), kPersistentProximity);
+      }
+    }
   }
   // The column's heights where nothing changed (steps 7 and 8): the pair (1, 3) does not touch.
   EXPECT_EQ(stepped.height_of_body(), (std::vector<int>{0, 1, 2, 3, 4}));
