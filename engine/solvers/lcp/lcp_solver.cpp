@@ -918,8 +918,10 @@ void LcpSolver::solve_velocities(StepContext& ctx) {
     }
   ctx.stats.iterations += group_sweeps_;
 
-  // Each contact's impulses, on the world's threads for many contacts, and its slots cleared.
-  for_ranges(upkeep, contacts, kChunk, [&](int first, int last, int) {
+  // Each contact's impulses, on the world's threads for many contacts, and its slots cleared. A task of kChunk
+  // contacts here is a microsecond or two of work, as long as the pool's hand-out of it: in tasks of 16 kChunk
+  // this pass took 0.7-0.8 ms a step on large_pyramid on two threads, against 1.0 ms.
+  for_ranges(upkeep, contacts, 16 * kChunk, [&](int first, int last, int) {
     for (size_t k = size_t(first); k < size_t(last); ++k) {
       if (solved_[k]) {  // else asleep: keeps its impulses for when it wakes
         Contact& c = ctx.contacts[k];
