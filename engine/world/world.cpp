@@ -387,7 +387,7 @@ bool World::find_contacts(StepResult& result) {
       const PairWork& work = pair_work_[size_t(i)];
       continue_kept(edges[size_t(work.edge)], work.recycled, work.kept_first, work.kept_last);
     });
-    graph_.keep_contacts();  // attach_contacts's walk over the list, 0.2 ms on large_pyramid, finds them as they are
+    graph_.keep_contacts();  // the ranges are as they were: no walk over the list (0.2 ms on large_pyramid)
     return true;
   }
 
